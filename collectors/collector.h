@@ -1,0 +1,48 @@
+#ifndef PM_COLLECTOR_H
+#define PM_COLLECTOR_H
+/* A collector reads one source each tick and hands its values to a sink:
+ * open once, sample every tick, close once. Collectors know nothing of the
+ * workload or the database; the sampler owns the clock and the transaction. */
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "collectors/proc_parse.h"
+#include "collectors/series.h"
+#include "harness/err.h"
+
+struct collector;
+
+struct collector_ops {
+    /* 0 when ready; -1 with err when the source is absent on this kernel. */
+    int (*open)(struct collector *c, struct pm_err *err);
+    /* 0 when values were put; -1 with err when this tick's read failed. */
+    int (*sample)(struct collector *c, struct sink *sink, struct pm_err *err);
+    void (*close)(struct collector *c);
+};
+
+struct collector {
+    const struct collector_ops *ops;
+    const char *source;       /* stat, vmstat, meminfo, psi, memcg, heartbeat */
+    char path[PATH_MAX];      /* for file collectors: what is read */
+    char prefix[96];          /* metric name prefix: "vmstat", "psi.memory" */
+    proc_parse_fn parse;
+    int fd;
+    char *buf;
+    size_t bufcap;
+    void *priv;               /* collector-specific state (the heartbeat) */
+    bool open_ok;
+    uint64_t ticks;           /* ticks this collector delivered values in */
+    uint64_t failures;
+    char note[256];           /* why it is absent or failing, for the run's metadata */
+};
+
+/* A collector that re-reads one file with pread each tick: no reopen, no fork. */
+extern const struct collector_ops procfile_collector_ops;
+void procfile_collector_init(struct collector *c, const char *source, const char *path,
+                             const char *prefix, proc_parse_fn parse);
+
+/* Read the whole of fd from offset 0 into c->buf, growing it as needed. */
+ssize_t procfile_read(struct collector *c, struct pm_err *err);
+
+#endif

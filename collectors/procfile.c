@@ -1,0 +1,91 @@
+#include "collectors/collector.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void procfile_collector_init(struct collector *c, const char *source, const char *path,
+                             const char *prefix, proc_parse_fn parse)
+{
+    memset(c, 0, sizeof *c);
+    c->ops = &procfile_collector_ops;
+    c->source = source;
+    snprintf(c->path, sizeof c->path, "%s", path);
+    snprintf(c->prefix, sizeof c->prefix, "%s", prefix);
+    c->parse = parse;
+    c->fd = -1;
+}
+
+ssize_t procfile_read(struct collector *c, struct pm_err *err)
+{
+    for (;;) {
+        ssize_t n = pread(c->fd, c->buf, c->bufcap, 0);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return pm_errf(err, "%s: %s", c->path, strerror(errno));
+        }
+        /* A full buffer may mean a truncated file: grow and read again, since
+         * seq_file regenerates the whole text for a read at offset 0. */
+        if ((size_t)n < c->bufcap)
+            return n;
+        size_t cap = c->bufcap * 2;
+        char *b = realloc(c->buf, cap);
+        if (!b)
+            return pm_errf(err, "%s: out of memory", c->path);
+        c->buf = b;
+        c->bufcap = cap;
+    }
+}
+
+static int procfile_open(struct collector *c, struct pm_err *err)
+{
+    c->fd = open(c->path, O_RDONLY | O_CLOEXEC);
+    if (c->fd < 0)
+        return pm_errf(err, "%s: %s", c->path, strerror(errno));
+    c->bufcap = 16384;
+    c->buf = malloc(c->bufcap);
+    if (!c->buf) {
+        close(c->fd);
+        c->fd = -1;
+        return pm_errf(err, "%s: out of memory", c->path);
+    }
+    /* A file that exists but cannot be read (PSI disabled at boot answers
+     * EOPNOTSUPP) is as absent as a missing one: find out now, not per tick. */
+    ssize_t n = procfile_read(c, err);
+    if (n < 0) {
+        free(c->buf);
+        c->buf = NULL;
+        close(c->fd);
+        c->fd = -1;
+        return -1;
+    }
+    return 0;
+}
+
+static int procfile_sample(struct collector *c, struct sink *sink, struct pm_err *err)
+{
+    ssize_t n = procfile_read(c, err);
+    if (n < 0)
+        return -1;
+    if (c->parse(c->buf, (size_t)n, c->prefix, sink) < 0)
+        return pm_errf(err, "%s: unexpected format", c->path);
+    return 0;
+}
+
+static void procfile_close(struct collector *c)
+{
+    if (c->fd >= 0)
+        close(c->fd);
+    c->fd = -1;
+    free(c->buf);
+    c->buf = NULL;
+}
+
+const struct collector_ops procfile_collector_ops = {
+    .open = procfile_open,
+    .sample = procfile_sample,
+    .close = procfile_close,
+};

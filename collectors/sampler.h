@@ -1,0 +1,50 @@
+#ifndef PM_SAMPLER_H
+#define PM_SAMPLER_H
+/* The sampler thread owns the clock and the transaction: it wakes on absolute
+ * CLOCK_MONOTONIC deadlines (so intervals never drift), asks each collector
+ * for its values, and stores the tick in one transaction. It takes a tick at
+ * start and one at stop so that run totals cover exactly the run. */
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "collectors/collector.h"
+#include "collectors/series.h"
+#include "harness/db.h"
+
+struct sampler {
+    struct collector *cols;
+    size_t ncols;
+    struct series_table table;
+    struct pm_db db;                  /* the sampler's own connection */
+    sqlite3_stmt *ins_tick, *ins_sample, *ins_series, *sel_series;
+    int64_t run_id;
+    uint64_t interval_ns, t0;
+    uint64_t seq;
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool stop, running;
+    int64_t *late_ns;                 /* per tick: how late the tick woke */
+    size_t nlate, caplate;
+    uint64_t missed_ticks;
+    double cpu_s;                     /* the sampler thread's own CPU time */
+    bool failed;
+    struct pm_err err;
+};
+
+struct sampler_stats {
+    uint64_t ticks, missed;
+    double late_p50_ms, late_p99_ms, late_max_ms;
+    double cpu_s;
+};
+
+/* Collectors must already be opened (those that failed to open are skipped). */
+int sampler_start(struct sampler *s, const char *db_path, int64_t run_id, uint64_t interval_ns,
+                  struct collector *cols, size_t ncols, struct pm_err *err);
+/* Take the final tick, join the thread, close the connection. The series
+ * table stays valid for deriving metrics until sampler_free. */
+int sampler_stop(struct sampler *s, struct pm_err *err);
+void sampler_stats(struct sampler *s, struct sampler_stats *out);
+void sampler_free(struct sampler *s);
+
+#endif

@@ -1,0 +1,178 @@
+#include "harness/derive.h"
+#include <stdio.h>
+#include <string.h>
+
+/* CPU split the way vmstat reports it: us = user + nice, sy = system + irq +
+ * softirq, wa = iowait, st = steal. The seeds' %CPU is everything but idle
+ * and iowait, i.e. 100 - id - wa. */
+static int derive_cpu(const struct series_table *t, struct metric_set *out)
+{
+    static const char *cols[] = { "user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal" };
+    double d[8] = { 0 };
+    double total = 0;
+    bool have_idle = false;
+    for (int i = 0; i < 8; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "stat.cpu.%s", cols[i]);
+        if (series_delta(t, name, &d[i])) {
+            total += d[i];
+            if (i == 3)
+                have_idle = true;
+        }
+    }
+    if (!have_idle || total <= 0)
+        return 0;
+    double user = (d[0] + d[1]) / total * 100.0;
+    double sys = (d[2] + d[5] + d[6]) / total * 100.0;
+    double idle = d[3] / total * 100.0;
+    double iowait = d[4] / total * 100.0;
+    double steal = d[7] / total * 100.0;
+    int rc = 0;
+    rc |= metric_set_put(out, "stat.cpu.user_pct", user, "%", PM_NEITHER);
+    rc |= metric_set_put(out, "stat.cpu.system_pct", sys, "%", PM_NEITHER);
+    rc |= metric_set_put(out, "stat.cpu.idle_pct", idle, "%", PM_NEITHER);
+    rc |= metric_set_put(out, "stat.cpu.iowait_pct", iowait, "%", PM_LOWER);
+    rc |= metric_set_put(out, "stat.cpu.steal_pct", steal, "%", PM_LOWER);
+    rc |= metric_set_put(out, "stat.cpu.util_pct", 100.0 - idle - iowait, "%", PM_NEITHER);
+    if (user > 0)
+        rc |= metric_set_put(out, "stat.cpu.sys_user_ratio", sys / user, "ratio", PM_LOWER);
+    return rc;
+}
+
+static int put_delta(const struct series_table *t, struct metric_set *out, const char *series,
+                     const char *metric, const char *unit, const char *dir)
+{
+    double d;
+    if (!series_delta(t, series, &d))
+        return 0;
+    return metric_set_put(out, metric, d, unit, dir);
+}
+
+static int put_prefix_sum(const struct series_table *t, struct metric_set *out, const char *prefix,
+                          const char *metric)
+{
+    double sum;
+    if (series_delta_prefix(t, prefix, &sum) == 0)
+        return 0;
+    return metric_set_put(out, metric, sum, "pages", PM_LOWER);
+}
+
+/* Swap traffic: /proc/vmstat's pswpin/pswpout (2.6 on), else 2.4's /proc/stat
+ * "swap" line. Both count pages. pgpgin/pgpgout are not swap (they include
+ * file I/O), so they are never substituted silently as seed 000 had to. */
+static int derive_swap(const struct series_table *t, long page_size, struct metric_set *out,
+                       struct derive_notes *notes)
+{
+    double in, outp;
+    double kb_per_page = (double)page_size / 1024.0;
+    if (series_delta(t, "vmstat.pswpin", &in) && series_delta(t, "vmstat.pswpout", &outp)) {
+        notes->swap_source = "/proc/vmstat pswpin, pswpout";
+    } else if (series_delta(t, "stat.swap.in", &in) && series_delta(t, "stat.swap.out", &outp)) {
+        notes->swap_source = "/proc/stat swap line";
+    } else {
+        notes->swap_source = "none (the kernel exports no swap counters)";
+        return 0;
+    }
+    int rc = 0;
+    rc |= metric_set_put(out, "swap.in_kb", in * kb_per_page, "KB", PM_LOWER);
+    rc |= metric_set_put(out, "swap.out_kb", outp * kb_per_page, "KB", PM_LOWER);
+    rc |= metric_set_put(out, "swap.io_kb", (in + outp) * kb_per_page, "KB", PM_LOWER);
+    double zin, zout;
+    if (series_delta(t, "vmstat.zswpin", &zin))
+        rc |= metric_set_put(out, "zswap.in_kb", zin * kb_per_page, "KB", PM_LOWER);
+    if (series_delta(t, "vmstat.zswpout", &zout))
+        rc |= metric_set_put(out, "zswap.out_kb", zout * kb_per_page, "KB", PM_LOWER);
+    return rc;
+}
+
+/* Reclaim: since 4.8 node counters pgscan_kswapd, pgscan_direct, pgsteal_*;
+ * before that per-zone pgscan_kswapd_normal and friends (summed); 2.6.x had
+ * per-zone pgsteal_<zone> for both plus kswapd_steal for kswapd's share. */
+static int derive_reclaim(const struct series_table *t, struct metric_set *out, struct derive_notes *notes)
+{
+    int rc = 0;
+    rc |= put_prefix_sum(t, out, "vmstat.pgscan_kswapd", "vmstat.pgscan_kswapd");
+    rc |= put_prefix_sum(t, out, "vmstat.pgscan_direct", "vmstat.pgscan_direct");
+    double sum;
+    if (series_delta_prefix(t, "vmstat.pgsteal_kswapd", &sum) > 0) {
+        notes->steal_source = "pgsteal_kswapd, pgsteal_direct";
+        rc |= put_prefix_sum(t, out, "vmstat.pgsteal_kswapd", "vmstat.pgsteal_kswapd");
+        rc |= put_prefix_sum(t, out, "vmstat.pgsteal_direct", "vmstat.pgsteal_direct");
+    } else {
+        double kswapd, zones = 0, z;
+        static const char *zone_names[] = { "dma", "dma32", "normal", "high", "movable" };
+        int nz = 0;
+        for (size_t i = 0; i < sizeof zone_names / sizeof zone_names[0]; i++) {
+            char name[64];
+            snprintf(name, sizeof name, "vmstat.pgsteal_%s", zone_names[i]);
+            if (series_delta(t, name, &z)) {
+                zones += z;
+                nz++;
+            }
+        }
+        if (nz && series_delta(t, "vmstat.kswapd_steal", &kswapd)) {
+            notes->steal_source = "pgsteal_<zone> and kswapd_steal (2.6)";
+            rc |= metric_set_put(out, "vmstat.pgsteal_kswapd", kswapd, "pages", PM_LOWER);
+            rc |= metric_set_put(out, "vmstat.pgsteal_direct", zones - kswapd, "pages", PM_LOWER);
+        }
+    }
+    rc |= put_prefix_sum(t, out, "vmstat.allocstall", "vmstat.allocstall");
+    return rc;
+}
+
+static int derive_psi(const struct series_table *t, struct metric_set *out)
+{
+    static const char *res[] = { "memory", "io", "cpu" };
+    static const char *kinds[] = { "some", "full" };
+    int rc = 0;
+    for (int r = 0; r < 3; r++) {
+        for (int k = 0; k < 2; k++) {
+            char series[64], metric[64];
+            snprintf(series, sizeof series, "psi.%s.%s.total", res[r], kinds[k]);
+            snprintf(metric, sizeof metric, "psi.%s.%s_s", res[r], kinds[k]);
+            double us;
+            if (series_delta(t, series, &us))
+                rc |= metric_set_put(out, metric, us / 1e6, "s", PM_LOWER);
+        }
+    }
+    return rc;
+}
+
+/* The cgroup's own view: peak usage (what a cap has to hold), and the
+ * cgroup-local OOM kills and limit hits, which the system counters dilute. */
+static int derive_memcg(const struct series_table *t, struct metric_set *out)
+{
+    int rc = 0;
+    double v;
+    if (series_max(t, "memcg.memory.current", &v) || series_max(t, "memcg.memory.usage_in_bytes", &v))
+        rc |= metric_set_put(out, "memcg.usage_max_bytes", v, "bytes", PM_LOWER);
+    if (series_max(t, "memcg.memory.swap.current", &v))
+        rc |= metric_set_put(out, "memcg.swap_max_bytes", v, "bytes", PM_LOWER);
+    if (series_last(t, "memcg.memory.events.oom_kill", &v) ||
+        series_last(t, "memcg.memory.oom_control.oom_kill", &v))
+        rc |= metric_set_put(out, "memcg.oom_kill", v, "count", PM_LOWER);
+    if (series_last(t, "memcg.memory.events.max", &v) || series_last(t, "memcg.memory.failcnt", &v))
+        rc |= metric_set_put(out, "memcg.limit_hits", v, "count", PM_LOWER);
+    return rc;
+}
+
+int derive_metrics(const struct series_table *t, long page_size, struct metric_set *out,
+                   struct derive_notes *notes)
+{
+    struct derive_notes unused;
+    if (!notes)
+        notes = &unused;
+    memset(notes, 0, sizeof *notes);
+    int rc = 0;
+    rc |= derive_cpu(t, out);
+    rc |= put_delta(t, out, "stat.ctxt", "stat.ctxt", "count", PM_NEITHER);
+    rc |= put_delta(t, out, "stat.intr", "stat.intr", "count", PM_NEITHER);
+    rc |= derive_swap(t, page_size, out, notes);
+    rc |= put_delta(t, out, "vmstat.pgmajfault", "vmstat.pgmajfault", "count", PM_LOWER);
+    rc |= put_delta(t, out, "vmstat.pgfault", "vmstat.pgfault", "count", PM_LOWER);
+    rc |= derive_reclaim(t, out, notes);
+    rc |= put_delta(t, out, "vmstat.oom_kill", "vmstat.oom_kill", "count", PM_LOWER);
+    rc |= derive_psi(t, out);
+    rc |= derive_memcg(t, out);
+    return rc ? -1 : 0;
+}

@@ -1,0 +1,38 @@
+#ifndef PM_ENV_H
+#define PM_ENV_H
+/* The environment a run is measured in: its memory cap, swap, and VM
+ * settings. Every change is written to the undo journal before it is made,
+ * so an interrupted or killed pressmark leaves nothing behind. */
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "harness/err.h"
+#include "harness/kv.h"
+
+enum cap_method { CAP_AUTO, CAP_CGROUP2, CAP_CGROUP1, CAP_BALLOON, CAP_NONE };
+
+struct env_config {
+    bool has_cap;
+    uint64_t mem_cap;
+    enum cap_method method;
+    bool has_swap_cap;
+    uint64_t swap_cap;
+    bool has_mem_high;
+    uint64_t mem_high;
+};
+
+struct run_env {
+    const struct env_config *cfg;
+    int64_t run_id;
+    int cgroup_version;               /* 0: the workload runs uncapped */
+    char cgroup_dir[PATH_MAX];
+    char cgroup_procs[PATH_MAX];
+};
+
+/* Apply the configuration for run run_id, recording what was done in meta.
+ * On failure everything already applied is undone before returning -1. */
+int run_env_up(struct run_env *env, int64_t run_id, struct kv_list *meta, struct pm_err *err);
+/* Undo everything run_env_up did; notes problems in meta. Safe to call twice. */
+void run_env_down(struct run_env *env, struct kv_list *meta);
+
+#endif

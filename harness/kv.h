@@ -1,0 +1,21 @@
+#ifndef PM_KV_H
+#define PM_KV_H
+/* An ordered list of string pairs: a run's metadata before it is stored. */
+#include <stddef.h>
+
+struct kv {
+    char *key, *value;
+};
+
+struct kv_list {
+    struct kv *v;
+    size_t n, cap;
+};
+
+/* Add or replace key. Returns -1 only when out of memory. */
+int kv_set(struct kv_list *l, const char *key, const char *value);
+int kv_setf(struct kv_list *l, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+const char *kv_get(const struct kv_list *l, const char *key);
+void kv_free(struct kv_list *l);
+
+#endif

@@ -1,0 +1,93 @@
+/* pressmark: a memory-pressure benchmark harness. One cmd_<name> per
+ * command, one table listing them, as git's builtin/ does. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "harness/cli.h"
+
+struct command {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *summary;        /* NULL hides internal commands from help */
+};
+
+static int cmd_help(int argc, char **argv);
+
+static const struct command commands[] = {
+    { "record", cmd_record, "run any command with the samplers on and store it as a run" },
+    { "run", cmd_run, "run a named workload (see 'pressmark run --help') and store its runs" },
+    { "list", cmd_list, "one line per stored run" },
+    { "show", cmd_show, "a run's or a label's summary in the seed tables' layout" },
+    { "doctor", cmd_doctor, "what this machine offers and what pressmark will use" },
+    { "help", cmd_help, "this list, or 'pressmark help COMMAND' for one command" },
+    { "__exec", cmd_exec_helper, NULL },
+};
+
+static void print_overview(FILE *f)
+{
+    fprintf(f, "usage: pressmark [--db PATH] <command> [options]\n\n"
+               "pressmark puts a workload under a memory cap, samples /proc/stat, /proc/vmstat,\n"
+               "/proc/meminfo, PSI and the workload's memory cgroup into SQLite, and reports\n"
+               "the seeds' tables: msg/s or elapsed, %%CPU, %%sys/%%user, total swap in/out/io.\n\n"
+               "commands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (commands[i].summary)
+            fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\n'pressmark <command> --help' shows a command's options.\n"
+               "The database is results.db beside the binary unless --db or PRESSMARK_DB say otherwise.\n");
+}
+
+static const struct command *find_command(const char *name)
+{
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+static int cmd_help(int argc, char **argv)
+{
+    if (argc >= 2) {
+        const struct command *c = find_command(argv[1]);
+        if (!c || !c->summary)
+            return pm_usage("help", "'%s' is not a command (see 'pressmark help')", argv[1]);
+        char *args[] = { argv[1], "--help", NULL };
+        return c->fn(2, args);
+    }
+    print_overview(stdout);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int i = 1;
+    while (i < argc && argv[i][0] == '-') {
+        if (strcmp(argv[i], "--db") == 0 && i + 1 < argc) {
+            pm_set_db_path(argv[i + 1]);
+            i += 2;
+        } else if (strncmp(argv[i], "--db=", 5) == 0) {
+            pm_set_db_path(argv[i] + 5);
+            i++;
+        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            print_overview(stdout);
+            return 0;
+        } else if (strcmp(argv[i], "--version") == 0) {
+            printf("pressmark 0.1\n");
+            return 0;
+        } else {
+            fprintf(stderr, "pressmark: unknown option '%s' (accepted before the command: --db PATH, --help, --version)\n",
+                    argv[i]);
+            return PM_EXIT_USAGE;
+        }
+    }
+    if (i >= argc) {
+        print_overview(stderr);
+        return PM_EXIT_USAGE;
+    }
+    const struct command *c = find_command(argv[i]);
+    if (!c) {
+        fprintf(stderr, "pressmark: '%s' is not a command (accepted: record, run, list, show, doctor, help)\n", argv[i]);
+        return PM_EXIT_USAGE;
+    }
+    return c->fn(argc - i, argv + i);
+}

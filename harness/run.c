@@ -1,0 +1,459 @@
+#include "harness/run.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "collectors/heartbeat.h"
+#include "collectors/sampler.h"
+#include "collectors/sources.h"
+#include "harness/db.h"
+#include "harness/derive.h"
+#include "harness/env.h"
+#include "harness/machine.h"
+#include "harness/store.h"
+#include "harness/timeutil.h"
+#include "harness/units.h"
+
+extern char **environ;
+
+#define HEARTBEAT_PERIOD_NS 100000000ull
+#define KILL_GRACE_NS 3000000000ull
+
+struct run_ctx {
+    struct run_plan *plan;
+    struct pm_db *db;
+    int64_t run_id;
+    unsigned index;
+    struct metric_set metrics;
+    struct kv_list meta;
+    char status[16];
+    char reason[1024];
+    char exe[PATH_MAX];
+    struct run_env env;
+    uint64_t spawn_ns;
+    int abort_sig;
+};
+
+void run_block_signals(void)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    sigaddset(&set, SIGCHLD);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
+
+int run_pending_abort(void)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    struct timespec zero = { 0, 0 };
+    int sig = sigtimedwait(&set, NULL, &zero);
+    return sig > 0 ? sig : 0;
+}
+
+void run_metric(struct run_ctx *rc, const char *name, double value, const char *unit, const char *dir)
+{
+    metric_set_put(&rc->metrics, name, value, unit, dir);
+}
+
+void run_meta(struct run_ctx *rc, const char *key, const char *value)
+{
+    kv_set(&rc->meta, key, value);
+}
+
+void run_set_status(struct run_ctx *rc, const char *status, const char *fmt, ...)
+{
+    snprintf(rc->status, sizeof rc->status, "%s", status);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(rc->reason, sizeof rc->reason, fmt, ap);
+    va_end(ap);
+}
+
+int run_spawn(struct run_ctx *rc, char *const argv[], pid_t *pid, struct pm_err *err)
+{
+    int pfd[2];
+    if (pipe2(pfd, O_CLOEXEC) < 0)
+        return pm_errf(err, "pipe: %s", strerror(errno));
+    size_t argc = 0;
+    while (argv[argc])
+        argc++;
+    char **hargv = calloc(argc + 8, sizeof *hargv);
+    if (!hargv) {
+        close(pfd[0]);
+        close(pfd[1]);
+        return pm_errf(err, "out of memory");
+    }
+    size_t k = 0;
+    hargv[k++] = rc->exe;
+    hargv[k++] = "__exec";
+    hargv[k++] = "--status-fd=3";
+    char cg[PATH_MAX + 16];
+    if (rc->env.cgroup_procs[0]) {
+        snprintf(cg, sizeof cg, "--cgroup=%s", rc->env.cgroup_procs);
+        hargv[k++] = cg;
+    }
+    hargv[k++] = "--";
+    for (size_t i = 0; i < argc; i++)
+        hargv[k++] = argv[i];
+    hargv[k] = NULL;
+
+    posix_spawnattr_t attr;
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_init(&attr);
+    posix_spawn_file_actions_init(&fa);
+    sigset_t none, defs;
+    sigemptyset(&none);
+    sigemptyset(&defs);
+    sigaddset(&defs, SIGINT);
+    sigaddset(&defs, SIGTERM);
+    sigaddset(&defs, SIGHUP);
+    sigaddset(&defs, SIGCHLD);
+    sigaddset(&defs, SIGPIPE);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigdefault(&attr, &defs);
+    /* Its own process group, so the whole workload (make's children too)
+     * can be signalled at once and a terminal's Ctrl-C reaches only us. */
+    posix_spawnattr_setpgroup(&attr, 0);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+    posix_spawn_file_actions_adddup2(&fa, pfd[1], 3);
+    rc->spawn_ns = pm_now_ns();
+    int e = posix_spawn(pid, rc->exe, &fa, &attr, hargv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    free(hargv);
+    close(pfd[1]);
+    if (e) {
+        close(pfd[0]);
+        return pm_errf(err, "spawning %s: %s", argv[0], strerror(e));
+    }
+    /* The helper closes its end by exec'ing the workload; anything read
+     * here is its report of why it could not. */
+    char msg[512];
+    ssize_t n;
+    do {
+        n = read(pfd[0], msg, sizeof msg - 1);
+    } while (n < 0 && errno == EINTR);
+    close(pfd[0]);
+    if (n > 0) {
+        msg[n] = '\0';
+        int st;
+        while (waitpid(*pid, &st, 0) < 0 && errno == EINTR)
+            ;
+        return pm_errf(err, "%s", msg);
+    }
+    return 0;
+}
+
+static void signal_group(pid_t pid, int sig)
+{
+    if (kill(-pid, sig) < 0 && errno == ESRCH)
+        kill(pid, sig);
+}
+
+int run_wait(struct run_ctx *rc, pid_t pid, struct run_exit *ex, struct pm_err *err)
+{
+    memset(ex, 0, sizeof *ex);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGCHLD);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    uint64_t timeout_at = rc->plan->timeout_ns ? rc->spawn_ns + rc->plan->timeout_ns : 0;
+    uint64_t kill_at = 0;
+    for (;;) {
+        int st;
+        struct rusage ru;
+        pid_t r = wait4(pid, &st, WNOHANG, &ru);
+        if (r == pid) {
+            ex->wstatus = st;
+            ex->ru = ru;
+            ex->elapsed_ns = pm_now_ns() - rc->spawn_ns;
+            /* Anything the workload left running in its group goes too. */
+            kill(-pid, SIGKILL);
+            return 0;
+        }
+        if (r < 0 && errno != EINTR)
+            return pm_errf(err, "wait4: %s", strerror(errno));
+        uint64_t now = pm_now_ns();
+        if (timeout_at && now >= timeout_at && !ex->timed_out && !ex->aborted) {
+            ex->timed_out = true;
+            signal_group(pid, SIGTERM);
+            kill_at = now + KILL_GRACE_NS;
+        }
+        if (kill_at && now >= kill_at) {
+            signal_group(pid, SIGKILL);
+            kill_at = 0;
+        }
+        uint64_t wake = now + 1000000000ull;
+        if (timeout_at && !ex->timed_out && timeout_at < wake)
+            wake = timeout_at;
+        if (kill_at && kill_at < wake)
+            wake = kill_at;
+        struct timespec ts = pm_ns_to_timespec(wake > now ? wake - now : 0);
+        int sig = sigtimedwait(&set, NULL, &ts);
+        if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
+            rc->abort_sig = sig;
+            if (!ex->aborted) {
+                ex->aborted = true;
+                signal_group(pid, SIGTERM);
+                kill_at = pm_now_ns() + KILL_GRACE_NS;
+            } else {
+                signal_group(pid, SIGKILL);   /* a second Ctrl-C: no more grace */
+            }
+        }
+    }
+}
+
+void run_rusage_metrics(struct run_ctx *rc, const struct run_exit *ex)
+{
+    double user = (double)ex->ru.ru_utime.tv_sec + (double)ex->ru.ru_utime.tv_usec / 1e6;
+    double sys = (double)ex->ru.ru_stime.tv_sec + (double)ex->ru.ru_stime.tv_usec / 1e6;
+    double elapsed = (double)ex->elapsed_ns / 1e9;
+    run_metric(rc, "time.elapsed_s", elapsed, "s", PM_LOWER);
+    run_metric(rc, "time.user_s", user, "s", PM_LOWER);
+    run_metric(rc, "time.sys_s", sys, "s", PM_LOWER);
+    run_metric(rc, "time.cpu_pct", elapsed > 0 ? (user + sys) / elapsed * 100.0 : 0, "%", PM_NEITHER);
+    run_metric(rc, "time.majflt", (double)ex->ru.ru_majflt, "count", PM_LOWER);
+    run_metric(rc, "time.minflt", (double)ex->ru.ru_minflt, "count", PM_LOWER);
+    run_metric(rc, "time.nvcsw", (double)ex->ru.ru_nvcsw, "count", PM_NEITHER);
+    run_metric(rc, "time.nivcsw", (double)ex->ru.ru_nivcsw, "count", PM_NEITHER);
+    run_metric(rc, "time.maxrss_kb", (double)ex->ru.ru_maxrss, "KB", PM_LOWER);
+    run_metric(rc, "time.inblock", (double)ex->ru.ru_inblock, "count", PM_NEITHER);
+    run_metric(rc, "time.oublock", (double)ex->ru.ru_oublock, "count", PM_NEITHER);
+}
+
+void run_status_from_exit(struct run_ctx *rc, const char *what, const struct run_exit *ex)
+{
+    if (ex->aborted)
+        run_set_status(rc, "aborted", "interrupted by %s", sigabbrev_np(rc->abort_sig) ? sigabbrev_np(rc->abort_sig) : "a signal");
+    else if (ex->timed_out)
+        run_set_status(rc, "failed", "%s did not finish within the timeout of %.1f s", what,
+                       (double)rc->plan->timeout_ns / 1e9);
+    else if (WIFEXITED(ex->wstatus) && WEXITSTATUS(ex->wstatus) == 0)
+        run_set_status(rc, "ok", "%s", "");
+    else if (WIFEXITED(ex->wstatus))
+        run_set_status(rc, "failed", "%s exited with status %d", what, WEXITSTATUS(ex->wstatus));
+    else if (WIFSIGNALED(ex->wstatus))
+        run_set_status(rc, "failed", "%s was killed by SIG%s", what,
+                       sigabbrev_np(WTERMSIG(ex->wstatus)) ? sigabbrev_np(WTERMSIG(ex->wstatus)) : "?");
+    else
+        run_set_status(rc, "failed", "%s ended with wait status %#x", what, ex->wstatus);
+}
+
+/* A failed run whose cgroup (or, uncapped, the system) saw the OOM killer
+ * during the run was killed for memory: say so, it is the thing measured. */
+static void classify_oom(struct run_ctx *rc, const struct series_table *t)
+{
+    const struct metric *m = metric_set_find(&rc->metrics, "memcg.oom_kill");
+    double kills = m ? m->value : 0;
+    if (!m) {
+        const struct metric *v = metric_set_find(&rc->metrics, "vmstat.oom_kill");
+        kills = v ? v->value : 0;
+    }
+    (void)t;
+    if (kills > 0 && strcmp(rc->status, "failed") == 0) {
+        char was[sizeof rc->reason];
+        snprintf(was, sizeof was, "%s", rc->reason);
+        run_set_status(rc, "oom", "OOM killer: %.0f kill%s %s (%s)", kills, kills == 1 ? "" : "s",
+                       m ? "in the run's cgroup" : "system-wide", was);
+    }
+}
+
+static void add_sampler_metrics(struct run_ctx *rc, struct sampler *s, struct heartbeat *hb)
+{
+    struct sampler_stats ss;
+    sampler_stats(s, &ss);
+    run_metric(rc, "sampler.ticks", (double)ss.ticks, "count", PM_NEITHER);
+    run_metric(rc, "sampler.missed_ticks", (double)ss.missed, "count", PM_LOWER);
+    run_metric(rc, "sampler.late_p99_ms", ss.late_p99_ms, "ms", PM_LOWER);
+    run_metric(rc, "sampler.cpu_s", ss.cpu_s, "s", PM_LOWER);
+    struct heartbeat_stats hs;
+    heartbeat_stats(hb, &hs);
+    run_metric(rc, "heartbeat.beats", (double)hs.beats, "count", PM_NEITHER);
+    run_metric(rc, "heartbeat.skipped", (double)hs.skipped, "count", PM_LOWER);
+    run_metric(rc, "heartbeat.late_p50_ms", hs.p50_ms, "ms", PM_LOWER);
+    run_metric(rc, "heartbeat.late_p99_ms", hs.p99_ms, "ms", PM_LOWER);
+    run_metric(rc, "heartbeat.late_max_ms", hs.max_ms, "ms", PM_LOWER);
+    struct rusage self;
+    if (getrusage(RUSAGE_SELF, &self) == 0)
+        run_metric(rc, "pressmark.maxrss_kb", (double)self.ru_maxrss, "KB", PM_LOWER);
+}
+
+static void print_run_line(struct run_ctx *rc)
+{
+    if (rc->plan->quiet)
+        return;
+    const char *headline = rc->plan->wl->headline;
+    const struct metric *h = metric_set_find(&rc->metrics, headline);
+    const struct metric *so = metric_set_find(&rc->metrics, "swap.out_kb");
+    const struct metric *hb = metric_set_find(&rc->metrics, "heartbeat.late_p99_ms");
+    char swapout[32] = "-";
+    if (so)
+        pm_fmt_thousands(swapout, sizeof swapout, (int64_t)so->value);
+    fprintf(stderr, "pressmark: run %lld [%s] %s%s%s: %s %.6g %s, swap-out %s KB, heartbeat p99 %.2f ms\n",
+            (long long)rc->run_id, rc->plan->label, rc->status, rc->reason[0] ? " - " : "", rc->reason,
+            headline, h ? h->value : 0.0, h ? h->unit : "", swapout, hb ? hb->value : 0.0);
+}
+
+/* One run, start to end. Returns 0 when it was stored (whatever its status),
+ * -1 on harness errors (err says what). */
+static int execute_one(struct run_ctx *rc, const struct machine_info *mi, int64_t machine_id,
+                       struct pm_err *err)
+{
+    struct run_plan *plan = rc->plan;
+    char params[2048] = "";
+    if (plan->wl->describe)
+        plan->wl->describe(plan->wl_state, params, sizeof params);
+    run_set_status(rc, "ok", "%s", "");
+    if (store_run_begin(rc->db, machine_id, plan->label, plan->wl->name, params, plan->interval_ns,
+                        &rc->run_id, err) < 0)
+        return -1;
+    env_collect(&rc->meta);
+    int rc_env = run_env_up(&rc->env, rc->run_id, &rc->meta, err);
+    if (rc_env < 0) {
+        run_set_status(rc, "failed", "environment: %s", err->msg);
+        store_run_end(rc->db, rc->run_id, rc->status, rc->reason, &rc->metrics, &rc->meta, NULL, 0, NULL);
+        run_env_down(&rc->env, &rc->meta);
+        return -1;
+    }
+    struct heartbeat hb;
+    struct source_set ss;
+    struct sampler sampler;
+    int hr = heartbeat_start(&hb, HEARTBEAT_PERIOD_NS, err);
+    sources_init(&ss, NULL, rc->env.cgroup_dir[0] ? rc->env.cgroup_dir : NULL, rc->env.cgroup_version,
+                 hr == 0 ? &hb : NULL);
+    sources_open(&ss);
+    int result = 0;
+    if (hr < 0 || sampler_start(&sampler, rc->db->path, rc->run_id, plan->interval_ns, ss.cols, ss.n, err) < 0) {
+        run_set_status(rc, "failed", "samplers: %s", err->msg);
+        if (hr == 0) {
+            heartbeat_stop(&hb);
+            heartbeat_free(&hb);
+        }
+        sources_close(&ss);
+        store_run_end(rc->db, rc->run_id, rc->status, rc->reason, &rc->metrics, &rc->meta, NULL, 0, NULL);
+        run_env_down(&rc->env, &rc->meta);
+        return -1;
+    }
+    struct pm_err werr = { "" };
+    if (plan->wl->run(plan->wl_state, rc, &werr) < 0)
+        run_set_status(rc, "failed", "%s", werr.msg);
+    struct pm_err serr = { "" };
+    if (sampler_stop(&sampler, &serr) < 0 && strcmp(rc->status, "ok") == 0)
+        run_set_status(rc, "failed", "%s", serr.msg);
+    heartbeat_stop(&hb);
+    struct derive_notes notes;
+    derive_metrics(&sampler.table, mi->page_size, &rc->metrics, &notes);
+    if (notes.swap_source)
+        kv_set(&rc->meta, "derive.swap_source", notes.swap_source);
+    if (notes.steal_source)
+        kv_set(&rc->meta, "derive.pgsteal_source", notes.steal_source);
+    add_sampler_metrics(rc, &sampler, &hb);
+    classify_oom(rc, &sampler.table);
+    run_env_down(&rc->env, &rc->meta);
+    if (store_run_end(rc->db, rc->run_id, rc->status, rc->reason, &rc->metrics, &rc->meta, ss.cols, ss.n, err) < 0)
+        result = -1;
+    print_run_line(rc);
+    sampler_free(&sampler);
+    heartbeat_free(&hb);
+    sources_close(&ss);
+    return result;
+}
+
+static int sleep_interruptible(uint64_t ns)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    uint64_t until = pm_now_ns() + ns;
+    for (;;) {
+        uint64_t now = pm_now_ns();
+        if (now >= until)
+            return 0;
+        struct timespec ts = pm_ns_to_timespec(until - now);
+        int sig = sigtimedwait(&set, NULL, &ts);
+        if (sig > 0)
+            return sig;
+    }
+}
+
+int run_plan_execute(struct run_plan *plan)
+{
+    struct pm_err err = { "" };
+    struct pm_db db;
+    struct machine_info mi;
+    int exit_code = 0;
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) {
+        fprintf(stderr, "pressmark: cannot find its own binary: %s\n", strerror(errno));
+        return 2;
+    }
+    exe[n] = '\0';
+    if (machine_read(&mi, &err) < 0) {
+        fprintf(stderr, "pressmark: %s\n", err.msg);
+        return 2;
+    }
+    if (pm_db_open(&db, plan->db_path, true, &err) < 0) {
+        fprintf(stderr, "pressmark: %s\n", err.msg);
+        return 2;
+    }
+    int64_t machine_id = machine_store(&db, &mi, &err);
+    if (machine_id < 0) {
+        fprintf(stderr, "pressmark: %s\n", err.msg);
+        pm_db_close(&db);
+        return 2;
+    }
+    struct run_ctx prep = { .plan = plan, .db = &db };
+    snprintf(prep.exe, sizeof prep.exe, "%s", exe);
+    if (plan->wl->prepare && plan->wl->prepare(plan->wl_state, &prep, &err) < 0) {
+        fprintf(stderr, "pressmark: %s: %s\n", plan->wl->name, err.msg);
+        pm_db_close(&db);
+        return 2;
+    }
+    int abort_sig = 0;
+    for (unsigned i = 0; i < plan->runs; i++) {
+        if ((abort_sig = run_pending_abort()))
+            break;
+        struct run_ctx rc = { .plan = plan, .db = &db, .index = i };
+        rc.env.cfg = plan->env;
+        snprintf(rc.exe, sizeof rc.exe, "%s", exe);
+        if (execute_one(&rc, &mi, machine_id, &err) < 0) {
+            fprintf(stderr, "pressmark: run %u of %u: %s\n", i + 1, plan->runs, err.msg);
+            exit_code = 2;
+        } else if (strcmp(rc.status, "ok") != 0 && exit_code == 0) {
+            exit_code = 1;
+        }
+        abort_sig = rc.abort_sig;
+        metric_set_free(&rc.metrics);
+        kv_free(&rc.meta);
+        if (abort_sig || exit_code == 2)
+            break;
+        if (plan->gap_ns && i + 1 < plan->runs && (abort_sig = sleep_interruptible(plan->gap_ns)))
+            break;
+    }
+    if (plan->wl->cleanup)
+        plan->wl->cleanup(plan->wl_state);
+    pm_db_close(&db);
+    if (abort_sig) {
+        fprintf(stderr, "pressmark: interrupted by SIG%s; environment restored\n", sigabbrev_np(abort_sig));
+        return 128 + abort_sig;
+    }
+    return exit_code;
+}

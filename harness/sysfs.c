@@ -1,0 +1,88 @@
+#include "harness/sysfs.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int pm_read_file(const char *path, char *buf, size_t len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    size_t off = 0;
+    while (off + 1 < len) {
+        ssize_t n = read(fd, buf + off, len - 1 - off);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            int e = errno;
+            close(fd);
+            errno = e;
+            return -1;
+        }
+        if (n == 0)
+            break;
+        off += (size_t)n;
+    }
+    close(fd);
+    buf[off] = '\0';
+    while (off > 0 && (buf[off - 1] == '\n' || buf[off - 1] == ' '))
+        buf[--off] = '\0';
+    return 0;
+}
+
+int pm_write_file(const char *path, const char *value, struct pm_err *err)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return pm_errf(err, "%s: %s", path, strerror(errno));
+    size_t len = strlen(value);
+    ssize_t n;
+    do {
+        n = write(fd, value, len);
+    } while (n < 0 && errno == EINTR);
+    int e = errno;
+    close(fd);
+    if (n < 0)
+        return pm_errf(err, "writing '%s' to %s: %s", value, path, strerror(e));
+    if ((size_t)n != len)
+        return pm_errf(err, "writing '%s' to %s: short write", value, path);
+    return 0;
+}
+
+int64_t pm_meminfo_kb(const char *key)
+{
+    char buf[8192];
+    if (pm_read_file("/proc/meminfo", buf, sizeof buf) < 0)
+        return -1;
+    size_t klen = strlen(key);
+    for (char *line = buf; line && *line; ) {
+        char *nl = strchr(line, '\n');
+        if (strncmp(line, key, klen) == 0 && line[klen] == ':')
+            return strtoll(line + klen + 1, NULL, 10);
+        line = nl ? nl + 1 : NULL;
+    }
+    return -1;
+}
+
+int pm_read_choice(const char *path, char *buf, size_t len)
+{
+    char raw[512];
+    if (pm_read_file(path, raw, sizeof raw) < 0)
+        return -1;
+    char *open = strchr(raw, '['), *close_ = open ? strchr(open, ']') : NULL;
+    if (!open || !close_) {
+        snprintf(buf, len, "%s", raw);
+        return 0;
+    }
+    *close_ = '\0';
+    snprintf(buf, len, "%s", open + 1);
+    return 0;
+}
+
+bool pm_path_exists(const char *path)
+{
+    return access(path, F_OK) == 0;
+}

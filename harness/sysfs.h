@@ -1,0 +1,19 @@
+#ifndef PM_SYSFS_H
+#define PM_SYSFS_H
+/* Small reads and writes of /proc and /sys files. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "harness/err.h"
+
+/* Read a whole small file, trailing newlines stripped. -1 with errno set. */
+int pm_read_file(const char *path, char *buf, size_t len);
+/* Write a string to an existing file (no create, no truncate semantics). */
+int pm_write_file(const char *path, const char *value, struct pm_err *err);
+/* The first number after "Key:" in a /proc/meminfo-style file, or -1. */
+int64_t pm_meminfo_kb(const char *key);
+/* The [selected] word of a sysfs choice file such as THP's "always [madvise] never". */
+int pm_read_choice(const char *path, char *buf, size_t len);
+bool pm_path_exists(const char *path);
+
+#endif

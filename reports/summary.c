@@ -1,0 +1,236 @@
+#include "reports/summary.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "harness/units.h"
+#include "reports/table.h"
+#include "workloads/workload.h"
+
+void summary_fmt_time(char *buf, size_t len, int64_t wall_ns)
+{
+    time_t t = (time_t)(wall_ns / 1000000000ll);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm);
+}
+
+const char *summary_headline(const char *workload, const char **title)
+{
+    const struct workload_ops *wl = workload_find(workload);
+    *title = wl ? wl->headline_title : "elapsed";
+    return wl ? wl->headline : "time.elapsed_s";
+}
+
+static void fmt_headline(char *buf, size_t len, const struct metric *m)
+{
+    if (!m) {
+        snprintf(buf, len, "-");
+    } else if (strcmp(m->unit, "s") == 0) {
+        snprintf(buf, len, "%.2f s", m->value);
+    } else if (m->value >= 1000) {
+        pm_fmt_thousands(buf, len, (int64_t)llround(m->value));
+    } else {
+        snprintf(buf, len, "%.3g", m->value);
+    }
+}
+
+static void fmt_kb(char *buf, size_t len, const struct run_info *ri, const char *name)
+{
+    const struct metric *m = metric_set_find(&ri->metrics, name);
+    if (!m) {
+        snprintf(buf, len, "-");
+        return;
+    }
+    char n[32];
+    pm_fmt_thousands(n, sizeof n, (int64_t)llround(m->value));
+    snprintf(buf, len, "%s KB", n);
+}
+
+static void fmt_fixed(char *buf, size_t len, const struct run_info *ri, const char *name, int decimals)
+{
+    const struct metric *m = metric_set_find(&ri->metrics, name);
+    if (m)
+        snprintf(buf, len, "%.*f", decimals, m->value);
+    else
+        snprintf(buf, len, "-");
+}
+
+void summary_gnu_time(FILE *f, const struct run_info *ri)
+{
+    const struct metric *el = metric_set_find(&ri->metrics, "time.elapsed_s");
+    if (!el)
+        return;
+    char elapsed[32];
+    pm_fmt_elapsed(elapsed, sizeof elapsed, el->value, true);
+    fprintf(f, "%.2fuser %.2fsystem %selapsed %.0f%%CPU (0avgtext+0avgdata %.0fmaxresident)k\n"
+               "%.0finputs+%.0foutputs (%.0fmajor+%.0fminor)pagefaults 0swaps\n",
+            run_metric_or(ri, "time.user_s", 0), run_metric_or(ri, "time.sys_s", 0), elapsed,
+            run_metric_or(ri, "time.cpu_pct", 0), run_metric_or(ri, "time.maxrss_kb", 0),
+            run_metric_or(ri, "time.inblock", 0), run_metric_or(ri, "time.oublock", 0),
+            run_metric_or(ri, "time.majflt", 0), run_metric_or(ri, "time.minflt", 0));
+}
+
+static void print_details(FILE *f, const struct run_info *ri)
+{
+    char started[64];
+    summary_fmt_time(started, sizeof started, ri->started_ns);
+    fprintf(f, "run %lld  %s  workload %s  label %s  status %s%s%s\n", (long long)ri->id, ri->uuid,
+            ri->workload, ri->label, ri->status, ri->reason[0] ? ": " : "", ri->reason);
+    const char *cap = kv_get(&ri->meta, "cap.method");
+    const char *capsize = kv_get(&ri->meta, "cap.limit_bytes");
+    const char *swap = kv_get(&ri->meta, "swap.devices");
+    fprintf(f, "started %s on %s, kernel %s; %lld ticks every %.0f ms\n", started, ri->hostname, ri->kernel,
+            (long long)ri->ticks, (double)ri->interval_ns / 1e6);
+    char capbuf[64] = "";
+    if (capsize) {
+        pm_fmt_size(capbuf, sizeof capbuf, strtoull(capsize, NULL, 10));
+    }
+    fprintf(f, "cap: %s%s%s; swap: %s\n", cap ? cap : "none", capsize ? " " : "", capbuf, swap ? swap : "none");
+    if (ri->params[0])
+        fprintf(f, "%s: %s\n", strcmp(ri->workload, "record") == 0 ? "command" : "parameters", ri->params);
+}
+
+static void print_extras(FILE *f, const struct run_info *ri)
+{
+    if (metric_set_find(&ri->metrics, "time.elapsed_s")) {
+        fputc('\n', f);
+        summary_gnu_time(f, ri);
+    }
+    fprintf(f, "\nheartbeat: %.0f beats, lateness p50 %.2f ms, p99 %.2f ms, max %.2f ms, %.0f skipped\n",
+            run_metric_or(ri, "heartbeat.beats", 0), run_metric_or(ri, "heartbeat.late_p50_ms", 0),
+            run_metric_or(ri, "heartbeat.late_p99_ms", 0), run_metric_or(ri, "heartbeat.late_max_ms", 0),
+            run_metric_or(ri, "heartbeat.skipped", 0));
+    fprintf(f, "reclaim: pgscan kswapd %.0f direct %.0f, pgsteal kswapd %.0f direct %.0f, allocstall %.0f,"
+               " pgmajfault %.0f, oom_kill %.0f\n",
+            run_metric_or(ri, "vmstat.pgscan_kswapd", 0), run_metric_or(ri, "vmstat.pgscan_direct", 0),
+            run_metric_or(ri, "vmstat.pgsteal_kswapd", 0), run_metric_or(ri, "vmstat.pgsteal_direct", 0),
+            run_metric_or(ri, "vmstat.allocstall", 0), run_metric_or(ri, "vmstat.pgmajfault", 0),
+            run_metric_or(ri, "vmstat.oom_kill", 0));
+    if (metric_set_find(&ri->metrics, "psi.memory.some_s"))
+        fprintf(f, "PSI: memory some %.3f s full %.3f s, io some %.3f s full %.3f s, cpu some %.3f s\n",
+                run_metric_or(ri, "psi.memory.some_s", 0), run_metric_or(ri, "psi.memory.full_s", 0),
+                run_metric_or(ri, "psi.io.some_s", 0), run_metric_or(ri, "psi.io.full_s", 0),
+                run_metric_or(ri, "psi.cpu.some_s", 0));
+    else
+        fprintf(f, "PSI: not available on this kernel\n");
+    const struct metric *peak = metric_set_find(&ri->metrics, "memcg.usage_max_bytes");
+    if (peak) {
+        char p[32], s[32] = "0 B";
+        pm_fmt_size(p, sizeof p, (uint64_t)peak->value);
+        const struct metric *sw = metric_set_find(&ri->metrics, "memcg.swap_max_bytes");
+        if (sw)
+            pm_fmt_size(s, sizeof s, (uint64_t)sw->value);
+        fprintf(f, "cgroup: peak usage %s%s%s, limit hits %.0f, OOM kills %.0f\n", p, sw ? ", peak swap " : "",
+                sw ? s : "", run_metric_or(ri, "memcg.limit_hits", 0), run_metric_or(ri, "memcg.oom_kill", 0));
+    }
+    fprintf(f, "sampler: %.0f ticks, %.0f missed, lateness p99 %.2f ms, %.3f s CPU\n",
+            run_metric_or(ri, "sampler.ticks", 0), run_metric_or(ri, "sampler.missed_ticks", 0),
+            run_metric_or(ri, "sampler.late_p99_ms", 0), run_metric_or(ri, "sampler.cpu_s", 0));
+    for (size_t i = 0; i < ri->nsources; i++)
+        if (ri->sources[i].note[0])
+            fprintf(f, "source %s: %s\n", ri->sources[i].path, ri->sources[i].note);
+}
+
+void summary_print_runs(FILE *f, struct run_info *runs, size_t n, bool one_run)
+{
+    if (n == 0)
+        return;
+    const char *title;
+    const char *headline = summary_headline(runs[0].workload, &title);
+    const char *headers[] = { one_run ? "label" : "run", title, "%CPU", "%sys/%user",
+                              "Total swpin", "Total swpout", "Total swapio", "status" };
+    const bool right[] = { false, true, true, true, true, true, true, false };
+    struct table t;
+    table_init(&t, one_run ? 7 : 8, headers, right);
+    for (size_t i = 0; i < n; i++) {
+        const struct run_info *ri = &runs[i];
+        char c0[300], c1[48], c2[32], c3[32], c4[48], c5[48], c6[48];
+        if (one_run)
+            snprintf(c0, sizeof c0, "%s", ri->label);
+        else
+            snprintf(c0, sizeof c0, "%lld", (long long)ri->id);
+        fmt_headline(c1, sizeof c1, metric_set_find(&ri->metrics, headline));
+        fmt_fixed(c2, sizeof c2, ri, "stat.cpu.util_pct", 1);
+        fmt_fixed(c3, sizeof c3, ri, "stat.cpu.sys_user_ratio", 2);
+        fmt_kb(c4, sizeof c4, ri, "swap.in_kb");
+        fmt_kb(c5, sizeof c5, ri, "swap.out_kb");
+        fmt_kb(c6, sizeof c6, ri, "swap.io_kb");
+        const char *row[] = { c0, c1, c2, c3, c4, c5, c6, ri->status };
+        table_add_row(&t, row);
+    }
+    if (one_run) {
+        print_details(f, &runs[0]);
+        fputc('\n', f);
+        table_print(&t, f);
+        print_extras(f, &runs[0]);
+    } else {
+        fprintf(f, "label %s, workload %s: %zu run%s\n\n", runs[0].label, runs[0].workload, n, n == 1 ? "" : "s");
+        table_print(&t, f);
+        /* Seed 002's layout: every run's GNU time line, then the average. */
+        double sum = 0;
+        size_t ok = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (strcmp(runs[i].status, "ok") != 0 || !metric_set_find(&runs[i].metrics, "time.elapsed_s"))
+                continue;
+            if (ok == 0)
+                fputc('\n', f);
+            summary_gnu_time(f, &runs[i]);
+            sum += run_metric_or(&runs[i], "time.elapsed_s", 0);
+            ok++;
+        }
+        if (ok) {
+            char avg[32];
+            pm_fmt_elapsed(avg, sizeof avg, sum / (double)ok, false);
+            fprintf(f, "Average elapsed = %s (%zu ok run%s)\n", avg, ok, ok == 1 ? "" : "s");
+        }
+    }
+    table_free(&t);
+}
+
+void summary_json_run(struct json *j, const struct run_info *ri)
+{
+    json_object_begin(j, NULL);
+    json_int(j, "id", ri->id);
+    json_string(j, "uuid", ri->uuid);
+    json_string(j, "label", ri->label);
+    json_string(j, "workload", ri->workload);
+    json_string(j, "params", ri->params);
+    json_string(j, "status", ri->status);
+    json_string(j, "reason", ri->reason[0] ? ri->reason : NULL);
+    json_int(j, "started_ns", ri->started_ns);
+    json_int(j, "ended_ns", ri->ended_ns);
+    json_int(j, "interval_ns", ri->interval_ns);
+    json_int(j, "ticks", ri->ticks);
+    json_object_begin(j, "machine");
+    json_string(j, "hostname", ri->hostname);
+    json_string(j, "kernel", ri->kernel);
+    json_int(j, "mem_total_kb", ri->mem_total_kb);
+    json_int(j, "page_size", ri->page_size);
+    json_object_end(j);
+    json_object_begin(j, "metrics");
+    for (size_t i = 0; i < ri->metrics.n; i++) {
+        const struct metric *m = &ri->metrics.v[i];
+        json_object_begin(j, m->name);
+        json_number(j, "value", m->value);
+        json_string(j, "unit", m->unit);
+        json_string(j, "direction", m->direction);
+        json_object_end(j);
+    }
+    json_object_end(j);
+    json_object_begin(j, "metadata");
+    for (size_t i = 0; i < ri->meta.n; i++)
+        json_string(j, ri->meta.v[i].key, ri->meta.v[i].value);
+    json_object_end(j);
+    json_array_begin(j, "sources");
+    for (size_t i = 0; i < ri->nsources; i++) {
+        json_object_begin(j, NULL);
+        json_string(j, "source", ri->sources[i].source);
+        json_string(j, "path", ri->sources[i].path);
+        json_int(j, "ticks", ri->sources[i].ticks);
+        json_string(j, "note", ri->sources[i].note[0] ? ri->sources[i].note : NULL);
+        json_object_end(j);
+    }
+    json_array_end(j);
+    json_object_end(j);
+}

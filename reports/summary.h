@@ -1,0 +1,18 @@
+#ifndef PM_SUMMARY_H
+#define PM_SUMMARY_H
+/* How show prints runs: seed 000's table (label, headline, %CPU, %sys/%user,
+ * Total swpin/swpout/swapio), seed 002's GNU time line, and JSON. */
+#include <stdio.h>
+#include "reports/json.h"
+#include "reports/runinfo.h"
+
+void summary_print_runs(FILE *f, struct run_info *runs, size_t n, bool one_run);
+void summary_json_run(struct json *j, const struct run_info *ri);
+/* GNU time's default two lines, from the time.* metrics. */
+void summary_gnu_time(FILE *f, const struct run_info *ri);
+/* "2026-11-30 15:40:01 UTC" */
+void summary_fmt_time(char *buf, size_t len, int64_t wall_ns);
+/* The headline metric's name and title for a workload. */
+const char *summary_headline(const char *workload, const char **title);
+
+#endif

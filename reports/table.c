@@ -1,0 +1,75 @@
+#include "reports/table.h"
+#include <stdlib.h>
+#include <string.h>
+
+void table_init(struct table *t, size_t ncols, const char *const *headers, const bool *right)
+{
+    memset(t, 0, sizeof *t);
+    t->ncols = ncols < TABLE_MAX_COLS ? ncols : TABLE_MAX_COLS;
+    for (size_t i = 0; i < t->ncols; i++) {
+        t->headers[i] = headers[i];
+        t->right[i] = right ? right[i] : false;
+    }
+}
+
+int table_add_row(struct table *t, const char *const *cells)
+{
+    if (t->nrows == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 16;
+        char **c = realloc(t->cells, cap * t->ncols * sizeof *c);
+        if (!c)
+            return -1;
+        t->cells = c;
+        t->cap = cap;
+    }
+    for (size_t i = 0; i < t->ncols; i++) {
+        t->cells[t->nrows * t->ncols + i] = strdup(cells[i] ? cells[i] : "");
+        if (!t->cells[t->nrows * t->ncols + i]) {
+            for (size_t k = 0; k < i; k++)
+                free(t->cells[t->nrows * t->ncols + k]);
+            return -1;
+        }
+    }
+    t->nrows++;
+    return 0;
+}
+
+void table_print(const struct table *t, FILE *f)
+{
+    size_t w[TABLE_MAX_COLS];
+    for (size_t c = 0; c < t->ncols; c++) {
+        w[c] = strlen(t->headers[c]);
+        for (size_t r = 0; r < t->nrows; r++) {
+            size_t n = strlen(t->cells[r * t->ncols + c]);
+            if (n > w[c])
+                w[c] = n;
+        }
+    }
+    for (size_t c = 0; c < t->ncols; c++)
+        fprintf(f, "%s%-*s", c ? "  " : "", c + 1 < t->ncols ? (int)w[c] : 0, t->headers[c]);
+    fputc('\n', f);
+    for (size_t c = 0; c < t->ncols; c++) {
+        fprintf(f, "%s", c ? "  " : "");
+        for (size_t i = 0; i < w[c]; i++)
+            fputc('-', f);
+    }
+    fputc('\n', f);
+    for (size_t r = 0; r < t->nrows; r++) {
+        for (size_t c = 0; c < t->ncols; c++) {
+            const char *cell = t->cells[r * t->ncols + c];
+            if (t->right[c])
+                fprintf(f, "%s%*s", c ? "  " : "", (int)w[c], cell);
+            else
+                fprintf(f, "%s%-*s", c ? "  " : "", c + 1 < t->ncols ? (int)w[c] : 0, cell);
+        }
+        fputc('\n', f);
+    }
+}
+
+void table_free(struct table *t)
+{
+    for (size_t i = 0; i < t->nrows * t->ncols; i++)
+        free(t->cells[i]);
+    free(t->cells);
+    memset(t, 0, sizeof *t);
+}

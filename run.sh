@@ -1,0 +1,52 @@
+#!/bin/bash
+# The two commands anyone types:
+#   ./run.sh        set up, build, run the default suite and show its results
+#   ./run.sh test   set up, build, run the whole test suite
+set -euo pipefail
+cd "$(dirname "$0")"
+
+# Debian packages pressmark builds against, runs and tests with.
+PACKAGES=(gcc make pkg-config libsqlite3-dev libcurl4-openssl-dev libgsl-dev
+          gnuplot-nox sqlite3 perl procps util-linux iproute2)
+
+missing_packages() {
+    local p
+    for p in "${PACKAGES[@]}"; do
+        dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' \
+            || printf '%s ' "$p"
+    done
+}
+
+setup() {
+    local missing
+    missing=$(missing_packages)
+    [ -z "$missing" ] && return 0
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "run.sh: missing packages; as root run: apt-get install -y $missing" >&2
+        exit 2
+    fi
+    echo "run.sh: installing $missing"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    # shellcheck disable=SC2086
+    apt-get install -y -qq --no-install-recommends $missing
+}
+
+build() {
+    make -s -j"$(nproc)" all
+}
+
+case "${1:-main}" in
+    main)
+        setup; build
+        exec suites/default.sh
+        ;;
+    test)
+        setup; build
+        exec make -s test
+        ;;
+    *)
+        echo "run.sh: unknown job '$1' (accepted: no argument for the main job, or 'test')" >&2
+        exit 2
+        ;;
+esac

@@ -1,0 +1,104 @@
+/* The generic workload: any command, run with posix_spawn and no shell,
+ * measured with wait4's rusage the way GNU time measures it. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "harness/run.h"
+#include "workloads/workload.h"
+
+struct command_state {
+    int argc;
+    char **argv;
+};
+
+/* Refuse a command that cannot be found before anything is written. */
+static bool command_exists(const char *name)
+{
+    if (strchr(name, '/'))
+        return access(name, X_OK) == 0;
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    char dir[4096];
+    for (const char *p = path; *p; ) {
+        const char *colon = strchr(p, ':');
+        size_t n = colon ? (size_t)(colon - p) : strlen(p);
+        snprintf(dir, sizeof dir, "%.*s/%s", (int)n, n ? p : ".", name);
+        if (access(dir, X_OK) == 0)
+            return true;
+        if (!colon)
+            break;
+        p = colon + 1;
+    }
+    return false;
+}
+
+static int command_set_args(void *state, int argc, char **argv, struct pm_err *err)
+{
+    struct command_state *cs = state;
+    if (argc < 1)
+        return pm_errf(err, "a command is needed after -- (e.g. pressmark record -- make -j8)");
+    if (!command_exists(argv[0]))
+        return pm_errf(err, "'%s' is not a command found in PATH (accepted: an executable name or path)", argv[0]);
+    cs->argc = argc;
+    cs->argv = argv;
+    return 0;
+}
+
+static int command_run(void *state, struct run_ctx *rc, struct pm_err *err)
+{
+    struct command_state *cs = state;
+    pid_t pid;
+    if (run_spawn(rc, cs->argv, &pid, err) < 0)
+        return -1;
+    struct run_exit ex;
+    if (run_wait(rc, pid, &ex, err) < 0)
+        return -1;
+    run_rusage_metrics(rc, &ex);
+    run_status_from_exit(rc, cs->argv[0], &ex);
+    if (WIFEXITED(ex.wstatus))
+        run_metric(rc, "time.exit_status", WEXITSTATUS(ex.wstatus), "code", "none");
+    return 0;
+}
+
+/* The command line as a shell would need it to run it again. */
+static void command_describe(void *state, char *buf, size_t len)
+{
+    struct command_state *cs = state;
+    size_t o = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < cs->argc && o < len; i++) {
+        const char *a = cs->argv[i];
+        bool plain = *a != '\0';
+        for (const char *p = a; *p; p++)
+            if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+%@", *p))
+                plain = false;
+        o += (size_t)snprintf(buf + o, len - o, "%s", i ? " " : "");
+        if (o >= len)
+            break;
+        if (plain) {
+            o += (size_t)snprintf(buf + o, len - o, "%s", a);
+        } else {
+            o += (size_t)snprintf(buf + o, len - o, "'");
+            for (const char *p = a; *p && o < len; p++)
+                o += (size_t)(*p == '\'' ? snprintf(buf + o, len - o, "'\\''") : snprintf(buf + o, len - o, "%c", *p));
+            if (o < len)
+                o += (size_t)snprintf(buf + o, len - o, "'");
+        }
+    }
+}
+
+const struct workload_ops workload_command = {
+    .name = "record",
+    .summary = "any command, given after --",
+    .headline = "time.elapsed_s",
+    .headline_title = "elapsed",
+    .options = (const struct wl_option[]){ { 0 } },
+    .state_size = sizeof(struct command_state),
+    .set_args = command_set_args,
+    .run = command_run,
+    .describe = command_describe,
+};

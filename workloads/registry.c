@@ -1,0 +1,18 @@
+#include <string.h>
+#include "workloads/workload.h"
+
+extern const struct workload_ops workload_command;
+
+/* One line per workload. */
+const struct workload_ops *const pm_workloads[] = {
+    &workload_command,
+    NULL,
+};
+
+const struct workload_ops *workload_find(const char *name)
+{
+    for (size_t i = 0; pm_workloads[i]; i++)
+        if (strcmp(pm_workloads[i]->name, name) == 0)
+            return pm_workloads[i];
+    return NULL;
+}
