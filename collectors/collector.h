@@ -31,6 +31,8 @@ struct collector {
     char *buf;
     size_t bufcap;
     void *priv;               /* collector-specific state (the heartbeat) */
+    void **slot_cache;        /* the series each put position resolved to last tick */
+    size_t slot_cap;
     bool open_ok;
     uint64_t ticks;           /* ticks this collector delivered values in */
     uint64_t failures;

@@ -13,10 +13,13 @@ static int put_named(struct sink *sink, const char *prefix, const char *key, siz
                      struct pm_value v)
 {
     char name[NAME_MAX_LEN];
-    int n = snprintf(name, sizeof name, "%s.%.*s", prefix, (int)keylen, key);
-    if (n < 0 || (size_t)n >= sizeof name)
+    size_t plen = strlen(prefix);
+    if (plen + 1 + keylen >= sizeof name)
         return 0;
-    sink->put(sink, name, (size_t)n, v);
+    memcpy(name, prefix, plen);
+    name[plen] = '.';
+    memcpy(name + plen + 1, key, keylen);
+    sink->put(sink, name, plen + 1 + keylen, v);
     return 1;
 }
 

@@ -10,70 +10,142 @@
 struct db_sink {
     struct sink base;
     struct sampler *s;
+    struct collector *c;      /* whose values are being put */
+    size_t pos;               /* how many it has put this tick */
 };
 
-/* Series ids are shared by all runs; look each name up (or add it) once per
- * sampler and keep the id in the table. */
-static int64_t series_db_id(struct sampler *s, struct series *se)
+/* Store the positions of series first seen this tick (db_id still -1).
+ * Series only ever append to the table, so they are the table's tail. */
+static int store_new_series(struct sampler *s)
 {
-    if (se->db_id >= 0)
-        return se->db_id;
-    sqlite3_bind_text(s->ins_series, 1, se->name, -1, SQLITE_STATIC);
-    if (pm_db_step_done(&s->db, s->ins_series, &s->err) < 0)
-        return -1;
-    sqlite3_bind_text(s->sel_series, 1, se->name, -1, SQLITE_STATIC);
-    if (sqlite3_step(s->sel_series) == SQLITE_ROW)
-        se->db_id = sqlite3_column_int64(s->sel_series, 0);
-    else
-        pm_errf(&s->err, "%s: series %s: %s", s->db.path, se->name, sqlite3_errmsg(s->db.h));
-    sqlite3_reset(s->sel_series);
-    return se->db_id;
+    for (size_t i = s->stored_series; i < s->table.n; i++) {
+        struct series *se = &s->table.v[i];
+        sqlite3_bind_int64(s->ins_series, 1, s->run_id);
+        sqlite3_bind_int64(s->ins_series, 2, (int64_t)i);
+        sqlite3_bind_text(s->ins_series, 3, se->name, -1, SQLITE_STATIC);
+        if (pm_db_step_done(&s->db, s->ins_series, &s->err) < 0)
+            return -1;
+        se->db_id = (int64_t)i;
+    }
+    s->stored_series = s->table.n;
+    return 0;
+}
+
+/* A file's keys come in the same order tick after tick, so the series a
+ * position resolved to last time is checked by name first; only a name
+ * that differs (a kernel that added a key, a cgroup file that changed)
+ * goes to the hash table. Lookup stays by name, never by position. */
+static struct series *resolve(struct sampler *s, struct db_sink *ds, const char *name, size_t len)
+{
+    struct collector *c = ds->c;
+    size_t pos = ds->pos++;
+    if (c && pos < c->slot_cap && c->slot_cache[pos]) {
+        struct series *se = c->slot_cache[pos];
+        if (strncmp(se->name, name, len) == 0 && se->name[len] == '\0')
+            return se;
+    }
+    struct series *se = series_table_get(&s->table, name, len);
+    if (!se || !c)
+        return se;
+    if (pos >= c->slot_cap) {
+        size_t cap = pos < 64 ? 128 : pos * 2;
+        void **v = realloc(c->slot_cache, cap * sizeof *v);
+        if (!v)
+            return se;
+        memset(v + c->slot_cap, 0, (cap - c->slot_cap) * sizeof *v);
+        c->slot_cache = v;
+        c->slot_cap = cap;
+    }
+    /* The table may have grown and moved: cached pointers are only valid
+     * until the next new series, so a new series clears the cache. */
+    if (se->ticks == 0)
+        for (size_t i = 0; i < s->ncols; i++)
+            if (s->cols[i].slot_cache)
+                memset(s->cols[i].slot_cache, 0, s->cols[i].slot_cap * sizeof(void *));
+    c->slot_cache[pos] = se;
+    return se;
 }
 
 static void db_put(struct sink *self, const char *name, size_t len, struct pm_value v)
 {
-    struct sampler *s = ((struct db_sink *)self)->s;
+    struct db_sink *ds = (struct db_sink *)self;
+    struct sampler *s = ds->s;
     if (s->failed)
         return;
-    struct series *se = series_table_get(&s->table, name, len);
+    struct series *se = resolve(s, ds, name, len);
     if (!se) {
         s->failed = true;
         pm_errf(&s->err, "out of memory for series");
         return;
     }
     series_record(se, v);
-    int64_t id = series_db_id(s, se);
-    if (id < 0) {
-        s->failed = true;
-        return;
-    }
-    sqlite3_bind_int64(s->ins_sample, 1, s->run_id);
-    sqlite3_bind_int64(s->ins_sample, 2, (int64_t)s->seq);
-    sqlite3_bind_int64(s->ins_sample, 3, id);
-    if (v.kind == PM_INT)
-        sqlite3_bind_int64(s->ins_sample, 4, v.i);
-    else
-        sqlite3_bind_double(s->ins_sample, 4, v.r);
-    if (pm_db_step_done(&s->db, s->ins_sample, &s->err) < 0)
-        s->failed = true;
+    se->seen_tick = s->seq + 1;
 }
 
+static char *put_u64(char *p, uint64_t v)
+{
+    char tmp[24];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        *p++ = tmp[--n];
+    return p;
+}
+
+/* The tick's values as a JSON array by series position: integers written
+ * by hand (snprintf per value was a tenth of the sampler's time), reals
+ * (PSI averages) with enough digits to read back the same. */
+static int encode_tick(struct sampler *s)
+{
+    size_t need = s->table.n * 32 + 16;
+    if (need > s->json_cap) {
+        char *j = realloc(s->json, need);
+        if (!j)
+            return pm_errf(&s->err, "out of memory encoding a tick");
+        s->json = j;
+        s->json_cap = need;
+    }
+    char *p = s->json;
+    *p++ = '[';
+    for (size_t i = 0; i < s->table.n; i++) {
+        const struct series *se = &s->table.v[i];
+        if (i)
+            *p++ = ',';
+        if (se->seen_tick != s->seq + 1) {
+            memcpy(p, "null", 4);
+            p += 4;
+        } else if (se->last.kind == PM_INT) {
+            int64_t v = se->last.i;
+            if (v < 0) {
+                *p++ = '-';
+                p = put_u64(p, (uint64_t)0 - (uint64_t)v);
+            } else {
+                p = put_u64(p, (uint64_t)v);
+            }
+        } else {
+            p += snprintf(p, 31, "%.15g", se->last.r);
+        }
+    }
+    *p++ = ']';
+    *p = '\0';
+    return (int)(p - s->json);
+}
+
+/* Read every source, then store the tick as one transaction: in steady
+ * state that is a single INSERT in autocommit mode; a tick that met new
+ * series wraps their tick_series rows and the tick in BEGIN/COMMIT. */
 static int take_tick(struct sampler *s, uint64_t now)
 {
     struct db_sink sink = { .base.put = db_put, .s = s };
-    if (pm_db_exec(&s->db, "BEGIN", &s->err) < 0)
-        return -1;
-    sqlite3_bind_int64(s->ins_tick, 1, s->run_id);
-    sqlite3_bind_int64(s->ins_tick, 2, (int64_t)s->seq);
-    sqlite3_bind_int64(s->ins_tick, 3, (int64_t)(now - s->t0));
-    if (pm_db_step_done(&s->db, s->ins_tick, &s->err) < 0) {
-        pm_db_exec(&s->db, "ROLLBACK", NULL);
-        return -1;
-    }
     for (size_t i = 0; i < s->ncols; i++) {
         struct collector *c = &s->cols[i];
         if (!c->open_ok)
             continue;
+        sink.c = c;
+        sink.pos = 0;
         struct pm_err cerr;
         if (c->ops->sample(c, &sink.base, &cerr) == 0) {
             c->ticks++;
@@ -85,16 +157,29 @@ static int take_tick(struct sampler *s, uint64_t now)
                 snprintf(c->note, sizeof c->note, "read failed: %s", cerr.msg);
         }
     }
-    if (s->failed) {
-        pm_db_exec(&s->db, "ROLLBACK", NULL);
+    int len = s->failed ? -1 : encode_tick(s);
+    if (len < 0) {
+        s->failed = true;
         return -1;
     }
-    if (pm_db_exec(&s->db, "COMMIT", &s->err) < 0) {
-        pm_db_exec(&s->db, "ROLLBACK", NULL);
-        return -1;
-    }
+    bool new_series = s->stored_series < s->table.n;
+    if (new_series && (pm_db_step_done(&s->db, s->begin, &s->err) < 0 || store_new_series(s) < 0))
+        goto fail;
+    sqlite3_bind_int64(s->ins_tick, 1, s->run_id);
+    sqlite3_bind_int64(s->ins_tick, 2, (int64_t)s->seq);
+    sqlite3_bind_int64(s->ins_tick, 3, (int64_t)(now - s->t0));
+    sqlite3_bind_text(s->ins_tick, 4, s->json, len, SQLITE_STATIC);
+    if (pm_db_step_done(&s->db, s->ins_tick, &s->err) < 0)
+        goto fail;
+    if (new_series && pm_db_step_done(&s->db, s->commit, &s->err) < 0)
+        goto fail;
     s->seq++;
     return 0;
+fail:
+    if (!sqlite3_get_autocommit(s->db.h))
+        pm_db_exec(&s->db, "ROLLBACK", NULL);
+    s->failed = true;
+    return -1;
 }
 
 static void record_lateness(struct sampler *s, int64_t late)
@@ -158,11 +243,10 @@ int sampler_start(struct sampler *s, const char *db_path, int64_t run_id, uint64
     series_table_init(&s->table);
     if (pm_db_open(&s->db, db_path, false, err) < 0)
         return -1;
-    if (pm_db_prepare(&s->db, &s->ins_tick, "INSERT INTO tick(run_id, seq, t_ns) VALUES (?,?,?)", err) < 0 ||
-        pm_db_prepare(&s->db, &s->ins_sample,
-                      "INSERT INTO sample(run_id, seq, series_id, value) VALUES (?,?,?,?)", err) < 0 ||
-        pm_db_prepare(&s->db, &s->ins_series, "INSERT OR IGNORE INTO series(name) VALUES (?)", err) < 0 ||
-        pm_db_prepare(&s->db, &s->sel_series, "SELECT id FROM series WHERE name = ?", err) < 0)
+    if (pm_db_prepare(&s->db, &s->ins_tick, "INSERT INTO tick(run_id, seq, t_ns, data) VALUES (?,?,?,?)", err) < 0 ||
+        pm_db_prepare(&s->db, &s->ins_series, "INSERT INTO tick_series(run_id, idx, name) VALUES (?,?,?)", err) < 0 ||
+        pm_db_prepare(&s->db, &s->begin, "BEGIN", err) < 0 ||
+        pm_db_prepare(&s->db, &s->commit, "COMMIT", err) < 0)
         goto fail;
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -223,10 +307,12 @@ void sampler_stats(struct sampler *s, struct sampler_stats *out)
 void sampler_free(struct sampler *s)
 {
     sqlite3_finalize(s->ins_tick);
-    sqlite3_finalize(s->ins_sample);
     sqlite3_finalize(s->ins_series);
-    sqlite3_finalize(s->sel_series);
-    s->ins_tick = s->ins_sample = s->ins_series = s->sel_series = NULL;
+    sqlite3_finalize(s->begin);
+    sqlite3_finalize(s->commit);
+    s->ins_tick = s->ins_series = s->begin = s->commit = NULL;
+    free(s->json);
+    s->json = NULL;
     pm_db_close(&s->db);
     series_table_free(&s->table);
     free(s->late_ns);

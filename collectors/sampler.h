@@ -16,7 +16,10 @@ struct sampler {
     size_t ncols;
     struct series_table table;
     struct pm_db db;                  /* the sampler's own connection */
-    sqlite3_stmt *ins_tick, *ins_sample, *ins_series, *sel_series;
+    sqlite3_stmt *ins_tick, *ins_series, *begin, *commit;
+    size_t stored_series;             /* series whose positions are in tick_series */
+    char *json;                       /* this tick's values, encoded */
+    size_t json_cap;
     int64_t run_id;
     uint64_t interval_ns, t0;
     uint64_t seq;

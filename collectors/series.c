@@ -146,6 +146,17 @@ bool series_max(const struct series_table *t, const char *name, double *max)
     return true;
 }
 
+/* Per-zone counter suffixes the kernel has used; anything else after the
+ * prefix (pgscan_direct_throttle) is a different counter, not a zone. */
+static bool is_zone_suffix(const char *s)
+{
+    static const char *zones[] = { "dma", "dma32", "normal", "high", "highmem", "movable", "device" };
+    for (size_t i = 0; i < sizeof zones / sizeof zones[0]; i++)
+        if (strcmp(s, zones[i]) == 0)
+            return true;
+    return false;
+}
+
 int series_delta_prefix(const struct series_table *t, const char *prefix, double *sum)
 {
     size_t plen = strlen(prefix);
@@ -155,7 +166,7 @@ int series_delta_prefix(const struct series_table *t, const char *prefix, double
         const struct series *s = &t->v[i];
         if (!s->ticks || strncmp(s->name, prefix, plen) != 0)
             continue;
-        if (s->name[plen] != '\0' && s->name[plen] != '_')
+        if (s->name[plen] != '\0' && !(s->name[plen] == '_' && is_zone_suffix(s->name + plen + 1)))
             continue;
         *sum += delta_of(s);
         count++;

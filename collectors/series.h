@@ -17,7 +17,8 @@ struct pm_value {
 
 struct series {
     char *name;
-    int64_t db_id;          /* id in the database's series table, -1 until known */
+    int64_t db_id;          /* position in the run's stored ticks, -1 until stored */
+    uint64_t seen_tick;     /* the sampler tick that last gave it a value, + 1 */
     struct pm_value first, last;
     double max;             /* largest value seen (peak cgroup usage) */
     uint64_t ticks;         /* ticks in which this series had a value */
@@ -48,8 +49,9 @@ bool series_delta(const struct series_table *t, const char *name, double *delta)
 bool series_last(const struct series_table *t, const char *name, double *last);
 bool series_max(const struct series_table *t, const char *name, double *max);
 
-/* Sum of deltas of every series whose name is exactly prefix or prefix_*;
- * per-zone counters (pgscan_kswapd_normal) and node-wide ones add up the same.
+/* Sum of deltas of the series named prefix or prefix_<zone> (dma, dma32,
+ * normal, high, movable, device): per-zone counters (pgscan_kswapd_normal)
+ * and node-wide ones add up the same.
  * Returns the number of series summed. */
 int series_delta_prefix(const struct series_table *t, const char *prefix, double *sum);
 

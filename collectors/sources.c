@@ -1,5 +1,6 @@
 #include "collectors/sources.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void add_file(struct source_set *ss, const char *source, const char *dir, const char *file,
@@ -58,7 +59,10 @@ void sources_open(struct source_set *ss)
 
 void sources_close(struct source_set *ss)
 {
-    for (size_t i = 0; i < ss->n; i++)
+    for (size_t i = 0; i < ss->n; i++) {
         if (ss->cols[i].open_ok)
             ss->cols[i].ops->close(&ss->cols[i]);
+        free(ss->cols[i].slot_cache);
+        ss->cols[i].slot_cache = NULL;
+    }
 }

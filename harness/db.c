@@ -38,16 +38,25 @@ static const char *const migrations[] = {
     "  run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,"
     "  source TEXT NOT NULL, path TEXT NOT NULL, ticks INTEGER NOT NULL, note TEXT,"
     "  PRIMARY KEY (run_id, path)) WITHOUT ROWID;"
-    "CREATE TABLE series (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);"
-    /* t_ns counts from the run's first tick on CLOCK_MONOTONIC. */
+    /* Samples: one row per tick whose data is a JSON array of that tick's
+     * raw values, position i holding the run's series i (tick_series maps
+     * positions to names; null where a source had no value that tick).
+     * One small insert per tick keeps the sampler far cheaper than a row
+     * per value; the sample view gives the (name, value) rows back to SQL.
+     * t_ns counts from the run's first tick on CLOCK_MONOTONIC. */
+    "CREATE TABLE tick_series ("
+    "  run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,"
+    "  idx INTEGER NOT NULL, name TEXT NOT NULL,"
+    "  PRIMARY KEY (run_id, idx), UNIQUE (run_id, name));"
     "CREATE TABLE tick ("
     "  run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,"
-    "  seq INTEGER NOT NULL, t_ns INTEGER NOT NULL,"
+    "  seq INTEGER NOT NULL, t_ns INTEGER NOT NULL, data TEXT NOT NULL,"
     "  PRIMARY KEY (run_id, seq)) WITHOUT ROWID;"
-    "CREATE TABLE sample ("
-    "  run_id INTEGER NOT NULL, seq INTEGER NOT NULL, series_id INTEGER NOT NULL,"
-    "  value NOT NULL,"
-    "  PRIMARY KEY (run_id, series_id, seq)) WITHOUT ROWID;",
+    "CREATE VIEW sample AS"
+    "  SELECT t.run_id AS run_id, t.seq AS seq, t.t_ns AS t_ns, s.name AS name, j.value AS value"
+    "  FROM tick t, json_each(t.data) j"
+    "  JOIN tick_series s ON s.run_id = t.run_id AND s.idx = j.key"
+    "  WHERE j.type != 'null';",
 };
 
 int pm_db_default_path(char *buf, size_t len)
@@ -139,13 +148,15 @@ static int migrate(struct pm_db *db, struct pm_err *err)
     return 0;
 }
 
+/* Each connection belongs to one thread (the sampler opens its own), so
+ * SQLite's per-call mutexes are pure overhead: NOMUTEX. */
 int pm_db_open(struct pm_db *db, const char *path, bool create, struct pm_err *err)
 {
     memset(db, 0, sizeof *db);
     snprintf(db->path, sizeof db->path, "%s", path);
     if (!create && access(path, F_OK) != 0)
         return pm_errf(err, "%s: no results database here yet (a run command creates it; --db or PRESSMARK_DB choose another)", path);
-    int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
+    int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
     if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK) {
         pm_errf(err, "%s: %s", path, db->h ? sqlite3_errmsg(db->h) : "cannot open");
         sqlite3_close(db->h);

@@ -1,0 +1,9 @@
+#!/bin/bash
+# Every figure bench/ knows how to produce, one script after the other.
+set -euo pipefail
+cd "$(dirname "$0")"
+for b in sampler.sh; do
+    echo "### bench/$b"
+    ./"$b"
+    echo
+done

@@ -1,0 +1,43 @@
+# TAP helpers for the end-to-end tests: one behaviour per test line.
+set -u
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PM="$ROOT/pressmark"
+TMP=$(mktemp -d /tmp/pressmark-test.XXXXXX)
+export PRESSMARK_DB="$TMP/results.db"
+_n=0
+_failed=0
+_cleanups=()
+
+cleanup_add() { _cleanups+=("$*"); }
+_cleanup() {
+    local i
+    for ((i = ${#_cleanups[@]} - 1; i >= 0; i--)); do eval "${_cleanups[$i]}" >/dev/null 2>&1 || true; done
+    rm -rf "$TMP"
+}
+trap _cleanup EXIT
+
+ok() {   # ok DESCRIPTION COMMAND [ARGS...]: passes when the command succeeds
+    local desc=$1; shift
+    _n=$((_n + 1))
+    if "$@"; then echo "ok $_n - $desc"; else echo "not ok $_n - $desc"; _failed=$((_failed + 1)); fi
+}
+is() {   # is GOT WANT DESCRIPTION
+    _n=$((_n + 1))
+    if [ "$1" = "$2" ]; then echo "ok $_n - $3"
+    else echo "not ok $_n - $3"; echo "#   got:  '$1'"; echo "#   want: '$2'"; _failed=$((_failed + 1)); fi
+}
+ge() {   # ge GOT MIN DESCRIPTION: integer comparison
+    _n=$((_n + 1))
+    if [ -n "$1" ] && [ "$1" -ge "$2" ] 2>/dev/null; then echo "ok $_n - $3"
+    else echo "not ok $_n - $3"; echo "#   got '$1', want at least $2"; _failed=$((_failed + 1)); fi
+}
+like() { # like TEXT REGEX DESCRIPTION
+    _n=$((_n + 1))
+    if printf '%s' "$1" | grep -Eq -- "$2"; then echo "ok $_n - $3"
+    else echo "not ok $_n - $3"; echo "#   '$1'"; echo "#   does not match /$2/"; _failed=$((_failed + 1)); fi
+}
+skip() { _n=$((_n + 1)); echo "ok $_n # SKIP $1"; }
+skip_all() { echo "1..0 # SKIP $1"; exit 0; }
+done_testing() { echo "1..$_n"; [ "$_failed" -eq 0 ]; }
+q() { sqlite3 -batch "$PRESSMARK_DB" "$1"; }
+need_root() { [ "$(id -u)" -eq 0 ] || skip_all "needs root (caps, swap and sysctls are root-only)"; }

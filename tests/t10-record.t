@@ -1,0 +1,78 @@
+#!/bin/bash
+# pressmark record: a real command under the samplers, and what the database then holds.
+. "$(dirname "$0")/lib.sh"
+
+out=$("$PM" record --interval 100ms --label demo -- sh -c 'sleep 1.2' 2>"$TMP/err")
+is "$?" 0 "record of a successful command exits 0"
+like "$(cat "$TMP/err")" "run 1 \[demo\] ok" "a line per run on stderr"
+is "$(q "select status from run")" ok "the run is stored as ok"
+is "$(q "select label || ' ' || workload from run")" "demo record" "label and workload stored"
+is "$(q "select params from run")" "sh -c 'sleep 1.2'" "the command is stored re-runnable, quoted"
+ticks=$(q "select count(*) from tick where run_id = 1")
+ge "$ticks" 12 "1.2 s at 100 ms gives at least 12 ticks (start, 11 on the grid, final)"
+for src in stat.cpu.user vmstat.pswpout meminfo.MemFree psi.memory.some.total psi.io.full.total heartbeat.late_max_us; do
+    n=$(q "select count(*) from sample where run_id = 1 and name = '$src'")
+    is "$n" "$ticks" "every tick has $src"
+done
+per_tick=$(q "select count(*) from sample where run_id = 1 and seq = 0")
+ge "$per_tick" 250 "a tick stores every vmstat and meminfo key (>= 250 values)"
+is "$(q "select json_array_length(data) from tick where run_id = 1 and seq = 0")" "$(q "select count(*) from tick_series where run_id = 1")" \
+   "a tick's array has one value per series of the run"
+is "$(q "select value from sample where run_id = 1 and seq = 0 and name = 'meminfo.MemTotal'")" "$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)" \
+   "the sample view gives raw values back by name (MemTotal in kB)"
+is "$(q "select count(*) from tick t1 join tick t2 on t2.run_id = t1.run_id and t2.seq = t1.seq + 1 where t1.run_id = 1 and t2.t_ns <= t1.t_ns")" 0 \
+   "tick times strictly increase"
+mid=$(q "select t_ns from tick where run_id = 1 and seq = 5")
+ok "ticks follow the 100 ms grid (seq 5 within 5 ms of 500 ms)" test "$mid" -ge 500000000 -a "$mid" -le 505000000
+el=$(q "select value from metric where run_id = 1 and name = 'time.elapsed_s'")
+ok "elapsed is about 1.2 s ($el)" awk -v e="$el" 'BEGIN { exit !(e >= 1.19 && e < 3) }'
+for mname in time.user_s time.sys_s time.cpu_pct time.majflt time.minflt time.nvcsw time.nivcsw \
+             stat.cpu.util_pct stat.cpu.user_pct stat.cpu.system_pct stat.cpu.iowait_pct \
+             swap.in_kb swap.out_kb swap.io_kb vmstat.pgmajfault vmstat.pgscan_kswapd vmstat.pgscan_direct \
+             vmstat.pgsteal_kswapd vmstat.pgsteal_direct vmstat.allocstall vmstat.oom_kill \
+             psi.memory.some_s psi.memory.full_s heartbeat.late_p50_ms heartbeat.late_p99_ms \
+             heartbeat.late_max_ms heartbeat.skipped; do
+    is "$(q "select count(*) from metric where run_id = 1 and name = '$mname'")" 1 "metric $mname stored"
+done
+is "$(q "select unit || ' ' || direction from metric where run_id = 1 and name = 'swap.out_kb'")" "KB lower" "units and direction stored"
+beats=$(q "select value from metric where run_id = 1 and name = 'heartbeat.beats'")
+ok "heartbeat beat about every 100 ms ($beats beats in 1.2 s)" awk -v b="$beats" 'BEGIN { exit !(b >= 10 && b <= 13) }'
+is "$(q "select value from run_meta where run_id = 1 and key = 'sysctl.vm.swappiness'")" "$(cat /proc/sys/vm/swappiness)" \
+   "vm sysctls stored in the run's metadata"
+is "$(q "select value from run_meta where run_id = 1 and key = 'thp.enabled'")" \
+   "$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled)" "THP mode stored"
+is "$(q "select count(*) from run_meta where run_id = 1 and key = 'swap.devices'")" 1 "swap devices stored"
+is "$(q "select count(*) from machine")" 1 "the machine is stored once"
+is "$(q "select kernel from machine")" "$(uname -r)" "machine kernel is uname -r"
+is "$(q "select page_size from machine")" "$(getconf PAGESIZE)" "page size stored"
+
+# A failing command is a failed run with the reason, and a non-zero exit.
+"$PM" record --quiet -- sh -c 'exit 3'
+is "$?" 1 "record of a failing command exits 1"
+is "$(q "select status || ': ' || reason from run where id = 2")" "failed: sh exited with status 3" "failed run keeps the reason"
+
+# Repeated runs are all kept, and the label defaults to uname -r.
+"$PM" record --quiet --runs 3 -- true
+is "$(q "select count(*) from run where params = 'true' and label = '$(uname -r)'")" 3 "--runs 3 stores three runs under uname -r"
+
+# A command killed by a signal is failed, with the signal named.
+"$PM" record --quiet -- sh -c 'kill -KILL $$'
+is "$(q "select reason from run where id = 6")" "sh was killed by SIGKILL" "a signal death names the signal"
+
+# --timeout ends a run that takes too long.
+"$PM" record --quiet --timeout 300ms -- sleep 30
+is "$?" 1 "a timed-out run exits 1"
+like "$(q "select status || ': ' || reason from run where id = 7")" "^failed: sleep did not finish within the timeout of 0.3 s" "timeout is a failed run"
+
+# SIGINT mid-run: the run ends aborted, pressmark exits 130.
+"$PM" record --quiet --interval 100ms -- sleep 31.5 &
+pid=$!
+sleep 0.7
+kill -INT $pid
+wait $pid
+is "$?" 130 "SIGINT ends pressmark with 130"
+is "$(q "select status || ': ' || reason from run where id = 8")" "aborted: interrupted by INT" "the interrupted run is aborted"
+sleep 0.2
+is "$(pgrep -fc '^sleep 31.5$')" 0 "the interrupted workload is gone"
+ge "$(q "select count(*) from tick where run_id = 8")" 5 "an aborted run keeps its samples"
+done_testing

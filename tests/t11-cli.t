@@ -1,0 +1,92 @@
+#!/bin/bash
+# The command line: help, bad input (one line, exit 2, nothing written), list, show, doctor.
+. "$(dirname "$0")/lib.sh"
+
+out=$("$PM" help); is "$?" 0 "help exits 0"
+for c in record run list show doctor; do like "$out" "^  $c " "help lists $c"; done
+for c in record list show doctor run; do
+    "$PM" $c --help >/dev/null; is "$?" 0 "$c --help exits 0"
+done
+like "$("$PM" help record)" "usage: pressmark record" "help COMMAND shows that command's help"
+
+bad() {  # bad DESCRIPTION EXPECTED-REGEX ARGS...: exit 2, one stderr line, no database
+    local desc=$1 re=$2; shift 2
+    rm -f "$PRESSMARK_DB"
+    "$PM" "$@" >"$TMP/out" 2>"$TMP/err"
+    local rc=$?
+    is "$rc" 2 "$desc: exit 2"
+    is "$(wc -l <"$TMP/err")" 1 "$desc: one line"
+    like "$(cat "$TMP/err")" "$re" "$desc: names the option, value and accepted forms"
+    ok "$desc: nothing written" test ! -e "$PRESSMARK_DB"
+}
+bad "interval without unit" "^pressmark record: --interval: '5' is not a sampling interval \(accepted: .*100ms.*\)" \
+    record --interval 5 -- true
+bad "interval too small" "--interval: '1ms' .*from 10ms to 1h" record --interval 1ms -- true
+bad "runs zero" "--runs: '0' is not a run count \(accepted: a whole number from 1 to 100000\)" record --runs 0 -- true
+bad "gap junk" "--gap: 'soon' is not a duration" record --gap soon -- true
+bad "unknown option" "unknown option or missing value '--frobnicate'" record --frobnicate -- true
+bad "missing command" "a command is needed after --" record --
+bad "command not found" "'no-such-cmd-xyz' is not a command found in PATH" record -- no-such-cmd-xyz
+bad "unknown command" "^pressmark: 'frob' is not a command \(accepted: record, run, list, show, doctor, help\)" frob
+bad "unknown workload" "^pressmark run: 'nope' is not a workload" run nope
+bad "bad list format" "--format: 'xml' is not a format \(accepted: text, json\)" list --format xml
+bad "bad show format" "--format: 'yaml' is not a format \(accepted: text, json\)" show --format yaml
+
+# Read-only commands never create a database.
+rm -f "$PRESSMARK_DB"
+"$PM" list >/dev/null 2>"$TMP/err"
+is "$?" 1 "list without a database exits 1"
+like "$(cat "$TMP/err")" "no results database here yet" "and says so"
+ok "list created no database" test ! -e "$PRESSMARK_DB"
+
+# --db and PRESSMARK_DB choose the database.
+"$PM" --db "$TMP/other.db" record --quiet -- true
+ok "global --db writes there" test -s "$TMP/other.db"
+"$PM" record --quiet --db "$TMP/third.db" -- true
+ok "per-command --db writes there" test -s "$TMP/third.db"
+ok "PRESSMARK_DB untouched by --db runs" test ! -e "$PRESSMARK_DB"
+
+"$PM" record --quiet --label base --interval 100ms -- sh -c 'sleep 0.3'
+"$PM" record --quiet --label base --interval 100ms -- sh -c 'sleep 0.3'
+"$PM" record --quiet --label 'new kernel' --interval 100ms -- sh -c 'exit 1'
+list=$("$PM" list)
+is "$(printf '%s\n' "$list" | wc -l)" 5 "list: header, rule, one line per run"
+like "$list" " 3 .* new kernel +record +failed .*sh exited with status 1" "list shows status and reason"
+json=$("$PM" list --format json)
+is "$(printf '%s' "$json" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(len(d), d[0]["status"], d[2]["reason"])')" \
+   "3 ok sh exited with status 1" "list --format json parses and carries status and reason"
+
+show=$("$PM" show 1)
+like "$show" "^run 1 " "show RUN starts with the run"
+like "$show" "label +elapsed +%CPU +%sys/%user +Total swpin +Total swpout +Total swapio" "show prints the seed table header"
+like "$show" "[0-9.]+user [0-9.]+system [0-9:.]+elapsed [0-9]+%CPU" "show prints the GNU time line"
+like "$show" "heartbeat: [0-9]+ beats, lateness p50" "show prints heartbeat lateness"
+like "$("$PM" show)" "^run 3 " "show without argument is the latest run"
+lab=$("$PM" show base)
+like "$lab" "label base, workload record: 2 runs" "show LABEL covers every run of it"
+like "$lab" "Average elapsed = 0:00 \(2 ok runs\)" "show LABEL prints seed 002's average"
+uuid=$(q "select uuid from run where id = 2")
+like "$("$PM" show "$uuid")" "^run 2 " "show UUID"
+"$PM" show nosuchlabel >/dev/null 2>"$TMP/err"
+is "$?" 1 "show of an unknown selector exits 1"
+like "$(cat "$TMP/err")" "no run, UUID or label 'nosuchlabel'" "and says so"
+"$PM" show 1 --format json > "$TMP/show.json"
+check=$(python3 - "$TMP/show.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = d["metrics"]
+srcs = {s["path"]: s["ticks"] for s in d["sources"]}
+print(d["status"], m["swap.out_kb"]["unit"], m["swap.out_kb"]["direction"], "time.elapsed_s" in m,
+      "sysctl.vm.swappiness" in d["metadata"], srcs["/proc/vmstat"] == d["ticks"], srcs["/proc/meminfo"] == d["ticks"])
+PY
+)
+is "$check" "ok KB lower True True True True" "show --format json: metrics with units, metadata, ticks per source"
+python3 -c 'import json,sys; d=json.load(sys.stdin); assert len(d["runs"]) == 2' < <("$PM" show base --format json)
+is "$?" 0 "show LABEL --format json holds every run"
+
+doc=$("$PM" doctor)
+is "$?" 0 "doctor exits 0"
+for w in "cgroup v2 memory controller" "cgroup v1 memory controller" "swap devices" zram zswap PSI gnuplot "--cap-method auto"; do
+    like "$doc" "$w" "doctor reports $w"
+done
+done_testing

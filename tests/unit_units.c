@@ -1,0 +1,63 @@
+/* Sizes, durations and the number formats of the seed tables. */
+#include "harness/units.h"
+#include "tests/tap.h"
+
+int main(void)
+{
+    uint64_t b, ns, u;
+    const uint64_t GiB = 1073741824ull;
+    ok(pm_parse_size("512M", 0, &b) == 0 && b == 512ull << 20, "512M is 512 MiB");
+    ok(pm_parse_size("3G", 0, &b) == 0 && b == 3 * GiB, "3G is 3 GiB");
+    ok(pm_parse_size("1.5GiB", 0, &b) == 0 && b == GiB + GiB / 2, "1.5GiB");
+    ok(pm_parse_size("64MiB", 0, &b) == 0 && b == 64ull << 20, "64MiB");
+    ok(pm_parse_size("4096", 0, &b) == 0 && b == 4096, "bare bytes");
+    ok(pm_parse_size("16K", 0, &b) == 0 && b == 16384, "16K");
+    ok(pm_parse_size("75%", 8 * GiB, &b) == 0 && b == 6 * GiB, "75%% of 8 GiB is 6 GiB");
+    ok(pm_parse_size("100%", 8 * GiB, &b) == 0 && b == 8 * GiB, "100%% is all");
+    ok(pm_parse_size("0%", 8 * GiB, &b) < 0, "0%% refused");
+    ok(pm_parse_size("101%", 8 * GiB, &b) < 0, "101%% refused");
+    ok(pm_parse_size("75%", 0, &b) < 0, "percent without MemTotal refused");
+    ok(pm_parse_size("12X", 0, &b) < 0, "unknown unit refused");
+    ok(pm_parse_size("-1G", 0, &b) < 0, "negative refused");
+    ok(pm_parse_size("", 0, &b) < 0, "empty refused");
+    ok(pm_parse_size("G", 0, &b) < 0, "unit without number refused");
+    ok(pm_parse_size("1.5", 0, &b) < 0, "fractional bytes refused");
+    ok(pm_parse_size("inf", 0, &b) < 0, "inf refused");
+    ok(pm_parse_size(" 5M", 0, &b) < 0, "leading blank refused");
+    ok(pm_parse_size("99999999999T", 0, &b) < 0, "overflow refused");
+
+    ok(pm_parse_duration("100ms", &ns) == 0 && ns == 100000000ull, "100ms");
+    ok(pm_parse_duration("2s", &ns) == 0 && ns == 2000000000ull, "2s");
+    ok(pm_parse_duration("5m", &ns) == 0 && ns == 300000000000ull, "5m");
+    ok(pm_parse_duration("1.5s", &ns) == 0 && ns == 1500000000ull, "1.5s");
+    ok(pm_parse_duration("250us", &ns) == 0 && ns == 250000ull, "250us");
+    ok(pm_parse_duration("1h", &ns) == 0 && ns == 3600000000000ull, "1h");
+    ok(pm_parse_duration("10", &ns) < 0, "a bare number is refused");
+    ok(pm_parse_duration("10x", &ns) < 0, "unknown unit refused");
+    ok(pm_parse_duration("-1s", &ns) < 0, "negative refused");
+
+    ok(pm_parse_uint("3", 1, 10, &u) == 0 && u == 3, "3 in 1..10");
+    ok(pm_parse_uint("0", 1, 10, &u) < 0, "0 below range");
+    ok(pm_parse_uint("11", 1, 10, &u) < 0, "11 above range");
+    ok(pm_parse_uint("3x", 1, 10, &u) < 0, "trailing junk refused");
+    ok(pm_parse_uint("-3", 0, 10, &u) < 0, "negative refused");
+
+    char buf[64];
+    pm_fmt_thousands(buf, sizeof buf, 1987024);
+    is_str(buf, "1,987,024", "seed 000's swpin figure");
+    pm_fmt_thousands(buf, sizeof buf, 0);
+    is_str(buf, "0", "zero");
+    pm_fmt_thousands(buf, sizeof buf, 999);
+    is_str(buf, "999", "three digits have no separator");
+    pm_fmt_thousands(buf, sizeof buf, -4135124);
+    is_str(buf, "-4,135,124", "negative");
+    pm_fmt_elapsed(buf, sizeof buf, 393.72, true);
+    is_str(buf, "6:33.72", "seed 002's 6:33.72elapsed");
+    pm_fmt_elapsed(buf, sizeof buf, 371, false);
+    is_str(buf, "6:11", "seed 002's Average elapsed = 6:11");
+    pm_fmt_elapsed(buf, sizeof buf, 3723.5, true);
+    is_str(buf, "1:02:03.50", "hours");
+    pm_fmt_size(buf, sizeof buf, 64ull << 20);
+    is_str(buf, "64.0 MiB", "size for people");
+    return done_testing();
+}
