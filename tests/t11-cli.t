@@ -64,7 +64,7 @@ like "$show" "heartbeat: [0-9]+ beats, lateness p50" "show prints heartbeat late
 like "$("$PM" show)" "^run 3 " "show without argument is the latest run"
 lab=$("$PM" show base)
 like "$lab" "label base, workload record: 2 runs" "show LABEL covers every run of it"
-like "$lab" "Average elapsed = 0:00 \(2 ok runs\)" "show LABEL prints seed 002's average"
+like "$lab" "Average elapsed = 0:00\.[0-9]+ \(2 ok runs\)" "show LABEL prints seed 002's average"
 uuid=$(q "select uuid from run where id = 2")
 like "$("$PM" show "$uuid")" "^run 2 " "show UUID"
 "$PM" show nosuchlabel >/dev/null 2>"$TMP/err"
