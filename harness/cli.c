@@ -4,7 +4,9 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include "harness/db.h"
+#include "harness/sysfs.h"
 #include "harness/units.h"
+#include <unistd.h>
 
 static char db_path[PATH_MAX];
 
@@ -33,6 +35,7 @@ const char *pm_db_path(void)
 
 enum {
     OPT_LABEL = 1000, OPT_INTERVAL, OPT_RUNS, OPT_GAP, OPT_TIMEOUT, OPT_DB, OPT_QUIET,
+    OPT_MEM_CAP, OPT_CAP_METHOD, OPT_SWAP_CAP, OPT_MEM_HIGH, OPT_SWAP, OPT_ZSWAP, OPT_SYSCTL, OPT_THP,
 };
 
 const struct option pm_run_long_options[] = {
@@ -43,6 +46,14 @@ const struct option pm_run_long_options[] = {
     { "timeout", required_argument, NULL, OPT_TIMEOUT },
     { "db", required_argument, NULL, OPT_DB },
     { "quiet", no_argument, NULL, OPT_QUIET },
+    { "mem-cap", required_argument, NULL, OPT_MEM_CAP },
+    { "cap-method", required_argument, NULL, OPT_CAP_METHOD },
+    { "swap-cap", required_argument, NULL, OPT_SWAP_CAP },
+    { "mem-high", required_argument, NULL, OPT_MEM_HIGH },
+    { "swap", required_argument, NULL, OPT_SWAP },
+    { "zswap", required_argument, NULL, OPT_ZSWAP },
+    { "sysctl", required_argument, NULL, OPT_SYSCTL },
+    { "thp", required_argument, NULL, OPT_THP },
     { NULL, 0, NULL, 0 },
 };
 
@@ -53,7 +64,17 @@ const char pm_run_options_help[] =
     "  --gap D           pause between runs (default 0s)\n"
     "  --timeout D       end a run that takes longer as failed (default: none)\n"
     "  --db PATH         results database (default: $PRESSMARK_DB or results.db beside the binary)\n"
-    "  --quiet           no per-run line on stderr\n";
+    "  --quiet           no per-run line on stderr\n"
+    "\nmemory cap, swap and VM settings (root; all undone after each run):\n"
+    "  --mem-cap SIZE|PCT       cap the workload's memory (e.g. 64M, 3G, 75%% of MemTotal)\n"
+    "  --cap-method M           auto|cgroup2|cgroup1|balloon|none (auto: cgroup2, then cgroup1, then balloon)\n"
+    "  --swap-cap SIZE          swap the capped workload may use (cgroup caps; 0: none)\n"
+    "  --mem-high SIZE          cgroup v2 memory.high, the throttling point below the cap\n"
+    "  --swap SIZE              add a temporary swap file of SIZE for the run\n"
+    "  --swap zram:SIZE[:ALGO]  add a temporary zram swap device instead\n"
+    "  --zswap on|off           switch zswap for the run\n"
+    "  --sysctl vm.NAME=VALUE   set a VM sysctl for the run (repeatable)\n"
+    "  --thp always|madvise|never  transparent hugepage mode for the run\n";
 
 void run_opts_defaults(struct run_opts *ro)
 {
@@ -67,6 +88,10 @@ void run_opts_defaults(struct run_opts *ro)
     ro->interval_ns = 1000000000ull;
     ro->runs = 1;
     ro->env.method = CAP_AUTO;
+    static char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = '\0';
+    ro->env.exe = exe;
 }
 
 int run_opts_handle(struct run_opts *ro, const char *cmd, int id, const char *arg)
@@ -120,9 +145,91 @@ int run_opts_handle(struct run_opts *ro, const char *cmd, int id, const char *ar
     case OPT_QUIET:
         ro->quiet = true;
         return 1;
+    case OPT_MEM_CAP: {
+        int64_t total_kb = pm_meminfo_kb("MemTotal");
+        if (pm_parse_size(arg, total_kb > 0 ? (uint64_t)total_kb * 1024 : 0, &v) < 0 || v < (4ull << 20)) {
+            pm_usage(cmd, "--mem-cap: '%s' is not a memory cap (accepted: %s; at least 4M)", arg, PM_SIZE_FORMS);
+            return -1;
+        }
+        ro->env.has_cap = true;
+        ro->env.mem_cap = v;
+        return 1;
+    }
+    case OPT_CAP_METHOD: {
+        static const char *names[] = { "auto", "cgroup2", "cgroup1", "balloon", "none" };
+        for (int i = 0; i < 5; i++) {
+            if (strcmp(arg, names[i]) == 0) {
+                ro->env.method = (enum cap_method)i;
+                return 1;
+            }
+        }
+        pm_usage(cmd, "--cap-method: '%s' is not a cap method (accepted: auto, cgroup2, cgroup1, balloon, none)", arg);
+        return -1;
+    }
+    case OPT_SWAP_CAP:
+    case OPT_MEM_HIGH:
+        if (pm_parse_size(arg, 0, &v) < 0) {
+            pm_usage(cmd, "--%s: '%s' is not a size (accepted: %s)", id == OPT_SWAP_CAP ? "swap-cap" : "mem-high",
+                     arg, PM_SIZE_FORMS);
+            return -1;
+        }
+        if (id == OPT_SWAP_CAP) {
+            ro->env.has_swap_cap = true;
+            ro->env.swap_cap = v;
+        } else {
+            ro->env.has_mem_high = true;
+            ro->env.mem_high = v;
+        }
+        return 1;
+    case OPT_SWAP:
+        if (swap_parse(arg, &ro->env.swap) < 0) {
+            pm_usage(cmd, "--swap: '%s' is not a swap set-up (accepted: SIZE for a swap file, zram:SIZE or "
+                     "zram:SIZE:ALGO, SIZE at least 1M, e.g. 256M, zram:512M:lz4)", arg);
+            return -1;
+        }
+        return 1;
+    case OPT_ZSWAP:
+    case OPT_SYSCTL:
+    case OPT_THP: {
+        struct pm_err err;
+        int rc = id == OPT_ZSWAP ? vm_knob_parse_zswap(&ro->env.knobs, arg, &err)
+               : id == OPT_THP ? vm_knob_parse_thp(&ro->env.knobs, arg, &err)
+               : vm_knob_parse_sysctl(&ro->env.knobs, arg, &err);
+        if (rc < 0) {
+            pm_usage(cmd, "--%s: %s", id == OPT_ZSWAP ? "zswap" : id == OPT_THP ? "thp" : "sysctl", err.msg);
+            return -1;
+        }
+        return 1;
+    }
     default:
         return 0;
     }
+}
+
+int run_opts_finish(struct run_opts *ro, const char *cmd)
+{
+    struct env_config *e = &ro->env;
+    if (e->has_mem_high && !e->has_cap)
+        return pm_usage(cmd, "--mem-high: needs --mem-cap (memory.high is a point below the cap)");
+    if (e->has_swap_cap && !e->has_cap)
+        return pm_usage(cmd, "--swap-cap: needs --mem-cap (it limits the capped workload's swap)");
+    if (e->has_mem_high && e->mem_high > e->mem_cap)
+        return pm_usage(cmd, "--mem-high: %llu bytes is above the cap of %llu bytes (accepted: at most the cap)",
+                        (unsigned long long)e->mem_high, (unsigned long long)e->mem_cap);
+    if (e->has_cap) {
+        enum cap_method got;
+        struct pm_err err;
+        if (env_resolve_method(e->method, &got, &err) < 0)
+            return pm_usage(cmd, "--cap-method: %s", err.msg);
+        if (got == CAP_BALLOON && (e->has_swap_cap || e->has_mem_high))
+            return pm_usage(cmd, "--cap-method: the balloon caps the whole system; --swap-cap and --mem-high need cgroup1 or cgroup2");
+        if (got == CAP_CGROUP1 && e->has_mem_high)
+            return pm_usage(cmd, "--mem-high: needs cgroup v2 (accepted with --cap-method cgroup2)");
+    }
+    if (env_changes_machine(e) && geteuid() != 0)
+        return pm_usage(cmd, "--mem-cap, --swap, --zswap, --sysctl and --thp change the machine and need root "
+                        "(run as root, or without them)");
+    return 0;
 }
 
 void run_opts_to_plan(const struct run_opts *ro, struct run_plan *plan)

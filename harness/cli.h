@@ -39,6 +39,9 @@ void run_opts_defaults(struct run_opts *ro);
 /* Handle one getopt_long result that belongs to the run options. Returns 1
  * if handled, 0 if not one of ours, -1 (after printing) on a bad value. */
 int run_opts_handle(struct run_opts *ro, const char *cmd, int id, const char *arg);
+/* Check the options together once all are parsed (root, cap method here,
+ * mem-high below the cap). Returns 0, or 2 after printing the one line. */
+int run_opts_finish(struct run_opts *ro, const char *cmd);
 /* Fill the plan's common fields from the options. */
 void run_opts_to_plan(const struct run_opts *ro, struct run_plan *plan);
 
@@ -49,5 +52,8 @@ int cmd_list(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_exec_helper(int argc, char **argv);
+int cmd_balloon_helper(int argc, char **argv);
+int cmd_hold_helper(int argc, char **argv);
+int cmd_swapout_helper(int argc, char **argv);
 
 #endif

@@ -5,7 +5,9 @@
  * threaded process. Errors go back on the status fd for one clear line. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
+#include <sys/prctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -39,6 +41,8 @@ int cmd_exec_helper(int argc, char **argv)
     }
     if (status_fd >= 0)
         fcntl(status_fd, F_SETFD, FD_CLOEXEC);
+    /* If pressmark dies (even by SIGKILL), the workload goes with it. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (cgroup) {
         char pid[32];
         snprintf(pid, sizeof pid, "%d", (int)getpid());

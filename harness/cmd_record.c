@@ -39,6 +39,8 @@ int cmd_record(int argc, char **argv)
         if (h < 0)
             return PM_EXIT_USAGE;
     }
+    if (run_opts_finish(&ro, "record") != 0)
+        return PM_EXIT_USAGE;
     const struct workload_ops *wl = workload_find("record");
     void *state = calloc(1, wl->state_size);
     if (!state)

@@ -109,6 +109,8 @@ int cmd_run(int argc, char **argv)
         pm_usage(cmd, "unexpected argument '%s' (workload options start with --)", argv[optind]);
         goto out;
     }
+    if (run_opts_finish(&ro, cmd) != 0)
+        goto out;
     if (wl->set_args && wl->set_args(state, 0, NULL, &err) < 0) {
         pm_usage(cmd, "%s", err.msg);
         goto out;

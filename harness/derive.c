@@ -117,6 +117,14 @@ static int derive_reclaim(const struct series_table *t, struct metric_set *out, 
         }
     }
     rc |= put_prefix_sum(t, out, "vmstat.allocstall", "vmstat.allocstall");
+    /* Since 5.x the kernel counts reclaim caused by a cgroup's limit only
+     * in pgscan_anon/_file and pgsteal_anon/_file (and in the cgroup's own
+     * stats), not in the kswapd/direct split: the totals include it. */
+    double a, f;
+    if (series_delta(t, "vmstat.pgscan_anon", &a) && series_delta(t, "vmstat.pgscan_file", &f))
+        rc |= metric_set_put(out, "vmstat.pgscan_total", a + f, "pages", PM_LOWER);
+    if (series_delta(t, "vmstat.pgsteal_anon", &a) && series_delta(t, "vmstat.pgsteal_file", &f))
+        rc |= metric_set_put(out, "vmstat.pgsteal_total", a + f, "pages", PM_LOWER);
     return rc;
 }
 
@@ -153,6 +161,13 @@ static int derive_memcg(const struct series_table *t, struct metric_set *out)
         rc |= metric_set_put(out, "memcg.oom_kill", v, "count", PM_LOWER);
     if (series_last(t, "memcg.memory.events.max", &v) || series_last(t, "memcg.memory.failcnt", &v))
         rc |= metric_set_put(out, "memcg.limit_hits", v, "count", PM_LOWER);
+    /* v2 counts the cgroup's own reclaim; v1's memory.stat has no such key. */
+    if (series_last(t, "memcg.memory.stat.pgscan", &v))
+        rc |= metric_set_put(out, "memcg.pgscan", v, "pages", PM_LOWER);
+    if (series_last(t, "memcg.memory.stat.pgsteal", &v))
+        rc |= metric_set_put(out, "memcg.pgsteal", v, "pages", PM_LOWER);
+    if (series_last(t, "memcg.memory.stat.pgmajfault", &v) || series_last(t, "memcg.memory.stat.total_pgmajfault", &v))
+        rc |= metric_set_put(out, "memcg.pgmajfault", v, "count", PM_LOWER);
     return rc;
 }
 

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include "harness/err.h"
 #include "harness/kv.h"
+#include "harness/swap.h"
+#include "harness/vmknobs.h"
 
 enum cap_method { CAP_AUTO, CAP_CGROUP2, CAP_CGROUP1, CAP_BALLOON, CAP_NONE };
 
@@ -19,20 +21,35 @@ struct env_config {
     uint64_t swap_cap;
     bool has_mem_high;
     uint64_t mem_high;
+    struct swap_config swap;
+    struct vm_knobs knobs;
+    const char *exe;             /* pressmark's binary, for the balloon helper */
 };
 
 struct run_env {
     const struct env_config *cfg;
     int64_t run_id;
-    int cgroup_version;               /* 0: the workload runs uncapped */
+    int cgroup_version;               /* 0: the workload runs without a cgroup */
     char cgroup_dir[PATH_MAX];
     char cgroup_procs[PATH_MAX];
+    int balloon_pid;                  /* 0: no balloon */
 };
+
+/* Which cap method auto (or the given method) comes to on this machine;
+ * -1 with err when the method is not available here. */
+int env_resolve_method(enum cap_method want, enum cap_method *got, struct pm_err *err);
+const char *env_method_name(enum cap_method m);
+
+/* Does the configuration change anything on the machine (needs root)? */
+bool env_changes_machine(const struct env_config *cfg);
 
 /* Apply the configuration for run run_id, recording what was done in meta.
  * On failure everything already applied is undone before returning -1. */
 int run_env_up(struct run_env *env, int64_t run_id, struct kv_list *meta, struct pm_err *err);
-/* Undo everything run_env_up did; notes problems in meta. Safe to call twice. */
+/* Is the cap still in force? The balloon can be OOM-killed where
+ * oom_score_adj cannot be lowered, which lifts the cap mid-run. */
+int run_env_intact(struct run_env *env, char *why, size_t len);
+/* Undo everything run_env_up did; notes what was undone in meta. */
 void run_env_down(struct run_env *env, struct kv_list *meta);
 
 #endif

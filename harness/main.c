@@ -21,6 +21,9 @@ static const struct command commands[] = {
     { "doctor", cmd_doctor, "what this machine offers and what pressmark will use" },
     { "help", cmd_help, "this list, or 'pressmark help COMMAND' for one command" },
     { "__exec", cmd_exec_helper, NULL },
+    { "__balloon", cmd_balloon_helper, NULL },
+    { "__hold", cmd_hold_helper, NULL },
+    { "__swapout", cmd_swapout_helper, NULL },
 };
 
 static void print_overview(FILE *f)

@@ -18,11 +18,16 @@
 #include "harness/machine.h"
 #include "harness/store.h"
 #include "harness/timeutil.h"
+#include "harness/sysfs.h"
+#include "harness/undo.h"
 #include "harness/units.h"
+#include <sys/mman.h>
 
 extern char **environ;
 
 #define HEARTBEAT_PERIOD_NS 100000000ull
+
+static char observer_note[256] = "not protected";
 #define KILL_GRACE_NS 3000000000ull
 
 struct run_ctx {
@@ -322,12 +327,16 @@ static int execute_one(struct run_ctx *rc, const struct machine_info *mi, int64_
     if (store_run_begin(rc->db, machine_id, plan->label, plan->wl->name, params, plan->interval_ns,
                         &rc->run_id, err) < 0)
         return -1;
-    env_collect(&rc->meta);
     int rc_env = run_env_up(&rc->env, rc->run_id, &rc->meta, err);
+    /* Collected after the environment is up: the metadata is the run's
+     * environment, with its sysctls, swap devices and THP mode. */
+    env_collect(&rc->meta);
+    kv_set(&rc->meta, "pressmark.observer", observer_note);
     if (rc_env < 0) {
         run_set_status(rc, "failed", "environment: %s", err->msg);
         store_run_end(rc->db, rc->run_id, rc->status, rc->reason, &rc->metrics, &rc->meta, NULL, 0, NULL);
         run_env_down(&rc->env, &rc->meta);
+        print_run_line(rc);
         return -1;
     }
     struct heartbeat hb;
@@ -364,6 +373,9 @@ static int execute_one(struct run_ctx *rc, const struct machine_info *mi, int64_
         kv_set(&rc->meta, "derive.pgsteal_source", notes.steal_source);
     add_sampler_metrics(rc, &sampler, &hb);
     classify_oom(rc, &sampler.table);
+    char lost[256];
+    if (run_env_intact(&rc->env, lost, sizeof lost) < 0 && strcmp(rc->status, "ok") == 0)
+        run_set_status(rc, "failed", "%s", lost);
     run_env_down(&rc->env, &rc->meta);
     if (store_run_end(rc->db, rc->run_id, rc->status, rc->reason, &rc->metrics, &rc->meta, ss.cols, ss.n, err) < 0)
         result = -1;
@@ -393,6 +405,51 @@ static int sleep_interruptible(uint64_t ns)
     }
 }
 
+/* The pressure pressmark creates must not take out the observer: never the
+ * OOM killer's choice, and its pages locked as they are touched (on fault,
+ * so untouched stack and heap reservations stay unbacked). */
+static void protect_observer(void)
+{
+    struct pm_err err;
+    bool adj = pm_write_file("/proc/self/oom_score_adj", "-1000", &err) == 0;
+    int adj_errno = errno;
+    int mrc = mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT);
+    int lock_errno = errno;
+    char adj_note[96], lock_note[96];
+    if (adj)
+        snprintf(adj_note, sizeof adj_note, "oom_score_adj -1000");
+    else
+        snprintf(adj_note, sizeof adj_note, "oom_score_adj unchanged (%s; lowering it needs CAP_SYS_RESOURCE)",
+                 strerror(adj_errno));
+    if (mrc == 0)
+        snprintf(lock_note, sizeof lock_note, "memory locked on fault");
+    else
+        snprintf(lock_note, sizeof lock_note, "memory not locked (mlockall: %s)", strerror(lock_errno));
+    snprintf(observer_note, sizeof observer_note, "%s; %s", adj_note, lock_note);
+}
+
+const char *rc_status(struct run_ctx *rc)
+{
+    return rc->status;
+}
+
+const char *run_exe(struct run_ctx *rc)
+{
+    return rc->exe;
+}
+
+bool run_check_abort(struct run_ctx *rc)
+{
+    if (!rc->abort_sig)
+        rc->abort_sig = run_pending_abort();
+    return rc->abort_sig != 0;
+}
+
+const char *run_cgroup(struct run_ctx *rc)
+{
+    return rc->env.cgroup_dir[0] ? rc->env.cgroup_dir : NULL;
+}
+
 int run_plan_execute(struct run_plan *plan)
 {
     struct pm_err err = { "" };
@@ -410,14 +467,30 @@ int run_plan_execute(struct run_plan *plan)
         fprintf(stderr, "pressmark: %s\n", err.msg);
         return 2;
     }
-    if (pm_db_open(&db, plan->db_path, true, &err) < 0) {
+    /* What a killed pressmark left behind goes first; then the lock keeps a
+     * second pressmark from running beside this one. */
+    undo_recover();
+    char what[512];
+    snprintf(what, sizeof what, "%s %s, label %s", strcmp(plan->wl->name, "record") ? "run" : "record",
+             plan->wl->name, plan->label);
+    if (undo_lock(what, &err) < 0) {
         fprintf(stderr, "pressmark: %s\n", err.msg);
         return 2;
     }
+    if (pm_db_open(&db, plan->db_path, true, &err) < 0) {
+        fprintf(stderr, "pressmark: %s\n", err.msg);
+        undo_unlock();
+        return 2;
+    }
+    struct pm_err aerr;
+    if (store_run_abandoned(&db, "pressmark was killed during this run (found by the next invocation)", &aerr) > 0)
+        fprintf(stderr, "pressmark: marked runs left 'running' by a killed pressmark as aborted\n");
+    protect_observer();
     int64_t machine_id = machine_store(&db, &mi, &err);
     if (machine_id < 0) {
         fprintf(stderr, "pressmark: %s\n", err.msg);
         pm_db_close(&db);
+        undo_unlock();
         return 2;
     }
     struct run_ctx prep = { .plan = plan, .db = &db };
@@ -425,6 +498,7 @@ int run_plan_execute(struct run_plan *plan)
     if (plan->wl->prepare && plan->wl->prepare(plan->wl_state, &prep, &err) < 0) {
         fprintf(stderr, "pressmark: %s: %s\n", plan->wl->name, err.msg);
         pm_db_close(&db);
+        undo_unlock();
         return 2;
     }
     int abort_sig = 0;
@@ -451,6 +525,7 @@ int run_plan_execute(struct run_plan *plan)
     if (plan->wl->cleanup)
         plan->wl->cleanup(plan->wl_state);
     pm_db_close(&db);
+    undo_unlock();
     if (abort_sig) {
         fprintf(stderr, "pressmark: interrupted by SIG%s; environment restored\n", sigabbrev_np(abort_sig));
         return 128 + abort_sig;

@@ -53,6 +53,15 @@ void run_rusage_metrics(struct run_ctx *rc, const struct run_exit *ex);
 /* Turn a wait status into the run's status and reason. */
 void run_status_from_exit(struct run_ctx *rc, const char *what, const struct run_exit *ex);
 
+/* The run's status so far ("ok" until something says otherwise). */
+const char *rc_status(struct run_ctx *rc);
+/* pressmark's own binary, for workloads that run its helpers. */
+const char *run_exe(struct run_ctx *rc);
+/* Has SIGINT/SIGTERM arrived? Marks the run aborted if so. */
+bool run_check_abort(struct run_ctx *rc);
+/* The run's cgroup directory, or NULL when it has none. */
+const char *run_cgroup(struct run_ctx *rc);
+
 /* Which signals the harness handles synchronously; blocked before any thread. */
 void run_block_signals(void);
 /* Has SIGINT or SIGTERM arrived (consumes it)? Returns the signal or 0. */

@@ -67,6 +67,21 @@ int64_t pm_meminfo_kb(const char *key)
     return -1;
 }
 
+int64_t pm_vmstat_value(const char *key)
+{
+    char buf[32768];
+    if (pm_read_file("/proc/vmstat", buf, sizeof buf) < 0)
+        return -1;
+    size_t klen = strlen(key);
+    for (char *line = buf; line && *line; ) {
+        char *nl = strchr(line, '\n');
+        if (strncmp(line, key, klen) == 0 && line[klen] == ' ')
+            return strtoll(line + klen + 1, NULL, 10);
+        line = nl ? nl + 1 : NULL;
+    }
+    return -1;
+}
+
 int pm_read_choice(const char *path, char *buf, size_t len)
 {
     char raw[512];

@@ -12,6 +12,8 @@ int pm_read_file(const char *path, char *buf, size_t len);
 int pm_write_file(const char *path, const char *value, struct pm_err *err);
 /* The first number after "Key:" in a /proc/meminfo-style file, or -1. */
 int64_t pm_meminfo_kb(const char *key);
+/* A counter of /proc/vmstat by name, or -1. */
+int64_t pm_vmstat_value(const char *key);
 /* The [selected] word of a sysfs choice file such as THP's "always [madvise] never". */
 int pm_read_choice(const char *path, char *buf, size_t len);
 bool pm_path_exists(const char *path);

@@ -107,6 +107,9 @@ static void print_extras(FILE *f, const struct run_info *ri)
             run_metric_or(ri, "vmstat.pgsteal_kswapd", 0), run_metric_or(ri, "vmstat.pgsteal_direct", 0),
             run_metric_or(ri, "vmstat.allocstall", 0), run_metric_or(ri, "vmstat.pgmajfault", 0),
             run_metric_or(ri, "vmstat.oom_kill", 0));
+    if (metric_set_find(&ri->metrics, "vmstat.pgscan_total"))
+        fprintf(f, "reclaim including cgroup-limit reclaim (pgscan/pgsteal anon+file): scanned %.0f, stolen %.0f pages\n",
+                run_metric_or(ri, "vmstat.pgscan_total", 0), run_metric_or(ri, "vmstat.pgsteal_total", 0));
     if (metric_set_find(&ri->metrics, "psi.memory.some_s"))
         fprintf(f, "PSI: memory some %.3f s full %.3f s, io some %.3f s full %.3f s, cpu some %.3f s\n",
                 run_metric_or(ri, "psi.memory.some_s", 0), run_metric_or(ri, "psi.memory.full_s", 0),

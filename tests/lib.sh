@@ -41,3 +41,18 @@ skip_all() { echo "1..0 # SKIP $1"; exit 0; }
 done_testing() { echo "1..$_n"; [ "$_failed" -eq 0 ]; }
 q() { sqlite3 -batch "$PRESSMARK_DB" "$1"; }
 need_root() { [ "$(id -u)" -eq 0 ] || skip_all "needs root (caps, swap and sysctls are root-only)"; }
+
+# Everything a run may change on the machine, as one comparable text.
+machine_state() {
+    echo "swaps: $(tail -n +2 /proc/swaps | awk '{print $1}' | sort | tr '\n' ' ')"
+    echo "zram: $(ls -d /sys/block/zram* 2>/dev/null | sort | tr '\n' ' ')"
+    echo "cgroups: $(find /sys/fs/cgroup -maxdepth 3 -type d -name 'pressmark*' 2>/dev/null | sort | tr '\n' ' ')"
+    echo "sysctl: $(cat /proc/sys/vm/swappiness /proc/sys/vm/overcommit_memory /proc/sys/vm/min_free_kbytes | tr '\n' ' ')"
+    echo "thp: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)"
+    echo "zswap: $(cat /sys/module/zswap/parameters/enabled 2>/dev/null)"
+    echo "journal: $(ls /run/pressmark/journal 2>/dev/null)"
+    echo "swapfiles: $(ls /var/lib/pressmark/swap 2>/dev/null | tr '\n' ' ')"
+    echo "helpers: $(pgrep -fc 'pressmark __' || true)"
+}
+# wait_for CMD...: poll up to 10 s for a condition.
+wait_for() { local i; for i in $(seq 100); do "$@" && return 0; sleep 0.1; done; return 1; }

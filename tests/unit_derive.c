@@ -55,6 +55,8 @@ int main(void)
     is_num(m(&ms, "vmstat.allocstall"), 5, 0, "6.18: allocstall summed over zones");
     is_num(m(&ms, "vmstat.pgmajfault"), 150, 0, "6.18: pgmajfault");
     is_num(m(&ms, "vmstat.oom_kill"), 1, 0, "6.18: oom_kill");
+    is_num(m(&ms, "vmstat.pgscan_total"), 700, 0, "6.18: pgscan total = anon + file (includes cgroup-limit reclaim)");
+    is_num(m(&ms, "vmstat.pgsteal_total"), 300, 0, "6.18: pgsteal total = anon + file");
     is_num(m(&ms, "psi.memory.some_s"), 2.5, 1e-9, "6.18: PSI memory some in seconds");
     is_num(m(&ms, "psi.memory.full_s"), 1.25, 1e-9, "6.18: PSI memory full in seconds");
     const struct metric *x = metric_set_find(&ms, "swap.out_kb");

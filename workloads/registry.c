@@ -2,10 +2,12 @@
 #include "workloads/workload.h"
 
 extern const struct workload_ops workload_command;
+extern const struct workload_ops workload_swapout;
 
 /* One line per workload. */
 const struct workload_ops *const pm_workloads[] = {
     &workload_command,
+    &workload_swapout,
     NULL,
 };
 

@@ -1,0 +1,171 @@
+/* Seed 004's swap-out bandwidth test: with memory pre-filled by stopped
+ * processes holding touched anonymous pages (swap-bench-pause), time an
+ * mtest01 -b SIZE -w that allocates SIZE in chunks and writes it. What
+ * the heartbeat records meanwhile is the seed's "vmstat skips beats". */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "harness/run.h"
+#include "harness/sysfs.h"
+#include "harness/units.h"
+#include "workloads/workload.h"
+
+#define MAX_HOLDERS 64
+
+struct swapout_state {
+    uint64_t size, chunk, prefill;
+    unsigned prefill_procs;
+    bool every_byte;
+};
+
+static const struct wl_option swapout_options[] = {
+    { "size", "SIZE", "512M", "memory the timed allocator allocates and writes (mtest01 -b)" },
+    { "chunk", "SIZE", "1M", "allocation size of each step" },
+    { "touch", "MODE", "every-byte", "every-byte writes all of it, per-page one word per page" },
+    { "prefill", "SIZE", "0", "memory held by stopped processes before the timed part" },
+    { "prefill-procs", "N", "3", "how many stopped processes hold the prefill (the seed used 3)" },
+    { 0 },
+};
+
+static int swapout_set(void *state, const char *name, const char *value, struct pm_err *err)
+{
+    struct swapout_state *st = state;
+    uint64_t v;
+    if (strcmp(name, "size") == 0 || strcmp(name, "chunk") == 0 || strcmp(name, "prefill") == 0) {
+        int64_t total_kb = pm_meminfo_kb("MemTotal");
+        if (pm_parse_size(value, total_kb > 0 ? (uint64_t)total_kb * 1024 : 0, &v) < 0 ||
+            (strcmp(name, "prefill") != 0 && v < 4096))
+            return pm_errf(err, "'%s' is not a size (accepted: %s%s)", value, PM_SIZE_FORMS,
+                           strcmp(name, "prefill") ? "; at least 4K" : "; 0 for none");
+        if (strcmp(name, "size") == 0)
+            st->size = v;
+        else if (strcmp(name, "chunk") == 0)
+            st->chunk = v;
+        else
+            st->prefill = v;
+        return 0;
+    }
+    if (strcmp(name, "touch") == 0) {
+        if (strcmp(value, "every-byte") && strcmp(value, "per-page"))
+            return pm_errf(err, "'%s' is not a touch mode (accepted: every-byte, per-page)", value);
+        st->every_byte = strcmp(value, "every-byte") == 0;
+        return 0;
+    }
+    if (strcmp(name, "prefill-procs") == 0) {
+        if (pm_parse_uint(value, 1, MAX_HOLDERS, &v) < 0)
+            return pm_errf(err, "'%s' is not a process count (accepted: 1 to %d)", value, MAX_HOLDERS);
+        st->prefill_procs = (unsigned)v;
+        return 0;
+    }
+    return pm_errf(err, "unknown option");
+}
+
+static void kill_holders(pid_t *pids, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (pids[i] > 0)
+            kill(pids[i], SIGKILL);
+    for (unsigned i = 0; i < n; i++)
+        if (pids[i] > 0)
+            while (waitpid(pids[i], NULL, 0) < 0 && errno == EINTR)
+                ;
+}
+
+/* Start the holders and wait until each has touched its share and stopped. */
+static int prefill(struct swapout_state *st, struct run_ctx *rc, pid_t *pids, struct pm_err *err)
+{
+    uint64_t each = st->prefill / st->prefill_procs;
+    for (unsigned i = 0; i < st->prefill_procs; i++) {
+        char bytes[32];
+        snprintf(bytes, sizeof bytes, "%llu", (unsigned long long)(i + 1 < st->prefill_procs ? each : st->prefill - each * i));
+        char *argv[] = { (char *)run_exe(rc), "__hold", bytes, NULL };
+        if (run_spawn(rc, argv, &pids[i], err) < 0)
+            return -1;
+        int ws;
+        while (waitpid(pids[i], &ws, WUNTRACED) < 0)
+            if (errno != EINTR)
+                return pm_errf(err, "prefill: %s", strerror(errno));
+        if (!WIFSTOPPED(ws)) {
+            pids[i] = 0;
+            run_set_status(rc, "failed", "prefill process %u of %u ended before holding its memory (%s %d)", i + 1,
+                           st->prefill_procs, WIFSIGNALED(ws) ? "signal" : "status",
+                           WIFSIGNALED(ws) ? WTERMSIG(ws) : WEXITSTATUS(ws));
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int swapout_run(void *state, struct run_ctx *rc, struct pm_err *err)
+{
+    struct swapout_state *st = state;
+    pid_t holders[MAX_HOLDERS] = { 0 };
+    if (st->prefill) {
+        int p = prefill(st, rc, holders, err);
+        if (p != 0) {
+            kill_holders(holders, st->prefill_procs);
+            return p < 0 ? -1 : 0;
+        }
+    }
+    if (run_check_abort(rc)) {
+        kill_holders(holders, st->prefill_procs);
+        run_set_status(rc, "aborted", "interrupted during the prefill");
+        return 0;
+    }
+    char size[32], chunk[32];
+    snprintf(size, sizeof size, "%llu", (unsigned long long)st->size);
+    snprintf(chunk, sizeof chunk, "%llu", (unsigned long long)st->chunk);
+    char *argv[] = { (char *)run_exe(rc), "__swapout", size, chunk, st->every_byte ? "every-byte" : "per-page", NULL };
+    int64_t out0 = pm_vmstat_value("pswpout");
+    pid_t pid;
+    if (run_spawn(rc, argv, &pid, err) < 0) {
+        kill_holders(holders, st->prefill_procs);
+        return -1;
+    }
+    struct run_exit ex;
+    int rc_wait = run_wait(rc, pid, &ex, err);
+    int64_t out1 = pm_vmstat_value("pswpout");
+    kill_holders(holders, st->prefill_procs);
+    if (rc_wait < 0)
+        return -1;
+    run_rusage_metrics(rc, &ex);
+    run_status_from_exit(rc, "the allocator", &ex);
+    double secs = (double)ex.elapsed_ns / 1e9;
+    if (strcmp(rc_status(rc), "ok") == 0) {
+        run_metric(rc, "swapout.mb_per_s", secs > 0 ? (double)st->size / 1048576.0 / secs : 0, "MB/s", "higher");
+        run_metric(rc, "swapout.elapsed_s", secs, "s", "lower");
+    }
+    if (out0 >= 0 && out1 >= 0)
+        run_metric(rc, "swapout.timed_swap_out_kb", (double)(out1 - out0) * (double)sysconf(_SC_PAGESIZE) / 1024.0,
+                   "KB", "lower");
+    run_metric(rc, "swapout.size_bytes", (double)st->size, "bytes", "none");
+    run_metric(rc, "swapout.prefill_bytes", (double)st->prefill, "bytes", "none");
+    return 0;
+}
+
+static void swapout_describe(void *state, char *buf, size_t len)
+{
+    struct swapout_state *st = state;
+    char size[32], chunk[32], pre[32];
+    pm_fmt_size(size, sizeof size, st->size);
+    pm_fmt_size(chunk, sizeof chunk, st->chunk);
+    pm_fmt_size(pre, sizeof pre, st->prefill);
+    snprintf(buf, len, "--size %s --chunk %s --touch %s --prefill %s --prefill-procs %u", size, chunk,
+             st->every_byte ? "every-byte" : "per-page", pre, st->prefill_procs);
+}
+
+const struct workload_ops workload_swapout = {
+    .name = "swapout",
+    .summary = "seed 004's swap-out bandwidth: mtest01 -b SIZE -w with memory pre-filled by stopped processes",
+    .headline = "swapout.mb_per_s",
+    .headline_title = "MB/s",
+    .options = swapout_options,
+    .state_size = sizeof(struct swapout_state),
+    .set_option = swapout_set,
+    .run = swapout_run,
+    .describe = swapout_describe,
+};
