@@ -4,7 +4,9 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -15,9 +17,28 @@
 
 extern char **environ;
 
-int balloon_inflate(const char *exe, uint64_t cap, int *pid_out, struct kv_list *meta, struct pm_err *err)
+/* Send one command to the helper and wait for its answer. */
+static int balloon_command(int cmd_fd, int reply_fd, const char *cmd, struct pm_err *err)
+{
+    size_t len = strlen(cmd);
+    if (write(cmd_fd, cmd, len) != (ssize_t)len)
+        return pm_errf(err, "balloon: lost the helper: %s", strerror(errno));
+    char msg[256];
+    ssize_t n;
+    do {
+        n = read(reply_fd, msg, sizeof msg - 1);
+    } while (n < 0 && errno == EINTR);
+    msg[n > 0 ? n : 0] = '\0';
+    if (strncmp(msg, "ok", 2) != 0)
+        return pm_errf(err, "balloon: %s", n > 0 ? msg : "the helper died before locking its memory");
+    return 0;
+}
+
+int balloon_inflate(const char *exe, uint64_t cap, int *pid_out, int *cmd_fd_out, struct kv_list *meta,
+                    struct pm_err *err)
 {
     *pid_out = 0;
+    *cmd_fd_out = -1;
     char capbuf[32], floorbuf[32];
     pm_fmt_size(capbuf, sizeof capbuf, cap);
     pm_fmt_size(floorbuf, sizeof floorbuf, PM_BALLOON_FLOOR);
@@ -33,16 +54,19 @@ int balloon_inflate(const char *exe, uint64_t cap, int *pid_out, struct kv_list 
         kv_setf(meta, "cap.balloon_bytes", "0 (MemAvailable %llu already at or below the cap)", (unsigned long long)avail);
         return 0;
     }
-    uint64_t size = avail - cap;
-    int pfd[2];
-    if (pipe2(pfd, O_CLOEXEC) < 0)
+    int reply[2], cmd[2];
+    if (pipe2(reply, O_CLOEXEC) < 0)
         return pm_errf(err, "pipe: %s", strerror(errno));
-    char bytes[32];
-    snprintf(bytes, sizeof bytes, "%llu", (unsigned long long)size);
-    char *argv[] = { (char *)exe, "__balloon", bytes, "3", NULL };
+    if (pipe2(cmd, O_CLOEXEC) < 0) {
+        close(reply[0]);
+        close(reply[1]);
+        return pm_errf(err, "pipe: %s", strerror(errno));
+    }
+    char *argv[] = { (char *)exe, "__balloon", NULL };
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, pfd[1], 3);
+    posix_spawn_file_actions_adddup2(&fa, cmd[0], 0);
+    posix_spawn_file_actions_adddup2(&fa, reply[1], 3);
     posix_spawnattr_t attr;
     posix_spawnattr_init(&attr);
     sigset_t none;
@@ -53,9 +77,11 @@ int balloon_inflate(const char *exe, uint64_t cap, int *pid_out, struct kv_list 
     int e = posix_spawn(&pid, exe, &fa, &attr, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);
-    close(pfd[1]);
+    close(reply[1]);
+    close(cmd[0]);
     if (e) {
-        close(pfd[0]);
+        close(reply[0]);
+        close(cmd[1]);
         return pm_errf(err, "balloon: %s", strerror(e));
     }
     char pidbuf[32];
@@ -63,56 +89,116 @@ int balloon_inflate(const char *exe, uint64_t cap, int *pid_out, struct kv_list 
     if (undo_push(UNDO_PROCESS, pidbuf, "__balloon", err) < 0) {
         kill(pid, SIGKILL);
         waitpid(pid, NULL, 0);
-        close(pfd[0]);
+        close(reply[0]);
+        close(cmd[1]);
         return -1;
     }
-    char msg[256];
-    ssize_t n;
-    do {
-        n = read(pfd[0], msg, sizeof msg - 1);
-    } while (n < 0 && errno == EINTR);
-    close(pfd[0]);
-    msg[n > 0 ? n : 0] = '\0';
-    if (strncmp(msg, "ok", 2) != 0)
-        return pm_errf(err, "balloon: %s", n > 0 ? msg : "the helper died before locking its memory");
     *pid_out = (int)pid;
+    *cmd_fd_out = cmd[1];
+    /* Locking memory also costs page tables and moves watermarks, so one
+     * guess from MemAvailable lands a few percent off: measure and adjust
+     * until MemAvailable is within 1% of the cap. */
+    uint64_t held = 0;
+    int64_t want = (int64_t)(avail - cap);
+    for (int round = 0; round < 6; round++) {
+        char c[48];
+        snprintf(c, sizeof c, "%c%lld\n", want > 0 ? '+' : '-', (long long)(want > 0 ? want : -want));
+        if (balloon_command(cmd[1], reply[0], c, err) < 0) {
+            close(reply[0]);
+            return -1;
+        }
+        held = (uint64_t)((int64_t)held + want);
+        struct timespec ts = { 0, 100000000 };
+        nanosleep(&ts, NULL);
+        int64_t now_kb = pm_meminfo_kb("MemAvailable");
+        want = now_kb * 1024 - (int64_t)cap;
+        if (llabs(want) <= (int64_t)(cap / 100) || (want < 0 && (uint64_t)-want > held))
+            break;
+    }
+    close(reply[0]);
     char sizebuf[32];
-    pm_fmt_size(sizebuf, sizeof sizebuf, size);
-    kv_setf(meta, "cap.balloon_bytes", "%llu", (unsigned long long)size);
-    kv_setf(meta, "cap.balloon", "pid %d holds %s mlocked; MemAvailable was %llu kB", (int)pid, sizebuf,
-            (unsigned long long)avail_kb);
+    pm_fmt_size(sizebuf, sizeof sizebuf, held);
+    kv_setf(meta, "cap.balloon_bytes", "%llu", (unsigned long long)held);
+    kv_setf(meta, "cap.balloon", "pid %d holds %s mlocked; MemAvailable was %lld kB before, %lld kB after",
+            (int)pid, sizebuf, (long long)avail_kb, (long long)pm_meminfo_kb("MemAvailable"));
     return 0;
 }
 
-int balloon_helper_main(uint64_t bytes, int status_fd)
+struct region {
+    char *p;
+    uint64_t len;
+};
+
+/* Grow by mapping and locking a new region (in slices, so a machine that
+ * cannot hold it fails early and says how far it got); shrink by
+ * unmapping from the newest region back. */
+static int balloon_grow(struct region *r, int *n, uint64_t bytes, char *msg, size_t len)
 {
-    /* Gone with pressmark, even when pressmark is SIGKILLed; and never
-     * the OOM killer's choice: killing it would lift the cap mid-run. */
+    if (*n == 64) {
+        snprintf(msg, len, "too many adjustments");
+        return -1;
+    }
+    char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) {
+        snprintf(msg, len, "cannot map %llu bytes: %s", (unsigned long long)bytes, strerror(errno));
+        return -1;
+    }
+    const uint64_t slice = 256ull << 20;
+    for (uint64_t off = 0; off < bytes; off += slice) {
+        uint64_t s = bytes - off < slice ? bytes - off : slice;
+        if (mlock(p + off, s) < 0) {
+            snprintf(msg, len, "mlock failed after %llu of %llu bytes: %s", (unsigned long long)off,
+                     (unsigned long long)bytes, strerror(errno));
+            munmap(p, bytes);
+            return -1;
+        }
+    }
+    r[(*n)++] = (struct region){ p, bytes };
+    return 0;
+}
+
+static void balloon_shrink(struct region *r, int *n, uint64_t bytes)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    while (bytes > 0 && *n > 0) {
+        struct region *last = &r[*n - 1];
+        uint64_t cut = bytes < last->len ? bytes / (uint64_t)page * (uint64_t)page : last->len;
+        if (cut == 0)
+            break;
+        munmap(last->p + (last->len - cut), cut);
+        last->len -= cut;
+        bytes -= cut;
+        if (last->len == 0)
+            (*n)--;
+    }
+}
+
+int balloon_helper_main(int status_fd)
+{
+    /* Gone with pressmark, even when pressmark is SIGKILLed; and, where
+     * the kernel lets us, never the OOM killer's choice. */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() == 1)
         return 1;
     pm_write_file("/proc/self/oom_score_adj", "-1000", NULL);
-    char msg[256];
-    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) {
-        int n = snprintf(msg, sizeof msg, "cannot map %llu bytes: %s", (unsigned long long)bytes, strerror(errno));
-        (void)!write(status_fd, msg, (size_t)n);
+    struct region regions[64];
+    int n = 0;
+    char line[64], msg[256];
+    FILE *in = fdopen(0, "r");
+    if (!in)
         return 1;
-    }
-    /* mlock in slices so a machine that cannot hold it fails early and
-     * says how far it got. */
-    const uint64_t slice = 256ull << 20;
-    for (uint64_t off = 0; off < bytes; off += slice) {
-        uint64_t n = bytes - off < slice ? bytes - off : slice;
-        if (mlock((char *)p + off, n) < 0) {
-            int m = snprintf(msg, sizeof msg, "mlock failed after %llu of %llu bytes: %s",
-                             (unsigned long long)off, (unsigned long long)bytes, strerror(errno));
-            (void)!write(status_fd, msg, (size_t)m);
-            return 1;
+    while (fgets(line, sizeof line, in)) {
+        unsigned long long bytes = strtoull(line + 1, NULL, 10);
+        if (line[0] == '+') {
+            if (balloon_grow(regions, &n, bytes, msg, sizeof msg) < 0) {
+                (void)!write(status_fd, msg, strlen(msg));
+                return 1;
+            }
+        } else if (line[0] == '-') {
+            balloon_shrink(regions, &n, bytes);
         }
+        (void)!write(status_fd, "ok\n", 3);
     }
-    (void)!write(status_fd, "ok\n", 3);
-    close(status_fd);
-    for (;;)
-        pause();
+    /* pressmark closed the pipe: the run is over. */
+    return 0;
 }

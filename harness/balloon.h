@@ -11,11 +11,14 @@
  * itself (sshd, journald, pressmark) starts to fail. */
 #define PM_BALLOON_FLOOR (256ull << 20)
 
-/* Inflate so that MemAvailable is about cap. exe is pressmark's binary.
- * Refuses (with err) when cap is below the safety floor. */
-int balloon_inflate(const char *exe, uint64_t cap, int *pid_out, struct kv_list *meta, struct pm_err *err);
+/* Inflate until MemAvailable is within 1% of cap. exe is pressmark's
+ * binary. Refuses (with err) when cap is below the safety floor. The
+ * helper lives while *cmd_fd_out stays open (and dies with pressmark). */
+int balloon_inflate(const char *exe, uint64_t cap, int *pid_out, int *cmd_fd_out, struct kv_list *meta,
+                    struct pm_err *err);
 
-/* The helper process: pressmark __balloon BYTES STATUS_FD. */
-int balloon_helper_main(uint64_t bytes, int status_fd);
+/* The helper process: pressmark __balloon, commands "+BYTES" and "-BYTES"
+ * on stdin, answers on status_fd. */
+int balloon_helper_main(int status_fd);
 
 #endif

@@ -82,7 +82,7 @@ static int apply(struct run_env *env, struct kv_list *meta, struct pm_err *err)
     if (m == CAP_BALLOON) {
         if (cfg->has_swap_cap || cfg->has_mem_high)
             return pm_errf(err, "--swap-cap and --mem-high need a cgroup cap, not the balloon");
-        return balloon_inflate(cfg->exe, cfg->mem_cap, &env->balloon_pid, meta, err);
+        return balloon_inflate(cfg->exe, cfg->mem_cap, &env->balloon_pid, &env->balloon_fd, meta, err);
     }
     kv_set(meta, "cap.method", "none");
     kv_setf(meta, "cap.requested_bytes", "%llu (not enforced: --cap-method none)", (unsigned long long)cfg->mem_cap);
@@ -95,11 +95,16 @@ int run_env_up(struct run_env *env, int64_t run_id, struct kv_list *meta, struct
     env->cgroup_version = 0;
     env->cgroup_dir[0] = env->cgroup_procs[0] = '\0';
     env->balloon_pid = 0;
+    env->balloon_fd = -1;
     if (!env->cfg) {
         kv_set(meta, "cap.method", "none");
         return 0;
     }
     if (apply(env, meta, err) < 0) {
+        if (env->balloon_fd >= 0)
+            close(env->balloon_fd);
+        env->balloon_fd = -1;
+        env->balloon_pid = 0;
         char undone[2048];
         undo_all(undone, sizeof undone);
         env->cgroup_version = 0;
@@ -126,6 +131,9 @@ int run_env_intact(struct run_env *env, char *why, size_t len)
 void run_env_down(struct run_env *env, struct kv_list *meta)
 {
     env->balloon_pid = 0;
+    if (env->balloon_fd >= 0)
+        close(env->balloon_fd);
+    env->balloon_fd = -1;
     char undone[4096];
     if (undo_all(undone, sizeof undone) < 0)
         kv_setf(meta, "env.undo_failed", "%s", undone);

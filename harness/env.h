@@ -33,6 +33,7 @@ struct run_env {
     char cgroup_dir[PATH_MAX];
     char cgroup_procs[PATH_MAX];
     int balloon_pid;                  /* 0: no balloon */
+    int balloon_fd;                   /* its command pipe; -1 when none */
 };
 
 /* Which cap method auto (or the given method) comes to on this machine;

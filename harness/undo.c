@@ -9,6 +9,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "harness/sysfs.h"
@@ -259,7 +260,17 @@ int undo_apply(enum undo_kind kind, const char *a, const char *b, char *said, si
                 ours = true;
         }
         if (ours) {
-            kill((pid_t)atoi(a), SIGKILL);
+            pid_t pid = (pid_t)atoi(a);
+            kill(pid, SIGKILL);
+            /* Wait until it is gone: a balloon frees gigabytes on exit, and
+             * the next run must not start before they are back. */
+            for (int i = 0; i < 6000; i++) {
+                pid_t r = waitpid(pid, NULL, WNOHANG);
+                if (r == pid || (r < 0 && kill(pid, 0) < 0 && errno == ESRCH))
+                    break;
+                struct timespec ts = { 0, 5000000 };
+                nanosleep(&ts, NULL);
+            }
             snprintf(said, len, "killed pressmark %s (pid %s)", b, a);
         } else {
             snprintf(said, len, "pressmark %s (pid %s) already gone", b, a);
