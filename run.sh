@@ -7,7 +7,7 @@ cd "$(dirname "$0")"
 
 # Debian packages pressmark builds against, runs and tests with.
 PACKAGES=(gcc make pkg-config libsqlite3-dev libcurl4-openssl-dev libgsl-dev
-          gnuplot-nox sqlite3 perl procps util-linux iproute2)
+          gnuplot-nox sqlite3 perl procps util-linux iproute2 python3)
 
 missing_packages() {
     local p
@@ -43,7 +43,9 @@ case "${1:-main}" in
         ;;
     test)
         setup; build
-        exec make -s test
+        make -s test
+        # The same tests again under AddressSanitizer and UBSan.
+        exec make -s check
         ;;
     *)
         echo "run.sh: unknown job '$1' (accepted: no argument for the main job, or 'test')" >&2

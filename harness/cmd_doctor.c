@@ -4,7 +4,10 @@
 #include <unistd.h>
 #include "harness/cli.h"
 #include "harness/machine.h"
+#include "harness/env.h"
+#include "harness/swap.h"
 #include "harness/sysfs.h"
+#include "harness/undo.h"
 
 static bool in_path(const char *name)
 {
@@ -82,12 +85,24 @@ int cmd_doctor(int argc, char **argv)
     line("transparent hugepages", has_thp, d);
     line("gnuplot (charts)", in_path("gnuplot"), in_path("gnuplot") ? "" : "install gnuplot-nox for 'pressmark plot'");
     line("perf (--profile)", in_path("perf"), in_path("perf") ? "" : "install linux-perf for --profile");
+    printf("\ncap methods (--cap-method):\n");
+    line("cgroup2", root && cs.v2_root[0], cs.v2_root[0] ? "memory.max, memory.swap.max, memory.high" : "no v2 memory controller");
+    line("cgroup1", root && cs.v1_memory[0], cs.v1_memory[0] ? "memory.limit_in_bytes, memory.memsw.limit_in_bytes" : "no v1 memory controller");
+    line("balloon", root, "mlocked helper leaving MemAvailable at the cap (system-wide, like mem=)");
+    line("none", true, "no cap");
+    printf("\nswap kinds (--swap):\n");
+    char swapdir[512];
+    snprintf(swapdir, sizeof swapdir, "temporary file under %s", PM_SWAP_DIR);
+    line("file", root, swapdir);
+    line("zram:SIZE[:ALGO]", root && zram, zram ? "a zram device added and removed per run" : "no zram module");
+    line("--zswap on|off", root && zswap, zswap ? "zswap switched per run" : "no zswap");
     printf("\nwhat pressmark will use:\n");
+    enum cap_method got = CAP_NONE;
+    struct pm_err merr;
     const char *cap = !root ? "none (not root)"
-                    : cs.v2_root[0] ? "cgroup2"
-                    : cs.v1_memory[0] ? "cgroup1"
-                    : "balloon";
+                    : env_resolve_method(CAP_AUTO, &got, &merr) == 0 ? env_method_name(got) : "none";
     printf("  --cap-method auto            %s\n", cap);
+    printf("  state and lock               %s (an interrupted run is undone by the next invocation)\n", undo_state_dir());
     printf("  samplers                     /proc/stat, /proc/vmstat, /proc/meminfo%s, heartbeat every 100 ms\n",
            has_psi ? ", /proc/pressure/{memory,cpu,io}" : "");
     printf("  database                     %s\n", pm_db_path());

@@ -100,7 +100,9 @@ int cmd_list(int argc, char **argv)
             char id[24], started[64], head[64] = "-", ticks[24];
             snprintf(id, sizeof id, "%lld", (long long)ri.id);
             summary_fmt_time(started, sizeof started, ri.started_ns);
-            if (h)
+            if (h && strcmp(h->unit, title) == 0)
+                snprintf(head, sizeof head, "%.6g %s", h->value, h->unit);
+            else if (h)
                 snprintf(head, sizeof head, "%.6g %s %s", h->value, h->unit, title);
             snprintf(ticks, sizeof ticks, "%lld", (long long)ri.ticks);
             const char *row[] = { id, started, ri.label, ri.workload, ri.status, head, ticks, ri.reason };

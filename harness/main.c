@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "harness/cli.h"
+#include "harness/undo.h"
 
 struct command {
     const char *name;
@@ -92,5 +93,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "pressmark: '%s' is not a command (accepted: record, run, list, show, doctor, help)\n", argv[i]);
         return PM_EXIT_USAGE;
     }
+    /* Whatever command comes next after a pressmark was killed mid-run
+     * first undoes what it left (unless a live pressmark owns it). */
+    if (c->summary)
+        undo_recover();
     return c->fn(argc - i, argv + i);
 }

@@ -142,10 +142,10 @@ void summary_print_runs(FILE *f, struct run_info *runs, size_t n, bool one_run)
     const char *title;
     const char *headline = summary_headline(runs[0].workload, &title);
     const char *headers[] = { one_run ? "label" : "run", title, "%CPU", "%sys/%user",
-                              "Total swpin", "Total swpout", "Total swapio", "status" };
-    const bool right[] = { false, true, true, true, true, true, true, false };
+                              "Total swpin", "Total swpout", "Total swapio", "cap", "beat p99", "status" };
+    const bool right[] = { false, true, true, true, true, true, true, false, true, false };
     struct table t;
-    table_init(&t, one_run ? 7 : 8, headers, right);
+    table_init(&t, one_run ? 7 : 10, headers, right);
     for (size_t i = 0; i < n; i++) {
         const struct run_info *ri = &runs[i];
         char c0[300], c1[48], c2[32], c3[32], c4[48], c5[48], c6[48];
@@ -159,7 +159,19 @@ void summary_print_runs(FILE *f, struct run_info *runs, size_t n, bool one_run)
         fmt_kb(c4, sizeof c4, ri, "swap.in_kb");
         fmt_kb(c5, sizeof c5, ri, "swap.out_kb");
         fmt_kb(c6, sizeof c6, ri, "swap.io_kb");
-        const char *row[] = { c0, c1, c2, c3, c4, c5, c6, ri->status };
+        char cap[64] = "none", beat[32];
+        const char *method = kv_get(&ri->meta, "cap.method");
+        const char *limit = kv_get(&ri->meta, "cap.limit_bytes");
+        if (method && strcmp(method, "none") != 0) {
+            char size[32] = "";
+            if (limit)
+                pm_fmt_size(size, sizeof size, strtoull(limit, NULL, 10));
+            snprintf(cap, sizeof cap, "%s %s", method, size);
+        }
+        fmt_fixed(beat, sizeof beat, ri, "heartbeat.late_p99_ms", 2);
+        if (strcmp(beat, "-") != 0)
+            strncat(beat, " ms", sizeof beat - strlen(beat) - 1);
+        const char *row[] = { c0, c1, c2, c3, c4, c5, c6, cap, beat, ri->status };
         table_add_row(&t, row);
     }
     if (one_run) {

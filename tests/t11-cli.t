@@ -30,6 +30,29 @@ bad "command not found" "'no-such-cmd-xyz' is not a command found in PATH" recor
 bad "unknown command" "^pressmark: 'frob' is not a command \(accepted: record, run, list, show, doctor, help\)" frob
 bad "unknown workload" "^pressmark run: 'nope' is not a workload" run nope
 bad "bad list format" "--format: 'xml' is not a format \(accepted: text, json\)" list --format xml
+bad "cap junk" "--mem-cap: 'lots' is not a memory cap \(accepted: .*75%.*\)" record --mem-cap lots -- true
+bad "cap too small" "--mem-cap: '1M' .*at least 4M" record --mem-cap 1M -- true
+bad "cap percent above 100" "--mem-cap: '150%'" record --mem-cap 150% -- true
+bad "cap method junk" "--cap-method: 'magic' is not a cap method \(accepted: auto, cgroup2, cgroup1, balloon, none\)" record --cap-method magic --mem-cap 64M -- true
+bad "sysctl outside vm" "--sysctl: 'kernel.panic=1' is not a VM setting \(accepted: vm.NAME=VALUE" record --sysctl kernel.panic=1 -- true
+bad "sysctl unknown" "--sysctl: 'vm.no_such_knob=1': this kernel has no /proc/sys/vm/no_such_knob" record --sysctl vm.no_such_knob=1 -- true
+bad "sysctl path escape" "--sysctl: 'vm.../kernel/panic=1' is not a VM setting" record --sysctl vm.../kernel/panic=1 -- true
+bad "swap junk" "--swap: 'zram:lots' is not a swap set-up \(accepted: SIZE for a swap file, zram:SIZE" record --swap zram:lots -- true
+bad "zram algo junk" "--swap: 'zram:64M:l;z' is not a swap set-up" record --swap 'zram:64M:l;z' -- true
+bad "thp junk" "--thp: 'sometimes' is not a THP mode \(accepted: always, madvise, never\)" record --thp sometimes -- true
+bad "zswap junk" "--zswap: 'maybe' is not a zswap setting \(accepted: on, off\)" record --zswap maybe -- true
+bad "mem-high alone" "--mem-high: needs --mem-cap" record --mem-high 32M -- true
+bad "mem-high above cap" "--mem-high: .* is above the cap" record --mem-cap 64M --mem-high 128M -- true
+bad "swap-cap alone" "--swap-cap: needs --mem-cap" record --swap-cap 0 -- true
+bad "swapout size junk" "^pressmark run swapout: --size: 'big' is not a size" run swapout --size big
+bad "swapout touch junk" "--touch: 'some' is not a touch mode \(accepted: every-byte, per-page\)" run swapout --touch some
+bad "swapout prefill-procs" "--prefill-procs: '0' is not a process count \(accepted: 1 to 64\)" run swapout --prefill-procs 0
+if ! grep -qw memory /sys/fs/cgroup/cgroup.controllers /sys/fs/cgroup/unified/cgroup.controllers 2>/dev/null; then
+    bad "cgroup2 where v2 has no memory controller" "--cap-method: 'cgroup2' is not available here \(.*\); accepted here: auto, " \
+        record --cap-method cgroup2 --mem-cap 64M -- true
+else
+    for i in 1 2 3 4; do skip "this machine's cgroup v2 has a memory controller"; done
+fi
 bad "bad show format" "--format: 'yaml' is not a format \(accepted: text, json\)" show --format yaml
 
 # Read-only commands never create a database.
