@@ -1,0 +1,92 @@
+/* The sampler over a /proc without PSI (a kernel built without it): the
+ * absent files are skipped and noted, every other source is stored. */
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "collectors/sampler.h"
+#include "collectors/sources.h"
+#include "harness/db.h"
+#include "harness/machine.h"
+#include "harness/store.h"
+#include "tests/tap.h"
+
+static void copy(const char *from, const char *to)
+{
+    size_t len;
+    char *buf = slurp(from, &len);
+    FILE *f = fopen(to, "w");
+    fwrite(buf, 1, len, f);
+    fclose(f);
+    free(buf);
+}
+
+int main(void)
+{
+    char dir[] = "/tmp/pressmark-unit.XXXXXX";
+    if (!mkdtemp(dir)) {
+        printf("Bail out! mkdtemp\n");
+        return 1;
+    }
+    char path[512], db_path[512];
+    snprintf(path, sizeof path, "%s/stat", dir);
+    copy("tests/fixtures/stat-2.6.9.txt", path);
+    snprintf(path, sizeof path, "%s/vmstat", dir);
+    copy("tests/fixtures/vmstat-2.6.8.txt", path);
+    snprintf(path, sizeof path, "%s/meminfo", dir);
+    copy("tests/fixtures/meminfo-2.6.8.txt", path);
+    snprintf(db_path, sizeof db_path, "%s/results.db", dir);
+
+    struct source_set ss;
+    sources_init(&ss, dir, NULL, 0, NULL);
+    sources_open(&ss);
+    is_num(ss.n, 6, 0, "stat, vmstat, meminfo and three PSI files are configured");
+    int opened = 0, absent = 0;
+    for (size_t i = 0; i < ss.n; i++) {
+        if (ss.cols[i].open_ok)
+            opened++;
+        else if (strstr(ss.cols[i].note, "absent:") && strstr(ss.cols[i].note, "No such file"))
+            absent++;
+    }
+    is_num(opened, 3, 0, "the three files this kernel has open");
+    is_num(absent, 3, 0, "the PSI files are absent, each with a note saying why");
+
+    struct pm_db db;
+    struct pm_err err;
+    ok(pm_db_open(&db, db_path, true, &err) == 0, "a fresh database");
+    struct machine_info mi;
+    machine_read(&mi, &err);
+    int64_t mid = machine_store(&db, &mi, &err), run_id;
+    ok(mid > 0 && store_run_begin(&db, mid, "old", "record", "", 10000000, &run_id, &err) == 0, "a run row");
+    struct sampler s;
+    ok(sampler_start(&s, db_path, run_id, 10000000, ss.cols, ss.n, &err) == 0, "the sampler starts without PSI");
+    usleep(55000);
+    ok(sampler_stop(&s, &err) == 0, "and stops cleanly");
+    struct sampler_stats st;
+    sampler_stats(&s, &st);
+    ok(st.ticks >= 5, "it ticked at 10 ms (%llu ticks)", (unsigned long long)st.ticks);
+    ok(series_table_find(&s.table, "vmstat.kswapd_steal") != NULL, "vmstat values were taken");
+    ok(series_table_find(&s.table, "psi.memory.some.total") == NULL, "no PSI series was invented");
+    ok(store_run_end(&db, run_id, "ok", NULL, NULL, NULL, ss.cols, ss.n, &err) == 0, "the run is stored");
+    sqlite3_stmt *q;
+    pm_db_prepare(&db, &q, "SELECT count(*) FROM run_source WHERE run_id = ? AND note LIKE 'absent:%'", &err);
+    sqlite3_bind_int64(q, 1, run_id);
+    sqlite3_step(q);
+    is_num(sqlite3_column_int(q, 0), 3, 0, "the absent sources are noted in the run's record");
+    sqlite3_finalize(q);
+    pm_db_prepare(&db, &q, "SELECT count(*) FROM sample WHERE run_id = ? AND name = 'meminfo.LowFree'", &err);
+    sqlite3_bind_int64(q, 1, run_id);
+    sqlite3_step(q);
+    is_num(sqlite3_column_int(q, 0), (double)st.ticks, 0, "every tick holds the 2.6 kernel's LowFree");
+    sqlite3_finalize(q);
+    sampler_free(&s);
+    sources_close(&ss);
+    pm_db_close(&db);
+    static const char *files[] = { "stat", "vmstat", "meminfo", "results.db", "results.db-wal", "results.db-shm" };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        unlink(path);
+    }
+    if (rmdir(dir) < 0)
+        printf("# could not remove %s\n", dir);
+    return done_testing();
+}
