@@ -17,6 +17,7 @@ static int cmd_help(int argc, char **argv);
 static const struct command commands[] = {
     { "record", cmd_record, "run any command with the samplers on and store it as a run" },
     { "run", cmd_run, "run a named workload (see 'pressmark run --help') and store its runs" },
+    { "chat-server", cmd_chat_server, "a VolanoMark-protocol chat server alone (the netserver side)" },
     { "list", cmd_list, "one line per stored run" },
     { "show", cmd_show, "a run's or a label's summary in the seed tables' layout" },
     { "doctor", cmd_doctor, "what this machine offers and what pressmark will use" },
@@ -25,6 +26,8 @@ static const struct command commands[] = {
     { "__balloon", cmd_balloon_helper, NULL },
     { "__hold", cmd_hold_helper, NULL },
     { "__swapout", cmd_swapout_helper, NULL },
+    { "__chat-server", cmd_chat_server_helper, NULL },
+    { "__chat-client", cmd_chat_client_helper, NULL },
 };
 
 static void print_overview(FILE *f)
@@ -90,7 +93,7 @@ int main(int argc, char **argv)
     }
     const struct command *c = find_command(argv[i]);
     if (!c) {
-        fprintf(stderr, "pressmark: '%s' is not a command (accepted: record, run, list, show, doctor, help)\n", argv[i]);
+        fprintf(stderr, "pressmark: '%s' is not a command (accepted: record, run, chat-server, list, show, doctor, help)\n", argv[i]);
         return PM_EXIT_USAGE;
     }
     /* Whatever command comes next after a pressmark was killed mid-run

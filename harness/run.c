@@ -89,6 +89,11 @@ void run_set_status(struct run_ctx *rc, const char *status, const char *fmt, ...
 
 int run_spawn(struct run_ctx *rc, char *const argv[], pid_t *pid, struct pm_err *err)
 {
+    return run_spawn_fd(rc, argv, -1, pid, err);
+}
+
+int run_spawn_fd(struct run_ctx *rc, char *const argv[], int pass_fd, pid_t *pid, struct pm_err *err)
+{
     int pfd[2];
     if (pipe2(pfd, O_CLOEXEC) < 0)
         return pm_errf(err, "pipe: %s", strerror(errno));
@@ -134,6 +139,8 @@ int run_spawn(struct run_ctx *rc, char *const argv[], pid_t *pid, struct pm_err 
     posix_spawnattr_setpgroup(&attr, 0);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
     posix_spawn_file_actions_adddup2(&fa, pfd[1], 3);
+    if (pass_fd >= 0)
+        posix_spawn_file_actions_adddup2(&fa, pass_fd, 4);
     rc->spawn_ns = pm_now_ns();
     int e = posix_spawn(pid, rc->exe, &fa, &attr, hargv, environ);
     posix_spawn_file_actions_destroy(&fa);

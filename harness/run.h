@@ -41,6 +41,8 @@ int run_plan_execute(struct run_plan *plan);
 /* --- for workloads --- */
 /* Spawn argv inside the run's cap (own process group, oom_score_adj 0). */
 int run_spawn(struct run_ctx *rc, char *const argv[], pid_t *pid, struct pm_err *err);
+/* The same, handing pass_fd to the child as its descriptor 4 (a report pipe). */
+int run_spawn_fd(struct run_ctx *rc, char *const argv[], int pass_fd, pid_t *pid, struct pm_err *err);
 /* Wait for pid, handling SIGINT/SIGTERM and the run's timeout. */
 int run_wait(struct run_ctx *rc, pid_t pid, struct run_exit *ex, struct pm_err *err);
 void run_metric(struct run_ctx *rc, const char *name, double value, const char *unit, const char *dir);

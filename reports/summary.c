@@ -1,4 +1,6 @@
 #include "reports/summary.h"
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,17 +137,63 @@ static void print_extras(FILE *f, const struct run_info *ri)
             fprintf(f, "source %s: %s\n", ri->sources[i].path, ri->sources[i].note);
 }
 
+/* Seed 003's "Convergence": how tightly the runs agree, as the width of
+ * the 95% confidence interval of the mean divided by the mean. */
+static void print_convergence(FILE *f, const struct run_info *runs, size_t n, const char *headline, const char *title)
+{
+    double v[4096];
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < 4096; i++) {
+        const struct metric *m = metric_set_find(&runs[i].metrics, headline);
+        if (m && strcmp(runs[i].status, "ok") == 0)
+            v[k++] = m->value;
+    }
+    if (k == 0)
+        return;
+    double mean = gsl_stats_mean(v, 1, k);
+    if (k < 2) {
+        fprintf(f, "\nmean %s = %.6g (n = 1: too few runs for a convergence)\n", title, mean);
+        return;
+    }
+    double sd = gsl_stats_sd_m(v, 1, k, mean);
+    double half = gsl_cdf_tdist_Pinv(0.975, (double)(k - 1)) * sd / sqrt((double)k);
+    fprintf(f, "\nmean %s = %.6g, sd %.4g, 95%% CI +/- %.4g, convergence %.3f (CI width / mean, n = %zu)\n", title,
+            mean, sd, half, mean != 0 ? 2 * half / fabs(mean) : 0.0, k);
+}
+
 void summary_print_runs(FILE *f, struct run_info *runs, size_t n, bool one_run)
 {
     if (n == 0)
         return;
     const char *title;
     const char *headline = summary_headline(runs[0].workload, &title);
-    const char *headers[] = { one_run ? "label" : "run", title, "%CPU", "%sys/%user",
-                              "Total swpin", "Total swpout", "Total swapio", "cap", "beat p99", "status" };
-    const bool right[] = { false, true, true, true, true, true, true, false, true, false };
+    const struct workload_ops *wl = workload_find(runs[0].workload);
+    bool split = wl && wl->show_cpu_split;
+    /* Seed 000's columns; seed 003's user, system, idle for the chat. */
+    const char *headers[TABLE_MAX_COLS];
+    bool right[TABLE_MAX_COLS];
+    size_t nc = 0;
+#define COL(h, r) (headers[nc] = (h), right[nc++] = (r))
+    COL(one_run ? "label" : "run", false);
+    COL(title, true);
+    COL("%CPU", true);
+    COL("%sys/%user", true);
+    if (split) {
+        COL("user", true);
+        COL("system", true);
+        COL("idle", true);
+    }
+    COL("Total swpin", true);
+    COL("Total swpout", true);
+    COL("Total swapio", true);
+    if (!one_run) {
+        COL("cap", false);
+        COL("beat p99", true);
+        COL("status", false);
+    }
+#undef COL
     struct table t;
-    table_init(&t, one_run ? 7 : 10, headers, right);
+    table_init(&t, nc, headers, right);
     for (size_t i = 0; i < n; i++) {
         const struct run_info *ri = &runs[i];
         char c0[300], c1[48], c2[32], c3[32], c4[48], c5[48], c6[48];
@@ -171,7 +219,29 @@ void summary_print_runs(FILE *f, struct run_info *runs, size_t n, bool one_run)
         fmt_fixed(beat, sizeof beat, ri, "heartbeat.late_p99_ms", 2);
         if (strcmp(beat, "-") != 0)
             strncat(beat, " ms", sizeof beat - strlen(beat) - 1);
-        const char *row[] = { c0, c1, c2, c3, c4, c5, c6, cap, beat, ri->status };
+        char us[16], sy[16], id[16];
+        fmt_fixed(us, sizeof us, ri, "stat.cpu.user_pct", 2);
+        fmt_fixed(sy, sizeof sy, ri, "stat.cpu.system_pct", 2);
+        fmt_fixed(id, sizeof id, ri, "stat.cpu.idle_pct", 2);
+        const char *row[TABLE_MAX_COLS];
+        size_t k = 0;
+        row[k++] = c0;
+        row[k++] = c1;
+        row[k++] = c2;
+        row[k++] = c3;
+        if (split) {
+            row[k++] = us;
+            row[k++] = sy;
+            row[k++] = id;
+        }
+        row[k++] = c4;
+        row[k++] = c5;
+        row[k++] = c6;
+        if (!one_run) {
+            row[k++] = cap;
+            row[k++] = beat;
+            row[k++] = ri->status;
+        }
         table_add_row(&t, row);
     }
     if (one_run) {
@@ -182,6 +252,7 @@ void summary_print_runs(FILE *f, struct run_info *runs, size_t n, bool one_run)
     } else {
         fprintf(f, "label %s, workload %s: %zu run%s\n\n", runs[0].label, runs[0].workload, n, n == 1 ? "" : "s");
         table_print(&t, f);
+        print_convergence(f, runs, n, headline, title);
         /* Seed 002's layout: every run's GNU time line, then the average. */
         double sum = 0;
         size_t ok = 0;

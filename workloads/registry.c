@@ -3,11 +3,13 @@
 
 extern const struct workload_ops workload_command;
 extern const struct workload_ops workload_swapout;
+extern const struct workload_ops workload_chat;
 
 /* One line per workload. */
 const struct workload_ops *const pm_workloads[] = {
     &workload_command,
     &workload_swapout,
+    &workload_chat,
     NULL,
 };
 

@@ -3,6 +3,7 @@
 /* A workload is a table of operations plus an option table, as fio's I/O
  * engines are: adding one means adding one file and one line in registry.c.
  * Workloads never write the database; they hand metrics to the run. */
+#include <stdbool.h>
 #include <stddef.h>
 #include "harness/err.h"
 
@@ -20,6 +21,7 @@ struct workload_ops {
     const char *summary;
     const char *headline;               /* metric shown first by show and compare */
     const char *headline_title;         /* its column title: "elapsed", "msg/s", "MB/s" */
+    bool show_cpu_split;                /* show adds seed 003's user, system, idle columns */
     const struct wl_option *options;    /* terminated by a zeroed entry */
     size_t state_size;
     /* Validate and store one option; -1 with err naming what is accepted. */

@@ -1,0 +1,21 @@
+#ifndef PM_CHAT_SERVER_H
+#define PM_CHAT_SERVER_H
+/* pressmark's VolanoMark-protocol chat server: rooms created on demand,
+ * indications to every member but the sender, a Chat CONFIRM to the
+ * sender, never closing a client's connection itself (unless the client
+ * breaks the protocol). Two threads per connection: receiver and sender. */
+#include <stdbool.h>
+#include <stdint.h>
+
+struct chat_server_config {
+    const char *listen;          /* ADDR:PORT; port 0 picks a free one */
+    bool once;                   /* exit when the first clients have all gone */
+    uint64_t heap, msg_alloc;
+    int report_fd;               /* "port N" when listening, stats at exit; -1: stdout */
+};
+
+/* Runs until SIGINT/SIGTERM (or, with once, the clients are gone).
+ * Returns the process exit status. */
+int chat_server_main(const struct chat_server_config *cfg);
+
+#endif
