@@ -22,15 +22,28 @@ can_cap=no
 if [ "$(id -u)" -eq 0 ] && { [ -d /sys/fs/cgroup/memory ] || grep -qsw memory /sys/fs/cgroup/cgroup.controllers; }; then
     can_cap=yes
 fi
+echo
+echo "== seed 000 in miniature: VolanoMark chat, 2 rooms x 20 users x 200 messages, uncapped, 3 runs"
+$PM run chat --label uncapped --rooms 2 --users 20 --messages 200 --heap 128M --runs 3 --interval 200ms
 if [ $can_cap = yes ]; then
     echo
+    echo "== the same with both 128M heaps under a 96M cap and a 512M swap file, 3 runs"
+    $PM run chat --label capped --rooms 2 --users 20 --messages 200 --heap 128M --mem-cap 96M --swap 512M \
+        --runs 3 --interval 200ms
+    echo
     echo "== seed 004 in miniature: swapout of 192M under a 64M cap with a 256M swap file, 3 runs"
-    $PM run swapout --label capped --size 192M --mem-cap 64M --swap 256M --runs 3 --interval 100ms
+    $PM run swapout --label swapout --size 192M --mem-cap 64M --swap 256M --runs 3 --interval 100ms
+fi
+echo
+$PM show uncapped
+if [ $can_cap = yes ]; then
     echo
     $PM show capped
+    echo
+    $PM show swapout
 else
     echo
-    echo "(skipping the capped swapout: it needs root and a memory cgroup controller)"
+    echo "(skipped the capped runs: they need root and a memory cgroup controller)"
 fi
 echo
 echo "database: $PRESSMARK_DB  (./pressmark --db $PRESSMARK_DB list)"

@@ -1,0 +1,103 @@
+#!/bin/bash
+# The chat workload: exact counts, the wire checked from outside, order, swapping under a cap, failures, network mode.
+. "$(dirname "$0")/lib.sh"
+PEER="$ROOT/tests/chat_peer.py"
+metric() { q "select cast(value as int) from metric where run_id = $1 and name = '$2'"; }
+last_run() { q "select max(id) from run"; }
+
+# Exact counts at several shapes.
+for shape in "1 2 1" "3 5 7" "10 20 10"; do
+    set -- $shape
+    "$PM" run chat --quiet --rooms $1 --users $2 --messages $3 --heap 8M --label "c$1x$2x$3"
+    id=$(last_run)
+    is "$(q "select status from run where id = $id")" ok "$1 rooms x $2 users x $3 messages: ok"
+    is "$(metric $id chat.sent)" $(( $1 * $2 * $3 )) "  sent = R x U x C = $(( $1 * $2 * $3 ))"
+    is "$(metric $id chat.received)" $(( $1 * $2 * $3 * ($2 - 1) )) "  received = R x U x C x (U-1) = $(( $1 * $2 * $3 * ($2 - 1) ))"
+    is "$(metric $id chat.order_errors)" 0 "  every user received the others' messages in send order"
+    msgs=$(q "select value from metric where run_id = $id and name = 'chat.msgs_per_s'")
+    ok "  msg/s is (sent + received) / elapsed ($msgs)" awk -v m="$msgs" \
+        -v t="$(q "select value from metric where run_id = $id and name = 'chat.total'")" \
+        -v e="$(q "select value from metric where run_id = $id and name = 'chat.elapsed_s'")" \
+        'BEGIN { d = m - t / e; exit !(d < 1e-6 * m && d > -1e-6 * m) }'
+done
+show=$("$PM" show c3x5x7)
+like "$show" "msg/s +%CPU +%sys/%user +user +system +idle +Total swpin +Total swpout +Total swapio" "show prints seed 000's and 003's columns"
+
+# The server, from an independent peer written from the protocol document.
+"$PM" chat-server --listen 127.0.0.1:0 > "$TMP/server.out" 2>&1 &
+srv=$!
+cleanup_add "kill $srv"
+ok "chat-server prints its port" wait_for grep -q '^port ' "$TMP/server.out"
+port=$(awk '/^port/ { print $2 }' "$TMP/server.out")
+out=$(python3 "$PEER" frames 127.0.0.1 "$port")
+is "$?" 0 "the server's frames have the documented layout and sizes"
+while IFS= read -r l; do like "$l" "^ok " "  ${l#ok }"; done <<< "$out"
+python3 "$PEER" garbage 127.0.0.1 "$port" >/dev/null
+is "$?" 0 "an unknown packet id ends that connection"
+out=$(python3 "$PEER" frames 127.0.0.1 "$port")
+is "$?" 0 "and the server goes on serving others"
+kill -TERM $srv; wait $srv
+is "$?" 0 "chat-server ends cleanly on SIGTERM"
+like "$(tail -1 "$TMP/server.out")" "^server collections [0-9]+ connections 5 chats 2$" "and reports its connections and chats"
+
+# pressmark's client against a server that sends garbage: failed, quickly, never a hang.
+python3 "$PEER" badserver "$TMP/badport" &
+bad=$!
+wait_for test -s "$TMP/badport"
+start=$(date +%s)
+"$PM" run chat --quiet --server "127.0.0.1:$(cat "$TMP/badport")" --rooms 1 --users 2 --messages 5 --label badserver
+is "$?" 1 "a malformed frame from the server: exit 1"
+is "$(q "select status from run where label = 'badserver'")" failed "the run is failed"
+like "$(q "select reason from run where label = 'badserver'")" "Mark1 in Room1 disconnected from server" "with Mark's reason"
+ok "within a bounded time (no hang)" test $(( $(date +%s) - start )) -lt 10
+wait $bad
+
+# The client killed mid-run: failed within a bounded time, nothing left behind.
+before=$(machine_state)
+"$PM" run chat --quiet --rooms 4 --users 10 --messages 100000 --heap 8M --label killed &
+pm=$!
+ok "the chat is running" wait_for pgrep -f 'pressmark __chat-client'
+sleep 0.5
+pkill -KILL -f 'pressmark __chat-client'
+wait $pm
+is "$?" 1 "a killed client: exit 1"
+like "$(q "select status || ': ' || reason from run where label = 'killed'")" "^failed: the chat client was killed by SIGKILL" "the run is failed, saying why"
+ok "the server went away by itself" wait_for sh -c "! pgrep -f 'pressmark __chat-serve[r]' >/dev/null"
+is "$(machine_state)" "$before" "nothing is left behind"
+
+# Under a cap: heaps several times the cap, a swap file: ok, exact, swapping.
+if [ "$(id -u)" -eq 0 ] && { [ -d /sys/fs/cgroup/memory ] || grep -qsw memory /sys/fs/cgroup/cgroup.controllers; }; then
+    # 20,000 messages a side x 8K cycle each 128M heap at least once.
+    "$PM" run chat --quiet --rooms 2 --users 10 --messages 100 --heap 128M --msg-alloc 8K --mem-cap 64M --swap 512M --label capped
+    id=$(last_run)
+    is "$(q "select status from run where id = $id")" ok "heaps of 2 x 128M under a 64M cap: ok"
+    is "$(metric $id chat.received)" $(( 2 * 10 * 100 * 9 )) "  with exact counts"
+    ge "$(metric $id swap.out_kb)" 1 "  and swap-out above zero ($(metric $id swap.out_kb) KB)"
+    ge "$(metric $id chat.client_collections)" 1 "  the client heap was collected"
+    is "$(machine_state)" "$before" "  nothing left behind"
+else
+    for i in 1 2 3 4 5; do skip "needs root and a memory cgroup controller"; done
+fi
+
+# Network mode across two network namespaces (veth), never a real network.
+if [ "$(id -u)" -eq 0 ] && command -v ip >/dev/null && ip netns add pm-srv-$$ 2>/dev/null; then
+    cleanup_add "ip netns del pm-srv-$$"
+    ip netns add pm-cli-$$; cleanup_add "ip netns del pm-cli-$$"
+    ip link add pmv-s-$$ type veth peer name pmv-c-$$
+    ip link set pmv-s-$$ netns pm-srv-$$; ip link set pmv-c-$$ netns pm-cli-$$
+    ip -n pm-srv-$$ addr add 10.251.0.1/24 dev pmv-s-$$; ip -n pm-srv-$$ link set pmv-s-$$ up; ip -n pm-srv-$$ link set lo up
+    ip -n pm-cli-$$ addr add 10.251.0.2/24 dev pmv-c-$$; ip -n pm-cli-$$ link set pmv-c-$$ up; ip -n pm-cli-$$ link set lo up
+    ip netns exec pm-srv-$$ "$PM" chat-server --listen 10.251.0.1:8000 --once > "$TMP/ns.out" 2>&1 &
+    nsrv=$!
+    wait_for grep -q '^port 8000' "$TMP/ns.out"
+    ip netns exec pm-cli-$$ "$PM" run chat --quiet --server 10.251.0.1:8000 --rooms 2 --users 5 --messages 10 --label netns
+    id=$(last_run)
+    is "$(q "select status from run where id = $id")" ok "client in one namespace, server in another: ok"
+    is "$(metric $id chat.received)" 400 "  exact counts across the veth"
+    like "$(q "select params from run where id = $id")" "--server 10.251.0.1:8000" "  the server address is in the run's parameters"
+    wait $nsrv
+    is "$?" 0 "  the --once server exits when its clients are gone"
+else
+    for i in 1 2 3 4; do skip "network namespaces need root and iproute2"; done
+fi
+done_testing
