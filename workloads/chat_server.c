@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 #include "workloads/chat_heap.h"
 #include "workloads/chat_net.h"
@@ -38,6 +39,9 @@ struct room {
 
 struct server {
     struct chat_heap heap;
+    pthread_mutex_t conns_mu;
+    struct sconn **conns;        /* live connections, to end them on stop */
+    size_t nconns, capconns;
     pthread_mutex_t rooms_mu;
     struct room *rooms;
     atomic_int active;
@@ -386,6 +390,36 @@ static void *sender_main(void *arg)
     return NULL;
 }
 
+static bool track(struct server *s, struct sconn *c)
+{
+    pthread_mutex_lock(&s->conns_mu);
+    if (s->nconns == s->capconns) {
+        size_t cap = s->capconns ? s->capconns * 2 : 256;
+        struct sconn **v = realloc(s->conns, cap * sizeof *v);
+        if (!v) {
+            pthread_mutex_unlock(&s->conns_mu);
+            return false;
+        }
+        s->conns = v;
+        s->capconns = cap;
+    }
+    s->conns[s->nconns++] = c;
+    pthread_mutex_unlock(&s->conns_mu);
+    return true;
+}
+
+static void untrack(struct server *s, struct sconn *c)
+{
+    pthread_mutex_lock(&s->conns_mu);
+    for (size_t i = 0; i < s->nconns; i++) {
+        if (s->conns[i] == c) {
+            s->conns[i] = s->conns[--s->nconns];
+            break;
+        }
+    }
+    pthread_mutex_unlock(&s->conns_mu);
+}
+
 static void *receiver_main(void *arg)
 {
     struct sconn *c = arg;
@@ -399,6 +433,7 @@ static void *receiver_main(void *arg)
     outq_close(&c->q);
     if (started)
         pthread_join(c->tx, NULL);
+    untrack(s, c);
     close(c->fd);
     reader_free(&c->rd);
     outq_destroy(&c->q);
@@ -436,6 +471,7 @@ int chat_server_main(const struct chat_server_config *cfg)
     struct server s;
     memset(&s, 0, sizeof s);
     pthread_mutex_init(&s.rooms_mu, NULL);
+    pthread_mutex_init(&s.conns_mu, NULL);
     if (chat_heap_init(&s.heap, cfg->heap, cfg->msg_alloc) < 0) {
         fprintf(stderr, "pressmark chat-server: cannot map a heap of %llu bytes\n", (unsigned long long)cfg->heap);
         return 1;
@@ -485,6 +521,12 @@ int chat_server_main(const struct chat_server_config *cfg)
         c->srv = &s;
         c->fd = fd;
         outq_init(&c->q);
+        if (!track(&s, c)) {
+            outq_destroy(&c->q);
+            close(fd);
+            free(c);
+            continue;
+        }
         atomic_fetch_add(&s.active, 1);
         atomic_store(&s.ever, true);
         atomic_fetch_add(&s.connections, 1);
@@ -492,6 +534,7 @@ int chat_server_main(const struct chat_server_config *cfg)
         int rc = chat_thread(&t, receiver_main, c, true);
         if (rc) {
             fprintf(stderr, "pressmark chat-server: cannot start a thread: %s\n", strerror(rc));
+            untrack(&s, c);
             atomic_fetch_sub(&s.active, 1);
             outq_destroy(&c->q);
             close(fd);
@@ -499,7 +542,27 @@ int chat_server_main(const struct chat_server_config *cfg)
         }
     }
     close(lfd);
-    /* Connections still open (SIGTERM in network mode) end with the process. */
+    /* Connections still open (SIGTERM in network mode) are ended, and their
+     * threads given a moment to finish, before the rooms go. */
+    pthread_mutex_lock(&s.conns_mu);
+    for (size_t i = 0; i < s.nconns; i++)
+        shutdown(s.conns[i]->fd, SHUT_RDWR);
+    pthread_mutex_unlock(&s.conns_mu);
+    for (int i = 0; i < 500 && atomic_load(&s.active) > 0; i++) {
+        struct timespec ts = { 0, 10000000 };
+        nanosleep(&ts, NULL);
+    }
+    if (atomic_load(&s.active) == 0) {
+        while (s.rooms) {
+            struct room *r = s.rooms;
+            s.rooms = r->next;
+            pthread_mutex_destroy(&r->mu);
+            free(r->members);
+            free(r);
+        }
+        free(s.conns);
+        chat_heap_free(&s.heap);
+    }
     report(cfg->report_fd, "server collections %llu connections %llu chats %llu\n",
            (unsigned long long)atomic_load(&s.heap.collections), (unsigned long long)atomic_load(&s.connections),
            (unsigned long long)atomic_load(&s.chats));

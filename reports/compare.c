@@ -1,0 +1,389 @@
+#include "reports/compare.h"
+#include "harness/kv.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "workloads/workload.h"
+
+const char *const cmp_seed_metrics[] = {
+    "stat.cpu.util_pct", "stat.cpu.sys_user_ratio", "swap.in_kb", "swap.out_kb", "swap.io_kb", NULL,
+};
+
+/* --long adds what kernel reports usually ask next. */
+static const char *const long_extra[] = {
+    "stat.cpu.user_pct", "stat.cpu.system_pct", "stat.cpu.iowait_pct", "time.elapsed_s", "time.majflt",
+    "vmstat.pgmajfault", "vmstat.pgscan_total", "vmstat.pgsteal_total", "vmstat.allocstall",
+    "psi.memory.some_s", "psi.memory.full_s", "heartbeat.late_p99_ms", "heartbeat.skipped",
+    "memcg.usage_max_bytes", NULL,
+};
+
+static const struct { const char *name, *title; } titles[] = {
+    { "stat.cpu.util_pct", "%CPU" }, { "stat.cpu.sys_user_ratio", "%sys/%user" },
+    { "stat.cpu.user_pct", "%user" }, { "stat.cpu.system_pct", "%sys" }, { "stat.cpu.iowait_pct", "%iowait" },
+    { "swap.in_kb", "Total swpin" }, { "swap.out_kb", "Total swpout" }, { "swap.io_kb", "Total swapio" },
+    { "time.elapsed_s", "elapsed" }, { "heartbeat.late_p99_ms", "beat p99" },
+};
+
+static void metric_title(const char *name, const char *workload, char *buf, size_t len)
+{
+    const struct workload_ops *wl = workload_find(workload);
+    if (wl && strcmp(wl->headline, name) == 0) {
+        snprintf(buf, len, "%s", wl->headline_title);
+        return;
+    }
+    for (size_t i = 0; i < sizeof titles / sizeof titles[0]; i++) {
+        if (strcmp(titles[i].name, name) == 0) {
+            snprintf(buf, len, "%s", titles[i].title);
+            return;
+        }
+    }
+    snprintf(buf, len, "%s", name);
+}
+
+static int strv_add(char ***v, size_t *n, const char *s)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp((*v)[i], s) == 0)
+            return 0;
+    char **nv = realloc(*v, (*n + 1) * sizeof *nv);
+    if (!nv)
+        return -1;
+    *v = nv;
+    if (!(nv[*n] = strdup(s)))
+        return -1;
+    (*n)++;
+    return 0;
+}
+
+int compare_workloads(struct pm_db *db, const char *const *labels, size_t nlabels, char ***out, size_t *n,
+                      struct pm_err *err)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    if (pm_db_prepare(db, &st, "SELECT workload FROM run WHERE (?1 IS NULL OR label = ?1) GROUP BY workload ORDER BY min(id)",
+                      err) < 0)
+        return -1;
+    for (size_t i = 0; i < (nlabels ? nlabels : 1); i++) {
+        sqlite3_reset(st);
+        if (nlabels)
+            sqlite3_bind_text(st, 1, labels[i], -1, SQLITE_STATIC);
+        else
+            sqlite3_bind_null(st, 1);
+        while (sqlite3_step(st) == SQLITE_ROW)
+            if (strv_add(out, n, (const char *)sqlite3_column_text(st, 0)) < 0) {
+                sqlite3_finalize(st);
+                return pm_errf(err, "out of memory");
+            }
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+static int add_metric(struct comparison *c, const char *name, const char *workload)
+{
+    for (size_t i = 0; i < c->nmetrics; i++)
+        if (strcmp(c->metrics[i].name, name) == 0)
+            return 0;
+    struct cmp_metric *v = realloc(c->metrics, (c->nmetrics + 1) * sizeof *v);
+    if (!v)
+        return -1;
+    c->metrics = v;
+    struct cmp_metric *m = &v[c->nmetrics++];
+    memset(m, 0, sizeof *m);
+    snprintf(m->name, sizeof m->name, "%s", name);
+    snprintf(m->unit, sizeof m->unit, "?");
+    snprintf(m->direction, sizeof m->direction, "none");
+    metric_title(name, workload, m->title, sizeof m->title);
+    return 0;
+}
+
+static int add_label(struct comparison *c, const char *name)
+{
+    for (size_t i = 0; i < c->nlabels; i++)
+        if (strcmp(c->labels[i].name, name) == 0)
+            return 0;
+    struct cmp_label *v = realloc(c->labels, (c->nlabels + 1) * sizeof *v);
+    if (!v)
+        return -1;
+    c->labels = v;
+    memset(&v[c->nlabels], 0, sizeof v[0]);
+    snprintf(v[c->nlabels].name, sizeof v[0].name, "%s", name);
+    c->nlabels++;
+    return 0;
+}
+
+static int find_label(const struct comparison *c, const char *name)
+{
+    for (size_t i = 0; i < c->nlabels; i++)
+        if (strcmp(c->labels[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+static int find_metric(const struct comparison *c, const char *name)
+{
+    for (size_t i = 0; i < c->nmetrics; i++)
+        if (strcmp(c->metrics[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+static int cell_push(struct cmp_cell *cell, double v)
+{
+    double *nv = realloc(cell->values, (cell->n + 1) * sizeof *nv);
+    if (!nv)
+        return -1;
+    cell->values = nv;
+    nv[cell->n++] = v;
+    return 0;
+}
+
+/* What the reader needs to know differed between the labels' runs. */
+static bool env_key_wanted(const char *k)
+{
+    static const char *exact[] = { "kernel", "cmdline", "thp.enabled", "thp.defrag", "zswap.enabled",
+                                   "zswap.compressor", "swap.devices", "cap.method", "cap.limit_bytes",
+                                   "cap.swap_limit_bytes", "cap.high_bytes", "cgroup.memory_controllers" };
+    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
+        if (strcmp(k, exact[i]) == 0)
+            return true;
+    return strncmp(k, "sysctl.vm.", 10) == 0;
+}
+
+/* Swap files are named after their run: the same set-up on two runs must
+ * not read as a difference. */
+static void normalise(char *v)
+{
+    for (char *p = strstr(v, "run-"); p; p = strstr(p + 4, "run-")) {
+        char *q = p + 4;
+        while (*q >= '0' && *q <= '9')
+            q++;
+        if (q > p + 4) {
+            memmove(p + 5, q, strlen(q) + 1);
+            p[4] = 'N';
+        }
+    }
+}
+
+static int build_env_diffs(struct pm_db *db, struct comparison *c, struct pm_err *err)
+{
+    /* The latest ok run of each label speaks for its environment. */
+    struct kv_list *per = calloc(c->nlabels, sizeof *per);
+    if (!per)
+        return pm_errf(err, "out of memory");
+    sqlite3_stmt *st;
+    int rc = pm_db_prepare(db, &st,
+                           "SELECT key, value FROM run_meta WHERE run_id = ?1"
+                           " UNION ALL SELECT 'kernel', m.kernel FROM run r JOIN machine m ON m.id = r.machine_id WHERE r.id = ?1"
+                           " UNION ALL SELECT 'cmdline', m.cmdline FROM run r JOIN machine m ON m.id = r.machine_id WHERE r.id = ?1",
+                           err);
+    if (rc < 0) {
+        free(per);
+        return -1;
+    }
+    for (size_t l = 0; l < c->nlabels; l++) {
+        if (!c->labels[l].ok)
+            continue;
+        sqlite3_reset(st);
+        sqlite3_bind_int64(st, 1, c->labels[l].run_ids[c->labels[l].ok - 1]);
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            const char *k = (const char *)sqlite3_column_text(st, 0);
+            if (!env_key_wanted(k))
+                continue;
+            char v[2048];
+            snprintf(v, sizeof v, "%s", (const char *)sqlite3_column_text(st, 1));
+            normalise(v);
+            kv_set(&per[l], k, v);
+        }
+    }
+    sqlite3_finalize(st);
+    /* Every key any label has; a difference is any label disagreeing. */
+    for (size_t l = 0; l < c->nlabels; l++) {
+        for (size_t i = 0; i < per[l].n; i++) {
+            const char *k = per[l].v[i].key;
+            bool seen = false;
+            for (size_t d = 0; d < c->ndiffs && !seen; d++)
+                seen = strcmp(c->diffs[d].key, k) == 0;
+            if (seen)
+                continue;
+            bool differs = false;
+            const char *first = NULL;
+            for (size_t m = 0; m < c->nlabels; m++) {
+                if (!c->labels[m].ok)
+                    continue;
+                const char *v = kv_get(&per[m], k);
+                if (!v)
+                    v = "(absent)";
+                if (!first)
+                    first = v;
+                else if (strcmp(first, v) != 0)
+                    differs = true;
+            }
+            if (!differs)
+                continue;
+            struct cmp_env_diff *nd = realloc(c->diffs, (c->ndiffs + 1) * sizeof *nd);
+            if (!nd)
+                break;
+            c->diffs = nd;
+            struct cmp_env_diff *d = &nd[c->ndiffs++];
+            snprintf(d->key, sizeof d->key, "%s", k);
+            d->values = calloc(c->nlabels, sizeof *d->values);
+            for (size_t m = 0; d->values && m < c->nlabels; m++) {
+                const char *v = kv_get(&per[m], k);
+                d->values[m] = strdup(!c->labels[m].ok ? "(no ok run)" : v ? v : "(absent)");
+            }
+        }
+    }
+    for (size_t l = 0; l < c->nlabels; l++)
+        kv_free(&per[l]);
+    free(per);
+    return 0;
+}
+
+int compare_build(struct pm_db *db, const char *workload, const char *const *labels, size_t nlabels,
+                  const char *baseline, const char *const *metrics, size_t nmetrics, bool long_view, double alpha,
+                  struct comparison *c, struct pm_err *err)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->workload, sizeof c->workload, "%s", workload);
+    c->alpha = alpha;
+    const struct workload_ops *wl = workload_find(workload);
+    snprintf(c->headline, sizeof c->headline, "%s", wl ? wl->headline : "time.elapsed_s");
+    sqlite3_stmt *st;
+
+    /* Labels: as given (baseline first if it is not among them), or all. */
+    if (baseline && add_label(c, baseline) < 0)
+        return pm_errf(err, "out of memory");
+    for (size_t i = 0; i < nlabels; i++)
+        if (add_label(c, labels[i]) < 0)
+            return pm_errf(err, "out of memory");
+    if (nlabels == 0) {
+        if (pm_db_prepare(db, &st, "SELECT label FROM run WHERE workload = ? GROUP BY label ORDER BY min(id)", err) < 0)
+            return -1;
+        sqlite3_bind_text(st, 1, workload, -1, SQLITE_STATIC);
+        while (sqlite3_step(st) == SQLITE_ROW)
+            add_label(c, (const char *)sqlite3_column_text(st, 0));
+        sqlite3_finalize(st);
+    }
+    if (c->nlabels == 0)
+        return pm_errf(err, "no runs of workload %s", workload);
+    c->base = 0;
+
+    /* Metrics: the headline first, then as asked. */
+    add_metric(c, c->headline, workload);
+    if (nmetrics) {
+        for (size_t i = 0; i < nmetrics; i++)
+            add_metric(c, metrics[i], workload);
+    } else {
+        for (size_t i = 0; cmp_seed_metrics[i]; i++)
+            add_metric(c, cmp_seed_metrics[i], workload);
+        for (size_t i = 0; long_view && long_extra[i]; i++)
+            if (strcmp(long_extra[i], c->headline) != 0)
+                add_metric(c, long_extra[i], workload);
+    }
+    c->cells = calloc(c->nlabels * c->nmetrics, sizeof *c->cells);
+    if (!c->cells)
+        return pm_errf(err, "out of memory");
+
+    /* Run counts by status, and the ok runs' ids. */
+    if (pm_db_prepare(db, &st, "SELECT id, status FROM run WHERE workload = ? AND label = ? ORDER BY id", err) < 0)
+        return -1;
+    for (size_t l = 0; l < c->nlabels; l++) {
+        struct cmp_label *lb = &c->labels[l];
+        sqlite3_reset(st);
+        sqlite3_bind_text(st, 1, workload, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, lb->name, -1, SQLITE_STATIC);
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            const char *status = (const char *)sqlite3_column_text(st, 1);
+            lb->runs++;
+            if (strcmp(status, "ok") == 0) {
+                int64_t *v = realloc(lb->run_ids, (lb->ok + 1) * sizeof *v);
+                if (!v)
+                    break;
+                lb->run_ids = v;
+                v[lb->ok++] = sqlite3_column_int64(st, 0);
+            } else if (strcmp(status, "failed") == 0) {
+                lb->failed++;
+            } else if (strcmp(status, "oom") == 0) {
+                lb->oom++;
+            } else if (strcmp(status, "aborted") == 0) {
+                lb->aborted++;
+            }
+        }
+    }
+    sqlite3_finalize(st);
+
+    /* The metric values of ok runs, one pass: failed, oom and aborted runs
+     * are counted above and never averaged in. */
+    if (pm_db_prepare(db, &st,
+                      "SELECT r.label, m.name, m.value, m.unit, m.direction FROM run r JOIN metric m ON m.run_id = r.id"
+                      " WHERE r.workload = ? AND r.status = 'ok' ORDER BY r.id", err) < 0)
+        return -1;
+    sqlite3_bind_text(st, 1, workload, -1, SQLITE_STATIC);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int l = find_label(c, (const char *)sqlite3_column_text(st, 0));
+        int m = l < 0 ? -1 : find_metric(c, (const char *)sqlite3_column_text(st, 1));
+        if (m < 0)
+            continue;
+        snprintf(c->metrics[m].unit, sizeof c->metrics[m].unit, "%s", (const char *)sqlite3_column_text(st, 3));
+        snprintf(c->metrics[m].direction, sizeof c->metrics[m].direction, "%s", (const char *)sqlite3_column_text(st, 4));
+        if (cell_push(cmp_cell_at(c, (size_t)l, (size_t)m), sqlite3_column_double(st, 2)) < 0) {
+            sqlite3_finalize(st);
+            return pm_errf(err, "out of memory");
+        }
+    }
+    sqlite3_finalize(st);
+
+    for (size_t m = 0; m < c->nmetrics; m++) {
+        for (size_t l = 0; l < c->nlabels; l++) {
+            struct cmp_cell *cell = cmp_cell_at(c, l, m);
+            double *sorted = malloc((cell->n ? cell->n : 1) * sizeof *sorted);
+            if (!sorted)
+                return pm_errf(err, "out of memory");
+            memcpy(sorted, cell->values, cell->n * sizeof *sorted);
+            stats_summary(sorted, cell->n, &cell->s);
+            free(sorted);
+        }
+        const struct cmp_cell *base = cmp_cell_at(c, c->base, m);
+        for (size_t l = 0; l < c->nlabels; l++) {
+            struct cmp_cell *cell = cmp_cell_at(c, l, m);
+            stats_welch(&base->s, &cell->s, &cell->w);
+            cell->change_pct = base->s.n && cell->s.n ? stats_change_pct(base->s.mean, cell->s.mean, c->metrics[m].direction)
+                                                      : NAN;
+            cell->significant = l != c->base && cell->w.valid && cell->w.p < alpha;
+        }
+    }
+    for (size_t l = 0; l < c->nlabels; l++) {
+        if (l == c->base)
+            continue;
+        const struct cmp_cell *a = cmp_cell_at(c, c->base, 0), *b = cmp_cell_at(c, l, 0);
+        if (a->s.n == 0 || b->s.n == 0) {
+            snprintf(c->labels[l].sentence, sizeof c->labels[l].sentence, "%s: no ok runs of %s to compare",
+                     c->labels[l].name, a->s.n == 0 ? c->labels[c->base].name : c->labels[l].name);
+            continue;
+        }
+        stats_ratio_sentence(c->labels[l].sentence, sizeof c->labels[l].sentence, workload, c->labels[l].name,
+                             c->labels[c->base].name, &b->s, &a->s, &b->w, c->metrics[0].direction, alpha);
+    }
+    return build_env_diffs(db, c, err);
+}
+
+void compare_free(struct comparison *c)
+{
+    for (size_t i = 0; c->cells && i < c->nlabels * c->nmetrics; i++)
+        free(c->cells[i].values);
+    free(c->cells);
+    for (size_t l = 0; l < c->nlabels; l++)
+        free(c->labels[l].run_ids);
+    free(c->labels);
+    free(c->metrics);
+    for (size_t d = 0; d < c->ndiffs; d++) {
+        for (size_t l = 0; c->diffs[d].values && l < c->nlabels; l++)
+            free(c->diffs[d].values[l]);
+        free(c->diffs[d].values);
+    }
+    free(c->diffs);
+    memset(c, 0, sizeof *c);
+}

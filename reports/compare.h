@@ -1,0 +1,71 @@
+#ifndef PM_COMPARE_H
+#define PM_COMPARE_H
+/* A comparison of labels (configurations) of one workload: each label's
+ * ok runs are the samples; every metric gets a summary per label and a
+ * Welch test against the baseline. Built from the database only. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "harness/db.h"
+#include "reports/stats.h"
+
+struct cmp_metric {
+    char name[96], unit[16], direction[8], title[48];
+};
+
+struct cmp_cell {
+    double *values;              /* per ok run, in run order */
+    size_t n;
+    struct summary s;
+    struct welch w;              /* against the baseline's cell */
+    double change_pct;           /* signed: + is better */
+    bool significant;
+};
+
+struct cmp_label {
+    char name[256];
+    size_t runs, ok, failed, oom, aborted;
+    int64_t *run_ids;            /* ok runs */
+    char sentence[512];          /* against the baseline, on the headline metric */
+};
+
+struct cmp_env_diff {
+    char key[128];
+    char **values;               /* one per label */
+};
+
+struct comparison {
+    char workload[64];
+    char headline[96];
+    double alpha;
+    size_t base;                 /* index of the baseline label */
+    struct cmp_label *labels;
+    size_t nlabels;
+    struct cmp_metric *metrics;  /* metrics[0] is the headline */
+    size_t nmetrics;
+    struct cmp_cell *cells;      /* [label * nmetrics + metric] */
+    struct cmp_env_diff *diffs;
+    size_t ndiffs;
+};
+
+/* The seed table's columns after the headline. */
+extern const char *const cmp_seed_metrics[];
+
+/* Workloads that labels have runs of (all workloads when nlabels is 0). */
+int compare_workloads(struct pm_db *db, const char *const *labels, size_t nlabels, char ***out, size_t *n,
+                      struct pm_err *err);
+
+/* Build the comparison. labels empty: every label of the workload, in the
+ * order they first ran. baseline NULL: the first label. metrics empty: the
+ * seed table's, or with long_view a wider default set. */
+int compare_build(struct pm_db *db, const char *workload, const char *const *labels, size_t nlabels,
+                  const char *baseline, const char *const *metrics, size_t nmetrics, bool long_view, double alpha,
+                  struct comparison *c, struct pm_err *err);
+void compare_free(struct comparison *c);
+
+static inline struct cmp_cell *cmp_cell_at(const struct comparison *c, size_t label, size_t metric)
+{
+    return &c->cells[label * c->nmetrics + metric];
+}
+
+#endif

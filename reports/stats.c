@@ -1,0 +1,92 @@
+#include "reports/stats.h"
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_statistics_double.h>
+#include <gsl/gsl_sort.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+void stats_summary(double *v, size_t n, struct summary *out)
+{
+    memset(out, 0, sizeof *out);
+    out->n = n;
+    if (n == 0)
+        return;
+    gsl_sort(v, 1, n);
+    out->mean = gsl_stats_mean(v, 1, n);
+    out->sd = n > 1 ? gsl_stats_sd_m(v, 1, n, out->mean) : 0;
+    out->cv_pct = out->mean != 0 ? out->sd / fabs(out->mean) * 100.0 : 0;
+    out->min = v[0];
+    out->max = v[n - 1];
+    out->median = gsl_stats_median_from_sorted_data(v, 1, n);
+}
+
+void stats_welch(const struct summary *a, const struct summary *b, struct welch *out)
+{
+    memset(out, 0, sizeof *out);
+    out->diff = b->mean - a->mean;
+    if (a->n < 2 || b->n < 2)
+        return;
+    out->valid = true;
+    double va = a->sd * a->sd / (double)a->n, vb = b->sd * b->sd / (double)b->n;
+    double se = sqrt(va + vb);
+    if (se == 0) {
+        /* Both sides constant: identical means are no difference, and
+         * different ones are as certain as a difference gets. */
+        out->t = out->diff == 0 ? 0 : copysign(INFINITY, out->diff);
+        out->df = (double)(a->n + b->n - 2);
+        out->p = out->diff == 0 ? 1.0 : 0.0;
+        out->ci_low = out->ci_high = out->diff;
+        return;
+    }
+    out->t = out->diff / se;
+    out->df = (va + vb) * (va + vb) / (va * va / (double)(a->n - 1) + vb * vb / (double)(b->n - 1));
+    out->p = 2.0 * gsl_cdf_tdist_Q(fabs(out->t), out->df);
+    if (out->p > 1)
+        out->p = 1;
+    double q = gsl_cdf_tdist_Pinv(0.975, out->df);
+    out->ci_low = out->diff - q * se;
+    out->ci_high = out->diff + q * se;
+}
+
+double stats_change_pct(double base, double cand, const char *direction)
+{
+    if (base == 0)
+        return NAN;
+    double pct = (cand - base) / fabs(base) * 100.0;
+    return strcmp(direction, "lower") == 0 ? -pct : pct;
+}
+
+static void fmt_p(char *buf, size_t len, double p)
+{
+    if (p < 0.001)
+        snprintf(buf, len, "p < 0.001");
+    else
+        snprintf(buf, len, "p = %.3g", p);
+}
+
+void stats_ratio_sentence(char *buf, size_t len, const char *workload, const char *label, const char *base,
+                          const struct summary *b, const struct summary *a, const struct welch *w,
+                          const char *direction, double alpha)
+{
+    double ratio = a->mean != 0 ? b->mean / a->mean * 100.0 : NAN;
+    char head[160];
+    snprintf(head, sizeof head, "%.6g/%.6g = %.1f %%", b->mean, a->mean, ratio);
+    if (!w->valid) {
+        snprintf(buf, len, "%s: n too small to judge %s against %s (n = %zu/%zu; 2 runs a side at least)", head,
+                 label, base, b->n, a->n);
+        return;
+    }
+    char p[32];
+    fmt_p(p, sizeof p, w->p);
+    if (w->p >= alpha || strcmp(direction, "none") == 0) {
+        snprintf(buf, len, "%s: no significant difference between %s and %s (%s, n = %zu/%zu)", head, label, base, p,
+                 b->n, a->n);
+        return;
+    }
+    /* Higher-is-better metrics (msg/s, MB/s) are rates: lower means slower.
+     * Lower-is-better ones (elapsed) are times: higher means slower. */
+    bool worse = strcmp(direction, "higher") == 0 ? ratio < 100 : ratio > 100;
+    snprintf(buf, len, "%s: %s runs %.1f %% %s with %s than with %s (%s, n = %zu/%zu)", head, workload,
+             fabs(100.0 - ratio), worse ? "slower" : "faster", label, base, p, b->n, a->n);
+}

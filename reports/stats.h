@@ -1,0 +1,40 @@
+#ifndef PM_STATS_H
+#define PM_STATS_H
+/* The statistics behind every comparison: descriptive summaries, Welch's
+ * t-test (distributions from GSL), direction-aware change, and the seeds'
+ * ratio sentence. */
+#include <stdbool.h>
+#include <stddef.h>
+
+struct summary {
+    size_t n;
+    double mean, sd, cv_pct, min, median, max;
+};
+
+/* v is sorted in place. n == 0 gives all zeros. */
+void stats_summary(double *v, size_t n, struct summary *out);
+
+struct welch {
+    bool valid;                  /* false: a side has fewer than 2 runs */
+    double t, df, p;             /* two-sided p */
+    double diff;                 /* mean(b) - mean(a) */
+    double ci_low, ci_high;      /* 95% confidence interval of diff */
+};
+
+/* Welch's unequal-variances t-test of b against a. */
+void stats_welch(const struct summary *a, const struct summary *b, struct welch *out);
+
+/* Change of cand against base in percent, signed so that + is better:
+ * for higher-is-better metrics +(cand - base)/base, for lower-is-better
+ * -(cand - base)/base; for metrics with no better direction, the plain
+ * change. NaN when base is 0. */
+double stats_change_pct(double base, double cand, const char *direction);
+
+/* Seed 000's sentence: "46053/51824 = 88.9 %: chat runs 11.1 % slower
+ * with LABEL than with BASE (p = 0.003, n = 5/5)", or "... no significant
+ * difference (p = 0.41, n = 5/5)", or "... (n too small: 1/5)". */
+void stats_ratio_sentence(char *buf, size_t len, const char *workload, const char *label, const char *base,
+                          const struct summary *b, const struct summary *a, const struct welch *w,
+                          const char *direction, double alpha);
+
+#endif
