@@ -7,7 +7,7 @@ cd "$(dirname "$0")"
 
 # Debian packages pressmark builds against, runs and tests with.
 PACKAGES=(gcc make pkg-config libsqlite3-dev libcurl4-openssl-dev libgsl-dev
-          gnuplot-nox sqlite3 perl procps util-linux iproute2 python3 rt-tests)
+          gnuplot-nox sqlite3 perl procps util-linux iproute2 python3 rt-tests chromium)
 
 missing_packages() {
     local p

@@ -20,6 +20,9 @@ static const struct command commands[] = {
     { "chat-server", cmd_chat_server, "a VolanoMark-protocol chat server alone (the netserver side)" },
     { "list", cmd_list, "one line per stored run" },
     { "show", cmd_show, "a run's or a label's summary in the seed tables' layout" },
+    { "compare", cmd_compare, "labels side by side: the seeds' table, Welch's t-test, ratio sentences" },
+    { "plot", cmd_plot, "gnuplot charts: swap rate, CPU, free memory, PSI and heartbeat, headline per run" },
+    { "report", cmd_report, "one self-contained HTML page: tables, ratio sentences, inline SVG charts, runs" },
     { "doctor", cmd_doctor, "what this machine offers and what pressmark will use" },
     { "help", cmd_help, "this list, or 'pressmark help COMMAND' for one command" },
     { "__exec", cmd_exec_helper, NULL },
@@ -93,7 +96,7 @@ int main(int argc, char **argv)
     }
     const struct command *c = find_command(argv[i]);
     if (!c) {
-        fprintf(stderr, "pressmark: '%s' is not a command (accepted: record, run, chat-server, list, show, doctor, help)\n", argv[i]);
+        fprintf(stderr, "pressmark: '%s' is not a command (accepted: record, run, chat-server, list, show, compare, plot, report, doctor, help)\n", argv[i]);
         return PM_EXIT_USAGE;
     }
     /* Whatever command comes next after a pressmark was killed mid-run

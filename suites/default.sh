@@ -46,4 +46,14 @@ else
     echo "(skipped the capped runs: they need root and a memory cgroup controller)"
 fi
 echo
+if [ $can_cap = yes ]; then
+    echo "== compare: seed 000's table and ratio sentence, capped against uncapped"
+    $PM compare --baseline uncapped capped
+    echo
+fi
+echo "== plot and report"
+$PM plot --out "$OUT/plots" >/dev/null
+$PM report --out "$OUT/report" >/dev/null
+echo "charts:   $OUT/plots/ (each .png with its .gp and .dat)"
+echo "report:   $OUT/report/report.html"
 echo "database: $PRESSMARK_DB  (./pressmark --db $PRESSMARK_DB list)"

@@ -1,0 +1,465 @@
+#include "reports/compare_fmt.h"
+#include <math.h>
+#include <string.h>
+#include "harness/units.h"
+#include "reports/table.h"
+
+int cmp_format_parse(const char *s, enum cmp_format *out)
+{
+    static const char *names[] = { "text", "markdown", "csv", "json", "html" };
+    for (int i = 0; i < 5; i++) {
+        if (strcmp(s, names[i]) == 0) {
+            *out = (enum cmp_format)i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+void html_escape(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&#39;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}
+
+/* Numbers as the seed tables print them: thousands separators for big
+ * counts, KB for swap, a few significant digits otherwise. */
+static void fmt_value(char *buf, size_t len, double v, const char *unit)
+{
+    if (isnan(v)) {
+        snprintf(buf, len, "-");
+    } else if (strcmp(unit, "KB") == 0 || fabs(v) >= 10000) {
+        char n[48];
+        pm_fmt_thousands(n, sizeof n, (int64_t)llround(v));
+        snprintf(buf, len, "%s%s", n, strcmp(unit, "KB") == 0 ? " KB" : "");
+    } else if (fabs(v) >= 100) {
+        snprintf(buf, len, "%.1f", v);
+    } else {
+        snprintf(buf, len, "%.3g", v);
+    }
+}
+
+static void fmt_mean_sd(char *buf, size_t len, const struct cmp_cell *cell, const char *unit)
+{
+    if (cell->s.n == 0) {
+        snprintf(buf, len, "-");
+        return;
+    }
+    char m[48], s[48];
+    bool kb = strcmp(unit, "KB") == 0;
+    /* KB once, after both numbers: "79,931 ±386 KB". */
+    fmt_value(m, sizeof m, cell->s.mean, kb ? "count" : unit);
+    fmt_value(s, sizeof s, cell->s.sd, kb ? "count" : unit);
+    if (kb) {
+        pm_fmt_thousands(m, sizeof m, (int64_t)llround(cell->s.mean));
+        pm_fmt_thousands(s, sizeof s, (int64_t)llround(cell->s.sd));
+    }
+    if (cell->s.n < 2)
+        snprintf(buf, len, "%s%s", m, kb ? " KB" : "");
+    else
+        snprintf(buf, len, "%s ±%s%s", m, s, kb ? " KB" : "");
+}
+
+static void fmt_change(char *buf, size_t len, const struct comparison *c, size_t l, size_t m)
+{
+    const struct cmp_cell *cell = cmp_cell_at(c, l, m);
+    if (l == c->base) {
+        snprintf(buf, len, "base");
+    } else if (isnan(cell->change_pct)) {
+        snprintf(buf, len, "-");
+    } else if (!cell->w.valid) {
+        snprintf(buf, len, "%+.1f%% (n too small)", cell->change_pct);
+    } else {
+        snprintf(buf, len, "%+.1f%% p=%.3g%s", cell->change_pct, cell->w.p, cell->significant ? " *" : "");
+    }
+}
+
+static void fmt_failures(char *buf, size_t len, const struct cmp_label *lb)
+{
+    snprintf(buf, len, "%zu:%zu", lb->runs - lb->ok, lb->runs);
+}
+
+/* The seeds' layout: one row per label. */
+static void build_seed_table(struct table *t, const struct comparison *c, bool with_change)
+{
+    const char *headers[TABLE_MAX_COLS];
+    bool right[TABLE_MAX_COLS];
+    size_t nc = 0;
+    headers[nc] = "label"; right[nc++] = false;
+    for (size_t m = 0; m < c->nmetrics && nc < TABLE_MAX_COLS - 4; m++) {
+        headers[nc] = c->metrics[m].title; right[nc++] = true;
+        if (m == 0 && with_change) {
+            headers[nc] = "change"; right[nc++] = true;
+        }
+    }
+    headers[nc] = "n"; right[nc++] = true;
+    headers[nc] = "fail:runs"; right[nc++] = true;
+    table_init(t, nc, headers, right);
+    for (size_t l = 0; l < c->nlabels; l++) {
+        char cells[TABLE_MAX_COLS][128];
+        const char *row[TABLE_MAX_COLS];
+        size_t k = 0;
+        snprintf(cells[k], sizeof cells[k], "%s", c->labels[l].name);
+        row[k] = cells[k]; k++;
+        for (size_t m = 0; m < c->nmetrics && k < TABLE_MAX_COLS - 4; m++) {
+            fmt_mean_sd(cells[k], sizeof cells[k], cmp_cell_at(c, l, m), c->metrics[m].unit);
+            row[k] = cells[k]; k++;
+            if (m == 0 && with_change) {
+                fmt_change(cells[k], sizeof cells[k], c, l, 0);
+                row[k] = cells[k]; k++;
+            }
+        }
+        snprintf(cells[k], sizeof cells[k], "%zu", c->labels[l].ok);
+        row[k] = cells[k]; k++;
+        fmt_failures(cells[k], sizeof cells[k], &c->labels[l]);
+        row[k] = cells[k]; k++;
+        table_add_row(t, row);
+    }
+}
+
+/* mmtests' layout: for each metric, rows of statistics, a column per label. */
+static void build_long_table(struct table *t, const struct comparison *c)
+{
+    const char *headers[TABLE_MAX_COLS];
+    bool right[TABLE_MAX_COLS];
+    size_t nc = 0;
+    headers[nc] = "metric"; right[nc++] = false;
+    headers[nc] = "stat"; right[nc++] = false;
+    for (size_t l = 0; l < c->nlabels && nc < TABLE_MAX_COLS; l++) {
+        headers[nc] = c->labels[l].name; right[nc++] = true;
+    }
+    table_init(t, nc, headers, right);
+    static const char *stats[] = { "n", "mean", "stddev", "CV%", "min", "median", "max", "change", "95% CI diff" };
+    for (size_t m = 0; m < c->nmetrics; m++) {
+        for (size_t s = 0; s < sizeof stats / sizeof stats[0]; s++) {
+            char cells[TABLE_MAX_COLS][128];
+            const char *row[TABLE_MAX_COLS];
+            size_t k = 0;
+            char metric[160];
+            snprintf(metric, sizeof metric, "%s (%s, %s is better)", c->metrics[m].name, c->metrics[m].unit,
+                     strcmp(c->metrics[m].direction, "none") == 0 ? "neither" : c->metrics[m].direction);
+            row[k++] = s == 0 ? metric : "";
+            row[k++] = stats[s];
+            for (size_t l = 0; l < c->nlabels && k < TABLE_MAX_COLS; l++) {
+                const struct cmp_cell *cell = cmp_cell_at(c, l, m);
+                char *b = cells[k];
+                const char *u = c->metrics[m].unit;
+                switch (s) {
+                case 0: snprintf(b, 128, "%zu", cell->s.n); break;
+                case 1: cell->s.n ? fmt_value(b, 128, cell->s.mean, u) : (void)snprintf(b, 128, "-"); break;
+                case 2: cell->s.n > 1 ? fmt_value(b, 128, cell->s.sd, u) : (void)snprintf(b, 128, "-"); break;
+                case 3: cell->s.n > 1 ? (void)snprintf(b, 128, "%.2f", cell->s.cv_pct) : (void)snprintf(b, 128, "-"); break;
+                case 4: cell->s.n ? fmt_value(b, 128, cell->s.min, u) : (void)snprintf(b, 128, "-"); break;
+                case 5: cell->s.n ? fmt_value(b, 128, cell->s.median, u) : (void)snprintf(b, 128, "-"); break;
+                case 6: cell->s.n ? fmt_value(b, 128, cell->s.max, u) : (void)snprintf(b, 128, "-"); break;
+                case 7: fmt_change(b, 128, c, l, m); break;
+                case 8:
+                    if (l == c->base || !cell->w.valid)
+                        snprintf(b, 128, "-");
+                    else
+                        snprintf(b, 128, "[%.4g, %.4g]", cell->w.ci_low, cell->w.ci_high);
+                    break;
+                }
+                row[k] = b;
+                k++;
+            }
+            table_add_row(t, row);
+        }
+    }
+}
+
+static void print_markdown(FILE *f, const struct table *t)
+{
+    for (size_t c = 0; c < t->ncols; c++)
+        fprintf(f, "| %s ", t->headers[c]);
+    fputs("|\n", f);
+    for (size_t c = 0; c < t->ncols; c++)
+        fputs(t->right[c] ? "| ---: " : "| --- ", f);
+    fputs("|\n", f);
+    for (size_t r = 0; r < t->nrows; r++) {
+        for (size_t c = 0; c < t->ncols; c++) {
+            fputs("| ", f);
+            for (const char *p = t->cells[r * t->ncols + c]; *p; p++)
+                fputs(*p == '|' ? "\\|" : (char[]){ *p, 0 }, f);
+            fputc(' ', f);
+        }
+        fputs("|\n", f);
+    }
+}
+
+static void print_html_table(FILE *f, const struct table *t)
+{
+    fputs("<table>\n<thead><tr>", f);
+    for (size_t c = 0; c < t->ncols; c++) {
+        fputs("<th>", f);
+        html_escape(f, t->headers[c]);
+        fputs("</th>", f);
+    }
+    fputs("</tr></thead>\n<tbody>\n", f);
+    for (size_t r = 0; r < t->nrows; r++) {
+        fputs("<tr>", f);
+        for (size_t c = 0; c < t->ncols; c++) {
+            fputs(t->right[c] ? "<td class=\"num\">" : "<td>", f);
+            html_escape(f, t->cells[r * t->ncols + c]);
+            fputs("</td>", f);
+        }
+        fputs("</tr>\n", f);
+    }
+    fputs("</tbody>\n</table>\n", f);
+}
+
+static void print_sentences_and_env(FILE *f, const struct comparison *c, enum cmp_format fmt)
+{
+    bool md = fmt == FMT_MARKDOWN, html = fmt == FMT_HTML;
+    if (html)
+        fputs("<ul class=\"sentences\">\n", f);
+    for (size_t l = 0; l < c->nlabels; l++) {
+        if (l == c->base)
+            continue;
+        if (html) {
+            fputs("<li>", f);
+            html_escape(f, c->labels[l].sentence);
+            fputs("</li>\n", f);
+        } else {
+            fprintf(f, "%s%s\n", md ? "- " : "", c->labels[l].sentence);
+        }
+    }
+    if (html)
+        fputs("</ul>\n", f);
+    bool any_fail = false;
+    for (size_t l = 0; l < c->nlabels; l++)
+        any_fail |= c->labels[l].ok != c->labels[l].runs;
+    if (any_fail) {
+        if (html)
+            fputs("<p class=\"failures\">", f);
+        else
+            fputc('\n', f);
+        fputs("runs not averaged in (failed, oom, aborted):", f);
+        for (size_t l = 0; l < c->nlabels; l++) {
+            const struct cmp_label *lb = &c->labels[l];
+            if (lb->ok == lb->runs)
+                continue;
+            char line[512];
+            snprintf(line, sizeof line, " %s %zu failed, %zu oom, %zu aborted of %zu;", lb->name, lb->failed, lb->oom,
+                     lb->aborted, lb->runs);
+            if (html)
+                html_escape(f, line);
+            else
+                fputs(line, f);
+        }
+        fputs(html ? "</p>\n" : "\n", f);
+    }
+    if (c->ndiffs == 0) {
+        fputs(html ? "<p>environment: no differences between the labels' runs</p>\n"
+                   : "\nenvironment: no differences between the labels' runs\n", f);
+        return;
+    }
+    if (html) {
+        fputs("<h4>environment differences</h4>\n<table class=\"env\">\n<thead><tr><th>setting</th>", f);
+        for (size_t l = 0; l < c->nlabels; l++) {
+            fputs("<th>", f);
+            html_escape(f, c->labels[l].name);
+            fputs("</th>", f);
+        }
+        fputs("</tr></thead>\n<tbody>\n", f);
+        for (size_t d = 0; d < c->ndiffs; d++) {
+            fputs("<tr><td>", f);
+            html_escape(f, c->diffs[d].key);
+            fputs("</td>", f);
+            for (size_t l = 0; l < c->nlabels; l++) {
+                fputs("<td>", f);
+                html_escape(f, c->diffs[d].values[l] ? c->diffs[d].values[l] : "");
+                fputs("</td>", f);
+            }
+            fputs("</tr>\n", f);
+        }
+        fputs("</tbody>\n</table>\n", f);
+        return;
+    }
+    fprintf(f, "\nenvironment differences%s\n", md ? ":\n" : ":");
+    for (size_t d = 0; d < c->ndiffs; d++) {
+        fprintf(f, "%s%s:", md ? "- " : "  ", c->diffs[d].key);
+        for (size_t l = 0; l < c->nlabels; l++)
+            fprintf(f, "%s %s=%s", l ? "," : "", c->labels[l].name, c->diffs[d].values[l] ? c->diffs[d].values[l] : "");
+        fputc('\n', f);
+    }
+}
+
+void compare_csv_header(FILE *f)
+{
+    fputs("workload,label,baseline,metric,unit,direction,n,mean,sd,cv_pct,min,median,max,change_pct,t,df,p,"
+          "significant,ci_low,ci_high,runs,failed,oom,aborted\n", f);
+}
+
+static void csv_field(FILE *f, const char *s)
+{
+    if (strpbrk(s, ",\"\n")) {
+        fputc('"', f);
+        for (; *s; s++) {
+            if (*s == '"')
+                fputc('"', f);
+            fputc(*s, f);
+        }
+        fputc('"', f);
+    } else {
+        fputs(s, f);
+    }
+}
+
+static void csv_num(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, ",%.17g", v);
+    else
+        fputs(",", f);
+}
+
+static void print_csv(FILE *f, const struct comparison *c)
+{
+    for (size_t m = 0; m < c->nmetrics; m++) {
+        for (size_t l = 0; l < c->nlabels; l++) {
+            const struct cmp_cell *cell = cmp_cell_at(c, l, m);
+            const struct cmp_label *lb = &c->labels[l];
+            csv_field(f, c->workload);
+            fputc(',', f);
+            csv_field(f, lb->name);
+            fputc(',', f);
+            csv_field(f, c->labels[c->base].name);
+            fputc(',', f);
+            csv_field(f, c->metrics[m].name);
+            fprintf(f, ",%s,%s,%zu", c->metrics[m].unit, c->metrics[m].direction, cell->s.n);
+            bool has = cell->s.n > 0, vs = l != c->base && cell->w.valid;
+            csv_num(f, has ? cell->s.mean : NAN);
+            csv_num(f, cell->s.n > 1 ? cell->s.sd : NAN);
+            csv_num(f, cell->s.n > 1 ? cell->s.cv_pct : NAN);
+            csv_num(f, has ? cell->s.min : NAN);
+            csv_num(f, has ? cell->s.median : NAN);
+            csv_num(f, has ? cell->s.max : NAN);
+            csv_num(f, l != c->base ? cell->change_pct : NAN);
+            csv_num(f, vs ? cell->w.t : NAN);
+            csv_num(f, vs ? cell->w.df : NAN);
+            csv_num(f, vs ? cell->w.p : NAN);
+            fprintf(f, ",%s", l == c->base ? "" : cell->significant ? "yes" : "no");
+            csv_num(f, vs ? cell->w.ci_low : NAN);
+            csv_num(f, vs ? cell->w.ci_high : NAN);
+            fprintf(f, ",%zu,%zu,%zu,%zu\n", lb->runs, lb->failed, lb->oom, lb->aborted);
+        }
+    }
+}
+
+void compare_json(struct json *j, const struct comparison *c)
+{
+    json_object_begin(j, NULL);
+    json_string(j, "workload", c->workload);
+    json_string(j, "baseline", c->labels[c->base].name);
+    json_string(j, "headline", c->headline);
+    json_number(j, "alpha", c->alpha);
+    json_array_begin(j, "labels");
+    for (size_t l = 0; l < c->nlabels; l++) {
+        const struct cmp_label *lb = &c->labels[l];
+        json_object_begin(j, NULL);
+        json_string(j, "label", lb->name);
+        json_int(j, "runs", (int64_t)lb->runs);
+        json_int(j, "ok", (int64_t)lb->ok);
+        json_int(j, "failed", (int64_t)lb->failed);
+        json_int(j, "oom", (int64_t)lb->oom);
+        json_int(j, "aborted", (int64_t)lb->aborted);
+        json_array_begin(j, "run_ids");
+        for (size_t i = 0; i < lb->ok; i++)
+            json_int(j, NULL, lb->run_ids[i]);
+        json_array_end(j);
+        if (l != c->base)
+            json_string(j, "sentence", lb->sentence);
+        json_object_begin(j, "metrics");
+        for (size_t m = 0; m < c->nmetrics; m++) {
+            const struct cmp_cell *cell = cmp_cell_at(c, l, m);
+            json_object_begin(j, c->metrics[m].name);
+            json_string(j, "unit", c->metrics[m].unit);
+            json_string(j, "direction", c->metrics[m].direction);
+            json_int(j, "n", (int64_t)cell->s.n);
+            json_number(j, "mean", cell->s.n ? cell->s.mean : NAN);
+            json_number(j, "sd", cell->s.n > 1 ? cell->s.sd : NAN);
+            json_number(j, "cv_pct", cell->s.n > 1 ? cell->s.cv_pct : NAN);
+            json_number(j, "min", cell->s.n ? cell->s.min : NAN);
+            json_number(j, "median", cell->s.n ? cell->s.median : NAN);
+            json_number(j, "max", cell->s.n ? cell->s.max : NAN);
+            json_array_begin(j, "values");
+            for (size_t i = 0; i < cell->n; i++)
+                json_number(j, NULL, cell->values[i]);
+            json_array_end(j);
+            if (l != c->base) {
+                json_object_begin(j, "vs_baseline");
+                json_number(j, "change_pct", cell->change_pct);
+                json_bool(j, "tested", cell->w.valid);
+                json_number(j, "t", cell->w.valid ? cell->w.t : NAN);
+                json_number(j, "df", cell->w.valid ? cell->w.df : NAN);
+                json_number(j, "p", cell->w.valid ? cell->w.p : NAN);
+                json_number(j, "ci_low", cell->w.valid ? cell->w.ci_low : NAN);
+                json_number(j, "ci_high", cell->w.valid ? cell->w.ci_high : NAN);
+                json_bool(j, "significant", cell->significant);
+                json_object_end(j);
+            }
+            json_object_end(j);
+        }
+        json_object_end(j);
+        json_object_end(j);
+    }
+    json_array_end(j);
+    json_object_begin(j, "environment_differences");
+    for (size_t d = 0; d < c->ndiffs; d++) {
+        json_object_begin(j, c->diffs[d].key);
+        for (size_t l = 0; l < c->nlabels; l++)
+            json_string(j, c->labels[l].name, c->diffs[d].values[l]);
+        json_object_end(j);
+    }
+    json_object_end(j);
+    json_object_end(j);
+}
+
+void compare_render(FILE *f, const struct comparison *c, enum cmp_format fmt, bool long_view)
+{
+    if (fmt == FMT_CSV) {
+        print_csv(f, c);
+        return;
+    }
+    if (fmt == FMT_JSON) {
+        struct json j;
+        json_init(&j, f, true);
+        compare_json(&j, c);
+        json_end(&j);
+        return;
+    }
+    struct table t;
+    if (long_view)
+        build_long_table(&t, c);
+    else
+        build_seed_table(&t, c, c->nlabels > 1);
+    char title[256];
+    snprintf(title, sizeof title, "%s: %zu label%s, baseline %s, alpha %.3g%s", c->workload, c->nlabels,
+             c->nlabels == 1 ? "" : "s", c->labels[c->base].name, c->alpha,
+             long_view ? "" : "; mean ±sd of ok runs, change: + is better, * significant");
+    if (fmt == FMT_HTML) {
+        fputs("<h3>", f);
+        html_escape(f, title);
+        fputs("</h3>\n", f);
+        print_html_table(f, &t);
+    } else if (fmt == FMT_MARKDOWN) {
+        fprintf(f, "### %s\n\n", title);
+        print_markdown(f, &t);
+        fputc('\n', f);
+    } else {
+        fprintf(f, "%s\n\n", title);
+        table_print(&t, f);
+        fputc('\n', f);
+    }
+    table_free(&t);
+    print_sentences_and_env(f, c, fmt);
+}

@@ -1,0 +1,293 @@
+#include "reports/plot.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "reports/timeseries.h"
+
+extern char **environ;
+
+bool plot_have_gnuplot(void)
+{
+    const char *path = getenv("PATH");
+    char buf[4096];
+    for (const char *p = path ? path : "/usr/bin:/bin"; p && *p; ) {
+        const char *colon = strchr(p, ':');
+        size_t n = colon ? (size_t)(colon - p) : strlen(p);
+        snprintf(buf, sizeof buf, "%.*s/gnuplot", (int)n, p);
+        if (access(buf, X_OK) == 0)
+            return true;
+        p = colon ? colon + 1 : NULL;
+    }
+    return false;
+}
+
+/* A gnuplot string literal: double quotes, backslashes and quotes escaped. */
+static void gp_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', f);
+        fputc(*s == '\n' ? ' ' : *s, f);
+    }
+    fputc('"', f);
+}
+
+static void dat_num(FILE *f, double v)
+{
+    if (isnan(v))
+        fputs(" NaN", f);
+    else
+        fprintf(f, " %.6g", v);
+}
+
+struct line {
+    char name[300];
+    struct timeseries ts;
+};
+
+static int run_gnuplot(const char *dir, const char *script, struct pm_err *err)
+{
+    char *argv[] = { "gnuplot", (char *)script, NULL };
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addchdir_np(&fa, dir);
+    /* Its warnings (an empty y range when nothing swapped) are kept, not shown. */
+    posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "gnuplot.log", O_WRONLY | O_CREAT | O_APPEND, 0644);
+    pid_t pid;
+    int e = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (e)
+        return pm_errf(err, "gnuplot: %s (install gnuplot-nox)", strerror(e));
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            return pm_errf(err, "gnuplot: %s", strerror(errno));
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        return pm_errf(err, "gnuplot failed on %s/%s (its messages are in %s/gnuplot.log)", dir, script, dir);
+    return 0;
+}
+
+static FILE *open_out(const char *dir, const char *name, char *path, size_t len, struct pm_err *err)
+{
+    snprintf(path, len, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        pm_errf(err, "%s: %s", path, strerror(errno));
+    return f;
+}
+
+static void gp_header(FILE *f, const char *what, const char *dat, const char *img, bool svg, int rows)
+{
+    fprintf(f, "# pressmark: %s\n# data: %s (one index block per line; columns as named below)\n"
+               "# redraw with: gnuplot %s\n", what, dat, img);
+    if (svg)
+        fprintf(f, "set terminal svg size 1000,%d dynamic enhanced font 'DejaVu Sans,11' background '#ffffff'\n", 260 * rows + 80);
+    else
+        fprintf(f, "set terminal pngcairo size 1000,%d enhanced font 'DejaVu Sans,10'\n", 260 * rows + 80);
+    fprintf(f, "set output '%s'\nset datafile missing 'NaN'\nset grid\nset key outside right top noenhanced\n"
+               "set xlabel \"time since the run's first tick (s)\"\n", img);
+}
+
+/* A multi-panel chart of timeseries columns, one line per label or run. */
+static int timeseries_chart(const char *dir, const char *base, const char *title, const struct line *lines, size_t n,
+                            const int *cols, const char *const *ylabels, int panels, bool svg, char *written,
+                            struct pm_err *err)
+{
+    char dat[600], gp[600], img[600], path[4096];
+    snprintf(dat, sizeof dat, "%s.dat", base);
+    snprintf(gp, sizeof gp, "%s.gp", base);
+    snprintf(img, sizeof img, "%s.%s", base, svg ? "svg" : "png");
+    FILE *f = open_out(dir, dat, path, sizeof path, err);
+    if (!f)
+        return -1;
+    fprintf(f, "# t_s");
+    for (int p = 0; p < panels; p++)
+        fprintf(f, " \"%s\"", ts_col_names[cols[p]]);
+    fputc('\n', f);
+    for (size_t l = 0; l < n; l++) {
+        fprintf(f, "# %s\n", lines[l].name);
+        for (size_t i = 0; i < lines[l].ts.n; i++) {
+            fprintf(f, "%.3f", lines[l].ts.t[i]);
+            for (int p = 0; p < panels; p++)
+                dat_num(f, lines[l].ts.v[cols[p]][i]);
+            fputc('\n', f);
+        }
+        /* gnuplot needs a point at least; an empty series still gets a block. */
+        if (lines[l].ts.n == 0) {
+            fputs("0", f);
+            for (int p = 0; p < panels; p++)
+                fputs(" NaN", f);
+            fputc('\n', f);
+        }
+        fputs("\n\n", f);
+    }
+    if (fclose(f) != 0)
+        return pm_errf(err, "%s: %s", path, strerror(errno));
+    f = open_out(dir, gp, path, sizeof path, err);
+    if (!f)
+        return -1;
+    gp_header(f, title, dat, img, svg, panels);
+    fprintf(f, "set multiplot layout %d,1 title ", panels);
+    gp_string(f, title);
+    fputs(" noenhanced\n", f);
+    for (int p = 0; p < panels; p++) {
+        fprintf(f, "set ylabel ");
+        gp_string(f, ylabels[p]);
+        fputs("\nplot ", f);
+        for (size_t l = 0; l < n; l++) {
+            fprintf(f, "%s'%s' index %zu using 1:%d with lines lw 2 title ", l ? ", " : "", dat, l, p + 2);
+            gp_string(f, lines[l].name);
+        }
+        fputc('\n', f);
+    }
+    fputs("unset multiplot\n", f);
+    if (fclose(f) != 0)
+        return pm_errf(err, "%s: %s", path, strerror(errno));
+    if (run_gnuplot(dir, gp, err) < 0)
+        return -1;
+    snprintf(written, 4096, "%s/%s", dir, img);
+    return 0;
+}
+
+/* Seed 002's point: runs drift. The headline of every run in the order it
+ * ran, per label, and the label's mean with ±sd error bars at the right. */
+static int headline_chart(const char *dir, const char *base, const struct comparison *c, bool svg, char *written,
+                          struct pm_err *err)
+{
+    char dat[600], gp[600], img[600], path[4096];
+    snprintf(dat, sizeof dat, "%s.dat", base);
+    snprintf(gp, sizeof gp, "%s.gp", base);
+    snprintf(img, sizeof img, "%s.%s", base, svg ? "svg" : "png");
+    FILE *f = open_out(dir, dat, path, sizeof path, err);
+    if (!f)
+        return -1;
+    size_t maxn = 0;
+    for (size_t l = 0; l < c->nlabels; l++)
+        if (cmp_cell_at(c, l, 0)->n > maxn)
+            maxn = cmp_cell_at(c, l, 0)->n;
+    fprintf(f, "# run_index \"%s (%s)\" | mean blocks: x mean sd\n", c->metrics[0].name, c->metrics[0].unit);
+    for (size_t l = 0; l < c->nlabels; l++) {
+        const struct cmp_cell *cell = cmp_cell_at(c, l, 0);
+        fprintf(f, "# %s: runs\n", c->labels[l].name);
+        for (size_t i = 0; i < cell->n; i++)
+            fprintf(f, "%zu %.6g\n", i + 1, cell->values[i]);
+        if (cell->n == 0)
+            fputs("1 NaN\n", f);
+        fprintf(f, "\n\n# %s: mean and sd\n", c->labels[l].name);
+        double x = (double)maxn + 1 + (double)l * 0.15;
+        if (cell->n)
+            fprintf(f, "%.3f %.6g %.6g\n\n\n", x, cell->s.mean, cell->s.n > 1 ? cell->s.sd : 0.0);
+        else
+            fprintf(f, "%.3f NaN NaN\n\n\n", x);
+    }
+    if (fclose(f) != 0)
+        return pm_errf(err, "%s: %s", path, strerror(errno));
+    f = open_out(dir, gp, path, sizeof path, err);
+    if (!f)
+        return -1;
+    char title[256];
+    snprintf(title, sizeof title, "%s: %s per run, and each label's mean ±sd (right)", c->workload, c->metrics[0].title);
+    gp_header(f, title, dat, img, svg, 1);
+    fputs("set xlabel 'run, in the order the label ran'\nset ylabel ", f);
+    char yl[160];
+    if (strcmp(c->metrics[0].title, c->metrics[0].unit) == 0)
+        snprintf(yl, sizeof yl, "%s", c->metrics[0].title);
+    else
+        snprintf(yl, sizeof yl, "%s (%s)", c->metrics[0].title, c->metrics[0].unit);
+    gp_string(f, yl);
+    fprintf(f, "\nset title ");
+    gp_string(f, title);
+    fprintf(f, " noenhanced\nset xrange [0.5:%.2f]\nset xtics 1, 1, %zu\nset xtics add ('mean ±sd' %zu)\nplot ",
+            (double)maxn + 1.5 + 0.15 * (double)c->nlabels, maxn ? maxn : 1, maxn + 1);
+    for (size_t l = 0; l < c->nlabels; l++) {
+        fprintf(f, "%s'%s' index %zu using 1:2 with linespoints lw 2 pt 7 lc %zu title ", l ? ", " : "", dat, 2 * l, l + 1);
+        gp_string(f, c->labels[l].name);
+        fprintf(f, ", '%s' index %zu using 1:2:3 with yerrorbars lw 2 pt 5 lc %zu notitle", dat, 2 * l + 1, l + 1);
+    }
+    fputc('\n', f);
+    if (fclose(f) != 0)
+        return pm_errf(err, "%s: %s", path, strerror(errno));
+    if (run_gnuplot(dir, gp, err) < 0)
+        return -1;
+    snprintf(written, 4096, "%s/%s", dir, img);
+    return 0;
+}
+
+int plot_comparison(struct pm_db *db, const struct comparison *c, const struct plot_request *rq,
+                    char written[PLOT_CHARTS][4096], struct pm_err *err)
+{
+    if (mkdir(rq->out_dir, 0755) < 0 && errno != EEXIST)
+        return pm_errf(err, "%s: %s", rq->out_dir, strerror(errno));
+    size_t nlines = 0;
+    for (size_t l = 0; l < c->nlabels; l++)
+        nlines += rq->per_run ? c->labels[l].ok : 1;
+    struct line *lines = calloc(nlines ? nlines : 1, sizeof *lines);
+    if (!lines)
+        return pm_errf(err, "out of memory");
+    int rc = 0;
+    size_t k = 0;
+    for (size_t l = 0; l < c->nlabels && rc == 0; l++) {
+        const struct cmp_label *lb = &c->labels[l];
+        struct timeseries *runs = calloc(lb->ok ? lb->ok : 1, sizeof *runs);
+        if (!runs) {
+            rc = pm_errf(err, "out of memory");
+            break;
+        }
+        size_t loaded = 0;
+        for (; loaded < lb->ok; loaded++)
+            if ((rc = timeseries_load(db, lb->run_ids[loaded], &runs[loaded], err)) < 0)
+                break;
+        if (rc == 0 && rq->per_run) {
+            for (size_t r = 0; r < lb->ok; r++) {
+                snprintf(lines[k].name, sizeof lines[k].name, "%s #%lld", lb->name, (long long)lb->run_ids[r]);
+                lines[k++].ts = runs[r];
+                memset(&runs[r], 0, sizeof runs[r]);
+            }
+        } else if (rc == 0) {
+            snprintf(lines[k].name, sizeof lines[k].name, "%s (mean of %zu run%s)", lb->name, lb->ok, lb->ok == 1 ? "" : "s");
+            if (timeseries_mean(runs, lb->ok, &lines[k++].ts) < 0)
+                rc = pm_errf(err, "out of memory");
+        }
+        for (size_t r = 0; r < loaded; r++)
+            timeseries_free(&runs[r]);
+        free(runs);
+    }
+    char base[200], title[300];
+    static const int swap_cols[] = { TS_SWAPIO, TS_SWAPIN, TS_SWAPOUT };
+    static const char *const swap_y[] = { "swap-in + swap-out (KB/s)", "swap-in (KB/s)", "swap-out (KB/s)" };
+    static const int cpu_cols[] = { TS_USER, TS_SYSTEM, TS_IOWAIT };
+    static const char *const cpu_y[] = { "user (% of all CPUs)", "system (% of all CPUs)", "iowait (% of all CPUs)" };
+    static const int mem_cols[] = { TS_MEMFREE, TS_MEMAVAIL, TS_SWAPFREE };
+    static const char *const mem_y[] = { "MemFree (MiB)", "MemAvailable (MiB)", "SwapFree (MiB)" };
+    static const int psi_cols[] = { TS_PSI_SOME, TS_PSI_FULL, TS_BEAT_MS };
+    static const char *const psi_y[] = { "PSI memory some (% of time)", "PSI memory full (% of time)",
+                                         "heartbeat lateness, worst per tick (ms)" };
+    struct { const char *name, *what; const int *cols; const char *const *y; } charts[] = {
+        { "swap", "swap rate (seed 000's chart a)", swap_cols, swap_y },
+        { "cpu", "CPU utilisation (seed 000's chart b)", cpu_cols, cpu_y },
+        { "memory", "free memory and free swap", mem_cols, mem_y },
+        { "pressure", "PSI memory stall and heartbeat lateness", psi_cols, psi_y },
+    };
+    for (int ch = 0; ch < 4 && rc == 0; ch++) {
+        snprintf(base, sizeof base, "%s-%s", c->workload, charts[ch].name);
+        snprintf(title, sizeof title, "%s: %s, by %s", c->workload, charts[ch].what, rq->per_run ? "run" : "label");
+        rc = timeseries_chart(rq->out_dir, base, title, lines, k, charts[ch].cols, charts[ch].y, 3, rq->svg,
+                              written[ch], err);
+    }
+    if (rc == 0) {
+        snprintf(base, sizeof base, "%s-headline", c->workload);
+        rc = headline_chart(rq->out_dir, base, c, rq->svg, written[4], err);
+    }
+    for (size_t i = 0; i < k; i++)
+        timeseries_free(&lines[i].ts);
+    free(lines);
+    return rc;
+}

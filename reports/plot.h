@@ -1,0 +1,27 @@
+#ifndef PM_PLOT_H
+#define PM_PLOT_H
+/* The charts of a comparison, drawn by gnuplot: swap rate (seed 000's
+ * chart a), CPU utilisation (chart b), free memory and swap (seed 000's
+ * HighFree/LowFree/SwapFree timeline), PSI and heartbeat lateness, and the
+ * headline per run (seed 002's drift). Each chart is written with its
+ * gnuplot script (.gp) and data (.dat) beside it, to redraw or restyle. */
+#include <stdbool.h>
+#include "harness/db.h"
+#include "reports/compare.h"
+
+#define PLOT_CHARTS 5
+
+struct plot_request {
+    const char *out_dir;
+    bool svg;
+    bool per_run;                /* a line per run instead of per label */
+};
+
+/* Is gnuplot on PATH? */
+bool plot_have_gnuplot(void);
+
+/* Write the charts for c. written[k] receives each image's path. */
+int plot_comparison(struct pm_db *db, const struct comparison *c, const struct plot_request *rq,
+                    char written[PLOT_CHARTS][4096], struct pm_err *err);
+
+#endif

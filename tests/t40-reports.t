@@ -1,0 +1,104 @@
+#!/bin/bash
+# compare, plot and report over runs made for the test with known differences.
+. "$(dirname "$0")/lib.sh"
+sw_opts=(); [ "$(id -u)" -eq 0 ] && sw_opts=(--sysctl vm.swappiness=$(( $(cat /proc/sys/vm/swappiness) == 33 ? 34 : 33 )))
+"$PM" record --quiet --label fast --runs 3 --interval 50ms -- sleep 0.2
+"$PM" record --quiet --label slow --runs 3 --interval 50ms "${sw_opts[@]}" -- sleep 0.4
+"$PM" record --quiet --label slow -- sh -c 'exit 1'
+"$PM" record --quiet --label '<script>alert(1)</script>' --runs 2 --interval 50ms -- sleep 0.2
+
+out=$("$PM" compare --baseline fast slow)
+is "$?" 0 "compare exits 0"
+like "$out" "^record: 2 labels, baseline fast, alpha 0.05" "the table names workload, baseline and alpha"
+like "$out" "label +elapsed +change +%CPU +%sys/%user +Total swpin +Total swpout +Total swapio +n +fail:runs" "the seeds' columns"
+like "$out" "slow +0\.4[0-9]* ±[0-9.e-]+ +-[0-9.]+% p=[0-9.e-]+ \*" "slow is significantly worse, marked"
+like "$out" "slow .* 3 +1:4" "n counts ok runs; fail:runs counts the failed one"
+like "$out" "/0\.2[0-9]* = [0-9.]+ %: record runs [0-9.]+ % slower with slow than with fast \(p [=<] [0-9.e-]+, n = 3/3\)" "the seed's ratio sentence"
+like "$out" "runs not averaged in \(failed, oom, aborted\): slow 1 failed, 0 oom, 0 aborted of 4" "failed runs are counted, not averaged"
+if [ ${#sw_opts[@]} -gt 0 ]; then
+    like "$out" "sysctl.vm.swappiness: fast=[0-9]+, slow=[0-9]+" "environment differences list the changed sysctl"
+else
+    skip "not root: no sysctl difference to show"
+fi
+mean=$(q "select avg(m.value) from metric m join run r on r.id = m.run_id where r.label = 'slow' and r.status = 'ok' and m.name = 'time.elapsed_s'")
+
+# Every format carries the same numbers.
+"$PM" compare --baseline fast slow --format json > "$TMP/c.json"
+"$PM" compare --baseline fast slow --format csv > "$TMP/c.csv"
+check=$(python3 - "$TMP/c.json" "$TMP/c.csv" "$mean" <<'PY'
+import csv, json, sys
+j = json.load(open(sys.argv[1]))["comparisons"][0]
+slow = [l for l in j["labels"] if l["label"] == "slow"][0]
+e = slow["metrics"]["time.elapsed_s"]
+rows = {(r["label"], r["metric"]): r for r in csv.DictReader(open(sys.argv[2]))}
+c = rows[("slow", "time.elapsed_s")]
+want = float(sys.argv[3])
+same = abs(e["mean"] - want) < 1e-9 and abs(float(c["mean"]) - want) < 1e-9
+same &= abs(float(c["p"]) - e["vs_baseline"]["p"]) < 1e-12 and abs(float(c["change_pct"]) - e["vs_baseline"]["change_pct"]) < 1e-9
+same &= len(e["values"]) == 3 and e["n"] == 3 and c["n"] == "3" and c["failed"] == "1" and slow["failed"] == 1
+same &= e["vs_baseline"]["significant"] and c["significant"] == "yes" and e["direction"] == "lower"
+same &= e["vs_baseline"]["ci_low"] < e["mean"] - [l for l in j["labels"] if l["label"] == "fast"][0]["metrics"]["time.elapsed_s"]["mean"] < e["vs_baseline"]["ci_high"]
+print("same" if same else "differ", slow["sentence"][:30])
+PY
+)
+like "$check" "^same " "JSON, CSV and the database agree on mean, n, p, change, CI, failures and raw values"
+md=$("$PM" compare --baseline fast slow --format markdown)
+like "$md" "\| label \| elapsed \| change \|" "markdown renders a pipe table"
+like "$("$PM" compare --baseline fast slow --format html)" "<table>" "html renders a table"
+long=$("$PM" compare --baseline fast slow --long)
+for s in n mean stddev "CV%" min median max change "95% CI diff"; do like "$long" "  $s " "--long has $s"; done
+like "$long" "time.elapsed_s \(s, lower is better\)" "--long says which direction is better"
+like "$("$PM" compare --baseline fast slow --metric time.maxrss_kb --long)" "time.maxrss_kb" "--metric picks metrics"
+one=$("$PM" compare --baseline fast '<script>alert(1)</script>')
+like "$one" "n too small to judge|n = 2/3" "two runs against three still compare; one run says n too small"
+
+bad() { "$PM" "$@" >/dev/null 2>"$TMP/err"; is "$?" 2 "$1 ${2:-}: exit 2"; is "$(wc -l < "$TMP/err")" 1 "  one line: $(cat "$TMP/err")"; }
+bad compare --baseline nosuch slow
+bad compare --alpha 2
+bad compare --format xml
+bad plot --format gif
+
+# Charts, in both formats, with their scripts re-run standalone.
+"$PM" plot fast slow --out "$TMP/png" > "$TMP/plot.out"
+is "$?" 0 "plot exits 0"
+is "$(wc -l < "$TMP/plot.out")" 5 "plot names five charts"
+for c in swap cpu memory pressure headline; do
+    ok "record-$c.png is a PNG" sh -c "head -c 8 '$TMP/png/record-$c.png' | od -An -c | grep -q 'P   N   G'"
+    ok "record-$c.gp and .dat are beside it" test -s "$TMP/png/record-$c.gp" -a -s "$TMP/png/record-$c.dat"
+done
+like "$(cat "$TMP/png/record-cpu.gp")" "set ylabel \"system \(% of all CPUs\)\"" "axis labels carry units"
+like "$(cat "$TMP/png/record-cpu.gp")" "record: CPU utilisation" "titles name the workload"
+rm "$TMP/png/record-swap.png"
+(cd "$TMP/png" && gnuplot record-swap.gp)
+ok "record-swap.gp redraws its chart standalone" test -s "$TMP/png/record-swap.png"
+"$PM" plot --format svg --per-run --out "$TMP/svg" >/dev/null
+ok "svg charts, a line per run" grep -q '<svg' "$TMP/svg/record-swap.svg"
+like "$(grep -c 'index' "$TMP/svg/record-swap.gp")" "^[1-9]" "the per-run script plots each run's block"
+PATH=/nonexistent "$PM" plot --out "$TMP/none" >/dev/null 2>"$TMP/err"
+is "$?" 2 "plot without gnuplot exits 2"
+like "$(cat "$TMP/err")" "gnuplot is not installed" "and says so in one line"
+
+# The report, rendered by headless Chromium.
+"$PM" report --out "$TMP/rep" > "$TMP/rep.out"
+is "$?" 0 "report exits 0"
+page="$TMP/rep/report.html"
+ok "the page exists" test -s "$page"
+is "$(grep -c '<script' "$page")" 0 "no <script> in the page: the label is escaped"
+ok "the label appears escaped" grep -q '&lt;script&gt;alert(1)&lt;/script&gt;' "$page"
+ok "charts are inline SVG" grep -q '<svg' "$page"
+ok "nothing is loaded from elsewhere" sh -c "! grep -Eq '(src|href)=\"(https?:)?//' '$page'"
+if command -v chromium >/dev/null; then
+    CHR=(chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking
+         --disable-component-update --disable-sync --user-data-dir="$TMP/chrome")
+    timeout 60 "${CHR[@]}" --dump-dom "file://$page" > "$TMP/dom.html" 2>/dev/null
+    ok "Chromium renders the page" test -s "$TMP/dom.html"
+    like "$(cat "$TMP/dom.html")" "record runs [0-9.]+ % slower with slow than with fast" "the rendered page carries the ratio sentence"
+    like "$(cat "$TMP/dom.html")" "&lt;script&gt;alert\(1\)&lt;/script&gt;" "the hostile label is text in the DOM"
+    is "$(grep -c '<script' "$TMP/dom.html")" 0 "and no script element came of it"
+    ge "$(grep -o '<svg' "$TMP/dom.html" | wc -l)" 5 "the DOM holds the five charts"
+    timeout 60 "${CHR[@]}" --window-size=1200,1600 --screenshot="$TMP/shot.png" "file://$page" >/dev/null 2>&1
+    ge "$(stat -c %s "$TMP/shot.png" 2>/dev/null || echo 0)" 20000 "a screenshot of the page has content"
+else
+    for i in 1 2 3 4 5 6; do skip "chromium is not installed"; done
+fi
+done_testing
