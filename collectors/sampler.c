@@ -173,6 +173,11 @@ static int take_tick(struct sampler *s, uint64_t now)
         goto fail;
     if (new_series && pm_db_step_done(&s->db, s->commit, &s->err) < 0)
         goto fail;
+    double dt = s->seq ? (double)(now - s->last_tick_ns) / 1e9 : 0;
+    for (size_t i = 0; i < s->table.n; i++)
+        if (s->table.v[i].seen_tick == s->seq + 1)
+            series_rate_step(&s->table.v[i], dt);
+    s->last_tick_ns = now;
     s->seq++;
     return 0;
 fail:

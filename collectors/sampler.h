@@ -23,6 +23,7 @@ struct sampler {
     int64_t run_id;
     uint64_t interval_ns, t0;
     uint64_t seq;
+    uint64_t last_tick_ns;            /* for per-tick rates */
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cv;

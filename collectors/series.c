@@ -137,6 +137,30 @@ bool series_last(const struct series_table *t, const char *name, double *last)
     return true;
 }
 
+void series_rate_step(struct series *s, double dt)
+{
+    double v = pm_value_as_double(s->last);
+    if (s->ticks >= 2 && dt > 0) {
+        double r = (v - s->prev) / dt;
+        if (s->rates == 0 || r < s->rate_min)
+            s->rate_min = r;
+        if (s->rates == 0 || r > s->rate_max)
+            s->rate_max = r;
+        s->rates++;
+    }
+    s->prev = v;
+}
+
+bool series_rate_range(const struct series_table *t, const char *name, double *min, double *max)
+{
+    const struct series *s = series_table_find(t, name);
+    if (!s || !s->rates)
+        return false;
+    *min = s->rate_min;
+    *max = s->rate_max;
+    return true;
+}
+
 bool series_max(const struct series_table *t, const char *name, double *max)
 {
     const struct series *s = series_table_find(t, name);

@@ -21,6 +21,9 @@ struct series {
     uint64_t seen_tick;     /* the sampler tick that last gave it a value, + 1 */
     struct pm_value first, last;
     double max;             /* largest value seen (peak cgroup usage) */
+    double prev;            /* the previous tick's value, for rates */
+    double rate_min, rate_max;  /* per second between consecutive ticks */
+    uint64_t rates;         /* how many rates were seen */
     uint64_t ticks;         /* ticks in which this series had a value */
 };
 
@@ -37,6 +40,11 @@ void series_table_free(struct series_table *t);
 /* Find or add the series called name[0..len); NULL only when out of memory. */
 struct series *series_table_get(struct series_table *t, const char *name, size_t len);
 const struct series *series_table_find(const struct series_table *t, const char *name);
+
+/* After a tick: the change since the previous tick over dt seconds
+ * updates the series' smallest and largest rate (seed 001's min-max). */
+void series_rate_step(struct series *s, double dt);
+bool series_rate_range(const struct series_table *t, const char *name, double *min, double *max);
 
 /* Record one tick's value; the first value seen stays as the series' first. */
 void series_record(struct series *s, struct pm_value v);

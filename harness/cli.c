@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include "harness/db.h"
+#include "harness/profile.h"
 #include "harness/sysfs.h"
 #include "harness/units.h"
 #include <unistd.h>
@@ -35,7 +36,7 @@ const char *pm_db_path(void)
 
 enum {
     OPT_LABEL = 1000, OPT_INTERVAL, OPT_RUNS, OPT_GAP, OPT_TIMEOUT, OPT_DB, OPT_QUIET,
-    OPT_MEM_CAP, OPT_CAP_METHOD, OPT_SWAP_CAP, OPT_MEM_HIGH, OPT_SWAP, OPT_ZSWAP, OPT_SYSCTL, OPT_THP,
+    OPT_PROFILE, OPT_MEM_CAP, OPT_CAP_METHOD, OPT_SWAP_CAP, OPT_MEM_HIGH, OPT_SWAP, OPT_ZSWAP, OPT_SYSCTL, OPT_THP,
 };
 
 const struct option pm_run_long_options[] = {
@@ -46,6 +47,7 @@ const struct option pm_run_long_options[] = {
     { "timeout", required_argument, NULL, OPT_TIMEOUT },
     { "db", required_argument, NULL, OPT_DB },
     { "quiet", no_argument, NULL, OPT_QUIET },
+    { "profile", no_argument, NULL, OPT_PROFILE },
     { "mem-cap", required_argument, NULL, OPT_MEM_CAP },
     { "cap-method", required_argument, NULL, OPT_CAP_METHOD },
     { "swap-cap", required_argument, NULL, OPT_SWAP_CAP },
@@ -65,6 +67,7 @@ const char pm_run_options_help[] =
     "  --timeout D       end a run that takes longer as failed (default: none)\n"
     "  --db PATH         results database (default: $PRESSMARK_DB or results.db beside the binary)\n"
     "  --quiet           no per-run line on stderr\n"
+    "  --profile         a system-wide kernel profile per run (perf record -e cpu-clock -a), top 10 stored\n"
     "\nmemory cap, swap and VM settings (root; all undone after each run):\n"
     "  --mem-cap SIZE|PCT       cap the workload's memory (e.g. 64M, 3G, 75%% of MemTotal)\n"
     "  --cap-method M           auto|cgroup2|cgroup1|balloon|none (auto: cgroup2, then cgroup1, then balloon)\n"
@@ -144,6 +147,13 @@ int run_opts_handle(struct run_opts *ro, const char *cmd, int id, const char *ar
         return 1;
     case OPT_QUIET:
         ro->quiet = true;
+        return 1;
+    case OPT_PROFILE:
+        if (!profile_available()) {
+            pm_usage(cmd, "--profile: perf is not installed (as root: apt-get install linux-perf)");
+            return -1;
+        }
+        ro->profile = true;
         return 1;
     case OPT_MEM_CAP: {
         int64_t total_kb = pm_meminfo_kb("MemTotal");
@@ -242,4 +252,5 @@ void run_opts_to_plan(const struct run_opts *ro, struct run_plan *plan)
     plan->quiet = ro->quiet;
     plan->db_path = pm_db_path();
     plan->env = &ro->env;
+    plan->profile = ro->profile;
 }

@@ -26,6 +26,7 @@ struct run_opts {
     uint64_t gap_ns;
     uint64_t timeout_ns;
     bool quiet;
+    bool profile;
     struct env_config env;
     char label_buf[256];
 };
@@ -61,5 +62,6 @@ int cmd_chat_client_helper(int argc, char **argv);
 int cmd_balloon_helper(int argc, char **argv);
 int cmd_hold_helper(int argc, char **argv);
 int cmd_swapout_helper(int argc, char **argv);
+int cmd_shmio_worker(int argc, char **argv);
 
 #endif

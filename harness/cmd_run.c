@@ -118,7 +118,26 @@ int cmd_run(int argc, char **argv)
     struct run_plan plan = { .wl = wl, .wl_state = state };
     run_opts_to_plan(&ro, &plan);
     run_block_signals();
-    rc = run_plan_execute(&plan);
+    /* Phases (a list of --jobs) run one after the other, each a label of
+     * its own, "LABEL/j8", so compare and plot see separate configurations. */
+    int nphases = wl->phases ? wl->phases(state) : 1;
+    char label[512];
+    rc = 0;
+    for (int p = 0; p < nphases; p++) {
+        if (wl->set_phase) {
+            char suffix[64] = "";
+            wl->set_phase(state, p, suffix, sizeof suffix);
+            if (nphases > 1) {
+                snprintf(label, sizeof label, "%s/%s", ro.label, suffix);
+                plan.label = label;
+            }
+        }
+        int prc = run_plan_execute(&plan);
+        if (prc > rc)
+            rc = prc;
+        if (prc >= 128)
+            break;
+    }
 out:
     free(longopts);
     free(state);

@@ -57,6 +57,12 @@ static const char *const migrations[] = {
     "  FROM tick t, json_each(t.data) j"
     "  JOIN tick_series s ON s.run_id = t.run_id AND s.idx = j.key"
     "  WHERE j.type != 'null';",
+    /* 1 -> 2: a run's kernel profile (--profile), its top symbols. */
+    "CREATE TABLE profile ("
+    "  run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,"
+    "  rank INTEGER NOT NULL, symbol TEXT NOT NULL, samples INTEGER NOT NULL,"
+    "  pct_kernel REAL NOT NULL, pct_all REAL NOT NULL,"
+    "  PRIMARY KEY (run_id, rank)) WITHOUT ROWID;",
 };
 
 int pm_db_default_path(char *buf, size_t len)

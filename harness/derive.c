@@ -77,6 +77,18 @@ static int derive_swap(const struct series_table *t, long page_size, struct metr
     rc |= metric_set_put(out, "swap.in_kb", in * kb_per_page, "KB", PM_LOWER);
     rc |= metric_set_put(out, "swap.out_kb", outp * kb_per_page, "KB", PM_LOWER);
     rc |= metric_set_put(out, "swap.io_kb", (in + outp) * kb_per_page, "KB", PM_LOWER);
+    /* Seed 001's vmstat table: swap in and out as min-max KB/s per tick. */
+    double lo, hi;
+    const char *in_name = strcmp(notes->swap_source, "/proc/stat swap line") == 0 ? "stat.swap.in" : "vmstat.pswpin";
+    const char *out_name = strcmp(notes->swap_source, "/proc/stat swap line") == 0 ? "stat.swap.out" : "vmstat.pswpout";
+    if (series_rate_range(t, in_name, &lo, &hi)) {
+        rc |= metric_set_put(out, "swap.in_kbps_min", lo * kb_per_page, "KB/s", PM_LOWER);
+        rc |= metric_set_put(out, "swap.in_kbps_max", hi * kb_per_page, "KB/s", PM_LOWER);
+    }
+    if (series_rate_range(t, out_name, &lo, &hi)) {
+        rc |= metric_set_put(out, "swap.out_kbps_min", lo * kb_per_page, "KB/s", PM_LOWER);
+        rc |= metric_set_put(out, "swap.out_kbps_max", hi * kb_per_page, "KB/s", PM_LOWER);
+    }
     double zin, zout;
     if (series_delta(t, "vmstat.zswpin", &zin))
         rc |= metric_set_put(out, "zswap.in_kb", zin * kb_per_page, "KB", PM_LOWER);

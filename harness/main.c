@@ -30,6 +30,7 @@ static const struct command commands[] = {
     { "__hold", cmd_hold_helper, NULL },
     { "__swapout", cmd_swapout_helper, NULL },
     { "__chat-server", cmd_chat_server_helper, NULL },
+    { "__shmio-worker", cmd_shmio_worker, NULL },
     { "__chat-client", cmd_chat_client_helper, NULL },
 };
 

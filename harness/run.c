@@ -16,6 +16,7 @@
 #include "harness/derive.h"
 #include "harness/env.h"
 #include "harness/machine.h"
+#include "harness/profile.h"
 #include "harness/store.h"
 #include "harness/timeutil.h"
 #include "harness/sysfs.h"
@@ -94,6 +95,11 @@ int run_spawn(struct run_ctx *rc, char *const argv[], pid_t *pid, struct pm_err 
 
 int run_spawn_fd(struct run_ctx *rc, char *const argv[], int pass_fd, pid_t *pid, struct pm_err *err)
 {
+    return run_spawn_io(rc, argv, pass_fd, -1, pid, err);
+}
+
+int run_spawn_io(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd, pid_t *pid, struct pm_err *err)
+{
     int pfd[2];
     if (pipe2(pfd, O_CLOEXEC) < 0)
         return pm_errf(err, "pipe: %s", strerror(errno));
@@ -141,6 +147,10 @@ int run_spawn_fd(struct run_ctx *rc, char *const argv[], int pass_fd, pid_t *pid
     posix_spawn_file_actions_adddup2(&fa, pfd[1], 3);
     if (pass_fd >= 0)
         posix_spawn_file_actions_adddup2(&fa, pass_fd, 4);
+    if (out_fd >= 0) {
+        posix_spawn_file_actions_adddup2(&fa, out_fd, STDOUT_FILENO);
+        posix_spawn_file_actions_adddup2(&fa, out_fd, STDERR_FILENO);
+    }
     rc->spawn_ns = pm_now_ns();
     int e = posix_spawn(pid, rc->exe, &fa, &attr, hargv, environ);
     posix_spawn_file_actions_destroy(&fa);
@@ -366,8 +376,13 @@ static int execute_one(struct run_ctx *rc, const struct machine_info *mi, int64_
         return -1;
     }
     struct pm_err werr = { "" };
-    if (plan->wl->run(plan->wl_state, rc, &werr) < 0)
+    struct profile prof = { .pid = 0 };
+    if (plan->profile && profile_start(&prof, rc->exe, &werr) < 0)
+        run_set_status(rc, "failed", "profile: %s", werr.msg);
+    else if (plan->wl->run(plan->wl_state, rc, &werr) < 0)
         run_set_status(rc, "failed", "%s", werr.msg);
+    if (plan->profile && profile_finish(&prof, rc->db, rc->run_id, &rc->meta, &werr) < 0)
+        kv_set(&rc->meta, "profile.error", werr.msg);
     struct pm_err serr = { "" };
     if (sampler_stop(&sampler, &serr) < 0 && strcmp(rc->status, "ok") == 0)
         run_set_status(rc, "failed", "%s", serr.msg);

@@ -23,6 +23,7 @@ struct run_plan {
     const char *db_path;
     bool quiet;
     const struct env_config *env;  /* cap, swap and VM settings; NULL: none */
+    bool profile;                  /* record a system-wide kernel profile */
 };
 
 /* What run_wait saw when the workload's process ended. */
@@ -43,6 +44,8 @@ int run_plan_execute(struct run_plan *plan);
 int run_spawn(struct run_ctx *rc, char *const argv[], pid_t *pid, struct pm_err *err);
 /* The same, handing pass_fd to the child as its descriptor 4 (a report pipe). */
 int run_spawn_fd(struct run_ctx *rc, char *const argv[], int pass_fd, pid_t *pid, struct pm_err *err);
+/* The same, with the child's stdout and stderr going to out_fd (when >= 0). */
+int run_spawn_io(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd, pid_t *pid, struct pm_err *err);
 /* Wait for pid, handling SIGINT/SIGTERM and the run's timeout. */
 int run_wait(struct run_ctx *rc, pid_t pid, struct run_exit *ex, struct pm_err *err);
 void run_metric(struct run_ctx *rc, const char *name, double value, const char *unit, const char *dir);

@@ -27,7 +27,7 @@ static int nactions;
 static int lock_fd = -1;
 static char state_dir[512];
 
-static const char *kind_names[] = { "file", "cgroup", "swapfile", "zram", "process", "rmdir", "subtree" };
+static const char *kind_names[] = { "file", "cgroup", "swapfile", "zram", "process", "rmdir", "subtree", "scratch" };
 
 const char *undo_state_dir(void)
 {
@@ -293,6 +293,27 @@ int undo_apply(enum undo_kind kind, const char *a, const char *b, char *said, si
             return -1;
         }
         snprintf(said, len, "disabled the %s controller for children of %s again", b, a);
+        return 0;
+    }
+    case UNDO_SCRATCH: {
+        /* Only files with the given prefix: never anything else there. */
+        DIR *d = opendir(a);
+        if (d) {
+            struct dirent *e;
+            size_t bl = strlen(b);
+            while ((e = readdir(d)))
+                if (bl && strncmp(e->d_name, b, bl) == 0 && !strchr(e->d_name, '/')) {
+                    char path[1200];
+                    snprintf(path, sizeof path, "%s/%s", a, e->d_name);
+                    unlink(path);
+                }
+            closedir(d);
+        }
+        if (rmdir(a) < 0 && errno != ENOENT) {
+            snprintf(said, len, "could not remove %s: %s", a, strerror(errno));
+            return -1;
+        }
+        snprintf(said, len, "removed scratch directory %s", a);
         return 0;
     }
     }

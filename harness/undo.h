@@ -17,6 +17,7 @@ enum undo_kind {
     UNDO_PROCESS,     /* a: pid, b: a word its /proc/PID/cmdline must contain */
     UNDO_RMDIR,       /* a: an empty directory pressmark created */
     UNDO_SUBTREE,     /* a: cgroup v2 directory, b: controller to disable again */
+    UNDO_SCRATCH,     /* a: a scratch directory of pressmark's: its files named b* go, then it */
 };
 
 /* The state directory: $PRESSMARK_STATE_DIR, else /run/pressmark as root,

@@ -342,7 +342,8 @@ int compare_build(struct pm_db *db, const char *workload, const char *const *lab
             double *sorted = malloc((cell->n ? cell->n : 1) * sizeof *sorted);
             if (!sorted)
                 return pm_errf(err, "out of memory");
-            memcpy(sorted, cell->values, cell->n * sizeof *sorted);
+            if (cell->n)
+                memcpy(sorted, cell->values, cell->n * sizeof *sorted);
             stats_summary(sorted, cell->n, &cell->s);
             free(sorted);
         }

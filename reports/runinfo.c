@@ -75,6 +75,16 @@ int run_info_load(struct pm_db *db, int64_t id, struct run_info *ri, struct pm_e
         copy_col(st, 3, s->note, sizeof s->note);
     }
     sqlite3_finalize(st);
+    if (pm_db_prepare(db, &st, "SELECT symbol, samples, pct_kernel FROM profile WHERE run_id = ? ORDER BY rank", err) < 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    while (ri->nprofile < 10 && sqlite3_step(st) == SQLITE_ROW) {
+        copy_col(st, 0, ri->profile[ri->nprofile].symbol, sizeof ri->profile[0].symbol);
+        ri->profile[ri->nprofile].samples = sqlite3_column_int64(st, 1);
+        ri->profile[ri->nprofile].pct_kernel = sqlite3_column_double(st, 2);
+        ri->nprofile++;
+    }
+    sqlite3_finalize(st);
     return 0;
 }
 

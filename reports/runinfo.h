@@ -29,6 +29,8 @@ struct run_info {
     struct kv_list meta;
     struct run_source_info *sources;
     size_t nsources;
+    struct { char symbol[256]; int64_t samples; double pct_kernel; } profile[10];
+    size_t nprofile;
 };
 
 int run_info_load(struct pm_db *db, int64_t id, struct run_info *ri, struct pm_err *err);

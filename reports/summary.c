@@ -109,6 +109,10 @@ static void print_extras(FILE *f, const struct run_info *ri)
             run_metric_or(ri, "vmstat.pgsteal_kswapd", 0), run_metric_or(ri, "vmstat.pgsteal_direct", 0),
             run_metric_or(ri, "vmstat.allocstall", 0), run_metric_or(ri, "vmstat.pgmajfault", 0),
             run_metric_or(ri, "vmstat.oom_kill", 0));
+    if (metric_set_find(&ri->metrics, "swap.out_kbps_max"))
+        fprintf(f, "swap per tick (vmstat's view): in %.0f - %.0f KB/s, out %.0f - %.0f KB/s (min - max)\n",
+                run_metric_or(ri, "swap.in_kbps_min", 0), run_metric_or(ri, "swap.in_kbps_max", 0),
+                run_metric_or(ri, "swap.out_kbps_min", 0), run_metric_or(ri, "swap.out_kbps_max", 0));
     if (metric_set_find(&ri->metrics, "vmstat.pgscan_total"))
         fprintf(f, "reclaim including cgroup-limit reclaim (pgscan/pgsteal anon+file): scanned %.0f, stolen %.0f pages\n",
                 run_metric_or(ri, "vmstat.pgscan_total", 0), run_metric_or(ri, "vmstat.pgsteal_total", 0));
@@ -132,6 +136,14 @@ static void print_extras(FILE *f, const struct run_info *ri)
     fprintf(f, "sampler: %.0f ticks, %.0f missed, lateness p99 %.2f ms, %.3f s CPU\n",
             run_metric_or(ri, "sampler.ticks", 0), run_metric_or(ri, "sampler.missed_ticks", 0),
             run_metric_or(ri, "sampler.late_p99_ms", 0), run_metric_or(ri, "sampler.cpu_s", 0));
+    if (ri->nprofile) {
+        /* Seed 001's layout: No., samples, % of the kernel's samples, symbol. */
+        fprintf(f, "\nkernel profile (top %zu; %s):\n    No.     samples         %%       symbol name\n", ri->nprofile,
+                kv_get(&ri->meta, "profile") ? kv_get(&ri->meta, "profile") : "perf");
+        for (size_t i = 0; i < ri->nprofile; i++)
+            fprintf(f, "    %-7zu %-15lld %-7.4f %s\n", i + 1, (long long)ri->profile[i].samples,
+                    ri->profile[i].pct_kernel, ri->profile[i].symbol);
+    }
     for (size_t i = 0; i < ri->nsources; i++)
         if (ri->sources[i].note[0])
             fprintf(f, "source %s: %s\n", ri->sources[i].path, ri->sources[i].note);

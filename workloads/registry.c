@@ -4,12 +4,16 @@
 extern const struct workload_ops workload_command;
 extern const struct workload_ops workload_swapout;
 extern const struct workload_ops workload_chat;
+extern const struct workload_ops workload_build;
+extern const struct workload_ops workload_shmio;
 
 /* One line per workload. */
 const struct workload_ops *const pm_workloads[] = {
     &workload_command,
     &workload_swapout,
     &workload_chat,
+    &workload_build,
+    &workload_shmio,
     NULL,
 };
 

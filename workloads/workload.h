@@ -36,6 +36,11 @@ struct workload_ops {
     void (*cleanup)(void *state);
     /* The parameters that define this configuration, for the run's record. */
     void (*describe)(void *state, char *buf, size_t len);
+    /* Optional: a list-valued option makes phases, each with its own runs
+     * (kernbench's -j half, 4x, max). Returns how many (1 without). */
+    int (*phases)(void *state);
+    /* Select phase i; suffix names it for the label ("j8"). */
+    void (*set_phase)(void *state, int i, char *suffix, size_t len);
 };
 
 const struct workload_ops *workload_find(const char *name);

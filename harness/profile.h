@@ -1,0 +1,25 @@
+#ifndef PM_PROFILE_H
+#define PM_PROFILE_H
+/* --profile: a system-wide `perf record -e cpu-clock -a` for the run (the
+ * software clock works in VMs), then the top kernel symbols with their
+ * sample counts and shares, as seed 001's oprofile table. */
+#include <stdbool.h>
+#include <sys/types.h>
+#include "harness/db.h"
+#include "harness/kv.h"
+
+#define PROFILE_TOP 10
+
+struct profile {
+    pid_t pid;
+    char dir[512], data[600];
+    int undo_id;
+};
+
+bool profile_available(void);
+/* Start recording; exe is pressmark (its exec helper ties perf to us). */
+int profile_start(struct profile *p, const char *exe, struct pm_err *err);
+/* Stop, read the top kernel symbols, store them for run_id, clean up. */
+int profile_finish(struct profile *p, struct pm_db *db, int64_t run_id, struct kv_list *meta, struct pm_err *err);
+
+#endif

@@ -1,0 +1,323 @@
+/* Seed 002's workload: `make -j J vmlinux` under a memory cap, measured by
+ * wait4 on make (which has waited for every compiler it ran), shown as
+ * GNU time's line. The default tree is generated so it runs anywhere;
+ * --tree builds your own (a Linux tree with --target vmlinux). As seed
+ * 002 and kernbench do: a priming build first (make clean; make TARGET;
+ * make clean), then for each run make clean, sync, optionally drop the
+ * caches, and the timed make. */
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "harness/run.h"
+#include "harness/sysfs.h"
+#include "harness/units.h"
+#include "workloads/build_tree.h"
+#include "workloads/workload.h"
+
+extern char **environ;
+
+#define MAX_PHASES 16
+#define MAX_MAKE_ARGS 32
+
+struct build_state {
+    struct tree_params tree;
+    char user_tree[4096];
+    char target[256];
+    char *make_args[MAX_MAKE_ARGS];
+    int nmake_args;
+    char jobs_text[256];
+    char phase_names[MAX_PHASES][16];
+    long phase_jobs[MAX_PHASES];     /* 0: unlimited (make -j) */
+    int nphases, phase;
+    bool drop_caches, primed;
+    char dir[4096];                  /* the tree being built */
+};
+
+static const struct wl_option build_options[] = {
+    { "jobs", "LIST", "4x", "make -j: N, Nx (N x CPUs), half (CPUs/2), max (no limit), or a list of phases: half,4x,max" },
+    { "files", "N", "16", "generated tree: translation units" },
+    { "unit-size", "N", "2000", "generated tree: statements per unit (~50 KB of cc1 memory each at -O2)" },
+    { "headers", "N", "8", "generated tree: heavy headers every unit includes" },
+    { "seed", "N", "1", "generated tree: the same seed, the same tree" },
+    { "tree", "DIR", NULL, "build this tree instead (with its own Makefile)" },
+    { "target", "TARGET", "vmlinux", "make target" },
+    { "make-arg", "ARG", NULL, "an extra argument for make (repeatable)" },
+    { "drop-caches", NULL, NULL, "drop the page cache before each timed build (root)" },
+    { 0 },
+};
+
+static long cpus(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? n : 1;
+}
+
+static int parse_jobs(struct build_state *st, const char *text, struct pm_err *err)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", text);
+    st->nphases = 0;
+    for (char *save, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+        if (st->nphases == MAX_PHASES)
+            return pm_errf(err, "at most %d phases", MAX_PHASES);
+        long j;
+        uint64_t v;
+        size_t n = strlen(w);
+        if (strcmp(w, "half") == 0)
+            j = cpus() / 2 > 0 ? cpus() / 2 : 1;
+        else if (strcmp(w, "max") == 0)
+            j = 0;
+        else if (n > 1 && w[n - 1] == 'x') {
+            w[n - 1] = '\0';
+            if (pm_parse_uint(w, 1, 1024, &v) < 0)
+                return pm_errf(err, "'%s' is not a job count (accepted: N, Nx, half, max, or a comma list of them)", text);
+            j = (long)v * cpus();
+            w[n - 1] = 'x';
+        } else if (pm_parse_uint(w, 1, 100000, &v) == 0)
+            j = (long)v;
+        else
+            return pm_errf(err, "'%s' is not a job count (accepted: N, Nx, half, max, or a comma list of them)", text);
+        snprintf(st->phase_names[st->nphases], sizeof st->phase_names[0], "%s", w);
+        st->phase_jobs[st->nphases++] = j;
+    }
+    if (st->nphases == 0)
+        return pm_errf(err, "'%s' is not a job count (accepted: N, Nx, half, max, or a comma list of them)", text);
+    snprintf(st->jobs_text, sizeof st->jobs_text, "%s", text);
+    return 0;
+}
+
+static int build_set(void *state, const char *name, const char *value, struct pm_err *err)
+{
+    struct build_state *st = state;
+    uint64_t v;
+    if (strcmp(name, "jobs") == 0)
+        return parse_jobs(st, value, err);
+    if (strcmp(name, "files") == 0 || strcmp(name, "unit-size") == 0 || strcmp(name, "headers") == 0) {
+        uint64_t min = strcmp(name, "headers") == 0 ? 0 : 1;
+        if (pm_parse_uint(value, min, 100000, &v) < 0)
+            return pm_errf(err, "'%s' is not a count (accepted: %llu to 100000)", value, (unsigned long long)min);
+        *(strcmp(name, "files") == 0 ? &st->tree.files : strcmp(name, "unit-size") == 0 ? &st->tree.unit_size
+                                                                                        : &st->tree.headers) = (unsigned)v;
+        return 0;
+    }
+    if (strcmp(name, "seed") == 0) {
+        if (pm_parse_uint(value, 0, UINT64_MAX, &v) < 0)
+            return pm_errf(err, "'%s' is not a seed (accepted: a whole number)", value);
+        st->tree.seed = v;
+        return 0;
+    }
+    if (strcmp(name, "tree") == 0) {
+        char mk[4200];
+        snprintf(mk, sizeof mk, "%s/Makefile", value);
+        char mk2[4200];
+        snprintf(mk2, sizeof mk2, "%s/makefile", value);
+        if (!pm_path_exists(mk) && !pm_path_exists(mk2))
+            return pm_errf(err, "'%s' has no Makefile (accepted: a directory make can build)", value);
+        if (!realpath(value, st->user_tree))
+            return pm_errf(err, "'%s': %s", value, strerror(errno));
+        return 0;
+    }
+    if (strcmp(name, "target") == 0) {
+        if (!*value || strlen(value) >= sizeof st->target || value[0] == '-')
+            return pm_errf(err, "'%s' is not a make target", value);
+        snprintf(st->target, sizeof st->target, "%s", value);
+        return 0;
+    }
+    if (strcmp(name, "make-arg") == 0) {
+        if (st->nmake_args == MAX_MAKE_ARGS)
+            return pm_errf(err, "at most %d make arguments", MAX_MAKE_ARGS);
+        st->make_args[st->nmake_args++] = (char *)value;
+        return 0;
+    }
+    if (strcmp(name, "drop-caches") == 0) {
+        st->drop_caches = true;
+        return 0;
+    }
+    return pm_errf(err, "unknown option");
+}
+
+static int build_phases(void *state)
+{
+    return ((struct build_state *)state)->nphases;
+}
+
+static void build_set_phase(void *state, int i, char *suffix, size_t len)
+{
+    struct build_state *st = state;
+    st->phase = i;
+    if (st->phase_jobs[i])
+        snprintf(suffix, len, "j%ld", st->phase_jobs[i]);
+    else
+        snprintf(suffix, len, "jmax");
+}
+
+/* Run make with argv outside the cap (priming, cleaning), output to log. */
+static int run_make_plain(char *const argv[], int log, struct pm_err *err)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, log, STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(&fa, log, STDERR_FILENO);
+    pid_t pid;
+    int e = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (e)
+        return pm_errf(err, "%s: %s", argv[0], strerror(e));
+    int ws;
+    while (waitpid(pid, &ws, 0) < 0)
+        if (errno != EINTR)
+            return pm_errf(err, "waitpid: %s", strerror(errno));
+    return WIFEXITED(ws) && WEXITSTATUS(ws) == 0 ? 0 : 1;
+}
+
+static int open_log(struct build_state *st, char *path, size_t len)
+{
+    snprintf(path, len, "%s/.pressmark-build.log", st->dir);
+    return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+}
+
+/* The last lines of the build log: what make and the compiler said. */
+static void log_tail(const char *path, char *out, size_t len)
+{
+    char buf[65536];
+    out[0] = '\0';
+    if (pm_read_file(path, buf, sizeof buf) < 0)
+        return;
+    size_t n = strlen(buf);
+    int lines = 0;
+    size_t start = n;
+    while (start > 0 && lines < 6)
+        if (buf[--start] == '\n')
+            lines++;
+    snprintf(out, len, "%s", buf + start + (buf[start] == '\n'));
+    for (char *p = out; *p; p++)
+        if (*p == '\n')
+            *p = '|';
+}
+
+static int build_prepare(void *state, struct run_ctx *rc, struct pm_err *err)
+{
+    struct build_state *st = state;
+    (void)rc;
+    if (st->user_tree[0])
+        snprintf(st->dir, sizeof st->dir, "%s", st->user_tree);
+    else if (build_tree_ensure(&st->tree, st->dir, sizeof st->dir, err) < 0)
+        return -1;
+    if (st->primed)
+        return 0;
+    /* The priming build: make clean; make TARGET; make clean. A tree that
+     * does not build is reported now, before any run is stored. */
+    char log[4200];
+    int fd = open_log(st, log, sizeof log);
+    if (fd < 0)
+        return pm_errf(err, "%s: %s", log, strerror(errno));
+    char jobs[32];
+    snprintf(jobs, sizeof jobs, "-j%ld", cpus());
+    char *clean[] = { "make", "-C", st->dir, "clean", NULL };
+    char *argv[8 + MAX_MAKE_ARGS] = { "make", "-C", st->dir, jobs, st->target };
+    for (int i = 0; i < st->nmake_args; i++)
+        argv[5 + i] = st->make_args[i];
+    int r = run_make_plain(clean, fd, err);
+    if (r == 0)
+        r = run_make_plain(argv, fd, err);
+    if (r == 0)
+        r = run_make_plain(clean, fd, err);
+    close(fd);
+    if (r < 0)
+        return -1;
+    st->primed = true;       /* a broken tree is still primed: the runs say why it fails */
+    return 0;
+}
+
+static int build_run(void *state, struct run_ctx *rc, struct pm_err *err)
+{
+    struct build_state *st = state;
+    char log[4200];
+    int fd = open_log(st, log, sizeof log);
+    if (fd < 0)
+        return pm_errf(err, "%s: %s", log, strerror(errno));
+    char *clean[] = { "make", "-C", st->dir, "clean", NULL };
+    if (run_make_plain(clean, fd, err) < 0) {
+        close(fd);
+        return -1;
+    }
+    sync();
+    if (st->drop_caches && pm_write_file("/proc/sys/vm/drop_caches", "3", err) < 0) {
+        close(fd);
+        return -1;
+    }
+    char jobs[32];
+    long j = st->phase_jobs[st->phase];
+    if (j)
+        snprintf(jobs, sizeof jobs, "-j%ld", j);
+    else
+        snprintf(jobs, sizeof jobs, "-j");
+    char *argv[8 + MAX_MAKE_ARGS] = { "make", "-C", st->dir, jobs, st->target };
+    for (int i = 0; i < st->nmake_args; i++)
+        argv[5 + i] = st->make_args[i];
+    pid_t pid;
+    if (run_spawn_io(rc, argv, -1, fd, &pid, err) < 0) {
+        close(fd);
+        return -1;
+    }
+    close(fd);
+    struct run_exit ex;
+    if (run_wait(rc, pid, &ex, err) < 0)
+        return -1;
+    run_rusage_metrics(rc, &ex);
+    run_status_from_exit(rc, "make", &ex);
+    run_metric(rc, "build.jobs", (double)j, "count", "none");
+    char tail[1024];
+    if (strcmp(rc_status(rc), "failed") == 0 && WIFEXITED(ex.wstatus)) {
+        log_tail(log, tail, sizeof tail);
+        run_set_status(rc, "failed", "make exited with status %d: %s", WEXITSTATUS(ex.wstatus), tail);
+    } else if (strcmp(rc_status(rc), "ok") == 0) {
+        char target[4400];
+        snprintf(target, sizeof target, "%s/%s", st->dir, st->target);
+        if (!pm_path_exists(target) && !st->user_tree[0])
+            run_set_status(rc, "failed", "make succeeded but %s is missing", target);
+    }
+    char phase[64];
+    snprintf(phase, sizeof phase, "%s (make %s)", st->phase_names[st->phase], jobs);
+    run_meta(rc, "build.phase", phase);
+    run_meta(rc, "build.tree", st->dir);
+    return 0;
+}
+
+static void build_describe(void *state, char *buf, size_t len)
+{
+    struct build_state *st = state;
+    long j = st->phase_jobs[st->phase];
+    char jobs[32];
+    if (j)
+        snprintf(jobs, sizeof jobs, "%ld", j);
+    else
+        snprintf(jobs, sizeof jobs, "max");
+    if (st->user_tree[0])
+        snprintf(buf, len, "--tree %s --target %s --jobs %s (make -j%s)%s", st->user_tree, st->target,
+                 st->phase_names[st->phase], j ? jobs : "", st->drop_caches ? " --drop-caches" : "");
+    else
+        snprintf(buf, len, "--files %u --unit-size %u --headers %u --seed %llu --jobs %s (make -j%s)%s", st->tree.files,
+                 st->tree.unit_size, st->tree.headers, (unsigned long long)st->tree.seed, st->phase_names[st->phase],
+                 j ? jobs : "", st->drop_caches ? " --drop-caches" : "");
+}
+
+const struct workload_ops workload_build = {
+    .name = "build",
+    .summary = "seed 002's make -j vmlinux under a cap: a generated C tree, or --tree DIR --target T",
+    .headline = "time.elapsed_s",
+    .headline_title = "elapsed",
+    .options = build_options,
+    .state_size = sizeof(struct build_state),
+    .set_option = build_set,
+    .prepare = build_prepare,
+    .run = build_run,
+    .describe = build_describe,
+    .phases = build_phases,
+    .set_phase = build_set_phase,
+};

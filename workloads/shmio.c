@@ -1,0 +1,266 @@
+/* Seed 001's wblg-disk: processes that alternate disk writes with a pass
+ * over a shared memory region (4 bytes every 4 KiB), or, split, writers
+ * and touchers apart (the thrashing run). Reported as write MB/s, bytes,
+ * passes, and (from the samples, for every workload) swap in and out as
+ * min-max KB/s. SysV segments are marked for removal as soon as they are
+ * made, so none outlives the run, whatever happens to it. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/shm.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "harness/run.h"
+#include "harness/sysfs.h"
+#include "harness/timeutil.h"
+#include "harness/undo.h"
+#include "harness/units.h"
+#include "workloads/workload.h"
+
+#define MAX_PROCS 4096
+#define MAX_REGIONS 64
+
+struct shmio_state {
+    uint64_t procs, io_procs, mem_procs, regions, region_size, stride, io_min, io_max, read_pct, duration_ns;
+    bool split;
+    char dir[2048];
+};
+
+static const struct wl_option shmio_options[] = {
+    { "procs", "N", "16", "processes (alternate mode; the seed ran 640)" },
+    { "mode", "MODE", "alternate", "alternate: each process writes then touches; split: --io-procs writers, --mem-procs touchers" },
+    { "io-procs", "A", "8", "split mode: writing processes" },
+    { "mem-procs", "B", "8", "split mode: touching processes" },
+    { "regions", "K", "1", "SysV shared memory segments, processes spread over them" },
+    { "region-size", "SIZE", "64M", "size of each segment (the seed: one of 1.6G)" },
+    { "touch-stride", "SIZE", "4K", "a pass touches 4 bytes every STRIDE" },
+    { "io-min", "SIZE", "1K", "smallest write" },
+    { "io-max", "SIZE", "256K", "largest write" },
+    { "read-pct", "P", "0", "percent of disk operations that read instead (the seed: 0)" },
+    { "dir", "DIR", NULL, "where the files go (a fresh directory inside it, removed afterwards; default the temp dir)" },
+    { "duration", "D", "10s", "how long (the seed ran 3 hours)" },
+    { 0 },
+};
+
+static int shmio_set(void *state, const char *name, const char *value, struct pm_err *err)
+{
+    struct shmio_state *st = state;
+    uint64_t v;
+    if (strcmp(name, "procs") == 0 || strcmp(name, "io-procs") == 0 || strcmp(name, "mem-procs") == 0) {
+        if (pm_parse_uint(value, strcmp(name, "procs") == 0 ? 1 : 0, MAX_PROCS, &v) < 0)
+            return pm_errf(err, "'%s' is not a process count (accepted: up to %d)", value, MAX_PROCS);
+        *(strcmp(name, "procs") == 0 ? &st->procs : strcmp(name, "io-procs") == 0 ? &st->io_procs : &st->mem_procs) = v;
+        return 0;
+    }
+    if (strcmp(name, "mode") == 0) {
+        if (strcmp(value, "alternate") && strcmp(value, "split"))
+            return pm_errf(err, "'%s' is not a mode (accepted: alternate, split)", value);
+        st->split = strcmp(value, "split") == 0;
+        return 0;
+    }
+    if (strcmp(name, "regions") == 0) {
+        if (pm_parse_uint(value, 1, MAX_REGIONS, &v) < 0)
+            return pm_errf(err, "'%s' is not a region count (accepted: 1 to %d)", value, MAX_REGIONS);
+        st->regions = v;
+        return 0;
+    }
+    if (strcmp(name, "region-size") == 0 || strcmp(name, "touch-stride") == 0 || strcmp(name, "io-min") == 0 ||
+        strcmp(name, "io-max") == 0) {
+        if (pm_parse_size(value, 0, &v) < 0 || v < 4 || (strcmp(name, "io-max") == 0 && v > (64u << 20)))
+            return pm_errf(err, "'%s' is not a size (accepted: %s%s)", value, PM_SIZE_FORMS,
+                           strcmp(name, "io-max") == 0 ? "; at most 64M" : "; at least 4 bytes");
+        *(strcmp(name, "region-size") == 0 ? &st->region_size : strcmp(name, "touch-stride") == 0 ? &st->stride
+          : strcmp(name, "io-min") == 0 ? &st->io_min : &st->io_max) = v;
+        return 0;
+    }
+    if (strcmp(name, "read-pct") == 0) {
+        if (pm_parse_uint(value, 0, 100, &v) < 0)
+            return pm_errf(err, "'%s' is not a percentage (accepted: 0 to 100)", value);
+        st->read_pct = v;
+        return 0;
+    }
+    if (strcmp(name, "dir") == 0) {
+        struct stat sb;
+        if (stat(value, &sb) < 0 || !S_ISDIR(sb.st_mode) || strlen(value) >= sizeof st->dir - 64)
+            return pm_errf(err, "'%s' is not a directory", value);
+        snprintf(st->dir, sizeof st->dir, "%s", value);
+        return 0;
+    }
+    if (strcmp(name, "duration") == 0) {
+        if (pm_parse_duration(value, &v) < 0 || v == 0)
+            return pm_errf(err, "'%s' is not a duration (accepted: %s)", value, PM_DURATION_FORMS);
+        st->duration_ns = v;
+        return 0;
+    }
+    return pm_errf(err, "unknown option");
+}
+
+static int shmio_args(void *state, int argc, char **argv, struct pm_err *err)
+{
+    struct shmio_state *st = state;
+    (void)argc;
+    (void)argv;
+    if (st->io_min > st->io_max)
+        return pm_errf(err, "--io-min is above --io-max");
+    if (st->split && st->io_procs + st->mem_procs == 0)
+        return pm_errf(err, "split mode needs --io-procs or --mem-procs above 0");
+    return 0;
+}
+
+static int shmio_run(void *state, struct run_ctx *rc, struct pm_err *err)
+{
+    struct shmio_state *st = state;
+    const char *tmp = st->dir[0] ? st->dir : getenv("TMPDIR");
+    char dir[2200];
+    snprintf(dir, sizeof dir, "%s/pressmark-shmio.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir))
+        return pm_errf(err, "%s: %s", dir, strerror(errno));
+    int undo_id = undo_push(UNDO_SCRATCH, dir, "worker-", err);
+    if (undo_id < 0) {
+        rmdir(dir);
+        return -1;
+    }
+    int ids[MAX_REGIONS];
+    void *maps[MAX_REGIONS];
+    unsigned nreg = 0;
+    int result = 0;
+    for (; nreg < st->regions; nreg++) {
+        ids[nreg] = shmget(IPC_PRIVATE, st->region_size, IPC_CREAT | 0600);
+        maps[nreg] = ids[nreg] < 0 ? (void *)-1 : shmat(ids[nreg], NULL, SHM_RDONLY);
+        if (ids[nreg] >= 0)
+            shmctl(ids[nreg], IPC_RMID, NULL);      /* gone with its last user, whatever happens */
+        if (ids[nreg] < 0 || maps[nreg] == (void *)-1) {
+            result = pm_errf(err, "shared memory segment of %llu bytes: %s (see kernel.shmmax)",
+                             (unsigned long long)st->region_size, strerror(errno));
+            break;
+        }
+    }
+    unsigned n = st->split ? (unsigned)(st->io_procs + st->mem_procs) : (unsigned)st->procs;
+    pid_t *pids = calloc(n, sizeof *pids);
+    int p[2] = { -1, -1 };
+    if (result == 0 && (!pids || pipe2(p, O_CLOEXEC) < 0))
+        result = pm_errf(err, "out of memory or descriptors");
+    uint64_t until = pm_now_ns() + st->duration_ns;
+    unsigned started = 0;
+    for (; result == 0 && started < n; started++) {
+        const char *role = !st->split ? "alternate" : started < st->io_procs ? "io" : "mem";
+        char a[8][128];
+        snprintf(a[0], sizeof a[0], "--shm=%d", ids[started % nreg]);
+        snprintf(a[1], sizeof a[1], "--stride=%llu", (unsigned long long)st->stride);
+        snprintf(a[2], sizeof a[2], "--io=%llu,%llu", (unsigned long long)st->io_min, (unsigned long long)st->io_max);
+        snprintf(a[3], sizeof a[3], "--read-pct=%llu", (unsigned long long)st->read_pct);
+        snprintf(a[4], sizeof a[4], "--role=%s", role);
+        snprintf(a[5], sizeof a[5], "--until=%llu", (unsigned long long)until);
+        snprintf(a[6], sizeof a[6], "--seed=%u", started + 1);
+        char file[2300];
+        snprintf(file, sizeof file, "--file=%s/worker-%u.dat", dir, started);
+        char *argv[] = { (char *)run_exe(rc), "__shmio-worker", a[0], a[1], a[2], a[3], a[4], a[5], a[6], file, NULL };
+        if (run_spawn_fd(rc, argv, p[1], &pids[started], err) < 0)
+            result = -1;
+    }
+    if (p[1] >= 0)
+        close(p[1]);
+    /* Wait for every worker; an interrupt or timeout reaches them all. */
+    struct run_exit ex, first = { 0 };
+    bool have_first = false;
+    for (unsigned i = 0; i < started; i++) {
+        if (run_wait(rc, pids[i], &ex, err) < 0) {
+            result = -1;
+            continue;
+        }
+        if (!have_first || (WIFEXITED(first.wstatus) && WEXITSTATUS(first.wstatus) == 0 && !first.aborted)) {
+            first = ex;
+            have_first = true;
+        }
+        if (ex.aborted || ex.timed_out)
+            for (unsigned k = i + 1; k < started; k++)
+                kill(pids[k], SIGKILL);
+    }
+    uint64_t written = 0, reads = 0, passes = 0, reports = 0;
+    char line[256];
+    FILE *in = p[0] >= 0 ? fdopen(p[0], "r") : NULL;
+    while (in && fgets(line, sizeof line, in)) {
+        unsigned long long w, r, ps;
+        if (sscanf(line, "written %llu read %llu passes %llu", &w, &r, &ps) == 3) {
+            written += w;
+            reads += r;
+            passes += ps;
+            reports++;
+        }
+    }
+    if (in)
+        fclose(in);
+    else if (p[0] >= 0)
+        close(p[0]);
+    /* Every byte reported written must be on disk: sum the files. */
+    uint64_t on_disk = 0;
+    for (unsigned i = 0; i < started; i++) {
+        char path[2300];
+        struct stat sb;
+        snprintf(path, sizeof path, "%s/worker-%u.dat", dir, i);
+        if (stat(path, &sb) == 0)
+            on_disk += (uint64_t)sb.st_size;
+    }
+    if (result == 0 && have_first) {
+        run_status_from_exit(rc, "a shmio process", &first);
+        double secs = (double)st->duration_ns / 1e9;
+        run_metric(rc, "shmio.bytes_written", (double)written, "bytes", "none");
+        run_metric(rc, "shmio.bytes_on_disk", (double)on_disk, "bytes", "none");
+        run_metric(rc, "shmio.bytes_read", (double)reads, "bytes", "none");
+        run_metric(rc, "shmio.passes", (double)passes, "count", "higher");
+        run_metric(rc, "shmio.processes", (double)started, "count", "none");
+        if (strcmp(rc_status(rc), "ok") == 0) {
+            run_metric(rc, "shmio.write_mb_per_s", (double)written / 1048576.0 / secs, "MB/s", "higher");
+            if (reports != started)
+                run_set_status(rc, "failed", "%llu of %u processes reported", (unsigned long long)reports, started);
+            else if (written != on_disk)
+                run_set_status(rc, "failed", "bytes written (%llu) differ from the files' sizes (%llu)",
+                               (unsigned long long)written, (unsigned long long)on_disk);
+        }
+    }
+    for (unsigned i = 0; i < nreg; i++)
+        if (maps[i] != (void *)-1)
+            shmdt(maps[i]);
+    free(pids);
+    char said[512];
+    undo_apply(UNDO_SCRATCH, dir, "worker-", said, sizeof said);
+    undo_done(undo_id);
+    return result;
+}
+
+static void shmio_describe(void *state, char *buf, size_t len)
+{
+    struct shmio_state *st = state;
+    char rs[32], st1[32], lo[32], hi[32];
+    pm_fmt_size(rs, sizeof rs, st->region_size);
+    pm_fmt_size(st1, sizeof st1, st->stride);
+    pm_fmt_size(lo, sizeof lo, st->io_min);
+    pm_fmt_size(hi, sizeof hi, st->io_max);
+    if (st->split)
+        snprintf(buf, len, "--mode split --io-procs %llu --mem-procs %llu", (unsigned long long)st->io_procs,
+                 (unsigned long long)st->mem_procs);
+    else
+        snprintf(buf, len, "--mode alternate --procs %llu", (unsigned long long)st->procs);
+    size_t o = strlen(buf);
+    snprintf(buf + o, len - o, " --regions %llu --region-size %s --touch-stride %s --io-min %s --io-max %s --read-pct %llu --duration %.0fs",
+             (unsigned long long)st->regions, rs, st1, lo, hi, (unsigned long long)st->read_pct,
+             (double)st->duration_ns / 1e9);
+}
+
+const struct workload_ops workload_shmio = {
+    .name = "shmio",
+    .summary = "seed 001's wblg-disk: processes alternating disk writes with touching shared memory",
+    .headline = "shmio.write_mb_per_s",
+    .headline_title = "MB/s",
+    .options = shmio_options,
+    .state_size = sizeof(struct shmio_state),
+    .set_option = shmio_set,
+    .set_args = shmio_args,
+    .run = shmio_run,
+    .describe = shmio_describe,
+};
