@@ -35,12 +35,29 @@ if [ $can_cap = yes ]; then
     $PM run swapout --label swapout --size 192M --mem-cap 64M --swap 256M --runs 3 --interval 100ms
 fi
 echo
+echo "== seed 002 in miniature: make -j of a generated tree, uncapped then under a 48M cap with swap, 3 runs each"
+$PM run build --label build --files 4 --unit-size 600 --headers 4 --jobs 2 --runs 3 --interval 200ms
+if [ $can_cap = yes ]; then
+    $PM run build --label build-capped --files 4 --unit-size 600 --headers 4 --jobs 2 --runs 3 --interval 200ms \
+        --mem-cap 48M --swap 256M
+fi
+echo
+echo "== seed 001 in miniature: 16 processes alternating disk writes with shared memory, 5 s, kernel profile"
+profile=(); command -v perf >/dev/null && [ "$(id -u)" -eq 0 ] && profile=(--profile)
+$PM run shmio --label shmio --procs 16 --duration 5s --interval 500ms "${profile[@]}"
+echo
 $PM show uncapped
+echo
+$PM show build
+echo
+$PM show shmio
 if [ $can_cap = yes ]; then
     echo
     $PM show capped
     echo
     $PM show swapout
+    echo
+    $PM show build-capped
 else
     echo
     echo "(skipped the capped runs: they need root and a memory cgroup controller)"
