@@ -137,7 +137,9 @@ int cmd_compare(int argc, char **argv)
     int rc = 0;
     for (size_t w = 0; w < nw; w++) {
         struct comparison cmp;
-        if (compare_build(&db, workloads[w], labels, nlabels, baseline, metrics, nmetrics, long_view, alpha, &cmp, &err) < 0) {
+        struct compare_request rq = { .workload = workloads[w], .labels = labels, .nlabels = nlabels, .baseline = baseline,
+                                      .metrics = metrics, .nmetrics = nmetrics, .long_view = long_view, .alpha = alpha };
+        if (compare_build(&db, &rq, &cmp, &err) < 0) {
             fprintf(stderr, "pressmark compare: %s\n", err.msg);
             compare_free(&cmp);
             rc = 2;

@@ -124,6 +124,7 @@ int cmd_shmio_worker(int argc, char **argv)
         buf = malloc(io_max);
         if (fd < 0 || !buf) {
             fprintf(stderr, "pressmark shmio: %s: %s\n", file, strerror(errno));
+            free(buf);
             return 1;
         }
         for (unsigned long long i = 0; i < io_max; i++)
@@ -143,6 +144,8 @@ int cmd_shmio_worker(int argc, char **argv)
                 ssize_t w = write(fd, buf, n);
                 if (w < 0) {
                     fprintf(stderr, "pressmark shmio: writing %s: %s\n", file, strerror(errno));
+                    free(buf);
+                    close(fd);
                     return 1;
                 }
                 written += (uint64_t)w;
@@ -154,10 +157,13 @@ int cmd_shmio_worker(int argc, char **argv)
             passes++;
         }
     }
+    free(buf);
+    if (fd >= 0)
+        close(fd);
+    if (mem)
+        shmdt(mem);
     char line[128];
     int n = snprintf(line, sizeof line, "written %llu read %llu passes %llu\n", (unsigned long long)written,
                      (unsigned long long)reads, (unsigned long long)passes);
-    if (write(4, line, (size_t)n) != n)
-        return 1;
-    return 0;
+    return write(4, line, (size_t)n) == n ? 0 : 1;
 }

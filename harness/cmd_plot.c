@@ -78,7 +78,8 @@ int cmd_plot(int argc, char **argv)
     for (size_t w = 0; w < nw && rc == 0; w++) {
         struct comparison cmp;
         char written[PLOT_CHARTS][4096];
-        if (compare_build(&db, workloads[w], labels, nlabels, NULL, NULL, 0, false, 0.05, &cmp, &err) < 0 ||
+        struct compare_request req = { .workload = workloads[w], .labels = labels, .nlabels = nlabels, .alpha = 0.05 };
+        if (compare_build(&db, &req, &cmp, &err) < 0 ||
             plot_comparison(&db, &cmp, &rq, written, &err) < 0) {
             fprintf(stderr, "pressmark plot: %s\n", err.msg);
             rc = 2;

@@ -114,14 +114,6 @@ static int add_label(struct comparison *c, const char *name)
     return 0;
 }
 
-static int find_label(const struct comparison *c, const char *name)
-{
-    for (size_t i = 0; i < c->nlabels; i++)
-        if (strcmp(c->labels[i].name, name) == 0)
-            return (int)i;
-    return -1;
-}
-
 static int find_metric(const struct comparison *c, const char *name)
 {
     for (size_t i = 0; i < c->nmetrics; i++)
@@ -167,26 +159,26 @@ static void normalise(char *v)
     }
 }
 
-static int build_env_diffs(struct pm_db *db, struct comparison *c, struct pm_err *err)
+static int build_env_diffs(struct pm_db *db, struct pm_db *base_db, struct comparison *c, struct pm_err *err)
 {
     /* The latest ok run of each label speaks for its environment. */
     struct kv_list *per = calloc(c->nlabels, sizeof *per);
     if (!per)
         return pm_errf(err, "out of memory");
-    sqlite3_stmt *st;
-    int rc = pm_db_prepare(db, &st,
-                           "SELECT key, value FROM run_meta WHERE run_id = ?1"
-                           " UNION ALL SELECT 'kernel', m.kernel FROM run r JOIN machine m ON m.id = r.machine_id WHERE r.id = ?1"
-                           " UNION ALL SELECT 'cmdline', m.cmdline FROM run r JOIN machine m ON m.id = r.machine_id WHERE r.id = ?1",
-                           err);
-    if (rc < 0) {
-        free(per);
-        return -1;
-    }
+    static const char env_sql[] =
+        "SELECT key, value FROM run_meta WHERE run_id = ?1"
+        " UNION ALL SELECT 'kernel', m.kernel FROM run r JOIN machine m ON m.id = r.machine_id WHERE r.id = ?1"
+        " UNION ALL SELECT 'cmdline', m.cmdline FROM run r JOIN machine m ON m.id = r.machine_id WHERE r.id = ?1";
     for (size_t l = 0; l < c->nlabels; l++) {
         if (!c->labels[l].ok)
             continue;
-        sqlite3_reset(st);
+        sqlite3_stmt *st;
+        if (pm_db_prepare(c->labels[l].foreign && base_db ? base_db : db, &st, env_sql, err) < 0) {
+            for (size_t k = 0; k < c->nlabels; k++)
+                kv_free(&per[k]);
+            free(per);
+            return -1;
+        }
         sqlite3_bind_int64(st, 1, c->labels[l].run_ids[c->labels[l].ok - 1]);
         while (sqlite3_step(st) == SQLITE_ROW) {
             const char *k = (const char *)sqlite3_column_text(st, 0);
@@ -197,8 +189,8 @@ static int build_env_diffs(struct pm_db *db, struct comparison *c, struct pm_err
             normalise(v);
             kv_set(&per[l], k, v);
         }
+        sqlite3_finalize(st);
     }
-    sqlite3_finalize(st);
     /* Every key any label has; a difference is any label disagreeing. */
     for (size_t l = 0; l < c->nlabels; l++) {
         for (size_t i = 0; i < per[l].n; i++) {
@@ -242,24 +234,94 @@ static int build_env_diffs(struct pm_db *db, struct comparison *c, struct pm_err
     return 0;
 }
 
-int compare_build(struct pm_db *db, const char *workload, const char *const *labels, size_t nlabels,
-                  const char *baseline, const char *const *metrics, size_t nmetrics, bool long_view, double alpha,
-                  struct comparison *c, struct pm_err *err)
+/* Counts by status and the ok runs' ids of one label, from its database. */
+static int load_label(struct pm_db *db, const char *workload, struct cmp_label *lb, struct pm_err *err)
+{
+    sqlite3_stmt *st;
+    if (pm_db_prepare(db, &st, "SELECT id, status FROM run WHERE workload = ?1 AND (?2 IS NULL OR label = ?2) ORDER BY id",
+                      err) < 0)
+        return -1;
+    sqlite3_bind_text(st, 1, workload, -1, SQLITE_STATIC);
+    if (!lb->any_label)
+        sqlite3_bind_text(st, 2, lb->name, -1, SQLITE_STATIC);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *status = (const char *)sqlite3_column_text(st, 1);
+        lb->runs++;
+        if (strcmp(status, "ok") == 0) {
+            int64_t *v = realloc(lb->run_ids, (lb->ok + 1) * sizeof *v);
+            if (!v) {
+                sqlite3_finalize(st);
+                return pm_errf(err, "out of memory");
+            }
+            lb->run_ids = v;
+            v[lb->ok++] = sqlite3_column_int64(st, 0);
+        } else if (strcmp(status, "failed") == 0) {
+            lb->failed++;
+        } else if (strcmp(status, "oom") == 0) {
+            lb->oom++;
+        } else if (strcmp(status, "aborted") == 0) {
+            lb->aborted++;
+        }
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+/* The metric values of one label's ok runs: failed, oom and aborted runs
+ * are counted in load_label and never averaged in. */
+static int load_values(struct pm_db *db, struct comparison *c, size_t l, struct pm_err *err)
+{
+    const struct cmp_label *lb = &c->labels[l];
+    sqlite3_stmt *st;
+    if (pm_db_prepare(db, &st,
+                      "SELECT m.name, m.value, m.unit, m.direction FROM run r JOIN metric m ON m.run_id = r.id"
+                      " WHERE r.workload = ?1 AND (?2 IS NULL OR r.label = ?2) AND r.status = 'ok' ORDER BY r.id", err) < 0)
+        return -1;
+    sqlite3_bind_text(st, 1, c->workload, -1, SQLITE_STATIC);
+    if (!lb->any_label)
+        sqlite3_bind_text(st, 2, lb->name, -1, SQLITE_STATIC);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int m = find_metric(c, (const char *)sqlite3_column_text(st, 0));
+        if (m < 0)
+            continue;
+        snprintf(c->metrics[m].unit, sizeof c->metrics[m].unit, "%s", (const char *)sqlite3_column_text(st, 2));
+        snprintf(c->metrics[m].direction, sizeof c->metrics[m].direction, "%s", (const char *)sqlite3_column_text(st, 3));
+        if (cell_push(cmp_cell_at(c, l, (size_t)m), sqlite3_column_double(st, 1)) < 0) {
+            sqlite3_finalize(st);
+            return pm_errf(err, "out of memory");
+        }
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+int compare_build(struct pm_db *db, const struct compare_request *rq, struct comparison *c, struct pm_err *err)
 {
     memset(c, 0, sizeof *c);
+    const char *workload = rq->workload;
     snprintf(c->workload, sizeof c->workload, "%s", workload);
-    c->alpha = alpha;
+    c->alpha = rq->alpha;
     const struct workload_ops *wl = workload_find(workload);
     snprintf(c->headline, sizeof c->headline, "%s", wl ? wl->headline : "time.elapsed_s");
     sqlite3_stmt *st;
 
-    /* Labels: as given (baseline first if it is not among them), or all. */
-    if (baseline && add_label(c, baseline) < 0)
-        return pm_errf(err, "out of memory");
-    for (size_t i = 0; i < nlabels; i++)
-        if (add_label(c, labels[i]) < 0)
+    /* Labels: the baseline first (from its own database with --baseline-db),
+     * then as given, or every label of the workload. */
+    if (rq->baseline_db) {
+        char name[256];
+        snprintf(name, sizeof name, "%s (%s)", rq->baseline ? rq->baseline : "baseline",
+                 rq->baseline_db_name ? rq->baseline_db_name : "baseline database");
+        if (add_label(c, name) < 0)
             return pm_errf(err, "out of memory");
-    if (nlabels == 0) {
+        c->labels[0].foreign = true;
+        c->labels[0].any_label = !rq->baseline;
+    } else if (rq->baseline && add_label(c, rq->baseline) < 0) {
+        return pm_errf(err, "out of memory");
+    }
+    for (size_t i = 0; i < rq->nlabels; i++)
+        if (add_label(c, rq->labels[i]) < 0)
+            return pm_errf(err, "out of memory");
+    if (rq->nlabels == 0) {
         if (pm_db_prepare(db, &st, "SELECT label FROM run WHERE workload = ? GROUP BY label ORDER BY min(id)", err) < 0)
             return -1;
         sqlite3_bind_text(st, 1, workload, -1, SQLITE_STATIC);
@@ -273,69 +335,26 @@ int compare_build(struct pm_db *db, const char *workload, const char *const *lab
 
     /* Metrics: the headline first, then as asked. */
     add_metric(c, c->headline, workload);
-    if (nmetrics) {
-        for (size_t i = 0; i < nmetrics; i++)
-            add_metric(c, metrics[i], workload);
+    if (rq->nmetrics) {
+        for (size_t i = 0; i < rq->nmetrics; i++)
+            add_metric(c, rq->metrics[i], workload);
     } else {
         for (size_t i = 0; cmp_seed_metrics[i]; i++)
             add_metric(c, cmp_seed_metrics[i], workload);
-        for (size_t i = 0; long_view && long_extra[i]; i++)
+        for (size_t i = 0; rq->long_view && long_extra[i]; i++)
             if (strcmp(long_extra[i], c->headline) != 0)
                 add_metric(c, long_extra[i], workload);
     }
     c->cells = calloc(c->nlabels * c->nmetrics, sizeof *c->cells);
     if (!c->cells)
         return pm_errf(err, "out of memory");
-
-    /* Run counts by status, and the ok runs' ids. */
-    if (pm_db_prepare(db, &st, "SELECT id, status FROM run WHERE workload = ? AND label = ? ORDER BY id", err) < 0)
-        return -1;
     for (size_t l = 0; l < c->nlabels; l++) {
-        struct cmp_label *lb = &c->labels[l];
-        sqlite3_reset(st);
-        sqlite3_bind_text(st, 1, workload, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 2, lb->name, -1, SQLITE_STATIC);
-        while (sqlite3_step(st) == SQLITE_ROW) {
-            const char *status = (const char *)sqlite3_column_text(st, 1);
-            lb->runs++;
-            if (strcmp(status, "ok") == 0) {
-                int64_t *v = realloc(lb->run_ids, (lb->ok + 1) * sizeof *v);
-                if (!v)
-                    break;
-                lb->run_ids = v;
-                v[lb->ok++] = sqlite3_column_int64(st, 0);
-            } else if (strcmp(status, "failed") == 0) {
-                lb->failed++;
-            } else if (strcmp(status, "oom") == 0) {
-                lb->oom++;
-            } else if (strcmp(status, "aborted") == 0) {
-                lb->aborted++;
-            }
-        }
+        struct pm_db *from = c->labels[l].foreign ? rq->baseline_db : db;
+        if (load_label(from, workload, &c->labels[l], err) < 0 || load_values(from, c, l, err) < 0)
+            return -1;
     }
-    sqlite3_finalize(st);
 
-    /* The metric values of ok runs, one pass: failed, oom and aborted runs
-     * are counted above and never averaged in. */
-    if (pm_db_prepare(db, &st,
-                      "SELECT r.label, m.name, m.value, m.unit, m.direction FROM run r JOIN metric m ON m.run_id = r.id"
-                      " WHERE r.workload = ? AND r.status = 'ok' ORDER BY r.id", err) < 0)
-        return -1;
-    sqlite3_bind_text(st, 1, workload, -1, SQLITE_STATIC);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        int l = find_label(c, (const char *)sqlite3_column_text(st, 0));
-        int m = l < 0 ? -1 : find_metric(c, (const char *)sqlite3_column_text(st, 1));
-        if (m < 0)
-            continue;
-        snprintf(c->metrics[m].unit, sizeof c->metrics[m].unit, "%s", (const char *)sqlite3_column_text(st, 3));
-        snprintf(c->metrics[m].direction, sizeof c->metrics[m].direction, "%s", (const char *)sqlite3_column_text(st, 4));
-        if (cell_push(cmp_cell_at(c, (size_t)l, (size_t)m), sqlite3_column_double(st, 2)) < 0) {
-            sqlite3_finalize(st);
-            return pm_errf(err, "out of memory");
-        }
-    }
-    sqlite3_finalize(st);
-
+    double alpha = rq->alpha;
     for (size_t m = 0; m < c->nmetrics; m++) {
         for (size_t l = 0; l < c->nlabels; l++) {
             struct cmp_cell *cell = cmp_cell_at(c, l, m);
@@ -368,7 +387,7 @@ int compare_build(struct pm_db *db, const char *workload, const char *const *lab
         stats_ratio_sentence(c->labels[l].sentence, sizeof c->labels[l].sentence, workload, c->labels[l].name,
                              c->labels[c->base].name, &b->s, &a->s, &b->w, c->metrics[0].direction, alpha);
     }
-    return build_env_diffs(db, c, err);
+    return build_env_diffs(db, rq->baseline_db, c, err);
 }
 
 void compare_free(struct comparison *c)

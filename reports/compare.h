@@ -24,6 +24,8 @@ struct cmp_cell {
 
 struct cmp_label {
     char name[256];
+    bool foreign;                /* read from the baseline database */
+    bool any_label;              /* foreign: every run of the workload there */
     size_t runs, ok, failed, oom, aborted;
     int64_t *run_ids;            /* ok runs */
     char sentence[512];          /* against the baseline, on the headline metric */
@@ -55,12 +57,20 @@ extern const char *const cmp_seed_metrics[];
 int compare_workloads(struct pm_db *db, const char *const *labels, size_t nlabels, char ***out, size_t *n,
                       struct pm_err *err);
 
-/* Build the comparison. labels empty: every label of the workload, in the
- * order they first ran. baseline NULL: the first label. metrics empty: the
- * seed table's, or with long_view a wider default set. */
-int compare_build(struct pm_db *db, const char *workload, const char *const *labels, size_t nlabels,
-                  const char *baseline, const char *const *metrics, size_t nmetrics, bool long_view, double alpha,
-                  struct comparison *c, struct pm_err *err);
+struct compare_request {
+    const char *workload;
+    const char *const *labels;   /* empty: every label of the workload, in the order they first ran */
+    size_t nlabels;
+    const char *baseline;        /* NULL: the first label (or, with baseline_db, all its runs) */
+    struct pm_db *baseline_db;   /* the baseline's runs come from here (--baseline-db) */
+    const char *baseline_db_name;
+    const char *const *metrics;  /* empty: the seed table's, or with long_view a wider set */
+    size_t nmetrics;
+    bool long_view;
+    double alpha;
+};
+
+int compare_build(struct pm_db *db, const struct compare_request *rq, struct comparison *c, struct pm_err *err);
 void compare_free(struct comparison *c);
 
 static inline struct cmp_cell *cmp_cell_at(const struct comparison *c, size_t label, size_t metric)

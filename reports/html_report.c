@@ -139,7 +139,8 @@ int html_report_write(struct pm_db *db, const char *out_dir, const char *db_labe
     bool gnuplot = plot_have_gnuplot();
     for (size_t w = 0; rc == 0 && w < nw; w++) {
         struct comparison c;
-        if ((rc = compare_build(db, workloads[w], NULL, 0, NULL, NULL, 0, false, 0.05, &c, err)) < 0) {
+        struct compare_request rq = { .workload = workloads[w], .alpha = 0.05 };
+        if ((rc = compare_build(db, &rq, &c, err)) < 0) {
             compare_free(&c);
             break;
         }
@@ -148,7 +149,8 @@ int html_report_write(struct pm_db *db, const char *out_dir, const char *db_labe
         fputs("</h2>\n", f);
         compare_render(f, &c, FMT_HTML, false);
         struct comparison lc;
-        if (compare_build(db, workloads[w], NULL, 0, NULL, NULL, 0, true, 0.05, &lc, err) == 0) {
+        rq.long_view = true;
+        if (compare_build(db, &rq, &lc, err) == 0) {
             fputs("<details><summary>every statistic (n, mean, stddev, CV%, min, median, max, change, p, 95% CI)</summary>\n", f);
             compare_render(f, &lc, FMT_HTML, true);
             fputs("</details>\n", f);
@@ -156,8 +158,8 @@ int html_report_write(struct pm_db *db, const char *out_dir, const char *db_labe
         compare_free(&lc);
         if (gnuplot) {
             char written[PLOT_CHARTS][4096];
-            struct plot_request rq = { .out_dir = charts_dir, .svg = true };
-            if (plot_comparison(db, &c, &rq, written, err) == 0)
+            struct plot_request prq = { .out_dir = charts_dir, .svg = true };
+            if (plot_comparison(db, &c, &prq, written, err) == 0)
                 for (int i = 0; i < PLOT_CHARTS; i++)
                     inline_svg(f, written[i]);
             else
