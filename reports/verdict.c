@@ -1,0 +1,168 @@
+#include "reports/verdict.h"
+#include <math.h>
+#include <string.h>
+
+void xml_escape(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&apos;", f); break;
+        default:
+            if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t')
+                fputc(*s, f);
+        }
+    }
+}
+
+static void add_line(char *lines, size_t len, const char *line)
+{
+    size_t o = strlen(lines);
+    if (o < len)
+        snprintf(lines + o, len - o, "%s\n", line);
+}
+
+/* Why a label cannot be judged against the baseline, or NULL. */
+static const char *unjudged(const struct comparison *c, size_t l, char *buf, size_t len)
+{
+    const struct cmp_label *b = &c->labels[c->base], *lb = &c->labels[l];
+    if (b->ok == 0)
+        snprintf(buf, len, "the baseline %s has no ok runs", b->name);
+    else if (lb->ok < 2 || b->ok < 2)
+        snprintf(buf, len, "%s: n too small (%zu ok runs against %zu; at least 2 a side)", lb->name, lb->ok, b->ok);
+    else if (lb->failed + lb->oom > 0 && b->failed + b->oom == 0)
+        snprintf(buf, len, "%s: %zu failed and %zu oom runs where the baseline had none", lb->name, lb->failed, lb->oom);
+    else
+        return NULL;
+    return buf;
+}
+
+static bool regressed(const struct comparison *c, size_t l, size_t m, double pct)
+{
+    const struct cmp_cell *cell = cmp_cell_at(c, l, m);
+    if (strcmp(c->metrics[m].direction, "none") == 0 || !cell->significant || isnan(cell->change_pct))
+        return false;
+    return cell->change_pct < -pct;
+}
+
+int verdict_judge(const struct comparison *c, double pct, char *lines, size_t len)
+{
+    int code = VERDICT_OK;
+    bool any_unjudged = false;
+    char buf[512];
+    for (size_t l = 0; l < c->nlabels; l++) {
+        if (l == c->base)
+            continue;
+        if (unjudged(c, l, buf, sizeof buf)) {
+            any_unjudged = true;
+            char line[640];
+            snprintf(line, sizeof line, "cannot judge %s: %s", c->workload, buf);
+            add_line(lines, len, line);
+            continue;
+        }
+        for (size_t m = 0; m < c->nmetrics; m++) {
+            if (!regressed(c, l, m, pct))
+                continue;
+            const struct cmp_cell *a = cmp_cell_at(c, c->base, m), *b = cmp_cell_at(c, l, m);
+            char line[768];
+            snprintf(line, sizeof line, "REGRESSION %s: %s %s is %.1f %% worse with %s than with %s (%.6g -> %.6g %s, p = %.3g)",
+                     c->workload, c->metrics[m].name, c->metrics[m].title, -b->change_pct, c->labels[l].name,
+                     c->labels[c->base].name, a->s.mean, b->s.mean, c->metrics[m].unit, b->w.p);
+            add_line(lines, len, line);
+            code = VERDICT_REGRESSED;
+        }
+    }
+    if (code == VERDICT_OK && any_unjudged)
+        code = VERDICT_UNJUDGED;
+    return code;
+}
+
+static void numbers(FILE *f, const struct comparison *c, size_t l, size_t m, double pct)
+{
+    const struct cmp_cell *a = cmp_cell_at(c, c->base, m), *b = cmp_cell_at(c, l, m);
+    char text[1024];
+    snprintf(text, sizeof text,
+             "%s (%s, %s is better)\nbaseline %s: n=%zu mean=%.6g sd=%.6g\n%s: n=%zu mean=%.6g sd=%.6g\n"
+             "change %+.2f %% (threshold -%.1f %%), Welch t=%.4g df=%.4g p=%.4g, 95%% CI of the difference [%.6g, %.6g]\n%s\n",
+             c->metrics[m].name, c->metrics[m].unit, c->metrics[m].direction, c->labels[c->base].name, a->s.n, a->s.mean,
+             a->s.sd, c->labels[l].name, b->s.n, b->s.mean, b->s.sd, b->change_pct, pct, b->w.t, b->w.df, b->w.p,
+             b->w.ci_low, b->w.ci_high, c->labels[l].sentence);
+    xml_escape(f, text);
+}
+
+void junit_write(FILE *f, struct comparison *const *cs, size_t n, double pct)
+{
+    size_t tests = 0, failures = 0, errors = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct comparison *c = cs[i];
+        char buf[512];
+        for (size_t l = 0; l < c->nlabels; l++) {
+            if (l == c->base)
+                continue;
+            bool err = unjudged(c, l, buf, sizeof buf) != NULL;
+            for (size_t m = 0; m < c->nmetrics; m++) {
+                tests++;
+                errors += err;
+                failures += !err && regressed(c, l, m, pct);
+            }
+        }
+    }
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"pressmark compare\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\">\n",
+            tests, failures, errors);
+    for (size_t i = 0; i < n; i++) {
+        const struct comparison *c = cs[i];
+        size_t t = 0, fl = 0, er = 0;
+        char buf[512];
+        for (size_t l = 0; l < c->nlabels; l++) {
+            if (l == c->base)
+                continue;
+            bool err = unjudged(c, l, buf, sizeof buf) != NULL;
+            for (size_t m = 0; m < c->nmetrics; m++) {
+                t++;
+                er += err;
+                fl += !err && regressed(c, l, m, pct);
+            }
+        }
+        fputs("  <testsuite name=\"pressmark.", f);
+        xml_escape(f, c->workload);
+        fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"0\">\n", t, fl, er);
+        for (size_t l = 0; l < c->nlabels; l++) {
+            if (l == c->base)
+                continue;
+            const char *why = unjudged(c, l, buf, sizeof buf);
+            for (size_t m = 0; m < c->nmetrics; m++) {
+                fputs("    <testcase classname=\"pressmark.", f);
+                xml_escape(f, c->workload);
+                fputc('.', f);
+                xml_escape(f, c->labels[l].name);
+                fputs("\" name=\"", f);
+                xml_escape(f, c->metrics[m].name);
+                fputs("\" time=\"0\">", f);
+                if (why) {
+                    fputs("\n      <error type=\"unjudged\" message=\"", f);
+                    xml_escape(f, why);
+                    fputs("\"/>\n    ", f);
+                } else if (regressed(c, l, m, pct)) {
+                    char msg[512];
+                    snprintf(msg, sizeof msg, "%s is %.1f %% worse than %s (p = %.3g)", c->metrics[m].name,
+                             -cmp_cell_at(c, l, m)->change_pct, c->labels[c->base].name, cmp_cell_at(c, l, m)->w.p);
+                    fputs("\n      <failure type=\"regression\" message=\"", f);
+                    xml_escape(f, msg);
+                    fputs("\">", f);
+                    numbers(f, c, l, m, pct);
+                    fputs("</failure>\n    ", f);
+                } else {
+                    fputs("\n      <system-out>", f);
+                    numbers(f, c, l, m, pct);
+                    fputs("</system-out>\n    ", f);
+                }
+                fputs("</testcase>\n", f);
+            }
+        }
+        fputs("  </testsuite>\n", f);
+    }
+    fputs("</testsuites>\n", f);
+}

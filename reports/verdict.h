@@ -1,0 +1,17 @@
+#ifndef PM_VERDICT_H
+#define PM_VERDICT_H
+/* The CI contract of compare: did any compared metric of any label get
+ * worse than the baseline by more than a threshold, significantly? Exit
+ * status 1 when yes, 0 when no, 2 when it cannot be judged. */
+#include <stdio.h>
+#include "reports/compare.h"
+
+enum { VERDICT_OK = 0, VERDICT_REGRESSED = 1, VERDICT_UNJUDGED = 2 };
+
+/* Judge one comparison; appends one line per finding to lines. */
+int verdict_judge(const struct comparison *c, double pct, char *lines, size_t len);
+/* JUnit XML: a testsuite per workload, a testcase per label x metric. */
+void junit_write(FILE *f, struct comparison *const *cs, size_t n, double pct);
+void xml_escape(FILE *f, const char *s);
+
+#endif
