@@ -1,6 +1,6 @@
 # pressmark: one binary, built with gcc as C11 with warnings as errors.
 CC      ?= gcc
-PKGS    := sqlite3 libcurl
+PKGS    := sqlite3 libcurl zlib
 # CFLAGS is yours to set (make CFLAGS=-O0); what the code needs is in PM_CFLAGS.
 CFLAGS  ?= -O2 -g
 # -Wno-format-truncation: snprintf into fixed buffers is how this code
@@ -8,7 +8,7 @@ CFLAGS  ?= -O2 -g
 PM_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-truncation \
              -Wstrict-prototypes -Wmissing-prototypes -Wvla \
              -I. $(shell pkg-config --cflags $(PKGS))
-LDLIBS  += $(shell pkg-config --libs $(PKGS)) -lgsl -lgslcblas -lm -pthread
+LDLIBS  += $(shell pkg-config --libs $(PKGS)) -lgsl -lgslcblas -lz -lm -pthread
 
 # Everything but main.c goes into a library so unit tests link the same code.
 LIB_SRC := $(filter-out harness/main.c,$(wildcard harness/*.c collectors/*.c workloads/*.c reports/*.c))

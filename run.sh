@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 # Debian packages pressmark builds against, runs and tests with.
-PACKAGES=(gcc make pkg-config libsqlite3-dev libcurl4-openssl-dev libgsl-dev
+PACKAGES=(gcc make pkg-config libsqlite3-dev libcurl4-openssl-dev libgsl-dev zlib1g-dev victoria-metrics
           gnuplot-nox sqlite3 perl procps util-linux iproute2 python3 rt-tests chromium)
 
 missing_packages() {

@@ -5,6 +5,7 @@
 #include <sys/utsname.h>
 #include "harness/db.h"
 #include "harness/profile.h"
+#include "reports/push.h"
 #include "harness/sysfs.h"
 #include "harness/units.h"
 #include <unistd.h>
@@ -36,7 +37,7 @@ const char *pm_db_path(void)
 
 enum {
     OPT_LABEL = 1000, OPT_INTERVAL, OPT_RUNS, OPT_GAP, OPT_TIMEOUT, OPT_DB, OPT_QUIET,
-    OPT_PROFILE, OPT_MEM_CAP, OPT_CAP_METHOD, OPT_SWAP_CAP, OPT_MEM_HIGH, OPT_SWAP, OPT_ZSWAP, OPT_SYSCTL, OPT_THP,
+    OPT_PROFILE, OPT_PUSH, OPT_MEM_CAP, OPT_CAP_METHOD, OPT_SWAP_CAP, OPT_MEM_HIGH, OPT_SWAP, OPT_ZSWAP, OPT_SYSCTL, OPT_THP,
 };
 
 const struct option pm_run_long_options[] = {
@@ -48,6 +49,7 @@ const struct option pm_run_long_options[] = {
     { "db", required_argument, NULL, OPT_DB },
     { "quiet", no_argument, NULL, OPT_QUIET },
     { "profile", no_argument, NULL, OPT_PROFILE },
+    { "push", required_argument, NULL, OPT_PUSH },
     { "mem-cap", required_argument, NULL, OPT_MEM_CAP },
     { "cap-method", required_argument, NULL, OPT_CAP_METHOD },
     { "swap-cap", required_argument, NULL, OPT_SWAP_CAP },
@@ -68,6 +70,7 @@ const char pm_run_options_help[] =
     "  --db PATH         results database (default: $PRESSMARK_DB or results.db beside the binary)\n"
     "  --quiet           no per-run line on stderr\n"
     "  --profile         a system-wide kernel profile per run (perf record -e cpu-clock -a), top 10 stored\n"
+    "  --push URL        push each run to a time-series database when stored (see 'pressmark push --help')\n"
     "\nmemory cap, swap and VM settings (root; all undone after each run):\n"
     "  --mem-cap SIZE|PCT       cap the workload's memory (e.g. 64M, 3G, 75%% of MemTotal)\n"
     "  --cap-method M           auto|cgroup2|cgroup1|balloon|none (auto: cgroup2, then cgroup1, then balloon)\n"
@@ -148,6 +151,19 @@ int run_opts_handle(struct run_opts *ro, const char *cmd, int id, const char *ar
     case OPT_QUIET:
         ro->quiet = true;
         return 1;
+    case OPT_PUSH: {
+        if (strncmp(arg, "http://", 7) != 0 && strncmp(arg, "https://", 8) != 0) {
+            pm_usage(cmd, "--push: '%s' is not a URL (accepted: http:// or https://)", arg);
+            return -1;
+        }
+        struct pm_err err;
+        if (push_token(NULL, ro->push_token, sizeof ro->push_token, &err) < 0) {
+            pm_usage(cmd, "--push: %s", err.msg);
+            return -1;
+        }
+        ro->push_url = arg;
+        return 1;
+    }
     case OPT_PROFILE:
         if (!profile_available()) {
             pm_usage(cmd, "--profile: perf is not installed (as root: apt-get install linux-perf)");
@@ -253,4 +269,6 @@ void run_opts_to_plan(const struct run_opts *ro, struct run_plan *plan)
     plan->db_path = pm_db_path();
     plan->env = &ro->env;
     plan->profile = ro->profile;
+    plan->push_url = ro->push_url;
+    plan->push_token = ro->push_token;
 }

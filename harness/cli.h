@@ -27,6 +27,8 @@ struct run_opts {
     uint64_t timeout_ns;
     bool quiet;
     bool profile;
+    const char *push_url;
+    char push_token[1024];
     struct env_config env;
     char label_buf[256];
 };
@@ -55,6 +57,8 @@ int cmd_doctor(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+int cmd_push(int argc, char **argv);
 int cmd_exec_helper(int argc, char **argv);
 int cmd_chat_server(int argc, char **argv);
 int cmd_chat_server_helper(int argc, char **argv);

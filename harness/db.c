@@ -63,6 +63,12 @@ static const char *const migrations[] = {
     "  rank INTEGER NOT NULL, symbol TEXT NOT NULL, samples INTEGER NOT NULL,"
     "  pct_kernel REAL NOT NULL, pct_all REAL NOT NULL,"
     "  PRIMARY KEY (run_id, rank)) WITHOUT ROWID;",
+    /* 2 -> 3: which runs reached which time-series database (push). A run
+     * without a row for a URL is still queued for it. */
+    "CREATE TABLE pushed ("
+    "  run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,"
+    "  url TEXT NOT NULL, pushed_ns INTEGER NOT NULL,"
+    "  PRIMARY KEY (run_id, url)) WITHOUT ROWID;",
 };
 
 int pm_db_default_path(char *buf, size_t len)

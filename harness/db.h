@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include "harness/err.h"
 
-#define PM_SCHEMA_VERSION 2
+#define PM_SCHEMA_VERSION 3
 
 struct pm_db {
     sqlite3 *h;

@@ -23,6 +23,8 @@ static const struct command commands[] = {
     { "compare", cmd_compare, "labels side by side: the seeds' table, Welch's t-test, ratio sentences" },
     { "plot", cmd_plot, "gnuplot charts: swap rate, CPU, free memory, PSI and heartbeat, headline per run" },
     { "report", cmd_report, "one self-contained HTML page: tables, ratio sentences, inline SVG charts, runs" },
+    { "merge", cmd_merge, "import other machines' results databases (by run UUID, idempotent)" },
+    { "push", cmd_push, "send runs to InfluxDB or VictoriaMetrics (line protocol), each once" },
     { "doctor", cmd_doctor, "what this machine offers and what pressmark will use" },
     { "help", cmd_help, "this list, or 'pressmark help COMMAND' for one command" },
     { "__exec", cmd_exec_helper, NULL },
@@ -97,7 +99,7 @@ int main(int argc, char **argv)
     }
     const struct command *c = find_command(argv[i]);
     if (!c) {
-        fprintf(stderr, "pressmark: '%s' is not a command (accepted: record, run, chat-server, list, show, compare, plot, report, doctor, help)\n", argv[i]);
+        fprintf(stderr, "pressmark: '%s' is not a command (accepted: record, run, chat-server, list, show, compare, plot, report, merge, push, doctor, help)\n", argv[i]);
         return PM_EXIT_USAGE;
     }
     /* Whatever command comes next after a pressmark was killed mid-run

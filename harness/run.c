@@ -17,6 +17,7 @@
 #include "harness/env.h"
 #include "harness/machine.h"
 #include "harness/profile.h"
+#include "reports/push.h"
 #include "harness/store.h"
 #include "harness/timeutil.h"
 #include "harness/sysfs.h"
@@ -402,6 +403,15 @@ static int execute_one(struct run_ctx *rc, const struct machine_info *mi, int64_
     if (store_run_end(rc->db, rc->run_id, rc->status, rc->reason, &rc->metrics, &rc->meta, ss.cols, ss.n, err) < 0)
         result = -1;
     print_run_line(rc);
+    if (plan->push_url && result == 0) {
+        struct push_request prq = { .url = plan->push_url, .token = plan->push_token, .only_run = rc->run_id };
+        int pushed;
+        size_t lines;
+        struct pm_err perr;
+        if (push_runs(rc->db, &prq, &pushed, &lines, &perr) < 0)
+            fprintf(stderr, "pressmark: push: %s; run %lld stays queued for the next 'pressmark push'\n", perr.msg,
+                    (long long)rc->run_id);
+    }
     sampler_free(&sampler);
     heartbeat_free(&hb);
     sources_close(&ss);

@@ -24,6 +24,8 @@ struct run_plan {
     bool quiet;
     const struct env_config *env;  /* cap, swap and VM settings; NULL: none */
     bool profile;                  /* record a system-wide kernel profile */
+    const char *push_url;          /* push each run there once stored */
+    const char *push_token;
 };
 
 /* What run_wait saw when the workload's process ended. */

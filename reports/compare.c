@@ -243,7 +243,7 @@ static int load_label(struct pm_db *db, const char *workload, struct cmp_label *
         return -1;
     sqlite3_bind_text(st, 1, workload, -1, SQLITE_STATIC);
     if (!lb->any_label)
-        sqlite3_bind_text(st, 2, lb->name, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, lb->query[0] ? lb->query : lb->name, -1, SQLITE_STATIC);
     while (sqlite3_step(st) == SQLITE_ROW) {
         const char *status = (const char *)sqlite3_column_text(st, 1);
         lb->runs++;
@@ -279,7 +279,7 @@ static int load_values(struct pm_db *db, struct comparison *c, size_t l, struct 
         return -1;
     sqlite3_bind_text(st, 1, c->workload, -1, SQLITE_STATIC);
     if (!lb->any_label)
-        sqlite3_bind_text(st, 2, lb->name, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, lb->query[0] ? lb->query : lb->name, -1, SQLITE_STATIC);
     while (sqlite3_step(st) == SQLITE_ROW) {
         int m = find_metric(c, (const char *)sqlite3_column_text(st, 0));
         if (m < 0)
@@ -315,6 +315,8 @@ int compare_build(struct pm_db *db, const struct compare_request *rq, struct com
             return pm_errf(err, "out of memory");
         c->labels[0].foreign = true;
         c->labels[0].any_label = !rq->baseline;
+        if (rq->baseline)
+            snprintf(c->labels[0].query, sizeof c->labels[0].query, "%s", rq->baseline);
     } else if (rq->baseline && add_label(c, rq->baseline) < 0) {
         return pm_errf(err, "out of memory");
     }

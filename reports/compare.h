@@ -26,6 +26,7 @@ struct cmp_label {
     char name[256];
     bool foreign;                /* read from the baseline database */
     bool any_label;              /* foreign: every run of the workload there */
+    char query[256];             /* the label as stored, when name says more */
     size_t runs, ok, failed, oom, aborted;
     int64_t *run_ids;            /* ok runs */
     char sentence[512];          /* against the baseline, on the headline metric */

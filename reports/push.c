@@ -1,0 +1,379 @@
+#include "reports/push.h"
+#include <curl/curl.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <zlib.h>
+#include "harness/sysfs.h"
+#include "harness/timeutil.h"
+
+struct buf {
+    char *p;
+    size_t n, cap;
+};
+
+static int put(struct buf *b, const char *s, size_t n)
+{
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 65536;
+        while (cap < b->n + n + 1)
+            cap *= 2;
+        char *p = realloc(b->p, cap);
+        if (!p)
+            return -1;
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = '\0';
+    return 0;
+}
+
+static int puts_(struct buf *b, const char *s)
+{
+    return put(b, s, strlen(s));
+}
+
+/* Line protocol escaping: measurement names escape commas and spaces;
+ * tag keys, tag values and field keys also escape '='. */
+static int put_escaped(struct buf *b, const char *s, bool equals)
+{
+    for (; *s; s++) {
+        if (*s == ',' || *s == ' ' || (equals && *s == '=')) {
+            if (put(b, "\\", 1) < 0)
+                return -1;
+        }
+        char c = *s == '\n' ? ' ' : *s;
+        if (put(b, &c, 1) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int put_tag(struct buf *b, const char *k, const char *v)
+{
+    if (!v || !*v)
+        return 0;                   /* an empty tag value is not allowed */
+    return puts_(b, ",") | put_escaped(b, k, true) | puts_(b, "=") | put_escaped(b, v, true);
+}
+
+static int put_field(struct buf *b, bool *first, const char *k, double v)
+{
+    if (!isfinite(v))
+        return 0;
+    char num[64];
+    snprintf(num, sizeof num, "%.17g", v);
+    int rc = puts_(b, *first ? " " : ",") | put_escaped(b, k, true) | puts_(b, "=") | puts_(b, num);
+    *first = false;
+    return rc;
+}
+
+struct run_head {
+    int64_t id, started_ns;
+    char uuid[40], label[256], workload[64], status[16], host[256], kernel[256];
+};
+
+static int put_head(struct buf *b, const struct run_head *h, const char *suffix)
+{
+    char m[128];
+    snprintf(m, sizeof m, "pressmark_%s%s", h->workload, suffix);
+    return put_escaped(b, m, false) | put_tag(b, "host", h->host) | put_tag(b, "kernel", h->kernel) |
+           put_tag(b, "label", h->label) | put_tag(b, "run", h->uuid) | put_tag(b, "status", h->status) |
+           put_tag(b, "workload", h->workload);
+}
+
+static int run_lines(struct pm_db *db, const struct run_head *h, bool samples, struct buf *b, size_t *lines,
+                     struct pm_err *err)
+{
+    sqlite3_stmt *st;
+    if (pm_db_prepare(db, &st, "SELECT name, value FROM metric WHERE run_id = ? ORDER BY name", err) < 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, h->id);
+    bool first = true;
+    int rc = put_head(b, h, "");
+    while (sqlite3_step(st) == SQLITE_ROW)
+        rc |= put_field(b, &first, (const char *)sqlite3_column_text(st, 0), sqlite3_column_double(st, 1));
+    sqlite3_finalize(st);
+    if (first)
+        rc |= put_field(b, &first, "runs", 1);    /* a run with no metrics still marks its place */
+    char ts[48];
+    snprintf(ts, sizeof ts, " %lld\n", (long long)h->started_ns);
+    rc |= puts_(b, ts);
+    (*lines)++;
+    if (rc)
+        return pm_errf(err, "out of memory");
+    if (!samples)
+        return 0;
+    /* Every tick: the raw values by name, at the run's start + t. */
+    char **names = NULL;
+    size_t nn = 0;
+    if (pm_db_prepare(db, &st, "SELECT idx, name FROM tick_series WHERE run_id = ? ORDER BY idx", err) < 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, h->id);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        size_t idx = (size_t)sqlite3_column_int64(st, 0);
+        if (idx >= nn) {
+            char **v = realloc(names, (idx + 1) * sizeof *v);
+            if (!v)
+                break;
+            for (size_t i = nn; i <= idx; i++)
+                v[i] = NULL;
+            names = v;
+            nn = idx + 1;
+        }
+        names[idx] = strdup((const char *)sqlite3_column_text(st, 1));
+    }
+    sqlite3_finalize(st);
+    if (pm_db_prepare(db, &st, "SELECT t_ns, data FROM tick WHERE run_id = ? ORDER BY seq", err) < 0)
+        rc = -1;
+    else {
+        sqlite3_bind_int64(st, 1, h->id);
+        while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+            const char *p = (const char *)sqlite3_column_text(st, 1);
+            if (!p || *p != '[')
+                continue;
+            rc |= put_head(b, h, "_samples");
+            first = true;
+            p++;
+            for (size_t i = 0; *p && *p != ']'; i++) {
+                char *end;
+                double v = strtod(p, &end);
+                if (end == p) {             /* null */
+                    end = strchr(p, ',');
+                    if (!end)
+                        break;
+                } else if (i < nn && names[i]) {
+                    rc |= put_field(b, &first, names[i], v);
+                }
+                p = end;
+                if (*p == ',')
+                    p++;
+            }
+            if (first)
+                rc |= put_field(b, &first, "ticks", 1);
+            snprintf(ts, sizeof ts, " %lld\n", (long long)(h->started_ns + sqlite3_column_int64(st, 0)));
+            rc |= puts_(b, ts);
+            (*lines)++;
+        }
+        sqlite3_finalize(st);
+    }
+    for (size_t i = 0; i < nn; i++)
+        free(names[i]);
+    free(names);
+    return rc ? pm_errf(err, "out of memory") : 0;
+}
+
+static int gzip_body(const struct buf *in, struct buf *out)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        return -1;
+    size_t cap = deflateBound(&z, in->n) + 64;
+    out->p = malloc(cap);
+    if (!out->p) {
+        deflateEnd(&z);
+        return -1;
+    }
+    z.next_in = (Bytef *)in->p;
+    z.avail_in = (uInt)in->n;
+    z.next_out = (Bytef *)out->p;
+    z.avail_out = (uInt)cap;
+    int rc = deflate(&z, Z_FINISH);
+    out->n = cap - z.avail_out;
+    deflateEnd(&z);
+    return rc == Z_STREAM_END ? 0 : -1;
+}
+
+static size_t keep_reply(char *p, size_t size, size_t n, void *arg)
+{
+    struct buf *b = arg;
+    if (b->n < 512)
+        put(b, p, size * n < 512 - b->n ? size * n : 512 - b->n);
+    return size * n;
+}
+
+/* POST one gzip-compressed batch; retried on 5xx and connection errors. */
+static int post(const struct push_request *rq, const struct buf *body, struct pm_err *err)
+{
+    struct buf gz = { 0 };
+    if (gzip_body(body, &gz) < 0) {
+        free(gz.p);
+        return pm_errf(err, "cannot compress the batch");
+    }
+    static bool inited;
+    if (!inited) {
+        curl_global_init(CURL_GLOBAL_DEFAULT);
+        inited = true;
+    }
+    int result = -1;
+    for (int attempt = 0; attempt < 4; attempt++) {
+        if (attempt) {
+            struct timespec ts = { 0, 0 };
+            uint64_t ms = 500ull << (attempt - 1);
+            ts.tv_sec = (time_t)(ms / 1000);
+            ts.tv_nsec = (long)(ms % 1000) * 1000000;
+            nanosleep(&ts, NULL);
+        }
+        CURL *c = curl_easy_init();
+        if (!c)
+            break;
+        struct curl_slist *h = NULL;
+        h = curl_slist_append(h, "Content-Type: text/plain; charset=utf-8");
+        h = curl_slist_append(h, "Content-Encoding: gzip");
+        char auth[1200];
+        if (rq->token && *rq->token) {
+            snprintf(auth, sizeof auth, "Authorization: %s %s", strstr(rq->url, "/api/v2/") ? "Token" : "Bearer", rq->token);
+            h = curl_slist_append(h, auth);
+            memset(auth, 0, sizeof auth);
+        }
+        struct buf reply = { 0 };
+        char errbuf[CURL_ERROR_SIZE] = "";
+        curl_easy_setopt(c, CURLOPT_URL, rq->url);
+        curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+        curl_easy_setopt(c, CURLOPT_POST, 1L);
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, gz.p);
+        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)gz.n);
+        curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+        curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
+        curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
+        curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, keep_reply);
+        curl_easy_setopt(c, CURLOPT_WRITEDATA, &reply);
+        curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+        curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+        curl_easy_setopt(c, CURLOPT_USERAGENT, "pressmark/0.1");
+        CURLcode rc = curl_easy_perform(c);
+        long code = 0;
+        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+        curl_easy_cleanup(c);
+        curl_slist_free_all(h);
+        if (reply.p)
+            reply.p[strcspn(reply.p, "\r\n")] = '\0';
+        if (rc == CURLE_OK && code >= 200 && code < 300) {
+            result = 0;
+            free(reply.p);
+            break;
+        }
+        if (rc == CURLE_OK && code >= 400 && code < 500) {
+            /* The server refused the data or the credentials: retrying will not help. */
+            result = pm_errf(err, "%s: HTTP %ld%s%s", rq->url, code, reply.p && *reply.p ? ": " : "", reply.p ? reply.p : "");
+            free(reply.p);
+            break;
+        }
+        if (rc == CURLE_COULDNT_CONNECT)
+            pm_errf(err, "%s: connection refused (is the server up?)", rq->url);
+        else if (rc != CURLE_OK)
+            pm_errf(err, "%s: %s", rq->url, errbuf[0] ? errbuf : curl_easy_strerror(rc));
+        else
+            pm_errf(err, "%s: HTTP %ld after 4 attempts", rq->url, code);
+        free(reply.p);
+    }
+    free(gz.p);
+    return result;
+}
+
+int push_token(const char *token_file, char *buf, size_t len, struct pm_err *err)
+{
+    buf[0] = '\0';
+    if (token_file) {
+        if (pm_read_file(token_file, buf, len) < 0)
+            return pm_errf(err, "--token-file: %s: %s", token_file, strerror(errno));
+        buf[strcspn(buf, "\r\n")] = '\0';
+        return 0;
+    }
+    const char *env = getenv("PRESSMARK_PUSH_TOKEN");
+    if (env)
+        snprintf(buf, len, "%s", env);
+    return 0;
+}
+
+static int mark_pushed(struct pm_db *db, const char *url, const int64_t *ids, size_t n, struct pm_err *err)
+{
+    sqlite3_stmt *st;
+    if (pm_db_exec(db, "BEGIN IMMEDIATE", err) < 0)
+        return -1;
+    if (pm_db_prepare(db, &st, "INSERT OR REPLACE INTO pushed(run_id, url, pushed_ns) VALUES (?,?,?)", err) < 0) {
+        pm_db_exec(db, "ROLLBACK", NULL);
+        return -1;
+    }
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        sqlite3_bind_int64(st, 1, ids[i]);
+        sqlite3_bind_text(st, 2, url, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 3, pm_wall_ns());
+        rc = pm_db_step_done(db, st, err);
+    }
+    sqlite3_finalize(st);
+    if (rc < 0 || pm_db_exec(db, "COMMIT", err) < 0) {
+        pm_db_exec(db, "ROLLBACK", NULL);
+        return -1;
+    }
+    return 0;
+}
+
+int push_runs(struct pm_db *db, const struct push_request *rq, int *runs, size_t *lines, struct pm_err *err)
+{
+    *runs = 0;
+    *lines = 0;
+    sqlite3_stmt *st;
+    if (pm_db_prepare(db, &st,
+                      "SELECT r.id, r.started_ns, r.uuid, r.label, r.workload, r.status, m.hostname, m.kernel"
+                      " FROM run r JOIN machine m ON m.id = r.machine_id"
+                      " WHERE r.status != 'running' AND (?2 = 0 OR r.id = ?2)"
+                      " AND NOT EXISTS (SELECT 1 FROM pushed p WHERE p.run_id = r.id AND p.url = ?1) ORDER BY r.id", err) < 0)
+        return -1;
+    sqlite3_bind_text(st, 1, rq->url, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, rq->only_run);
+    struct run_head *heads = NULL;
+    size_t nheads = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        struct run_head *v = realloc(heads, (nheads + 1) * sizeof *v);
+        if (!v)
+            break;
+        heads = v;
+        struct run_head *h = &heads[nheads++];
+        memset(h, 0, sizeof *h);
+        h->id = sqlite3_column_int64(st, 0);
+        h->started_ns = sqlite3_column_int64(st, 1);
+        snprintf(h->uuid, sizeof h->uuid, "%s", (const char *)sqlite3_column_text(st, 2));
+        snprintf(h->label, sizeof h->label, "%s", (const char *)sqlite3_column_text(st, 3));
+        snprintf(h->workload, sizeof h->workload, "%s", (const char *)sqlite3_column_text(st, 4));
+        snprintf(h->status, sizeof h->status, "%s", (const char *)sqlite3_column_text(st, 5));
+        snprintf(h->host, sizeof h->host, "%s", (const char *)sqlite3_column_text(st, 6));
+        snprintf(h->kernel, sizeof h->kernel, "%s", (const char *)sqlite3_column_text(st, 7));
+    }
+    sqlite3_finalize(st);
+    int rc = 0;
+    size_t batch = rq->batch_lines ? rq->batch_lines : 5000;
+    for (size_t i = 0; i < nheads && rc == 0; ) {
+        /* Whole runs per batch: a run is marked delivered only when all of
+         * its lines were accepted. */
+        struct buf body = { 0 };
+        size_t first = i, blines = 0;
+        while (i < nheads && (blines == 0 || blines < batch)) {
+            if ((rc = run_lines(db, &heads[i], rq->samples, &body, &blines, err)) < 0)
+                break;
+            i++;
+        }
+        if (rc == 0 && body.n)
+            rc = post(rq, &body, err);
+        if (rc == 0) {
+            int64_t *ids = malloc((i - first) * sizeof *ids);
+            for (size_t k = first; ids && k < i; k++)
+                ids[k - first] = heads[k].id;
+            rc = ids ? mark_pushed(db, rq->url, ids, i - first, err) : pm_errf(err, "out of memory");
+            free(ids);
+            if (rc == 0) {
+                *runs += (int)(i - first);
+                *lines += blines;
+            }
+        }
+        free(body.p);
+    }
+    free(heads);
+    return rc;
+}

@@ -1,0 +1,183 @@
+#!/bin/bash
+# Nightly CI and fleets: regression exit codes and JUnit, baselines over HTTP, merge, push.
+. "$(dirname "$0")/lib.sh"
+export PRESSMARK_CACHE="$TMP/cache"
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# Databases with known differences: last night (fast) and tonight (slow).
+NIGHT="$TMP/night.db"
+"$PM" --db "$NIGHT" record --quiet --label nightly --runs 3 -- sleep 0.2
+"$PM" record --quiet --label tonight --runs 3 -- sleep 0.3
+"$PM" record --quiet --label same --runs 3 -- sleep 0.2
+"$PM" record --quiet --label single -- sleep 0.2
+"$PM" record --quiet --label flaky --runs 2 -- sleep 0.2
+"$PM" record --quiet --label flaky -- sh -c 'exit 1'
+"$PM" --db "$NIGHT" record --quiet --label flaky --runs 2 -- sleep 0.2
+M=(--metric time.elapsed_s)
+
+# The CI contract: 1 regressed, 0 not, 2 cannot judge; the verdict is the last line.
+"$PM" compare --baseline-db "$NIGHT" --baseline nightly tonight "${M[@]}" --fail-on-regression 5 --junit "$TMP/j.xml" > "$TMP/out" 2>"$TMP/err"
+is "$?" 1 "tonight is 50 % slower than last night: exit 1"
+like "$(tail -1 "$TMP/out")" "^verdict: regression: a metric is worse than the baseline by more than 5 %" "the last line says so"
+like "$(cat "$TMP/out")" "REGRESSION record: time.elapsed_s elapsed is [0-9.]+ % worse with tonight than with nightly \(.*night.db\)" "naming metric, labels and numbers"
+"$PM" compare --baseline-db "$NIGHT" --baseline nightly same "${M[@]}" --fail-on-regression 5 > "$TMP/out" 2>/dev/null
+is "$?" 0 "the same workload: exit 0"
+like "$(tail -1 "$TMP/out")" "^verdict: no regression beyond 5 %" "the last line says so"
+"$PM" compare --baseline-db "$NIGHT" --baseline nightly tonight "${M[@]}" --fail-on-regression 80 > /dev/null 2>&1
+is "$?" 0 "a 50 % slowdown passes a threshold of 80 %"
+"$PM" compare --baseline-db "$NIGHT" --baseline nightly single "${M[@]}" --fail-on-regression 5 > "$TMP/out" 2>/dev/null
+is "$?" 2 "one run against three: exit 2"
+like "$(cat "$TMP/out")" "cannot judge record: single: n too small \(1 ok runs against 3" "saying why"
+"$PM" compare --baseline-db "$NIGHT" --baseline flaky flaky "${M[@]}" --fail-on-regression 5 > "$TMP/out" 2>/dev/null
+is "$?" 2 "a failed run where the baseline had none: exit 2"
+like "$(cat "$TMP/out")" "flaky: 1 failed and 0 oom runs where the baseline had none" "saying why"
+"$PM" compare --baseline nosuch tonight --fail-on-regression 5 > /dev/null 2>&1
+is "$?" 2 "a missing baseline: exit 2"
+"$PM" compare --baseline same tonight "${M[@]}" --fail-on-regression 5 --format json > "$TMP/v.json" 2>/dev/null
+is "$?" 1 "--format json keeps the exit status"
+is "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verdict"]["exit_status"])' "$TMP/v.json")" 1 "and carries the verdict"
+junit=$(python3 - "$TMP/j.xml" <<'PY'
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+assert root.tag == "testsuites"
+suites = root.findall("testsuite")
+cases = [c for s in suites for c in s.findall("testcase")]
+fails = [f for c in cases for f in c.findall("failure")]
+s = suites[0]
+ok = (len(suites) == 1 and s.get("name") == "pressmark.record" and int(s.get("tests")) == len(cases) == 1
+      and int(s.get("failures")) == len(fails) == 1 and cases[0].get("classname").startswith("pressmark.record.tonight")
+      and cases[0].get("name") == "time.elapsed_s" and "mean=" in fails[0].text and "slower with tonight" in fails[0].text
+      and "worse than" in fails[0].get("message"))
+print("valid" if ok else "invalid")
+PY
+)
+is "$junit" valid "JUnit: testsuites/testsuite/testcase/failure with the numbers and the ratio sentence"
+
+# Baselines over HTTP: fetched once, then revalidated (304); clear errors.
+mkdir -p "$TMP/www"
+cp "$NIGHT" "$TMP/www/base.db"
+printf 'this is not a database\n' > "$TMP/www/junk.db"
+port=$(free_port)
+(cd "$TMP/www" && exec python3 -m http.server "$port" --bind 127.0.0.1) > "$TMP/http.log" 2>&1 &
+cleanup_add "kill $!"
+wait_for curl -sf "http://127.0.0.1:$port/base.db" -o /dev/null
+URL="http://127.0.0.1:$port/base.db"
+"$PM" compare --baseline-db "$URL" --baseline nightly tonight "${M[@]}" --fail-on-regression 5 >/dev/null 2>"$TMP/err"
+is "$?" 1 "a baseline fetched over HTTP compares the same: exit 1"
+like "$(cat "$TMP/err")" "baseline database $URL \(downloaded, HTTP 200\)" "fetched the first time"
+"$PM" compare --baseline-db "$URL" --baseline nightly same "${M[@]}" --fail-on-regression 5 >/dev/null 2>"$TMP/err"
+is "$?" 0 "and again: exit 0 for an unchanged workload"
+like "$(cat "$TMP/err")" "\(from the cache, 304 Not Modified\)" "the second time from the cache"
+like "$(grep -c '"GET /base.db HTTP/1.1" 304' "$TMP/http.log")" "^[1-9]" "the server answered 304"
+bad_db() {  # bad_db URL REGEX DESCRIPTION
+    "$PM" compare --baseline-db "$1" tonight --fail-on-regression 5 >/dev/null 2>"$TMP/err"
+    is "$?" 2 "$3: exit 2"
+    is "$(wc -l < "$TMP/err")" 1 "$3: one line"
+    like "$(cat "$TMP/err")" "$2" "$3: $(cat "$TMP/err")"
+}
+bad_db "http://127.0.0.1:$port/nothing.db" "HTTP 404 Not Found" "404"
+bad_db "http://127.0.0.1:$(free_port)/base.db" "connection refused" "refused connection"
+bad_db "http://127.0.0.1:$port/junk.db" "not an SQLite database" "a body that is not SQLite"
+bad_db "http://no-such-host.invalid/base.db" "cannot resolve host no-such-host.invalid" "a name that does not resolve"
+NEWER="$TMP/newer.db"; cp "$NIGHT" "$NEWER"; sqlite3 "$NEWER" "PRAGMA user_version = 99"
+bad_db "$NEWER" "schema version 99 is newer than this pressmark's" "a newer schema"
+
+# merge: idempotent, machines kept, older schemas migrated (in a copy).
+OTHER="$TMP/other.db"; cp "$NIGHT" "$OTHER"
+sqlite3 "$OTHER" "UPDATE machine SET hostname = 'othermachine', kernel = '2.6.5-anon_mm'"
+OLD="$TMP/old.db"
+"$PM" --db "$OLD" record --quiet --label oldschema --runs 2 -- true
+sqlite3 "$OLD" "DROP TABLE profile; DROP TABLE pushed; PRAGMA user_version = 1"
+oldsum=$(md5sum < "$OLD")
+before=$(q "select count(*) from run")
+out=$("$PM" merge "$OTHER" "$OLD")
+is "$?" 0 "merge exits 0"
+like "$out" "other.db: 5 runs added, 0 already here" "the other machine's runs are added"
+like "$out" "old.db: 2 runs added" "an older-schema database imports"
+is "$(q "select count(*) from run")" $(( before + 7 )) "seven runs more"
+is "$(q "select group_concat(distinct m.hostname || ' ' || m.kernel) from run r join machine m on m.id = r.machine_id where r.label = 'nightly'")" \
+   "othermachine 2.6.5-anon_mm" "merged runs keep their machine and kernel"
+ge "$(q "select count(*) from tick t join run r on r.id = t.run_id where r.label = 'nightly'")" 3 "their samples come along"
+is "$(md5sum < "$OLD")" "$oldsum" "the older file itself is untouched"
+out=$("$PM" merge "$OTHER" "$OLD")
+like "$out" "other.db: 0 runs added, 5 already here" "merging twice adds nothing (by run UUID)"
+is "$(q "select count(*) from run")" $(( before + 7 )) "the count is unchanged"
+
+# push: a real VictoriaMetrics on loopback, its own data directory.
+if command -v victoria-metrics >/dev/null; then
+    vport=$(free_port)
+    start_vm() {
+        victoria-metrics -storageDataPath="$TMP/vm" -httpListenAddr=127.0.0.1:$vport -retentionPeriod=100y \
+            -search.latencyOffset=0s -search.disableCache >"$TMP/vm.log" 2>&1 &
+        VM=$!
+        wait_for curl -sf "http://127.0.0.1:$vport/health" -o /dev/null
+    }
+    export_once() {
+        curl -sf "http://127.0.0.1:$vport/internal/force_flush" >/dev/null
+        curl -sf "http://127.0.0.1:$vport/api/v1/export" -d "match[]=$1" | grep -c '"__name__"'
+    }
+    export_count() {  # export_count MATCH: how many series match, once the index has settled
+        local a b i
+        a=$(export_once "$1")
+        for i in $(seq 30); do
+            sleep 0.3
+            b=$(export_once "$1")
+            [ "$a" = "$b" ] && break
+            a=$b
+        done
+        echo "$a"
+    }
+    start_vm
+    cleanup_add 'kill $VM'
+    W="http://127.0.0.1:$vport/write"
+    out=$("$PM" push "$W")
+    is "$?" 0 "push exits 0"
+    n=$(q "select count(*) from run where status != 'running'")
+    like "$out" "^pushed $n runs \($n lines\) to $W" "every run is one point"
+    uuid=$(q "select uuid from run where label = 'tonight' limit 1")
+    nm=$(q "select count(*) from metric m join run r on r.id = m.run_id where r.uuid = '$uuid'")
+    is "$(export_count "{run=\"$uuid\"}")" "$nm" "a run's metrics come back as its series"
+    v=$(curl -sf "http://127.0.0.1:$vport/api/v1/export" -d "match[]={__name__=\"pressmark_record_time.elapsed_s\",run=\"$uuid\"}" |
+        python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["values"][0])')
+    want=$(q "select value from metric m join run r on r.id = m.run_id where r.uuid = '$uuid' and m.name = 'time.elapsed_s'")
+    ok "the value comes back ($v = $want)" awk -v a="$v" -v b="$want" 'BEGIN { exit !((a - b) < 1e-9 && (b - a) < 1e-9) }'
+    tags=$(curl -sf "http://127.0.0.1:$vport/api/v1/export" -d "match[]={run=\"$uuid\"}" | head -1 |
+           python3 -c 'import json,sys; m = json.loads(sys.stdin.readline())["metric"]; print(m["label"], m["workload"], m["kernel"] != "", m["host"] != "", m["status"])')
+    is "$tags" "tonight record True True ok" "tags: label, workload, kernel, host, status"
+    total=$(export_count '{__name__=~"pressmark_.*"}')
+    out=$("$PM" push "$W")
+    like "$out" "^pushed 0 runs" "pushing again sends nothing"
+    is "$(export_count '{__name__=~"pressmark_.*"}')" "$total" "and the series count is unchanged"
+    # The server goes away: runs are queued, then delivered when it is back.
+    kill $VM; wait $VM 2>/dev/null
+    "$PM" record --quiet --label offline --push "$W" -- true 2>"$TMP/err"
+    is "$?" 0 "a run with --push while the server is down still ends ok"
+    like "$(cat "$TMP/err")" "push: .*connection refused.*stays queued" "and says the run stays queued"
+    PRESSMARK_PUSH_TOKEN=sekrit-token-123 "$PM" push "$W" > /dev/null 2>"$TMP/err"
+    is "$?" 1 "push to a stopped server exits 1"
+    like "$(cat "$TMP/err")" "connection refused" "saying why"
+    ok "the token never appears in the error" sh -c "! grep -q sekrit-token-123 '$TMP/err'"
+    ok "nor in the database" sh -c "! grep -q sekrit-token-123 '$PRESSMARK_DB' '$PRESSMARK_DB-wal' 2>/dev/null"
+    is "$(q "select count(*) from run r where not exists (select 1 from pushed p where p.run_id = r.id)")" 1 "the offline run is remembered as not pushed"
+    start_vm
+    echo sekrit-token-123 > "$TMP/token"
+    out=$("$PM" push "$W" --token-file "$TMP/token")
+    like "$out" "^pushed 1 run " "when the server is back, the queued run is delivered"
+    ouuid=$(q "select uuid from run where label = 'offline'")
+    ge "$(export_count "{run=\"$ouuid\"}")" 1 "and can be queried back"
+    out=$("$PM" push "http://127.0.0.1:$vport/write?db=samples" --samples)
+    ticks=$(q "select count(*) from tick t join run r on r.id = t.run_id where r.status != 'running'")
+    like "$out" "pushed $(( n + 1 )) runs \($(( n + 1 + ticks )) lines\)" "--samples adds a point per tick"
+    ge "$(export_count "{__name__=\"pressmark_record_samples_meminfo.MemFree\",run=\"$uuid\"}")" 1 "the samples come back"
+    "$PM" push "http://127.0.0.1:$vport/no-such-api" > /dev/null 2>"$TMP/err"
+    like "$(cat "$TMP/err")" "HTTP 4[0-9][0-9]" "a 4xx is reported at once, with its status"
+else
+    for i in $(seq 20); do skip "victoria-metrics is not installed"; done
+fi
+
+# The Grafana dashboards parse and ask for what pressmark pushes.
+for d in "$ROOT"/grafana/*.json; do
+    ok "$(basename "$d") is JSON with panels" python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); assert d["panels"]' "$d"
+    like "$(cat "$d")" "pressmark_chat" "$(basename "$d") queries the pushed measurements"
+done
+done_testing
