@@ -40,7 +40,7 @@ test: all
 # Sanitised build in its own tree so it never mixes objects with the plain one.
 check:
 	rm -rf .check && mkdir -p .check
-	cp -r Makefile harness collectors workloads reports suites tests bench .check/
+	cp -r Makefile harness collectors workloads reports suites tests bench grafana .check/
 	$(MAKE) -C .check clean
 	$(MAKE) -C .check all CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
 	cd .check && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 prove -f tests/

@@ -9,20 +9,6 @@
 #include "harness/sysfs.h"
 #include "harness/undo.h"
 
-static bool in_path(const char *name)
-{
-    const char *path = getenv("PATH");
-    char buf[4096];
-    for (const char *p = path ? path : "/usr/bin:/bin"; p && *p; ) {
-        const char *colon = strchr(p, ':');
-        size_t n = colon ? (size_t)(colon - p) : strlen(p);
-        snprintf(buf, sizeof buf, "%.*s/%s", (int)n, p, name);
-        if (access(buf, X_OK) == 0)
-            return true;
-        p = colon ? colon + 1 : NULL;
-    }
-    return false;
-}
 
 static void line(const char *what, bool ok, const char *detail)
 {
@@ -83,8 +69,8 @@ int cmd_doctor(int argc, char **argv)
     bool has_thp = pm_read_choice("/sys/kernel/mm/transparent_hugepage/enabled", thp, sizeof thp) == 0;
     snprintf(d, sizeof d, has_thp ? "enabled=%s" : "not built in", thp);
     line("transparent hugepages", has_thp, d);
-    line("gnuplot (charts)", in_path("gnuplot"), in_path("gnuplot") ? "" : "install gnuplot-nox for 'pressmark plot'");
-    line("perf (--profile)", in_path("perf"), in_path("perf") ? "" : "install linux-perf for --profile");
+    line("gnuplot (charts)", pm_in_path("gnuplot"), pm_in_path("gnuplot") ? "" : "install gnuplot-nox for 'pressmark plot'");
+    line("perf (--profile)", pm_in_path("perf"), pm_in_path("perf") ? "" : "install linux-perf for --profile");
     printf("\ncap methods (--cap-method):\n");
     line("cgroup2", root && cs.v2_root[0], cs.v2_root[0] ? "memory.max, memory.swap.max, memory.high" : "no v2 memory controller");
     line("cgroup1", root && cs.v1_memory[0], cs.v1_memory[0] ? "memory.limit_in_bytes, memory.memsw.limit_in_bytes" : "no v1 memory controller");

@@ -42,20 +42,6 @@ static uint64_t fnv(const char *s)
     return h;
 }
 
-static int mkdirs(const char *path)
-{
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s", path);
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-            return -1;
-        *p = '/';
-    }
-    return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -1 : 0;
-}
 
 /* Host part of a URL, for messages. */
 static void host_of(const char *url, char *buf, size_t len)
@@ -81,7 +67,7 @@ int fetch_baseline(const char *url, char *path, size_t len, char *how, size_t hl
     char root[4096], dir[4200], etag_path[4400], lm_path[4400], tmp[4400];
     build_tree_cache_root(root, sizeof root);
     snprintf(dir, sizeof dir, "%s/baselines", root);
-    if (mkdirs(dir) < 0)
+    if (pm_mkdirs(dir) < 0)
         return pm_errf(err, "%s: %s", dir, strerror(errno));
     uint64_t h = fnv(url);
     snprintf(path, len, "%s/%016llx.db", dir, (unsigned long long)h);

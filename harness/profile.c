@@ -9,23 +9,15 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "harness/sysfs.h"
 #include "harness/undo.h"
 
 extern char **environ;
 
+
 bool profile_available(void)
 {
-    const char *path = getenv("PATH");
-    char buf[4096];
-    for (const char *p = path ? path : "/usr/bin:/bin"; p && *p; ) {
-        const char *colon = strchr(p, ':');
-        size_t n = colon ? (size_t)(colon - p) : strlen(p);
-        snprintf(buf, sizeof buf, "%.*s/perf", (int)n, p);
-        if (access(buf, X_OK) == 0)
-            return true;
-        p = colon ? colon + 1 : NULL;
-    }
-    return false;
+    return pm_in_path("perf");
 }
 
 static int spawn_quiet(char *const argv[], int out_fd, pid_t *pid)

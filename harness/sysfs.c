@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int pm_read_file(const char *path, char *buf, size_t len)
@@ -100,4 +101,38 @@ int pm_read_choice(const char *path, char *buf, size_t len)
 bool pm_path_exists(const char *path)
 {
     return access(path, F_OK) == 0;
+}
+
+bool pm_in_path(const char *name)
+{
+    if (strchr(name, '/'))
+        return access(name, X_OK) == 0;
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    char buf[4096];
+    for (const char *p = path; p && *p; ) {
+        const char *colon = strchr(p, ':');
+        size_t n = colon ? (size_t)(colon - p) : strlen(p);
+        snprintf(buf, sizeof buf, "%.*s/%s", (int)n, n ? p : ".", name);
+        if (access(buf, X_OK) == 0)
+            return true;
+        p = colon ? colon + 1 : NULL;
+    }
+    return false;
+}
+
+int pm_mkdirs(const char *path)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s", path);
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -1 : 0;
 }

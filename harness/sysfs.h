@@ -17,5 +17,9 @@ int64_t pm_vmstat_value(const char *key);
 /* The [selected] word of a sysfs choice file such as THP's "always [madvise] never". */
 int pm_read_choice(const char *path, char *buf, size_t len);
 bool pm_path_exists(const char *path);
+/* Is there an executable called name in $PATH? */
+bool pm_in_path(const char *name);
+/* mkdir -p, 0755. */
+int pm_mkdirs(const char *path);
 
 #endif

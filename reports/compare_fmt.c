@@ -3,6 +3,7 @@
 #include <string.h>
 #include "harness/units.h"
 #include "reports/table.h"
+#include "reports/verdict.h"
 
 int cmp_format_parse(const char *s, enum cmp_format *out)
 {
@@ -16,18 +17,11 @@ int cmp_format_parse(const char *s, enum cmp_format *out)
     return -1;
 }
 
+
+/* HTML and XML escape alike (&apos; is HTML5 too). */
 void html_escape(FILE *f, const char *s)
 {
-    for (; *s; s++) {
-        switch (*s) {
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '&': fputs("&amp;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&#39;", f); break;
-        default: fputc(*s, f);
-        }
-    }
+    xml_escape(f, s);
 }
 
 /* Numbers as the seed tables print them: thousands separators for big

@@ -9,23 +9,15 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "harness/sysfs.h"
 #include "reports/timeseries.h"
 
 extern char **environ;
 
+
 bool plot_have_gnuplot(void)
 {
-    const char *path = getenv("PATH");
-    char buf[4096];
-    for (const char *p = path ? path : "/usr/bin:/bin"; p && *p; ) {
-        const char *colon = strchr(p, ':');
-        size_t n = colon ? (size_t)(colon - p) : strlen(p);
-        snprintf(buf, sizeof buf, "%.*s/gnuplot", (int)n, p);
-        if (access(buf, X_OK) == 0)
-            return true;
-        p = colon ? colon + 1 : NULL;
-    }
-    return false;
+    return pm_in_path("gnuplot");
 }
 
 /* A gnuplot string literal: double quotes, backslashes and quotes escaped. */

@@ -93,39 +93,34 @@ static void numbers(FILE *f, const struct comparison *c, size_t l, size_t m, dou
     xml_escape(f, text);
 }
 
+/* Test cases, failures and errors of one comparison, added to the counts. */
+static void count(const struct comparison *c, double pct, size_t *tests, size_t *failures, size_t *errors)
+{
+    char buf[512];
+    for (size_t l = 0; l < c->nlabels; l++) {
+        if (l == c->base)
+            continue;
+        bool err = unjudged(c, l, buf, sizeof buf) != NULL;
+        for (size_t m = 0; m < c->nmetrics; m++) {
+            (*tests)++;
+            *errors += err;
+            *failures += !err && regressed(c, l, m, pct);
+        }
+    }
+}
+
 void junit_write(FILE *f, struct comparison *const *cs, size_t n, double pct)
 {
     size_t tests = 0, failures = 0, errors = 0;
-    for (size_t i = 0; i < n; i++) {
-        const struct comparison *c = cs[i];
-        char buf[512];
-        for (size_t l = 0; l < c->nlabels; l++) {
-            if (l == c->base)
-                continue;
-            bool err = unjudged(c, l, buf, sizeof buf) != NULL;
-            for (size_t m = 0; m < c->nmetrics; m++) {
-                tests++;
-                errors += err;
-                failures += !err && regressed(c, l, m, pct);
-            }
-        }
-    }
+    for (size_t i = 0; i < n; i++)
+        count(cs[i], pct, &tests, &failures, &errors);
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"pressmark compare\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\">\n",
             tests, failures, errors);
     for (size_t i = 0; i < n; i++) {
         const struct comparison *c = cs[i];
         size_t t = 0, fl = 0, er = 0;
         char buf[512];
-        for (size_t l = 0; l < c->nlabels; l++) {
-            if (l == c->base)
-                continue;
-            bool err = unjudged(c, l, buf, sizeof buf) != NULL;
-            for (size_t m = 0; m < c->nmetrics; m++) {
-                t++;
-                er += err;
-                fl += !err && regressed(c, l, m, pct);
-            }
-        }
+        count(c, pct, &t, &fl, &er);
         fputs("  <testsuite name=\"pressmark.", f);
         xml_escape(f, c->workload);
         fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"0\">\n", t, fl, er);

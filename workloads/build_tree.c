@@ -27,27 +27,13 @@ static uint64_t next(uint64_t *s)
     return *s >> 33;
 }
 
-static int mkdirs(const char *path)
-{
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s", path);
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-            return -1;
-        *p = '/';
-    }
-    return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -1 : 0;
-}
 
 static int write_tree(const char *dir, const struct tree_params *p, struct pm_err *err)
 {
     char path[4200];
     uint64_t s = p->seed * 2654435761ull + 12345;
     snprintf(path, sizeof path, "%s/include", dir);
-    if (mkdirs(path) < 0)
+    if (pm_mkdirs(path) < 0)
         return pm_errf(err, "%s: %s", path, strerror(errno));
     /* Heavy headers: every unit parses all of them, as kernel units parse
      * the kernel's headers. */
@@ -149,7 +135,7 @@ int build_tree_ensure(const struct tree_params *p, char *dir, size_t len, struct
     /* Generate beside it, then rename: a half-written tree is never used. */
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp%d", dir, (int)getpid());
-    if (mkdirs(tmp) < 0)
+    if (pm_mkdirs(tmp) < 0)
         return pm_errf(err, "%s: %s", tmp, strerror(errno));
     if (write_tree(tmp, p, err) < 0) {
         remove_tree(tmp);

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "harness/run.h"
+#include "harness/sysfs.h"
 #include "workloads/workload.h"
 
 struct command_state {
@@ -14,34 +15,14 @@ struct command_state {
     char **argv;
 };
 
-/* Refuse a command that cannot be found before anything is written. */
-static bool command_exists(const char *name)
-{
-    if (strchr(name, '/'))
-        return access(name, X_OK) == 0;
-    const char *path = getenv("PATH");
-    if (!path || !*path)
-        path = "/usr/local/bin:/usr/bin:/bin";
-    char dir[4096];
-    for (const char *p = path; *p; ) {
-        const char *colon = strchr(p, ':');
-        size_t n = colon ? (size_t)(colon - p) : strlen(p);
-        snprintf(dir, sizeof dir, "%.*s/%s", (int)n, n ? p : ".", name);
-        if (access(dir, X_OK) == 0)
-            return true;
-        if (!colon)
-            break;
-        p = colon + 1;
-    }
-    return false;
-}
 
 static int command_set_args(void *state, int argc, char **argv, struct pm_err *err)
 {
     struct command_state *cs = state;
     if (argc < 1)
         return pm_errf(err, "a command is needed after -- (e.g. pressmark record -- make -j8)");
-    if (!command_exists(argv[0]))
+    /* Refuse a command that cannot be found before anything is written. */
+    if (!pm_in_path(argv[0]))
         return pm_errf(err, "'%s' is not a command found in PATH (accepted: an executable name or path)", argv[0]);
     cs->argc = argc;
     cs->argv = argv;
