@@ -55,6 +55,17 @@ like "$(q "select value from run_meta m join run r on r.id = m.run_id where r.la
    "the zram device, size and compressor are in the metadata"
 is "$(machine_state)" "$before" "after the zram run: the device is gone"
 
+# 5. cgroup v2 with memory.high, where this machine's v2 hierarchy has the memory controller.
+v2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+if [ -n "$v2" ] && grep -qw memory "$v2/cgroup.controllers"; then
+    "$PM" run swapout --quiet --size 96M --cap-method cgroup2 --mem-cap 64M --mem-high 48M --swap 256M --label v2
+    is "$(q "select status from run where label = 'v2'")" ok "cgroup2 with memory.high: ok"
+    is "$(q "select value from run_meta m join run r on r.id = m.run_id where r.label = 'v2' and key = 'cap.high_bytes'")" $((48 << 20)) "memory.high is recorded"
+    is "$(machine_state)" "$before" "after the cgroup2 run: nothing left behind"
+else
+    for i in 1 2 3; do skip "the cgroup v2 hierarchy here has no memory controller (${v2:-not mounted}); v1 is tested above"; done
+fi
+
 # 4. Prefill: stopped processes holding touched memory, as seed 004's swap-bench-pause.
 "$PM" run swapout --quiet --size 96M --prefill 48M --prefill-procs 3 --mem-cap 64M --swap 256M --interval 100ms --label prefill
 is "$(q "select status from run where label = 'prefill'")" ok "prefill then swapout ends ok"

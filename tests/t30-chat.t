@@ -23,6 +23,14 @@ done
 show=$("$PM" show c3x5x7)
 like "$show" "msg/s +%CPU +%sys/%user +user +system +idle +Total swpin +Total swpout +Total swapio" "show prints seed 000's and 003's columns"
 
+# --pause: every user chats on its own timer for --duration instead of taking turns.
+"$PM" run chat --quiet --rooms 2 --users 3 --pause 0.1 --duration 1s --label paced
+id=$(last_run)
+is "$(q "select status from run where id = $id")" ok "--pause 0.1 --duration 1s: ok"
+sent=$(metric $id chat.sent)
+ge "$sent" 6 "every user sent on its timer ($sent messages)"
+is "$(metric $id chat.received)" $(( sent * 2 )) "each message reached the two others in its room"
+
 # The server, from an independent peer written from the protocol document.
 "$PM" chat-server --listen 127.0.0.1:0 > "$TMP/server.out" 2>&1 &
 srv=$!

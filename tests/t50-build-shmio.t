@@ -31,6 +31,12 @@ is "$sum2" "$sum1" "the same seed generates the same tree, byte for byte"
 sum3=$(cd "$(tree 7)" && cat Makefile main.c unit*.c include/*.h | md5sum)
 ok "another seed, another tree" test "$sum3" != "$sum1"
 
+# --make-arg reaches make; --drop-caches (root) runs before each timed build.
+dc=(); [ "$(id -u)" -eq 0 ] && dc=(--drop-caches)
+"$PM" run build --quiet --files 2 --unit-size 50 --headers 1 --jobs 2 --make-arg 'CFLAGS=-O0 -Iinclude' "${dc[@]}" --label args
+is "$(q "select status from run where label = 'args'")" ok "a build with --make-arg ${dc[*]} is ok"
+ok "make got the argument (the build log shows -O0)" grep -q -- '-O0 -Iinclude' "$(ls -d "$PRESSMARK_CACHE"/trees/v1-f2-u50-h1-s1)/.pressmark-build.log"
+
 # A tree that does not compile: failed, with the compiler's words.
 mkdir -p "$TMP/broken"
 printf 'vmlinux: a.o\n\t$(CC) -o vmlinux a.o\nclean:\n\trm -f a.o vmlinux\n' > "$TMP/broken/Makefile"
