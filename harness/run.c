@@ -99,30 +99,37 @@ int run_spawn_fd(struct run_ctx *rc, char *const argv[], int pass_fd, pid_t *pid
     return run_spawn_io(rc, argv, pass_fd, -1, pid, err);
 }
 
+/* The workload's first steps, as a fixed script: join the run's cgroup,
+ * make itself killable by the OOM killer again (pressmark's -1000 would be
+ * inherited), then become the workload; setpriv ties it to pressmark with
+ * PR_SET_PDEATHSIG. Small programs on purpose: wait4 counts the CPU of
+ * everything the child ran before exec'ing the workload, and loading
+ * pressmark (libcurl's three dozen libraries) would add ~7 ms to every
+ * workload process, setpriv and sh about 1.5 ms. The command's words are
+ * passed as "$@", never put into the script. */
+static const char exec_script[] =
+    "cg=$1; shift; echo 0 > /proc/self/oom_score_adj 2>/dev/null; "
+    "if [ -n \"$cg\" ]; then echo $$ > \"$cg\" || { echo \"pressmark: cannot enter the run's cgroup $cg\" >&2; exit 126; }; fi; "
+    "exec \"$@\"";
+
 int run_spawn_io(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd, pid_t *pid, struct pm_err *err)
 {
-    int pfd[2];
-    if (pipe2(pfd, O_CLOEXEC) < 0)
-        return pm_errf(err, "pipe: %s", strerror(errno));
     size_t argc = 0;
     while (argv[argc])
         argc++;
-    char **hargv = calloc(argc + 8, sizeof *hargv);
-    if (!hargv) {
-        close(pfd[0]);
-        close(pfd[1]);
+    char **hargv = calloc(argc + 12, sizeof *hargv);
+    if (!hargv)
         return pm_errf(err, "out of memory");
-    }
     size_t k = 0;
-    hargv[k++] = rc->exe;
-    hargv[k++] = "__exec";
-    hargv[k++] = "--status-fd=3";
-    char cg[PATH_MAX + 16];
-    if (rc->env.cgroup_procs[0]) {
-        snprintf(cg, sizeof cg, "--cgroup=%s", rc->env.cgroup_procs);
-        hargv[k++] = cg;
-    }
+    hargv[k++] = "setpriv";
+    hargv[k++] = "--pdeathsig";
+    hargv[k++] = "KILL";
     hargv[k++] = "--";
+    hargv[k++] = "sh";
+    hargv[k++] = "-c";
+    hargv[k++] = (char *)exec_script;
+    hargv[k++] = "sh";
+    hargv[k++] = rc->env.cgroup_procs;
     for (size_t i = 0; i < argc; i++)
         hargv[k++] = argv[i];
     hargv[k] = NULL;
@@ -145,7 +152,6 @@ int run_spawn_io(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd
      * can be signalled at once and a terminal's Ctrl-C reaches only us. */
     posix_spawnattr_setpgroup(&attr, 0);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
-    posix_spawn_file_actions_adddup2(&fa, pfd[1], 3);
     if (pass_fd >= 0)
         posix_spawn_file_actions_adddup2(&fa, pass_fd, 4);
     if (out_fd >= 0) {
@@ -153,30 +159,13 @@ int run_spawn_io(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd
         posix_spawn_file_actions_adddup2(&fa, out_fd, STDERR_FILENO);
     }
     rc->spawn_ns = pm_now_ns();
-    int e = posix_spawn(pid, rc->exe, &fa, &attr, hargv, environ);
+    int e = posix_spawnp(pid, "setpriv", &fa, &attr, hargv, environ);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);
     free(hargv);
-    close(pfd[1]);
-    if (e) {
-        close(pfd[0]);
-        return pm_errf(err, "spawning %s: %s", argv[0], strerror(e));
-    }
-    /* The helper closes its end by exec'ing the workload; anything read
-     * here is its report of why it could not. */
-    char msg[512];
-    ssize_t n;
-    do {
-        n = read(pfd[0], msg, sizeof msg - 1);
-    } while (n < 0 && errno == EINTR);
-    close(pfd[0]);
-    if (n > 0) {
-        msg[n] = '\0';
-        int st;
-        while (waitpid(*pid, &st, 0) < 0 && errno == EINTR)
-            ;
-        return pm_errf(err, "%s", msg);
-    }
+    if (e)
+        return pm_errf(err, "spawning %s: %s%s", argv[0], strerror(e),
+                       e == ENOENT ? " (setpriv, from util-linux, is needed)" : "");
     return 0;
 }
 
