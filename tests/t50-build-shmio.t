@@ -33,9 +33,12 @@ ok "another seed, another tree" test "$sum3" != "$sum1"
 
 # --make-arg reaches make; --drop-caches (root) runs before each timed build.
 dc=(); [ "$(id -u)" -eq 0 ] && dc=(--drop-caches)
-"$PM" run build --quiet --files 2 --unit-size 50 --headers 1 --jobs 2 --make-arg 'CFLAGS=-O0 -Iinclude' "${dc[@]}" --label args
-is "$(q "select status from run where label = 'args'")" ok "a build with --make-arg ${dc[*]} is ok"
-ok "make got the argument (the build log shows -O0)" grep -q -- '-O0 -Iinclude' "$(ls -d "$PRESSMARK_CACHE"/trees/v1-f2-u50-h1-s1)/.pressmark-build.log"
+mkdir -p "$TMP/own"
+printf 'kernel: ; echo "$(MSG)" > got.txt; touch kernel\nclean: ; rm -f got.txt kernel\n' > "$TMP/own/Makefile"
+"$PM" run build --quiet --tree "$TMP/own" --target kernel --make-arg 'MSG=hello pressmark' "${dc[@]}" --label args
+is "$(q "select status from run where label = 'args'")" ok "a user tree with --target, --make-arg ${dc[*]}: ok"
+is "$(cat "$TMP/own/got.txt")" "hello pressmark" "make got the argument, word for word"
+like "$(q "select params from run where label = 'args'")" "--target kernel .*--make-arg 'MSG=hello pressmark'" "the make arguments are part of the stored configuration"
 
 # A tree that does not compile: failed, with the compiler's words.
 mkdir -p "$TMP/broken"

@@ -289,9 +289,21 @@ static int build_run(void *state, struct run_ctx *rc, struct pm_err *err)
     return 0;
 }
 
+static void describe_base(struct build_state *st, char *buf, size_t len);
+
 static void build_describe(void *state, char *buf, size_t len)
 {
     struct build_state *st = state;
+    describe_base(st, buf, len);
+    /* Make arguments change what is built: they are part of the configuration. */
+    for (int i = 0; i < st->nmake_args; i++) {
+        size_t o = strlen(buf);
+        snprintf(buf + o, len - o, " --make-arg '%s'", st->make_args[i]);
+    }
+}
+
+static void describe_base(struct build_state *st, char *buf, size_t len)
+{
     long j = st->phase_jobs[st->phase];
     char jobs[32];
     if (j)
