@@ -93,8 +93,34 @@ static void print_details(FILE *f, const struct run_info *ri)
         fprintf(f, "%s: %s\n", strcmp(ri->workload, "record") == 0 ? "command" : "parameters", ri->params);
 }
 
+/* The workload's own figures (chat.*, shmio.*, swapout.*, build.*): the
+ * seeds' counts such as heap collections per side, bytes and passes. */
+static void print_workload_metrics(FILE *f, const struct run_info *ri)
+{
+    char prefix[80];
+    snprintf(prefix, sizeof prefix, "%s.", ri->workload);
+    size_t plen = strlen(prefix), shown = 0;
+    char head[96];
+    snprintf(head, sizeof head, "\n%s: ", ri->workload);
+    for (size_t i = 0; i < ri->metrics.n; i++) {
+        const struct metric *m = &ri->metrics.v[i];
+        if (strncmp(m->name, prefix, plen) != 0)
+            continue;
+        char v[48];
+        if (fabs(m->value) >= 10000 && floor(m->value) == m->value)
+            pm_fmt_thousands(v, sizeof v, (int64_t)m->value);
+        else
+            snprintf(v, sizeof v, "%.6g", m->value);
+        bool unit = strcmp(m->unit, "count") != 0 && strcmp(m->unit, "none") != 0;
+        fprintf(f, "%s%s %s%s%s", shown++ ? ", " : head, m->name + plen, v, unit ? " " : "", unit ? m->unit : "");
+    }
+    if (shown)
+        fputc('\n', f);
+}
+
 static void print_extras(FILE *f, const struct run_info *ri)
 {
+    print_workload_metrics(f, ri);
     if (metric_set_find(&ri->metrics, "time.elapsed_s")) {
         fputc('\n', f);
         summary_gnu_time(f, ri);

@@ -20,6 +20,9 @@ for shape in "1 2 1" "3 5 7" "10 20 10"; do
         -v e="$(q "select value from metric where run_id = $id and name = 'chat.elapsed_s'")" \
         'BEGIN { d = m - t / e; exit !(d < 1e-6 * m && d > -1e-6 * m) }'
 done
+show=$("$PM" show "$(q "select max(id) from run where label = 'c10x20x10'")")
+like "$show" "chat: client_collections [0-9]+, .*server_collections [0-9]+" "show reports the heap collections per side, as seed 000 counts GCs"
+like "$show" "received 38,000, sent 2000" "and the exact counts"
 show=$("$PM" show c3x5x7)
 like "$show" "msg/s +%CPU +%sys/%user +user +system +idle +Total swpin +Total swpout +Total swapio" "show prints seed 000's and 003's columns"
 
