@@ -94,13 +94,22 @@ static int safe_dir(const char *dir, struct pm_err *err)
     char parent[256];
     snprintf(parent, sizeof parent, "%s", dir);
     char *slash = strrchr(parent, '/');
+    /* Directories made here are journalled too: the machine keeps no trace. */
     if (slash && slash != parent) {
         *slash = '\0';
-        if (mkdir(parent, 0755) < 0 && errno != EEXIST)
+        if (mkdir(parent, 0755) == 0) {
+            if (undo_push(UNDO_RMDIR, parent, NULL, err) < 0)
+                return -1;
+        } else if (errno != EEXIST) {
             return pm_errf(err, "%s: %s", parent, strerror(errno));
+        }
     }
-    if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+    if (mkdir(dir, 0700) == 0) {
+        if (undo_push(UNDO_RMDIR, dir, NULL, err) < 0)
+            return -1;
+    } else if (errno != EEXIST) {
         return pm_errf(err, "%s: %s", dir, strerror(errno));
+    }
     struct stat st;
     if (lstat(dir, &st) < 0)
         return pm_errf(err, "%s: %s", dir, strerror(errno));

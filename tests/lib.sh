@@ -51,7 +51,7 @@ machine_state() {
     echo "thp: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)"
     echo "zswap: $(cat /sys/module/zswap/parameters/enabled 2>/dev/null)"
     echo "journal: $(ls /run/pressmark/journal 2>/dev/null)"
-    echo "swapfiles: $(ls /var/lib/pressmark/swap 2>/dev/null | tr '\n' ' ')"
+    echo "swapfiles: $(ls /var/lib/pressmark/swap 2>/dev/null | tr '\n' ' ') $(ls -d /var/lib/pressmark 2>/dev/null)"
     echo "helpers: $(pgrep -fc 'pressmark __' || true)"
 }
 # wait_for CMD...: poll up to 10 s for a condition.
