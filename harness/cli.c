@@ -94,10 +94,6 @@ void run_opts_defaults(struct run_opts *ro)
     ro->interval_ns = 1000000000ull;
     ro->runs = 1;
     ro->env.method = CAP_AUTO;
-    static char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    exe[n > 0 ? n : 0] = '\0';
-    ro->env.exe = exe;
 }
 
 int run_opts_handle(struct run_opts *ro, const char *cmd, int id, const char *arg)

@@ -82,7 +82,7 @@ static int apply(struct run_env *env, struct kv_list *meta, struct pm_err *err)
     if (m == CAP_BALLOON) {
         if (cfg->has_swap_cap || cfg->has_mem_high)
             return pm_errf(err, "--swap-cap and --mem-high need a cgroup cap, not the balloon");
-        return balloon_inflate(cfg->exe, cfg->mem_cap, &env->balloon_pid, &env->balloon_fd, meta, err);
+        return balloon_inflate(env->exe, cfg->mem_cap, &env->balloon_pid, &env->balloon_fd, meta, err);
     }
     kv_set(meta, "cap.method", "none");
     kv_setf(meta, "cap.requested_bytes", "%llu (not enforced: --cap-method none)", (unsigned long long)cfg->mem_cap);

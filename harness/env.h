@@ -23,11 +23,11 @@ struct env_config {
     uint64_t mem_high;
     struct swap_config swap;
     struct vm_knobs knobs;
-    const char *exe;             /* pressmark's binary, for the balloon helper */
 };
 
 struct run_env {
     const struct env_config *cfg;
+    const char *exe;                  /* pressmark's binary, for the balloon helper */
     int64_t run_id;
     int cgroup_version;               /* 0: the workload runs without a cgroup */
     char cgroup_dir[PATH_MAX];

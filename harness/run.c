@@ -529,6 +529,7 @@ int run_plan_execute(struct run_plan *plan)
         struct run_ctx rc = { .plan = plan, .db = &db, .index = i };
         rc.env.cfg = plan->env;
         snprintf(rc.exe, sizeof rc.exe, "%s", exe);
+        rc.env.exe = rc.exe;
         if (execute_one(&rc, &mi, machine_id, &err) < 0) {
             fprintf(stderr, "pressmark: run %u of %u: %s\n", i + 1, plan->runs, err.msg);
             exit_code = 2;

@@ -53,34 +53,31 @@ int pm_write_file(const char *path, const char *value, struct pm_err *err)
     return 0;
 }
 
-int64_t pm_meminfo_kb(const char *key)
+/* The number after "key" and its separator in a /proc file of one key per
+ * line (meminfo: "MemTotal:", vmstat: "pswpout "), or -1. */
+static int64_t keyed_value(const char *path, const char *key, char sep)
 {
-    char buf[8192];
-    if (pm_read_file("/proc/meminfo", buf, sizeof buf) < 0)
+    char buf[32768];
+    if (pm_read_file(path, buf, sizeof buf) < 0)
         return -1;
     size_t klen = strlen(key);
     for (char *line = buf; line && *line; ) {
         char *nl = strchr(line, '\n');
-        if (strncmp(line, key, klen) == 0 && line[klen] == ':')
+        if (strncmp(line, key, klen) == 0 && line[klen] == sep)
             return strtoll(line + klen + 1, NULL, 10);
         line = nl ? nl + 1 : NULL;
     }
     return -1;
 }
 
+int64_t pm_meminfo_kb(const char *key)
+{
+    return keyed_value("/proc/meminfo", key, ':');
+}
+
 int64_t pm_vmstat_value(const char *key)
 {
-    char buf[32768];
-    if (pm_read_file("/proc/vmstat", buf, sizeof buf) < 0)
-        return -1;
-    size_t klen = strlen(key);
-    for (char *line = buf; line && *line; ) {
-        char *nl = strchr(line, '\n');
-        if (strncmp(line, key, klen) == 0 && line[klen] == ' ')
-            return strtoll(line + klen + 1, NULL, 10);
-        line = nl ? nl + 1 : NULL;
-    }
-    return -1;
+    return keyed_value("/proc/vmstat", key, ' ');
 }
 
 int pm_read_choice(const char *path, char *buf, size_t len)

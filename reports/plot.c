@@ -76,6 +76,40 @@ static FILE *open_out(const char *dir, const char *name, char *path, size_t len,
     return f;
 }
 
+/* A chart's three files: data, script, image, named after base. */
+struct chart_files {
+    char dat[600], gp[600], img[600], path[4096];
+};
+
+static FILE *chart_open(struct chart_files *cf, const char *dir, const char *base, bool svg, struct pm_err *err)
+{
+    snprintf(cf->dat, sizeof cf->dat, "%s.dat", base);
+    snprintf(cf->gp, sizeof cf->gp, "%s.gp", base);
+    snprintf(cf->img, sizeof cf->img, "%s.%s", base, svg ? "svg" : "png");
+    return open_out(dir, cf->dat, cf->path, sizeof cf->path, err);
+}
+
+/* Close the finished data file and open the chart's script. */
+static FILE *chart_script(struct chart_files *cf, FILE *data, const char *dir, struct pm_err *err)
+{
+    if (fclose(data) != 0) {
+        pm_errf(err, "%s: %s", cf->path, strerror(errno));
+        return NULL;
+    }
+    return open_out(dir, cf->gp, cf->path, sizeof cf->path, err);
+}
+
+/* Close the finished script f, let gnuplot draw it, name the image. */
+static int chart_draw(struct chart_files *cf, FILE *f, const char *dir, char *written, struct pm_err *err)
+{
+    if (fclose(f) != 0)
+        return pm_errf(err, "%s: %s", cf->path, strerror(errno));
+    if (run_gnuplot(dir, cf->gp, err) < 0)
+        return -1;
+    snprintf(written, 4096, "%s/%s", dir, cf->img);
+    return 0;
+}
+
 static void gp_header(FILE *f, const char *what, const char *dat, const char *img, bool svg, int rows)
 {
     fprintf(f, "# pressmark: %s\n# data: %s (one index block per line; columns as named below)\n"
@@ -93,11 +127,9 @@ static int timeseries_chart(const char *dir, const char *base, const char *title
                             const int *cols, const char *const *ylabels, int panels, bool svg, char *written,
                             struct pm_err *err)
 {
-    char dat[600], gp[600], img[600], path[4096];
-    snprintf(dat, sizeof dat, "%s.dat", base);
-    snprintf(gp, sizeof gp, "%s.gp", base);
-    snprintf(img, sizeof img, "%s.%s", base, svg ? "svg" : "png");
-    FILE *f = open_out(dir, dat, path, sizeof path, err);
+    struct chart_files cf;
+    const char *dat = cf.dat;
+    FILE *f = chart_open(&cf, dir, base, svg, err);
     if (!f)
         return -1;
     fprintf(f, "# t_s");
@@ -121,12 +153,10 @@ static int timeseries_chart(const char *dir, const char *base, const char *title
         }
         fputs("\n\n", f);
     }
-    if (fclose(f) != 0)
-        return pm_errf(err, "%s: %s", path, strerror(errno));
-    f = open_out(dir, gp, path, sizeof path, err);
+    f = chart_script(&cf, f, dir, err);
     if (!f)
         return -1;
-    gp_header(f, title, dat, img, svg, panels);
+    gp_header(f, title, dat, cf.img, svg, panels);
     fprintf(f, "set multiplot layout %d,1 title ", panels);
     gp_string(f, title);
     fputs(" noenhanced\n", f);
@@ -141,12 +171,7 @@ static int timeseries_chart(const char *dir, const char *base, const char *title
         fputc('\n', f);
     }
     fputs("unset multiplot\n", f);
-    if (fclose(f) != 0)
-        return pm_errf(err, "%s: %s", path, strerror(errno));
-    if (run_gnuplot(dir, gp, err) < 0)
-        return -1;
-    snprintf(written, 4096, "%s/%s", dir, img);
-    return 0;
+    return chart_draw(&cf, f, dir, written, err);
 }
 
 /* Seed 002's point: runs drift. The headline of every run in the order it
@@ -154,11 +179,9 @@ static int timeseries_chart(const char *dir, const char *base, const char *title
 static int headline_chart(const char *dir, const char *base, const struct comparison *c, bool svg, char *written,
                           struct pm_err *err)
 {
-    char dat[600], gp[600], img[600], path[4096];
-    snprintf(dat, sizeof dat, "%s.dat", base);
-    snprintf(gp, sizeof gp, "%s.gp", base);
-    snprintf(img, sizeof img, "%s.%s", base, svg ? "svg" : "png");
-    FILE *f = open_out(dir, dat, path, sizeof path, err);
+    struct chart_files cf;
+    const char *dat = cf.dat;
+    FILE *f = chart_open(&cf, dir, base, svg, err);
     if (!f)
         return -1;
     size_t maxn = 0;
@@ -180,14 +203,12 @@ static int headline_chart(const char *dir, const char *base, const struct compar
         else
             fprintf(f, "%.3f NaN NaN\n\n\n", x);
     }
-    if (fclose(f) != 0)
-        return pm_errf(err, "%s: %s", path, strerror(errno));
-    f = open_out(dir, gp, path, sizeof path, err);
+    f = chart_script(&cf, f, dir, err);
     if (!f)
         return -1;
     char title[256];
     snprintf(title, sizeof title, "%s: %s per run, and each label's mean ±sd (right)", c->workload, c->metrics[0].title);
-    gp_header(f, title, dat, img, svg, 1);
+    gp_header(f, title, dat, cf.img, svg, 1);
     fputs("set xlabel 'run, in the order the label ran'\nset ylabel ", f);
     char yl[160];
     if (strcmp(c->metrics[0].title, c->metrics[0].unit) == 0)
@@ -205,12 +226,7 @@ static int headline_chart(const char *dir, const char *base, const struct compar
         fprintf(f, ", '%s' index %zu using 1:2:3 with yerrorbars lw 2 pt 5 lc %zu notitle", dat, 2 * l + 1, l + 1);
     }
     fputc('\n', f);
-    if (fclose(f) != 0)
-        return pm_errf(err, "%s: %s", path, strerror(errno));
-    if (run_gnuplot(dir, gp, err) < 0)
-        return -1;
-    snprintf(written, 4096, "%s/%s", dir, img);
-    return 0;
+    return chart_draw(&cf, f, dir, written, err);
 }
 
 int plot_comparison(struct pm_db *db, const struct comparison *c, const struct plot_request *rq,

@@ -1,11 +1,11 @@
 #include "reports/summary.h"
 #include <gsl/gsl_cdf.h>
-#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "harness/units.h"
+#include "reports/stats.h"
 #include "reports/table.h"
 #include "workloads/workload.h"
 
@@ -188,12 +188,13 @@ static void print_convergence(FILE *f, const struct run_info *runs, size_t n, co
     }
     if (k == 0)
         return;
-    double mean = gsl_stats_mean(v, 1, k);
+    struct summary s;
+    stats_summary(v, k, &s);
+    double mean = s.mean, sd = s.sd;
     if (k < 2) {
         fprintf(f, "\nmean %s = %.6g (n = 1: too few runs for a convergence)\n", title, mean);
         return;
     }
-    double sd = gsl_stats_sd_m(v, 1, k, mean);
     double half = gsl_cdf_tdist_Pinv(0.975, (double)(k - 1)) * sd / sqrt((double)k);
     fprintf(f, "\nmean %s = %.6g, sd %.4g, 95%% CI +/- %.4g, convergence %.3f (CI width / mean, n = %zu)\n", title,
             mean, sd, half, mean != 0 ? 2 * half / fabs(mean) : 0.0, k);
