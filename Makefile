@@ -16,7 +16,7 @@ LIB_OBJ := $(LIB_SRC:.c=.o)
 UNIT_SRC := $(wildcard tests/unit_*.c)
 UNIT_BIN := $(UNIT_SRC:.c=.t)
 
-.PHONY: all test check bench clean
+.PHONY: all test check bench clean fresh-root
 all: pressmark $(UNIT_BIN)
 
 libpressmark.a: $(LIB_OBJ)
@@ -34,8 +34,18 @@ tests/unit_%.t: tests/unit_%.c tests/tap.h libpressmark.a
 -include $(LIB_OBJ:.o=.d) harness/main.d
 
 # prove runs the unit binaries and the shell tests alike (both speak TAP).
+# Every test leaves /tmp as it found it: a pressmark-test directory that
+# was not there before fails the target.
 test: all
+	@ls -d /tmp/pressmark-test.* 2>/dev/null | sort > .tmp-before || true
 	prove -f tests/
+	@ls -d /tmp/pressmark-test.* 2>/dev/null | sort | comm -13 .tmp-before - > .tmp-left || true; \
+	 rm -f .tmp-before; if [ -s .tmp-left ]; then echo "tests left behind: $$(cat .tmp-left)"; rm -f .tmp-left; exit 1; fi; rm -f .tmp-left
+
+# A bare Debian 12 root, a clone of HEAD, ./run.sh test and ./run.sh inside
+# (minutes; root). Run it before resolving anything that changes dependencies.
+fresh-root:
+	tests/fresh-root.sh
 
 # Sanitised build in its own tree so it never mixes objects with the plain one.
 check:

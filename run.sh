@@ -5,9 +5,18 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-# Debian packages pressmark builds against, runs and tests with.
-PACKAGES=(gcc make pkg-config libsqlite3-dev libcurl4-openssl-dev libgsl-dev zlib1g-dev victoria-metrics
-          gnuplot-nox sqlite3 perl procps util-linux iproute2 python3 rt-tests chromium)
+# Debian packages pressmark builds against, runs and tests with. Everything
+# the tests, bench/ and the main job execute comes from this list or from
+# what every Debian system has (essential: bash, coreutils, grep, sed,
+# findutils, mawk, util-linux's setpriv, mkswap and findmnt, perl-base).
+# tests/fresh-root.sh proves it on a bare debootstrap root.
+PACKAGES=(
+    gcc make pkg-config libsqlite3-dev libcurl4-openssl-dev libgsl-dev zlib1g-dev   # build
+    gnuplot-nox linux-perf                                                       # plot, --profile
+    sqlite3 perl procps iproute2 python3 curl ca-certificates                    # tests: sqlite3, prove, pgrep, ip netns, peers, HTTP
+    victoria-metrics chromium                                                    # tests: push target, HTML report in a browser
+    rt-tests                                                                     # bench: hackbench
+)
 
 missing_packages() {
     local p

@@ -54,5 +54,8 @@ machine_state() {
     echo "swapfiles: $(ls /var/lib/pressmark/swap 2>/dev/null | tr '\n' ' ') $(ls -d /var/lib/pressmark 2>/dev/null)"
     echo "helpers: $(pgrep -fc 'pressmark __' || true)"
 }
+# stop_bg PID: end a server the test started in the background and wait
+# until it has exited, so nothing writes into $TMP while it is removed.
+stop_bg() { kill "$1" 2>/dev/null; wait "$1" 2>/dev/null; true; }
 # wait_for CMD...: poll up to 10 s for a condition.
 wait_for() { local i; for i in $(seq 100); do "$@" && return 0; sleep 0.1; done; return 1; }

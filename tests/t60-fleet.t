@@ -59,7 +59,7 @@ cp "$NIGHT" "$TMP/www/base.db"
 printf 'this is not a database\n' > "$TMP/www/junk.db"
 port=$(free_port)
 (cd "$TMP/www" && exec python3 -m http.server "$port" --bind 127.0.0.1) > "$TMP/http.log" 2>&1 &
-cleanup_add "kill $!"
+cleanup_add "stop_bg $!"
 wait_for curl -sf "http://127.0.0.1:$port/base.db" -o /dev/null
 URL="http://127.0.0.1:$port/base.db"
 "$PM" compare --baseline-db "$URL" --baseline nightly tonight "${M[@]}" --fail-on-regression 5 >/dev/null 2>"$TMP/err"
@@ -128,7 +128,9 @@ if command -v victoria-metrics >/dev/null; then
         echo "$a"
     }
     start_vm
-    cleanup_add 'kill $VM'
+    # The server is still writing its data directory until it has exited:
+    # wait for it, or removing $TMP races with it.
+    cleanup_add 'stop_bg $VM'
     W="http://127.0.0.1:$vport/write"
     out=$("$PM" push "$W")
     is "$?" 0 "push exits 0"
@@ -149,7 +151,7 @@ if command -v victoria-metrics >/dev/null; then
     like "$out" "^pushed 0 runs" "pushing again sends nothing"
     is "$(export_count '{__name__=~"pressmark_.*"}')" "$total" "and the series count is unchanged"
     # The server goes away: runs are queued, then delivered when it is back.
-    kill $VM; wait $VM 2>/dev/null
+    stop_bg $VM
     "$PM" record --quiet --label offline --push "$W" -- true 2>"$TMP/err"
     is "$?" 0 "a run with --push while the server is down still ends ok"
     like "$(cat "$TMP/err")" "push: .*connection refused.*stays queued" "and says the run stays queued"

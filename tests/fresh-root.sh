@@ -1,0 +1,121 @@
+#!/bin/bash
+# What a new user gets: a bare Debian 12 root (debootstrap minbase plus
+# build-essential, perl and git, nothing else), a clone of this repository's
+# HEAD inside it, then the two commands the README promises: `./run.sh test`
+# and `./run.sh`. Any program the tests or the main job call that run.sh does
+# not install fails here, however complete the development machine is.
+#
+# Not part of `./run.sh test` (it takes about ten minutes): `make fresh-root`.
+# Run it before resolving any issue that changes dependencies.
+#
+#   tests/fresh-root.sh [--keep] [--mirror URL] [--dir DIR]
+#
+# Every mount and file it makes is removed at the end, also on failure and
+# on SIGINT/SIGTERM; --keep leaves the root (unmounted) for a look inside.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+MIRROR=http://deb.debian.org/debian
+KEEP=no
+DIR=
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --keep) KEEP=yes ;;
+        --mirror) MIRROR=${2:?--mirror needs a URL}; shift ;;
+        --dir) DIR=${2:?--dir needs a directory}; shift ;;
+        -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "fresh-root.sh: unknown option '$1' (accepted: --keep, --mirror URL, --dir DIR)" >&2; exit 2 ;;
+    esac
+    shift
+done
+[ "$(id -u)" -eq 0 ] || { echo "fresh-root.sh: needs root (debootstrap, mounts, chroot)" >&2; exit 2; }
+command -v debootstrap >/dev/null || { echo "fresh-root.sh: needs debootstrap (apt-get install debootstrap)" >&2; exit 2; }
+
+if [ -z "$DIR" ]; then
+    DIR=$(mktemp -d /var/tmp/pressmark-fresh-root.XXXXXX)
+else
+    mkdir "$DIR"    # never an existing directory: everything under it is removed at the end
+fi
+R="$DIR/root"
+mkdir "$R"
+
+cleanup() {
+    local rc=$?
+    trap - EXIT INT TERM
+    # Whatever the tests left running inside the root goes first, or its
+    # mounts stay busy.
+    local pids
+    pids=$(for p in /proc/[0-9]*; do
+               [ "$(readlink "$p/root" 2>/dev/null)" = "$R" ] && echo "${p#/proc/}"
+           done || true)
+    [ -n "$pids" ] && kill -9 $pids 2>/dev/null
+    sleep 0.2
+    # Swap areas and zram devices a killed test run may have left inside.
+    grep -F "$R/" /proc/swaps 2>/dev/null | awk '{print $1}' | xargs -r -n1 swapoff 2>/dev/null || true
+    if mountpoint -q "$R"; then
+        umount -R "$R" 2>/dev/null || umount -R -l "$R"
+    fi
+    if [ "$KEEP" = yes ]; then
+        echo "fresh-root.sh: the root is kept in $R (unmounted)"
+    else
+        rm -rf --one-file-system "$DIR"
+    fi
+    exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+echo "fresh-root.sh: debootstrap bookworm (minbase, build-essential, perl, git) into $R"
+debootstrap --variant=minbase --include=build-essential,perl,git,ca-certificates \
+    bookworm "$R" "$MIRROR" > "$DIR/debootstrap.log" 2>&1 \
+    || { tail -20 "$DIR/debootstrap.log" >&2; echo "fresh-root.sh: debootstrap failed" >&2; exit 1; }
+
+# The root a mount point of its own (so `umount -R` takes everything), the
+# kernel's file systems inside it as the tests need them: cgroups under
+# /sys, zram and shared memory under /dev.
+mount --bind "$R" "$R"
+mount --make-private "$R"
+mount -t proc proc "$R/proc"
+mount --rbind /sys "$R/sys"
+mount --make-rslave "$R/sys"
+mount --rbind /dev "$R/dev"
+mount --make-rslave "$R/dev"
+mount -t tmpfs -o mode=0755 tmpfs "$R/run"
+mount -t tmpfs -o mode=1777 tmpfs "$R/tmp"
+cp /etc/resolv.conf "$R/etc/resolv.conf"
+# The same package sources as this machine, so the root installs what CI would.
+if [ -d /etc/apt/sources.list.d ] && ls /etc/apt/sources.list.d/*.sources >/dev/null 2>&1; then
+    cp /etc/apt/sources.list.d/debian.sources "$R/etc/apt/sources.list.d/" 2>/dev/null || true
+fi
+
+git clone -q "$ROOT" "$R/src/pressmark"
+echo "fresh-root.sh: cloned $(git -C "$ROOT" rev-parse --short HEAD) into /src/pressmark"
+
+inside() {
+    chroot "$R" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 \
+        PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin CI=true "$@"
+}
+status=0
+echo "fresh-root.sh: ./run.sh test"
+if inside /bin/bash -c 'cd /src/pressmark && ./run.sh test' > "$DIR/test.log" 2>&1; then
+    echo "fresh-root.sh: ./run.sh test passed ($(grep -E '^Files=' "$DIR/test.log" | tail -1))"
+else
+    status=1
+    tail -40 "$DIR/test.log"
+    echo "fresh-root.sh: ./run.sh test FAILED in the fresh root"
+fi
+grep -E 'command not found|No such file or directory.*(exec|spawn)' "$DIR/test.log" | sort | uniq -c | head -20 || true
+
+echo "fresh-root.sh: ./run.sh"
+if inside /bin/bash -c 'cd /src/pressmark && ./run.sh' > "$DIR/main.log" 2>&1; then
+    echo "fresh-root.sh: ./run.sh passed ($(grep -c . "$DIR/main.log") lines of output)"
+else
+    status=1
+    tail -40 "$DIR/main.log"
+    echo "fresh-root.sh: ./run.sh FAILED in the fresh root"
+fi
+grep -E 'command not found' "$DIR/main.log" | sort | uniq -c | head -20 || true
+if [ "$KEEP" = yes ]; then
+    cp "$DIR/test.log" "$DIR/main.log" "$DIR/debootstrap.log" /var/tmp/ 2>/dev/null || true
+fi
+exit "$status"
