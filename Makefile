@@ -1,63 +1,97 @@
-# pressmark: one binary, built with gcc as C11 with warnings as errors.
-CC      ?= gcc
-PKGS    := sqlite3 libcurl zlib
+# pressmark: one binary, C11 with warnings as errors, gcc or clang
+# (make CC=clang). Objects go to a build directory, never beside the
+# sources: B=build for the plain build, build/check for ASan+UBSan,
+# build/tsan for ThreadSanitizer.
+CC      ?= cc
+B       ?= build
+PKGS    := sqlite3 libcurl zlib jansson
 # CFLAGS is yours to set (make CFLAGS=-O0); what the code needs is in PM_CFLAGS.
 CFLAGS  ?= -O2 -g
+# A warning flag goes in only when this compiler knows it, so gcc-only
+# flags do not break clang and the other way round.
+cc-flag = $(shell $(CC) -Werror $(1) -E -x c /dev/null >/dev/null 2>&1 && echo $(1))
 # -Wno-format-truncation: snprintf into fixed buffers is how this code
 # truncates on purpose (paths, notes); every such call is bounded.
-PM_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-truncation \
-             -Wstrict-prototypes -Wmissing-prototypes -Wvla \
-             -I. $(shell pkg-config --cflags $(PKGS))
+WARN    := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes -Wvla \
+           $(call cc-flag,-Wno-format-truncation)
+PM_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -I. $(shell pkg-config --cflags $(PKGS))
 LDLIBS  += $(shell pkg-config --libs $(PKGS)) -lgsl -lgslcblas -lz -lm -pthread
 
-# Everything but main.c goes into a library so unit tests link the same code.
-LIB_SRC := $(filter-out harness/main.c,$(wildcard harness/*.c collectors/*.c workloads/*.c reports/*.c))
-LIB_OBJ := $(LIB_SRC:.c=.o)
+# The folders in the order their includes may point: each may include
+# itself and those before it on its line in layering.txt (make layering).
+SRC_DIRS := lib store pressure collectors workloads workloads/chat harness reports cmd
+LIB_SRC  := $(filter-out cmd/main.c,$(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c)))
+LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)
 UNIT_SRC := $(wildcard tests/unit_*.c)
-UNIT_BIN := $(UNIT_SRC:.c=.t)
+UNIT_BIN := $(UNIT_SRC:%.c=$(B)/%.t)
 
-.PHONY: all test check bench clean fresh-root
+# The version: git describe in a clone, else what the package says.
+VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || cat VERSION 2>/dev/null || echo unknown)
+
+.PHONY: all test check tsan bench clean fresh-root layering FORCE
 all: pressmark $(UNIT_BIN)
 
-libpressmark.a: $(LIB_OBJ)
+$(B)/libpressmark.a: $(LIB_OBJ)
 	$(AR) rcs $@ $^
 
-pressmark: harness/main.o libpressmark.a
+$(B)/pressmark: $(B)/cmd/main.o $(B)/libpressmark.a
 	$(CC) $(CFLAGS) $(PM_CFLAGS) -o $@ $^ $(LDLIBS)
 
-tests/unit_%.t: tests/unit_%.c tests/tap.h libpressmark.a
-	$(CC) $(CFLAGS) $(PM_CFLAGS) -o $@ $< libpressmark.a $(LDLIBS)
+# The plain build's binary also stands at the top, where the README, the
+# tests and the suites call it.
+pressmark: $(B)/pressmark
+	@if [ "$(B)" = build ]; then cp $< $@; fi
+
+$(B)/tests/unit_%.t: tests/unit_%.c tests/tap.h $(B)/libpressmark.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(PM_CFLAGS) -o $@ $< $(B)/libpressmark.a $(LDLIBS)
+
+# Only a changed version rebuilds version.o.
+$(B)/version.txt: FORCE
+	@mkdir -p $(@D); echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' > $@
+$(B)/lib/version.o: $(B)/version.txt
+$(B)/lib/version.o: PM_CFLAGS += -DPM_VERSION='"$(VERSION)"'
 
 # Header dependencies, so a changed struct rebuilds everything that uses it.
-%.o: %.c
+$(B)/%.o: %.c
+	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(PM_CFLAGS) -MMD -MP -c -o $@ $<
--include $(LIB_OBJ:.o=.d) harness/main.d
+-include $(LIB_OBJ:.o=.d) $(B)/cmd/main.d
 
 # prove runs the unit binaries and the shell tests alike (both speak TAP).
 # Every test leaves /tmp as it found it: a pressmark-test directory that
 # was not there before fails the target.
-test: all
-	@ls -d /tmp/pressmark-test.* 2>/dev/null | sort > .tmp-before || true
-	prove -f tests/
-	@ls -d /tmp/pressmark-test.* 2>/dev/null | sort | comm -13 .tmp-before - > .tmp-left || true; \
-	 rm -f .tmp-before; if [ -s .tmp-left ]; then echo "tests left behind: $$(cat .tmp-left)"; rm -f .tmp-left; exit 1; fi; rm -f .tmp-left
+TEST_ENV := PRESSMARK_BIN=$(abspath $(B)/pressmark)
+test: all layering
+	@ls -d /tmp/pressmark-test.* 2>/dev/null | sort > $(B)/tmp-before || true
+	$(TEST_ENV) $(TEST_RUN) prove -f tests/ $(B)/tests/
+	@ls -d /tmp/pressmark-test.* 2>/dev/null | sort | comm -13 $(B)/tmp-before - > $(B)/tmp-left || true; \
+	 if [ -s $(B)/tmp-left ]; then echo "tests left behind: $$(cat $(B)/tmp-left)"; exit 1; fi
+
+# The same tests against a sanitised build in its own build directory.
+SAN := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+check:
+	$(MAKE) B=build/check CFLAGS="$(SAN)" test \
+	    TEST_RUN="ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1"
+
+# ThreadSanitizer over the threaded code: sampler, heartbeat, chat.
+tsan:
+	$(MAKE) B=build/tsan CFLAGS="-O1 -g -fsanitize=thread" build/tsan/pressmark
+	PRESSMARK_BIN=$(abspath build/tsan/pressmark) TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+	    prove -f tests/t10-record.t tests/t30-chat.t
+
+# Includes only point down (layering.txt); a test adds one that points up
+# and checks that this target fails.
+layering:
+	@tests/layering.sh
+
+bench: all
+	bench/run-all.sh
 
 # A bare Debian 12 root, a clone of HEAD, ./run.sh test and ./run.sh inside
 # (minutes; root). Run it before resolving anything that changes dependencies.
 fresh-root:
 	tests/fresh-root.sh
 
-# Sanitised build in its own tree so it never mixes objects with the plain one.
-check:
-	rm -rf .check && mkdir -p .check
-	cp -r Makefile harness collectors workloads reports suites tests bench grafana .check/
-	$(MAKE) -C .check clean
-	$(MAKE) -C .check all CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
-	cd .check && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 prove -f tests/
-
-bench: all
-	bench/run-all.sh
-
 clean:
-	rm -f pressmark libpressmark.a harness/*.o collectors/*.o workloads/*.o reports/*.o \
-	      harness/*.d collectors/*.d workloads/*.d reports/*.d tests/unit_*.t
+	rm -rf build pressmark

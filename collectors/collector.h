@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "collectors/proc_parse.h"
-#include "collectors/series.h"
-#include "harness/err.h"
+#include "lib/series.h"
+#include "lib/err.h"
 
 struct collector;
 

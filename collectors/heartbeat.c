@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "harness/percentile.h"
-#include "harness/timeutil.h"
+#include "lib/percentile.h"
+#include "lib/timeutil.h"
 
 static void record_beat(struct heartbeat *hb, int64_t late)
 {

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "collectors/collector.h"
-#include "harness/err.h"
+#include "lib/err.h"
 
 struct heartbeat {
     uint64_t period_ns;

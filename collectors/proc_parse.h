@@ -6,7 +6,7 @@
  * pread returned. Keys are always taken from the text, never from a position:
  * /proc/vmstat grew and reordered across every kernel series. */
 #include <stddef.h>
-#include "collectors/series.h"
+#include "lib/series.h"
 
 /* Signature shared by every parser. Returns the number of values put, or -1
  * when the text is not in the expected format at all. */

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "harness/percentile.h"
-#include "harness/timeutil.h"
+#include "lib/percentile.h"
+#include "lib/timeutil.h"
 
 struct db_sink {
     struct sink base;
@@ -13,23 +13,6 @@ struct db_sink {
     struct collector *c;      /* whose values are being put */
     size_t pos;               /* how many it has put this tick */
 };
-
-/* Store the positions of series first seen this tick (db_id still -1).
- * Series only ever append to the table, so they are the table's tail. */
-static int store_new_series(struct sampler *s)
-{
-    for (size_t i = s->stored_series; i < s->table.n; i++) {
-        struct series *se = &s->table.v[i];
-        sqlite3_bind_int64(s->ins_series, 1, s->run_id);
-        sqlite3_bind_int64(s->ins_series, 2, (int64_t)i);
-        sqlite3_bind_text(s->ins_series, 3, se->name, -1, SQLITE_STATIC);
-        if (pm_db_step_done(&s->db, s->ins_series, &s->err) < 0)
-            return -1;
-        se->db_id = (int64_t)i;
-    }
-    s->stored_series = s->table.n;
-    return 0;
-}
 
 /* A file's keys come in the same order tick after tick, so the series a
  * position resolved to last time is checked by name first; only a name
@@ -82,61 +65,7 @@ static void db_put(struct sink *self, const char *name, size_t len, struct pm_va
     se->seen_tick = s->seq + 1;
 }
 
-static char *put_u64(char *p, uint64_t v)
-{
-    char tmp[24];
-    int n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n)
-        *p++ = tmp[--n];
-    return p;
-}
-
-/* The tick's values as a JSON array by series position: integers written
- * by hand (snprintf per value was a tenth of the sampler's time), reals
- * (PSI averages) with enough digits to read back the same. */
-static int encode_tick(struct sampler *s)
-{
-    size_t need = s->table.n * 32 + 16;
-    if (need > s->json_cap) {
-        char *j = realloc(s->json, need);
-        if (!j)
-            return pm_errf(&s->err, "out of memory encoding a tick");
-        s->json = j;
-        s->json_cap = need;
-    }
-    char *p = s->json;
-    *p++ = '[';
-    for (size_t i = 0; i < s->table.n; i++) {
-        const struct series *se = &s->table.v[i];
-        if (i)
-            *p++ = ',';
-        if (se->seen_tick != s->seq + 1) {
-            memcpy(p, "null", 4);
-            p += 4;
-        } else if (se->last.kind == PM_INT) {
-            int64_t v = se->last.i;
-            if (v < 0) {
-                *p++ = '-';
-                p = put_u64(p, (uint64_t)0 - (uint64_t)v);
-            } else {
-                p = put_u64(p, (uint64_t)v);
-            }
-        } else {
-            p += snprintf(p, 31, "%.15g", se->last.r);
-        }
-    }
-    *p++ = ']';
-    *p = '\0';
-    return (int)(p - s->json);
-}
-
-/* Read every source, then store the tick as one transaction: in steady
- * state that is a single INSERT in autocommit mode; a tick that met new
- * series wraps their tick_series rows and the tick in BEGIN/COMMIT. */
+/* Read every source, then hand the tick to the writer (one transaction). */
 static int take_tick(struct sampler *s, uint64_t now)
 {
     struct db_sink sink = { .base.put = db_put, .s = s };
@@ -157,22 +86,12 @@ static int take_tick(struct sampler *s, uint64_t now)
                 snprintf(c->note, sizeof c->note, "read failed: %s", cerr.msg);
         }
     }
-    int len = s->failed ? -1 : encode_tick(s);
-    if (len < 0) {
+    if (s->failed || s->writer->write(s->writer, s->seq, now - s->t0, &s->table, s->stored_series, s->seq + 1,
+                                      &s->err) < 0) {
         s->failed = true;
         return -1;
     }
-    bool new_series = s->stored_series < s->table.n;
-    if (new_series && (pm_db_step_done(&s->db, s->begin, &s->err) < 0 || store_new_series(s) < 0))
-        goto fail;
-    sqlite3_bind_int64(s->ins_tick, 1, s->run_id);
-    sqlite3_bind_int64(s->ins_tick, 2, (int64_t)s->seq);
-    sqlite3_bind_int64(s->ins_tick, 3, (int64_t)(now - s->t0));
-    sqlite3_bind_text(s->ins_tick, 4, s->json, len, SQLITE_STATIC);
-    if (pm_db_step_done(&s->db, s->ins_tick, &s->err) < 0)
-        goto fail;
-    if (new_series && pm_db_step_done(&s->db, s->commit, &s->err) < 0)
-        goto fail;
+    s->stored_series = s->table.n;
     double dt = s->seq ? (double)(now - s->last_tick_ns) / 1e9 : 0;
     for (size_t i = 0; i < s->table.n; i++)
         if (s->table.v[i].seen_tick == s->seq + 1)
@@ -180,11 +99,6 @@ static int take_tick(struct sampler *s, uint64_t now)
     s->last_tick_ns = now;
     s->seq++;
     return 0;
-fail:
-    if (!sqlite3_get_autocommit(s->db.h))
-        pm_db_exec(&s->db, "ROLLBACK", NULL);
-    s->failed = true;
-    return -1;
 }
 
 static void record_lateness(struct sampler *s, int64_t late)
@@ -237,22 +151,15 @@ static void *sampler_main(void *arg)
     return NULL;
 }
 
-int sampler_start(struct sampler *s, const char *db_path, int64_t run_id, uint64_t interval_ns,
+int sampler_start(struct sampler *s, struct tick_writer *writer, uint64_t interval_ns,
                   struct collector *cols, size_t ncols, struct pm_err *err)
 {
     memset(s, 0, sizeof *s);
     s->cols = cols;
     s->ncols = ncols;
-    s->run_id = run_id;
+    s->writer = writer;
     s->interval_ns = interval_ns;
     series_table_init(&s->table);
-    if (pm_db_open(&s->db, db_path, false, err) < 0)
-        return -1;
-    if (pm_db_prepare(&s->db, &s->ins_tick, "INSERT INTO tick(run_id, seq, t_ns, data) VALUES (?,?,?,?)", err) < 0 ||
-        pm_db_prepare(&s->db, &s->ins_series, "INSERT INTO tick_series(run_id, idx, name) VALUES (?,?,?)", err) < 0 ||
-        pm_db_prepare(&s->db, &s->begin, "BEGIN", err) < 0 ||
-        pm_db_prepare(&s->db, &s->commit, "COMMIT", err) < 0)
-        goto fail;
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -274,7 +181,6 @@ int sampler_start(struct sampler *s, const char *db_path, int64_t run_id, uint64
 fail_sync:
     pthread_cond_destroy(&s->cv);
     pthread_mutex_destroy(&s->mu);
-fail:
     sampler_free(s);
     return -1;
 }
@@ -311,14 +217,6 @@ void sampler_stats(struct sampler *s, struct sampler_stats *out)
 
 void sampler_free(struct sampler *s)
 {
-    sqlite3_finalize(s->ins_tick);
-    sqlite3_finalize(s->ins_series);
-    sqlite3_finalize(s->begin);
-    sqlite3_finalize(s->commit);
-    s->ins_tick = s->ins_series = s->begin = s->commit = NULL;
-    free(s->json);
-    s->json = NULL;
-    pm_db_close(&s->db);
     series_table_free(&s->table);
     free(s->late_ns);
     s->late_ns = NULL;

@@ -3,24 +3,20 @@
 /* The sampler thread owns the clock and the transaction: it wakes on absolute
  * CLOCK_MONOTONIC deadlines (so intervals never drift), asks each collector
  * for its values, and stores the tick in one transaction. It takes a tick at
- * start and one at stop so that run totals cover exactly the run. */
+ * start and one at stop so that run totals cover exactly the run. Where
+ * ticks are stored is the writer's business (store/ticks.c). */
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include "collectors/collector.h"
-#include "collectors/series.h"
-#include "harness/db.h"
+#include "lib/series.h"
 
 struct sampler {
     struct collector *cols;
     size_t ncols;
     struct series_table table;
-    struct pm_db db;                  /* the sampler's own connection */
-    sqlite3_stmt *ins_tick, *ins_series, *begin, *commit;
-    size_t stored_series;             /* series whose positions are in tick_series */
-    char *json;                       /* this tick's values, encoded */
-    size_t json_cap;
-    int64_t run_id;
+    struct tick_writer *writer;       /* where ticks go (the database's, in the run) */
+    size_t stored_series;             /* series the writer has been told of */
     uint64_t interval_ns, t0;
     uint64_t seq;
     uint64_t last_tick_ns;            /* for per-tick rates */
@@ -43,7 +39,7 @@ struct sampler_stats {
 };
 
 /* Collectors must already be opened (those that failed to open are skipped). */
-int sampler_start(struct sampler *s, const char *db_path, int64_t run_id, uint64_t interval_ns,
+int sampler_start(struct sampler *s, struct tick_writer *writer, uint64_t interval_ns,
                   struct collector *cols, size_t ncols, struct pm_err *err);
 /* Take the final tick, join the thread, close the connection. The series
  * table stays valid for deriving metrics until sampler_free. */

@@ -40,7 +40,7 @@ static int derive_cpu(const struct series_table *t, struct metric_set *out)
 }
 
 static int put_delta(const struct series_table *t, struct metric_set *out, const char *series,
-                     const char *metric, const char *unit, const char *dir)
+                     const char *metric, const char *unit, enum metric_dir dir)
 {
     double d;
     if (!series_delta(t, series, &d))

@@ -3,8 +3,8 @@
 /* Run-end metrics computed from the first and last value of each raw series.
  * Pure: no /proc, no database, so every formula is unit-tested against
  * fixtures from several kernel generations. */
-#include "collectors/series.h"
-#include "harness/metrics.h"
+#include "lib/series.h"
+#include "lib/metrics.h"
 
 struct derive_notes {
     const char *swap_source;    /* which counters the swap totals came from */

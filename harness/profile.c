@@ -2,17 +2,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
+#include "lib/spawn.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "harness/sysfs.h"
-#include "harness/undo.h"
+#include "lib/fileio.h"
+#include "pressure/undo.h"
 
-extern char **environ;
 
 
 bool profile_available(void)
@@ -20,29 +19,17 @@ bool profile_available(void)
     return pm_in_path("perf");
 }
 
-static int spawn_quiet(char *const argv[], int out_fd, pid_t *pid)
+/* perf with no input and its chatter discarded; out_fd (when >= 0) is
+ * its stdout. */
+static int spawn_perf(char *const argv[], int out_fd, bool die_with_parent, pid_t *pid, struct pm_err *err)
 {
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    if (out_fd >= 0)
-        posix_spawn_file_actions_adddup2(&fa, out_fd, STDOUT_FILENO);
-    else
-        posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    sigset_t none;
-    sigemptyset(&none);
-    posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
-    int e = posix_spawnp(pid, argv[0], &fa, &attr, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&attr);
-    return e;
+    struct pm_spawn sp = { .argv = argv, .in = PM_FD_NULL, .out = out_fd >= 0 ? out_fd : PM_FD_NULL,
+                           .err = PM_FD_NULL, .die_with_parent = die_with_parent,
+                           .missing_hint = "(install linux-perf)" };
+    return pm_spawn(&sp, pid, err);
 }
 
-int profile_start(struct profile *p, const char *exe, struct pm_err *err)
+int profile_start(struct profile *p, struct pm_err *err)
 {
     memset(p, 0, sizeof *p);
     p->undo_id = -1;
@@ -55,11 +42,10 @@ int profile_start(struct profile *p, const char *exe, struct pm_err *err)
         return -1;
     }
     snprintf(p->data, sizeof p->data, "%s/perf.data", p->dir);
-    /* Through the exec helper: perf dies with pressmark, even on SIGKILL. */
-    char *argv[] = { (char *)exe, "__exec", "--", "perf", "record", "-e", "cpu-clock", "-a", "-q", "-o", p->data, NULL };
-    int e = spawn_quiet(argv, -1, &p->pid);
-    if (e)
-        return pm_errf(err, "perf: %s", strerror(e));
+    /* perf dies with pressmark, even on SIGKILL. */
+    char *argv[] = { "perf", "record", "-e", "cpu-clock", "-a", "-q", "-o", p->data, NULL };
+    if (spawn_perf(argv, -1, true, &p->pid, err) < 0)
+        return -1;
     char pid[32];
     snprintf(pid, sizeof pid, "%d", (int)p->pid);
     undo_push(UNDO_PROCESS, pid, "record", NULL);
@@ -90,8 +76,7 @@ int profile_finish(struct profile *p, struct pm_db *db, int64_t run_id, struct k
         return 0;
     kill(p->pid, SIGINT);
     int st;
-    while (waitpid(p->pid, &st, 0) < 0 && errno == EINTR)
-        ;
+    pm_wait(p->pid, &st, NULL);
     p->pid = 0;
     int pipefd[2];
     int rc = 0;
@@ -100,11 +85,11 @@ int profile_finish(struct profile *p, struct pm_db *db, int64_t run_id, struct k
     char *argv[] = { "perf", "report", "-i", p->data, "--stdio", "--sort", "sym", "--no-children", "-n",
                      "--percent-limit", "0", NULL };
     pid_t pid;
-    int e = spawn_quiet(argv, pipefd[1], &pid);
+    int e = spawn_perf(argv, pipefd[1], false, &pid, err);
     close(pipefd[1]);
-    if (e) {
+    if (e < 0) {
         close(pipefd[0]);
-        return pm_errf(err, "perf report: %s", strerror(e));
+        return -1;
     }
     FILE *in = fdopen(pipefd[0], "r");
     struct entry *all = NULL;
@@ -138,8 +123,7 @@ int profile_finish(struct profile *p, struct pm_db *db, int64_t run_id, struct k
     struct entry *top = all;
     if (in)
         fclose(in);
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
+    pm_wait(pid, &st, NULL);
     sqlite3_stmt *ins;
     if (pm_db_prepare(db, &ins, "INSERT OR REPLACE INTO profile(run_id, rank, symbol, samples, pct_kernel, pct_all)"
                                 " VALUES (?,?,?,?,?,?)", err) < 0) {

@@ -5,8 +5,8 @@
  * sample counts and shares, as seed 001's oprofile table. */
 #include <stdbool.h>
 #include <sys/types.h>
-#include "harness/db.h"
-#include "harness/kv.h"
+#include "store/db.h"
+#include "lib/kv.h"
 
 #define PROFILE_TOP 10
 
@@ -17,8 +17,8 @@ struct profile {
 };
 
 bool profile_available(void);
-/* Start recording; exe is pressmark (its exec helper ties perf to us). */
-int profile_start(struct profile *p, const char *exe, struct pm_err *err);
+/* Start recording; perf is tied to pressmark and dies with it. */
+int profile_start(struct profile *p, struct pm_err *err);
 /* Stop, read the top kernel symbols, store them for run_id, clean up. */
 int profile_finish(struct profile *p, struct pm_db *db, int64_t run_id, struct kv_list *meta, struct pm_err *err);
 

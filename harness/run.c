@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,20 +11,20 @@
 #include "collectors/heartbeat.h"
 #include "collectors/sampler.h"
 #include "collectors/sources.h"
-#include "harness/db.h"
+#include "store/db.h"
 #include "harness/derive.h"
-#include "harness/env.h"
-#include "harness/machine.h"
+#include "pressure/env.h"
+#include "pressure/probe.h"
+#include "store/machine.h"
 #include "harness/profile.h"
-#include "reports/push.h"
-#include "harness/store.h"
-#include "harness/timeutil.h"
-#include "harness/sysfs.h"
-#include "harness/undo.h"
-#include "harness/units.h"
+#include "store/runs.h"
+#include "store/ticks.h"
+#include "lib/timeutil.h"
+#include "lib/fileio.h"
+#include "pressure/undo.h"
+#include "lib/units.h"
+#include "lib/spawn.h"
 #include <sys/mman.h>
-
-extern char **environ;
 
 #define HEARTBEAT_PERIOD_NS 100000000ull
 
@@ -70,7 +69,7 @@ int run_pending_abort(void)
     return sig > 0 ? sig : 0;
 }
 
-void run_metric(struct run_ctx *rc, const char *name, double value, const char *unit, const char *dir)
+void run_metric(struct run_ctx *rc, const char *name, double value, const char *unit, enum metric_dir dir)
 {
     metric_set_put(&rc->metrics, name, value, unit, dir);
 }
@@ -117,14 +116,10 @@ int run_spawn_io(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd
     size_t argc = 0;
     while (argv[argc])
         argc++;
-    char **hargv = calloc(argc + 12, sizeof *hargv);
+    char **hargv = calloc(argc + 6, sizeof *hargv);
     if (!hargv)
         return pm_errf(err, "out of memory");
     size_t k = 0;
-    hargv[k++] = "setpriv";
-    hargv[k++] = "--pdeathsig";
-    hargv[k++] = "KILL";
-    hargv[k++] = "--";
     hargv[k++] = "sh";
     hargv[k++] = "-c";
     hargv[k++] = (char *)exec_script;
@@ -133,40 +128,16 @@ int run_spawn_io(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd
     for (size_t i = 0; i < argc; i++)
         hargv[k++] = argv[i];
     hargv[k] = NULL;
-
-    posix_spawnattr_t attr;
-    posix_spawn_file_actions_t fa;
-    posix_spawnattr_init(&attr);
-    posix_spawn_file_actions_init(&fa);
-    sigset_t none, defs;
-    sigemptyset(&none);
-    sigemptyset(&defs);
-    sigaddset(&defs, SIGINT);
-    sigaddset(&defs, SIGTERM);
-    sigaddset(&defs, SIGHUP);
-    sigaddset(&defs, SIGCHLD);
-    sigaddset(&defs, SIGPIPE);
-    posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setsigdefault(&attr, &defs);
+    const struct pm_fd_map report = { pass_fd, 4 };
     /* Its own process group, so the whole workload (make's children too)
      * can be signalled at once and a terminal's Ctrl-C reaches only us. */
-    posix_spawnattr_setpgroup(&attr, 0);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
-    if (pass_fd >= 0)
-        posix_spawn_file_actions_adddup2(&fa, pass_fd, 4);
-    if (out_fd >= 0) {
-        posix_spawn_file_actions_adddup2(&fa, out_fd, STDOUT_FILENO);
-        posix_spawn_file_actions_adddup2(&fa, out_fd, STDERR_FILENO);
-    }
+    struct pm_spawn sp = { .argv = hargv, .what = argv[0], .out = out_fd >= 0 ? out_fd : PM_FD_INHERIT,
+                           .err = out_fd >= 0 ? out_fd : PM_FD_INHERIT, .map = &report,
+                           .nmap = pass_fd >= 0 ? 1 : 0, .new_group = true, .die_with_parent = true };
     rc->spawn_ns = pm_now_ns();
-    int e = posix_spawnp(pid, "setpriv", &fa, &attr, hargv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&attr);
+    int rc_spawn = pm_spawn(&sp, pid, err);
     free(hargv);
-    if (e)
-        return pm_errf(err, "spawning %s: %s%s", argv[0], strerror(e),
-                       e == ENOENT ? " (setpriv, from util-linux, is needed)" : "");
-    return 0;
+    return rc_spawn;
 }
 
 static void signal_group(pid_t pid, int sig)
@@ -268,7 +239,7 @@ void run_status_from_exit(struct run_ctx *rc, const char *what, const struct run
 
 /* A failed run whose cgroup (or, uncapped, the system) saw the OOM killer
  * during the run was killed for memory: say so, it is the thing measured. */
-static void classify_oom(struct run_ctx *rc, const struct series_table *t)
+static void classify_oom(struct run_ctx *rc)
 {
     const struct metric *m = metric_set_find(&rc->metrics, "memcg.oom_kill");
     double kills = m ? m->value : 0;
@@ -276,7 +247,6 @@ static void classify_oom(struct run_ctx *rc, const struct series_table *t)
         const struct metric *v = metric_set_find(&rc->metrics, "vmstat.oom_kill");
         kills = v ? v->value : 0;
     }
-    (void)t;
     if (kills > 0 && strcmp(rc->status, "failed") == 0) {
         char was[sizeof rc->reason];
         snprintf(was, sizeof was, "%s", rc->reason);
@@ -321,8 +291,99 @@ static void print_run_line(struct run_ctx *rc)
             headline, h ? h->value : 0.0, h ? h->unit : "", swapout, hb ? hb->value : 0.0);
 }
 
+/* What measures one run: the heartbeat, the sources, the tick store and
+ * the sampler, each torn down by measure_free only if it was started. */
+struct measure {
+    struct heartbeat hb;
+    struct source_set ss;
+    struct tick_store ts;
+    struct sampler sampler;
+    bool hb_on, sources_on, ts_on, sampler_on;
+};
+
+static int measure_start(struct run_ctx *rc, struct measure *m, struct pm_err *err)
+{
+    m->hb_on = heartbeat_start(&m->hb, HEARTBEAT_PERIOD_NS, err) == 0;
+    if (!m->hb_on)
+        return -1;
+    sources_init(&m->ss, NULL, rc->env.cgroup_dir[0] ? rc->env.cgroup_dir : NULL, rc->env.cgroup_version, &m->hb);
+    sources_open(&m->ss);
+    m->sources_on = true;
+    if (tick_store_open(&m->ts, rc->db->path, rc->run_id, err) < 0)
+        return -1;
+    m->ts_on = true;
+    if (sampler_start(&m->sampler, &m->ts.base, rc->plan->interval_ns, m->ss.cols, m->ss.n, err) < 0)
+        return -1;
+    m->sampler_on = true;
+    return 0;
+}
+
+static void measure_free(struct measure *m)
+{
+    if (m->sampler_on)
+        sampler_free(&m->sampler);
+    if (m->ts_on)
+        tick_store_close(&m->ts);
+    if (m->hb_on) {
+        heartbeat_stop(&m->hb);
+        heartbeat_free(&m->hb);
+    }
+    if (m->sources_on)
+        sources_close(&m->ss);
+}
+
+/* The measured part: the workload (and the profile) under the samplers,
+ * then the metrics derived from what they saw, while the environment is
+ * still up (so a cap lost mid-run is noticed). */
+static void measure_workload(struct run_ctx *rc, struct measure *m, const struct machine_info *mi)
+{
+    struct run_plan *plan = rc->plan;
+    struct pm_err werr = { "" };
+    struct profile prof = { .pid = 0 };
+    if (plan->profile && profile_start(&prof, &werr) < 0)
+        run_set_status(rc, "failed", "profile: %s", werr.msg);
+    else if (plan->wl->run(plan->wl_state, rc, &werr) < 0)
+        run_set_status(rc, "failed", "%s", werr.msg);
+    if (plan->profile && profile_finish(&prof, rc->db, rc->run_id, &rc->meta, &werr) < 0)
+        kv_set(&rc->meta, "profile.error", werr.msg);
+    struct pm_err serr = { "" };
+    if (sampler_stop(&m->sampler, &serr) < 0 && strcmp(rc->status, "ok") == 0)
+        run_set_status(rc, "failed", "%s", serr.msg);
+    heartbeat_stop(&m->hb);
+    struct derive_notes notes;
+    derive_metrics(&m->sampler.table, mi->page_size, &rc->metrics, &notes);
+    if (notes.swap_source)
+        kv_set(&rc->meta, "derive.swap_source", notes.swap_source);
+    if (notes.steal_source)
+        kv_set(&rc->meta, "derive.pgsteal_source", notes.steal_source);
+    add_sampler_metrics(rc, &m->sampler, &m->hb);
+    classify_oom(rc);
+    char lost[256];
+    if (run_env_intact(&rc->env, lost, sizeof lost) < 0 && strcmp(rc->status, "ok") == 0)
+        run_set_status(rc, "failed", "%s", lost);
+}
+
+/* The run's sources as the store keeps them. */
+static struct run_source *run_sources(const struct measure *m, size_t *n)
+{
+    *n = 0;
+    if (!m->sources_on || !m->ss.n)
+        return NULL;
+    struct run_source *v = calloc(m->ss.n, sizeof *v);
+    if (!v)
+        return NULL;
+    for (size_t i = 0; i < m->ss.n; i++) {
+        const struct collector *c = &m->ss.cols[i];
+        v[i] = (struct run_source){ .source = c->source, .path = c->path, .note = c->note, .ticks = c->ticks };
+    }
+    *n = m->ss.n;
+    return v;
+}
+
 /* One run, start to end. Returns 0 when it was stored (whatever its status),
- * -1 on harness errors (err says what). */
+ * -1 on harness errors (err says what). Every path ends the same way: the
+ * environment is undone first, so what the undo did, or failed to do
+ * (env.undone, env.undo_failed), is stored with the run. */
 static int execute_one(struct run_ctx *rc, const struct machine_info *mi, int64_t machine_id,
                        struct pm_err *err)
 {
@@ -334,76 +395,36 @@ static int execute_one(struct run_ctx *rc, const struct machine_info *mi, int64_
     if (store_run_begin(rc->db, machine_id, plan->label, plan->wl->name, params, plan->interval_ns,
                         &rc->run_id, err) < 0)
         return -1;
-    int rc_env = run_env_up(&rc->env, rc->run_id, &rc->meta, err);
+    int result = 0;
+    struct measure m = { .hb_on = false };
+    int env_rc = run_env_up(&rc->env, rc->run_id, &rc->meta, err);
     /* Collected after the environment is up: the metadata is the run's
      * environment, with its sysctls, swap devices and THP mode. */
     env_collect(&rc->meta);
     kv_set(&rc->meta, "pressmark.observer", observer_note);
-    if (rc_env < 0) {
+    if (env_rc < 0) {
         run_set_status(rc, "failed", "environment: %s", err->msg);
-        store_run_end(rc->db, rc->run_id, rc->status, rc->reason, &rc->metrics, &rc->meta, NULL, 0, NULL);
-        run_env_down(&rc->env, &rc->meta);
-        print_run_line(rc);
-        return -1;
-    }
-    struct heartbeat hb;
-    struct source_set ss;
-    struct sampler sampler;
-    int hr = heartbeat_start(&hb, HEARTBEAT_PERIOD_NS, err);
-    sources_init(&ss, NULL, rc->env.cgroup_dir[0] ? rc->env.cgroup_dir : NULL, rc->env.cgroup_version,
-                 hr == 0 ? &hb : NULL);
-    sources_open(&ss);
-    int result = 0;
-    if (hr < 0 || sampler_start(&sampler, rc->db->path, rc->run_id, plan->interval_ns, ss.cols, ss.n, err) < 0) {
-        run_set_status(rc, "failed", "samplers: %s", err->msg);
-        if (hr == 0) {
-            heartbeat_stop(&hb);
-            heartbeat_free(&hb);
-        }
-        sources_close(&ss);
-        store_run_end(rc->db, rc->run_id, rc->status, rc->reason, &rc->metrics, &rc->meta, NULL, 0, NULL);
-        run_env_down(&rc->env, &rc->meta);
-        return -1;
-    }
-    struct pm_err werr = { "" };
-    struct profile prof = { .pid = 0 };
-    if (plan->profile && profile_start(&prof, rc->exe, &werr) < 0)
-        run_set_status(rc, "failed", "profile: %s", werr.msg);
-    else if (plan->wl->run(plan->wl_state, rc, &werr) < 0)
-        run_set_status(rc, "failed", "%s", werr.msg);
-    if (plan->profile && profile_finish(&prof, rc->db, rc->run_id, &rc->meta, &werr) < 0)
-        kv_set(&rc->meta, "profile.error", werr.msg);
-    struct pm_err serr = { "" };
-    if (sampler_stop(&sampler, &serr) < 0 && strcmp(rc->status, "ok") == 0)
-        run_set_status(rc, "failed", "%s", serr.msg);
-    heartbeat_stop(&hb);
-    struct derive_notes notes;
-    derive_metrics(&sampler.table, mi->page_size, &rc->metrics, &notes);
-    if (notes.swap_source)
-        kv_set(&rc->meta, "derive.swap_source", notes.swap_source);
-    if (notes.steal_source)
-        kv_set(&rc->meta, "derive.pgsteal_source", notes.steal_source);
-    add_sampler_metrics(rc, &sampler, &hb);
-    classify_oom(rc, &sampler.table);
-    char lost[256];
-    if (run_env_intact(&rc->env, lost, sizeof lost) < 0 && strcmp(rc->status, "ok") == 0)
-        run_set_status(rc, "failed", "%s", lost);
-    run_env_down(&rc->env, &rc->meta);
-    if (store_run_end(rc->db, rc->run_id, rc->status, rc->reason, &rc->metrics, &rc->meta, ss.cols, ss.n, err) < 0)
         result = -1;
-    print_run_line(rc);
-    if (plan->push_url && result == 0) {
-        struct push_request prq = { .url = plan->push_url, .token = plan->push_token, .only_run = rc->run_id };
-        int pushed;
-        size_t lines;
-        struct pm_err perr;
-        if (push_runs(rc->db, &prq, &pushed, &lines, &perr) < 0)
-            fprintf(stderr, "pressmark: push: %s; run %lld stays queued for the next 'pressmark push'\n", perr.msg,
-                    (long long)rc->run_id);
+    } else if (measure_start(rc, &m, err) < 0) {
+        run_set_status(rc, "failed", "samplers: %s", err->msg);
+        result = -1;
+    } else {
+        measure_workload(rc, &m, mi);
     }
-    sampler_free(&sampler);
-    heartbeat_free(&hb);
-    sources_close(&ss);
+    run_env_down(&rc->env, &rc->meta);
+    size_t nsrc;
+    struct run_source *src = run_sources(&m, &nsrc);
+    struct pm_err store_err;
+    if (store_run_end(rc->db, rc->run_id, rc->status, rc->reason, &rc->metrics, &rc->meta, src, nsrc,
+                      &store_err) < 0 && result == 0) {
+        *err = store_err;
+        result = -1;
+    }
+    free(src);
+    print_run_line(rc);
+    if (result == 0 && plan->after_store)
+        plan->after_store(plan->after_store_arg, rc->db, rc->run_id);
+    measure_free(&m);
     return result;
 }
 

@@ -1,10 +1,10 @@
 #include "reports/compare.h"
-#include "harness/kv.h"
+#include "lib/kv.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "workloads/workload.h"
+#include "reports/present.h"
 
 const char *const cmp_seed_metrics[] = {
     "stat.cpu.util_pct", "stat.cpu.sys_user_ratio", "swap.in_kb", "swap.out_kb", "swap.io_kb", NULL,
@@ -27,9 +27,9 @@ static const struct { const char *name, *title; } titles[] = {
 
 static void metric_title(const char *name, const char *workload, char *buf, size_t len)
 {
-    const struct workload_ops *wl = workload_find(workload);
-    if (wl && strcmp(wl->headline, name) == 0) {
-        snprintf(buf, len, "%s", wl->headline_title);
+    struct wl_present wp;
+    if (report_workload(workload, &wp) && strcmp(wp.headline, name) == 0) {
+        snprintf(buf, len, "%s", wp.title);
         return;
     }
     for (size_t i = 0; i < sizeof titles / sizeof titles[0]; i++) {
@@ -301,8 +301,9 @@ int compare_build(struct pm_db *db, const struct compare_request *rq, struct com
     const char *workload = rq->workload;
     snprintf(c->workload, sizeof c->workload, "%s", workload);
     c->alpha = rq->alpha;
-    const struct workload_ops *wl = workload_find(workload);
-    snprintf(c->headline, sizeof c->headline, "%s", wl ? wl->headline : "time.elapsed_s");
+    struct wl_present wp;
+    report_workload(workload, &wp);
+    snprintf(c->headline, sizeof c->headline, "%s", wp.headline);
     sqlite3_stmt *st;
 
     /* Labels: the baseline first (from its own database with --baseline-db),

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "harness/db.h"
+#include "store/db.h"
 #include "reports/stats.h"
 
 struct cmp_metric {

@@ -1,7 +1,7 @@
 #include "reports/compare_fmt.h"
 #include <math.h>
 #include <string.h>
-#include "harness/units.h"
+#include "lib/units.h"
 #include "reports/table.h"
 #include "reports/verdict.h"
 

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "reports/compare.h"
-#include "reports/json.h"
+#include "lib/json.h"
 
 enum cmp_format { FMT_TEXT, FMT_MARKDOWN, FMT_CSV, FMT_JSON, FMT_HTML };
 

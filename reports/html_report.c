@@ -9,7 +9,7 @@
 #include "reports/compare.h"
 #include "reports/compare_fmt.h"
 #include "reports/plot.h"
-#include "reports/runinfo.h"
+#include "store/runinfo.h"
 #include "reports/summary.h"
 
 static const char css[] =

@@ -4,7 +4,7 @@
  * ratio sentences, the environment differences and the charts inlined as
  * SVG, then every run's details. Everything from the database is
  * HTML-escaped; the page loads nothing from anywhere. */
-#include "harness/db.h"
+#include "store/db.h"
 
 int html_report_write(struct pm_db *db, const char *out_dir, const char *db_label, char *page_path, size_t len,
                       struct pm_err *err);

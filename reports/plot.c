@@ -2,17 +2,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <spawn.h>
+#include "lib/spawn.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "harness/sysfs.h"
-#include "reports/timeseries.h"
+#include "lib/fileio.h"
+#include "store/timeseries.h"
 
-extern char **environ;
 
 
 bool plot_have_gnuplot(void)
@@ -48,21 +47,16 @@ struct line {
 static int run_gnuplot(const char *dir, const char *script, struct pm_err *err)
 {
     char *argv[] = { "gnuplot", (char *)script, NULL };
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addchdir_np(&fa, dir);
+    char logpath[4200];
+    snprintf(logpath, sizeof logpath, "%s/gnuplot.log", dir);
     /* Its warnings (an empty y range when nothing swapped) are kept, not shown. */
-    posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "gnuplot.log", O_WRONLY | O_CREAT | O_APPEND, 0644);
-    pid_t pid;
-    int e = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (e)
-        return pm_errf(err, "gnuplot: %s (install gnuplot-nox)", strerror(e));
-    int st;
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR)
-            return pm_errf(err, "gnuplot: %s", strerror(errno));
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+    int log = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (log < 0)
+        return pm_errf(err, "%s: %s", logpath, strerror(errno));
+    struct pm_spawn sp = { .argv = argv, .dir = dir, .err = log, .missing_hint = "(install gnuplot-nox)" };
+    int rc = pm_spawn_run(&sp, err);
+    close(log);
+    if (rc < 0)
         return pm_errf(err, "gnuplot failed on %s/%s (its messages are in %s/gnuplot.log)", dir, script, dir);
     return 0;
 }

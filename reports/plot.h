@@ -6,7 +6,7 @@
  * headline per run (seed 002's drift). Each chart is written with its
  * gnuplot script (.gp) and data (.dat) beside it, to redraw or restyle. */
 #include <stdbool.h>
-#include "harness/db.h"
+#include "store/db.h"
 #include "reports/compare.h"
 
 #define PLOT_CHARTS 5

@@ -1,5 +1,5 @@
 #include "reports/push.h"
-#include <curl/curl.h>
+#include "lib/http.h"
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -7,8 +7,8 @@
 #include <string.h>
 #include <time.h>
 #include <zlib.h>
-#include "harness/sysfs.h"
-#include "harness/timeutil.h"
+#include "lib/fileio.h"
+#include "lib/timeutil.h"
 
 struct buf {
     char *p;
@@ -189,14 +189,6 @@ static int gzip_body(const struct buf *in, struct buf *out)
     return rc == Z_STREAM_END ? 0 : -1;
 }
 
-static size_t keep_reply(char *p, size_t size, size_t n, void *arg)
-{
-    struct buf *b = arg;
-    if (b->n < 512)
-        put(b, p, size * n < 512 - b->n ? size * n : 512 - b->n);
-    return size * n;
-}
-
 /* POST one gzip-compressed batch; retried on 5xx and connection errors. */
 static int post(const struct push_request *rq, const struct buf *body, struct pm_err *err)
 {
@@ -205,73 +197,39 @@ static int post(const struct push_request *rq, const struct buf *body, struct pm
         free(gz.p);
         return pm_errf(err, "cannot compress the batch");
     }
-    static bool inited;
-    if (!inited) {
-        curl_global_init(CURL_GLOBAL_DEFAULT);
-        inited = true;
+    char auth[1200] = "";
+    const char *headers[4] = { "Content-Type: text/plain; charset=utf-8", "Content-Encoding: gzip", NULL, NULL };
+    if (rq->token && *rq->token) {
+        snprintf(auth, sizeof auth, "Authorization: %s %s", strstr(rq->url, "/api/v2/") ? "Token" : "Bearer", rq->token);
+        headers[2] = auth;
     }
+    struct http_request hr = { .url = rq->url, .headers = headers, .body = gz.p, .body_len = gz.n, .timeout_s = 120 };
     int result = -1;
     for (int attempt = 0; attempt < 4; attempt++) {
         if (attempt) {
-            struct timespec ts = { 0, 0 };
             uint64_t ms = 500ull << (attempt - 1);
-            ts.tv_sec = (time_t)(ms / 1000);
-            ts.tv_nsec = (long)(ms % 1000) * 1000000;
+            struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000 };
             nanosleep(&ts, NULL);
         }
-        CURL *c = curl_easy_init();
-        if (!c)
-            break;
-        struct curl_slist *h = NULL;
-        h = curl_slist_append(h, "Content-Type: text/plain; charset=utf-8");
-        h = curl_slist_append(h, "Content-Encoding: gzip");
-        char auth[1200];
-        if (rq->token && *rq->token) {
-            snprintf(auth, sizeof auth, "Authorization: %s %s", strstr(rq->url, "/api/v2/") ? "Token" : "Bearer", rq->token);
-            h = curl_slist_append(h, auth);
-            memset(auth, 0, sizeof auth);
-        }
-        struct buf reply = { 0 };
-        char errbuf[CURL_ERROR_SIZE] = "";
-        curl_easy_setopt(c, CURLOPT_URL, rq->url);
-        curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-        curl_easy_setopt(c, CURLOPT_POST, 1L);
-        curl_easy_setopt(c, CURLOPT_POSTFIELDS, gz.p);
-        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)gz.n);
-        curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
-        curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
-        curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
-        curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, keep_reply);
-        curl_easy_setopt(c, CURLOPT_WRITEDATA, &reply);
-        curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-        curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-        curl_easy_setopt(c, CURLOPT_USERAGENT, "pressmark/0.1");
-        CURLcode rc = curl_easy_perform(c);
-        long code = 0;
-        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
-        curl_easy_cleanup(c);
-        curl_slist_free_all(h);
-        if (reply.p)
-            reply.p[strcspn(reply.p, "\r\n")] = '\0';
-        if (rc == CURLE_OK && code >= 200 && code < 300) {
+        struct http_response rs;
+        if (http_perform(&hr, &rs, err) < 0)
+            continue;            /* err says why; retried */
+        char reply[512];
+        snprintf(reply, sizeof reply, "%s", rs.body ? rs.body : "");
+        reply[strcspn(reply, "\r\n")] = '\0';
+        http_response_free(&rs);
+        if (rs.code >= 200 && rs.code < 300) {
             result = 0;
-            free(reply.p);
             break;
         }
-        if (rc == CURLE_OK && code >= 400 && code < 500) {
+        if (rs.code >= 400 && rs.code < 500) {
             /* The server refused the data or the credentials: retrying will not help. */
-            result = pm_errf(err, "%s: HTTP %ld%s%s", rq->url, code, reply.p && *reply.p ? ": " : "", reply.p ? reply.p : "");
-            free(reply.p);
+            result = pm_errf(err, "%s: HTTP %ld%s%s", rq->url, rs.code, reply[0] ? ": " : "", reply);
             break;
         }
-        if (rc == CURLE_COULDNT_CONNECT)
-            pm_errf(err, "%s: connection refused (is the server up?)", rq->url);
-        else if (rc != CURLE_OK)
-            pm_errf(err, "%s: %s", rq->url, errbuf[0] ? errbuf : curl_easy_strerror(rc));
-        else
-            pm_errf(err, "%s: HTTP %ld after 4 attempts", rq->url, code);
-        free(reply.p);
+        pm_errf(err, "%s: HTTP %ld after 4 attempts", rq->url, rs.code);
     }
+    memset(auth, 0, sizeof auth);
     free(gz.p);
     return result;
 }

@@ -10,7 +10,7 @@
  * next push sends what is still queued and nothing twice. */
 #include <stdbool.h>
 #include <stdint.h>
-#include "harness/db.h"
+#include "store/db.h"
 
 struct push_request {
     const char *url;

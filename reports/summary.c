@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "harness/units.h"
+#include "lib/units.h"
 #include "reports/stats.h"
 #include "reports/table.h"
-#include "workloads/workload.h"
+#include "reports/present.h"
 
 void summary_fmt_time(char *buf, size_t len, int64_t wall_ns)
 {
@@ -19,9 +19,10 @@ void summary_fmt_time(char *buf, size_t len, int64_t wall_ns)
 
 const char *summary_headline(const char *workload, const char **title)
 {
-    const struct workload_ops *wl = workload_find(workload);
-    *title = wl ? wl->headline_title : "elapsed";
-    return wl ? wl->headline : "time.elapsed_s";
+    struct wl_present wp;
+    report_workload(workload, &wp);
+    *title = wp.title;
+    return wp.headline;
 }
 
 static void fmt_headline(char *buf, size_t len, const struct metric *m)
@@ -206,8 +207,9 @@ void summary_print_runs(FILE *f, struct run_info *runs, size_t n, bool one_run)
         return;
     const char *title;
     const char *headline = summary_headline(runs[0].workload, &title);
-    const struct workload_ops *wl = workload_find(runs[0].workload);
-    bool split = wl && wl->show_cpu_split;
+    struct wl_present wp;
+    report_workload(runs[0].workload, &wp);
+    bool split = wp.cpu_split;
     /* Seed 000's columns; seed 003's user, system, idle for the chat. */
     const char *headers[TABLE_MAX_COLS];
     bool right[TABLE_MAX_COLS];

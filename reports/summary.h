@@ -3,8 +3,8 @@
 /* How show prints runs: seed 000's table (label, headline, %CPU, %sys/%user,
  * Total swpin/swpout/swapio), seed 002's GNU time line, and JSON. */
 #include <stdio.h>
-#include "reports/json.h"
-#include "reports/runinfo.h"
+#include "lib/json.h"
+#include "store/runinfo.h"
 
 void summary_print_runs(FILE *f, struct run_info *runs, size_t n, bool one_run);
 void summary_json_run(struct json *j, const struct run_info *ri);

@@ -1,7 +1,7 @@
 # TAP helpers for the end-to-end tests: one behaviour per test line.
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-PM="$ROOT/pressmark"
+PM="${PRESSMARK_BIN:-$ROOT/pressmark}"
 TMP=$(mktemp -d /tmp/pressmark-test.XXXXXX)
 export PRESSMARK_DB="$TMP/results.db"
 _n=0

@@ -2,7 +2,7 @@
  * ../shared/volanomark-protocol.md gives for VolanoMark 2.13.4. */
 #include <fcntl.h>
 #include <unistd.h>
-#include "workloads/chat_proto.h"
+#include "workloads/chat/proto.h"
 #include "tests/tap.h"
 
 static int hex_eq(const uint8_t *got, size_t n, const char *hex)

@@ -1,6 +1,6 @@
 /* Every parser against text from several kernel generations. */
 #include "collectors/proc_parse.h"
-#include "collectors/series.h"
+#include "lib/series.h"
 #include "tests/tap.h"
 
 static struct series_table tbl;

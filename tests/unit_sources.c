@@ -5,9 +5,11 @@
 #include <unistd.h>
 #include "collectors/sampler.h"
 #include "collectors/sources.h"
-#include "harness/db.h"
-#include "harness/machine.h"
-#include "harness/store.h"
+#include "store/db.h"
+#include "pressure/probe.h"
+#include "store/machine.h"
+#include "store/ticks.h"
+#include "store/runs.h"
 #include "tests/tap.h"
 
 static void copy(const char *from, const char *to)
@@ -58,7 +60,9 @@ int main(void)
     int64_t mid = machine_store(&db, &mi, &err), run_id;
     ok(mid > 0 && store_run_begin(&db, mid, "old", "record", "", 10000000, &run_id, &err) == 0, "a run row");
     struct sampler s;
-    ok(sampler_start(&s, db_path, run_id, 10000000, ss.cols, ss.n, &err) == 0, "the sampler starts without PSI");
+    struct tick_store ts;
+    ok(tick_store_open(&ts, db_path, run_id, &err) == 0, "the tick store opens");
+    ok(sampler_start(&s, &ts.base, 10000000, ss.cols, ss.n, &err) == 0, "the sampler starts without PSI");
     usleep(55000);
     ok(sampler_stop(&s, &err) == 0, "and stops cleanly");
     struct sampler_stats st;
@@ -66,7 +70,10 @@ int main(void)
     ok(st.ticks >= 5, "it ticked at 10 ms (%llu ticks)", (unsigned long long)st.ticks);
     ok(series_table_find(&s.table, "vmstat.kswapd_steal") != NULL, "vmstat values were taken");
     ok(series_table_find(&s.table, "psi.memory.some.total") == NULL, "no PSI series was invented");
-    ok(store_run_end(&db, run_id, "ok", NULL, NULL, NULL, ss.cols, ss.n, &err) == 0, "the run is stored");
+    struct run_source src[16];
+    for (size_t i = 0; i < ss.n && i < 16; i++)
+        src[i] = (struct run_source){ ss.cols[i].source, ss.cols[i].path, ss.cols[i].note, ss.cols[i].ticks };
+    ok(store_run_end(&db, run_id, "ok", NULL, NULL, NULL, src, ss.n < 16 ? ss.n : 16, &err) == 0, "the run is stored");
     sqlite3_stmt *q;
     pm_db_prepare(&db, &q, "SELECT count(*) FROM run_source WHERE run_id = ? AND note LIKE 'absent:%'", &err);
     sqlite3_bind_int64(q, 1, run_id);
@@ -79,6 +86,7 @@ int main(void)
     is_num(sqlite3_column_int(q, 0), (double)st.ticks, 0, "every tick holds the 2.6 kernel's LowFree");
     sqlite3_finalize(q);
     sampler_free(&s);
+    tick_store_close(&ts);
     sources_close(&ss);
     pm_db_close(&db);
     static const char *files[] = { "stat", "vmstat", "meminfo", "results.db", "results.db-wal", "results.db-shm" };

@@ -1,5 +1,5 @@
 /* Sizes, durations and the number formats of the seed tables. */
-#include "harness/units.h"
+#include "lib/units.h"
 #include "tests/tap.h"
 
 int main(void)

@@ -7,19 +7,18 @@
  * caches, and the timed make. */
 #include <errno.h>
 #include <fcntl.h>
-#include <spawn.h>
+#include "lib/spawn.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "harness/run.h"
-#include "harness/sysfs.h"
-#include "harness/units.h"
+#include "lib/metrics.h"
+#include "lib/fileio.h"
+#include "lib/units.h"
 #include "workloads/build_tree.h"
 #include "workloads/workload.h"
 
-extern char **environ;
 
 #define MAX_PHASES 16
 #define MAX_MAKE_ARGS 32
@@ -159,19 +158,11 @@ static void build_set_phase(void *state, int i, char *suffix, size_t len)
 /* Run make with argv outside the cap (priming, cleaning), output to log. */
 static int run_make_plain(char *const argv[], int log, struct pm_err *err)
 {
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, log, STDOUT_FILENO);
-    posix_spawn_file_actions_adddup2(&fa, log, STDERR_FILENO);
+    struct pm_spawn sp = { .argv = argv, .out = log, .err = log };
     pid_t pid;
-    int e = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (e)
-        return pm_errf(err, "%s: %s", argv[0], strerror(e));
     int ws;
-    while (waitpid(pid, &ws, 0) < 0)
-        if (errno != EINTR)
-            return pm_errf(err, "waitpid: %s", strerror(errno));
+    if (pm_spawn(&sp, &pid, err) < 0 || pm_wait(pid, &ws, err) < 0)
+        return -1;
     return WIFEXITED(ws) && WEXITSTATUS(ws) == 0 ? 0 : 1;
 }
 
@@ -271,7 +262,7 @@ static int build_run(void *state, struct run_ctx *rc, struct pm_err *err)
         return -1;
     run_rusage_metrics(rc, &ex);
     run_status_from_exit(rc, "make", &ex);
-    run_metric(rc, "build.jobs", (double)j, "count", "none");
+    run_metric(rc, "build.jobs", (double)j, "count", PM_NEITHER);
     char tail[1024];
     if (strcmp(rc_status(rc), "failed") == 0 && WIFEXITED(ex.wstatus)) {
         log_tail(log, tail, sizeof tail);

@@ -5,20 +5,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "harness/sysfs.h"
+#include "lib/fileio.h"
 
 #define GENERATOR_VERSION 1
-
-void build_tree_cache_root(char *buf, size_t len)
-{
-    const char *env = getenv("PRESSMARK_CACHE"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    if (env && *env)
-        snprintf(buf, len, "%s", env);
-    else if (xdg && *xdg)
-        snprintf(buf, len, "%s/pressmark", xdg);
-    else
-        snprintf(buf, len, "%s/.cache/pressmark", home && *home ? home : "/tmp");
-}
 
 /* A small LCG: the tree depends on the seed and nothing else. */
 static uint64_t next(uint64_t *s)
@@ -125,7 +114,7 @@ static void remove_tree(const char *dir)
 int build_tree_ensure(const struct tree_params *p, char *dir, size_t len, struct pm_err *err)
 {
     char root[4096];
-    build_tree_cache_root(root, sizeof root);
+    pm_cache_root(root, sizeof root);
     snprintf(dir, len, "%s/trees/v%d-f%u-u%u-h%u-s%llu", root, GENERATOR_VERSION, p->files, p->unit_size, p->headers,
              (unsigned long long)p->seed);
     char marker[4200];

@@ -8,7 +8,7 @@
  * same tree, byte for byte; it is generated once and cached by them. */
 #include <stddef.h>
 #include <stdint.h>
-#include "harness/err.h"
+#include "lib/err.h"
 
 struct tree_params {
     unsigned files, unit_size, headers;
@@ -17,8 +17,5 @@ struct tree_params {
 
 /* The cache directory for these parameters, generating it when missing. */
 int build_tree_ensure(const struct tree_params *p, char *dir, size_t len, struct pm_err *err);
-/* Where trees are cached: $PRESSMARK_CACHE, else $XDG_CACHE_HOME/pressmark,
- * else ~/.cache/pressmark. */
-void build_tree_cache_root(char *buf, size_t len);
 
 #endif

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "harness/run.h"
-#include "harness/sysfs.h"
+#include "lib/metrics.h"
+#include "lib/fileio.h"
 #include "workloads/workload.h"
 
 struct command_state {
@@ -41,7 +41,7 @@ static int command_run(void *state, struct run_ctx *rc, struct pm_err *err)
     run_rusage_metrics(rc, &ex);
     run_status_from_exit(rc, cs->argv[0], &ex);
     if (WIFEXITED(ex.wstatus))
-        run_metric(rc, "time.exit_status", WEXITSTATUS(ex.wstatus), "code", "none");
+        run_metric(rc, "time.exit_status", WEXITSTATUS(ex.wstatus), "code", PM_NEITHER);
     return 0;
 }
 

@@ -24,3 +24,12 @@ const struct workload_ops *workload_find(const char *name)
             return pm_workloads[i];
     return NULL;
 }
+
+const struct wl_helper *workload_helper(const char *name)
+{
+    for (size_t i = 0; pm_workloads[i]; i++)
+        for (const struct wl_helper *h = pm_workloads[i]->helpers; h && h->name; h++)
+            if (strcmp(h->name, name) == 0)
+                return h;
+    return NULL;
+}

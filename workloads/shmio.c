@@ -5,6 +5,9 @@
  * min-max KB/s. SysV segments are marked for removal as soon as they are
  * made, so none outlives the run, whatever happens to it. */
 #include <errno.h>
+#include <sys/prctl.h>
+#include <stdint.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -15,11 +18,11 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "harness/run.h"
-#include "harness/sysfs.h"
-#include "harness/timeutil.h"
-#include "harness/undo.h"
-#include "harness/units.h"
+#include "lib/metrics.h"
+#include "lib/fileio.h"
+#include "lib/timeutil.h"
+#include "pressure/undo.h"
+#include "lib/units.h"
 #include "workloads/workload.h"
 
 #define MAX_PROCS 4096
@@ -209,13 +212,13 @@ static int shmio_run(void *state, struct run_ctx *rc, struct pm_err *err)
     if (result == 0 && have_first) {
         run_status_from_exit(rc, "a shmio process", &first);
         double secs = (double)st->duration_ns / 1e9;
-        run_metric(rc, "shmio.bytes_written", (double)written, "bytes", "none");
-        run_metric(rc, "shmio.bytes_on_disk", (double)on_disk, "bytes", "none");
-        run_metric(rc, "shmio.bytes_read", (double)reads, "bytes", "none");
-        run_metric(rc, "shmio.passes", (double)passes, "count", "higher");
-        run_metric(rc, "shmio.processes", (double)started, "count", "none");
+        run_metric(rc, "shmio.bytes_written", (double)written, "bytes", PM_NEITHER);
+        run_metric(rc, "shmio.bytes_on_disk", (double)on_disk, "bytes", PM_NEITHER);
+        run_metric(rc, "shmio.bytes_read", (double)reads, "bytes", PM_NEITHER);
+        run_metric(rc, "shmio.passes", (double)passes, "count", PM_HIGHER);
+        run_metric(rc, "shmio.processes", (double)started, "count", PM_NEITHER);
         if (strcmp(rc_status(rc), "ok") == 0) {
-            run_metric(rc, "shmio.write_mb_per_s", (double)written / 1048576.0 / secs, "MB/s", "higher");
+            run_metric(rc, "shmio.write_mb_per_s", (double)written / 1048576.0 / secs, "MB/s", PM_HIGHER);
             if (reports != started)
                 run_set_status(rc, "failed", "%llu of %u processes reported", (unsigned long long)reports, started);
             else if (written != on_disk)
@@ -252,6 +255,94 @@ static void shmio_describe(void *state, char *buf, size_t len)
              (double)st->duration_ns / 1e9);
 }
 
+/* The helper process the run starts, as "pressmark __shmio-worker". */
+/* One wblg-disk process: until the deadline, a disk operation (a write of
+ * io-min to io-max bytes appended to its file, or a read) and/or a pass
+ * over its shared memory segment touching 4 bytes every stride. */
+static int shmio_worker_main(int argc, char **argv)
+{
+    int shm = -1;
+    unsigned long long stride = 4096, io_min = 1024, io_max = 262144, read_pct = 0, until = 0, seed = 1;
+    const char *role = "alternate", *file = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strncmp(a, "--shm=", 6) == 0) shm = atoi(a + 6);
+        else if (strncmp(a, "--stride=", 9) == 0) stride = strtoull(a + 9, NULL, 10);
+        else if (strncmp(a, "--io=", 5) == 0) sscanf(a + 5, "%llu,%llu", &io_min, &io_max);
+        else if (strncmp(a, "--read-pct=", 11) == 0) read_pct = strtoull(a + 11, NULL, 10);
+        else if (strncmp(a, "--role=", 7) == 0) role = a + 7;
+        else if (strncmp(a, "--until=", 8) == 0) until = strtoull(a + 8, NULL, 10);
+        else if (strncmp(a, "--seed=", 7) == 0) seed = strtoull(a + 7, NULL, 10);
+        else if (strncmp(a, "--file=", 7) == 0) file = a + 7;
+    }
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    bool do_io = strcmp(role, "mem") != 0, do_mem = strcmp(role, "io") != 0;
+    struct shmid_ds ds;
+    char *mem = NULL;
+    size_t size = 0;
+    if (do_mem) {
+        if (shmctl(shm, IPC_STAT, &ds) < 0 || (mem = shmat(shm, NULL, 0)) == (void *)-1) {
+            fprintf(stderr, "pressmark shmio: cannot attach segment %d: %s\n", shm, strerror(errno));
+            return 1;
+        }
+        size = ds.shm_segsz;
+    }
+    int fd = -1;
+    char *buf = NULL;
+    if (do_io) {
+        fd = open(file, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+        buf = malloc(io_max);
+        if (fd < 0 || !buf) {
+            fprintf(stderr, "pressmark shmio: %s: %s\n", file, strerror(errno));
+            free(buf);
+            return 1;
+        }
+        for (unsigned long long i = 0; i < io_max; i++)
+            buf[i] = (char)(i * 131 + seed);
+    }
+    uint64_t s = seed * 2654435761ull, written = 0, reads = 0, passes = 0;
+    while (pm_now_ns() < until) {
+        if (do_io) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            size_t n = (size_t)(io_min + (s >> 33) % (io_max - io_min + 1));
+            off_t end = lseek(fd, 0, SEEK_END);
+            if (read_pct && (s >> 20) % 100 < read_pct && end > 0) {
+                ssize_t r = pread(fd, buf, n, (off_t)((s >> 13) % (uint64_t)end));
+                if (r > 0)
+                    reads += (uint64_t)r;
+            } else {
+                ssize_t w = write(fd, buf, n);
+                if (w < 0) {
+                    fprintf(stderr, "pressmark shmio: writing %s: %s\n", file, strerror(errno));
+                    free(buf);
+                    close(fd);
+                    return 1;
+                }
+                written += (uint64_t)w;
+            }
+        }
+        if (do_mem) {
+            for (size_t off = 0; off + 4 <= size; off += stride)
+                (*(volatile uint32_t *)(mem + off))++;
+            passes++;
+        }
+    }
+    free(buf);
+    if (fd >= 0)
+        close(fd);
+    if (mem)
+        shmdt(mem);
+    char line[128];
+    int n = snprintf(line, sizeof line, "written %llu read %llu passes %llu\n", (unsigned long long)written,
+                     (unsigned long long)reads, (unsigned long long)passes);
+    return write(4, line, (size_t)n) == n ? 0 : 1;
+}
+
+static const struct wl_helper shmio_helpers[] = {
+    { "__shmio-worker", shmio_worker_main },
+    { NULL, NULL },
+};
+
 const struct workload_ops workload_shmio = {
     .name = "shmio",
     .summary = "seed 001's wblg-disk: processes alternating disk writes with touching shared memory",
@@ -263,4 +354,5 @@ const struct workload_ops workload_shmio = {
     .set_args = shmio_args,
     .run = shmio_run,
     .describe = shmio_describe,
+    .helpers = shmio_helpers,
 };

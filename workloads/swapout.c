@@ -3,6 +3,11 @@
  * mtest01 -b SIZE -w that allocates SIZE in chunks and writes it. What
  * the heartbeat records meanwhile is the seed's "vmstat skips beats". */
 #include <errno.h>
+#include "lib/timeutil.h"
+#include <sys/prctl.h>
+#include <sys/mman.h>
+#include <stdint.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -10,9 +15,9 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "harness/run.h"
-#include "harness/sysfs.h"
-#include "harness/units.h"
+#include "lib/metrics.h"
+#include "lib/fileio.h"
+#include "lib/units.h"
 #include "workloads/workload.h"
 
 #define MAX_HOLDERS 64
@@ -153,14 +158,14 @@ static int swapout_run(void *state, struct run_ctx *rc, struct pm_err *err)
     double secs = sscanf(line, "elapsed_ns %llu", &loop_ns) == 1 && loop_ns ? (double)loop_ns / 1e9
                                                                           : (double)ex.elapsed_ns / 1e9;
     if (strcmp(rc_status(rc), "ok") == 0) {
-        run_metric(rc, "swapout.mb_per_s", secs > 0 ? (double)st->size / 1048576.0 / secs : 0, "MB/s", "higher");
-        run_metric(rc, "swapout.elapsed_s", secs, "s", "lower");
+        run_metric(rc, "swapout.mb_per_s", secs > 0 ? (double)st->size / 1048576.0 / secs : 0, "MB/s", PM_HIGHER);
+        run_metric(rc, "swapout.elapsed_s", secs, "s", PM_LOWER);
     }
     if (out0 >= 0 && out1 >= 0)
         run_metric(rc, "swapout.timed_swap_out_kb", (double)(out1 - out0) * (double)sysconf(_SC_PAGESIZE) / 1024.0,
-                   "KB", "lower");
-    run_metric(rc, "swapout.size_bytes", (double)st->size, "bytes", "none");
-    run_metric(rc, "swapout.prefill_bytes", (double)st->prefill, "bytes", "none");
+                   "KB", PM_LOWER);
+    run_metric(rc, "swapout.size_bytes", (double)st->size, "bytes", PM_NEITHER);
+    run_metric(rc, "swapout.prefill_bytes", (double)st->prefill, "bytes", PM_NEITHER);
     return 0;
 }
 
@@ -175,6 +180,82 @@ static void swapout_describe(void *state, char *buf, size_t len)
              st->every_byte ? "every-byte" : "per-page", pre, st->prefill_procs);
 }
 
+/* The helper processes the runs start: pressmark's own binary, called as
+ * "pressmark __hold" and "pressmark __swapout". */
+/* Fill memory the way a program's data fills it: every 8-byte word
+ * different, so zram and zswap cannot store the page as "same-filled"
+ * for free, yet compressible as real data is. */
+static void touch(char *p, size_t len, size_t stride, uint64_t seed)
+{
+    if (stride == 0) {
+        uint64_t *w = (uint64_t *)p;
+        for (size_t i = 0; i < len / sizeof *w; i++)
+            w[i] = seed + i;
+    } else {
+        for (size_t off = 0; off < len; off += stride)
+            *(uint64_t *)(p + off) = seed + off;
+    }
+}
+
+/* The swap-out report's swap-bench-pause: hold touched anonymous memory, then stop. */
+static int hold_main(int argc, char **argv)
+{
+    uint64_t bytes;
+    if (argc != 2 || pm_parse_uint(argv[1], 1, UINT64_MAX, &bytes) < 0)
+        return 2;
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    /* The timed allocator, not the holders, is what the OOM killer should
+     * take when the cap is too small: that is the run's result. */
+    pm_write_file("/proc/self/oom_score_adj", "-900", NULL);
+    char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        fprintf(stderr, "pressmark hold: cannot map %llu bytes: %s\n", (unsigned long long)bytes, strerror(errno));
+        return 1;
+    }
+    touch(p, bytes, 0, 0x5eed);
+    raise(SIGSTOP);
+    for (;;)
+        pause();
+}
+
+/* LTP's mtest01 -b SIZE -w: allocate SIZE in chunks and write every chunk. */
+static int swapout_main(int argc, char **argv)
+{
+    uint64_t size, chunk;
+    if (argc != 4 || pm_parse_uint(argv[1], 1, UINT64_MAX, &size) < 0 || pm_parse_uint(argv[2], 4096, UINT64_MAX, &chunk) < 0)
+        return 2;
+    bool every_byte = strcmp(argv[3], "every-byte") == 0;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    /* The timed part is the allocating and writing, as in mtest01: this
+     * process's own start-up (loading pressmark's libraries) is not. */
+    uint64_t t0 = pm_now_ns();
+    uint64_t done = 0;
+    while (done < size) {
+        uint64_t n = size - done < chunk ? size - done : chunk;
+        char *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) {
+            fprintf(stderr, "FAIL ... %llu bytes allocated: %s\n", (unsigned long long)done, strerror(errno));
+            return 1;
+        }
+        touch(p, n, every_byte ? 0 : page, done);
+        done += n;
+    }
+    uint64_t t1 = pm_now_ns();
+    printf("PASS ... %llu bytes allocated.\n", (unsigned long long)done);
+    char line[96];
+    int n = snprintf(line, sizeof line, "elapsed_ns %llu\n", (unsigned long long)(t1 - t0));
+    if (fcntl(4, F_GETFD) >= 0 && write(4, line, (size_t)n) != n)
+        return 1;
+    return 0;
+}
+
+static const struct wl_helper swapout_helpers[] = {
+    { "__hold", hold_main },
+    { "__swapout", swapout_main },
+    { NULL, NULL },
+};
+
 const struct workload_ops workload_swapout = {
     .name = "swapout",
     .summary = "seed 004's swap-out bandwidth: mtest01 -b SIZE -w with memory pre-filled by stopped processes",
@@ -185,4 +266,5 @@ const struct workload_ops workload_swapout = {
     .set_option = swapout_set,
     .run = swapout_run,
     .describe = swapout_describe,
+    .helpers = swapout_helpers,
 };

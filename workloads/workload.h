@@ -5,7 +5,8 @@
  * Workloads never write the database; they hand metrics to the run. */
 #include <stdbool.h>
 #include <stddef.h>
-#include "harness/err.h"
+#include "lib/err.h"
+#include "lib/metrics.h"
 
 struct run_ctx;
 
@@ -14,6 +15,13 @@ struct wl_option {
     const char *arg;        /* metavar such as "SIZE"; NULL for a flag */
     const char *def;        /* default, shown by --help and applied first */
     const char *help;
+};
+
+/* A helper process of a workload: pressmark's own binary started as
+ * "pressmark NAME ...", NAME beginning with "__" (hidden from help). */
+struct wl_helper {
+    const char *name;
+    int (*main)(int argc, char **argv);
 };
 
 struct workload_ops {
@@ -41,7 +49,55 @@ struct workload_ops {
     int (*phases)(void *state);
     /* Select phase i; suffix names it for the label ("j8"). */
     void (*set_phase)(void *state, int i, char *suffix, size_t len);
+    const struct wl_helper *helpers;    /* NULL-terminated, or NULL */
 };
+
+/* The helper called name, from any workload; NULL when none has it. */
+const struct wl_helper *workload_helper(const char *name);
+
+/* What a workload may ask of the run it is part of. The harness implements
+ * these (harness/run.c); workloads see only this interface, so they include
+ * nothing above them. */
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+/* What run_wait saw when the workload's process ended. */
+struct run_exit {
+    int wstatus;
+    struct rusage ru;
+    uint64_t elapsed_ns;
+    bool timed_out;
+    bool aborted;                /* SIGINT or SIGTERM reached pressmark */
+};
+
+/* Spawn argv inside the run's cap (own process group, oom_score_adj 0). */
+int run_spawn(struct run_ctx *rc, char *const argv[], pid_t *pid, struct pm_err *err);
+/* The same, handing pass_fd to the child as its descriptor 4 (a report pipe). */
+int run_spawn_fd(struct run_ctx *rc, char *const argv[], int pass_fd, pid_t *pid, struct pm_err *err);
+/* The same, with the child's stdout and stderr going to out_fd (when >= 0). */
+int run_spawn_io(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd, pid_t *pid, struct pm_err *err);
+/* Wait for pid, handling SIGINT/SIGTERM and the run's timeout. */
+int run_wait(struct run_ctx *rc, pid_t pid, struct run_exit *ex, struct pm_err *err);
+void run_metric(struct run_ctx *rc, const char *name, double value, const char *unit, enum metric_dir dir);
+void run_meta(struct run_ctx *rc, const char *key, const char *value);
+/* status is "ok", "failed", "oom" or "aborted"; the reason is stored as is. */
+void run_set_status(struct run_ctx *rc, const char *status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* GNU time's fields from wait4, stored as time.* metrics. */
+void run_rusage_metrics(struct run_ctx *rc, const struct run_exit *ex);
+/* Turn a wait status into the run's status and reason. */
+void run_status_from_exit(struct run_ctx *rc, const char *what, const struct run_exit *ex);
+
+/* The run's status so far ("ok" until something says otherwise). */
+const char *rc_status(struct run_ctx *rc);
+/* pressmark's own binary, for workloads that run its helpers. */
+const char *run_exe(struct run_ctx *rc);
+/* Has SIGINT/SIGTERM arrived? Marks the run aborted if so. */
+bool run_check_abort(struct run_ctx *rc);
+/* The run's cgroup directory, or NULL when it has none. */
+const char *run_cgroup(struct run_ctx *rc);
+
 
 const struct workload_ops *workload_find(const char *name);
 /* NULL-terminated list of all workloads, for help and doctor. */

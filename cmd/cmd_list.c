@@ -1,0 +1,125 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cmd/cli.h"
+#include "store/db.h"
+#include "lib/json.h"
+#include "store/runinfo.h"
+#include "reports/summary.h"
+#include "reports/table.h"
+
+static void list_help(void)
+{
+    printf("usage: pressmark list [--label L] [--workload W] [--format text|json] [--db PATH]\n\n"
+           "One line per stored run, oldest first: id, start, label, workload, status,\n"
+           "the workload's headline metric, ticks sampled, and why a run did not end ok.\n");
+}
+
+int cmd_list(int argc, char **argv)
+{
+    const char *label = NULL, *workload = NULL, *format = "text";
+    static const struct option longopts[] = {
+        { "label", required_argument, NULL, 'l' }, { "workload", required_argument, NULL, 'w' },
+        { "format", required_argument, NULL, 'f' }, { "db", required_argument, NULL, 'd' },
+        { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+    };
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'l': label = optarg; break;
+        case 'w': workload = optarg; break;
+        case 'f': format = optarg; break;
+        case 'd': pm_set_db_path(optarg); break;
+        case 'h': list_help(); return 0;
+        default:
+            return pm_usage("list", "unknown option or missing value '%s' (see 'pressmark list --help')", argv[optind - 1]);
+        }
+    }
+    if (strcmp(format, "text") != 0 && strcmp(format, "json") != 0)
+        return pm_usage("list", "--format: '%s' is not a format (accepted: text, json)", format);
+    if (optind < argc)
+        return pm_usage("list", "unexpected argument '%s'", argv[optind]);
+    struct pm_db db;
+    struct pm_err err;
+    if (pm_db_open(&db, pm_db_path(), false, &err) < 0) {
+        fprintf(stderr, "pressmark list: %s\n", err.msg);
+        return 1;
+    }
+    sqlite3_stmt *st;
+    if (pm_db_prepare(&db, &st,
+                      "SELECT r.id FROM run r WHERE (?1 IS NULL OR r.label = ?1) AND (?2 IS NULL OR r.workload = ?2)"
+                      " ORDER BY r.id", &err) < 0) {
+        fprintf(stderr, "pressmark list: %s\n", err.msg);
+        pm_db_close(&db);
+        return 1;
+    }
+    if (label)
+        sqlite3_bind_text(st, 1, label, -1, SQLITE_STATIC);
+    if (workload)
+        sqlite3_bind_text(st, 2, workload, -1, SQLITE_STATIC);
+    bool json = strcmp(format, "json") == 0;
+    struct json j;
+    struct table t;
+    const char *headers[] = { "id", "started", "label", "workload", "status", "headline", "ticks", "reason" };
+    const bool right[] = { true, false, false, false, false, true, true, false };
+    table_init(&t, 8, headers, right);
+    if (json) {
+        json_init(&j, stdout, true);
+        json_array_begin(&j, NULL);
+    }
+    int rc = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        struct run_info ri;
+        if (run_info_load(&db, sqlite3_column_int64(st, 0), &ri, &err) < 0) {
+            fprintf(stderr, "pressmark list: %s\n", err.msg);
+            rc = 1;
+            break;
+        }
+        const char *title;
+        const char *hname = summary_headline(ri.workload, &title);
+        const struct metric *h = metric_set_find(&ri.metrics, hname);
+        if (json) {
+            json_object_begin(&j, NULL);
+            json_int(&j, "id", ri.id);
+            json_string(&j, "uuid", ri.uuid);
+            json_int(&j, "started_ns", ri.started_ns);
+            json_string(&j, "label", ri.label);
+            json_string(&j, "workload", ri.workload);
+            json_string(&j, "status", ri.status);
+            json_string(&j, "headline_metric", hname);
+            if (h)
+                json_number(&j, "headline", h->value);
+            else
+                json_null(&j, "headline");
+            json_int(&j, "ticks", ri.ticks);
+            json_string(&j, "reason", ri.reason[0] ? ri.reason : NULL);
+            json_object_end(&j);
+        } else {
+            char id[24], started[64], head[64] = "-", ticks[24];
+            snprintf(id, sizeof id, "%lld", (long long)ri.id);
+            summary_fmt_time(started, sizeof started, ri.started_ns);
+            if (h && strcmp(h->unit, title) == 0)
+                snprintf(head, sizeof head, "%.6g %s", h->value, h->unit);
+            else if (h)
+                snprintf(head, sizeof head, "%.6g %s %s", h->value, h->unit, title);
+            snprintf(ticks, sizeof ticks, "%lld", (long long)ri.ticks);
+            const char *row[] = { id, started, ri.label, ri.workload, ri.status, head, ticks, ri.reason };
+            table_add_row(&t, row);
+        }
+        run_info_free(&ri);
+    }
+    sqlite3_finalize(st);
+    if (json) {
+        json_array_end(&j);
+        json_end(&j);
+    } else if (t.nrows) {
+        table_print(&t, stdout);
+    } else {
+        printf("no runs%s%s\n", label ? " for label " : "", label ? label : "");
+    }
+    table_free(&t);
+    pm_db_close(&db);
+    return rc;
+}

@@ -1,0 +1,132 @@
+/* pressmark: a memory-pressure benchmark harness. One cmd_<name> per
+ * command, one table listing them, as git's builtin/ does. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cmd/cli.h"
+#include "pressure/balloon.h"
+#include "pressure/undo.h"
+#include "lib/version.h"
+#include "reports/present.h"
+#include "workloads/workload.h"
+
+struct command {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *summary;        /* NULL hides internal commands from help */
+};
+
+static int cmd_help(int argc, char **argv);
+
+static const struct command commands[] = {
+    { "record", cmd_record, "run any command with the samplers on and store it as a run" },
+    { "run", cmd_run, "run a named workload (see 'pressmark run --help') and store its runs" },
+    { "chat-server", cmd_chat_server, "a VolanoMark-protocol chat server alone (the netserver side)" },
+    { "list", cmd_list, "one line per stored run" },
+    { "show", cmd_show, "a run's or a label's summary in the seed tables' layout" },
+    { "compare", cmd_compare, "labels side by side: the seeds' table, Welch's t-test, ratio sentences" },
+    { "plot", cmd_plot, "gnuplot charts: swap rate, CPU, free memory, PSI and heartbeat, headline per run" },
+    { "report", cmd_report, "one self-contained HTML page: tables, ratio sentences, inline SVG charts, runs" },
+    { "merge", cmd_merge, "import other machines' results databases (by run UUID, idempotent)" },
+    { "push", cmd_push, "send runs to InfluxDB or VictoriaMetrics (line protocol), each once" },
+    { "doctor", cmd_doctor, "what this machine offers and what pressmark will use" },
+    { "help", cmd_help, "this list, or 'pressmark help COMMAND' for one command" },
+};
+
+/* pressmark's own helper processes: the balloon's here, each workload's in
+ * its ops table (workload_helper). */
+static int balloon_helper(int argc, char **argv)
+{
+    (void)argv;
+    return argc == 1 ? balloon_helper_main(3) : PM_EXIT_USAGE;
+}
+
+/* Reports learn each workload's headline from the registry through this. */
+static bool present_workload(const char *name, struct wl_present *out)
+{
+    const struct workload_ops *wl = workload_find(name);
+    if (!wl)
+        return false;
+    *out = (struct wl_present){ .headline = wl->headline, .title = wl->headline_title, .cpu_split = wl->show_cpu_split };
+    return true;
+}
+
+static void print_overview(FILE *f)
+{
+    fprintf(f, "usage: pressmark [--db PATH] <command> [options]\n\n"
+               "pressmark puts a workload under a memory cap, samples /proc/stat, /proc/vmstat,\n"
+               "/proc/meminfo, PSI and the workload's memory cgroup into SQLite, and reports\n"
+               "the seeds' tables: msg/s or elapsed, %%CPU, %%sys/%%user, total swap in/out/io.\n\n"
+               "commands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (commands[i].summary)
+            fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\n'pressmark <command> --help' shows a command's options.\n"
+               "The database is results.db beside the binary unless --db or PRESSMARK_DB say otherwise.\n");
+}
+
+static const struct command *find_command(const char *name)
+{
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+static int cmd_help(int argc, char **argv)
+{
+    if (argc >= 2) {
+        const struct command *c = find_command(argv[1]);
+        if (!c || !c->summary)
+            return pm_usage("help", "'%s' is not a command (see 'pressmark help')", argv[1]);
+        char *args[] = { argv[1], "--help", NULL };
+        return c->fn(2, args);
+    }
+    print_overview(stdout);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    report_set_workload_lookup(present_workload);
+    int i = 1;
+    while (i < argc && argv[i][0] == '-') {
+        if (strcmp(argv[i], "--db") == 0 && i + 1 < argc) {
+            pm_set_db_path(argv[i + 1]);
+            i += 2;
+        } else if (strncmp(argv[i], "--db=", 5) == 0) {
+            pm_set_db_path(argv[i] + 5);
+            i++;
+        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            print_overview(stdout);
+            return 0;
+        } else if (strcmp(argv[i], "--version") == 0) {
+            printf("pressmark %s\n", pm_version());
+            return 0;
+        } else {
+            fprintf(stderr, "pressmark: unknown option '%s' (accepted before the command: --db PATH, --help, --version)\n",
+                    argv[i]);
+            return PM_EXIT_USAGE;
+        }
+    }
+    if (i >= argc) {
+        print_overview(stderr);
+        return PM_EXIT_USAGE;
+    }
+    if (strncmp(argv[i], "__", 2) == 0) {
+        if (strcmp(argv[i], "__balloon") == 0)
+            return balloon_helper(argc - i, argv + i);
+        const struct wl_helper *h = workload_helper(argv[i]);
+        if (h)
+            return h->main(argc - i, argv + i);
+    }
+    const struct command *c = find_command(argv[i]);
+    if (!c) {
+        fprintf(stderr, "pressmark: '%s' is not a command (accepted: record, run, chat-server, list, show, compare, plot, report, merge, push, doctor, help)\n", argv[i]);
+        return PM_EXIT_USAGE;
+    }
+    /* Whatever command comes next after a pressmark was killed mid-run
+     * first undoes what it left (unless a live pressmark owns it). */
+    undo_recover();
+    return c->fn(argc - i, argv + i);
+}

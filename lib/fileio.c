@@ -1,0 +1,146 @@
+#include "lib/fileio.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int pm_read_file(const char *path, char *buf, size_t len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    size_t off = 0;
+    while (off + 1 < len) {
+        ssize_t n = read(fd, buf + off, len - 1 - off);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            int e = errno;
+            close(fd);
+            errno = e;
+            return -1;
+        }
+        if (n == 0)
+            break;
+        off += (size_t)n;
+    }
+    close(fd);
+    buf[off] = '\0';
+    while (off > 0 && (buf[off - 1] == '\n' || buf[off - 1] == ' '))
+        buf[--off] = '\0';
+    return 0;
+}
+
+int pm_write_file(const char *path, const char *value, struct pm_err *err)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return pm_errf(err, "%s: %s", path, strerror(errno));
+    size_t len = strlen(value);
+    ssize_t n;
+    do {
+        n = write(fd, value, len);
+    } while (n < 0 && errno == EINTR);
+    int e = errno;
+    close(fd);
+    if (n < 0)
+        return pm_errf(err, "writing '%s' to %s: %s", value, path, strerror(e));
+    if ((size_t)n != len)
+        return pm_errf(err, "writing '%s' to %s: short write", value, path);
+    return 0;
+}
+
+/* The number after "key" and its separator in a /proc file of one key per
+ * line (meminfo: "MemTotal:", vmstat: "pswpout "), or -1. */
+static int64_t keyed_value(const char *path, const char *key, char sep)
+{
+    char buf[32768];
+    if (pm_read_file(path, buf, sizeof buf) < 0)
+        return -1;
+    size_t klen = strlen(key);
+    for (char *line = buf; line && *line; ) {
+        char *nl = strchr(line, '\n');
+        if (strncmp(line, key, klen) == 0 && line[klen] == sep)
+            return strtoll(line + klen + 1, NULL, 10);
+        line = nl ? nl + 1 : NULL;
+    }
+    return -1;
+}
+
+int64_t pm_meminfo_kb(const char *key)
+{
+    return keyed_value("/proc/meminfo", key, ':');
+}
+
+int64_t pm_vmstat_value(const char *key)
+{
+    return keyed_value("/proc/vmstat", key, ' ');
+}
+
+int pm_read_choice(const char *path, char *buf, size_t len)
+{
+    char raw[512];
+    if (pm_read_file(path, raw, sizeof raw) < 0)
+        return -1;
+    char *open = strchr(raw, '['), *close_ = open ? strchr(open, ']') : NULL;
+    if (!open || !close_) {
+        snprintf(buf, len, "%s", raw);
+        return 0;
+    }
+    *close_ = '\0';
+    snprintf(buf, len, "%s", open + 1);
+    return 0;
+}
+
+bool pm_path_exists(const char *path)
+{
+    return access(path, F_OK) == 0;
+}
+
+bool pm_in_path(const char *name)
+{
+    if (strchr(name, '/'))
+        return access(name, X_OK) == 0;
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    char buf[4096];
+    for (const char *p = path; p && *p; ) {
+        const char *colon = strchr(p, ':');
+        size_t n = colon ? (size_t)(colon - p) : strlen(p);
+        snprintf(buf, sizeof buf, "%.*s/%s", (int)n, n ? p : ".", name);
+        if (access(buf, X_OK) == 0)
+            return true;
+        p = colon ? colon + 1 : NULL;
+    }
+    return false;
+}
+
+int pm_mkdirs(const char *path)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s", path);
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+void pm_cache_root(char *buf, size_t len)
+{
+    const char *env = getenv("PRESSMARK_CACHE"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (env && *env)
+        snprintf(buf, len, "%s", env);
+    else if (xdg && *xdg)
+        snprintf(buf, len, "%s/pressmark", xdg);
+    else
+        snprintf(buf, len, "%s/.cache/pressmark", home && *home ? home : "/tmp");
+}

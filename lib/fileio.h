@@ -1,0 +1,28 @@
+#ifndef PM_SYSFS_H
+#define PM_SYSFS_H
+/* Small reads and writes of /proc and /sys files. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "lib/err.h"
+
+/* Read a whole small file, trailing newlines stripped. -1 with errno set. */
+int pm_read_file(const char *path, char *buf, size_t len);
+/* Write a string to an existing file (no create, no truncate semantics). */
+int pm_write_file(const char *path, const char *value, struct pm_err *err);
+/* The first number after "Key:" in a /proc/meminfo-style file, or -1. */
+int64_t pm_meminfo_kb(const char *key);
+/* A counter of /proc/vmstat by name, or -1. */
+int64_t pm_vmstat_value(const char *key);
+/* The [selected] word of a sysfs choice file such as THP's "always [madvise] never". */
+int pm_read_choice(const char *path, char *buf, size_t len);
+bool pm_path_exists(const char *path);
+/* Is there an executable called name in $PATH? */
+bool pm_in_path(const char *name);
+/* mkdir -p, 0755. */
+int pm_mkdirs(const char *path);
+/* pressmark's cache directory (generated trees, fetched baselines):
+ * $PRESSMARK_CACHE, else $XDG_CACHE_HOME/pressmark, else ~/.cache/pressmark. */
+void pm_cache_root(char *buf, size_t len);
+
+#endif

@@ -1,0 +1,149 @@
+#include "lib/http.h"
+#include <curl/curl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "lib/version.h"
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static CURLcode init_rc;
+
+static void global_init(void)
+{
+    init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+const char *pm_user_agent(void)
+{
+    static char ua[96];
+    if (!ua[0])
+        snprintf(ua, sizeof ua, "pressmark/%s", pm_version());
+    return ua;
+}
+
+static size_t on_header(char *buf, size_t size, size_t n, void *arg)
+{
+    struct http_response *rs = arg;
+    size_t len = size * n;
+    char line[1024];
+    snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line ? len : sizeof line - 1), buf);
+    line[strcspn(line, "\r\n")] = '\0';
+    if (strncasecmp(line, "etag:", 5) == 0)
+        snprintf(rs->etag, sizeof rs->etag, "%s", line + 5 + strspn(line + 5, " "));
+    else if (strncasecmp(line, "last-modified:", 14) == 0)
+        snprintf(rs->last_modified, sizeof rs->last_modified, "%s", line + 14 + strspn(line + 14, " "));
+    /* A redirect starts a new set of headers: keep only the final ones. */
+    else if (strncmp(line, "HTTP/", 5) == 0)
+        rs->etag[0] = rs->last_modified[0] = '\0';
+    return len;
+}
+
+static size_t keep_body(char *p, size_t size, size_t n, void *arg)
+{
+    struct http_response *rs = arg;
+    size_t len = size * n;
+    char *b = realloc(rs->body, rs->body_len + len + 1);
+    if (!b)
+        return 0;
+    memcpy(b + rs->body_len, p, len);
+    rs->body = b;
+    rs->body_len += len;
+    b[rs->body_len] = '\0';
+    return len;
+}
+
+static void host_of(const char *url, char *buf, size_t len)
+{
+    const char *p = strstr(url, "://");
+    p = p ? p + 3 : url;
+    size_t n = strcspn(p, "/:?#");
+    snprintf(buf, len, "%.*s", (int)n, p);
+}
+
+static int transport_error(const char *url, CURLcode rc, const char *errbuf, struct pm_err *err)
+{
+    const char *detail = errbuf[0] ? errbuf : curl_easy_strerror(rc);
+    char host[256];
+    switch (rc) {
+    case CURLE_COULDNT_RESOLVE_HOST:
+        host_of(url, host, sizeof host);
+        return pm_errf(err, "%s: cannot resolve host %s", url, host);
+    case CURLE_COULDNT_CONNECT:
+        return pm_errf(err, "%s: connection refused (nothing listens there)", url);
+    case CURLE_OPERATION_TIMEDOUT:
+        return pm_errf(err, "%s: timed out", url);
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_SSL_CACERT_BADFILE:
+        return pm_errf(err, "%s: TLS: %s", url, detail);
+    case CURLE_TOO_MANY_REDIRECTS:
+        return pm_errf(err, "%s: more than 5 redirects", url);
+    default:
+        return pm_errf(err, "%s: %s", url, detail);
+    }
+}
+
+int http_perform(const struct http_request *rq, struct http_response *rs, struct pm_err *err)
+{
+    memset(rs, 0, sizeof *rs);
+    pthread_once(&init_once, global_init);
+    if (init_rc != CURLE_OK)
+        return pm_errf(err, "libcurl: %s", curl_easy_strerror(init_rc));
+    CURL *c = curl_easy_init();
+    if (!c)
+        return pm_errf(err, "libcurl: cannot start");
+    struct curl_slist *hdrs = NULL;
+    for (const char *const *h = rq->headers; h && *h; h++) {
+        struct curl_slist *n = curl_slist_append(hdrs, *h);
+        if (!n) {
+            curl_slist_free_all(hdrs);
+            curl_easy_cleanup(c);
+            return pm_errf(err, "out of memory");
+        }
+        hdrs = n;
+    }
+    char errbuf[CURL_ERROR_SIZE] = "";
+    curl_easy_setopt(c, CURLOPT_URL, rq->url);
+    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, rq->follow_redirects ? 1L : 0L);
+    curl_easy_setopt(c, CURLOPT_MAXREDIRS, 5L);
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, rq->timeout_s > 0 ? rq->timeout_s : 120L);
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
+    curl_easy_setopt(c, CURLOPT_USERAGENT, pm_user_agent());
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(c, CURLOPT_HEADERDATA, rs);
+    if (rq->out) {
+        curl_easy_setopt(c, CURLOPT_WRITEDATA, rq->out);
+    } else {
+        curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, keep_body);
+        curl_easy_setopt(c, CURLOPT_WRITEDATA, rs);
+    }
+    if (rq->body) {
+        curl_easy_setopt(c, CURLOPT_POST, 1L);
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, rq->body);
+        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)rq->body_len);
+    }
+    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    CURLcode rc = curl_easy_perform(c);
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &rs->code);
+    curl_easy_cleanup(c);
+    curl_slist_free_all(hdrs);
+    if (rc != CURLE_OK) {
+        http_response_free(rs);
+        return transport_error(rq->url, rc, errbuf, err);
+    }
+    return 0;
+}
+
+void http_response_free(struct http_response *rs)
+{
+    free(rs->body);
+    rs->body = NULL;
+    rs->body_len = 0;
+}

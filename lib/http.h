@@ -1,0 +1,36 @@
+#ifndef PM_HTTP_H
+#define PM_HTTP_H
+/* pressmark's one HTTP client, over libcurl: baselines are fetched and runs
+ * pushed through it. http and https only, TLS verified, at most 5 redirects
+ * (when asked for), no signals; a transport failure comes back as one line
+ * that names the URL and says what happened in words. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include "lib/err.h"
+
+struct http_request {
+    const char *url;
+    const char *const *headers;   /* extra "Name: value" lines, NULL-terminated, or NULL */
+    const void *body;             /* POST this body when not NULL; GET otherwise */
+    size_t body_len;
+    FILE *out;                    /* where the answer's body goes; NULL: kept in the response */
+    long timeout_s;               /* the whole exchange; 0: 120 s */
+    bool follow_redirects;
+};
+
+struct http_response {
+    long code;                    /* HTTP status, 0 when none came */
+    char etag[512];               /* of the final answer, after redirects */
+    char last_modified[128];
+    char *body;                   /* when req.out is NULL: the body, NUL-terminated */
+    size_t body_len;
+};
+
+/* 0 when an answer came, whatever its status; -1 with err otherwise. */
+int http_perform(const struct http_request *rq, struct http_response *rs, struct pm_err *err);
+void http_response_free(struct http_response *rs);
+/* "pressmark/VERSION", for the User-Agent header. */
+const char *pm_user_agent(void);
+
+#endif

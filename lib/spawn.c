@@ -1,0 +1,145 @@
+#include "lib/spawn.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static int add_std(posix_spawn_file_actions_t *fa, int fd, int target)
+{
+    if (fd == PM_FD_INHERIT)
+        return 0;
+    if (fd == PM_FD_NULL)
+        return posix_spawn_file_actions_addopen(fa, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0);
+    return posix_spawn_file_actions_adddup2(fa, fd, target);
+}
+
+static int file_actions(const struct pm_spawn *sp, posix_spawn_file_actions_t *fa)
+{
+    int e = posix_spawn_file_actions_init(fa);
+    if (e)
+        return e;
+    if (sp->dir && (e = posix_spawn_file_actions_addchdir_np(fa, sp->dir)))
+        return e;
+    if ((e = add_std(fa, sp->in, STDIN_FILENO)) || (e = add_std(fa, sp->out, STDOUT_FILENO)) ||
+        (e = add_std(fa, sp->err, STDERR_FILENO)))
+        return e;
+    for (size_t i = 0; i < sp->nmap; i++)
+        if ((e = posix_spawn_file_actions_adddup2(fa, sp->map[i].from, sp->map[i].to)))
+            return e;
+    return 0;
+}
+
+static int attributes(const struct pm_spawn *sp, posix_spawnattr_t *attr)
+{
+    int e = posix_spawnattr_init(attr);
+    if (e)
+        return e;
+    sigset_t none, defs;
+    sigemptyset(&none);
+    sigemptyset(&defs);
+    int reset[] = { SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGPIPE, SIGQUIT };
+    for (size_t i = 0; i < sizeof reset / sizeof reset[0]; i++)
+        sigaddset(&defs, reset[i]);
+    short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
+    if ((e = posix_spawnattr_setsigmask(attr, &none)) || (e = posix_spawnattr_setsigdefault(attr, &defs)))
+        return e;
+    if (sp->new_group) {
+        if ((e = posix_spawnattr_setpgroup(attr, 0)))
+            return e;
+        flags |= POSIX_SPAWN_SETPGROUP;
+    }
+    return posix_spawnattr_setflags(attr, flags);
+}
+
+/* setpriv ties the child to pressmark with PR_SET_PDEATHSIG; it is a small
+ * program (util-linux), where a helper of pressmark's own would cost the
+ * child the loading of pressmark's libraries. */
+static char **with_pdeathsig(const struct pm_spawn *sp)
+{
+    size_t n = 0;
+    while (sp->argv[n])
+        n++;
+    char **v = calloc(n + 5, sizeof *v);
+    if (!v)
+        return NULL;
+    size_t k = 0;
+    v[k++] = "setpriv";
+    v[k++] = "--pdeathsig";
+    v[k++] = "KILL";
+    v[k++] = "--";
+    v[k++] = sp->path ? (char *)sp->path : sp->argv[0];
+    for (size_t i = 1; i < n; i++)
+        v[k++] = sp->argv[i];
+    v[k] = NULL;
+    return v;
+}
+
+int pm_spawn(const struct pm_spawn *sp, pid_t *pid, struct pm_err *err)
+{
+    const char *what = sp->what ? sp->what : sp->argv[0];
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
+    int e = file_actions(sp, &fa);
+    if (!e)
+        e = attributes(sp, &attr);
+    if (e) {
+        posix_spawn_file_actions_destroy(&fa);
+        return pm_errf(err, "%s: cannot set up the process: %s", what, strerror(e));
+    }
+    char *const *argv = sp->argv;
+    char **wrapped = NULL;
+    if (sp->die_with_parent && !(argv = wrapped = with_pdeathsig(sp)))
+        e = ENOMEM;
+    else if (sp->die_with_parent || !sp->path)
+        e = posix_spawnp(pid, argv[0], &fa, &attr, argv, environ);
+    else
+        e = posix_spawn(pid, sp->path, &fa, &attr, argv, environ);
+    free(wrapped);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    if (e == ENOENT && sp->die_with_parent)
+        return pm_errf(err, "%s: setpriv (from util-linux) is needed", what);
+    if (e)
+        return pm_errf(err, "%s: %s%s%s", what, strerror(e), e == ENOENT && sp->missing_hint ? " " : "",
+                       e == ENOENT && sp->missing_hint ? sp->missing_hint : "");
+    return 0;
+}
+
+int pm_wait(pid_t pid, int *status, struct pm_err *err)
+{
+    while (waitpid(pid, status, 0) < 0)
+        if (errno != EINTR)
+            return pm_errf(err, "waitpid: %s", strerror(errno));
+    return 0;
+}
+
+void pm_wait_describe(int status, char *buf, size_t len)
+{
+    if (WIFEXITED(status))
+        snprintf(buf, len, "exited with status %d", WEXITSTATUS(status));
+    else if (WIFSIGNALED(status))
+        snprintf(buf, len, "was killed by SIG%s",
+                 sigabbrev_np(WTERMSIG(status)) ? sigabbrev_np(WTERMSIG(status)) : "?");
+    else
+        snprintf(buf, len, "ended with wait status %#x", status);
+}
+
+int pm_spawn_run(const struct pm_spawn *sp, struct pm_err *err)
+{
+    pid_t pid;
+    int status;
+    if (pm_spawn(sp, &pid, err) < 0 || pm_wait(pid, &status, err) < 0)
+        return -1;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return 0;
+    char how[64];
+    pm_wait_describe(status, how, sizeof how);
+    return pm_errf(err, "%s %s", sp->what ? sp->what : sp->argv[0], how);
+}

@@ -1,0 +1,33 @@
+#ifndef PM_CGROUP_H
+#define PM_CGROUP_H
+/* The workload's memory cgroup: created fresh for each run (so its counters
+ * start at zero), limited, and removed at the end. Version 2 uses
+ * memory.max / memory.swap.max / memory.high; version 1 uses
+ * memory.limit_in_bytes and memory.memsw.limit_in_bytes (memory + swap). */
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "lib/err.h"
+#include "lib/kv.h"
+
+struct cgroup_cap {
+    int version;                 /* 1 or 2 */
+    char dir[PATH_MAX];          /* the run's cgroup */
+    char procs[PATH_MAX];        /* where a pid is written to enter it */
+};
+
+struct cgroup_limits {
+    uint64_t mem;                /* the cap */
+    bool has_swap;
+    uint64_t swap;               /* swap allowed on top of the cap */
+    bool has_high;
+    uint64_t high;               /* v2 memory.high: throttle point below the cap */
+};
+
+/* Create <hierarchy>/pressmark/run-<id> and set its limits. version is 1
+ * or 2; root is that hierarchy's mount point. Journalled; meta records
+ * what was set. */
+int cgroup_cap_create(struct cgroup_cap *cg, int version, const char *root, int64_t run_id,
+                      const struct cgroup_limits *lim, struct kv_list *meta, struct pm_err *err);
+
+#endif

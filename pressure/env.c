@@ -1,0 +1,147 @@
+#include "pressure/env.h"
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "pressure/balloon.h"
+#include "pressure/cgroup.h"
+#include "pressure/probe.h"
+#include "pressure/undo.h"
+
+const char *env_method_name(enum cap_method m)
+{
+    static const char *names[] = { "auto", "cgroup2", "cgroup1", "balloon", "none" };
+    return names[m];
+}
+
+int env_resolve_method(enum cap_method want, enum cap_method *got, struct pm_err *err)
+{
+    struct cgroup_support cs;
+    cgroup_detect(&cs);
+    switch (want) {
+    case CAP_AUTO:
+        *got = cs.v2_root[0] ? CAP_CGROUP2 : cs.v1_memory[0] ? CAP_CGROUP1 : CAP_BALLOON;
+        return 0;
+    case CAP_CGROUP2:
+        if (!cs.v2_root[0])
+            return pm_errf(err, "'cgroup2' is not available here (%s); accepted here: auto, %sballoon, none",
+                           cs.v2_mount[0] ? "the cgroup2 hierarchy has no memory controller" : "no cgroup2 mount",
+                           cs.v1_memory[0] ? "cgroup1, " : "");
+        break;
+    case CAP_CGROUP1:
+        if (!cs.v1_memory[0])
+            return pm_errf(err, "'cgroup1' is not available here (no v1 memory controller mounted); accepted here: auto, %sballoon, none",
+                           cs.v2_root[0] ? "cgroup2, " : "");
+        break;
+    default:
+        break;
+    }
+    *got = want;
+    return 0;
+}
+
+bool env_changes_machine(const struct env_config *cfg)
+{
+    return (cfg->has_cap && cfg->method != CAP_NONE) || cfg->swap.kind != SWAP_NONE || cfg->knobs.n > 0;
+}
+
+static int apply(struct run_env *env, struct kv_list *meta, struct pm_err *err)
+{
+    const struct env_config *cfg = env->cfg;
+    if (vm_knobs_apply(&cfg->knobs, meta, err) < 0)
+        return -1;
+    if (swap_add(&cfg->swap, env->run_id, meta, err) < 0)
+        return -1;
+    if (!cfg->has_cap) {
+        kv_set(meta, "cap.method", "none");
+        return 0;
+    }
+    enum cap_method m;
+    if (env_resolve_method(cfg->method, &m, err) < 0)
+        return -1;
+    if (cfg->method == CAP_AUTO)
+        fprintf(stderr, "pressmark: --cap-method auto chose %s\n", env_method_name(m));
+    struct cgroup_support cs;
+    cgroup_detect(&cs);
+    struct cgroup_limits lim = {
+        .mem = cfg->mem_cap, .has_swap = cfg->has_swap_cap, .swap = cfg->swap_cap,
+        .has_high = cfg->has_mem_high, .high = cfg->mem_high,
+    };
+    if (m == CAP_CGROUP2 || m == CAP_CGROUP1) {
+        struct cgroup_cap cg;
+        int version = m == CAP_CGROUP2 ? 2 : 1;
+        if (cgroup_cap_create(&cg, version, version == 2 ? cs.v2_root : cs.v1_memory, env->run_id, &lim, meta, err) < 0)
+            return -1;
+        env->cgroup_version = version;
+        snprintf(env->cgroup_dir, sizeof env->cgroup_dir, "%s", cg.dir);
+        snprintf(env->cgroup_procs, sizeof env->cgroup_procs, "%s", cg.procs);
+        return 0;
+    }
+    if (m == CAP_BALLOON) {
+        if (cfg->has_swap_cap || cfg->has_mem_high)
+            return pm_errf(err, "--swap-cap and --mem-high need a cgroup cap, not the balloon");
+        return balloon_inflate(env->exe, cfg->mem_cap, &env->balloon_pid, &env->balloon_fd, meta, err);
+    }
+    kv_set(meta, "cap.method", "none");
+    kv_setf(meta, "cap.requested_bytes", "%llu (not enforced: --cap-method none)", (unsigned long long)cfg->mem_cap);
+    return 0;
+}
+
+int run_env_up(struct run_env *env, int64_t run_id, struct kv_list *meta, struct pm_err *err)
+{
+    env->run_id = run_id;
+    env->cgroup_version = 0;
+    env->cgroup_dir[0] = env->cgroup_procs[0] = '\0';
+    env->balloon_pid = 0;
+    env->balloon_fd = -1;
+    if (!env->cfg) {
+        kv_set(meta, "cap.method", "none");
+        return 0;
+    }
+    if (apply(env, meta, err) < 0) {
+        if (env->balloon_fd >= 0)
+            close(env->balloon_fd);
+        env->balloon_fd = -1;
+        env->balloon_pid = 0;
+        char undone[2048];
+        undo_all(undone, sizeof undone);
+        env->cgroup_version = 0;
+        env->cgroup_dir[0] = env->cgroup_procs[0] = '\0';
+        return -1;
+    }
+    return 0;
+}
+
+int run_env_intact(struct run_env *env, char *why, size_t len)
+{
+    if (env->balloon_pid <= 0)
+        return 0;
+    int st;
+    pid_t r = waitpid(env->balloon_pid, &st, WNOHANG);
+    if (r == 0)
+        return 0;
+    snprintf(why, len, "the balloon (pid %d) died during the run%s, lifting the cap", env->balloon_pid,
+             r > 0 && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL ? " (SIGKILL: probably the OOM killer)" : "");
+    env->balloon_pid = 0;
+    return -1;
+}
+
+void run_env_down(struct run_env *env, struct kv_list *meta)
+{
+    env->balloon_pid = 0;
+    if (env->balloon_fd >= 0)
+        close(env->balloon_fd);
+    env->balloon_fd = -1;
+    char undone[4096];
+    if (undo_all(undone, sizeof undone) < 0)
+        kv_setf(meta, "env.undo_failed", "%s", undone);
+    if (undone[0])
+        kv_set(meta, "env.undone", undone);
+    /* Helpers killed by the undo (the balloon) are our children: reap. */
+    while (waitpid(-1, NULL, WNOHANG) > 0)
+        ;
+    env->cgroup_version = 0;
+    env->cgroup_dir[0] = env->cgroup_procs[0] = '\0';
+}

@@ -1,0 +1,56 @@
+#ifndef PM_ENV_H
+#define PM_ENV_H
+/* The environment a run is measured in: its memory cap, swap, and VM
+ * settings. Every change is written to the undo journal before it is made,
+ * so an interrupted or killed pressmark leaves nothing behind. */
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "lib/err.h"
+#include "lib/kv.h"
+#include "pressure/swap.h"
+#include "pressure/vmknobs.h"
+
+enum cap_method { CAP_AUTO, CAP_CGROUP2, CAP_CGROUP1, CAP_BALLOON, CAP_NONE };
+
+struct env_config {
+    bool has_cap;
+    uint64_t mem_cap;
+    enum cap_method method;
+    bool has_swap_cap;
+    uint64_t swap_cap;
+    bool has_mem_high;
+    uint64_t mem_high;
+    struct swap_config swap;
+    struct vm_knobs knobs;
+};
+
+struct run_env {
+    const struct env_config *cfg;
+    const char *exe;                  /* pressmark's binary, for the balloon helper */
+    int64_t run_id;
+    int cgroup_version;               /* 0: the workload runs without a cgroup */
+    char cgroup_dir[PATH_MAX];
+    char cgroup_procs[PATH_MAX];
+    int balloon_pid;                  /* 0: no balloon */
+    int balloon_fd;                   /* its command pipe; -1 when none */
+};
+
+/* Which cap method auto (or the given method) comes to on this machine;
+ * -1 with err when the method is not available here. */
+int env_resolve_method(enum cap_method want, enum cap_method *got, struct pm_err *err);
+const char *env_method_name(enum cap_method m);
+
+/* Does the configuration change anything on the machine (needs root)? */
+bool env_changes_machine(const struct env_config *cfg);
+
+/* Apply the configuration for run run_id, recording what was done in meta.
+ * On failure everything already applied is undone before returning -1. */
+int run_env_up(struct run_env *env, int64_t run_id, struct kv_list *meta, struct pm_err *err);
+/* Is the cap still in force? The balloon can be OOM-killed where
+ * oom_score_adj cannot be lowered, which lifts the cap mid-run. */
+int run_env_intact(struct run_env *env, char *why, size_t len);
+/* Undo everything run_env_up did; notes what was undone in meta. */
+void run_env_down(struct run_env *env, struct kv_list *meta);
+
+#endif

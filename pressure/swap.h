@@ -1,0 +1,27 @@
+#ifndef PM_SWAP_H
+#define PM_SWAP_H
+/* Swap for one run: a temporary swap file or a zram device, added with a
+ * priority above every existing device (so the run's swap is the one used)
+ * and removed at the end. */
+#include <stdint.h>
+#include "lib/err.h"
+#include "lib/kv.h"
+
+enum swap_kind { SWAP_NONE, SWAP_FILE, SWAP_ZRAM };
+
+struct swap_config {
+    enum swap_kind kind;
+    uint64_t size;
+    char algo[32];               /* zram compressor; empty: the kernel's default */
+    char dir[256];               /* where swap files go */
+};
+
+/* Parse "256M" or "zram:256M" or "zram:256M:lz4". -1 on bad text. */
+int swap_parse(const char *text, struct swap_config *out);
+
+int swap_add(const struct swap_config *cfg, int64_t run_id, struct kv_list *meta, struct pm_err *err);
+
+/* The default directory for swap files: root-owned, on a real disk. */
+#define PM_SWAP_DIR "/var/lib/pressmark/swap"
+
+#endif

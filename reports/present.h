@@ -1,0 +1,21 @@
+#ifndef PM_PRESENT_H
+#define PM_PRESENT_H
+/* How reports present a workload's runs: its headline metric, that column's
+ * title, whether the CPU split is shown. The workloads know; the command
+ * layer hands reports a lookup into them (report_set_workload_lookup), so
+ * reports depend on nothing above the store. */
+#include <stdbool.h>
+
+struct wl_present {
+    const char *headline;          /* "chat.msgs_per_s" */
+    const char *title;             /* "msg/s" */
+    bool cpu_split;                /* show adds user, system and idle columns */
+};
+
+typedef bool (*wl_present_fn)(const char *workload, struct wl_present *out);
+void report_set_workload_lookup(wl_present_fn fn);
+/* What to show for workload; a name no workload has (a database from a
+ * newer pressmark, or a hostile one) gets elapsed time and returns false. */
+bool report_workload(const char *workload, struct wl_present *out);
+
+#endif

@@ -1,0 +1,203 @@
+#include "store/db.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Each entry moves the schema from version i to i + 1. Never edit a released
+ * entry: add a new one, so every older database migrates the same way. */
+static const char *const migrations[] = {
+    /* 0 -> 1 */
+    "CREATE TABLE machine ("
+    "  id INTEGER PRIMARY KEY,"
+    "  hostname TEXT NOT NULL, kernel TEXT NOT NULL, proc_version TEXT NOT NULL,"
+    "  cmdline TEXT NOT NULL, cpu_model TEXT NOT NULL, cpus INTEGER NOT NULL,"
+    "  mem_total_kb INTEGER NOT NULL, page_size INTEGER NOT NULL,"
+    "  UNIQUE (hostname, kernel, proc_version, cmdline, cpu_model, cpus, mem_total_kb, page_size));"
+    "CREATE TABLE run ("
+    "  id INTEGER PRIMARY KEY,"
+    "  uuid TEXT NOT NULL UNIQUE,"
+    "  machine_id INTEGER NOT NULL REFERENCES machine(id),"
+    "  label TEXT NOT NULL, workload TEXT NOT NULL, params TEXT NOT NULL,"
+    "  started_ns INTEGER NOT NULL, ended_ns INTEGER,"
+    "  interval_ns INTEGER NOT NULL,"
+    "  status TEXT NOT NULL CHECK (status IN ('running','ok','failed','oom','aborted')),"
+    "  reason TEXT);"
+    "CREATE INDEX run_label ON run(label, workload);"
+    "CREATE TABLE run_meta ("
+    "  run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,"
+    "  key TEXT NOT NULL, value TEXT NOT NULL,"
+    "  PRIMARY KEY (run_id, key)) WITHOUT ROWID;"
+    "CREATE TABLE metric ("
+    "  run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,"
+    "  name TEXT NOT NULL, value REAL NOT NULL, unit TEXT NOT NULL,"
+    "  direction TEXT NOT NULL CHECK (direction IN ('higher','lower','none')),"
+    "  PRIMARY KEY (run_id, name)) WITHOUT ROWID;"
+    "CREATE TABLE run_source ("
+    "  run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,"
+    "  source TEXT NOT NULL, path TEXT NOT NULL, ticks INTEGER NOT NULL, note TEXT,"
+    "  PRIMARY KEY (run_id, path)) WITHOUT ROWID;"
+    /* Samples: one row per tick whose data is a JSON array of that tick's
+     * raw values, position i holding the run's series i (tick_series maps
+     * positions to names; null where a source had no value that tick).
+     * One small insert per tick keeps the sampler far cheaper than a row
+     * per value; the sample view gives the (name, value) rows back to SQL.
+     * t_ns counts from the run's first tick on CLOCK_MONOTONIC. */
+    "CREATE TABLE tick_series ("
+    "  run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,"
+    "  idx INTEGER NOT NULL, name TEXT NOT NULL,"
+    "  PRIMARY KEY (run_id, idx), UNIQUE (run_id, name));"
+    "CREATE TABLE tick ("
+    "  run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,"
+    "  seq INTEGER NOT NULL, t_ns INTEGER NOT NULL, data TEXT NOT NULL,"
+    "  PRIMARY KEY (run_id, seq)) WITHOUT ROWID;"
+    "CREATE VIEW sample AS"
+    "  SELECT t.run_id AS run_id, t.seq AS seq, t.t_ns AS t_ns, s.name AS name, j.value AS value"
+    "  FROM tick t, json_each(t.data) j"
+    "  JOIN tick_series s ON s.run_id = t.run_id AND s.idx = j.key"
+    "  WHERE j.type != 'null';",
+    /* 1 -> 2: a run's kernel profile (--profile), its top symbols. */
+    "CREATE TABLE profile ("
+    "  run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,"
+    "  rank INTEGER NOT NULL, symbol TEXT NOT NULL, samples INTEGER NOT NULL,"
+    "  pct_kernel REAL NOT NULL, pct_all REAL NOT NULL,"
+    "  PRIMARY KEY (run_id, rank)) WITHOUT ROWID;",
+    /* 2 -> 3: which runs reached which time-series database (push). A run
+     * without a row for a URL is still queued for it. */
+    "CREATE TABLE pushed ("
+    "  run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,"
+    "  url TEXT NOT NULL, pushed_ns INTEGER NOT NULL,"
+    "  PRIMARY KEY (run_id, url)) WITHOUT ROWID;",
+};
+
+int pm_db_default_path(char *buf, size_t len)
+{
+    const char *env = getenv("PRESSMARK_DB");
+    if (env && *env) {
+        if ((size_t)snprintf(buf, len, "%s", env) >= len)
+            return -1;
+        return 0;
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return -1;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return -1;
+    *slash = '\0';
+    if ((size_t)snprintf(buf, len, "%s/results.db", exe) >= len)
+        return -1;
+    return 0;
+}
+
+int pm_db_exec(struct pm_db *db, const char *sql, struct pm_err *err)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        pm_errf(err, "%s: %s", db->path, msg ? msg : sqlite3_errmsg(db->h));
+        sqlite3_free(msg);
+        return -1;
+    }
+    return 0;
+}
+
+int pm_db_prepare(struct pm_db *db, sqlite3_stmt **st, const char *sql, struct pm_err *err)
+{
+    if (sqlite3_prepare_v2(db->h, sql, -1, st, NULL) != SQLITE_OK)
+        return pm_errf(err, "%s: %s", db->path, sqlite3_errmsg(db->h));
+    return 0;
+}
+
+int pm_db_step_done(struct pm_db *db, sqlite3_stmt *st, struct pm_err *err)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        return pm_errf(err, "%s: %s", db->path, sqlite3_errmsg(db->h));
+    return 0;
+}
+
+static int user_version(struct pm_db *db, int *v, struct pm_err *err)
+{
+    sqlite3_stmt *st;
+    if (pm_db_prepare(db, &st, "PRAGMA user_version", err) < 0)
+        return -1;
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        /* A file that is not a database fails here, at the first real read. */
+        pm_errf(err, "%s: %s", db->path, sqlite3_errmsg(db->h));
+        sqlite3_finalize(st);
+        return -1;
+    }
+    *v = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return 0;
+}
+
+static int migrate(struct pm_db *db, struct pm_err *err)
+{
+    int v;
+    if (user_version(db, &v, err) < 0)
+        return -1;
+    if (v > PM_SCHEMA_VERSION)
+        return pm_errf(err, "%s: schema version %d is newer than this pressmark's (%d); upgrade pressmark",
+                       db->path, v, PM_SCHEMA_VERSION);
+    for (; v < PM_SCHEMA_VERSION; v++) {
+        char pragma[64];
+        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", v + 1);
+        if (pm_db_exec(db, "BEGIN IMMEDIATE", err) < 0)
+            return -1;
+        if (pm_db_exec(db, migrations[v], err) < 0 || pm_db_exec(db, pragma, err) < 0) {
+            pm_db_exec(db, "ROLLBACK", NULL);
+            return -1;
+        }
+        if (pm_db_exec(db, "COMMIT", err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Each connection belongs to one thread (the sampler opens its own), so
+ * SQLite's per-call mutexes are pure overhead: NOMUTEX. */
+int pm_db_open(struct pm_db *db, const char *path, bool create, struct pm_err *err)
+{
+    memset(db, 0, sizeof *db);
+    snprintf(db->path, sizeof db->path, "%s", path);
+    if (!create && access(path, F_OK) != 0)
+        return pm_errf(err, "%s: no results database here yet (a run command creates it; --db or PRESSMARK_DB choose another)", path);
+    int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
+    if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK) {
+        pm_errf(err, "%s: %s", path, db->h ? sqlite3_errmsg(db->h) : "cannot open");
+        sqlite3_close(db->h);
+        db->h = NULL;
+        return -1;
+    }
+    sqlite3_busy_timeout(db->h, 10000);
+    int v;
+    if (user_version(db, &v, err) < 0)
+        goto fail;
+    /* WAL lets list/show/compare read while a run writes its ticks; NORMAL
+     * sync is safe in WAL (a crash loses at most the last transactions). */
+    if (pm_db_exec(db, "PRAGMA journal_mode=WAL", err) < 0 ||
+        pm_db_exec(db, "PRAGMA synchronous=NORMAL", err) < 0 ||
+        pm_db_exec(db, "PRAGMA foreign_keys=ON", err) < 0)
+        goto fail;
+    if (migrate(db, err) < 0)
+        goto fail;
+    return 0;
+fail:
+    sqlite3_close(db->h);
+    db->h = NULL;
+    return -1;
+}
+
+void pm_db_close(struct pm_db *db)
+{
+    if (db->h) {
+        sqlite3_close(db->h);
+        db->h = NULL;
+    }
+}

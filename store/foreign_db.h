@@ -1,0 +1,18 @@
+#ifndef PM_FOREIGN_DB_H
+#define PM_FOREIGN_DB_H
+/* A results database from elsewhere (last night's, another machine's):
+ * checked to be SQLite and no newer than this pressmark, opened read-only,
+ * and when older, migrated in a private copy so the original is never
+ * changed. */
+#include <stddef.h>
+#include "store/db.h"
+
+struct foreign_db {
+    struct pm_db db;
+    char copy[4096];             /* the migrated copy, removed on close; empty if none */
+};
+
+int foreign_db_open(const char *path, struct foreign_db *f, struct pm_err *err);
+void foreign_db_close(struct foreign_db *f);
+
+#endif

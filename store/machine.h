@@ -1,0 +1,10 @@
+#ifndef PM_STORE_MACHINE_H
+#define PM_STORE_MACHINE_H
+#include <stdint.h>
+#include "lib/machine.h"
+#include "store/db.h"
+
+/* Insert the machine if it is new; its id either way. */
+int64_t machine_store(struct pm_db *db, const struct machine_info *m, struct pm_err *err);
+
+#endif

@@ -1,0 +1,157 @@
+#include "store/runinfo.h"
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void copy_col(sqlite3_stmt *st, int col, char *buf, size_t len)
+{
+    const unsigned char *t = sqlite3_column_text(st, col);
+    snprintf(buf, len, "%s", t ? (const char *)t : "");
+}
+
+int run_info_load(struct pm_db *db, int64_t id, struct run_info *ri, struct pm_err *err)
+{
+    memset(ri, 0, sizeof *ri);
+    sqlite3_stmt *st;
+    if (pm_db_prepare(db, &st,
+                      "SELECT r.id, r.uuid, r.label, r.workload, r.params, r.started_ns, r.ended_ns,"
+                      " r.interval_ns, r.status, r.reason, m.hostname, m.kernel, m.mem_total_kb, m.page_size,"
+                      " (SELECT count(*) FROM tick t WHERE t.run_id = r.id)"
+                      " FROM run r JOIN machine m ON m.id = r.machine_id WHERE r.id = ?", err) < 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    if (sqlite3_step(st) != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        return pm_errf(err, "no run %lld in %s", (long long)id, db->path);
+    }
+    ri->id = sqlite3_column_int64(st, 0);
+    copy_col(st, 1, ri->uuid, sizeof ri->uuid);
+    copy_col(st, 2, ri->label, sizeof ri->label);
+    copy_col(st, 3, ri->workload, sizeof ri->workload);
+    copy_col(st, 4, ri->params, sizeof ri->params);
+    ri->started_ns = sqlite3_column_int64(st, 5);
+    ri->ended_ns = sqlite3_column_int64(st, 6);
+    ri->interval_ns = sqlite3_column_int64(st, 7);
+    copy_col(st, 8, ri->status, sizeof ri->status);
+    copy_col(st, 9, ri->reason, sizeof ri->reason);
+    copy_col(st, 10, ri->hostname, sizeof ri->hostname);
+    copy_col(st, 11, ri->kernel, sizeof ri->kernel);
+    ri->mem_total_kb = sqlite3_column_int64(st, 12);
+    ri->page_size = sqlite3_column_int64(st, 13);
+    ri->ticks = sqlite3_column_int64(st, 14);
+    sqlite3_finalize(st);
+
+    if (pm_db_prepare(db, &st, "SELECT name, value, unit, direction FROM metric WHERE run_id = ? ORDER BY name", err) < 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    while (sqlite3_step(st) == SQLITE_ROW)
+        metric_set_put(&ri->metrics, (const char *)sqlite3_column_text(st, 0), sqlite3_column_double(st, 1),
+                       (const char *)sqlite3_column_text(st, 2),
+                       metric_dir_parse((const char *)sqlite3_column_text(st, 3)));
+    sqlite3_finalize(st);
+
+    if (pm_db_prepare(db, &st, "SELECT key, value FROM run_meta WHERE run_id = ? ORDER BY key", err) < 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    while (sqlite3_step(st) == SQLITE_ROW)
+        kv_set(&ri->meta, (const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1));
+    sqlite3_finalize(st);
+
+    if (pm_db_prepare(db, &st,
+                      "SELECT source, path, ticks, note FROM run_source WHERE run_id = ? ORDER BY"
+                      " CASE source WHEN 'stat' THEN 0 WHEN 'vmstat' THEN 1 WHEN 'meminfo' THEN 2"
+                      " WHEN 'psi' THEN 3 WHEN 'memcg' THEN 4 ELSE 5 END, path", err) < 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        struct run_source_info *v = realloc(ri->sources, (ri->nsources + 1) * sizeof *v);
+        if (!v)
+            break;
+        ri->sources = v;
+        struct run_source_info *s = &ri->sources[ri->nsources++];
+        copy_col(st, 0, s->source, sizeof s->source);
+        copy_col(st, 1, s->path, sizeof s->path);
+        s->ticks = sqlite3_column_int64(st, 2);
+        copy_col(st, 3, s->note, sizeof s->note);
+    }
+    sqlite3_finalize(st);
+    if (pm_db_prepare(db, &st, "SELECT symbol, samples, pct_kernel FROM profile WHERE run_id = ? ORDER BY rank", err) < 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    while (ri->nprofile < 10 && sqlite3_step(st) == SQLITE_ROW) {
+        copy_col(st, 0, ri->profile[ri->nprofile].symbol, sizeof ri->profile[0].symbol);
+        ri->profile[ri->nprofile].samples = sqlite3_column_int64(st, 1);
+        ri->profile[ri->nprofile].pct_kernel = sqlite3_column_double(st, 2);
+        ri->nprofile++;
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+void run_info_free(struct run_info *ri)
+{
+    metric_set_free(&ri->metrics);
+    kv_free(&ri->meta);
+    free(ri->sources);
+    ri->sources = NULL;
+}
+
+static bool all_digits(const char *s)
+{
+    if (!*s)
+        return false;
+    for (; *s; s++)
+        if (!isdigit((unsigned char)*s))
+            return false;
+    return true;
+}
+
+int run_select(struct pm_db *db, const char *selector, int64_t **ids, struct pm_err *err)
+{
+    sqlite3_stmt *st;
+    const char *sql = all_digits(selector)
+        ? "SELECT id FROM run WHERE id = ?1 OR label = ?2 ORDER BY workload, id"
+        : "SELECT id FROM run WHERE uuid = ?2 OR label = ?2 ORDER BY workload, id";
+    if (pm_db_prepare(db, &st, sql, err) < 0)
+        return -1;
+    if (all_digits(selector))
+        sqlite3_bind_int64(st, 1, strtoll(selector, NULL, 10));
+    sqlite3_bind_text(st, 2, selector, -1, SQLITE_STATIC);
+    size_t n = 0, cap = 0;
+    int64_t *v = NULL;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (n == cap) {
+            cap = cap ? cap * 2 : 16;
+            int64_t *nv = realloc(v, cap * sizeof *nv);
+            if (!nv) {
+                free(v);
+                sqlite3_finalize(st);
+                return pm_errf(err, "out of memory");
+            }
+            v = nv;
+        }
+        v[n++] = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    *ids = v;
+    return (int)n;
+}
+
+int64_t run_latest(struct pm_db *db, struct pm_err *err)
+{
+    sqlite3_stmt *st;
+    if (pm_db_prepare(db, &st, "SELECT max(id) FROM run", err) < 0)
+        return -1;
+    int64_t id = 0;
+    if (sqlite3_step(st) == SQLITE_ROW)
+        id = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return id;
+}
+
+double run_metric_or(const struct run_info *ri, const char *name, double fallback)
+{
+    const struct metric *m = metric_set_find(&ri->metrics, name);
+    return m ? m->value : fallback;
+}

@@ -1,0 +1,47 @@
+#ifndef PM_RUNINFO_H
+#define PM_RUNINFO_H
+/* A stored run read back for reports: reports read only the database. */
+#include <stdint.h>
+#include "store/db.h"
+#include "lib/kv.h"
+#include "lib/metrics.h"
+
+struct run_source_info {
+    char source[32];
+    char path[512];
+    int64_t ticks;
+    char note[256];
+};
+
+struct run_info {
+    int64_t id;
+    char uuid[40];
+    char label[256];
+    char workload[64];
+    char params[2048];
+    int64_t started_ns, ended_ns, interval_ns;
+    char status[16];
+    char reason[1024];
+    char hostname[256], kernel[256];
+    int64_t mem_total_kb, page_size;
+    int64_t ticks;
+    struct metric_set metrics;
+    struct kv_list meta;
+    struct run_source_info *sources;
+    size_t nsources;
+    struct { char symbol[256]; int64_t samples; double pct_kernel; } profile[10];
+    size_t nprofile;
+};
+
+int run_info_load(struct pm_db *db, int64_t id, struct run_info *ri, struct pm_err *err);
+void run_info_free(struct run_info *ri);
+
+/* Run ids for a selector, oldest first: a run id, a UUID, or a label.
+ * Returns the count (0 when nothing matches) or -1. */
+int run_select(struct pm_db *db, const char *selector, int64_t **ids, struct pm_err *err);
+/* The most recent run's id, or 0 when there is none. */
+int64_t run_latest(struct pm_db *db, struct pm_err *err);
+
+double run_metric_or(const struct run_info *ri, const char *name, double fallback);
+
+#endif

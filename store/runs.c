@@ -1,0 +1,138 @@
+#include "store/runs.h"
+#include <stdio.h>
+#include <string.h>
+#include "lib/fileio.h"
+#include "lib/timeutil.h"
+
+static int new_uuid(char *buf, size_t len)
+{
+    if (pm_read_file("/proc/sys/kernel/random/uuid", buf, len) < 0 || strlen(buf) != 36)
+        return -1;
+    return 0;
+}
+
+int store_run_begin(struct pm_db *db, int64_t machine_id, const char *label, const char *workload,
+                    const char *params, uint64_t interval_ns, int64_t *run_id, struct pm_err *err)
+{
+    char uuid[64];
+    if (new_uuid(uuid, sizeof uuid) < 0)
+        return pm_errf(err, "cannot read a UUID from /proc/sys/kernel/random/uuid");
+    sqlite3_stmt *st;
+    if (pm_db_prepare(db, &st,
+                      "INSERT INTO run(uuid, machine_id, label, workload, params, started_ns, interval_ns, status)"
+                      " VALUES (?,?,?,?,?,?,?,'running')", err) < 0)
+        return -1;
+    sqlite3_bind_text(st, 1, uuid, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, machine_id);
+    sqlite3_bind_text(st, 3, label, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, workload, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 5, params, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 6, pm_wall_ns());
+    sqlite3_bind_int64(st, 7, (int64_t)interval_ns);
+    int rc = pm_db_step_done(db, st, err);
+    sqlite3_finalize(st);
+    if (rc < 0)
+        return -1;
+    *run_id = sqlite3_last_insert_rowid(db->h);
+    return 0;
+}
+
+static int store_meta(struct pm_db *db, int64_t run_id, const struct kv_list *meta, struct pm_err *err)
+{
+    sqlite3_stmt *st;
+    if (pm_db_prepare(db, &st, "INSERT OR REPLACE INTO run_meta(run_id, key, value) VALUES (?,?,?)", err) < 0)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; meta && i < meta->n && rc == 0; i++) {
+        sqlite3_bind_int64(st, 1, run_id);
+        sqlite3_bind_text(st, 2, meta->v[i].key, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 3, meta->v[i].value, -1, SQLITE_STATIC);
+        rc = pm_db_step_done(db, st, err);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int store_metrics(struct pm_db *db, int64_t run_id, const struct metric_set *ms, struct pm_err *err)
+{
+    sqlite3_stmt *st;
+    if (pm_db_prepare(db, &st,
+                      "INSERT OR REPLACE INTO metric(run_id, name, value, unit, direction) VALUES (?,?,?,?,?)",
+                      err) < 0)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; ms && i < ms->n && rc == 0; i++) {
+        sqlite3_bind_int64(st, 1, run_id);
+        sqlite3_bind_text(st, 2, ms->v[i].name, -1, SQLITE_STATIC);
+        sqlite3_bind_double(st, 3, ms->v[i].value);
+        sqlite3_bind_text(st, 4, ms->v[i].unit, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 5, ms->v[i].direction, -1, SQLITE_STATIC);
+        rc = pm_db_step_done(db, st, err);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int store_sources(struct pm_db *db, int64_t run_id, const struct run_source *cols, size_t n,
+                         struct pm_err *err)
+{
+    sqlite3_stmt *st;
+    if (pm_db_prepare(db, &st,
+                      "INSERT OR REPLACE INTO run_source(run_id, source, path, ticks, note) VALUES (?,?,?,?,?)",
+                      err) < 0)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        sqlite3_bind_int64(st, 1, run_id);
+        sqlite3_bind_text(st, 2, cols[i].source, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 3, cols[i].path, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 4, (int64_t)cols[i].ticks);
+        if (cols[i].note && cols[i].note[0])
+            sqlite3_bind_text(st, 5, cols[i].note, -1, SQLITE_STATIC);
+        else
+            sqlite3_bind_null(st, 5);
+        rc = pm_db_step_done(db, st, err);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_run_end(struct pm_db *db, int64_t run_id, const char *status, const char *reason,
+                  const struct metric_set *metrics, const struct kv_list *meta,
+                  const struct run_source *cols, size_t ncols, struct pm_err *err)
+{
+    if (pm_db_exec(db, "BEGIN IMMEDIATE", err) < 0)
+        return -1;
+    if (store_meta(db, run_id, meta, err) < 0 || store_metrics(db, run_id, metrics, err) < 0 ||
+        store_sources(db, run_id, cols, ncols, err) < 0)
+        goto fail;
+    sqlite3_stmt *st;
+    if (pm_db_prepare(db, &st, "UPDATE run SET status = ?, reason = ?, ended_ns = ? WHERE id = ?", err) < 0)
+        goto fail;
+    sqlite3_bind_text(st, 1, status, -1, SQLITE_STATIC);
+    if (reason && *reason)
+        sqlite3_bind_text(st, 2, reason, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, 2);
+    sqlite3_bind_int64(st, 3, pm_wall_ns());
+    sqlite3_bind_int64(st, 4, run_id);
+    int rc = pm_db_step_done(db, st, err);
+    sqlite3_finalize(st);
+    if (rc < 0)
+        goto fail;
+    return pm_db_exec(db, "COMMIT", err);
+fail:
+    pm_db_exec(db, "ROLLBACK", NULL);
+    return -1;
+}
+
+int store_run_abandoned(struct pm_db *db, const char *reason, struct pm_err *err)
+{
+    sqlite3_stmt *st;
+    if (pm_db_prepare(db, &st, "UPDATE run SET status = 'aborted', reason = ? WHERE status = 'running'", err) < 0)
+        return -1;
+    sqlite3_bind_text(st, 1, reason, -1, SQLITE_STATIC);
+    int rc = pm_db_step_done(db, st, err);
+    sqlite3_finalize(st);
+    return rc < 0 ? -1 : sqlite3_changes(db->h);
+}

@@ -1,0 +1,347 @@
+/* The chat workload: VolanoMark (seeds 000 and 003) in C. A server and a
+ * client process, both inside the run's cap, play the benchmark over
+ * loopback; or, with --server, only the client plays against any
+ * VolanoMark-protocol server. msg/s = (sent + received) / elapsed, timed
+ * from the start gate to the last connection's close, as Mark does. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "lib/metrics.h"
+#include "lib/fileio.h"
+#include "lib/timeutil.h"
+#include "lib/units.h"
+#include "workloads/workload.h"
+#include "workloads/chat/client.h"
+#include "workloads/chat/server.h"
+
+struct chat_state {
+    uint64_t rooms, users, messages;
+    double pause_s;
+    uint64_t duration_ns, heap, msg_alloc, stall_ns;
+    char server[256];
+};
+
+static const struct wl_option chat_options[] = {
+    { "rooms", "R", "10", "chat rooms" },
+    { "users", "U", "20", "users per room (at least 2)" },
+    { "messages", "C", "100", "messages each user sends (the seeds used 1000 and 25000)" },
+    { "pause", "S", "0", "seconds between a user's messages; > 0 chats on timers instead of taking turns" },
+    { "duration", "D", "10s", "with --pause: how long to chat" },
+    { "heap", "SIZE", "64M", "JVM-like heap of each side, cycled by every message" },
+    { "msg-alloc", "SIZE", "1K", "bytes allocated and written per message sent or received" },
+    { "server", "ADDR:PORT", NULL, "run only the client, against this VolanoMark-protocol server" },
+    { "stall", "D", "60s", "fail the run when no message moves for this long" },
+    { 0 },
+};
+
+static int chat_set(void *state, const char *name, const char *value, struct pm_err *err)
+{
+    struct chat_state *st = state;
+    uint64_t v;
+    if (strcmp(name, "rooms") == 0 || strcmp(name, "users") == 0 || strcmp(name, "messages") == 0) {
+        uint64_t min = strcmp(name, "users") == 0 ? 2 : 1;
+        if (pm_parse_uint(value, min, 100000, &v) < 0)
+            return pm_errf(err, "'%s' is not a count (accepted: a whole number from %llu to 100000)", value,
+                           (unsigned long long)min);
+        *(strcmp(name, "rooms") == 0 ? &st->rooms : strcmp(name, "users") == 0 ? &st->users : &st->messages) = v;
+        return 0;
+    }
+    if (strcmp(name, "pause") == 0) {
+        char *end;
+        errno = 0;
+        double d = strtod(value, &end);
+        if (errno || *end || end == value || !(d >= 0) || d > 3600)
+            return pm_errf(err, "'%s' is not a pause (accepted: seconds from 0 to 3600, e.g. 0.5)", value);
+        st->pause_s = d;
+        return 0;
+    }
+    if (strcmp(name, "duration") == 0 || strcmp(name, "stall") == 0) {
+        if (pm_parse_duration(value, &v) < 0 || v == 0)
+            return pm_errf(err, "'%s' is not a duration (accepted: %s)", value, PM_DURATION_FORMS);
+        *(strcmp(name, "duration") == 0 ? &st->duration_ns : &st->stall_ns) = v;
+        return 0;
+    }
+    if (strcmp(name, "heap") == 0 || strcmp(name, "msg-alloc") == 0) {
+        if (pm_parse_size(value, 0, &v) < 0 || (strcmp(name, "msg-alloc") == 0 && (v < 8 || v > (1u << 20))))
+            return pm_errf(err, "'%s' is not a size (accepted: %s%s)", value, PM_SIZE_FORMS,
+                           strcmp(name, "msg-alloc") == 0 ? "; 8 bytes to 1M" : "; 0 for no heap");
+        *(strcmp(name, "heap") == 0 ? &st->heap : &st->msg_alloc) = v;
+        return 0;
+    }
+    if (strcmp(name, "server") == 0) {
+        const char *colon = strrchr(value, ':');
+        if (!colon || colon == value || !colon[1] || strlen(value) >= sizeof st->server)
+            return pm_errf(err, "'%s' is not an address (accepted: HOST:PORT, e.g. 10.200.0.1:8000)", value);
+        snprintf(st->server, sizeof st->server, "%s", value);
+        return 0;
+    }
+    return pm_errf(err, "unknown option");
+}
+
+/* Read one line from a helper's report pipe, waiting at most ms. */
+static int read_line(int fd, char *buf, size_t len, int ms)
+{
+    size_t o = 0;
+    uint64_t until = pm_now_ns() + (uint64_t)ms * 1000000ull;
+    while (o + 1 < len) {
+        uint64_t now = pm_now_ns();
+        if (now >= until)
+            return -1;
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        int r = poll(&p, 1, (int)((until - now) / 1000000ull) + 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1;
+        ssize_t n = read(fd, buf + o, 1);
+        if (n <= 0)
+            return -1;
+        if (buf[o] == '\n') {
+            buf[o] = '\0';
+            return 0;
+        }
+        o++;
+    }
+    buf[o] = '\0';
+    return 0;
+}
+
+static unsigned long long field(const char *line, const char *key)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "%s ", key);
+    const char *p = strstr(line, pat);
+    return p ? strtoull(p + strlen(pat), NULL, 10) : 0;
+}
+
+static int start_server(struct chat_state *st, struct run_ctx *rc, pid_t *pid, int *report, int *port,
+                        struct pm_err *err)
+{
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) < 0)
+        return pm_errf(err, "pipe: %s", strerror(errno));
+    char heap[48], alloc[48];
+    snprintf(heap, sizeof heap, "--heap=%llu", (unsigned long long)st->heap);
+    snprintf(alloc, sizeof alloc, "--msg-alloc=%llu", (unsigned long long)st->msg_alloc);
+    char *argv[] = { (char *)run_exe(rc), "__chat-server", "--listen=127.0.0.1:0", "--once", heap, alloc,
+                     "--report-fd=4", NULL };
+    int rcs = run_spawn_fd(rc, argv, p[1], pid, err);
+    close(p[1]);
+    if (rcs < 0) {
+        close(p[0]);
+        return -1;
+    }
+    char line[128];
+    if (read_line(p[0], line, sizeof line, 10000) < 0 || strncmp(line, "port ", 5) != 0) {
+        kill(*pid, SIGKILL);
+        waitpid(*pid, NULL, 0);
+        close(p[0]);
+        return pm_errf(err, "the chat server did not start listening");
+    }
+    *port = atoi(line + 5);
+    *report = p[0];
+    return 0;
+}
+
+/* The server exits by itself once its clients are gone; give it a
+ * moment, then make sure. Returns its rusage CPU seconds. */
+static double stop_server(pid_t pid, int report, char *stats, size_t len)
+{
+    struct rusage ru;
+    int st;
+    pid_t r = 0;
+    for (int i = 0; i < 500 && r == 0; i++) {
+        r = wait4(pid, &st, WNOHANG, &ru);
+        if (r == 0) {
+            struct timespec ts = { 0, 10000000 };
+            nanosleep(&ts, NULL);
+        }
+    }
+    if (r == 0) {
+        kill(-pid, SIGKILL);
+        kill(pid, SIGKILL);
+        r = wait4(pid, &st, 0, &ru);
+    }
+    if (read_line(report, stats, len, 100) < 0)
+        stats[0] = '\0';
+    close(report);
+    if (r != pid)
+        return 0;
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+           (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+static int chat_run(void *state, struct run_ctx *rc, struct pm_err *err)
+{
+    struct chat_state *st = state;
+    pid_t server = 0;
+    int server_report = -1, port = 0;
+    char addr[300];
+    if (st->server[0]) {
+        snprintf(addr, sizeof addr, "%s", st->server);
+    } else {
+        if (start_server(st, rc, &server, &server_report, &port, err) < 0)
+            return -1;
+        snprintf(addr, sizeof addr, "127.0.0.1:%d", port);
+    }
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) < 0)
+        return pm_errf(err, "pipe: %s", strerror(errno));
+    char a[5][320];
+    snprintf(a[0], sizeof a[0], "--server=%s", addr);
+    snprintf(a[1], sizeof a[1], "--shape=%llu,%llu,%llu", (unsigned long long)st->rooms,
+             (unsigned long long)st->users, (unsigned long long)st->messages);
+    snprintf(a[2], sizeof a[2], "--heap=%llu,%llu", (unsigned long long)st->heap, (unsigned long long)st->msg_alloc);
+    snprintf(a[3], sizeof a[3], "--pause=%.6f,%llu", st->pause_s, (unsigned long long)st->duration_ns);
+    snprintf(a[4], sizeof a[4], "--stall=%llu", (unsigned long long)st->stall_ns);
+    char *argv[] = { (char *)run_exe(rc), "__chat-client", a[0], a[1], a[2], a[3], a[4], "--report-fd=4", NULL };
+    pid_t client;
+    int sp = run_spawn_fd(rc, argv, p[1], &client, err);
+    close(p[1]);
+    if (sp < 0) {
+        close(p[0]);
+        if (server) {
+            char ignored[256];
+            kill(server, SIGKILL);
+            stop_server(server, server_report, ignored, sizeof ignored);
+        }
+        return -1;
+    }
+    struct run_exit ex;
+    int w = run_wait(rc, client, &ex, err);
+    char line[1024] = "", sstats[256] = "";
+    if (read_line(p[0], line, sizeof line, 100) < 0)
+        line[0] = '\0';
+    close(p[0]);
+    double server_cpu = server ? stop_server(server, server_report, sstats, sizeof sstats) : 0;
+    if (w < 0)
+        return -1;
+    run_rusage_metrics(rc, &ex);
+    run_status_from_exit(rc, "the chat client", &ex);
+    unsigned long long sent = field(line, "sent"), received = field(line, "received");
+    double elapsed = (double)field(line, "elapsed_ns") / 1e9;
+    const char *why = strstr(line, " failed ");
+    if (strcmp(rc_status(rc), "failed") == 0 && why)
+        run_set_status(rc, "failed", "%s", why + 8);
+    else if (strcmp(rc_status(rc), "ok") == 0 && !line[0])
+        run_set_status(rc, "failed", "the chat client reported nothing");
+    run_metric(rc, "chat.sent", (double)sent, "count", PM_NEITHER);
+    run_metric(rc, "chat.received", (double)received, "count", PM_NEITHER);
+    run_metric(rc, "chat.total", (double)(sent + received), "count", PM_NEITHER);
+    run_metric(rc, "chat.order_errors", (double)field(line, "order_errors"), "count", PM_LOWER);
+    run_metric(rc, "chat.connections", (double)field(line, "connections"), "count", PM_NEITHER);
+    run_metric(rc, "chat.client_collections", (double)field(line, "collections"), "count", PM_LOWER);
+    if (sstats[0])
+        run_metric(rc, "chat.server_collections", (double)field(sstats, "collections"), "count", PM_LOWER);
+    if (strcmp(rc_status(rc), "ok") == 0 && elapsed > 0) {
+        run_metric(rc, "chat.elapsed_s", elapsed, "s", PM_LOWER);
+        run_metric(rc, "chat.msgs_per_s", (double)(sent + received) / elapsed, "msg/s", PM_HIGHER);
+        run_metric(rc, "chat.delivered_per_s", (double)received / elapsed, "msg/s", PM_HIGHER);
+        double client_cpu = (double)ex.ru.ru_utime.tv_sec + (double)ex.ru.ru_utime.tv_usec / 1e6 +
+                            (double)ex.ru.ru_stime.tv_sec + (double)ex.ru.ru_stime.tv_usec / 1e6;
+        if (server)
+            run_metric(rc, "chat.server_cpu_s", server_cpu, "s", PM_LOWER);
+        if (received)
+            run_metric(rc, "chat.cpu_us_per_delivery", (client_cpu + server_cpu) / (double)received * 1e6, "us",
+                       PM_LOWER);
+    }
+    return 0;
+}
+
+static void chat_describe(void *state, char *buf, size_t len)
+{
+    struct chat_state *st = state;
+    char heap[32], alloc[32];
+    pm_fmt_size(heap, sizeof heap, st->heap);
+    pm_fmt_size(alloc, sizeof alloc, st->msg_alloc);
+    int n = snprintf(buf, len, "--rooms %llu --users %llu --messages %llu --heap %s --msg-alloc %s",
+                     (unsigned long long)st->rooms, (unsigned long long)st->users, (unsigned long long)st->messages,
+                     heap, alloc);
+    if (st->pause_s > 0 && n > 0 && (size_t)n < len)
+        n += snprintf(buf + n, len - (size_t)n, " --pause %g --duration %.0fs", st->pause_s,
+                      (double)st->duration_ns / 1e9);
+    if (st->server[0] && n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, " --server %s", st->server);
+}
+
+/* The two processes of a run, started as "pressmark __chat-server" and
+ * "pressmark __chat-client" with the run's parameters as --key=value. */
+static const char *arg_of(const char *a, const char *key)
+{
+    size_t n = strlen(key);
+    return strncmp(a, key, n) == 0 ? a + n : NULL;
+}
+
+static int server_helper_main(int argc, char **argv)
+{
+    struct chat_server_config cfg = { .listen = "127.0.0.1:0", .msg_alloc = 1024, .report_fd = -1 };
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        if ((v = arg_of(argv[i], "--listen=")))
+            cfg.listen = v;
+        else if (strcmp(argv[i], "--once") == 0)
+            cfg.once = true;
+        else if ((v = arg_of(argv[i], "--heap=")))
+            cfg.heap = strtoull(v, NULL, 10);
+        else if ((v = arg_of(argv[i], "--msg-alloc=")))
+            cfg.msg_alloc = strtoull(v, NULL, 10);
+        else if ((v = arg_of(argv[i], "--report-fd=")))
+            cfg.report_fd = atoi(v);
+    }
+    return chat_server_main(&cfg);
+}
+
+static int client_helper_main(int argc, char **argv)
+{
+    struct chat_client_config cfg = { .server = NULL, .report_fd = -1, .stall_ns = 60000000000ull };
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        unsigned long long a, b, cc;
+        double d;
+        if ((v = arg_of(argv[i], "--server=")))
+            cfg.server = v;
+        else if ((v = arg_of(argv[i], "--shape=")) && sscanf(v, "%llu,%llu,%llu", &a, &b, &cc) == 3) {
+            cfg.rooms = (unsigned)a;
+            cfg.users = (unsigned)b;
+            cfg.messages = (unsigned)cc;
+        } else if ((v = arg_of(argv[i], "--heap=")) && sscanf(v, "%llu,%llu", &a, &b) == 2) {
+            cfg.heap = a;
+            cfg.msg_alloc = b;
+        } else if ((v = arg_of(argv[i], "--pause=")) && sscanf(v, "%lf,%llu", &d, &a) == 2) {
+            cfg.pause_s = d;
+            cfg.duration_ns = a;
+        } else if ((v = arg_of(argv[i], "--stall=")))
+            cfg.stall_ns = strtoull(v, NULL, 10);
+        else if ((v = arg_of(argv[i], "--report-fd=")))
+            cfg.report_fd = atoi(v);
+    }
+    if (!cfg.server || cfg.users < 2 || cfg.rooms < 1)
+        return 2;
+    return chat_client_main(&cfg);
+}
+
+static const struct wl_helper chat_helpers[] = {
+    { "__chat-server", server_helper_main },
+    { "__chat-client", client_helper_main },
+    { NULL, NULL },
+};
+
+const struct workload_ops workload_chat = {
+    .name = "chat",
+    .summary = "VolanoMark's chat server and client (seeds 000, 003), faithful to the wire, msg/s",
+    .headline = "chat.msgs_per_s",
+    .headline_title = "msg/s",
+    .show_cpu_split = true,
+    .options = chat_options,
+    .state_size = sizeof(struct chat_state),
+    .set_option = chat_set,
+    .run = chat_run,
+    .describe = chat_describe,
+    .helpers = chat_helpers,
+};
