@@ -1,5 +1,6 @@
 #include "cmd/cli.h"
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -35,52 +36,155 @@ const char *pm_db_path(void)
     return db_path;
 }
 
-enum {
-    OPT_LABEL = 1000, OPT_INTERVAL, OPT_RUNS, OPT_GAP, OPT_TIMEOUT, OPT_DB, OPT_QUIET,
-    OPT_PROFILE, OPT_PUSH, OPT_MEM_CAP, OPT_CAP_METHOD, OPT_SWAP_CAP, OPT_MEM_HIGH, OPT_SWAP, OPT_ZSWAP, OPT_SYSCTL, OPT_THP,
+int cmd_open_db(struct pm_db *db, const char *cmd)
+{
+    struct pm_err err;
+    if (pm_db_open(db, pm_db_path(), false, &err) < 0)
+        return pm_usage(cmd, "%s", err.msg);
+    return 0;
+}
+
+/* The run options' setters where a field alone does not say it all. */
+static int set_label(void *state, const char *value, struct pm_err *err)
+{
+    struct run_opts *ro = state;
+    if (!value[0] || strlen(value) >= sizeof ro->label_buf)
+        return pm_errf(err, "'%s' is not a label (accepted: 1 to %zu characters)", value, sizeof ro->label_buf - 1);
+    snprintf(ro->label_buf, sizeof ro->label_buf, "%s", value);
+    return 0;
+}
+
+static int set_db(void *state, const char *value, struct pm_err *err)
+{
+    (void)state;
+    if (!value[0])
+        return pm_errf(err, "'' is not a path (accepted: a file path)");
+    pm_set_db_path(value);
+    return 0;
+}
+
+static int set_push(void *state, const char *value, struct pm_err *err)
+{
+    struct run_opts *ro = state;
+    if (strncmp(value, "http://", 7) != 0 && strncmp(value, "https://", 8) != 0)
+        return pm_errf(err, "'%s' is not a URL (accepted: http:// or https://)", value);
+    if (push_token(NULL, ro->push_token, sizeof ro->push_token, err) < 0)
+        return -1;
+    ro->push_url = value;
+    return 0;
+}
+
+static int set_profile(void *state, const char *value, struct pm_err *err)
+{
+    (void)value;
+    if (!profile_available())
+        return pm_errf(err, "perf is not installed (as root: apt-get install linux-perf)");
+    ((struct run_opts *)state)->profile = true;
+    return 0;
+}
+
+static int set_mem_cap(void *state, const char *value, struct pm_err *err)
+{
+    struct run_opts *ro = state;
+    int64_t total_kb = pm_meminfo_kb("MemTotal");
+    uint64_t v;
+    if (pm_parse_size(value, total_kb > 0 ? (uint64_t)total_kb * 1024 : 0, &v) < 0 || v < (4ull << 20))
+        return pm_errf(err, "'%s' is not a memory cap (accepted: %s; at least 4M)", value, PM_SIZE_FORMS);
+    ro->env.has_cap = true;
+    ro->env.mem_cap = v;
+    return 0;
+}
+
+static int set_limit(const char *value, bool *has, uint64_t *field, struct pm_err *err)
+{
+    if (pm_parse_size(value, 0, field) < 0)
+        return pm_errf(err, "'%s' is not a size (accepted: %s)", value, PM_SIZE_FORMS);
+    *has = true;
+    return 0;
+}
+
+static int set_swap_cap(void *state, const char *value, struct pm_err *err)
+{
+    struct run_opts *ro = state;
+    return set_limit(value, &ro->env.has_swap_cap, &ro->env.swap_cap, err);
+}
+
+static int set_mem_high(void *state, const char *value, struct pm_err *err)
+{
+    struct run_opts *ro = state;
+    return set_limit(value, &ro->env.has_mem_high, &ro->env.mem_high, err);
+}
+
+static int set_swap(void *state, const char *value, struct pm_err *err)
+{
+    if (swap_parse(value, &((struct run_opts *)state)->env.swap) < 0)
+        return pm_errf(err, "'%s' is not a swap set-up (accepted: SIZE for a swap file, zram:SIZE or "
+                       "zram:SIZE:ALGO, SIZE at least 1M, e.g. 256M, zram:512M:lz4)", value);
+    return 0;
+}
+
+static int set_zswap(void *state, const char *value, struct pm_err *err)
+{
+    return vm_knob_parse_zswap(&((struct run_opts *)state)->env.knobs, value, err);
+}
+
+static int set_sysctl(void *state, const char *value, struct pm_err *err)
+{
+    return vm_knob_parse_sysctl(&((struct run_opts *)state)->env.knobs, value, err);
+}
+
+static int set_thp(void *state, const char *value, struct pm_err *err)
+{
+    return vm_knob_parse_thp(&((struct run_opts *)state)->env.knobs, value, err);
+}
+
+const struct opt pm_db_option[] = {
+    { .name = "db", .type = OPT_CALLBACK, .set = set_db, .metavar = "PATH",
+      .help = "results database (default: $PRESSMARK_DB or results.db beside the binary)" },
+    { .type = OPT_END },
 };
 
-const struct option pm_run_long_options[] = {
-    { "label", required_argument, NULL, OPT_LABEL },
-    { "interval", required_argument, NULL, OPT_INTERVAL },
-    { "runs", required_argument, NULL, OPT_RUNS },
-    { "gap", required_argument, NULL, OPT_GAP },
-    { "timeout", required_argument, NULL, OPT_TIMEOUT },
-    { "db", required_argument, NULL, OPT_DB },
-    { "quiet", no_argument, NULL, OPT_QUIET },
-    { "profile", no_argument, NULL, OPT_PROFILE },
-    { "push", required_argument, NULL, OPT_PUSH },
-    { "mem-cap", required_argument, NULL, OPT_MEM_CAP },
-    { "cap-method", required_argument, NULL, OPT_CAP_METHOD },
-    { "swap-cap", required_argument, NULL, OPT_SWAP_CAP },
-    { "mem-high", required_argument, NULL, OPT_MEM_HIGH },
-    { "swap", required_argument, NULL, OPT_SWAP },
-    { "zswap", required_argument, NULL, OPT_ZSWAP },
-    { "sysctl", required_argument, NULL, OPT_SYSCTL },
-    { "thp", required_argument, NULL, OPT_THP },
-    { NULL, 0, NULL, 0 },
+#define RO(field) offsetof(struct run_opts, field)
+const struct opt pm_run_options[] = {
+    { .name = "label", .type = OPT_CALLBACK, .set = set_label, .metavar = "L",
+      .help = "the configuration these runs measure (default: uname -r)" },
+    { .name = "interval", .type = OPT_DURATION, .offset = RO(interval_ns), .metavar = "I", .min = 10e6, .max = 3600e9,
+      .noun = "sampling interval", .extra = "from 10ms to 1h", .help = "sampling interval, 10ms to 1h (default 1s)" },
+    { .name = "runs", .type = OPT_UINT, .offset = RO(runs), .metavar = "N", .min = 1, .max = 100000,
+      .noun = "run count", .help = "how many runs, each stored (default 1)" },
+    { .name = "gap", .type = OPT_DURATION, .offset = RO(gap_ns), .metavar = "D", .help = "pause between runs (default 0s)" },
+    { .name = "timeout", .type = OPT_DURATION, .offset = RO(timeout_ns), .metavar = "D", .min = 1, .max = 1e18,
+      .extra = "above zero", .help = "end a run that takes longer as failed (default: none)" },
+    { .name = "db", .type = OPT_CALLBACK, .set = set_db, .metavar = "PATH",
+      .help = "results database (default: $PRESSMARK_DB or results.db beside the binary)" },
+    { .name = "quiet", .type = OPT_FLAG, .offset = RO(quiet), .help = "no per-run line on stderr" },
+    { .name = "profile", .type = OPT_CALLBACK, .set = set_profile,
+      .help = "a system-wide kernel profile per run (perf record -e cpu-clock -a), top 10 stored" },
+    { .name = "push", .type = OPT_CALLBACK, .set = set_push, .metavar = "URL",
+      .help = "push each run to a time-series database when stored (see 'pressmark push --help')" },
+    { .type = OPT_END },
 };
 
-const char pm_run_options_help[] =
-    "  --label L         the configuration these runs measure (default: uname -r)\n"
-    "  --interval I      sampling interval, 10ms to 1h (default 1s)\n"
-    "  --runs N          how many runs, each stored (default 1)\n"
-    "  --gap D           pause between runs (default 0s)\n"
-    "  --timeout D       end a run that takes longer as failed (default: none)\n"
-    "  --db PATH         results database (default: $PRESSMARK_DB or results.db beside the binary)\n"
-    "  --quiet           no per-run line on stderr\n"
-    "  --profile         a system-wide kernel profile per run (perf record -e cpu-clock -a), top 10 stored\n"
-    "  --push URL        push each run to a time-series database when stored (see 'pressmark push --help')\n"
-    "\nmemory cap, swap and VM settings (root; all undone after each run):\n"
-    "  --mem-cap SIZE|PCT       cap the workload's memory (e.g. 64M, 3G, 75%% of MemTotal)\n"
-    "  --cap-method M           auto|cgroup2|cgroup1|balloon|none (auto: cgroup2, then cgroup1, then balloon)\n"
-    "  --swap-cap SIZE          swap the capped workload may use (cgroup caps; 0: none)\n"
-    "  --mem-high SIZE          cgroup v2 memory.high, the throttling point below the cap\n"
-    "  --swap SIZE              add a temporary swap file of SIZE for the run\n"
-    "  --swap zram:SIZE[:ALGO]  add a temporary zram swap device instead\n"
-    "  --zswap on|off           switch zswap for the run\n"
-    "  --sysctl vm.NAME=VALUE   set a VM sysctl for the run (repeatable)\n"
-    "  --thp always|madvise|never  transparent hugepage mode for the run\n";
+const struct opt pm_env_options[] = {
+    { .name = "mem-cap", .type = OPT_CALLBACK, .set = set_mem_cap, .metavar = "SIZE|PCT",
+      .help = "cap the workload's memory (e.g. 64M, 3G, 75% of MemTotal)" },
+    { .name = "cap-method", .type = OPT_CHOICE, .offset = RO(env.method), .metavar = "M", .words = cap_method_names,
+      .noun = "cap method", .help = "auto|cgroup2|cgroup1|balloon|none (auto: cgroup2, then cgroup1, then balloon)" },
+    { .name = "swap-cap", .type = OPT_CALLBACK, .set = set_swap_cap, .metavar = "SIZE",
+      .help = "swap the capped workload may use (cgroup caps; 0: none)" },
+    { .name = "mem-high", .type = OPT_CALLBACK, .set = set_mem_high, .metavar = "SIZE",
+      .help = "cgroup v2 memory.high, the throttling point below the cap" },
+    { .name = "swap", .type = OPT_CALLBACK, .set = set_swap, .metavar = "SIZE|zram:SIZE[:ALGO]",
+      .help = "a temporary swap file of SIZE for the run, or a zram swap device" },
+    { .name = "zswap", .type = OPT_CALLBACK, .set = set_zswap, .metavar = "on|off", .help = "switch zswap for the run" },
+    { .name = "sysctl", .type = OPT_CALLBACK, .set = set_sysctl, .metavar = "vm.NAME=VALUE",
+      .help = "set a VM sysctl for the run (repeatable)" },
+    { .name = "thp", .type = OPT_CALLBACK, .set = set_thp, .metavar = "MODE",
+      .help = "transparent hugepage mode for the run: always, madvise or never" },
+    { .type = OPT_END },
+};
+
+const char pm_env_options_title[] = "memory cap, swap and VM settings (root; all undone after each run)";
 
 void run_opts_defaults(struct run_opts *ro)
 {
@@ -94,138 +198,6 @@ void run_opts_defaults(struct run_opts *ro)
     ro->interval_ns = 1000000000ull;
     ro->runs = 1;
     ro->env.method = CAP_AUTO;
-}
-
-int run_opts_handle(struct run_opts *ro, const char *cmd, int id, const char *arg)
-{
-    uint64_t v;
-    switch (id) {
-    case OPT_LABEL:
-        if (!arg[0] || strlen(arg) >= sizeof ro->label_buf) {
-            pm_usage(cmd, "--label: '%s' is not a label (accepted: 1 to %zu characters)", arg,
-                     sizeof ro->label_buf - 1);
-            return -1;
-        }
-        snprintf(ro->label_buf, sizeof ro->label_buf, "%s", arg);
-        return 1;
-    case OPT_INTERVAL:
-        if (pm_parse_duration(arg, &v) < 0 || v < 10000000ull || v > 3600000000000ull) {
-            pm_usage(cmd, "--interval: '%s' is not a sampling interval (accepted: %s; from 10ms to 1h)",
-                     arg, PM_DURATION_FORMS);
-            return -1;
-        }
-        ro->interval_ns = v;
-        return 1;
-    case OPT_RUNS:
-        if (pm_parse_uint(arg, 1, 100000, &v) < 0) {
-            pm_usage(cmd, "--runs: '%s' is not a run count (accepted: a whole number from 1 to 100000)", arg);
-            return -1;
-        }
-        ro->runs = (unsigned)v;
-        return 1;
-    case OPT_GAP:
-        if (pm_parse_duration(arg, &v) < 0) {
-            pm_usage(cmd, "--gap: '%s' is not a duration (accepted: %s)", arg, PM_DURATION_FORMS);
-            return -1;
-        }
-        ro->gap_ns = v;
-        return 1;
-    case OPT_TIMEOUT:
-        if (pm_parse_duration(arg, &v) < 0 || v == 0) {
-            pm_usage(cmd, "--timeout: '%s' is not a duration (accepted: %s; above zero)", arg, PM_DURATION_FORMS);
-            return -1;
-        }
-        ro->timeout_ns = v;
-        return 1;
-    case OPT_DB:
-        if (!arg[0]) {
-            pm_usage(cmd, "--db: '' is not a path (accepted: a file path)");
-            return -1;
-        }
-        pm_set_db_path(arg);
-        return 1;
-    case OPT_QUIET:
-        ro->quiet = true;
-        return 1;
-    case OPT_PUSH: {
-        if (strncmp(arg, "http://", 7) != 0 && strncmp(arg, "https://", 8) != 0) {
-            pm_usage(cmd, "--push: '%s' is not a URL (accepted: http:// or https://)", arg);
-            return -1;
-        }
-        struct pm_err err;
-        if (push_token(NULL, ro->push_token, sizeof ro->push_token, &err) < 0) {
-            pm_usage(cmd, "--push: %s", err.msg);
-            return -1;
-        }
-        ro->push_url = arg;
-        return 1;
-    }
-    case OPT_PROFILE:
-        if (!profile_available()) {
-            pm_usage(cmd, "--profile: perf is not installed (as root: apt-get install linux-perf)");
-            return -1;
-        }
-        ro->profile = true;
-        return 1;
-    case OPT_MEM_CAP: {
-        int64_t total_kb = pm_meminfo_kb("MemTotal");
-        if (pm_parse_size(arg, total_kb > 0 ? (uint64_t)total_kb * 1024 : 0, &v) < 0 || v < (4ull << 20)) {
-            pm_usage(cmd, "--mem-cap: '%s' is not a memory cap (accepted: %s; at least 4M)", arg, PM_SIZE_FORMS);
-            return -1;
-        }
-        ro->env.has_cap = true;
-        ro->env.mem_cap = v;
-        return 1;
-    }
-    case OPT_CAP_METHOD: {
-        static const char *names[] = { "auto", "cgroup2", "cgroup1", "balloon", "none" };
-        for (int i = 0; i < 5; i++) {
-            if (strcmp(arg, names[i]) == 0) {
-                ro->env.method = (enum cap_method)i;
-                return 1;
-            }
-        }
-        pm_usage(cmd, "--cap-method: '%s' is not a cap method (accepted: auto, cgroup2, cgroup1, balloon, none)", arg);
-        return -1;
-    }
-    case OPT_SWAP_CAP:
-    case OPT_MEM_HIGH:
-        if (pm_parse_size(arg, 0, &v) < 0) {
-            pm_usage(cmd, "--%s: '%s' is not a size (accepted: %s)", id == OPT_SWAP_CAP ? "swap-cap" : "mem-high",
-                     arg, PM_SIZE_FORMS);
-            return -1;
-        }
-        if (id == OPT_SWAP_CAP) {
-            ro->env.has_swap_cap = true;
-            ro->env.swap_cap = v;
-        } else {
-            ro->env.has_mem_high = true;
-            ro->env.mem_high = v;
-        }
-        return 1;
-    case OPT_SWAP:
-        if (swap_parse(arg, &ro->env.swap) < 0) {
-            pm_usage(cmd, "--swap: '%s' is not a swap set-up (accepted: SIZE for a swap file, zram:SIZE or "
-                     "zram:SIZE:ALGO, SIZE at least 1M, e.g. 256M, zram:512M:lz4)", arg);
-            return -1;
-        }
-        return 1;
-    case OPT_ZSWAP:
-    case OPT_SYSCTL:
-    case OPT_THP: {
-        struct pm_err err;
-        int rc = id == OPT_ZSWAP ? vm_knob_parse_zswap(&ro->env.knobs, arg, &err)
-               : id == OPT_THP ? vm_knob_parse_thp(&ro->env.knobs, arg, &err)
-               : vm_knob_parse_sysctl(&ro->env.knobs, arg, &err);
-        if (rc < 0) {
-            pm_usage(cmd, "--%s: %s", id == OPT_ZSWAP ? "zswap" : id == OPT_THP ? "thp" : "sysctl", err.msg);
-            return -1;
-        }
-        return 1;
-    }
-    default:
-        return 0;
-    }
 }
 
 int run_opts_finish(struct run_opts *ro, const char *cmd)

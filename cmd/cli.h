@@ -2,13 +2,20 @@
 #define PM_CLI_H
 /* What every command shares: the one-line error for bad input (exit 2,
  * nothing written), the database path, and the options of run commands. */
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include "pressure/env.h"
 #include "harness/run.h"
+#include "lib/opt.h"
+#include "store/db.h"
 
 #define PM_EXIT_USAGE 2
+
+/* Exit statuses, one policy for every command: 0 done; 1 the thing
+ * measured or judged went wrong (a run failed, a regression, a push that
+ * could not be delivered); 2 pressmark could not do what was asked (bad
+ * input, a database or label that is not there, a harness error);
+ * 128 + N interrupted by signal N. */
 
 /* Print "pressmark CMD: message" to stderr and return 2. */
 int pm_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -17,6 +24,12 @@ int pm_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf
  * or the default beside the binary. */
 void pm_set_db_path(const char *path);
 const char *pm_db_path(void);
+/* Open the database for a command that reads it (it must exist); on
+ * failure print "pressmark CMD: why" and return 2. */
+int cmd_open_db(struct pm_db *db, const char *cmd);
+/* The option table of --db, for commands that take nothing else of the
+ * run options. */
+extern const struct opt pm_db_option[];
 
 /* Options shared by every command that runs a workload. */
 struct run_opts {
@@ -33,15 +46,13 @@ struct run_opts {
     char label_buf[256];
 };
 
-/* getopt_long entries for the run options, terminated; ids start at 1000. */
-extern const struct option pm_run_long_options[];
-/* Help text for them, for each run command's --help. */
-extern const char pm_run_options_help[];
+/* The run options and the environment options, as option tables whose
+ * state is a struct run_opts (for cmd_parse groups). */
+extern const struct opt pm_run_options[];
+extern const struct opt pm_env_options[];
+extern const char pm_env_options_title[];
 
 void run_opts_defaults(struct run_opts *ro);
-/* Handle one getopt_long result that belongs to the run options. Returns 1
- * if handled, 0 if not one of ours, -1 (after printing) on a bad value. */
-int run_opts_handle(struct run_opts *ro, const char *cmd, int id, const char *arg);
 /* Check the options together once all are parsed (root, cap method here,
  * mem-high below the cap). Returns 0, or 2 after printing the one line. */
 int run_opts_finish(struct run_opts *ro, const char *cmd);

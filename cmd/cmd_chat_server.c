@@ -1,52 +1,50 @@
 /* pressmark chat-server: VolanoMark's netserver side alone. */
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include "cmd/cli.h"
-#include "lib/units.h"
+#include "cmd/parse.h"
 #include "workloads/chat/server.h"
+
+struct server_opts {
+    char listen[256];
+    bool once;
+    uint64_t heap, msg_alloc;
+};
+
+#define SO(field) offsetof(struct server_opts, field)
+static const struct opt server_options[] = {
+    { .name = "listen", .type = OPT_STRING, .offset = SO(listen), .size = sizeof(((struct server_opts *)0)->listen),
+      .metavar = "ADDR:PORT", .help = "where to listen (port 0 picks a free one)" },
+    { .name = "once", .type = OPT_FLAG, .offset = SO(once), .help = "exit when the first clients have all gone" },
+    { .name = "heap", .type = OPT_SIZE, .offset = SO(heap), .metavar = "SIZE", .def = "64M",
+      .help = "JVM-like heap, cycled by every message" },
+    { .name = "msg-alloc", .type = OPT_SIZE, .offset = SO(msg_alloc), .metavar = "SIZE", .def = "1K", .min = 8,
+      .max = 1 << 20, .extra = "8 bytes to 1M", .help = "bytes allocated and written per message" },
+    { .type = OPT_END },
+};
 
 int cmd_chat_server(int argc, char **argv)
 {
-    struct chat_server_config cfg = { .listen = NULL, .heap = 64ull << 20, .msg_alloc = 1024, .report_fd = -1 };
-    static const struct option longopts[] = {
-        { "listen", required_argument, NULL, 'l' }, { "once", no_argument, NULL, 'o' },
-        { "heap", required_argument, NULL, 'H' }, { "msg-alloc", required_argument, NULL, 'a' },
-        { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+    struct server_opts o = { .once = false };
+    const struct cmd_group groups[] = { { NULL, server_options, &o } };
+    const struct cmd_spec spec = {
+        .name = "chat-server", .groups = groups, .ngroups = 1, .max_args = 0,
+        .usage = "usage: pressmark chat-server --listen ADDR:PORT [--once] [--heap SIZE] [--msg-alloc SIZE]\n\n"
+                 "A VolanoMark 2.13.4 protocol chat server (the netserver side), for clients on other\n"
+                 "machines or network namespaces: pressmark run chat --server ADDR:PORT, or the\n"
+                 "original COM.volano.Mark. Prints the port it listens on; runs until SIGINT or\n"
+                 "SIGTERM, or with --once until its first clients have all gone, then prints its\n"
+                 "heap collections, connections and chats.\n",
     };
-    opterr = 0;
-    optind = 1;
-    int c;
-    uint64_t v;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'l': cfg.listen = optarg; break;
-        case 'o': cfg.once = true; break;
-        case 'H':
-            if (pm_parse_size(optarg, 0, &v) < 0)
-                return pm_usage("chat-server", "--heap: '%s' is not a size (accepted: %s)", optarg, PM_SIZE_FORMS);
-            cfg.heap = v;
-            break;
-        case 'a':
-            if (pm_parse_size(optarg, 0, &v) < 0 || v < 8 || v > (1u << 20))
-                return pm_usage("chat-server", "--msg-alloc: '%s' is not a size (accepted: 8 bytes to 1M)", optarg);
-            cfg.msg_alloc = v;
-            break;
-        case 'h':
-            printf("usage: pressmark chat-server --listen ADDR:PORT [--once] [--heap SIZE] [--msg-alloc SIZE]\n\n"
-                   "A VolanoMark 2.13.4 protocol chat server (the netserver side), for clients on other\n"
-                   "machines or network namespaces: pressmark run chat --server ADDR:PORT, or the\n"
-                   "original COM.volano.Mark. Prints the port it listens on; runs until SIGINT or\n"
-                   "SIGTERM, or with --once until its first clients have all gone, then prints its\n"
-                   "heap collections, connections and chats.\n");
-            return 0;
-        default:
-            return pm_usage("chat-server", "unknown option or missing value '%s' (see 'pressmark chat-server --help')",
-                            argv[optind - 1]);
-        }
-    }
-    if (!cfg.listen)
+    struct pm_err err;
+    if (opt_set_defaults(server_options, &o, &err) < 0)
+        return pm_usage("chat-server", "%s", err.msg);
+    int r = cmd_parse(&spec, argc, argv);
+    if (r < 0)
+        return cmd_parse_exit(r);
+    if (!o.listen[0])
         return pm_usage("chat-server", "--listen ADDR:PORT is needed (e.g. --listen 0.0.0.0:8000)");
+    struct chat_server_config cfg = { .listen = o.listen, .once = o.once, .heap = o.heap, .msg_alloc = o.msg_alloc,
+                                      .report_fd = -1 };
     return chat_server_main(&cfg);
 }

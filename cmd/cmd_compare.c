@@ -1,277 +1,260 @@
+/* pressmark compare: labels side by side, Welch's t-test, ratio sentences,
+ * and the CI contract (--fail-on-regression, --junit). */
 #include <errno.h>
-#include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cmd/cli.h"
-#include "store/db.h"
+#include "cmd/parse.h"
 #include "reports/compare.h"
 #include "reports/compare_fmt.h"
 #include "reports/verdict.h"
+#include "store/db.h"
 #include "store/fetch.h"
 #include "store/foreign_db.h"
 
 #define MAX_ITEMS 64
 
-static void compare_help(void)
+struct compare_opts {
+    char baseline[256], workload[64], baseline_db[4096], junit[4096];
+    const char *metrics[MAX_ITEMS];
+    size_t nmetrics;
+    bool long_view, judge;
+    double alpha, pct;
+    unsigned format;
+};
+
+static int add_metric_opt(void *state, const char *value, struct pm_err *err)
 {
-    printf("usage: pressmark compare [--baseline LABEL] [LABEL...] [--workload W] [--metric M]...\n"
-           "                         [--long] [--alpha A] [--format text|markdown|csv|json|html] [--db PATH]\n\n"
-           "Compares labels (configurations: a kernel, a patch, a setting); each label's ok runs\n"
-           "are its samples. The default view is the seeds' table, one row per label: the\n"
-           "workload's headline (msg/s, elapsed, MB/s), %%CPU, %%sys/%%user and total swap in,\n"
-           "out and io, each as mean ±sd, then n and fail:runs; under it seed 000's ratio\n"
-           "sentence for each label against the baseline, with Welch's t-test (p shown,\n"
-           "significant below --alpha, default 0.05), and what differed in the environment.\n"
-           "--long shows mmtests' layout: per metric n, mean, stddev, CV%%, min, median, max,\n"
-           "the change against the baseline (+ is better) with its p-value and the 95%%\n"
-           "confidence interval of the difference. Without labels: every label of the\n"
-           "workload, the first one run as the baseline. Runs that ended failed, oom or\n"
-           "aborted are counted, never averaged in.\n\n"
-           "For CI:\n"
-           "  --baseline-db PATH|URL   the baseline's runs come from another results database (a path,\n"
-           "                           file://, http:// or https://; fetched with libcurl and cached,\n"
-           "                           revalidated with ETag / If-Modified-Since); --baseline picks a\n"
-           "                           label in it, otherwise all its runs of the workload\n"
-           "  --fail-on-regression [PCT]  exit 1 when any compared metric of any label is worse than the\n"
-           "                           baseline by more than PCT %% (default 5) and significantly so;\n"
-           "                           0 when none is; 2 when it cannot judge (no baseline, fewer than 2\n"
-           "                           runs a side, failed or oom runs the baseline did not have)\n"
-           "  --junit FILE             JUnit XML: a testsuite per workload, a testcase per label x metric\n");
+    struct compare_opts *o = state;
+    if (o->nmetrics == MAX_ITEMS)
+        return pm_errf(err, "at most %d metrics", MAX_ITEMS);
+    o->metrics[o->nmetrics++] = value;
+    return 0;
 }
 
-int cmd_compare(int argc, char **argv)
+static int set_judge(void *state, const char *value, struct pm_err *err)
 {
-    const char *baseline = NULL, *workload = NULL, *format = "text", *baseline_db = NULL, *junit = NULL;
-    bool judge = false;
-    double pct = 5.0;
-    const char *metrics[MAX_ITEMS], *labels[MAX_ITEMS];
-    size_t nmetrics = 0, nlabels = 0;
-    bool long_view = false;
-    double alpha = 0.05;
-    static const struct option longopts[] = {
-        { "baseline", required_argument, NULL, 'b' }, { "workload", required_argument, NULL, 'w' },
-        { "metric", required_argument, NULL, 'm' }, { "long", no_argument, NULL, 'L' },
-        { "alpha", required_argument, NULL, 'a' }, { "format", required_argument, NULL, 'f' },
-        { "db", required_argument, NULL, 'd' }, { "help", no_argument, NULL, 'h' },
-        { "baseline-db", required_argument, NULL, 'B' }, { "fail-on-regression", optional_argument, NULL, 'R' },
-        { "junit", required_argument, NULL, 'J' }, { NULL, 0, NULL, 0 },
-    };
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'b': baseline = optarg; break;
-        case 'w': workload = optarg; break;
-        case 'm':
-            if (nmetrics == MAX_ITEMS)
-                return pm_usage("compare", "--metric: at most %d metrics", MAX_ITEMS);
-            metrics[nmetrics++] = optarg;
-            break;
-        case 'L': long_view = true; break;
-        case 'a': {
-            char *end;
-            errno = 0;
-            alpha = strtod(optarg, &end);
-            if (errno || *end || end == optarg || !(alpha > 0 && alpha < 1))
-                return pm_usage("compare", "--alpha: '%s' is not a significance level (accepted: a number between 0 and 1, e.g. 0.05)", optarg);
-            break;
-        }
-        case 'f': format = optarg; break;
-        case 'd': pm_set_db_path(optarg); break;
-        case 'h': compare_help(); return 0;
-        case 'B': baseline_db = optarg; break;
-        case 'J': junit = optarg; break;
-        case 'R': {
-            /* The threshold may follow as its own word: --fail-on-regression 5. */
-            const char *v = optarg;
-            if (!v && optind < argc && argv[optind][0] >= '0' && argv[optind][0] <= '9')
-                v = argv[optind++];
-            judge = true;
-            if (v) {
-                char *end;
-                errno = 0;
-                pct = strtod(v, &end);
-                if (errno || *end || end == v || !(pct >= 0 && pct < 1000))
-                    return pm_usage("compare", "--fail-on-regression: '%s' is not a threshold (accepted: a percentage from 0 to 1000, e.g. 5)", v);
-            }
-            break;
-        }
-        default:
-            return pm_usage("compare", "unknown option or missing value '%s' (see 'pressmark compare --help')", argv[optind - 1]);
-        }
-    }
-    enum cmp_format fmt;
-    if (cmp_format_parse(format, &fmt) < 0)
-        return pm_usage("compare", "--format: '%s' is not a format (accepted: text, markdown, csv, json, html)", format);
-    for (; optind < argc; optind++) {
-        if (nlabels == MAX_ITEMS)
-            return pm_usage("compare", "at most %d labels", MAX_ITEMS);
-        labels[nlabels++] = argv[optind];
-    }
-    struct pm_db db;
+    struct compare_opts *o = state;
+    o->judge = true;
+    if (!value[0])
+        return 0;
+    char *end;
+    errno = 0;
+    double pct = strtod(value, &end);
+    if (errno || *end || end == value || !(pct >= 0 && pct < 1000))
+        return pm_errf(err, "'%s' is not a threshold (accepted: a percentage from 0 to 1000, e.g. 5)", value);
+    o->pct = pct;
+    return 0;
+}
+
+#define CO(field) offsetof(struct compare_opts, field)
+#define STR(field) .type = OPT_STRING, .offset = CO(field), .size = sizeof(((struct compare_opts *)0)->field)
+static const struct opt compare_options[] = {
+    { .name = "baseline", STR(baseline), .metavar = "LABEL", .help = "the label the others are compared with" },
+    { .name = "workload", STR(workload), .metavar = "W", .help = "only this workload's runs" },
+    { .name = "metric", .type = OPT_CALLBACK, .set = add_metric_opt, .metavar = "M",
+      .help = "compare this metric too (repeatable)" },
+    { .name = "long", .type = OPT_FLAG, .offset = CO(long_view), .help = "mmtests' layout: every metric, with p and CI" },
+    { .name = "alpha", .type = OPT_REAL, .offset = CO(alpha), .metavar = "A", .def = "0.05", .min = 1e-12,
+      .max = 1 - 1e-12, .noun = "significance level", .extra = "a number between 0 and 1, e.g. 0.05",
+      .help = "significance level of Welch's t-test" },
+    { .name = "format", .type = OPT_CHOICE, .offset = CO(format), .metavar = "F", .def = "text",
+      .words = cmp_format_names, .noun = "format", .help = "text, markdown, csv, json or html" },
+    { .name = "baseline-db", STR(baseline_db), .metavar = "PATH|URL",
+      .help = "the baseline's runs come from another results database (a path, file://, http:// or https://;\n"
+              "                         fetched with libcurl and cached, revalidated with ETag / If-Modified-Since);\n"
+              "                         --baseline picks a label in it, otherwise all its runs of the workload" },
+    { .name = "fail-on-regression", .type = OPT_CALLBACK, .set = set_judge, .metavar = "[PCT]",
+      .flags = OPT_OPTIONAL,
+      .help = "exit 1 when any compared metric of any label is worse than the baseline by more than PCT %\n"
+              "                         (default 5) and significantly so; 0 when none is; 2 when it cannot judge\n"
+              "                         (no baseline, fewer than 2 runs a side, failed or oom runs the baseline\n"
+              "                         did not have)" },
+    { .name = "junit", STR(junit), .metavar = "FILE",
+      .help = "JUnit XML: a testsuite per workload, a testcase per label x metric" },
+    { .type = OPT_END },
+};
+
+static const char compare_usage[] =
+    "usage: pressmark compare [--baseline LABEL] [LABEL...] [options]\n\n"
+    "Compares labels (configurations: a kernel, a patch, a setting); each label's ok runs\n"
+    "are its samples. The default view is the table of the 2002 VolanoMark report, one row\n"
+    "per label: the workload's headline (msg/s, elapsed, MB/s), %CPU, %sys/%user and total\n"
+    "swap in, out and io, each as mean ±sd, then n and fail:runs; under it that report's\n"
+    "ratio sentence for each label against the baseline, with Welch's t-test (p shown,\n"
+    "significant below --alpha), and what differed in the environment.\n"
+    "--long shows mmtests' layout: per metric n, mean, stddev, CV%, min, median, max,\n"
+    "the change against the baseline (+ is better) with its p-value and the 95%\n"
+    "confidence interval of the difference. Without labels: every label of the\n"
+    "workload, the first one run as the baseline. Runs that ended failed, oom or\n"
+    "aborted are counted, never averaged in.\n";
+
+/* Every label asked for must exist: a typo must not compare nothing. */
+static int check_labels(struct pm_db *db, const struct compare_opts *o, char **labels, size_t n)
+{
     struct pm_err err;
-    if (pm_db_open(&db, pm_db_path(), false, &err) < 0) {
-        fprintf(stderr, "pressmark compare: %s\n", err.msg);
-        return 2;
-    }
-    /* Every label asked for must exist: a typo must not compare nothing. */
     sqlite3_stmt *st;
-    if (pm_db_prepare(&db, &st, "SELECT count(*) FROM run WHERE label = ?", &err) < 0) {
-        fprintf(stderr, "pressmark compare: %s\n", err.msg);
-        pm_db_close(&db);
-        return 2;
-    }
-    for (size_t i = 0; i <= nlabels; i++) {
-        const char *l = i < nlabels ? labels[i] : baseline_db ? NULL : baseline;
+    if (pm_db_prepare(db, &st, "SELECT count(*) FROM run WHERE label = ?", &err) < 0)
+        return pm_usage("compare", "%s", err.msg);
+    int rc = 0;
+    for (size_t i = 0; i <= n && rc == 0; i++) {
+        const char *l = i < n ? labels[i] : o->baseline_db[0] ? NULL : o->baseline[0] ? o->baseline : NULL;
         if (!l)
             continue;
         sqlite3_reset(st);
         sqlite3_bind_text(st, 1, l, -1, SQLITE_STATIC);
-        if (sqlite3_step(st) != SQLITE_ROW || sqlite3_column_int(st, 0) == 0) {
-            sqlite3_finalize(st);
-            pm_db_close(&db);
-            return pm_usage("compare", "%s'%s' has no runs in %s (see 'pressmark list')", l == baseline ? "--baseline: " : "",
-                            l, pm_db_path());
-        }
+        if (sqlite3_step(st) != SQLITE_ROW || sqlite3_column_int(st, 0) == 0)
+            rc = pm_usage("compare", "%s'%s' has no runs in %s (see 'pressmark list')", i == n ? "--baseline: " : "",
+                          l, pm_db_path());
     }
     sqlite3_finalize(st);
-    struct foreign_db fdb = { 0 };
-    bool have_fdb = false;
-    char fdb_name[4400] = "";
-    if (baseline_db) {
-        char local[4200], how[128];
-        if (fetch_baseline(baseline_db, local, sizeof local, how, sizeof how, &err) < 0 ||
-            foreign_db_open(local, &fdb, &err) < 0) {
-            pm_db_close(&db);
-            return pm_usage("compare", "--baseline-db: %s", err.msg);
-        }
-        have_fdb = true;
-        snprintf(fdb_name, sizeof fdb_name, "%s", baseline_db);
-        fprintf(stderr, "pressmark compare: baseline database %s (%s)\n", baseline_db, how);
-        if (baseline) {
-            sqlite3_stmt *bs;
-            int found = 0;
-            if (pm_db_prepare(&fdb.db, &bs, "SELECT count(*) FROM run WHERE label = ?", &err) == 0) {
-                sqlite3_bind_text(bs, 1, baseline, -1, SQLITE_STATIC);
-                found = sqlite3_step(bs) == SQLITE_ROW ? sqlite3_column_int(bs, 0) : 0;
-                sqlite3_finalize(bs);
-            }
-            if (!found) {
-                foreign_db_close(&fdb);
-                pm_db_close(&db);
-                return pm_usage("compare", "--baseline: '%s' has no runs in %s", baseline, baseline_db);
-            }
-        }
+    return rc;
+}
+
+/* --baseline-db: fetched (or found), opened safely, holding --baseline. */
+static int open_baseline(const struct compare_opts *o, struct foreign_db *fdb)
+{
+    struct pm_err err;
+    char local[4200], how[128];
+    if (fetch_baseline(o->baseline_db, local, sizeof local, how, sizeof how, &err) < 0 ||
+        foreign_db_open(local, fdb, &err) < 0)
+        return pm_usage("compare", "--baseline-db: %s", err.msg);
+    fprintf(stderr, "pressmark compare: baseline database %s (%s)\n", o->baseline_db, how);
+    if (!o->baseline[0])
+        return 0;
+    sqlite3_stmt *bs;
+    int found = 0;
+    if (pm_db_prepare(&fdb->db, &bs, "SELECT count(*) FROM run WHERE label = ?", &err) == 0) {
+        sqlite3_bind_text(bs, 1, o->baseline, -1, SQLITE_STATIC);
+        found = sqlite3_step(bs) == SQLITE_ROW ? sqlite3_column_int(bs, 0) : 0;
+        sqlite3_finalize(bs);
     }
-    char **workloads = NULL;
-    size_t nw = 0;
+    if (!found) {
+        foreign_db_close(fdb);
+        return pm_usage("compare", "--baseline: '%s' has no runs in %s", o->baseline, o->baseline_db);
+    }
+    return 0;
+}
+
+/* The workloads to compare: --workload, or every workload of the labels. */
+static int pick_workloads(struct pm_db *db, const struct compare_opts *o, char **labels, size_t n, char ***out,
+                          size_t *nw)
+{
+    struct pm_err err;
     const char *sel[MAX_ITEMS + 1];
     size_t nsel = 0;
-    if (baseline && !baseline_db)
-        sel[nsel++] = baseline;
-    for (size_t i = 0; i < nlabels; i++)
+    if (o->baseline[0] && !o->baseline_db[0])
+        sel[nsel++] = o->baseline;
+    for (size_t i = 0; i < n; i++)
         sel[nsel++] = labels[i];
-    if (workload) {
-        workloads = malloc(sizeof *workloads);
-        if (workloads && (workloads[0] = strdup(workload)))
-            nw = 1;
-    } else if (compare_workloads(&db, sel, nsel, &workloads, &nw, &err) < 0) {
-        fprintf(stderr, "pressmark compare: %s\n", err.msg);
-        pm_db_close(&db);
-        return 2;
+    *out = NULL;
+    *nw = 0;
+    if (o->workload[0]) {
+        if (!(*out = malloc(sizeof **out)) || !((*out)[0] = strdup(o->workload)))
+            return pm_usage("compare", "out of memory");
+        *nw = 1;
+    } else if (compare_workloads(db, sel, nsel, out, nw, &err) < 0) {
+        return pm_usage("compare", "%s", err.msg);
     }
-    if (nw == 0) {
-        fprintf(stderr, "pressmark compare: no runs to compare in %s\n", pm_db_path());
-        pm_db_close(&db);
-        free(workloads);
-        return 2;
-    }
-    struct json j;
-    if (fmt == FMT_JSON) {
-        json_init(&j, stdout, true);
-        json_object_begin(&j, NULL);
-        json_array_begin(&j, "comparisons");
-    } else if (fmt == FMT_CSV) {
-        compare_csv_header(stdout);
-    }
-    int rc = 0, verdict = VERDICT_OK;
+    if (*nw == 0)
+        return pm_usage("compare", "no runs to compare in %s", pm_db_path());
+    return 0;
+}
+
+static int write_junit(const char *path, struct comparison *const *cs, size_t n, double pct)
+{
+    FILE *jf = fopen(path, "w");
+    if (!jf)
+        return pm_usage("compare", "--junit: %s: %s", path, strerror(errno));
+    junit_write(jf, cs, n, pct);
+    if (fclose(jf) != 0)
+        return pm_usage("compare", "--junit: %s: %s", path, strerror(errno));
+    return 0;
+}
+
+/* Build, judge and write one comparison per workload. Returns 0, or 2
+ * when one could not be built (nothing is judged then). */
+static int compare_all(struct pm_db *db, const struct compare_opts *o, char **labels, size_t nlabels,
+                       struct foreign_db *fdb, char **workloads, size_t nw)
+{
     struct comparison *cmps = calloc(nw, sizeof *cmps);
     struct comparison **cptrs = calloc(nw, sizeof *cptrs);
+    if (!cmps || !cptrs) {
+        free(cmps);
+        free(cptrs);
+        return pm_usage("compare", "out of memory");
+    }
+    struct cmp_writer w = { .f = stdout, .fmt = cmp_format_get(o->format) };
+    w.fmt->begin(&w);
+    int rc = 0, verdict = VERDICT_OK;
     size_t built = 0;
     char findings[16384] = "";
-    for (size_t w = 0; w < nw && cmps && cptrs; w++) {
-        struct comparison *cmp = &cmps[w];
-        struct compare_request rq = { .workload = workloads[w], .labels = labels, .nlabels = nlabels, .baseline = baseline,
-                                      .baseline_db = have_fdb ? &fdb.db : NULL, .baseline_db_name = fdb_name,
-                                      .metrics = metrics, .nmetrics = nmetrics, .long_view = long_view, .alpha = alpha };
-        if (compare_build(&db, &rq, cmp, &err) < 0) {
-            fprintf(stderr, "pressmark compare: %s\n", err.msg);
-            compare_free(cmp);
-            rc = 2;
+    for (size_t i = 0; i < nw; i++) {
+        struct pm_err err;
+        struct compare_request rq = { .workload = workloads[i], .labels = (const char *const *)labels, .nlabels = nlabels,
+                                      .baseline = o->baseline[0] ? o->baseline : NULL,
+                                      .baseline_db = o->baseline_db[0] ? &fdb->db : NULL,
+                                      .baseline_db_name = o->baseline_db, .metrics = o->metrics,
+                                      .nmetrics = o->nmetrics, .long_view = o->long_view, .alpha = o->alpha };
+        if (compare_build(db, &rq, &cmps[i], &err) < 0) {
+            compare_free(&cmps[i]);
+            rc = pm_usage("compare", "%s", err.msg);
             break;
         }
-        cptrs[built++] = cmp;
-        if (judge) {
-            int v = verdict_judge(cmp, pct, findings, sizeof findings);
-            if (v == VERDICT_REGRESSED || (v == VERDICT_UNJUDGED && verdict == VERDICT_OK))
-                verdict = v;
-        }
-        if (fmt == FMT_JSON)
-            compare_json(&j, cmp);
-        else {
-            if (w && fmt != FMT_CSV)
-                fputc('\n', stdout);
-            compare_render(stdout, cmp, fmt, long_view);
-        }
+        cptrs[built++] = &cmps[i];
+        int v = o->judge ? verdict_judge(&cmps[i], o->pct, findings, sizeof findings) : VERDICT_OK;
+        if (v == VERDICT_REGRESSED || (v == VERDICT_UNJUDGED && verdict == VERDICT_OK))
+            verdict = v;
+        w.fmt->comparison(&w, &cmps[i], o->long_view);
     }
-    if (fmt == FMT_JSON) {
-        json_array_end(&j);
-        if (judge) {
-            json_object_begin(&j, "verdict");
-            json_int(&j, "exit_status", verdict);
-            json_number(&j, "threshold_pct", pct);
-            json_string(&j, "findings", findings);
-            json_object_end(&j);
-        }
-        json_object_end(&j);
-        json_end(&j);
-    }
-    if (rc == 0 && junit) {
-        FILE *jf = fopen(junit, "w");
-        if (!jf) {
-            fprintf(stderr, "pressmark compare: --junit: %s: %s\n", junit, strerror(errno));
-            rc = 2;
-        } else {
-            junit_write(jf, cptrs, built, pct);
-            if (fclose(jf) != 0) {
-                fprintf(stderr, "pressmark compare: --junit: %s: %s\n", junit, strerror(errno));
-                rc = 2;
-            }
-        }
-    }
-    if (rc == 0 && judge) {
-        /* The verdict in words is the last line, for a CI log's reader. */
-        if (fmt != FMT_JSON && fmt != FMT_CSV && findings[0])
-            printf("\n%s", findings);
-        FILE *vf = fmt == FMT_JSON || fmt == FMT_CSV ? stderr : stdout;
-        if (verdict == VERDICT_REGRESSED)
-            fprintf(vf, "verdict: regression: a metric is worse than the baseline by more than %g %% (significant at alpha %g)\n", pct, alpha);
-        else if (verdict == VERDICT_UNJUDGED)
-            fprintf(vf, "verdict: cannot judge: see the lines above\n");
-        else
-            fprintf(vf, "verdict: no regression beyond %g %% at alpha %g\n", pct, alpha);
+    const struct cmp_verdict cv = { .exit_status = verdict, .threshold_pct = o->pct, .alpha = o->alpha,
+                                    .findings = findings };
+    w.fmt->end(&w, rc == 0 && o->judge ? &cv : NULL);
+    if (rc == 0 && o->junit[0])
+        rc = write_junit(o->junit, cptrs, built, o->pct);
+    if (rc == 0 && o->judge)
         rc = verdict;
-    }
-    for (size_t w = 0; w < built; w++)
-        compare_free(cptrs[w]);
+    for (size_t i = 0; i < built; i++)
+        compare_free(cptrs[i]);
     free(cmps);
     free(cptrs);
+    return rc;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+    struct compare_opts o = { .pct = 5.0 };
+    const struct cmd_group groups[] = { { NULL, compare_options, &o }, { "", pm_db_option, NULL } };
+    const struct cmd_spec spec = { .name = "compare", .usage = compare_usage, .groups = groups, .ngroups = 2,
+                                   .max_args = MAX_ITEMS };
+    struct pm_err err;
+    if (opt_set_defaults(compare_options, &o, &err) < 0)
+        return pm_usage("compare", "%s", err.msg);
+    int first = cmd_parse(&spec, argc, argv);
+    if (first < 0)
+        return cmd_parse_exit(first);
+    char **labels = argv + first;
+    size_t nlabels = (size_t)(argc - first);
+    struct pm_db db;
+    if (cmd_open_db(&db, "compare") != 0)
+        return PM_EXIT_USAGE;
+    struct foreign_db fdb = { 0 };
+    char **workloads = NULL;
+    size_t nw = 0;
+    int rc = check_labels(&db, &o, labels, nlabels);
+    if (rc == 0 && o.baseline_db[0])
+        rc = open_baseline(&o, &fdb);
+    bool have_fdb = rc == 0 && o.baseline_db[0];
+    if (rc == 0)
+        rc = pick_workloads(&db, &o, labels, nlabels, &workloads, &nw);
+    if (rc == 0)
+        rc = compare_all(&db, &o, labels, nlabels, &fdb, workloads, nw);
     if (have_fdb)
         foreign_db_close(&fdb);
-    for (size_t w = 0; w < nw; w++)
-        free(workloads[w]);
+    for (size_t i = 0; i < nw; i++)
+        free(workloads[i]);
     free(workloads);
     pm_db_close(&db);
     return rc;

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cmd/cli.h"
+#include "cmd/parse.h"
 #include "pressure/probe.h"
 #include "lib/machine.h"
 #include "pressure/env.h"
@@ -18,17 +19,19 @@ static void line(const char *what, bool ok, const char *detail)
 
 int cmd_doctor(int argc, char **argv)
 {
-    if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        printf("usage: pressmark doctor\n\nWhat this machine offers for memory-pressure runs and what pressmark will use.\n");
-        return 0;
-    }
-    if (argc > 1)
-        return pm_usage("doctor", "unexpected argument '%s' (doctor takes none)", argv[1]);
+    static const struct opt no_options[] = { { .type = OPT_END } };
+    const struct cmd_group groups[] = { { NULL, no_options, NULL } };
+    const struct cmd_spec spec = {
+        .name = "doctor", .groups = groups, .ngroups = 1, .max_args = 0,
+        .usage = "usage: pressmark doctor\n\nWhat this machine offers for memory-pressure runs and what pressmark will use.\n",
+    };
+    int r = cmd_parse(&spec, argc, argv);
+    if (r < 0)
+        return cmd_parse_exit(r);
     struct machine_info mi;
     struct pm_err err;
     if (machine_read(&mi, &err) < 0) {
-        fprintf(stderr, "pressmark doctor: %s\n", err.msg);
-        return 1;
+        return pm_usage("doctor", "%s", err.msg);
     }
     bool root = geteuid() == 0;
     printf("machine: %s, kernel %s, %d CPUs, MemTotal %lld kB, page size %ld\n\n", mi.hostname, mi.kernel,

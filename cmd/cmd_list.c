@@ -1,65 +1,64 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 #include "cmd/cli.h"
+#include "cmd/parse.h"
 #include "store/db.h"
 #include "lib/json.h"
 #include "store/runinfo.h"
 #include "reports/summary.h"
 #include "reports/table.h"
 
-static void list_help(void)
-{
-    printf("usage: pressmark list [--label L] [--workload W] [--format text|json] [--db PATH]\n\n"
-           "One line per stored run, oldest first: id, start, label, workload, status,\n"
-           "the workload's headline metric, ticks sampled, and why a run did not end ok.\n");
-}
+static const char *const text_json[] = { "text", "json", NULL };
+
+struct list_opts {
+    char label[256], workload[64];
+    unsigned format;                  /* 0 text, 1 json */
+};
+
+#define LO(field) offsetof(struct list_opts, field)
+static const struct opt list_options[] = {
+    { .name = "label", .type = OPT_STRING, .offset = LO(label), .size = sizeof(((struct list_opts *)0)->label),
+      .metavar = "L", .help = "only this label's runs" },
+    { .name = "workload", .type = OPT_STRING, .offset = LO(workload),
+      .size = sizeof(((struct list_opts *)0)->workload), .metavar = "W", .help = "only this workload's runs" },
+    { .name = "format", .type = OPT_CHOICE, .offset = LO(format), .metavar = "F", .words = text_json,
+      .noun = "format", .help = "text or json (default text)" },
+    { .type = OPT_END },
+};
 
 int cmd_list(int argc, char **argv)
 {
-    const char *label = NULL, *workload = NULL, *format = "text";
-    static const struct option longopts[] = {
-        { "label", required_argument, NULL, 'l' }, { "workload", required_argument, NULL, 'w' },
-        { "format", required_argument, NULL, 'f' }, { "db", required_argument, NULL, 'd' },
-        { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+    struct list_opts o = { .format = 0 };
+    const struct cmd_group groups[] = { { NULL, list_options, &o }, { "", pm_db_option, NULL } };
+    const struct cmd_spec spec = {
+        .name = "list", .groups = groups, .ngroups = 2, .max_args = 0,
+        .usage = "usage: pressmark list [--label L] [--workload W] [--format text|json] [--db PATH]\n\n"
+                 "One line per stored run, oldest first: id, start, label, workload, status,\n"
+                 "the workload's headline metric, ticks sampled, and why a run did not end ok.\n",
     };
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'l': label = optarg; break;
-        case 'w': workload = optarg; break;
-        case 'f': format = optarg; break;
-        case 'd': pm_set_db_path(optarg); break;
-        case 'h': list_help(); return 0;
-        default:
-            return pm_usage("list", "unknown option or missing value '%s' (see 'pressmark list --help')", argv[optind - 1]);
-        }
-    }
-    if (strcmp(format, "text") != 0 && strcmp(format, "json") != 0)
-        return pm_usage("list", "--format: '%s' is not a format (accepted: text, json)", format);
-    if (optind < argc)
-        return pm_usage("list", "unexpected argument '%s'", argv[optind]);
+    int first = cmd_parse(&spec, argc, argv);
+    if (first < 0)
+        return cmd_parse_exit(first);
+    const char *label = o.label[0] ? o.label : NULL, *workload = o.workload[0] ? o.workload : NULL;
     struct pm_db db;
     struct pm_err err;
-    if (pm_db_open(&db, pm_db_path(), false, &err) < 0) {
-        fprintf(stderr, "pressmark list: %s\n", err.msg);
-        return 1;
-    }
+    if (cmd_open_db(&db, "list") != 0)
+        return PM_EXIT_USAGE;
     sqlite3_stmt *st;
     if (pm_db_prepare(&db, &st,
                       "SELECT r.id FROM run r WHERE (?1 IS NULL OR r.label = ?1) AND (?2 IS NULL OR r.workload = ?2)"
                       " ORDER BY r.id", &err) < 0) {
         fprintf(stderr, "pressmark list: %s\n", err.msg);
         pm_db_close(&db);
-        return 1;
+        return PM_EXIT_USAGE;
     }
     if (label)
         sqlite3_bind_text(st, 1, label, -1, SQLITE_STATIC);
     if (workload)
         sqlite3_bind_text(st, 2, workload, -1, SQLITE_STATIC);
-    bool json = strcmp(format, "json") == 0;
+    bool json = o.format == 1;
     struct json j;
     struct table t;
     const char *headers[] = { "id", "started", "label", "workload", "status", "headline", "ticks", "reason" };
@@ -74,7 +73,7 @@ int cmd_list(int argc, char **argv)
         struct run_info ri;
         if (run_info_load(&db, sqlite3_column_int64(st, 0), &ri, &err) < 0) {
             fprintf(stderr, "pressmark list: %s\n", err.msg);
-            rc = 1;
+            rc = PM_EXIT_USAGE;
             break;
         }
         const char *title;

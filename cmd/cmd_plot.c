@@ -1,66 +1,69 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 #include "cmd/cli.h"
+#include "cmd/parse.h"
 #include "store/db.h"
 #include "reports/compare.h"
 #include "reports/plot.h"
 
 #define MAX_LABELS 64
 
-static void plot_help(void)
-{
-    printf("usage: pressmark plot [LABEL...] [--workload W] [--out DIR] [--format png|svg] [--per-run] [--db PATH]\n\n"
-           "Draws five charts per workload with gnuplot, one line per label (the mean of its ok\n"
-           "runs, tick by tick) or per run with --per-run, time in seconds from the run's start:\n"
-           "  WORKLOAD-swap      swap-in + swap-out KB/s and each apart (seed 000's chart a)\n"
-           "  WORKLOAD-cpu       user, system and iowait %% (seed 000's chart b)\n"
-           "  WORKLOAD-memory    MemFree, MemAvailable and SwapFree\n"
-           "  WORKLOAD-pressure  PSI memory some and full, heartbeat lateness\n"
-           "  WORKLOAD-headline  the headline per run and each label's mean ±sd (seed 002's drift)\n"
-           "Each image has its gnuplot script (.gp) and data (.dat) beside it. --out defaults\n"
-           "to out/plots.\n");
-}
+static const char *const chart_formats[] = { "png", "svg", NULL };
+
+struct plot_opts {
+    char workload[64], out[4096];
+    unsigned svg;                     /* index in chart_formats */
+    bool per_run;
+};
+
+#define PO(field) offsetof(struct plot_opts, field)
+static const struct opt plot_options[] = {
+    { .name = "workload", .type = OPT_STRING, .offset = PO(workload),
+      .size = sizeof(((struct plot_opts *)0)->workload), .metavar = "W", .help = "only this workload" },
+    { .name = "out", .type = OPT_STRING, .offset = PO(out), .size = sizeof(((struct plot_opts *)0)->out),
+      .metavar = "DIR", .def = "out/plots", .help = "where the charts go" },
+    { .name = "format", .type = OPT_CHOICE, .offset = PO(svg), .metavar = "F", .def = "png", .words = chart_formats,
+      .noun = "chart format", .help = "png or svg" },
+    { .name = "per-run", .type = OPT_FLAG, .offset = PO(per_run), .help = "one line per run instead of per label" },
+    { .type = OPT_END },
+};
+
+static const char plot_usage[] =
+    "usage: pressmark plot [LABEL...] [--workload W] [--out DIR] [--format png|svg] [--per-run] [--db PATH]\n\n"
+    "Draws five charts per workload with gnuplot, one line per label (the mean of its ok\n"
+    "runs, tick by tick) or per run with --per-run, time in seconds from the run's start:\n"
+    "  WORKLOAD-swap      swap-in + swap-out KB/s and each apart (the 2002 VolanoMark report's chart a)\n"
+    "  WORKLOAD-cpu       user, system and iowait % (its chart b)\n"
+    "  WORKLOAD-memory    MemFree, MemAvailable and SwapFree\n"
+    "  WORKLOAD-pressure  PSI memory some and full, heartbeat lateness\n"
+    "  WORKLOAD-headline  the headline per run and each label's mean ±sd (the drift 'make -j' runs show)\n"
+    "Each image has its gnuplot script (.gp) and data (.dat) beside it.\n";
 
 int cmd_plot(int argc, char **argv)
 {
-    const char *workload = NULL, *format = "png";
-    struct plot_request rq = { .out_dir = "out/plots" };
-    static const struct option longopts[] = {
-        { "workload", required_argument, NULL, 'w' }, { "out", required_argument, NULL, 'o' },
-        { "format", required_argument, NULL, 'f' }, { "per-run", no_argument, NULL, 'r' },
-        { "db", required_argument, NULL, 'd' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
-    };
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'w': workload = optarg; break;
-        case 'o': rq.out_dir = optarg; break;
-        case 'f': format = optarg; break;
-        case 'r': rq.per_run = true; break;
-        case 'd': pm_set_db_path(optarg); break;
-        case 'h': plot_help(); return 0;
-        default:
-            return pm_usage("plot", "unknown option or missing value '%s' (see 'pressmark plot --help')", argv[optind - 1]);
-        }
-    }
-    if (strcmp(format, "png") && strcmp(format, "svg"))
-        return pm_usage("plot", "--format: '%s' is not a chart format (accepted: png, svg)", format);
-    rq.svg = strcmp(format, "svg") == 0;
+    struct plot_opts o = { .per_run = false };
+    const struct cmd_group groups[] = { { NULL, plot_options, &o }, { "", pm_db_option, NULL } };
+    const struct cmd_spec spec = { .name = "plot", .usage = plot_usage, .groups = groups, .ngroups = 2,
+                                   .max_args = MAX_LABELS };
+    struct pm_err err;
+    if (opt_set_defaults(plot_options, &o, &err) < 0)
+        return pm_usage("plot", "%s", err.msg);
+    int optind_ = cmd_parse(&spec, argc, argv);
+    if (optind_ < 0)
+        return cmd_parse_exit(optind_);
+    struct plot_request rq = { .out_dir = o.out, .per_run = o.per_run, .svg = o.svg == 1 };
+    const char *workload = o.workload[0] ? o.workload : NULL;
     if (!plot_have_gnuplot())
         return pm_usage("plot", "gnuplot is not installed (as root: apt-get install gnuplot-nox)");
     const char *labels[MAX_LABELS];
     size_t nlabels = 0;
-    for (; optind < argc && nlabels < MAX_LABELS; optind++)
-        labels[nlabels++] = argv[optind];
+    for (; optind_ < argc && nlabels < MAX_LABELS; optind_++)
+        labels[nlabels++] = argv[optind_];
     struct pm_db db;
-    struct pm_err err;
-    if (pm_db_open(&db, pm_db_path(), false, &err) < 0) {
-        fprintf(stderr, "pressmark plot: %s\n", err.msg);
-        return 2;
-    }
+    if (cmd_open_db(&db, "plot") != 0)
+        return PM_EXIT_USAGE;
     char **workloads = NULL;
     size_t nw = 0;
     if (workload) {

@@ -1,50 +1,43 @@
+/* pressmark report: one self-contained HTML page of everything stored. */
 #include <stdio.h>
 #include <string.h>
 #include "cmd/cli.h"
+#include "cmd/parse.h"
 #include "store/db.h"
 #include "reports/html_report.h"
 
+static const struct opt report_options[] = {
+    { .name = "out", .type = OPT_STRING, .offset = 0, .size = 4096, .metavar = "DIR", .def = "out/report",
+      .help = "where report.html and its charts go" },
+    { .type = OPT_END },
+};
+
 int cmd_report(int argc, char **argv)
 {
-    const char *out = "out/report";
-    static const struct option longopts[] = {
-        { "out", required_argument, NULL, 'o' }, { "db", required_argument, NULL, 'd' },
-        { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+    char out[4096];
+    const struct cmd_group groups[] = { { NULL, report_options, out }, { "", pm_db_option, NULL } };
+    const struct cmd_spec spec = {
+        .name = "report", .groups = groups, .ngroups = 2, .max_args = 0,
+        .usage = "usage: pressmark report [--out DIR] [--db PATH]\n\n"
+                 "Writes DIR/report.html: one self-contained page with, per workload, the comparison\n"
+                 "of its labels (the VolanoMark report's table, ratio sentences, every statistic,\n"
+                 "environment differences), the charts inlined as SVG, and each run's details. It\n"
+                 "loads nothing from the network; the charts' .gp and .dat files are kept in DIR/charts.\n",
     };
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'o': out = optarg; break;
-        case 'd': pm_set_db_path(optarg); break;
-        case 'h':
-            printf("usage: pressmark report [--out DIR] [--db PATH]\n\n"
-                   "Writes DIR/report.html (default out/report): one self-contained page with, per\n"
-                   "workload, the comparison of its labels (seed table, ratio sentences, every\n"
-                   "statistic, environment differences), the charts inlined as SVG, and each run's\n"
-                   "details. It loads nothing from the network; the charts' .gp and .dat files are\n"
-                   "kept in DIR/charts.\n");
-            return 0;
-        default:
-            return pm_usage("report", "unknown option or missing value '%s' (see 'pressmark report --help')", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        return pm_usage("report", "unexpected argument '%s'", argv[optind]);
-    struct pm_db db;
     struct pm_err err;
-    if (pm_db_open(&db, pm_db_path(), false, &err) < 0) {
-        fprintf(stderr, "pressmark report: %s\n", err.msg);
-        return 2;
-    }
+    if (opt_set_defaults(report_options, out, &err) < 0)
+        return pm_usage("report", "%s", err.msg);
+    int r = cmd_parse(&spec, argc, argv);
+    if (r < 0)
+        return cmd_parse_exit(r);
+    struct pm_db db;
+    if (cmd_open_db(&db, "report") != 0)
+        return PM_EXIT_USAGE;
     char page[4200];
     int rc = html_report_write(&db, out, pm_db_path(), page, sizeof page, &err);
     pm_db_close(&db);
-    if (rc < 0) {
-        fprintf(stderr, "pressmark report: %s\n", err.msg);
-        return 2;
-    }
+    if (rc < 0)
+        return pm_usage("report", "%s", err.msg);
     printf("%s\n", page);
     return 0;
 }

@@ -2,54 +2,46 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmd/cli.h"
+#include "cmd/parse.h"
 #include "store/db.h"
 #include "lib/json.h"
 #include "store/runinfo.h"
 #include "reports/summary.h"
 
-static void show_help(void)
-{
-    printf("usage: pressmark show [RUN|UUID|LABEL] [--format text|json] [--db PATH]\n\n"
-           "A run's summary in seed 000's layout (label, headline, %%CPU, %%sys/%%user,\n"
-           "Total swpin, Total swpout, Total swapio), its GNU time line, heartbeat, reclaim\n"
-           "and PSI; for a label, every run of it and the average. Without an argument,\n"
-           "the most recent run. JSON carries every stored metric with its unit, the\n"
-           "run's metadata, status and reason, and the ticks recorded per source.\n");
-}
+static const char *const text_json[] = { "text", "json", NULL };
+
+static const struct opt show_options[] = {
+    { .name = "format", .type = OPT_CHOICE, .offset = 0, .metavar = "F", .words = text_json, .noun = "format",
+      .help = "text or json (default text)" },
+    { .type = OPT_END },
+};
 
 int cmd_show(int argc, char **argv)
 {
-    const char *format = "text";
-    static const struct option longopts[] = {
-        { "format", required_argument, NULL, 'f' }, { "db", required_argument, NULL, 'd' },
-        { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+    unsigned format = 0;
+    const struct cmd_group groups[] = { { NULL, show_options, &format }, { "", pm_db_option, NULL } };
+    const struct cmd_spec spec = {
+        .name = "show", .groups = groups, .ngroups = 2, .max_args = -1,
+        .usage = "usage: pressmark show [RUN|UUID|LABEL] [--format text|json] [--db PATH]\n\n"
+                 "A run's summary in the layout of the 2002 VolanoMark report (label, headline, %CPU,\n"
+                 "%sys/%user, Total swpin, Total swpout, Total swapio), its GNU time line, heartbeat,\n"
+                 "reclaim and PSI; for a label, every run of it and the average. Without an argument,\n"
+                 "the most recent run. JSON carries every stored metric with its unit, the\n"
+                 "run's metadata, status and reason, and the ticks recorded per source.\n",
     };
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'f': format = optarg; break;
-        case 'd': pm_set_db_path(optarg); break;
-        case 'h': show_help(); return 0;
-        default:
-            return pm_usage("show", "unknown option or missing value '%s' (see 'pressmark show --help')", argv[optind - 1]);
-        }
-    }
-    if (strcmp(format, "text") != 0 && strcmp(format, "json") != 0)
-        return pm_usage("show", "--format: '%s' is not a format (accepted: text, json)", format);
-    if (argc - optind > 1)
-        return pm_usage("show", "one run, UUID or label at a time (got '%s' and '%s')", argv[optind], argv[optind + 1]);
+    int optind_ = cmd_parse(&spec, argc, argv);
+    if (optind_ < 0)
+        return cmd_parse_exit(optind_);
+    if (argc - optind_ > 1)
+        return pm_usage("show", "one run, UUID or label at a time (got '%s' and '%s')", argv[optind_], argv[optind_ + 1]);
     struct pm_db db;
     struct pm_err err;
-    if (pm_db_open(&db, pm_db_path(), false, &err) < 0) {
-        fprintf(stderr, "pressmark show: %s\n", err.msg);
-        return 1;
-    }
+    if (cmd_open_db(&db, "show") != 0)
+        return PM_EXIT_USAGE;
     int64_t *ids = NULL;
     int n;
     bool one_run;
-    const char *sel = optind < argc ? argv[optind] : NULL;
+    const char *sel = optind_ < argc ? argv[optind_] : NULL;
     if (sel) {
         n = run_select(&db, sel, &ids, &err);
         one_run = n == 1;
@@ -63,7 +55,7 @@ int cmd_show(int argc, char **argv)
     if (n < 0 || (n > 0 && !ids)) {
         fprintf(stderr, "pressmark show: %s\n", err.msg);
         pm_db_close(&db);
-        return 1;
+        return PM_EXIT_USAGE;
     }
     if (n == 0) {
         if (sel)
@@ -72,7 +64,7 @@ int cmd_show(int argc, char **argv)
             fprintf(stderr, "pressmark show: no runs in %s yet\n", db.path);
         pm_db_close(&db);
         free(ids);
-        return 1;
+        return PM_EXIT_USAGE;
     }
     struct run_info *runs = calloc((size_t)n, sizeof *runs);
     int rc = 0;
@@ -80,12 +72,12 @@ int cmd_show(int argc, char **argv)
     for (; runs && loaded < n; loaded++) {
         if (run_info_load(&db, ids[loaded], &runs[loaded], &err) < 0) {
             fprintf(stderr, "pressmark show: %s\n", err.msg);
-            rc = 1;
+            rc = PM_EXIT_USAGE;
             break;
         }
     }
     if (rc == 0 && runs) {
-        if (strcmp(format, "json") == 0) {
+        if (format == 1) {
             struct json j;
             json_init(&j, stdout, true);
             if (one_run) {

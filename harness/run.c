@@ -389,8 +389,7 @@ static int execute_one(struct run_ctx *rc, const struct machine_info *mi, int64_
 {
     struct run_plan *plan = rc->plan;
     char params[2048] = "";
-    if (plan->wl->describe)
-        plan->wl->describe(plan->wl_state, params, sizeof params);
+    workload_describe(plan->wl, plan->wl_state, params, sizeof params);
     run_set_status(rc, "ok", "%s", "");
     if (store_run_begin(rc->db, machine_id, plan->label, plan->wl->name, params, plan->interval_ns,
                         &rc->run_id, err) < 0)

@@ -10,10 +10,11 @@
 #include "pressure/probe.h"
 #include "pressure/undo.h"
 
+const char *const cap_method_names[] = { "auto", "cgroup2", "cgroup1", "balloon", "none", NULL };
+
 const char *env_method_name(enum cap_method m)
 {
-    static const char *names[] = { "auto", "cgroup2", "cgroup1", "balloon", "none" };
-    return names[m];
+    return cap_method_names[m];
 }
 
 int env_resolve_method(enum cap_method want, enum cap_method *got, struct pm_err *err)

@@ -16,7 +16,7 @@ enum cap_method { CAP_AUTO, CAP_CGROUP2, CAP_CGROUP1, CAP_BALLOON, CAP_NONE };
 struct env_config {
     bool has_cap;
     uint64_t mem_cap;
-    enum cap_method method;
+    unsigned method;                  /* enum cap_method */
     bool has_swap_cap;
     uint64_t swap_cap;
     bool has_mem_high;
@@ -40,6 +40,8 @@ struct run_env {
  * -1 with err when the method is not available here. */
 int env_resolve_method(enum cap_method want, enum cap_method *got, struct pm_err *err);
 const char *env_method_name(enum cap_method m);
+/* The methods' names in enum order, NULL-terminated (for --cap-method). */
+extern const char *const cap_method_names[];
 
 /* Does the configuration change anything on the machine (needs root)? */
 bool env_changes_machine(const struct env_config *cfg);

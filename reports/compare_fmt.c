@@ -5,19 +5,6 @@
 #include "reports/table.h"
 #include "reports/verdict.h"
 
-int cmp_format_parse(const char *s, enum cmp_format *out)
-{
-    static const char *names[] = { "text", "markdown", "csv", "json", "html" };
-    for (int i = 0; i < 5; i++) {
-        if (strcmp(s, names[i]) == 0) {
-            *out = (enum cmp_format)i;
-            return 0;
-        }
-    }
-    return -1;
-}
-
-
 /* HTML and XML escape alike (&apos; is HTML5 too). */
 void html_escape(FILE *f, const char *s)
 {
@@ -210,9 +197,9 @@ static void print_html_table(FILE *f, const struct table *t)
     fputs("</tbody>\n</table>\n", f);
 }
 
-static void print_sentences_and_env(FILE *f, const struct comparison *c, enum cmp_format fmt)
+static void print_sentences_and_env(FILE *f, const struct comparison *c, enum markup mk)
 {
-    bool md = fmt == FMT_MARKDOWN, html = fmt == FMT_HTML;
+    bool md = mk == MARKUP_MARKDOWN, html = mk == MARKUP_HTML;
     if (html)
         fputs("<ul class=\"sentences\">\n", f);
     for (size_t l = 0; l < c->nlabels; l++) {
@@ -418,19 +405,10 @@ void compare_json(struct json *j, const struct comparison *c)
     json_object_end(j);
 }
 
-void compare_render(FILE *f, const struct comparison *c, enum cmp_format fmt, bool long_view)
+/* The table, its title, the ratio sentences and what differed, in one of
+ * the three markups people read. */
+static void render_readable(FILE *f, const struct comparison *c, enum markup mk, bool long_view)
 {
-    if (fmt == FMT_CSV) {
-        print_csv(f, c);
-        return;
-    }
-    if (fmt == FMT_JSON) {
-        struct json j;
-        json_init(&j, f, true);
-        compare_json(&j, c);
-        json_end(&j);
-        return;
-    }
     struct table t;
     if (long_view)
         build_long_table(&t, c);
@@ -440,12 +418,12 @@ void compare_render(FILE *f, const struct comparison *c, enum cmp_format fmt, bo
     snprintf(title, sizeof title, "%s: %zu label%s, baseline %s, alpha %.3g%s", c->workload, c->nlabels,
              c->nlabels == 1 ? "" : "s", c->labels[c->base].name, c->alpha,
              long_view ? "" : "; mean ±sd of ok runs, change: + is better, * significant");
-    if (fmt == FMT_HTML) {
+    if (mk == MARKUP_HTML) {
         fputs("<h3>", f);
         html_escape(f, title);
         fputs("</h3>\n", f);
         print_html_table(f, &t);
-    } else if (fmt == FMT_MARKDOWN) {
+    } else if (mk == MARKUP_MARKDOWN) {
         fprintf(f, "### %s\n\n", title);
         print_markdown(f, &t);
         fputc('\n', f);
@@ -455,5 +433,97 @@ void compare_render(FILE *f, const struct comparison *c, enum cmp_format fmt, bo
         fputc('\n', f);
     }
     table_free(&t);
-    print_sentences_and_env(f, c, fmt);
+    print_sentences_and_env(f, c, mk);
+}
+
+void compare_render_html(FILE *f, const struct comparison *c, bool long_view)
+{
+    render_readable(f, c, MARKUP_HTML, long_view);
+}
+
+static void readable_begin(struct cmp_writer *w)
+{
+    (void)w;
+}
+
+static void readable_comparison(struct cmp_writer *w, const struct comparison *c, bool long_view)
+{
+    if (w->n++)
+        fputc('\n', w->f);
+    render_readable(w->f, c, w->fmt->markup, long_view);
+}
+
+/* The verdict in words is the last line, for a CI log's reader. */
+static void readable_end(struct cmp_writer *w, const struct cmp_verdict *v)
+{
+    if (!v)
+        return;
+    if (v->findings[0])
+        fprintf(w->f, "\n%s", v->findings);
+    verdict_print(w->f, v);
+}
+
+static void csv_begin(struct cmp_writer *w)
+{
+    compare_csv_header(w->f);
+}
+
+static void csv_comparison(struct cmp_writer *w, const struct comparison *c, bool long_view)
+{
+    (void)long_view;
+    w->n++;
+    print_csv(w->f, c);
+}
+
+/* Data formats keep their output parseable: the verdict's line goes to stderr. */
+static void csv_end(struct cmp_writer *w, const struct cmp_verdict *v)
+{
+    (void)w;
+    if (v)
+        verdict_print(stderr, v);
+}
+
+static void json_begin(struct cmp_writer *w)
+{
+    json_init(&w->j, w->f, true);
+    json_object_begin(&w->j, NULL);
+    json_array_begin(&w->j, "comparisons");
+}
+
+static void json_comparison(struct cmp_writer *w, const struct comparison *c, bool long_view)
+{
+    (void)long_view;
+    w->n++;
+    compare_json(&w->j, c);
+}
+
+static void json_finish(struct cmp_writer *w, const struct cmp_verdict *v)
+{
+    json_array_end(&w->j);
+    if (v) {
+        json_object_begin(&w->j, "verdict");
+        json_int(&w->j, "exit_status", v->exit_status);
+        json_number(&w->j, "threshold_pct", v->threshold_pct);
+        json_string(&w->j, "findings", v->findings);
+        json_object_end(&w->j);
+    }
+    json_object_end(&w->j);
+    json_end(&w->j);
+    if (v)
+        verdict_print(stderr, v);
+}
+
+static const struct cmp_format formats[] = {
+    { "text", MARKUP_TEXT, readable_begin, readable_comparison, readable_end },
+    { "markdown", MARKUP_MARKDOWN, readable_begin, readable_comparison, readable_end },
+    { "csv", MARKUP_TEXT, csv_begin, csv_comparison, csv_end },
+    { "json", MARKUP_TEXT, json_begin, json_comparison, json_finish },
+    { "html", MARKUP_HTML, readable_begin, readable_comparison, readable_end },
+};
+
+const char *const cmp_format_names[] = { "text", "markdown", "csv", "json", "html", NULL };
+
+const struct cmp_format *cmp_format_get(unsigned index)
+{
+    return index < sizeof formats / sizeof formats[0] ? &formats[index] : &formats[0];
 }

@@ -6,11 +6,35 @@
 #include <stdio.h>
 #include "reports/compare.h"
 #include "lib/json.h"
+#include "reports/verdict.h"
 
-enum cmp_format { FMT_TEXT, FMT_MARKDOWN, FMT_CSV, FMT_JSON, FMT_HTML };
+enum markup { MARKUP_TEXT, MARKUP_MARKDOWN, MARKUP_HTML };
 
-int cmp_format_parse(const char *s, enum cmp_format *out);
-void compare_render(FILE *f, const struct comparison *c, enum cmp_format fmt, bool long_view);
+struct cmp_format;
+
+/* One output of compare: begin, a comparison per workload, end. */
+struct cmp_writer {
+    FILE *f;
+    const struct cmp_format *fmt;
+    struct json j;
+    size_t n;                         /* comparisons written so far */
+};
+
+/* A format is a table of operations, so compare has no switch on it. */
+struct cmp_format {
+    const char *name;
+    enum markup markup;               /* for the readable ones */
+    void (*begin)(struct cmp_writer *w);
+    void (*comparison)(struct cmp_writer *w, const struct comparison *c, bool long_view);
+    /* v: the --fail-on-regression verdict, NULL when not judging. */
+    void (*end)(struct cmp_writer *w, const struct cmp_verdict *v);
+};
+
+/* text, markdown, csv, json, html: for --format, in cmp_format_get's order. */
+extern const char *const cmp_format_names[];
+const struct cmp_format *cmp_format_get(unsigned index);
+/* The HTML fragment of one comparison, for the report. */
+void compare_render_html(FILE *f, const struct comparison *c, bool long_view);
 /* For json: one comparison as an object inside an enclosing writer. */
 void compare_json(struct json *j, const struct comparison *c);
 /* For csv: the header line, printed once. */

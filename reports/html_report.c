@@ -147,12 +147,12 @@ int html_report_write(struct pm_db *db, const char *out_dir, const char *db_labe
         fputs("<h2>", f);
         html_escape(f, workloads[w]);
         fputs("</h2>\n", f);
-        compare_render(f, &c, FMT_HTML, false);
+        compare_render_html(f, &c, false);
         struct comparison lc;
         rq.long_view = true;
         if (compare_build(db, &rq, &lc, err) == 0) {
             fputs("<details><summary>every statistic (n, mean, stddev, CV%, min, median, max, change, p, 95% CI)</summary>\n", f);
-            compare_render(f, &lc, FMT_HTML, true);
+            compare_render_html(f, &lc, true);
             fputs("</details>\n", f);
         }
         compare_free(&lc);

@@ -161,3 +161,14 @@ void junit_write(FILE *f, struct comparison *const *cs, size_t n, double pct)
     }
     fputs("</testsuites>\n", f);
 }
+
+void verdict_print(FILE *f, const struct cmp_verdict *v)
+{
+    if (v->exit_status == VERDICT_REGRESSED)
+        fprintf(f, "verdict: regression: a metric is worse than the baseline by more than %g %% (significant at alpha %g)\n",
+                v->threshold_pct, v->alpha);
+    else if (v->exit_status == VERDICT_UNJUDGED)
+        fprintf(f, "verdict: cannot judge: see the lines above\n");
+    else
+        fprintf(f, "verdict: no regression beyond %g %% at alpha %g\n", v->threshold_pct, v->alpha);
+}

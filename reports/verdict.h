@@ -8,6 +8,16 @@
 
 enum { VERDICT_OK = 0, VERDICT_REGRESSED = 1, VERDICT_UNJUDGED = 2 };
 
+/* What --fail-on-regression concluded over every workload. */
+struct cmp_verdict {
+    int exit_status;                  /* VERDICT_* */
+    double threshold_pct, alpha;
+    const char *findings;             /* one line per finding */
+};
+
+/* The verdict's sentence, the last line a CI log shows. */
+void verdict_print(FILE *f, const struct cmp_verdict *v);
+
 /* Judge one comparison; appends one line per finding to lines. */
 int verdict_judge(const struct comparison *c, double pct, char *lines, size_t len);
 /* JUnit XML: a testsuite per workload, a testcase per label x metric. */

@@ -46,7 +46,7 @@ bad "mem-high above cap" "--mem-high: .* is above the cap" record --mem-cap 64M 
 bad "swap-cap alone" "--swap-cap: needs --mem-cap" record --swap-cap 0 -- true
 bad "swapout size junk" "^pressmark run swapout: --size: 'big' is not a size" run swapout --size big
 bad "swapout touch junk" "--touch: 'some' is not a touch mode \(accepted: every-byte, per-page\)" run swapout --touch some
-bad "swapout prefill-procs" "--prefill-procs: '0' is not a process count \(accepted: 1 to 64\)" run swapout --prefill-procs 0
+bad "swapout prefill-procs" "--prefill-procs: '0' is not a process count \(accepted: a whole number from 1 to 64\)" run swapout --prefill-procs 0
 if ! grep -qw memory /sys/fs/cgroup/cgroup.controllers /sys/fs/cgroup/unified/cgroup.controllers 2>/dev/null; then
     bad "cgroup2 where v2 has no memory controller" "--cap-method: 'cgroup2' is not available here \(.*\); accepted here: auto, " \
         record --cap-method cgroup2 --mem-cap 64M -- true
@@ -58,7 +58,7 @@ bad "bad show format" "--format: 'yaml' is not a format \(accepted: text, json\)
 # Read-only commands never create a database.
 rm -f "$PRESSMARK_DB"
 "$PM" list >/dev/null 2>"$TMP/err"
-is "$?" 1 "list without a database exits 1"
+is "$?" 2 "list without a database exits 2 (one exit status for what is not there)"
 like "$(cat "$TMP/err")" "no results database here yet" "and says so"
 ok "list created no database" test ! -e "$PRESSMARK_DB"
 
@@ -91,7 +91,7 @@ like "$lab" "Average elapsed = 0:00\.[0-9]+ \(2 ok runs\)" "show LABEL prints se
 uuid=$(q "select uuid from run where id = 2")
 like "$("$PM" show "$uuid")" "^run 2 " "show UUID"
 "$PM" show nosuchlabel >/dev/null 2>"$TMP/err"
-is "$?" 1 "show of an unknown selector exits 1"
+is "$?" 2 "show of an unknown selector exits 2 (not found is bad input)"
 like "$(cat "$TMP/err")" "no run, UUID or label 'nosuchlabel'" "and says so"
 "$PM" show 1 --format json > "$TMP/show.json"
 check=$(python3 - "$TMP/show.json" <<'PY'

@@ -6,6 +6,7 @@
  * make clean), then for each run make clean, sync, optionally drop the
  * caches, and the timed make. */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include "lib/spawn.h"
 #include <stdio.h>
@@ -35,19 +36,6 @@ struct build_state {
     int nphases, phase;
     bool drop_caches, primed;
     char dir[4096];                  /* the tree being built */
-};
-
-static const struct wl_option build_options[] = {
-    { "jobs", "LIST", "4x", "make -j: N, Nx (N x CPUs), half (CPUs/2), max (no limit), or a list of phases: half,4x,max" },
-    { "files", "N", "16", "generated tree: translation units" },
-    { "unit-size", "N", "2000", "generated tree: statements per unit (~50 KB of cc1 memory each at -O2)" },
-    { "headers", "N", "8", "generated tree: heavy headers every unit includes" },
-    { "seed", "N", "1", "generated tree: the same seed, the same tree" },
-    { "tree", "DIR", NULL, "build this tree instead (with its own Makefile)" },
-    { "target", "TARGET", "vmlinux", "make target" },
-    { "make-arg", "ARG", NULL, "an extra argument for make (repeatable)" },
-    { "drop-caches", NULL, NULL, "drop the page cache before each timed build (root)" },
-    { 0 },
 };
 
 static long cpus(void)
@@ -90,55 +78,63 @@ static int parse_jobs(struct build_state *st, const char *text, struct pm_err *e
     return 0;
 }
 
-static int build_set(void *state, const char *name, const char *value, struct pm_err *err)
+static int set_jobs(void *state, const char *value, struct pm_err *err)
+{
+    return parse_jobs(state, value, err);
+}
+
+static int set_tree(void *state, const char *value, struct pm_err *err)
 {
     struct build_state *st = state;
-    uint64_t v;
-    if (strcmp(name, "jobs") == 0)
-        return parse_jobs(st, value, err);
-    if (strcmp(name, "files") == 0 || strcmp(name, "unit-size") == 0 || strcmp(name, "headers") == 0) {
-        uint64_t min = strcmp(name, "headers") == 0 ? 0 : 1;
-        if (pm_parse_uint(value, min, 100000, &v) < 0)
-            return pm_errf(err, "'%s' is not a count (accepted: %llu to 100000)", value, (unsigned long long)min);
-        *(strcmp(name, "files") == 0 ? &st->tree.files : strcmp(name, "unit-size") == 0 ? &st->tree.unit_size
-                                                                                        : &st->tree.headers) = (unsigned)v;
-        return 0;
-    }
-    if (strcmp(name, "seed") == 0) {
-        if (pm_parse_uint(value, 0, UINT64_MAX, &v) < 0)
-            return pm_errf(err, "'%s' is not a seed (accepted: a whole number)", value);
-        st->tree.seed = v;
-        return 0;
-    }
-    if (strcmp(name, "tree") == 0) {
-        char mk[4200];
-        snprintf(mk, sizeof mk, "%s/Makefile", value);
-        char mk2[4200];
-        snprintf(mk2, sizeof mk2, "%s/makefile", value);
-        if (!pm_path_exists(mk) && !pm_path_exists(mk2))
-            return pm_errf(err, "'%s' has no Makefile (accepted: a directory make can build)", value);
-        if (!realpath(value, st->user_tree))
-            return pm_errf(err, "'%s': %s", value, strerror(errno));
-        return 0;
-    }
-    if (strcmp(name, "target") == 0) {
-        if (!*value || strlen(value) >= sizeof st->target || value[0] == '-')
-            return pm_errf(err, "'%s' is not a make target", value);
-        snprintf(st->target, sizeof st->target, "%s", value);
-        return 0;
-    }
-    if (strcmp(name, "make-arg") == 0) {
-        if (st->nmake_args == MAX_MAKE_ARGS)
-            return pm_errf(err, "at most %d make arguments", MAX_MAKE_ARGS);
-        st->make_args[st->nmake_args++] = (char *)value;
-        return 0;
-    }
-    if (strcmp(name, "drop-caches") == 0) {
-        st->drop_caches = true;
-        return 0;
-    }
-    return pm_errf(err, "unknown option");
+    char mk[4200], mk2[4200];
+    snprintf(mk, sizeof mk, "%s/Makefile", value);
+    snprintf(mk2, sizeof mk2, "%s/makefile", value);
+    if (!pm_path_exists(mk) && !pm_path_exists(mk2))
+        return pm_errf(err, "'%s' has no Makefile (accepted: a directory make can build)", value);
+    if (!realpath(value, st->user_tree))
+        return pm_errf(err, "'%s': %s", value, strerror(errno));
+    return 0;
 }
+
+static int check_target(void *state, const char *value, struct pm_err *err)
+{
+    (void)state;
+    if (!*value || value[0] == '-')
+        return pm_errf(err, "'%s' is not a make target", value);
+    return 0;
+}
+
+static int add_make_arg(void *state, const char *value, struct pm_err *err)
+{
+    struct build_state *st = state;
+    if (st->nmake_args == MAX_MAKE_ARGS)
+        return pm_errf(err, "at most %d make arguments", MAX_MAKE_ARGS);
+    st->make_args[st->nmake_args++] = (char *)value;
+    return 0;
+}
+
+#define BO(field) offsetof(struct build_state, field)
+static const struct opt build_options[] = {
+    { .name = "jobs", .type = OPT_CALLBACK, .set = set_jobs, .metavar = "LIST", .def = "4x",
+      .help = "make -j: N, Nx (N x CPUs), half (CPUs/2), max (no limit), or a list of phases: half,4x,max" },
+    { .name = "files", .type = OPT_UINT, .offset = BO(tree.files), .metavar = "N", .def = "16", .min = 1,
+      .max = 100000, .noun = "count", .help = "generated tree: translation units" },
+    { .name = "unit-size", .type = OPT_UINT, .offset = BO(tree.unit_size), .metavar = "N", .def = "2000", .min = 1,
+      .max = 100000, .noun = "count", .help = "generated tree: statements per unit (~50 KB of cc1 memory each at -O2)" },
+    { .name = "headers", .type = OPT_UINT, .offset = BO(tree.headers), .metavar = "N", .def = "8", .min = 0,
+      .max = 100000, .noun = "count", .help = "generated tree: heavy headers every unit includes" },
+    { .name = "seed", .type = OPT_U64, .offset = BO(tree.seed), .metavar = "N", .def = "1", .noun = "seed",
+      .help = "generated tree: the same seed, the same tree" },
+    { .name = "tree", .type = OPT_CALLBACK, .set = set_tree, .metavar = "DIR",
+      .help = "build this tree instead (with its own Makefile)" },
+    { .name = "target", .type = OPT_STRING, .offset = BO(target), .size = sizeof(((struct build_state *)0)->target),
+      .set = check_target, .metavar = "TARGET", .def = "vmlinux", .help = "make target" },
+    { .name = "make-arg", .type = OPT_CALLBACK, .set = add_make_arg, .metavar = "ARG",
+      .help = "an extra argument for make (repeatable)" },
+    { .name = "drop-caches", .type = OPT_FLAG, .offset = BO(drop_caches),
+      .help = "drop the page cache before each timed build (root)" },
+    { .type = OPT_END },
+};
 
 static int build_phases(void *state)
 {
@@ -317,7 +313,6 @@ const struct workload_ops workload_build = {
     .headline_title = "elapsed",
     .options = build_options,
     .state_size = sizeof(struct build_state),
-    .set_option = build_set,
     .prepare = build_prepare,
     .run = build_run,
     .describe = build_describe,

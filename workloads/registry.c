@@ -33,3 +33,18 @@ const struct wl_helper *workload_helper(const char *name)
                 return h;
     return NULL;
 }
+
+int workload_defaults(const struct workload_ops *wl, void *state, struct pm_err *err)
+{
+    return wl->options ? opt_set_defaults(wl->options, state, err) : 0;
+}
+
+void workload_describe(const struct workload_ops *wl, void *state, char *buf, size_t len)
+{
+    if (wl->describe)
+        wl->describe(state, buf, len);
+    else if (wl->options)
+        opt_describe(wl->options, state, buf, len);
+    else if (len)
+        buf[0] = '\0';
+}

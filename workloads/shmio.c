@@ -5,6 +5,7 @@
  * min-max KB/s. SysV segments are marked for removal as soon as they are
  * made, so none outlives the run, whatever happens to it. */
 #include <errno.h>
+#include <stddef.h>
 #include <sys/prctl.h>
 #include <stdint.h>
 #include <stdbool.h>
@@ -28,89 +29,63 @@
 #define MAX_PROCS 4096
 #define MAX_REGIONS 64
 
+enum shmio_mode { MODE_ALTERNATE, MODE_SPLIT };
+
 struct shmio_state {
     uint64_t procs, io_procs, mem_procs, regions, region_size, stride, io_min, io_max, read_pct, duration_ns;
-    bool split;
+    unsigned mode;                   /* enum shmio_mode */
     char dir[2048];
 };
 
-static const struct wl_option shmio_options[] = {
-    { "procs", "N", "16", "processes (alternate mode; the seed ran 640)" },
-    { "mode", "MODE", "alternate", "alternate: each process writes then touches; split: --io-procs writers, --mem-procs touchers" },
-    { "io-procs", "A", "8", "split mode: writing processes" },
-    { "mem-procs", "B", "8", "split mode: touching processes" },
-    { "regions", "K", "1", "SysV shared memory segments, processes spread over them" },
-    { "region-size", "SIZE", "64M", "size of each segment (the seed: one of 1.6G)" },
-    { "touch-stride", "SIZE", "4K", "a pass touches 4 bytes every STRIDE" },
-    { "io-min", "SIZE", "1K", "smallest write" },
-    { "io-max", "SIZE", "256K", "largest write" },
-    { "read-pct", "P", "0", "percent of disk operations that read instead (the seed: 0)" },
-    { "dir", "DIR", NULL, "where the files go (a fresh directory inside it, removed afterwards; default the temp dir)" },
-    { "duration", "D", "10s", "how long (the seed ran 3 hours)" },
-    { 0 },
-};
+static const char *const mode_words[] = { "alternate", "split", NULL };
 
-static int shmio_set(void *state, const char *name, const char *value, struct pm_err *err)
+/* --dir: an existing directory (a fresh one is made inside it). */
+static int check_dir(void *state, const char *value, struct pm_err *err)
 {
-    struct shmio_state *st = state;
-    uint64_t v;
-    if (strcmp(name, "procs") == 0 || strcmp(name, "io-procs") == 0 || strcmp(name, "mem-procs") == 0) {
-        if (pm_parse_uint(value, strcmp(name, "procs") == 0 ? 1 : 0, MAX_PROCS, &v) < 0)
-            return pm_errf(err, "'%s' is not a process count (accepted: up to %d)", value, MAX_PROCS);
-        *(strcmp(name, "procs") == 0 ? &st->procs : strcmp(name, "io-procs") == 0 ? &st->io_procs : &st->mem_procs) = v;
-        return 0;
-    }
-    if (strcmp(name, "mode") == 0) {
-        if (strcmp(value, "alternate") && strcmp(value, "split"))
-            return pm_errf(err, "'%s' is not a mode (accepted: alternate, split)", value);
-        st->split = strcmp(value, "split") == 0;
-        return 0;
-    }
-    if (strcmp(name, "regions") == 0) {
-        if (pm_parse_uint(value, 1, MAX_REGIONS, &v) < 0)
-            return pm_errf(err, "'%s' is not a region count (accepted: 1 to %d)", value, MAX_REGIONS);
-        st->regions = v;
-        return 0;
-    }
-    if (strcmp(name, "region-size") == 0 || strcmp(name, "touch-stride") == 0 || strcmp(name, "io-min") == 0 ||
-        strcmp(name, "io-max") == 0) {
-        if (pm_parse_size(value, 0, &v) < 0 || v < 4 || (strcmp(name, "io-max") == 0 && v > (64u << 20)))
-            return pm_errf(err, "'%s' is not a size (accepted: %s%s)", value, PM_SIZE_FORMS,
-                           strcmp(name, "io-max") == 0 ? "; at most 64M" : "; at least 4 bytes");
-        *(strcmp(name, "region-size") == 0 ? &st->region_size : strcmp(name, "touch-stride") == 0 ? &st->stride
-          : strcmp(name, "io-min") == 0 ? &st->io_min : &st->io_max) = v;
-        return 0;
-    }
-    if (strcmp(name, "read-pct") == 0) {
-        if (pm_parse_uint(value, 0, 100, &v) < 0)
-            return pm_errf(err, "'%s' is not a percentage (accepted: 0 to 100)", value);
-        st->read_pct = v;
-        return 0;
-    }
-    if (strcmp(name, "dir") == 0) {
-        struct stat sb;
-        if (stat(value, &sb) < 0 || !S_ISDIR(sb.st_mode) || strlen(value) >= sizeof st->dir - 64)
-            return pm_errf(err, "'%s' is not a directory", value);
-        snprintf(st->dir, sizeof st->dir, "%s", value);
-        return 0;
-    }
-    if (strcmp(name, "duration") == 0) {
-        if (pm_parse_duration(value, &v) < 0 || v == 0)
-            return pm_errf(err, "'%s' is not a duration (accepted: %s)", value, PM_DURATION_FORMS);
-        st->duration_ns = v;
-        return 0;
-    }
-    return pm_errf(err, "unknown option");
+    (void)state;
+    struct stat sb;
+    if (stat(value, &sb) < 0 || !S_ISDIR(sb.st_mode) || strlen(value) >= 2048 - 64)
+        return pm_errf(err, "'%s' is not a directory", value);
+    return 0;
 }
 
-static int shmio_args(void *state, int argc, char **argv, struct pm_err *err)
+#define SH(field) offsetof(struct shmio_state, field)
+static const struct opt shmio_options[] = {
+    { .name = "mode", .type = OPT_CHOICE, .offset = SH(mode), .metavar = "MODE", .def = "alternate",
+      .words = mode_words, .noun = "mode",
+      .help = "alternate: each process writes then touches; split: --io-procs writers, --mem-procs touchers" },
+    { .name = "procs", .type = OPT_U64, .offset = SH(procs), .metavar = "N", .def = "16", .min = 1, .max = MAX_PROCS,
+      .noun = "process count", .help = "processes (alternate mode; the wblg-disk report ran 640)" },
+    { .name = "io-procs", .type = OPT_U64, .offset = SH(io_procs), .metavar = "A", .def = "8", .min = 0,
+      .max = MAX_PROCS, .noun = "process count", .help = "split mode: writing processes" },
+    { .name = "mem-procs", .type = OPT_U64, .offset = SH(mem_procs), .metavar = "B", .def = "8", .min = 0,
+      .max = MAX_PROCS, .noun = "process count", .help = "split mode: touching processes" },
+    { .name = "regions", .type = OPT_U64, .offset = SH(regions), .metavar = "K", .def = "1", .min = 1,
+      .max = MAX_REGIONS, .noun = "region count", .help = "SysV shared memory segments, processes spread over them" },
+    { .name = "region-size", .type = OPT_SIZE, .offset = SH(region_size), .metavar = "SIZE", .def = "64M", .min = 4,
+      .max = 1e18, .extra = "at least 4 bytes", .help = "size of each segment (the wblg-disk report: one of 1.6G)" },
+    { .name = "touch-stride", .type = OPT_SIZE, .offset = SH(stride), .metavar = "SIZE", .def = "4K", .min = 4,
+      .max = 1e18, .extra = "at least 4 bytes", .help = "a pass touches 4 bytes every STRIDE" },
+    { .name = "io-min", .type = OPT_SIZE, .offset = SH(io_min), .metavar = "SIZE", .def = "1K", .min = 4,
+      .max = 64 << 20, .extra = "4 bytes to 64M", .help = "smallest write" },
+    { .name = "io-max", .type = OPT_SIZE, .offset = SH(io_max), .metavar = "SIZE", .def = "256K", .min = 4,
+      .max = 64 << 20, .extra = "at most 64M", .help = "largest write" },
+    { .name = "read-pct", .type = OPT_U64, .offset = SH(read_pct), .metavar = "P", .def = "0", .min = 0, .max = 100,
+      .noun = "percentage", .help = "percent of disk operations that read instead (the wblg-disk report: 0)" },
+    { .name = "dir", .type = OPT_STRING, .offset = SH(dir), .size = sizeof(((struct shmio_state *)0)->dir),
+      .metavar = "DIR", .set = check_dir, .flags = OPT_NO_DESCRIBE,
+      .help = "where the files go (a fresh directory inside it, removed afterwards; default the temp dir)" },
+    { .name = "duration", .type = OPT_DURATION, .offset = SH(duration_ns), .metavar = "D", .def = "10s", .min = 1,
+      .max = 1e18, .help = "how long (the wblg-disk report ran 3 hours)" },
+    { .type = OPT_END },
+};
+
+static int shmio_check(void *state, struct pm_err *err)
 {
     struct shmio_state *st = state;
-    (void)argc;
-    (void)argv;
     if (st->io_min > st->io_max)
         return pm_errf(err, "--io-min is above --io-max");
-    if (st->split && st->io_procs + st->mem_procs == 0)
+    if ((st->mode == MODE_SPLIT) && st->io_procs + st->mem_procs == 0)
         return pm_errf(err, "split mode needs --io-procs or --mem-procs above 0");
     return 0;
 }
@@ -143,7 +118,7 @@ static int shmio_run(void *state, struct run_ctx *rc, struct pm_err *err)
             break;
         }
     }
-    unsigned n = st->split ? (unsigned)(st->io_procs + st->mem_procs) : (unsigned)st->procs;
+    unsigned n = (st->mode == MODE_SPLIT) ? (unsigned)(st->io_procs + st->mem_procs) : (unsigned)st->procs;
     pid_t *pids = calloc(n, sizeof *pids);
     int p[2] = { -1, -1 };
     if (result == 0 && (!pids || pipe2(p, O_CLOEXEC) < 0))
@@ -151,7 +126,7 @@ static int shmio_run(void *state, struct run_ctx *rc, struct pm_err *err)
     uint64_t until = pm_now_ns() + st->duration_ns;
     unsigned started = 0;
     for (; result == 0 && started < n; started++) {
-        const char *role = !st->split ? "alternate" : started < st->io_procs ? "io" : "mem";
+        const char *role = !(st->mode == MODE_SPLIT) ? "alternate" : started < st->io_procs ? "io" : "mem";
         char a[8][128];
         snprintf(a[0], sizeof a[0], "--shm=%d", ids[started % nreg]);
         snprintf(a[1], sizeof a[1], "--stride=%llu", (unsigned long long)st->stride);
@@ -236,24 +211,6 @@ static int shmio_run(void *state, struct run_ctx *rc, struct pm_err *err)
     return result;
 }
 
-static void shmio_describe(void *state, char *buf, size_t len)
-{
-    struct shmio_state *st = state;
-    char rs[32], st1[32], lo[32], hi[32];
-    pm_fmt_size(rs, sizeof rs, st->region_size);
-    pm_fmt_size(st1, sizeof st1, st->stride);
-    pm_fmt_size(lo, sizeof lo, st->io_min);
-    pm_fmt_size(hi, sizeof hi, st->io_max);
-    if (st->split)
-        snprintf(buf, len, "--mode split --io-procs %llu --mem-procs %llu", (unsigned long long)st->io_procs,
-                 (unsigned long long)st->mem_procs);
-    else
-        snprintf(buf, len, "--mode alternate --procs %llu", (unsigned long long)st->procs);
-    size_t o = strlen(buf);
-    snprintf(buf + o, len - o, " --regions %llu --region-size %s --touch-stride %s --io-min %s --io-max %s --read-pct %llu --duration %.0fs",
-             (unsigned long long)st->regions, rs, st1, lo, hi, (unsigned long long)st->read_pct,
-             (double)st->duration_ns / 1e9);
-}
 
 /* The helper process the run starts, as "pressmark __shmio-worker". */
 /* One wblg-disk process: until the deadline, a disk operation (a write of
@@ -350,9 +307,7 @@ const struct workload_ops workload_shmio = {
     .headline_title = "MB/s",
     .options = shmio_options,
     .state_size = sizeof(struct shmio_state),
-    .set_option = shmio_set,
-    .set_args = shmio_args,
+    .check = shmio_check,
     .run = shmio_run,
-    .describe = shmio_describe,
     .helpers = shmio_helpers,
 };

@@ -3,6 +3,7 @@
  * mtest01 -b SIZE -w that allocates SIZE in chunks and writes it. What
  * the heartbeat records meanwhile is the seed's "vmstat skips beats". */
 #include <errno.h>
+#include <stddef.h>
 #include "lib/timeutil.h"
 #include <sys/prctl.h>
 #include <sys/mman.h>
@@ -22,53 +23,33 @@
 
 #define MAX_HOLDERS 64
 
+enum touch_mode { TOUCH_EVERY_BYTE, TOUCH_PER_PAGE };
+
 struct swapout_state {
     uint64_t size, chunk, prefill;
     unsigned prefill_procs;
-    bool every_byte;
+    unsigned touch;                  /* enum touch_mode */
 };
 
-static const struct wl_option swapout_options[] = {
-    { "size", "SIZE", "512M", "memory the timed allocator allocates and writes (mtest01 -b)" },
-    { "chunk", "SIZE", "1M", "allocation size of each step" },
-    { "touch", "MODE", "every-byte", "every-byte writes all of it, per-page one word per page" },
-    { "prefill", "SIZE", "0", "memory held by stopped processes before the timed part" },
-    { "prefill-procs", "N", "3", "how many stopped processes hold the prefill (the seed used 3)" },
-    { 0 },
-};
+static const char *const touch_words[] = { "every-byte", "per-page", NULL };
 
-static int swapout_set(void *state, const char *name, const char *value, struct pm_err *err)
-{
-    struct swapout_state *st = state;
-    uint64_t v;
-    if (strcmp(name, "size") == 0 || strcmp(name, "chunk") == 0 || strcmp(name, "prefill") == 0) {
-        int64_t total_kb = pm_meminfo_kb("MemTotal");
-        if (pm_parse_size(value, total_kb > 0 ? (uint64_t)total_kb * 1024 : 0, &v) < 0 ||
-            (strcmp(name, "prefill") != 0 && v < 4096))
-            return pm_errf(err, "'%s' is not a size (accepted: %s%s)", value, PM_SIZE_FORMS,
-                           strcmp(name, "prefill") ? "; at least 4K" : "; 0 for none");
-        if (strcmp(name, "size") == 0)
-            st->size = v;
-        else if (strcmp(name, "chunk") == 0)
-            st->chunk = v;
-        else
-            st->prefill = v;
-        return 0;
-    }
-    if (strcmp(name, "touch") == 0) {
-        if (strcmp(value, "every-byte") && strcmp(value, "per-page"))
-            return pm_errf(err, "'%s' is not a touch mode (accepted: every-byte, per-page)", value);
-        st->every_byte = strcmp(value, "every-byte") == 0;
-        return 0;
-    }
-    if (strcmp(name, "prefill-procs") == 0) {
-        if (pm_parse_uint(value, 1, MAX_HOLDERS, &v) < 0)
-            return pm_errf(err, "'%s' is not a process count (accepted: 1 to %d)", value, MAX_HOLDERS);
-        st->prefill_procs = (unsigned)v;
-        return 0;
-    }
-    return pm_errf(err, "unknown option");
-}
+#define SO(field) offsetof(struct swapout_state, field)
+static const struct opt swapout_options[] = {
+    { .name = "size", .type = OPT_SIZE, .offset = SO(size), .metavar = "SIZE", .def = "512M", .flags = OPT_PCT_MEM,
+      .min = 4096, .max = 1e18, .extra = "at least 4K",
+      .help = "memory the timed allocator allocates and writes (mtest01 -b)" },
+    { .name = "chunk", .type = OPT_SIZE, .offset = SO(chunk), .metavar = "SIZE", .def = "1M", .flags = OPT_PCT_MEM,
+      .min = 4096, .max = 1e18, .extra = "at least 4K", .help = "allocation size of each step" },
+    { .name = "touch", .type = OPT_CHOICE, .offset = SO(touch), .metavar = "MODE", .def = "every-byte",
+      .words = touch_words, .noun = "touch mode",
+      .help = "every-byte writes all of it, per-page one word per page" },
+    { .name = "prefill", .type = OPT_SIZE, .offset = SO(prefill), .metavar = "SIZE", .def = "0", .flags = OPT_PCT_MEM,
+      .extra = "0 for none", .help = "memory held by stopped processes before the timed part" },
+    { .name = "prefill-procs", .type = OPT_UINT, .offset = SO(prefill_procs), .metavar = "N", .def = "3",
+      .min = 1, .max = MAX_HOLDERS, .noun = "process count",
+      .help = "how many stopped processes hold the prefill (the swap-out report used 3)" },
+    { .type = OPT_END },
+};
 
 static void kill_holders(pid_t *pids, unsigned n)
 {
@@ -125,7 +106,7 @@ static int swapout_run(void *state, struct run_ctx *rc, struct pm_err *err)
     char size[32], chunk[32];
     snprintf(size, sizeof size, "%llu", (unsigned long long)st->size);
     snprintf(chunk, sizeof chunk, "%llu", (unsigned long long)st->chunk);
-    char *argv[] = { (char *)run_exe(rc), "__swapout", size, chunk, st->every_byte ? "every-byte" : "per-page", NULL };
+    char *argv[] = { (char *)run_exe(rc), "__swapout", size, chunk, st->touch == TOUCH_EVERY_BYTE ? "every-byte" : "per-page", NULL };
     int p[2];
     if (pipe2(p, O_CLOEXEC) < 0) {
         kill_holders(holders, st->prefill_procs);
@@ -167,17 +148,6 @@ static int swapout_run(void *state, struct run_ctx *rc, struct pm_err *err)
     run_metric(rc, "swapout.size_bytes", (double)st->size, "bytes", PM_NEITHER);
     run_metric(rc, "swapout.prefill_bytes", (double)st->prefill, "bytes", PM_NEITHER);
     return 0;
-}
-
-static void swapout_describe(void *state, char *buf, size_t len)
-{
-    struct swapout_state *st = state;
-    char size[32], chunk[32], pre[32];
-    pm_fmt_size(size, sizeof size, st->size);
-    pm_fmt_size(chunk, sizeof chunk, st->chunk);
-    pm_fmt_size(pre, sizeof pre, st->prefill);
-    snprintf(buf, len, "--size %s --chunk %s --touch %s --prefill %s --prefill-procs %u", size, chunk,
-             st->every_byte ? "every-byte" : "per-page", pre, st->prefill_procs);
 }
 
 /* The helper processes the runs start: pressmark's own binary, called as
@@ -263,8 +233,6 @@ const struct workload_ops workload_swapout = {
     .headline_title = "MB/s",
     .options = swapout_options,
     .state_size = sizeof(struct swapout_state),
-    .set_option = swapout_set,
     .run = swapout_run,
-    .describe = swapout_describe,
     .helpers = swapout_helpers,
 };

@@ -1,21 +1,17 @@
 #ifndef PM_WORKLOAD_H
 #define PM_WORKLOAD_H
 /* A workload is a table of operations plus an option table, as fio's I/O
- * engines are: adding one means adding one file and one line in registry.c.
+ * engines are: adding one means adding one file and one line in registry.c
+ * (workloads/skeleton.c shows the shape).
  * Workloads never write the database; they hand metrics to the run. */
 #include <stdbool.h>
 #include <stddef.h>
 #include "lib/err.h"
 #include "lib/metrics.h"
+#include "lib/opt.h"
 
 struct run_ctx;
 
-struct wl_option {
-    const char *name;       /* long option, without the dashes */
-    const char *arg;        /* metavar such as "SIZE"; NULL for a flag */
-    const char *def;        /* default, shown by --help and applied first */
-    const char *help;
-};
 
 /* A helper process of a workload: pressmark's own binary started as
  * "pressmark NAME ...", NAME beginning with "__" (hidden from help). */
@@ -29,20 +25,22 @@ struct workload_ops {
     const char *summary;
     const char *headline;               /* metric shown first by show and compare */
     const char *headline_title;         /* its column title: "elapsed", "msg/s", "MB/s" */
-    bool show_cpu_split;                /* show adds seed 003's user, system, idle columns */
-    const struct wl_option *options;    /* terminated by a zeroed entry */
+    bool show_cpu_split;                /* show adds the CPU split columns (user, system, idle) */
+    bool hidden;                        /* not offered by 'pressmark run' (record's command) */
+    const struct opt *options;          /* typed, fio-style; defaults applied first */
     size_t state_size;
-    /* Validate and store one option; -1 with err naming what is accepted. */
-    int (*set_option)(void *state, const char *name, const char *value, struct pm_err *err);
     /* Words after "--" (a command), or none. */
     int (*set_args)(void *state, int argc, char **argv, struct pm_err *err);
+    /* Optional: check the options together once all are set. */
+    int (*check)(void *state, struct pm_err *err);
     /* Once before the runs: check what is needed, build what is shared. */
     int (*prepare)(void *state, struct run_ctx *rc, struct pm_err *err);
     /* One measured run, inside the cap. Returns -1 only on harness errors;
      * a workload that fails reports it through run_set_status. */
     int (*run)(void *state, struct run_ctx *rc, struct pm_err *err);
     void (*cleanup)(void *state);
-    /* The parameters that define this configuration, for the run's record. */
+    /* The parameters that define this configuration, for the run's record;
+     * NULL: the options as opt_describe writes them. */
     void (*describe)(void *state, char *buf, size_t len);
     /* Optional: a list-valued option makes phases, each with its own runs
      * (kernbench's -j half, 4x, max). Returns how many (1 without). */
@@ -100,6 +98,10 @@ const char *run_cgroup(struct run_ctx *rc);
 
 
 const struct workload_ops *workload_find(const char *name);
+/* Set every option's default into a zeroed state. */
+int workload_defaults(const struct workload_ops *wl, void *state, struct pm_err *err);
+/* The configuration text stored with each run. */
+void workload_describe(const struct workload_ops *wl, void *state, char *buf, size_t len);
 /* NULL-terminated list of all workloads, for help and doctor. */
 extern const struct workload_ops *const pm_workloads[];
 

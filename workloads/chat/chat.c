@@ -4,6 +4,7 @@
  * VolanoMark-protocol server. msg/s = (sent + received) / elapsed, timed
  * from the start gate to the last connection's close, as Mark does. */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -27,62 +28,40 @@ struct chat_state {
     char server[256];
 };
 
-static const struct wl_option chat_options[] = {
-    { "rooms", "R", "10", "chat rooms" },
-    { "users", "U", "20", "users per room (at least 2)" },
-    { "messages", "C", "100", "messages each user sends (the seeds used 1000 and 25000)" },
-    { "pause", "S", "0", "seconds between a user's messages; > 0 chats on timers instead of taking turns" },
-    { "duration", "D", "10s", "with --pause: how long to chat" },
-    { "heap", "SIZE", "64M", "JVM-like heap of each side, cycled by every message" },
-    { "msg-alloc", "SIZE", "1K", "bytes allocated and written per message sent or received" },
-    { "server", "ADDR:PORT", NULL, "run only the client, against this VolanoMark-protocol server" },
-    { "stall", "D", "60s", "fail the run when no message moves for this long" },
-    { 0 },
-};
-
-static int chat_set(void *state, const char *name, const char *value, struct pm_err *err)
+/* --server: HOST:PORT, checked before anything runs. */
+static int check_server(void *state, const char *value, struct pm_err *err)
 {
-    struct chat_state *st = state;
-    uint64_t v;
-    if (strcmp(name, "rooms") == 0 || strcmp(name, "users") == 0 || strcmp(name, "messages") == 0) {
-        uint64_t min = strcmp(name, "users") == 0 ? 2 : 1;
-        if (pm_parse_uint(value, min, 100000, &v) < 0)
-            return pm_errf(err, "'%s' is not a count (accepted: a whole number from %llu to 100000)", value,
-                           (unsigned long long)min);
-        *(strcmp(name, "rooms") == 0 ? &st->rooms : strcmp(name, "users") == 0 ? &st->users : &st->messages) = v;
-        return 0;
-    }
-    if (strcmp(name, "pause") == 0) {
-        char *end;
-        errno = 0;
-        double d = strtod(value, &end);
-        if (errno || *end || end == value || !(d >= 0) || d > 3600)
-            return pm_errf(err, "'%s' is not a pause (accepted: seconds from 0 to 3600, e.g. 0.5)", value);
-        st->pause_s = d;
-        return 0;
-    }
-    if (strcmp(name, "duration") == 0 || strcmp(name, "stall") == 0) {
-        if (pm_parse_duration(value, &v) < 0 || v == 0)
-            return pm_errf(err, "'%s' is not a duration (accepted: %s)", value, PM_DURATION_FORMS);
-        *(strcmp(name, "duration") == 0 ? &st->duration_ns : &st->stall_ns) = v;
-        return 0;
-    }
-    if (strcmp(name, "heap") == 0 || strcmp(name, "msg-alloc") == 0) {
-        if (pm_parse_size(value, 0, &v) < 0 || (strcmp(name, "msg-alloc") == 0 && (v < 8 || v > (1u << 20))))
-            return pm_errf(err, "'%s' is not a size (accepted: %s%s)", value, PM_SIZE_FORMS,
-                           strcmp(name, "msg-alloc") == 0 ? "; 8 bytes to 1M" : "; 0 for no heap");
-        *(strcmp(name, "heap") == 0 ? &st->heap : &st->msg_alloc) = v;
-        return 0;
-    }
-    if (strcmp(name, "server") == 0) {
-        const char *colon = strrchr(value, ':');
-        if (!colon || colon == value || !colon[1] || strlen(value) >= sizeof st->server)
-            return pm_errf(err, "'%s' is not an address (accepted: HOST:PORT, e.g. 10.200.0.1:8000)", value);
-        snprintf(st->server, sizeof st->server, "%s", value);
-        return 0;
-    }
-    return pm_errf(err, "unknown option");
+    (void)state;
+    const char *colon = strrchr(value, ':');
+    if (!colon || colon == value || !colon[1])
+        return pm_errf(err, "'%s' is not an address (accepted: HOST:PORT, e.g. 10.200.0.1:8000)", value);
+    return 0;
 }
+
+#define CO(field) offsetof(struct chat_state, field)
+static const struct opt chat_options[] = {
+    { .name = "rooms", .type = OPT_U64, .offset = CO(rooms), .metavar = "R", .def = "10", .min = 1, .max = 100000,
+      .noun = "count", .help = "chat rooms" },
+    { .name = "users", .type = OPT_U64, .offset = CO(users), .metavar = "U", .def = "20", .min = 2, .max = 100000,
+      .noun = "count", .help = "users per room (at least 2)" },
+    { .name = "messages", .type = OPT_U64, .offset = CO(messages), .metavar = "C", .def = "100", .min = 1,
+      .max = 100000, .noun = "count", .help = "messages each user sends (the VolanoMark reports used 1000 and 25000)" },
+    { .name = "pause", .type = OPT_REAL, .offset = CO(pause_s), .metavar = "S", .def = "0", .min = 0, .max = 3600,
+      .noun = "pause", .extra = "seconds from 0 to 3600, e.g. 0.5", .flags = OPT_DESCRIBE_SET,
+      .help = "seconds between a user's messages; > 0 chats on timers instead of taking turns" },
+    { .name = "duration", .type = OPT_DURATION, .offset = CO(duration_ns), .metavar = "D", .def = "10s", .min = 1,
+      .max = 1e18, .flags = OPT_DESCRIBE_SET, .help = "with --pause: how long to chat" },
+    { .name = "heap", .type = OPT_SIZE, .offset = CO(heap), .metavar = "SIZE", .def = "64M", .extra = "0 for no heap",
+      .help = "JVM-like heap of each side, cycled by every message" },
+    { .name = "msg-alloc", .type = OPT_SIZE, .offset = CO(msg_alloc), .metavar = "SIZE", .def = "1K", .min = 8,
+      .max = 1 << 20, .extra = "8 bytes to 1M", .help = "bytes allocated and written per message sent or received" },
+    { .name = "server", .type = OPT_STRING, .offset = CO(server), .size = sizeof(((struct chat_state *)0)->server),
+      .metavar = "ADDR:PORT", .set = check_server,
+      .help = "run only the client, against this VolanoMark-protocol server" },
+    { .name = "stall", .type = OPT_DURATION, .offset = CO(stall_ns), .metavar = "D", .def = "60s", .min = 1,
+      .max = 1e18, .flags = OPT_NO_DESCRIBE, .help = "fail the run when no message moves for this long" },
+    { .type = OPT_END },
+};
 
 /* Read one line from a helper's report pipe, waiting at most ms. */
 static int read_line(int fd, char *buf, size_t len, int ms)
@@ -254,21 +233,6 @@ static int chat_run(void *state, struct run_ctx *rc, struct pm_err *err)
     return 0;
 }
 
-static void chat_describe(void *state, char *buf, size_t len)
-{
-    struct chat_state *st = state;
-    char heap[32], alloc[32];
-    pm_fmt_size(heap, sizeof heap, st->heap);
-    pm_fmt_size(alloc, sizeof alloc, st->msg_alloc);
-    int n = snprintf(buf, len, "--rooms %llu --users %llu --messages %llu --heap %s --msg-alloc %s",
-                     (unsigned long long)st->rooms, (unsigned long long)st->users, (unsigned long long)st->messages,
-                     heap, alloc);
-    if (st->pause_s > 0 && n > 0 && (size_t)n < len)
-        n += snprintf(buf + n, len - (size_t)n, " --pause %g --duration %.0fs", st->pause_s,
-                      (double)st->duration_ns / 1e9);
-    if (st->server[0] && n > 0 && (size_t)n < len)
-        snprintf(buf + n, len - (size_t)n, " --server %s", st->server);
-}
 
 /* The two processes of a run, started as "pressmark __chat-server" and
  * "pressmark __chat-client" with the run's parameters as --key=value. */
@@ -340,8 +304,6 @@ const struct workload_ops workload_chat = {
     .show_cpu_split = true,
     .options = chat_options,
     .state_size = sizeof(struct chat_state),
-    .set_option = chat_set,
     .run = chat_run,
-    .describe = chat_describe,
     .helpers = chat_helpers,
 };

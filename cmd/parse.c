@@ -1,0 +1,91 @@
+#include "cmd/parse.h"
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "cmd/cli.h"
+
+/* Options are numbered past the characters getopt uses: group g's option
+ * i is BASE + g * STRIDE + i. */
+#define BASE 1000
+#define STRIDE 100
+
+static void print_help(const struct cmd_spec *spec)
+{
+    fputs(spec->usage, stdout);
+    for (size_t g = 0; g < spec->ngroups; g++) {
+        const char *title = spec->groups[g].title;
+        if (!title || title[0])       /* "": the previous group's section goes on */
+            printf("\n%s:\n", title ? title : "options");
+        opt_help(stdout, spec->groups[g].table);
+    }
+}
+
+static struct option *long_options(const struct cmd_spec *spec)
+{
+    size_t n = 1;
+    for (size_t g = 0; g < spec->ngroups; g++)
+        n += opt_count(spec->groups[g].table);
+    struct option *v = calloc(n + 1, sizeof *v);
+    if (!v)
+        return NULL;
+    size_t k = 0;
+    for (size_t g = 0; g < spec->ngroups; g++) {
+        const struct opt *t = spec->groups[g].table;
+        for (size_t i = 0; t[i].type != OPT_END; i++) {
+            bool takes_value = t[i].type != OPT_FLAG && t[i].metavar;
+            int has_arg = !takes_value ? no_argument : (t[i].flags & OPT_OPTIONAL) ? optional_argument : required_argument;
+            v[k++] = (struct option){ t[i].name, has_arg, NULL,
+                                      BASE + (int)(g * STRIDE + i) };
+        }
+    }
+    v[k] = (struct option){ "help", no_argument, NULL, 'h' };
+    return v;
+}
+
+int cmd_parse(const struct cmd_spec *spec, int argc, char **argv)
+{
+    struct option *longopts = long_options(spec);
+    if (!longopts) {
+        pm_usage(spec->name, "out of memory");
+        return CMD_BAD;
+    }
+    int result = 0;
+    opterr = 0;
+    optind = spec->first > 0 ? spec->first : 1;
+    int c;
+    while (result == 0 && (c = getopt_long(argc, argv, spec->stop_at_command ? "+h" : "h", longopts, NULL)) != -1) {
+        if (c == 'h') {
+            print_help(spec);
+            result = CMD_HELP;
+        } else if (c < BASE) {
+            pm_usage(spec->name, "unknown option or missing value '%s' (see 'pressmark %s --help')", argv[optind - 1],
+                     spec->name);
+            result = CMD_BAD;
+        } else {
+            const struct cmd_group *g = &spec->groups[(c - BASE) / STRIDE];
+            const struct opt *o = &g->table[(c - BASE) % STRIDE];
+            const char *value = optarg;
+            if (!value && (o->flags & OPT_OPTIONAL) && optind < argc && argv[optind][0] >= '0' && argv[optind][0] <= '9')
+                value = argv[optind++];
+            struct pm_err err;
+            if (opt_set(o, g->state, value ? value : "", &err) < 0) {
+                pm_usage(spec->name, "--%s: %s", o->name, err.msg);
+                result = CMD_BAD;
+            }
+        }
+    }
+    free(longopts);
+    if (result < 0)
+        return result;
+    if (spec->max_args >= 0 && argc - optind > spec->max_args) {
+        pm_usage(spec->name, "unexpected argument '%s'%s", argv[optind + spec->max_args],
+                 spec->first > 1 ? " (options start with --)" : "");
+        return CMD_BAD;
+    }
+    return optind;
+}
+
+int cmd_parse_exit(int r)
+{
+    return r == CMD_HELP ? 0 : PM_EXIT_USAGE;
+}

@@ -1,0 +1,89 @@
+/* Merging another results database into this one (pressmark merge): runs
+ * are identified by their UUID, so merging twice adds nothing twice; each
+ * keeps its machine and kernel; an older database is migrated in a private
+ * copy first (foreign_db), never changed itself. */
+#include "store/merge.h"
+#include <stdio.h>
+#include <string.h>
+#include "store/foreign_db.h"
+
+/* Every table that hangs off a run, copied for the new runs only. */
+static const char *const child_copies[] = {
+    "INSERT INTO run_meta(run_id, key, value) SELECT n.id, c.key, c.value FROM other.run_meta c"
+    " JOIN other.run o ON o.id = c.run_id JOIN new_runs x ON x.uuid = o.uuid JOIN main.run n ON n.uuid = o.uuid",
+    "INSERT INTO metric(run_id, name, value, unit, direction) SELECT n.id, c.name, c.value, c.unit, c.direction"
+    " FROM other.metric c JOIN other.run o ON o.id = c.run_id JOIN new_runs x ON x.uuid = o.uuid"
+    " JOIN main.run n ON n.uuid = o.uuid",
+    "INSERT INTO run_source(run_id, source, path, ticks, note) SELECT n.id, c.source, c.path, c.ticks, c.note"
+    " FROM other.run_source c JOIN other.run o ON o.id = c.run_id JOIN new_runs x ON x.uuid = o.uuid"
+    " JOIN main.run n ON n.uuid = o.uuid",
+    "INSERT INTO tick_series(run_id, idx, name) SELECT n.id, c.idx, c.name FROM other.tick_series c"
+    " JOIN other.run o ON o.id = c.run_id JOIN new_runs x ON x.uuid = o.uuid JOIN main.run n ON n.uuid = o.uuid",
+    "INSERT INTO tick(run_id, seq, t_ns, data) SELECT n.id, c.seq, c.t_ns, c.data FROM other.tick c"
+    " JOIN other.run o ON o.id = c.run_id JOIN new_runs x ON x.uuid = o.uuid JOIN main.run n ON n.uuid = o.uuid",
+    "INSERT INTO profile(run_id, rank, symbol, samples, pct_kernel, pct_all)"
+    " SELECT n.id, c.rank, c.symbol, c.samples, c.pct_kernel, c.pct_all FROM other.profile c"
+    " JOIN other.run o ON o.id = c.run_id JOIN new_runs x ON x.uuid = o.uuid JOIN main.run n ON n.uuid = o.uuid",
+};
+
+int merge_database(struct pm_db *db, const char *path, int *added, int *present, struct pm_err *err)
+{
+    struct foreign_db f;
+    if (foreign_db_open(path, &f, err) < 0)
+        return -1;
+    const char *file = f.copy[0] ? f.copy : path;
+    sqlite3_stmt *st;
+    int rc = -1;
+    /* The migrated copy (or the original) is attached read-only by URI. */
+    sqlite3_close(f.db.h);
+    f.db.h = NULL;
+    char uri[4400];
+    snprintf(uri, sizeof uri, "file:%s?mode=ro", file);
+    if (pm_db_prepare(db, &st, "ATTACH DATABASE ? AS other", err) < 0)
+        goto out;
+    sqlite3_bind_text(st, 1, uri, -1, SQLITE_STATIC);
+    rc = pm_db_step_done(db, st, err);
+    sqlite3_finalize(st);
+    if (rc < 0)
+        goto out;
+    rc = -1;
+    if (pm_db_exec(db, "BEGIN IMMEDIATE", err) < 0)
+        goto detach;
+    if (pm_db_exec(db,
+                   "CREATE TEMP TABLE new_runs AS SELECT uuid FROM other.run"
+                   " WHERE status != 'running' AND uuid NOT IN (SELECT uuid FROM main.run);"
+                   "INSERT OR IGNORE INTO machine(hostname, kernel, proc_version, cmdline, cpu_model, cpus, mem_total_kb, page_size)"
+                   " SELECT hostname, kernel, proc_version, cmdline, cpu_model, cpus, mem_total_kb, page_size FROM other.machine;"
+                   "INSERT INTO run(uuid, machine_id, label, workload, params, started_ns, ended_ns, interval_ns, status, reason)"
+                   " SELECT o.uuid, (SELECT m.id FROM main.machine m WHERE m.hostname = om.hostname AND m.kernel = om.kernel"
+                   "   AND m.proc_version = om.proc_version AND m.cmdline = om.cmdline AND m.cpu_model = om.cpu_model"
+                   "   AND m.cpus = om.cpus AND m.mem_total_kb = om.mem_total_kb AND m.page_size = om.page_size),"
+                   "  o.label, o.workload, o.params, o.started_ns, o.ended_ns, o.interval_ns, o.status, o.reason"
+                   " FROM other.run o JOIN other.machine om ON om.id = o.machine_id JOIN new_runs x ON x.uuid = o.uuid"
+                   " ORDER BY o.started_ns, o.id;", err) < 0)
+        goto rollback;
+    for (size_t i = 0; i < sizeof child_copies / sizeof child_copies[0]; i++)
+        if (pm_db_exec(db, child_copies[i], err) < 0)
+            goto rollback;
+    if (pm_db_prepare(db, &st, "SELECT (SELECT count(*) FROM new_runs), (SELECT count(*) FROM other.run) - (SELECT count(*) FROM new_runs)",
+                      err) < 0)
+        goto rollback;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        *added = sqlite3_column_int(st, 0);
+        *present = sqlite3_column_int(st, 1);
+    }
+    sqlite3_finalize(st);
+    if (pm_db_exec(db, "DROP TABLE temp.new_runs; COMMIT", err) < 0)
+        goto rollback;
+    rc = 0;
+    goto detach;
+rollback:
+    pm_db_exec(db, "ROLLBACK", NULL);
+    pm_db_exec(db, "DROP TABLE IF EXISTS temp.new_runs", NULL);
+detach:
+    pm_db_exec(db, "DETACH DATABASE other", NULL);
+out:
+    foreign_db_close(&f);
+    return rc;
+}
+
