@@ -58,27 +58,32 @@ $(B)/%.o: %.c
 	$(CC) $(CFLAGS) $(PM_CFLAGS) -MMD -MP -c -o $@ $<
 -include $(LIB_OBJ:.o=.d) $(B)/cmd/main.d
 
-# prove runs the unit binaries and the shell tests alike (both speak TAP).
+# prove runs the unit binaries and the shell tests alike (both speak TAP),
+# outside make's environment: MAKEFLAGS would carry this make's variables
+# (CFLAGS=-fsanitize=...) into the make that the build workload runs.
 # Every test leaves /tmp as it found it: a pressmark-test directory that
 # was not there before fails the target.
-TEST_ENV := PRESSMARK_BIN=$(abspath $(B)/pressmark)
+define run-tests
+	@ls -d /tmp/pressmark-test.* 2>/dev/null | sort > $(1)/tmp-before || true
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PRESSMARK_BIN=$(abspath $(1)/pressmark) $(2) prove -f tests/ $(1)/tests/
+	@ls -d /tmp/pressmark-test.* 2>/dev/null | sort | comm -13 $(1)/tmp-before - > $(1)/tmp-left || true; \
+	 if [ -s $(1)/tmp-left ]; then echo "tests left behind: $$(cat $(1)/tmp-left)"; exit 1; fi
+endef
+
 test: all layering
-	@ls -d /tmp/pressmark-test.* 2>/dev/null | sort > $(B)/tmp-before || true
-	$(TEST_ENV) $(TEST_RUN) prove -f tests/ $(B)/tests/
-	@ls -d /tmp/pressmark-test.* 2>/dev/null | sort | comm -13 $(B)/tmp-before - > $(B)/tmp-left || true; \
-	 if [ -s $(B)/tmp-left ]; then echo "tests left behind: $$(cat $(B)/tmp-left)"; exit 1; fi
+	$(call run-tests,$(B))
 
 # The same tests against a sanitised build in its own build directory.
 SAN := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-check:
-	$(MAKE) B=build/check CFLAGS="$(SAN)" test \
-	    TEST_RUN="ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1"
+check: layering
+	$(MAKE) B=build/check CFLAGS="$(SAN)" build/check/pressmark $(UNIT_SRC:%.c=build/check/%.t)
+	$(call run-tests,build/check,ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1)
 
 # ThreadSanitizer over the threaded code: sampler, heartbeat, chat.
 tsan:
 	$(MAKE) B=build/tsan CFLAGS="-O1 -g -fsanitize=thread" build/tsan/pressmark
-	PRESSMARK_BIN=$(abspath build/tsan/pressmark) TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-	    prove -f tests/t10-record.t tests/t30-chat.t
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PRESSMARK_BIN=$(abspath build/tsan/pressmark) \
+	    TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 prove -f tests/t10-record.t tests/t30-chat.t
 
 # Includes only point down (layering.txt); a test adds one that points up
 # and checks that this target fails.

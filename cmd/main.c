@@ -47,7 +47,8 @@ static bool present_workload(const char *name, struct wl_present *out)
     const struct workload_ops *wl = workload_find(name);
     if (!wl)
         return false;
-    *out = (struct wl_present){ .headline = wl->headline, .title = wl->headline_title, .cpu_split = wl->show_cpu_split };
+    *out = (struct wl_present){ .headline = wl->headline, .title = wl->headline_title, .cpu_split = wl->show_cpu_split,
+                                .params_title = wl->params_title ? wl->params_title : "parameters" };
     return true;
 }
 

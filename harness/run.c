@@ -512,7 +512,7 @@ int run_plan_execute(struct run_plan *plan)
      * second pressmark from running beside this one. */
     undo_recover();
     char what[512];
-    snprintf(what, sizeof what, "%s %s, label %s", strcmp(plan->wl->name, "record") ? "run" : "record",
+    snprintf(what, sizeof what, "%s %s, label %s", plan->wl->hidden ? "record" : "run",
              plan->wl->name, plan->label);
     if (undo_lock(what, &err) < 0) {
         fprintf(stderr, "pressmark: %s\n", err.msg);

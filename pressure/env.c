@@ -106,8 +106,13 @@ int run_env_up(struct run_env *env, int64_t run_id, struct kv_list *meta, struct
             close(env->balloon_fd);
         env->balloon_fd = -1;
         env->balloon_pid = 0;
-        char undone[2048];
-        undo_all(undone, sizeof undone);
+        /* What was already applied is undone now, and said in the run's
+         * record like the undoing after any other run. */
+        char undone[4096];
+        if (undo_all(undone, sizeof undone) < 0)
+            kv_set(meta, "env.undo_failed", undone);
+        if (undone[0])
+            kv_set(meta, "env.undone", undone);
         env->cgroup_version = 0;
         env->cgroup_dir[0] = env->cgroup_procs[0] = '\0';
         return -1;

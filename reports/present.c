@@ -12,6 +12,7 @@ bool report_workload(const char *workload, struct wl_present *out)
 {
     if (workload && lookup && lookup(workload, out))
         return true;
-    *out = (struct wl_present){ .headline = "time.elapsed_s", .title = "elapsed", .cpu_split = false };
+    *out = (struct wl_present){ .headline = "time.elapsed_s", .title = "elapsed", .cpu_split = false,
+                                .params_title = "parameters" };
     return false;
 }

@@ -10,6 +10,7 @@ struct wl_present {
     const char *headline;          /* "chat.msgs_per_s" */
     const char *title;             /* "msg/s" */
     bool cpu_split;                /* show adds user, system and idle columns */
+    const char *params_title;      /* what its stored parameters are: "parameters", "command" */
 };
 
 typedef bool (*wl_present_fn)(const char *workload, struct wl_present *out);

@@ -91,7 +91,11 @@ static void print_details(FILE *f, const struct run_info *ri)
     }
     fprintf(f, "cap: %s%s%s; swap: %s\n", cap ? cap : "none", capsize ? " " : "", capbuf, swap ? swap : "none");
     if (ri->params[0])
-        fprintf(f, "%s: %s\n", strcmp(ri->workload, "record") == 0 ? "command" : "parameters", ri->params);
+    {
+        struct wl_present wp;
+        report_workload(ri->workload, &wp);
+        fprintf(f, "%s: %s\n", wp.params_title, ri->params);
+    }
 }
 
 /* The workload's own figures (chat.*, shmio.*, swapout.*, build.*): the
@@ -201,6 +205,82 @@ static void print_convergence(FILE *f, const struct run_info *runs, size_t n, co
             mean, sd, half, mean != 0 ? 2 * half / fabs(mean) : 0.0, k);
 }
 
+/* One row of the runs table: the 2002 VolanoMark report's columns, the
+ * CPU split of the loopback report where the workload has one. */
+static void add_run_row(struct table *t, const struct run_info *ri, const char *headline, bool one_run, bool split)
+{
+    char c0[300], c1[48], c2[32], c3[32], c4[48], c5[48], c6[48];
+    if (one_run)
+        snprintf(c0, sizeof c0, "%s", ri->label);
+    else
+        snprintf(c0, sizeof c0, "%lld", (long long)ri->id);
+    fmt_headline(c1, sizeof c1, metric_set_find(&ri->metrics, headline));
+    fmt_fixed(c2, sizeof c2, ri, "stat.cpu.util_pct", 1);
+    fmt_fixed(c3, sizeof c3, ri, "stat.cpu.sys_user_ratio", 2);
+    fmt_kb(c4, sizeof c4, ri, "swap.in_kb");
+    fmt_kb(c5, sizeof c5, ri, "swap.out_kb");
+    fmt_kb(c6, sizeof c6, ri, "swap.io_kb");
+    char cap[64] = "none", beat[32];
+    const char *method = kv_get(&ri->meta, "cap.method");
+    const char *limit = kv_get(&ri->meta, "cap.limit_bytes");
+    if (method && strcmp(method, "none") != 0) {
+        char size[32] = "";
+        if (limit)
+            pm_fmt_size(size, sizeof size, strtoull(limit, NULL, 10));
+        snprintf(cap, sizeof cap, "%s %s", method, size);
+    }
+    fmt_fixed(beat, sizeof beat, ri, "heartbeat.late_p99_ms", 2);
+    if (strcmp(beat, "-") != 0)
+        strncat(beat, " ms", sizeof beat - strlen(beat) - 1);
+    char us[16], sy[16], id[16];
+    fmt_fixed(us, sizeof us, ri, "stat.cpu.user_pct", 2);
+    fmt_fixed(sy, sizeof sy, ri, "stat.cpu.system_pct", 2);
+    fmt_fixed(id, sizeof id, ri, "stat.cpu.idle_pct", 2);
+    const char *row[TABLE_MAX_COLS];
+    size_t k = 0;
+    row[k++] = c0;
+    row[k++] = c1;
+    row[k++] = c2;
+    row[k++] = c3;
+    if (split) {
+        row[k++] = us;
+        row[k++] = sy;
+        row[k++] = id;
+    }
+    row[k++] = c4;
+    row[k++] = c5;
+    row[k++] = c6;
+    if (!one_run) {
+        row[k++] = cap;
+        row[k++] = beat;
+        row[k++] = ri->status;
+    }
+    table_add_row(t, row);
+}
+
+/* The layout of the 'make -j' report: every run's GNU time line, then the
+ * average. */
+static void print_time_lines(FILE *f, struct run_info *runs, size_t n)
+{
+    double sum = 0;
+    size_t ok = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(runs[i].status, "ok") != 0 || !metric_set_find(&runs[i].metrics, "time.elapsed_s"))
+            continue;
+        if (ok == 0)
+            fputc('\n', f);
+        summary_gnu_time(f, &runs[i]);
+        sum += run_metric_or(&runs[i], "time.elapsed_s", 0);
+        ok++;
+    }
+    if (ok) {
+        char avg[32];
+        /* That report prints M:SS; under a minute that hides the spread. */
+        pm_fmt_elapsed(avg, sizeof avg, sum / (double)ok, sum / (double)ok < 60);
+        fprintf(f, "Average elapsed = %s (%zu ok run%s)\n", avg, ok, ok == 1 ? "" : "s");
+    }
+}
+
 void summary_print_runs(FILE *f, struct run_info *runs, size_t n, bool one_run)
 {
     if (n == 0)
@@ -210,7 +290,6 @@ void summary_print_runs(FILE *f, struct run_info *runs, size_t n, bool one_run)
     struct wl_present wp;
     report_workload(runs[0].workload, &wp);
     bool split = wp.cpu_split;
-    /* Seed 000's columns; seed 003's user, system, idle for the chat. */
     const char *headers[TABLE_MAX_COLS];
     bool right[TABLE_MAX_COLS];
     size_t nc = 0;
@@ -235,56 +314,8 @@ void summary_print_runs(FILE *f, struct run_info *runs, size_t n, bool one_run)
 #undef COL
     struct table t;
     table_init(&t, nc, headers, right);
-    for (size_t i = 0; i < n; i++) {
-        const struct run_info *ri = &runs[i];
-        char c0[300], c1[48], c2[32], c3[32], c4[48], c5[48], c6[48];
-        if (one_run)
-            snprintf(c0, sizeof c0, "%s", ri->label);
-        else
-            snprintf(c0, sizeof c0, "%lld", (long long)ri->id);
-        fmt_headline(c1, sizeof c1, metric_set_find(&ri->metrics, headline));
-        fmt_fixed(c2, sizeof c2, ri, "stat.cpu.util_pct", 1);
-        fmt_fixed(c3, sizeof c3, ri, "stat.cpu.sys_user_ratio", 2);
-        fmt_kb(c4, sizeof c4, ri, "swap.in_kb");
-        fmt_kb(c5, sizeof c5, ri, "swap.out_kb");
-        fmt_kb(c6, sizeof c6, ri, "swap.io_kb");
-        char cap[64] = "none", beat[32];
-        const char *method = kv_get(&ri->meta, "cap.method");
-        const char *limit = kv_get(&ri->meta, "cap.limit_bytes");
-        if (method && strcmp(method, "none") != 0) {
-            char size[32] = "";
-            if (limit)
-                pm_fmt_size(size, sizeof size, strtoull(limit, NULL, 10));
-            snprintf(cap, sizeof cap, "%s %s", method, size);
-        }
-        fmt_fixed(beat, sizeof beat, ri, "heartbeat.late_p99_ms", 2);
-        if (strcmp(beat, "-") != 0)
-            strncat(beat, " ms", sizeof beat - strlen(beat) - 1);
-        char us[16], sy[16], id[16];
-        fmt_fixed(us, sizeof us, ri, "stat.cpu.user_pct", 2);
-        fmt_fixed(sy, sizeof sy, ri, "stat.cpu.system_pct", 2);
-        fmt_fixed(id, sizeof id, ri, "stat.cpu.idle_pct", 2);
-        const char *row[TABLE_MAX_COLS];
-        size_t k = 0;
-        row[k++] = c0;
-        row[k++] = c1;
-        row[k++] = c2;
-        row[k++] = c3;
-        if (split) {
-            row[k++] = us;
-            row[k++] = sy;
-            row[k++] = id;
-        }
-        row[k++] = c4;
-        row[k++] = c5;
-        row[k++] = c6;
-        if (!one_run) {
-            row[k++] = cap;
-            row[k++] = beat;
-            row[k++] = ri->status;
-        }
-        table_add_row(&t, row);
-    }
+    for (size_t i = 0; i < n; i++)
+        add_run_row(&t, &runs[i], headline, one_run, split);
     if (one_run) {
         print_details(f, &runs[0]);
         fputc('\n', f);
@@ -294,24 +325,7 @@ void summary_print_runs(FILE *f, struct run_info *runs, size_t n, bool one_run)
         fprintf(f, "label %s, workload %s: %zu run%s\n\n", runs[0].label, runs[0].workload, n, n == 1 ? "" : "s");
         table_print(&t, f);
         print_convergence(f, runs, n, headline, title);
-        /* Seed 002's layout: every run's GNU time line, then the average. */
-        double sum = 0;
-        size_t ok = 0;
-        for (size_t i = 0; i < n; i++) {
-            if (strcmp(runs[i].status, "ok") != 0 || !metric_set_find(&runs[i].metrics, "time.elapsed_s"))
-                continue;
-            if (ok == 0)
-                fputc('\n', f);
-            summary_gnu_time(f, &runs[i]);
-            sum += run_metric_or(&runs[i], "time.elapsed_s", 0);
-            ok++;
-        }
-        if (ok) {
-            char avg[32];
-            /* Seed 002 prints M:SS; under a minute that hides the spread. */
-            pm_fmt_elapsed(avg, sizeof avg, sum / (double)ok, sum / (double)ok < 60);
-            fprintf(f, "Average elapsed = %s (%zu ok run%s)\n", avg, ok, ok == 1 ? "" : "s");
-        }
+        print_time_lines(f, runs, n);
     }
     table_free(&t);
 }

@@ -40,6 +40,46 @@ skip() { _n=$((_n + 1)); echo "ok $_n # SKIP $1"; }
 skip_all() { echo "1..0 # SKIP $1"; exit 0; }
 done_testing() { echo "1..$_n"; [ "$_failed" -eq 0 ]; }
 q() { sqlite3 -batch "$PRESSMARK_DB" "$1"; }
+# The database as one comparable word: its checksum, or "absent".
+db_sum() { if [ -e "$PRESSMARK_DB" ]; then md5sum < "$PRESSMARK_DB"; else echo absent; fi; }
+# bad DESCRIPTION EXPECTED-REGEX ARGS...: pressmark ARGS is refused the way
+# bad input always is: exit 2, one line on stderr that matches, the
+# database (or its absence) untouched.
+bad() {
+    local desc=$1 re=$2; shift 2
+    local before; before=$(db_sum)
+    "$PM" "$@" >"$TMP/out" 2>"$TMP/err"
+    local rc=$?
+    is "$rc" 2 "$desc: exit 2"
+    is "$(wc -l <"$TMP/err")" 1 "$desc: one line"
+    like "$(cat "$TMP/err")" "$re" "$desc: names the option, value and accepted forms"
+    is "$(db_sum)" "$before" "$desc: nothing written"
+}
+# metric RUN-ID|LABEL NAME: a stored metric's value, of that run or of the
+# label's latest run; imetric the same as a whole number (counts).
+_metric() {  # _metric SQL-EXPRESSION RUN-ID|LABEL NAME
+    case "$2" in
+        *[!0-9]*|'') q "select $1 from metric m join run r on r.id = m.run_id where r.label = '$2' and m.name = '$3' order by r.id desc limit 1" ;;
+        *) q "select $1 from metric where run_id = $2 and name = '$3'" ;;
+    esac
+}
+metric() { _metric value "$@"; }
+imetric() { _metric "cast(value as int)" "$@"; }
+# setup DESCRIPTION COMMAND...: a step the tests after it need. It is a test
+# line of its own; when it fails, the file ends there with that one failure
+# (and the command's output), not with every test after it failing too.
+setup() {
+    local desc=$1; shift
+    _n=$((_n + 1))
+    if "$@" >"$TMP/setup.out" 2>&1; then
+        echo "ok $_n - set-up: $desc"
+    else
+        echo "not ok $_n - set-up: $desc"
+        sed 's/^/#   /' "$TMP/setup.out" | head -20
+        echo "1..$_n"
+        exit 1
+    fi
+}
 need_root() { [ "$(id -u)" -eq 0 ] || skip_all "needs root (caps, swap and sysctls are root-only)"; }
 
 # Everything a run may change on the machine, as one comparable text.

@@ -9,16 +9,8 @@ for c in record list show doctor run; do
 done
 like "$("$PM" help record)" "usage: pressmark record" "help COMMAND shows that command's help"
 
-bad() {  # bad DESCRIPTION EXPECTED-REGEX ARGS...: exit 2, one stderr line, no database
-    local desc=$1 re=$2; shift 2
-    rm -f "$PRESSMARK_DB"
-    "$PM" "$@" >"$TMP/out" 2>"$TMP/err"
-    local rc=$?
-    is "$rc" 2 "$desc: exit 2"
-    is "$(wc -l <"$TMP/err")" 1 "$desc: one line"
-    like "$(cat "$TMP/err")" "$re" "$desc: names the option, value and accepted forms"
-    ok "$desc: nothing written" test ! -e "$PRESSMARK_DB"
-}
+# Bad input starts from no database: none may be created.
+rm -f "$PRESSMARK_DB"
 bad "interval without unit" "^pressmark record: --interval: '5' is not a sampling interval \(accepted: .*100ms.*\)" \
     record --interval 5 -- true
 bad "interval too small" "--interval: '1ms' .*from 10ms to 1h" record --interval 1ms -- true
@@ -69,9 +61,8 @@ ok "global --db writes there" test -s "$TMP/other.db"
 ok "per-command --db writes there" test -s "$TMP/third.db"
 ok "PRESSMARK_DB untouched by --db runs" test ! -e "$PRESSMARK_DB"
 
-"$PM" record --quiet --label base --interval 100ms -- sh -c 'sleep 0.3'
-"$PM" record --quiet --label base --interval 100ms -- sh -c 'sleep 0.3'
-"$PM" record --quiet --label 'new kernel' --interval 100ms -- sh -c 'exit 1'
+setup "two runs labelled base" "$PM" record --quiet --label base --runs 2 --interval 100ms -- sh -c 'sleep 0.3'
+setup "a failing run labelled 'new kernel'" sh -c '"$1" record --quiet --label "new kernel" --interval 100ms -- sh -c "exit 1"; [ $? -eq 1 ]' sh "$PM"
 list=$("$PM" list)
 is "$(printf '%s\n' "$list" | wc -l)" 5 "list: header, rule, one line per run"
 like "$list" " 3 .* new kernel +record +failed .*sh exited with status 1" "list shows status and reason"

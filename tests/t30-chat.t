@@ -2,7 +2,6 @@
 # The chat workload: exact counts, the wire checked from outside, order, swapping under a cap, failures, network mode.
 . "$(dirname "$0")/lib.sh"
 PEER="$ROOT/tests/chat_peer.py"
-metric() { q "select cast(value as int) from metric where run_id = $1 and name = '$2'"; }
 last_run() { q "select max(id) from run"; }
 
 # Exact counts at several shapes.
@@ -11,9 +10,9 @@ for shape in "1 2 1" "3 5 7" "10 20 10"; do
     "$PM" run chat --quiet --rooms $1 --users $2 --messages $3 --heap 8M --label "c$1x$2x$3"
     id=$(last_run)
     is "$(q "select status from run where id = $id")" ok "$1 rooms x $2 users x $3 messages: ok"
-    is "$(metric $id chat.sent)" $(( $1 * $2 * $3 )) "  sent = R x U x C = $(( $1 * $2 * $3 ))"
-    is "$(metric $id chat.received)" $(( $1 * $2 * $3 * ($2 - 1) )) "  received = R x U x C x (U-1) = $(( $1 * $2 * $3 * ($2 - 1) ))"
-    is "$(metric $id chat.order_errors)" 0 "  every user received the others' messages in send order"
+    is "$(imetric $id chat.sent)" $(( $1 * $2 * $3 )) "  sent = R x U x C = $(( $1 * $2 * $3 ))"
+    is "$(imetric $id chat.received)" $(( $1 * $2 * $3 * ($2 - 1) )) "  received = R x U x C x (U-1) = $(( $1 * $2 * $3 * ($2 - 1) ))"
+    is "$(imetric $id chat.order_errors)" 0 "  every user received the others' messages in send order"
     msgs=$(q "select value from metric where run_id = $id and name = 'chat.msgs_per_s'")
     ok "  msg/s is (sent + received) / elapsed ($msgs)" awk -v m="$msgs" \
         -v t="$(q "select value from metric where run_id = $id and name = 'chat.total'")" \
@@ -30,9 +29,9 @@ like "$show" "msg/s +%CPU +%sys/%user +user +system +idle +Total swpin +Total sw
 "$PM" run chat --quiet --rooms 2 --users 3 --pause 0.1 --duration 1s --label paced
 id=$(last_run)
 is "$(q "select status from run where id = $id")" ok "--pause 0.1 --duration 1s: ok"
-sent=$(metric $id chat.sent)
+sent=$(imetric $id chat.sent)
 ge "$sent" 6 "every user sent on its timer ($sent messages)"
-is "$(metric $id chat.received)" $(( sent * 2 )) "each message reached the two others in its room"
+is "$(imetric $id chat.received)" $(( sent * 2 )) "each message reached the two others in its room"
 
 # The server, from an independent peer written from the protocol document.
 "$PM" chat-server --listen 127.0.0.1:0 > "$TMP/server.out" 2>&1 &
@@ -82,9 +81,9 @@ if [ "$(id -u)" -eq 0 ] && { [ -d /sys/fs/cgroup/memory ] || grep -qsw memory /s
     "$PM" run chat --quiet --rooms 2 --users 10 --messages 100 --heap 128M --msg-alloc 8K --mem-cap 64M --swap 512M --label capped
     id=$(last_run)
     is "$(q "select status from run where id = $id")" ok "heaps of 2 x 128M under a 64M cap: ok"
-    is "$(metric $id chat.received)" $(( 2 * 10 * 100 * 9 )) "  with exact counts"
-    ge "$(metric $id swap.out_kb)" 1 "  and swap-out above zero ($(metric $id swap.out_kb) KB)"
-    ge "$(metric $id chat.client_collections)" 1 "  the client heap was collected"
+    is "$(imetric $id chat.received)" $(( 2 * 10 * 100 * 9 )) "  with exact counts"
+    ge "$(imetric $id swap.out_kb)" 1 "  and swap-out above zero ($(imetric $id swap.out_kb) KB)"
+    ge "$(imetric $id chat.client_collections)" 1 "  the client heap was collected"
     is "$(machine_state)" "$before" "  nothing left behind"
 else
     for i in 1 2 3 4 5; do skip "needs root and a memory cgroup controller"; done
@@ -104,7 +103,7 @@ if [ "$(id -u)" -eq 0 ] && command -v ip >/dev/null && ip netns add pm-srv-$$ 2>
     ip netns exec pm-cli-$$ "$PM" run chat --quiet --server 10.251.0.1:8000 --rooms 2 --users 5 --messages 10 --label netns
     id=$(last_run)
     is "$(q "select status from run where id = $id")" ok "client in one namespace, server in another: ok"
-    is "$(metric $id chat.received)" 400 "  exact counts across the veth"
+    is "$(imetric $id chat.received)" 400 "  exact counts across the veth"
     like "$(q "select params from run where id = $id")" "--server 10.251.0.1:8000" "  the server address is in the run's parameters"
     wait $nsrv
     is "$?" 0 "  the --once server exits when its clients are gone"

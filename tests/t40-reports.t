@@ -2,10 +2,10 @@
 # compare, plot and report over runs made for the test with known differences.
 . "$(dirname "$0")/lib.sh"
 sw_opts=(); [ "$(id -u)" -eq 0 ] && sw_opts=(--sysctl vm.swappiness=$(( $(cat /proc/sys/vm/swappiness) == 33 ? 34 : 33 )))
-"$PM" record --quiet --label fast --runs 3 --interval 50ms -- sleep 0.2
-"$PM" record --quiet --label slow --runs 3 --interval 50ms "${sw_opts[@]}" -- sleep 0.4
-"$PM" record --quiet --label slow -- sh -c 'exit 1'
-"$PM" record --quiet --label '<script>alert(1)</script>' --runs 2 --interval 50ms -- sleep 0.2
+setup "3 fast runs" "$PM" record --quiet --label fast --runs 3 --interval 50ms -- sleep 0.2
+setup "3 slow runs" "$PM" record --quiet --label slow --runs 3 --interval 50ms "${sw_opts[@]}" -- sleep 0.4
+setup "a failed slow run (exit 1 is its result)" sh -c '"$1" record --quiet --label slow -- sh -c "exit 1"; [ $? -eq 1 ]' sh "$PM"
+setup "a label with markup" "$PM" record --quiet --label '<script>alert(1)</script>' --runs 2 --interval 50ms -- sleep 0.2
 
 out=$("$PM" compare --baseline fast slow)
 is "$?" 0 "compare exits 0"
@@ -52,11 +52,10 @@ like "$("$PM" compare --baseline fast slow --metric time.maxrss_kb --long)" "tim
 one=$("$PM" compare --baseline fast '<script>alert(1)</script>')
 like "$one" "n too small to judge|n = 2/3" "two runs against three still compare; one run says n too small"
 
-bad() { "$PM" "$@" >/dev/null 2>"$TMP/err"; is "$?" 2 "$1 ${2:-}: exit 2"; is "$(wc -l < "$TMP/err")" 1 "  one line: $(cat "$TMP/err")"; }
-bad compare --baseline nosuch slow
-bad compare --alpha 2
-bad compare --format xml
-bad plot --format gif
+bad "compare with a baseline that has no runs" "--baseline: 'nosuch' has no runs in" compare --baseline nosuch slow
+bad "compare --alpha out of range" "--alpha: '2' is not a significance level \(accepted: a number between 0 and 1" compare --alpha 2
+bad "compare --format unknown" "--format: 'xml' is not a format \(accepted: text, markdown, csv, json, html\)" compare --format xml
+bad "plot --format unknown" "--format: 'gif' is not a chart format \(accepted: png, svg\)" plot --format gif
 
 # Charts, in both formats, with their scripts re-run standalone.
 "$PM" plot fast slow --out "$TMP/png" > "$TMP/plot.out"

@@ -2,7 +2,6 @@
 # The build workload (seed 002), the shared-memory + disk workload (seed 001), and --profile.
 . "$(dirname "$0")/lib.sh"
 export PRESSMARK_CACHE="$TMP/cache"
-metric() { q "select value from metric m join run r on r.id = m.run_id where r.label = '$1' and m.name = '$2' order by r.id desc limit 1"; }
 have_cap=no
 [ "$(id -u)" -eq 0 ] && { [ -d /sys/fs/cgroup/memory ] || grep -qsw memory /sys/fs/cgroup/cgroup.controllers; } && have_cap=yes
 

@@ -6,13 +6,13 @@ free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1
 
 # Databases with known differences: last night (fast) and tonight (slow).
 NIGHT="$TMP/night.db"
-"$PM" --db "$NIGHT" record --quiet --label nightly --runs 3 -- sleep 0.2
-"$PM" record --quiet --label tonight --runs 3 -- sleep 0.3
-"$PM" record --quiet --label same --runs 3 -- sleep 0.2
-"$PM" record --quiet --label single -- sleep 0.2
-"$PM" record --quiet --label flaky --runs 2 -- sleep 0.2
-"$PM" record --quiet --label flaky -- sh -c 'exit 1'
-"$PM" --db "$NIGHT" record --quiet --label flaky --runs 2 -- sleep 0.2
+setup "last night's runs" "$PM" --db "$NIGHT" record --quiet --label nightly --runs 3 -- sleep 0.2
+setup "tonight's slower runs" "$PM" record --quiet --label tonight --runs 3 -- sleep 0.3
+setup "runs as fast as last night's" "$PM" record --quiet --label same --runs 3 -- sleep 0.2
+setup "a single run" "$PM" record --quiet --label single -- sleep 0.2
+setup "two ok runs of a flaky label" "$PM" record --quiet --label flaky --runs 2 -- sleep 0.2
+setup "and one that fails (exit 1 is its result)" sh -c '"$1" record --quiet --label flaky -- sh -c "exit 1"; [ $? -eq 1 ]' sh "$PM"
+setup "the flaky label last night, all ok" "$PM" --db "$NIGHT" record --quiet --label flaky --runs 2 -- sleep 0.2
 M=(--metric time.elapsed_s)
 
 # The CI contract: 1 regressed, 0 not, 2 cannot judge; the verdict is the last line.

@@ -57,7 +57,7 @@ int main(void)
     ok(pm_db_open(&db, db_path, true, &err) == 0, "a fresh database");
     struct machine_info mi;
     machine_read(&mi, &err);
-    int64_t mid = machine_store(&db, &mi, &err), run_id;
+    int64_t mid = machine_store(&db, &mi, &err), run_id = 0;
     ok(mid > 0 && store_run_begin(&db, mid, "old", "record", "", 10000000, &run_id, &err) == 0, "a run row");
     struct sampler s;
     struct tick_store ts;

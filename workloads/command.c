@@ -78,6 +78,7 @@ const struct workload_ops workload_command = {
     .headline = "time.elapsed_s",
     .headline_title = "elapsed",
     .hidden = true,
+    .params_title = "command",
     .state_size = sizeof(struct command_state),
     .set_args = command_set_args,
     .run = command_run,

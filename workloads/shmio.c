@@ -90,127 +90,168 @@ static int shmio_check(void *state, struct pm_err *err)
     return 0;
 }
 
-static int shmio_run(void *state, struct run_ctx *rc, struct pm_err *err)
-{
-    struct shmio_state *st = state;
-    const char *tmp = st->dir[0] ? st->dir : getenv("TMPDIR");
+/* One run's working set: its scratch directory, segments and workers. */
+struct shmio_run {
     char dir[2200];
-    snprintf(dir, sizeof dir, "%s/pressmark-shmio.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir))
-        return pm_errf(err, "%s: %s", dir, strerror(errno));
-    int undo_id = undo_push(UNDO_SCRATCH, dir, "worker-", err);
-    if (undo_id < 0) {
-        rmdir(dir);
-        return -1;
-    }
     int ids[MAX_REGIONS];
     void *maps[MAX_REGIONS];
-    unsigned nreg = 0;
-    int result = 0;
-    for (; nreg < st->regions; nreg++) {
-        ids[nreg] = shmget(IPC_PRIVATE, st->region_size, IPC_CREAT | 0600);
-        maps[nreg] = ids[nreg] < 0 ? (void *)-1 : shmat(ids[nreg], NULL, SHM_RDONLY);
-        if (ids[nreg] >= 0)
-            shmctl(ids[nreg], IPC_RMID, NULL);      /* gone with its last user, whatever happens */
-        if (ids[nreg] < 0 || maps[nreg] == (void *)-1) {
-            result = pm_errf(err, "shared memory segment of %llu bytes: %s (see kernel.shmmax)",
-                             (unsigned long long)st->region_size, strerror(errno));
-            break;
+    unsigned nreg, started;
+    pid_t *pids;
+    int report[2];                   /* the workers' report pipe */
+};
+
+/* The segments are marked IPC_RMID at once: gone with their last user,
+ * whatever happens to the run. */
+static int make_regions(const struct shmio_state *st, struct shmio_run *r, struct pm_err *err)
+{
+    for (; r->nreg < st->regions; r->nreg++) {
+        unsigned i = r->nreg;
+        r->ids[i] = shmget(IPC_PRIVATE, st->region_size, IPC_CREAT | 0600);
+        r->maps[i] = r->ids[i] < 0 ? (void *)-1 : shmat(r->ids[i], NULL, SHM_RDONLY);
+        if (r->ids[i] >= 0)
+            shmctl(r->ids[i], IPC_RMID, NULL);
+        if (r->ids[i] < 0 || r->maps[i] == (void *)-1) {
+            int e = errno;
+            if (r->maps[i] != (void *)-1)
+                shmdt(r->maps[i]);
+            return pm_errf(err, "shared memory segment of %llu bytes: %s (see kernel.shmmax)",
+                           (unsigned long long)st->region_size, strerror(e));
         }
     }
-    unsigned n = (st->mode == MODE_SPLIT) ? (unsigned)(st->io_procs + st->mem_procs) : (unsigned)st->procs;
-    pid_t *pids = calloc(n, sizeof *pids);
-    int p[2] = { -1, -1 };
-    if (result == 0 && (!pids || pipe2(p, O_CLOEXEC) < 0))
-        result = pm_errf(err, "out of memory or descriptors");
+    return 0;
+}
+
+static int start_workers(const struct shmio_state *st, struct shmio_run *r, unsigned n, struct run_ctx *rc,
+                         struct pm_err *err)
+{
     uint64_t until = pm_now_ns() + st->duration_ns;
-    unsigned started = 0;
-    for (; result == 0 && started < n; started++) {
-        const char *role = !(st->mode == MODE_SPLIT) ? "alternate" : started < st->io_procs ? "io" : "mem";
+    bool split = st->mode == MODE_SPLIT;
+    for (; r->started < n; r->started++) {
+        unsigned w = r->started;
+        const char *role = !split ? "alternate" : w < st->io_procs ? "io" : "mem";
         char a[8][128];
-        snprintf(a[0], sizeof a[0], "--shm=%d", ids[started % nreg]);
+        snprintf(a[0], sizeof a[0], "--shm=%d", r->ids[w % r->nreg]);
         snprintf(a[1], sizeof a[1], "--stride=%llu", (unsigned long long)st->stride);
         snprintf(a[2], sizeof a[2], "--io=%llu,%llu", (unsigned long long)st->io_min, (unsigned long long)st->io_max);
         snprintf(a[3], sizeof a[3], "--read-pct=%llu", (unsigned long long)st->read_pct);
         snprintf(a[4], sizeof a[4], "--role=%s", role);
         snprintf(a[5], sizeof a[5], "--until=%llu", (unsigned long long)until);
-        snprintf(a[6], sizeof a[6], "--seed=%u", started + 1);
+        snprintf(a[6], sizeof a[6], "--seed=%u", w + 1);
         char file[2300];
-        snprintf(file, sizeof file, "--file=%s/worker-%u.dat", dir, started);
+        snprintf(file, sizeof file, "--file=%s/worker-%u.dat", r->dir, w);
         char *argv[] = { (char *)run_exe(rc), "__shmio-worker", a[0], a[1], a[2], a[3], a[4], a[5], a[6], file, NULL };
-        if (run_spawn_fd(rc, argv, p[1], &pids[started], err) < 0)
-            result = -1;
+        if (run_spawn_fd(rc, argv, r->report[1], &r->pids[w], err) < 0)
+            return -1;
     }
-    if (p[1] >= 0)
-        close(p[1]);
-    /* Wait for every worker; an interrupt or timeout reaches them all. */
-    struct run_exit ex, first = { 0 };
+    return 0;
+}
+
+/* Wait for every worker; an interrupt or timeout reaches them all. The
+ * first that did not end well says how the run ended. */
+static int wait_workers(struct shmio_run *r, struct run_ctx *rc, struct run_exit *first, struct pm_err *err)
+{
     bool have_first = false;
-    for (unsigned i = 0; i < started; i++) {
-        if (run_wait(rc, pids[i], &ex, err) < 0) {
+    int result = 0;
+    for (unsigned i = 0; i < r->started; i++) {
+        struct run_exit ex;
+        if (run_wait(rc, r->pids[i], &ex, err) < 0) {
             result = -1;
             continue;
         }
-        if (!have_first || (WIFEXITED(first.wstatus) && WEXITSTATUS(first.wstatus) == 0 && !first.aborted)) {
-            first = ex;
+        if (!have_first || (WIFEXITED(first->wstatus) && WEXITSTATUS(first->wstatus) == 0 && !first->aborted)) {
+            *first = ex;
             have_first = true;
         }
         if (ex.aborted || ex.timed_out)
-            for (unsigned k = i + 1; k < started; k++)
-                kill(pids[k], SIGKILL);
+            for (unsigned k = i + 1; k < r->started; k++)
+                kill(r->pids[k], SIGKILL);
     }
-    uint64_t written = 0, reads = 0, passes = 0, reports = 0;
+    return have_first ? result : -1;
+}
+
+/* Sum the workers' reports, and check them against the files: every byte
+ * reported written must be on disk. */
+static void report_metrics(const struct shmio_state *st, struct shmio_run *r, struct run_ctx *rc)
+{
+    uint64_t written = 0, reads = 0, passes = 0, reports = 0, on_disk = 0;
     char line[256];
-    FILE *in = p[0] >= 0 ? fdopen(p[0], "r") : NULL;
+    FILE *in = fdopen(r->report[0], "r");
     while (in && fgets(line, sizeof line, in)) {
-        unsigned long long w, r, ps;
-        if (sscanf(line, "written %llu read %llu passes %llu", &w, &r, &ps) == 3) {
+        unsigned long long w, rd, ps;
+        if (sscanf(line, "written %llu read %llu passes %llu", &w, &rd, &ps) == 3) {
             written += w;
-            reads += r;
+            reads += rd;
             passes += ps;
             reports++;
         }
     }
     if (in)
         fclose(in);
-    else if (p[0] >= 0)
-        close(p[0]);
-    /* Every byte reported written must be on disk: sum the files. */
-    uint64_t on_disk = 0;
-    for (unsigned i = 0; i < started; i++) {
+    else
+        close(r->report[0]);
+    r->report[0] = -1;
+    for (unsigned i = 0; i < r->started; i++) {
         char path[2300];
         struct stat sb;
-        snprintf(path, sizeof path, "%s/worker-%u.dat", dir, i);
+        snprintf(path, sizeof path, "%s/worker-%u.dat", r->dir, i);
         if (stat(path, &sb) == 0)
             on_disk += (uint64_t)sb.st_size;
     }
-    if (result == 0 && have_first) {
-        run_status_from_exit(rc, "a shmio process", &first);
-        double secs = (double)st->duration_ns / 1e9;
-        run_metric(rc, "shmio.bytes_written", (double)written, "bytes", PM_NEITHER);
-        run_metric(rc, "shmio.bytes_on_disk", (double)on_disk, "bytes", PM_NEITHER);
-        run_metric(rc, "shmio.bytes_read", (double)reads, "bytes", PM_NEITHER);
-        run_metric(rc, "shmio.passes", (double)passes, "count", PM_HIGHER);
-        run_metric(rc, "shmio.processes", (double)started, "count", PM_NEITHER);
-        if (strcmp(rc_status(rc), "ok") == 0) {
-            run_metric(rc, "shmio.write_mb_per_s", (double)written / 1048576.0 / secs, "MB/s", PM_HIGHER);
-            if (reports != started)
-                run_set_status(rc, "failed", "%llu of %u processes reported", (unsigned long long)reports, started);
-            else if (written != on_disk)
-                run_set_status(rc, "failed", "bytes written (%llu) differ from the files' sizes (%llu)",
-                               (unsigned long long)written, (unsigned long long)on_disk);
-        }
+    double secs = (double)st->duration_ns / 1e9;
+    run_metric(rc, "shmio.bytes_written", (double)written, "bytes", PM_NEITHER);
+    run_metric(rc, "shmio.bytes_on_disk", (double)on_disk, "bytes", PM_NEITHER);
+    run_metric(rc, "shmio.bytes_read", (double)reads, "bytes", PM_NEITHER);
+    run_metric(rc, "shmio.passes", (double)passes, "count", PM_HIGHER);
+    run_metric(rc, "shmio.processes", (double)r->started, "count", PM_NEITHER);
+    if (strcmp(rc_status(rc), "ok") != 0)
+        return;
+    run_metric(rc, "shmio.write_mb_per_s", (double)written / 1048576.0 / secs, "MB/s", PM_HIGHER);
+    if (reports != r->started)
+        run_set_status(rc, "failed", "%llu of %u processes reported", (unsigned long long)reports, r->started);
+    else if (written != on_disk)
+        run_set_status(rc, "failed", "bytes written (%llu) differ from the files' sizes (%llu)",
+                       (unsigned long long)written, (unsigned long long)on_disk);
+}
+
+static int shmio_run(void *state, struct run_ctx *rc, struct pm_err *err)
+{
+    struct shmio_state *st = state;
+    struct shmio_run r = { .report = { -1, -1 } };
+    const char *tmp = st->dir[0] ? st->dir : getenv("TMPDIR");
+    snprintf(r.dir, sizeof r.dir, "%s/pressmark-shmio.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(r.dir))
+        return pm_errf(err, "%s: %s", r.dir, strerror(errno));
+    int undo_id = undo_push(UNDO_SCRATCH, r.dir, "worker-", err);
+    if (undo_id < 0) {
+        rmdir(r.dir);
+        return -1;
     }
-    for (unsigned i = 0; i < nreg; i++)
-        if (maps[i] != (void *)-1)
-            shmdt(maps[i]);
-    free(pids);
+    unsigned n = st->mode == MODE_SPLIT ? (unsigned)(st->io_procs + st->mem_procs) : (unsigned)st->procs;
+    int result = make_regions(st, &r, err);
+    if (result == 0 && (!(r.pids = calloc(n, sizeof *r.pids)) || pipe2(r.report, O_CLOEXEC) < 0))
+        result = pm_errf(err, "out of memory or descriptors");
+    if (result == 0)
+        result = start_workers(st, &r, n, rc, err);
+    if (r.report[1] >= 0)
+        close(r.report[1]);
+    struct run_exit first = { 0 };
+    int waited = wait_workers(&r, rc, &first, err);
+    if (result == 0 && waited == 0) {
+        run_status_from_exit(rc, "a shmio process", &first);
+        report_metrics(st, &r, rc);
+    } else if (result == 0) {
+        result = -1;
+    }
+    if (r.report[0] >= 0)
+        close(r.report[0]);
+    for (unsigned i = 0; i < r.nreg; i++)
+        shmdt(r.maps[i]);
+    free(r.pids);
     char said[512];
-    undo_apply(UNDO_SCRATCH, dir, "worker-", said, sizeof said);
+    undo_apply(UNDO_SCRATCH, r.dir, "worker-", said, sizeof said);
     undo_done(undo_id);
     return result;
 }
-
 
 /* The helper process the run starts, as "pressmark __shmio-worker". */
 /* One wblg-disk process: until the deadline, a disk operation (a write of

@@ -27,6 +27,7 @@ struct workload_ops {
     const char *headline_title;         /* its column title: "elapsed", "msg/s", "MB/s" */
     bool show_cpu_split;                /* show adds the CPU split columns (user, system, idle) */
     bool hidden;                        /* not offered by 'pressmark run' (record's command) */
+    const char *params_title;           /* what describe writes: NULL "parameters"; "command" */
     const struct opt *options;          /* typed, fio-style; defaults applied first */
     size_t state_size;
     /* Words after "--" (a command), or none. */

@@ -458,6 +458,98 @@ static int report(int fd, const char *fmt, ...)
     return write(fd, line, (size_t)n) == n ? 0 : -1;
 }
 
+/* A new connection gets its receiver thread (which starts its sender). */
+static void serve_connection(struct server *s, int fd)
+{
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    struct sconn *c = calloc(1, sizeof *c);
+    if (!c) {
+        close(fd);
+        return;
+    }
+    c->srv = s;
+    c->fd = fd;
+    outq_init(&c->q);
+    if (!track(s, c)) {
+        outq_destroy(&c->q);
+        close(fd);
+        free(c);
+        return;
+    }
+    atomic_fetch_add(&s->active, 1);
+    atomic_store(&s->ever, true);
+    atomic_fetch_add(&s->connections, 1);
+    pthread_t t;
+    int rc = chat_thread(&t, receiver_main, c, true);
+    if (rc) {
+        fprintf(stderr, "pressmark chat-server: cannot start a thread: %s\n", strerror(rc));
+        untrack(s, c);
+        atomic_fetch_sub(&s->active, 1);
+        outq_destroy(&c->q);
+        close(fd);
+        free(c);
+    }
+}
+
+/* Connections still open (SIGTERM in network mode) are ended, and their
+ * threads given a moment to finish, before the rooms go. */
+static void server_shutdown(struct server *s)
+{
+    pthread_mutex_lock(&s->conns_mu);
+    for (size_t i = 0; i < s->nconns; i++)
+        shutdown(s->conns[i]->fd, SHUT_RDWR);
+    pthread_mutex_unlock(&s->conns_mu);
+    for (int i = 0; i < 500 && atomic_load(&s->active) > 0; i++) {
+        struct timespec ts = { 0, 10000000 };
+        nanosleep(&ts, NULL);
+    }
+    if (atomic_load(&s->active) != 0)
+        return;
+    while (s->rooms) {
+        struct room *r = s->rooms;
+        s->rooms = r->next;
+        pthread_mutex_destroy(&r->mu);
+        free(r->members);
+        free(r);
+    }
+    free(s->conns);
+    chat_heap_free(&s->heap);
+}
+
+/* The listening socket; its port (port 0 picks one) goes to *port. */
+static int listen_on(const struct chat_server_config *cfg, const struct sockaddr_storage *ss, socklen_t sl, int *port)
+{
+    int one = 1;
+    int lfd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (lfd < 0 || setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
+        bind(lfd, (const struct sockaddr *)ss, sl) < 0 || listen(lfd, 4096) < 0) {
+        fprintf(stderr, "pressmark chat-server: cannot listen on %s: %s\n", cfg->listen, strerror(errno));
+        if (lfd >= 0)
+            close(lfd);
+        return -1;
+    }
+    struct sockaddr_storage bound;
+    socklen_t bl = sizeof bound;
+    getsockname(lfd, (struct sockaddr *)&bound, &bl);
+    *port = ntohs(bound.ss_family == AF_INET ? ((struct sockaddr_in *)&bound)->sin_port
+                                             : ((struct sockaddr_in6 *)&bound)->sin6_port);
+    return lfd;
+}
+
+static void handle_stop_signals(void)
+{
+    struct sigaction sa = { .sa_handler = on_signal };
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    sigset_t unblock;
+    sigemptyset(&unblock);
+    sigaddset(&unblock, SIGINT);
+    sigaddset(&unblock, SIGTERM);
+    pthread_sigmask(SIG_UNBLOCK, &unblock, NULL);
+}
+
 int chat_server_main(const struct chat_server_config *cfg)
 {
     struct sockaddr_storage ss;
@@ -477,92 +569,26 @@ int chat_server_main(const struct chat_server_config *cfg)
         return 1;
     }
     the_server = &s;
-    struct sigaction sa = { .sa_handler = on_signal };
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
-    sigset_t unblock;
-    sigemptyset(&unblock);
-    sigaddset(&unblock, SIGINT);
-    sigaddset(&unblock, SIGTERM);
-    pthread_sigmask(SIG_UNBLOCK, &unblock, NULL);
-    int lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    int one = 1;
-    if (lfd < 0 || setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
-        bind(lfd, (struct sockaddr *)&ss, sl) < 0 || listen(lfd, 4096) < 0) {
-        fprintf(stderr, "pressmark chat-server: cannot listen on %s: %s\n", cfg->listen, strerror(errno));
+    handle_stop_signals();
+    int port;
+    int lfd = listen_on(cfg, &ss, sl, &port);
+    if (lfd < 0)
         return 1;
-    }
-    struct sockaddr_storage bound;
-    socklen_t bl = sizeof bound;
-    getsockname(lfd, (struct sockaddr *)&bound, &bl);
-    int port = ntohs(bound.ss_family == AF_INET ? ((struct sockaddr_in *)&bound)->sin_port
-                                                : ((struct sockaddr_in6 *)&bound)->sin6_port);
     report(cfg->report_fd, "port %d\n", port);
     while (!s.stop) {
         if (cfg->once && atomic_load(&s.ever) && atomic_load(&s.active) == 0)
             break;
         struct pollfd pfd = { .fd = lfd, .events = POLLIN };
-        int pr = poll(&pfd, 1, 100);
-        if (pr <= 0)
+        if (poll(&pfd, 1, 100) <= 0)
             continue;
         int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-        if (fd < 0) {
-            if (errno == EMFILE || errno == ENFILE)
-                fprintf(stderr, "pressmark chat-server: out of file descriptors (raise ulimit -n)\n");
-            continue;
-        }
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        struct sconn *c = calloc(1, sizeof *c);
-        if (!c) {
-            close(fd);
-            continue;
-        }
-        c->srv = &s;
-        c->fd = fd;
-        outq_init(&c->q);
-        if (!track(&s, c)) {
-            outq_destroy(&c->q);
-            close(fd);
-            free(c);
-            continue;
-        }
-        atomic_fetch_add(&s.active, 1);
-        atomic_store(&s.ever, true);
-        atomic_fetch_add(&s.connections, 1);
-        pthread_t t;
-        int rc = chat_thread(&t, receiver_main, c, true);
-        if (rc) {
-            fprintf(stderr, "pressmark chat-server: cannot start a thread: %s\n", strerror(rc));
-            untrack(&s, c);
-            atomic_fetch_sub(&s.active, 1);
-            outq_destroy(&c->q);
-            close(fd);
-            free(c);
-        }
+        if (fd >= 0)
+            serve_connection(&s, fd);
+        else if (errno == EMFILE || errno == ENFILE)
+            fprintf(stderr, "pressmark chat-server: out of file descriptors (raise ulimit -n)\n");
     }
     close(lfd);
-    /* Connections still open (SIGTERM in network mode) are ended, and their
-     * threads given a moment to finish, before the rooms go. */
-    pthread_mutex_lock(&s.conns_mu);
-    for (size_t i = 0; i < s.nconns; i++)
-        shutdown(s.conns[i]->fd, SHUT_RDWR);
-    pthread_mutex_unlock(&s.conns_mu);
-    for (int i = 0; i < 500 && atomic_load(&s.active) > 0; i++) {
-        struct timespec ts = { 0, 10000000 };
-        nanosleep(&ts, NULL);
-    }
-    if (atomic_load(&s.active) == 0) {
-        while (s.rooms) {
-            struct room *r = s.rooms;
-            s.rooms = r->next;
-            pthread_mutex_destroy(&r->mu);
-            free(r->members);
-            free(r);
-        }
-        free(s.conns);
-        chat_heap_free(&s.heap);
-    }
+    server_shutdown(&s);
     report(cfg->report_fd, "server collections %llu connections %llu chats %llu\n",
            (unsigned long long)atomic_load(&s.heap.collections), (unsigned long long)atomic_load(&s.connections),
            (unsigned long long)atomic_load(&s.chats));
