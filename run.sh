@@ -11,7 +11,7 @@ cd "$(dirname "$0")"
 # findutils, mawk, util-linux's setpriv, mkswap and findmnt, perl-base).
 # tests/fresh-root.sh proves it on a bare debootstrap root.
 PACKAGES=(
-    gcc make pkg-config libsqlite3-dev libcurl4-openssl-dev libgsl-dev zlib1g-dev   # build
+    gcc make pkg-config libsqlite3-dev libcurl4-openssl-dev libgsl-dev zlib1g-dev libjansson-dev  # build
     gnuplot-nox linux-perf                                                       # plot, --profile
     sqlite3 perl procps iproute2 python3 curl ca-certificates                    # tests: sqlite3, prove, pgrep, ip netns, peers, HTTP
     victoria-metrics chromium                                                    # tests: push target, HTML report in a browser

@@ -59,14 +59,14 @@ int cmd_list(int argc, char **argv)
     if (workload)
         sqlite3_bind_text(st, 2, workload, -1, SQLITE_STATIC);
     bool json = o.format == 1;
-    struct json j;
+    struct jw j;
     struct table t;
     const char *headers[] = { "id", "started", "label", "workload", "status", "headline", "ticks", "reason" };
     const bool right[] = { true, false, false, false, false, true, true, false };
     table_init(&t, 8, headers, right);
     if (json) {
-        json_init(&j, stdout, true);
-        json_array_begin(&j, NULL);
+        jw_init(&j, stdout, true);
+        jw_array_begin(&j, NULL);
     }
     int rc = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
@@ -80,21 +80,21 @@ int cmd_list(int argc, char **argv)
         const char *hname = summary_headline(ri.workload, &title);
         const struct metric *h = metric_set_find(&ri.metrics, hname);
         if (json) {
-            json_object_begin(&j, NULL);
-            json_int(&j, "id", ri.id);
-            json_string(&j, "uuid", ri.uuid);
-            json_int(&j, "started_ns", ri.started_ns);
-            json_string(&j, "label", ri.label);
-            json_string(&j, "workload", ri.workload);
-            json_string(&j, "status", ri.status);
-            json_string(&j, "headline_metric", hname);
+            jw_object_begin(&j, NULL);
+            jw_int(&j, "id", ri.id);
+            jw_string(&j, "uuid", ri.uuid);
+            jw_int(&j, "started_ns", ri.started_ns);
+            jw_string(&j, "label", ri.label);
+            jw_string(&j, "workload", ri.workload);
+            jw_string(&j, "status", ri.status);
+            jw_string(&j, "headline_metric", hname);
             if (h)
-                json_number(&j, "headline", h->value);
+                jw_number(&j, "headline", h->value);
             else
-                json_null(&j, "headline");
-            json_int(&j, "ticks", ri.ticks);
-            json_string(&j, "reason", ri.reason[0] ? ri.reason : NULL);
-            json_object_end(&j);
+                jw_null(&j, "headline");
+            jw_int(&j, "ticks", ri.ticks);
+            jw_string(&j, "reason", ri.reason[0] ? ri.reason : NULL);
+            jw_object_end(&j);
         } else {
             char id[24], started[64], head[64] = "-", ticks[24];
             snprintf(id, sizeof id, "%lld", (long long)ri.id);
@@ -111,8 +111,8 @@ int cmd_list(int argc, char **argv)
     }
     sqlite3_finalize(st);
     if (json) {
-        json_array_end(&j);
-        json_end(&j);
+        jw_array_end(&j);
+        jw_end(&j);
     } else if (t.nrows) {
         table_print(&t, stdout);
     } else {

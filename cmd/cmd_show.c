@@ -78,20 +78,20 @@ int cmd_show(int argc, char **argv)
     }
     if (rc == 0 && runs) {
         if (format == 1) {
-            struct json j;
-            json_init(&j, stdout, true);
+            struct jw j;
+            jw_init(&j, stdout, true);
             if (one_run) {
                 summary_json_run(&j, &runs[0]);
             } else {
-                json_object_begin(&j, NULL);
-                json_string(&j, "label", sel);
-                json_array_begin(&j, "runs");
+                jw_object_begin(&j, NULL);
+                jw_string(&j, "label", sel);
+                jw_array_begin(&j, "runs");
                 for (int i = 0; i < n; i++)
                     summary_json_run(&j, &runs[i]);
-                json_array_end(&j);
-                json_object_end(&j);
+                jw_array_end(&j);
+                jw_object_end(&j);
             }
-            json_end(&j);
+            jw_end(&j);
         } else {
             /* A label may span workloads: one table per workload. */
             int start = 0;

@@ -1,4 +1,5 @@
 #include "collectors/heartbeat.h"
+#include "lib/alloc.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,15 +9,9 @@
 
 static void record_beat(struct heartbeat *hb, int64_t late)
 {
-    if (hb->n == hb->cap) {
-        size_t cap = hb->cap ? hb->cap * 2 : 4096;
-        int64_t *v = realloc(hb->late_ns, cap * sizeof *v);
-        if (!v) {
-            hb->alloc_failed = true;
-            return;
-        }
-        hb->late_ns = v;
-        hb->cap = cap;
+    if (ALLOC_GROW(hb->late_ns, hb->n + 1, hb->cap) < 0) {
+        hb->alloc_failed = true;
+        return;
     }
     hb->late_ns[hb->n++] = late;
 }

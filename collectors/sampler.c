@@ -1,4 +1,5 @@
 #include "collectors/sampler.h"
+#include "lib/alloc.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,14 +104,8 @@ static int take_tick(struct sampler *s, uint64_t now)
 
 static void record_lateness(struct sampler *s, int64_t late)
 {
-    if (s->nlate == s->caplate) {
-        size_t cap = s->caplate ? s->caplate * 2 : 1024;
-        int64_t *v = realloc(s->late_ns, cap * sizeof *v);
-        if (!v)
-            return;
-        s->late_ns = v;
-        s->caplate = cap;
-    }
+    if (ALLOC_GROW(s->late_ns, s->nlate + 1, s->caplate) < 0)
+        return;
     s->late_ns[s->nlate++] = late;
 }
 

@@ -1,116 +1,157 @@
 #include "lib/json.h"
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
-void json_init(struct json *j, FILE *f, bool pretty)
+void jw_init(struct jw *j, FILE *f, bool pretty)
 {
+    memset(j, 0, sizeof *j);
     j->f = f;
-    j->depth = 0;
-    j->need_comma[0] = false;
     j->pretty = pretty;
 }
 
-void json_escape(FILE *f, const char *s)
+/* The length of the valid UTF-8 sequence at p (RFC 3629: no overlongs, no
+ * surrogates, nothing above U+10FFFF), or 0. */
+static size_t utf8_seq(const unsigned char *p)
 {
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
-        case '"': fputs("\\\"", f); break;
-        case '\\': fputs("\\\\", f); break;
-        case '\n': fputs("\\n", f); break;
-        case '\r': fputs("\\r", f); break;
-        case '\t': fputs("\\t", f); break;
-        default:
-            if (*p < 0x20)
-                fprintf(f, "\\u%04x", *p);
-            else
-                fputc(*p, f);
+    if (p[0] < 0x80)
+        return 1;
+    if (p[0] >= 0xc2 && p[0] <= 0xdf)
+        return (p[1] & 0xc0) == 0x80 ? 2 : 0;
+    if (p[0] >= 0xe0 && p[0] <= 0xef) {
+        unsigned lo = p[0] == 0xe0 ? 0xa0 : 0x80, hi = p[0] == 0xed ? 0x9f : 0xbf;
+        return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 ? 3 : 0;
+    }
+    if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+        unsigned lo = p[0] == 0xf0 ? 0x90 : 0x80, hi = p[0] == 0xf4 ? 0x8f : 0xbf;
+        return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 && (p[3] & 0xc0) == 0x80 ? 4 : 0;
+    }
+    return 0;
+}
+
+void utf8_sanitize(const char *s, char *buf, size_t len)
+{
+    size_t o = 0;
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p && o + 4 < len) {
+        size_t n = utf8_seq(p);
+        if (n) {
+            memcpy(buf + o, p, n);
+            o += n;
+            p += n;
+        } else {
+            memcpy(buf + o, "\xef\xbf\xbd", 3);
+            o += 3;
+            p++;
         }
     }
+    if (len)
+        buf[o < len ? o : len - 1] = '\0';
 }
 
-static void prefix(struct json *j, const char *key)
+static json_t *make_string(const char *s)
 {
-    if (j->need_comma[j->depth])
-        fputc(',', j->f);
-    if (j->pretty && j->depth > 0) {
-        fputc('\n', j->f);
-        for (int i = 0; i < j->depth; i++)
-            fputs("  ", j->f);
-    }
-    j->need_comma[j->depth] = true;
-    if (key) {
-        fputc('"', j->f);
-        json_escape(j->f, key);
-        fputs(j->pretty ? "\": " : "\":", j->f);
-    }
+    json_t *v = json_string(s);
+    if (v)
+        return v;
+    size_t len = strlen(s) * 3 + 1;
+    char *clean = malloc(len);
+    if (!clean)
+        return NULL;
+    utf8_sanitize(s, clean, len);
+    v = json_string(clean);
+    free(clean);
+    return v;
 }
 
-static void open_(struct json *j, const char *key, char c)
+/* Put v into the open container (or make it the document), taking it. */
+static void add(struct jw *j, const char *key, json_t *v, bool open)
 {
-    prefix(j, key);
-    fputc(c, j->f);
-    if (j->depth < 63)
-        j->depth++;
-    j->need_comma[j->depth] = false;
-}
-
-static void close_(struct json *j, char c)
-{
-    bool had = j->need_comma[j->depth];
-    if (j->depth > 0)
-        j->depth--;
-    if (j->pretty && had) {
-        fputc('\n', j->f);
-        for (int i = 0; i < j->depth; i++)
-            fputs("  ", j->f);
-    }
-    fputc(c, j->f);
-}
-
-void json_object_begin(struct json *j, const char *key) { open_(j, key, '{'); }
-void json_object_end(struct json *j) { close_(j, '}'); }
-void json_array_begin(struct json *j, const char *key) { open_(j, key, '['); }
-void json_array_end(struct json *j) { close_(j, ']'); }
-
-void json_string(struct json *j, const char *key, const char *value)
-{
-    prefix(j, key);
-    if (!value) {
-        fputs("null", j->f);
+    if (!v || j->failed) {
+        j->failed = true;
+        json_decref(v);
         return;
     }
-    fputc('"', j->f);
-    json_escape(j->f, value);
-    fputc('"', j->f);
+    int rc = 0;
+    if (j->depth == 0) {
+        json_decref(j->root);
+        j->root = json_incref(v);
+    } else {
+        json_t *parent = j->stack[j->depth - 1];
+        if (json_is_object(parent)) {
+            json_t *k = make_string(key ? key : "");
+            rc = k ? json_object_set(parent, json_string_value(k), v) : -1;
+            json_decref(k);
+        } else {
+            rc = json_array_append(parent, v);
+        }
+    }
+    if (rc == 0 && open) {
+        if (j->depth == JSON_MAX_DEPTH)
+            rc = -1;
+        else
+            j->stack[j->depth++] = v;
+    }
+    if (rc != 0)
+        j->failed = true;
+    json_decref(v);
 }
 
-void json_number(struct json *j, const char *key, double value)
+void jw_object_begin(struct jw *j, const char *key)
 {
-    prefix(j, key);
-    if (isfinite(value))
-        fprintf(j->f, "%.17g", value);
-    else
-        fputs("null", j->f);
+    add(j, key, json_object(), true);
 }
 
-void json_int(struct json *j, const char *key, int64_t value)
+void jw_array_begin(struct jw *j, const char *key)
 {
-    prefix(j, key);
-    fprintf(j->f, "%lld", (long long)value);
+    add(j, key, json_array(), true);
 }
 
-void json_bool(struct json *j, const char *key, bool value)
+void jw_object_end(struct jw *j)
 {
-    prefix(j, key);
-    fputs(value ? "true" : "false", j->f);
+    if (j->depth > 0)
+        j->depth--;
 }
 
-void json_null(struct json *j, const char *key)
+void jw_array_end(struct jw *j)
 {
-    prefix(j, key);
-    fputs("null", j->f);
+    if (j->depth > 0)
+        j->depth--;
 }
 
-void json_end(struct json *j)
+void jw_string(struct jw *j, const char *key, const char *value)
 {
-    fputc('\n', j->f);
+    add(j, key, value ? make_string(value) : json_null(), false);
+}
+
+void jw_number(struct jw *j, const char *key, double value)
+{
+    add(j, key, isfinite(value) ? json_real(value) : json_null(), false);
+}
+
+void jw_int(struct jw *j, const char *key, int64_t value)
+{
+    add(j, key, json_integer((json_int_t)value), false);
+}
+
+void jw_bool(struct jw *j, const char *key, bool value)
+{
+    add(j, key, json_boolean(value), false);
+}
+
+void jw_null(struct jw *j, const char *key)
+{
+    add(j, key, json_null(), false);
+}
+
+int jw_end(struct jw *j)
+{
+    int rc = -1;
+    size_t flags = JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15) | (j->pretty ? JSON_INDENT(2) : JSON_COMPACT);
+    if (!j->failed && j->root && json_dumpf(j->root, j->f, flags) == 0 && fputc('\n', j->f) != EOF)
+        rc = 0;
+    json_decref(j->root);
+    j->root = NULL;
+    j->depth = 0;
+    return rc;
 }

@@ -1,30 +1,40 @@
 #ifndef PM_JSON_H
 #define PM_JSON_H
-/* A streaming JSON writer: keys and values escaped, commas placed, numbers
- * that are not finite written as null (JSON has no NaN). */
+/* Writing JSON: a document is built with these calls, in order, and
+ * written by jw_end through Debian's jansson, which does the escaping.
+ * Strings that are not valid UTF-8 (a label from a hostile database) have
+ * each bad byte replaced by U+FFFD, so the output always parses; numbers
+ * that are not finite are written as null (JSON has no NaN). Keys keep the
+ * order they were added in. */
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
-struct json {
+#define JSON_MAX_DEPTH 64
+
+struct jw {
     FILE *f;
-    int depth;
-    bool need_comma[64];
     bool pretty;
+    int depth;
+    json_t *root;
+    json_t *stack[JSON_MAX_DEPTH];
+    bool failed;                 /* out of memory or too deep: json_end writes nothing */
 };
 
-void json_init(struct json *j, FILE *f, bool pretty);
-void json_object_begin(struct json *j, const char *key);   /* key NULL inside arrays / at top */
-void json_object_end(struct json *j);
-void json_array_begin(struct json *j, const char *key);
-void json_array_end(struct json *j);
-void json_string(struct json *j, const char *key, const char *value);  /* NULL value: null */
-void json_number(struct json *j, const char *key, double value);
-void json_int(struct json *j, const char *key, int64_t value);
-void json_bool(struct json *j, const char *key, bool value);
-void json_null(struct json *j, const char *key);
-void json_end(struct json *j);                 /* final newline */
-/* Escape s as a JSON string body into f (no quotes). */
-void json_escape(FILE *f, const char *s);
+void jw_init(struct jw *j, FILE *f, bool pretty);
+void jw_object_begin(struct jw *j, const char *key);   /* key NULL inside arrays / at top */
+void jw_object_end(struct jw *j);
+void jw_array_begin(struct jw *j, const char *key);
+void jw_array_end(struct jw *j);
+void jw_string(struct jw *j, const char *key, const char *value);  /* NULL value: null */
+void jw_number(struct jw *j, const char *key, double value);
+void jw_int(struct jw *j, const char *key, int64_t value);
+void jw_bool(struct jw *j, const char *key, bool value);
+void jw_null(struct jw *j, const char *key);
+/* Write the document and a final newline; -1 when it could not be written. */
+int jw_end(struct jw *j);
+/* s as valid UTF-8 in buf (bad bytes as U+FFFD), for other writers too. */
+void utf8_sanitize(const char *s, char *buf, size_t len);
 
 #endif

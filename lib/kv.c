@@ -1,4 +1,5 @@
 #include "lib/kv.h"
+#include "lib/alloc.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,14 +17,8 @@ int kv_set(struct kv_list *l, const char *key, const char *value)
             return 0;
         }
     }
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 64;
-        struct kv *v = realloc(l->v, cap * sizeof *v);
-        if (!v)
-            return -1;
-        l->v = v;
-        l->cap = cap;
-    }
+    if (ALLOC_GROW(l->v, l->n + 1, l->cap) < 0)
+        return -1;
     char *k = strdup(key), *v = strdup(value);
     if (!k || !v) {
         free(k);

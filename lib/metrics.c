@@ -1,4 +1,5 @@
 #include "lib/metrics.h"
+#include "lib/alloc.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,14 +24,8 @@ int metric_set_put(struct metric_set *ms, const char *name, double value, const 
 {
     struct metric *m = (struct metric *)metric_set_find(ms, name);
     if (!m) {
-        if (ms->n == ms->cap) {
-            size_t cap = ms->cap ? ms->cap * 2 : 32;
-            struct metric *v = realloc(ms->v, cap * sizeof *v);
-            if (!v)
-                return -1;
-            ms->v = v;
-            ms->cap = cap;
-        }
+        if (ALLOC_GROW(ms->v, ms->n + 1, ms->cap) < 0)
+            return -1;
         m = &ms->v[ms->n++];
         snprintf(m->name, sizeof m->name, "%s", name);
     }

@@ -1,4 +1,5 @@
 #include "lib/series.h"
+#include "lib/alloc.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,14 +71,8 @@ struct series *series_table_get(struct series_table *t, const char *name, size_t
             return NULL;
         lookup(t, name, len, &slot);
     }
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 256;
-        struct series *v = realloc(t->v, cap * sizeof *v);
-        if (!v)
-            return NULL;
-        t->v = v;
-        t->cap = cap;
-    }
+    if (ALLOC_GROW(t->v, t->n + 1, t->cap) < 0)
+        return NULL;
     char *copy = strndup(name, len);
     if (!copy)
         return NULL;

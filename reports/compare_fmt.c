@@ -336,73 +336,73 @@ static void print_csv(FILE *f, const struct comparison *c)
     }
 }
 
-void compare_json(struct json *j, const struct comparison *c)
+void compare_json(struct jw *j, const struct comparison *c)
 {
-    json_object_begin(j, NULL);
-    json_string(j, "workload", c->workload);
-    json_string(j, "baseline", c->labels[c->base].name);
-    json_string(j, "headline", c->headline);
-    json_number(j, "alpha", c->alpha);
-    json_array_begin(j, "labels");
+    jw_object_begin(j, NULL);
+    jw_string(j, "workload", c->workload);
+    jw_string(j, "baseline", c->labels[c->base].name);
+    jw_string(j, "headline", c->headline);
+    jw_number(j, "alpha", c->alpha);
+    jw_array_begin(j, "labels");
     for (size_t l = 0; l < c->nlabels; l++) {
         const struct cmp_label *lb = &c->labels[l];
-        json_object_begin(j, NULL);
-        json_string(j, "label", lb->name);
-        json_int(j, "runs", (int64_t)lb->runs);
-        json_int(j, "ok", (int64_t)lb->ok);
-        json_int(j, "failed", (int64_t)lb->failed);
-        json_int(j, "oom", (int64_t)lb->oom);
-        json_int(j, "aborted", (int64_t)lb->aborted);
-        json_array_begin(j, "run_ids");
+        jw_object_begin(j, NULL);
+        jw_string(j, "label", lb->name);
+        jw_int(j, "runs", (int64_t)lb->runs);
+        jw_int(j, "ok", (int64_t)lb->ok);
+        jw_int(j, "failed", (int64_t)lb->failed);
+        jw_int(j, "oom", (int64_t)lb->oom);
+        jw_int(j, "aborted", (int64_t)lb->aborted);
+        jw_array_begin(j, "run_ids");
         for (size_t i = 0; i < lb->ok; i++)
-            json_int(j, NULL, lb->run_ids[i]);
-        json_array_end(j);
+            jw_int(j, NULL, lb->run_ids[i]);
+        jw_array_end(j);
         if (l != c->base)
-            json_string(j, "sentence", lb->sentence);
-        json_object_begin(j, "metrics");
+            jw_string(j, "sentence", lb->sentence);
+        jw_object_begin(j, "metrics");
         for (size_t m = 0; m < c->nmetrics; m++) {
             const struct cmp_cell *cell = cmp_cell_at(c, l, m);
-            json_object_begin(j, c->metrics[m].name);
-            json_string(j, "unit", c->metrics[m].unit);
-            json_string(j, "direction", c->metrics[m].direction);
-            json_int(j, "n", (int64_t)cell->s.n);
-            json_number(j, "mean", cell->s.n ? cell->s.mean : NAN);
-            json_number(j, "sd", cell->s.n > 1 ? cell->s.sd : NAN);
-            json_number(j, "cv_pct", cell->s.n > 1 ? cell->s.cv_pct : NAN);
-            json_number(j, "min", cell->s.n ? cell->s.min : NAN);
-            json_number(j, "median", cell->s.n ? cell->s.median : NAN);
-            json_number(j, "max", cell->s.n ? cell->s.max : NAN);
-            json_array_begin(j, "values");
+            jw_object_begin(j, c->metrics[m].name);
+            jw_string(j, "unit", c->metrics[m].unit);
+            jw_string(j, "direction", c->metrics[m].direction);
+            jw_int(j, "n", (int64_t)cell->s.n);
+            jw_number(j, "mean", cell->s.n ? cell->s.mean : NAN);
+            jw_number(j, "sd", cell->s.n > 1 ? cell->s.sd : NAN);
+            jw_number(j, "cv_pct", cell->s.n > 1 ? cell->s.cv_pct : NAN);
+            jw_number(j, "min", cell->s.n ? cell->s.min : NAN);
+            jw_number(j, "median", cell->s.n ? cell->s.median : NAN);
+            jw_number(j, "max", cell->s.n ? cell->s.max : NAN);
+            jw_array_begin(j, "values");
             for (size_t i = 0; i < cell->n; i++)
-                json_number(j, NULL, cell->values[i]);
-            json_array_end(j);
+                jw_number(j, NULL, cell->values[i]);
+            jw_array_end(j);
             if (l != c->base) {
-                json_object_begin(j, "vs_baseline");
-                json_number(j, "change_pct", cell->change_pct);
-                json_bool(j, "tested", cell->w.valid);
-                json_number(j, "t", cell->w.valid ? cell->w.t : NAN);
-                json_number(j, "df", cell->w.valid ? cell->w.df : NAN);
-                json_number(j, "p", cell->w.valid ? cell->w.p : NAN);
-                json_number(j, "ci_low", cell->w.valid ? cell->w.ci_low : NAN);
-                json_number(j, "ci_high", cell->w.valid ? cell->w.ci_high : NAN);
-                json_bool(j, "significant", cell->significant);
-                json_object_end(j);
+                jw_object_begin(j, "vs_baseline");
+                jw_number(j, "change_pct", cell->change_pct);
+                jw_bool(j, "tested", cell->w.valid);
+                jw_number(j, "t", cell->w.valid ? cell->w.t : NAN);
+                jw_number(j, "df", cell->w.valid ? cell->w.df : NAN);
+                jw_number(j, "p", cell->w.valid ? cell->w.p : NAN);
+                jw_number(j, "ci_low", cell->w.valid ? cell->w.ci_low : NAN);
+                jw_number(j, "ci_high", cell->w.valid ? cell->w.ci_high : NAN);
+                jw_bool(j, "significant", cell->significant);
+                jw_object_end(j);
             }
-            json_object_end(j);
+            jw_object_end(j);
         }
-        json_object_end(j);
-        json_object_end(j);
+        jw_object_end(j);
+        jw_object_end(j);
     }
-    json_array_end(j);
-    json_object_begin(j, "environment_differences");
+    jw_array_end(j);
+    jw_object_begin(j, "environment_differences");
     for (size_t d = 0; d < c->ndiffs; d++) {
-        json_object_begin(j, c->diffs[d].key);
+        jw_object_begin(j, c->diffs[d].key);
         for (size_t l = 0; l < c->nlabels; l++)
-            json_string(j, c->labels[l].name, c->diffs[d].values[l]);
-        json_object_end(j);
+            jw_string(j, c->labels[l].name, c->diffs[d].values[l]);
+        jw_object_end(j);
     }
-    json_object_end(j);
-    json_object_end(j);
+    jw_object_end(j);
+    jw_object_end(j);
 }
 
 /* The table, its title, the ratio sentences and what differed, in one of
@@ -485,9 +485,9 @@ static void csv_end(struct cmp_writer *w, const struct cmp_verdict *v)
 
 static void json_begin(struct cmp_writer *w)
 {
-    json_init(&w->j, w->f, true);
-    json_object_begin(&w->j, NULL);
-    json_array_begin(&w->j, "comparisons");
+    jw_init(&w->j, w->f, true);
+    jw_object_begin(&w->j, NULL);
+    jw_array_begin(&w->j, "comparisons");
 }
 
 static void json_comparison(struct cmp_writer *w, const struct comparison *c, bool long_view)
@@ -499,16 +499,16 @@ static void json_comparison(struct cmp_writer *w, const struct comparison *c, bo
 
 static void json_finish(struct cmp_writer *w, const struct cmp_verdict *v)
 {
-    json_array_end(&w->j);
+    jw_array_end(&w->j);
     if (v) {
-        json_object_begin(&w->j, "verdict");
-        json_int(&w->j, "exit_status", v->exit_status);
-        json_number(&w->j, "threshold_pct", v->threshold_pct);
-        json_string(&w->j, "findings", v->findings);
-        json_object_end(&w->j);
+        jw_object_begin(&w->j, "verdict");
+        jw_int(&w->j, "exit_status", v->exit_status);
+        jw_number(&w->j, "threshold_pct", v->threshold_pct);
+        jw_string(&w->j, "findings", v->findings);
+        jw_object_end(&w->j);
     }
-    json_object_end(&w->j);
-    json_end(&w->j);
+    jw_object_end(&w->j);
+    jw_end(&w->j);
     if (v)
         verdict_print(stderr, v);
 }

@@ -16,7 +16,7 @@ struct cmp_format;
 struct cmp_writer {
     FILE *f;
     const struct cmp_format *fmt;
-    struct json j;
+    struct jw j;
     size_t n;                         /* comparisons written so far */
 };
 
@@ -36,7 +36,7 @@ const struct cmp_format *cmp_format_get(unsigned index);
 /* The HTML fragment of one comparison, for the report. */
 void compare_render_html(FILE *f, const struct comparison *c, bool long_view);
 /* For json: one comparison as an object inside an enclosing writer. */
-void compare_json(struct json *j, const struct comparison *c);
+void compare_json(struct jw *j, const struct comparison *c);
 /* For csv: the header line, printed once. */
 void compare_csv_header(FILE *f);
 /* HTML-escape s into f. */

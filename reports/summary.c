@@ -330,49 +330,49 @@ void summary_print_runs(FILE *f, struct run_info *runs, size_t n, bool one_run)
     table_free(&t);
 }
 
-void summary_json_run(struct json *j, const struct run_info *ri)
+void summary_json_run(struct jw *j, const struct run_info *ri)
 {
-    json_object_begin(j, NULL);
-    json_int(j, "id", ri->id);
-    json_string(j, "uuid", ri->uuid);
-    json_string(j, "label", ri->label);
-    json_string(j, "workload", ri->workload);
-    json_string(j, "params", ri->params);
-    json_string(j, "status", ri->status);
-    json_string(j, "reason", ri->reason[0] ? ri->reason : NULL);
-    json_int(j, "started_ns", ri->started_ns);
-    json_int(j, "ended_ns", ri->ended_ns);
-    json_int(j, "interval_ns", ri->interval_ns);
-    json_int(j, "ticks", ri->ticks);
-    json_object_begin(j, "machine");
-    json_string(j, "hostname", ri->hostname);
-    json_string(j, "kernel", ri->kernel);
-    json_int(j, "mem_total_kb", ri->mem_total_kb);
-    json_int(j, "page_size", ri->page_size);
-    json_object_end(j);
-    json_object_begin(j, "metrics");
+    jw_object_begin(j, NULL);
+    jw_int(j, "id", ri->id);
+    jw_string(j, "uuid", ri->uuid);
+    jw_string(j, "label", ri->label);
+    jw_string(j, "workload", ri->workload);
+    jw_string(j, "params", ri->params);
+    jw_string(j, "status", ri->status);
+    jw_string(j, "reason", ri->reason[0] ? ri->reason : NULL);
+    jw_int(j, "started_ns", ri->started_ns);
+    jw_int(j, "ended_ns", ri->ended_ns);
+    jw_int(j, "interval_ns", ri->interval_ns);
+    jw_int(j, "ticks", ri->ticks);
+    jw_object_begin(j, "machine");
+    jw_string(j, "hostname", ri->hostname);
+    jw_string(j, "kernel", ri->kernel);
+    jw_int(j, "mem_total_kb", ri->mem_total_kb);
+    jw_int(j, "page_size", ri->page_size);
+    jw_object_end(j);
+    jw_object_begin(j, "metrics");
     for (size_t i = 0; i < ri->metrics.n; i++) {
         const struct metric *m = &ri->metrics.v[i];
-        json_object_begin(j, m->name);
-        json_number(j, "value", m->value);
-        json_string(j, "unit", m->unit);
-        json_string(j, "direction", m->direction);
-        json_object_end(j);
+        jw_object_begin(j, m->name);
+        jw_number(j, "value", m->value);
+        jw_string(j, "unit", m->unit);
+        jw_string(j, "direction", m->direction);
+        jw_object_end(j);
     }
-    json_object_end(j);
-    json_object_begin(j, "metadata");
+    jw_object_end(j);
+    jw_object_begin(j, "metadata");
     for (size_t i = 0; i < ri->meta.n; i++)
-        json_string(j, ri->meta.v[i].key, ri->meta.v[i].value);
-    json_object_end(j);
-    json_array_begin(j, "sources");
+        jw_string(j, ri->meta.v[i].key, ri->meta.v[i].value);
+    jw_object_end(j);
+    jw_array_begin(j, "sources");
     for (size_t i = 0; i < ri->nsources; i++) {
-        json_object_begin(j, NULL);
-        json_string(j, "source", ri->sources[i].source);
-        json_string(j, "path", ri->sources[i].path);
-        json_int(j, "ticks", ri->sources[i].ticks);
-        json_string(j, "note", ri->sources[i].note[0] ? ri->sources[i].note : NULL);
-        json_object_end(j);
+        jw_object_begin(j, NULL);
+        jw_string(j, "source", ri->sources[i].source);
+        jw_string(j, "path", ri->sources[i].path);
+        jw_int(j, "ticks", ri->sources[i].ticks);
+        jw_string(j, "note", ri->sources[i].note[0] ? ri->sources[i].note : NULL);
+        jw_object_end(j);
     }
-    json_array_end(j);
-    json_object_end(j);
+    jw_array_end(j);
+    jw_object_end(j);
 }

@@ -7,7 +7,7 @@
 #include "store/runinfo.h"
 
 void summary_print_runs(FILE *f, struct run_info *runs, size_t n, bool one_run);
-void summary_json_run(struct json *j, const struct run_info *ri);
+void summary_json_run(struct jw *j, const struct run_info *ri);
 /* GNU time's default two lines, from the time.* metrics. */
 void summary_gnu_time(FILE *f, const struct run_info *ri);
 /* "2026-11-30 15:40:01 UTC" */

@@ -1,4 +1,5 @@
 #include "workloads/chat/server.h"
+#include "lib/alloc.h"
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -393,15 +394,9 @@ static void *sender_main(void *arg)
 static bool track(struct server *s, struct sconn *c)
 {
     pthread_mutex_lock(&s->conns_mu);
-    if (s->nconns == s->capconns) {
-        size_t cap = s->capconns ? s->capconns * 2 : 256;
-        struct sconn **v = realloc(s->conns, cap * sizeof *v);
-        if (!v) {
-            pthread_mutex_unlock(&s->conns_mu);
-            return false;
-        }
-        s->conns = v;
-        s->capconns = cap;
+    if (ALLOC_GROW(s->conns, s->nconns + 1, s->capconns) < 0) {
+        pthread_mutex_unlock(&s->conns_mu);
+        return false;
     }
     s->conns[s->nconns++] = c;
     pthread_mutex_unlock(&s->conns_mu);
