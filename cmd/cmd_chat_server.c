@@ -36,9 +36,6 @@ int cmd_chat_server(int argc, char **argv)
                  "SIGTERM, or with --once until its first clients have all gone, then prints its\n"
                  "heap collections, connections and chats.\n",
     };
-    struct pm_err err;
-    if (opt_set_defaults(server_options, &o, &err) < 0)
-        return pm_usage("chat-server", "%s", err.msg);
     int r = cmd_parse(&spec, argc, argv);
     if (r < 0)
         return cmd_parse_exit(r);

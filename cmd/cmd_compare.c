@@ -229,9 +229,6 @@ int cmd_compare(int argc, char **argv)
     const struct cmd_group groups[] = { { NULL, compare_options, &o }, { "", pm_db_option, NULL } };
     const struct cmd_spec spec = { .name = "compare", .usage = compare_usage, .groups = groups, .ngroups = 2,
                                    .max_args = MAX_ITEMS };
-    struct pm_err err;
-    if (opt_set_defaults(compare_options, &o, &err) < 0)
-        return pm_usage("compare", "%s", err.msg);
     int first = cmd_parse(&spec, argc, argv);
     if (first < 0)
         return cmd_parse_exit(first);

@@ -47,12 +47,10 @@ int cmd_plot(int argc, char **argv)
     const struct cmd_group groups[] = { { NULL, plot_options, &o }, { "", pm_db_option, NULL } };
     const struct cmd_spec spec = { .name = "plot", .usage = plot_usage, .groups = groups, .ngroups = 2,
                                    .max_args = MAX_LABELS };
-    struct pm_err err;
-    if (opt_set_defaults(plot_options, &o, &err) < 0)
-        return pm_usage("plot", "%s", err.msg);
     int optind_ = cmd_parse(&spec, argc, argv);
     if (optind_ < 0)
         return cmd_parse_exit(optind_);
+    struct pm_err err;
     struct plot_request rq = { .out_dir = o.out, .per_run = o.per_run, .svg = o.svg == 1 };
     const char *workload = o.workload[0] ? o.workload : NULL;
     if (!plot_have_gnuplot())

@@ -43,12 +43,10 @@ int cmd_push(int argc, char **argv)
     const struct cmd_group groups[] = { { NULL, push_options, &o }, { "", pm_db_option, NULL } };
     const struct cmd_spec spec = { .name = "push", .usage = push_usage, .groups = groups, .ngroups = 2,
                                    .max_args = -1 };
-    struct pm_err err;
-    if (opt_set_defaults(push_options, &o, &err) < 0)
-        return pm_usage("push", "%s", err.msg);
     int optind_ = cmd_parse(&spec, argc, argv);
     if (optind_ < 0)
         return cmd_parse_exit(optind_);
+    struct pm_err err;
     struct push_request rq = { .batch_lines = o.batch, .samples = o.samples };
     const char *token_file = o.token_file[0] ? o.token_file : NULL;
     if (argc - optind_ != 1)

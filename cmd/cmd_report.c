@@ -24,15 +24,13 @@ int cmd_report(int argc, char **argv)
                  "environment differences), the charts inlined as SVG, and each run's details. It\n"
                  "loads nothing from the network; the charts' .gp and .dat files are kept in DIR/charts.\n",
     };
-    struct pm_err err;
-    if (opt_set_defaults(report_options, out, &err) < 0)
-        return pm_usage("report", "%s", err.msg);
     int r = cmd_parse(&spec, argc, argv);
     if (r < 0)
         return cmd_parse_exit(r);
     struct pm_db db;
     if (cmd_open_db(&db, "report") != 0)
         return PM_EXIT_USAGE;
+    struct pm_err err;
     char page[4200];
     int rc = html_report_write(&db, out, pm_db_path(), page, sizeof page, &err);
     pm_db_close(&db);

@@ -76,10 +76,6 @@ int cmd_run(int argc, char **argv)
     const struct cmd_spec spec = { .name = name, .usage = usage, .groups = groups, .ngroups = 3, .first = 2 };
     struct pm_err err;
     int rc = PM_EXIT_USAGE;
-    if (workload_defaults(wl, state, &err) < 0) {
-        pm_usage(name, "%s", err.msg);
-        goto out;
-    }
     int first = cmd_parse(&spec, argc, argv);
     if (first < 0) {
         rc = cmd_parse_exit(first);

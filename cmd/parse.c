@@ -50,6 +50,13 @@ int cmd_parse(const struct cmd_spec *spec, int argc, char **argv)
         return CMD_BAD;
     }
     int result = 0;
+    for (size_t g = 0; g < spec->ngroups && result == 0; g++) {
+        struct pm_err err;
+        if (spec->groups[g].state && opt_set_defaults(spec->groups[g].table, spec->groups[g].state, &err) < 0) {
+            pm_usage(spec->name, "%s", err.msg);
+            result = CMD_BAD;
+        }
+    }
     opterr = 0;
     optind = spec->first > 0 ? spec->first : 1;
     int c;

@@ -28,7 +28,7 @@ enum { CMD_HELP = -1, CMD_BAD = -2 };
 
 /* Parse argv. Returns the index of the first word after the options, or
  * CMD_HELP after printing --help (exit 0), or CMD_BAD after printing the
- * one-line error (exit 2). Defaults are the caller's to set first. */
+ * one-line error (exit 2). Each group's defaults are set first. */
 int cmd_parse(const struct cmd_spec *spec, int argc, char **argv);
 /* The exit status for what cmd_parse returned when it is below zero. */
 int cmd_parse_exit(int r);

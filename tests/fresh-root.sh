@@ -96,25 +96,22 @@ inside() {
         PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin CI=true "$@"
 }
 status=0
-echo "fresh-root.sh: ./run.sh test"
-if inside /bin/bash -c 'cd /src/pressmark && ./run.sh test' > "$DIR/test.log" 2>&1; then
-    echo "fresh-root.sh: ./run.sh test passed ($(grep -E '^Files=' "$DIR/test.log" | tail -1))"
-else
-    status=1
-    tail -40 "$DIR/test.log"
-    echo "fresh-root.sh: ./run.sh test FAILED in the fresh root"
-fi
-grep -E 'command not found|No such file or directory.*(exec|spawn)' "$DIR/test.log" | sort | uniq -c | head -20 || true
-
-echo "fresh-root.sh: ./run.sh"
-if inside /bin/bash -c 'cd /src/pressmark && ./run.sh' > "$DIR/main.log" 2>&1; then
-    echo "fresh-root.sh: ./run.sh passed ($(grep -c . "$DIR/main.log") lines of output)"
-else
-    status=1
-    tail -40 "$DIR/main.log"
-    echo "fresh-root.sh: ./run.sh FAILED in the fresh root"
-fi
-grep -E 'command not found' "$DIR/main.log" | sort | uniq -c | head -20 || true
+# job NAME COMMAND LOG: one of the README's two commands inside the root.
+job() {
+    echo "fresh-root.sh: $1"
+    if inside /bin/bash -c "cd /src/pressmark && $2" > "$DIR/$3" 2>&1; then
+        local summary
+        summary=$(grep -E '^Files=' "$DIR/$3" | tail -1)
+        echo "fresh-root.sh: $1 passed (${summary:-$(grep -c . "$DIR/$3") lines of output})"
+    else
+        status=1
+        tail -40 "$DIR/$3"
+        echo "fresh-root.sh: $1 FAILED in the fresh root"
+    fi
+    grep -E 'command not found' "$DIR/$3" | sort | uniq -c | head -20 || true
+}
+job "./run.sh test" "./run.sh test" test.log
+job "./run.sh" "./run.sh" main.log
 if [ "$KEEP" = yes ]; then
     cp "$DIR/test.log" "$DIR/main.log" "$DIR/debootstrap.log" /var/tmp/ 2>/dev/null || true
 fi

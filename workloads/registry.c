@@ -34,11 +34,6 @@ const struct wl_helper *workload_helper(const char *name)
     return NULL;
 }
 
-int workload_defaults(const struct workload_ops *wl, void *state, struct pm_err *err)
-{
-    return wl->options ? opt_set_defaults(wl->options, state, err) : 0;
-}
-
 void workload_describe(const struct workload_ops *wl, void *state, char *buf, size_t len)
 {
     if (wl->describe)

@@ -99,8 +99,6 @@ const char *run_cgroup(struct run_ctx *rc);
 
 
 const struct workload_ops *workload_find(const char *name);
-/* Set every option's default into a zeroed state. */
-int workload_defaults(const struct workload_ops *wl, void *state, struct pm_err *err);
 /* The configuration text stored with each run. */
 void workload_describe(const struct workload_ops *wl, void *state, char *buf, size_t len);
 /* NULL-terminated list of all workloads, for help and doctor. */
