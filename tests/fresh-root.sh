@@ -101,7 +101,7 @@ job() {
     echo "fresh-root.sh: $1"
     if inside /bin/bash -c "cd /src/pressmark && $2" > "$DIR/$3" 2>&1; then
         local summary
-        summary=$(grep -E '^Files=' "$DIR/$3" | tail -1)
+        summary=$(grep -E '^Files=' "$DIR/$3" | tail -1 || true)
         echo "fresh-root.sh: $1 passed (${summary:-$(grep -c . "$DIR/$3") lines of output})"
     else
         status=1
