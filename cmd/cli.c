@@ -8,6 +8,7 @@
 #include "harness/profile.h"
 #include "reports/push.h"
 #include "lib/fileio.h"
+#include "lib/quote.h"
 #include "lib/units.h"
 #include <unistd.h>
 
@@ -34,6 +35,28 @@ const char *pm_db_path(void)
     if (!db_path[0] && pm_db_default_path(db_path, sizeof db_path) < 0)
         snprintf(db_path, sizeof db_path, "results.db");
     return db_path;
+}
+
+static FILE *real_stdout;
+
+void cmd_human_output(void)
+{
+    FILE *t = quote_terminal_stream(stdout);
+    if (!t)
+        return;
+    setvbuf(t, NULL, _IOFBF, 1 << 16);
+    real_stdout = stdout;
+    stdout = t;
+}
+
+void cmd_output_done(void)
+{
+    if (real_stdout) {
+        fclose(stdout);
+        stdout = real_stdout;
+        real_stdout = NULL;
+    }
+    fflush(stdout);
 }
 
 int cmd_open_db(struct pm_db *db, const char *cmd)
@@ -68,7 +91,8 @@ static int set_push(void *state, const char *value, struct pm_err *err)
     struct run_opts *ro = state;
     if (strncmp(value, "http://", 7) != 0 && strncmp(value, "https://", 8) != 0)
         return pm_errf(err, "'%s' is not a URL (accepted: http:// or https://)", value);
-    if (push_token(NULL, ro->push_token, sizeof ro->push_token, err) < 0)
+    if (push_token(NULL, ro->push_token, sizeof ro->push_token, err) < 0 ||
+        (ro->push_token[0] && push_token_allowed(value, false, err) < 0))
         return -1;
     ro->push_url = value;
     return 0;

@@ -27,6 +27,11 @@ const char *pm_db_path(void);
 /* Open the database for a command that reads it (it must exist); on
  * failure print "pressmark CMD: why" and return 2. */
 int cmd_open_db(struct pm_db *db, const char *cmd);
+/* Human-readable output from here on goes through a stream that shows
+ * control characters escaped (labels, reasons and names come from
+ * databases); cmd_output_done, called by main, ends it. */
+void cmd_human_output(void);
+void cmd_output_done(void);
 /* The option table of --db, for commands that take nothing else of the
  * run options. */
 extern const struct opt pm_db_option[];

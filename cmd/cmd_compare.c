@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmd/cli.h"
+#include "lib/fileio.h"
 #include "cmd/parse.h"
 #include "reports/compare.h"
 #include "reports/compare_fmt.h"
@@ -165,7 +166,7 @@ static int pick_workloads(struct pm_db *db, const struct compare_opts *o, char *
 
 static int write_junit(const char *path, struct comparison *const *cs, size_t n, double pct)
 {
-    FILE *jf = fopen(path, "w");
+    FILE *jf = pm_create_file(path);
     if (!jf)
         return pm_usage("compare", "--junit: %s: %s", path, strerror(errno));
     junit_write(jf, cs, n, pct);
@@ -186,7 +187,10 @@ static int compare_all(struct pm_db *db, const struct compare_opts *o, char **la
         free(cptrs);
         return pm_usage("compare", "out of memory");
     }
-    struct cmp_writer w = { .f = stdout, .fmt = cmp_format_get(o->format) };
+    const struct cmp_format *fmt = cmp_format_get(o->format);
+    if (fmt->human)
+        cmd_human_output();
+    struct cmp_writer w = { .f = stdout, .fmt = fmt };
     w.fmt->begin(&w);
     int rc = 0, verdict = VERDICT_OK;
     size_t built = 0;

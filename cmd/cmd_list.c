@@ -59,6 +59,8 @@ int cmd_list(int argc, char **argv)
     if (workload)
         sqlite3_bind_text(st, 2, workload, -1, SQLITE_STATIC);
     bool json = o.format == 1;
+    if (!json)
+        cmd_human_output();
     struct jw j;
     struct table t;
     const char *headers[] = { "id", "started", "label", "workload", "status", "headline", "ticks", "reason" };

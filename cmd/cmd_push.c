@@ -10,7 +10,7 @@
 
 struct push_opts {
     char token_file[4096];
-    bool samples;
+    bool samples, plain_http_token;
     uint64_t batch;
 };
 
@@ -19,6 +19,8 @@ static const struct opt push_options[] = {
     { .name = "samples", .type = OPT_FLAG, .offset = PU(samples), .help = "every tick too (pressmark_WORKLOAD_samples)" },
     { .name = "token-file", .type = OPT_STRING, .offset = PU(token_file),
       .size = sizeof(((struct push_opts *)0)->token_file), .metavar = "FILE", .help = "the token, from a file" },
+    { .name = "allow-plain-http-token", .type = OPT_FLAG, .offset = PU(plain_http_token),
+      .help = "send the token over plain http to another machine (it can be read on the way)" },
     { .name = "batch", .type = OPT_U64, .offset = PU(batch), .metavar = "N", .def = "5000", .min = 1, .max = 1000000,
       .noun = "line count", .help = "lines per request" },
     { .type = OPT_END },
@@ -55,8 +57,11 @@ int cmd_push(int argc, char **argv)
     if (strncmp(rq.url, "http://", 7) != 0 && strncmp(rq.url, "https://", 8) != 0)
         return pm_usage("push", "'%s' is not a URL (accepted: http:// or https://)", rq.url);
     char token[1024];
-    if (push_token(token_file, token, sizeof token, &err) < 0)
+    if (push_token(token_file, token, sizeof token, &err) < 0 ||
+        (token[0] && push_token_allowed(rq.url, o.plain_http_token, &err) < 0)) {
+        memset(token, 0, sizeof token);
         return pm_usage("push", "%s", err.msg);
+    }
     rq.token = token;
     struct pm_db db;
     if (cmd_open_db(&db, "push") != 0) {

@@ -38,6 +38,8 @@ int cmd_show(int argc, char **argv)
     struct pm_err err;
     if (cmd_open_db(&db, "show") != 0)
         return PM_EXIT_USAGE;
+    if (format != 1)
+        cmd_human_output();
     int64_t *ids = NULL;
     int n;
     bool one_run;

@@ -129,5 +129,7 @@ int main(int argc, char **argv)
     /* Whatever command comes next after a pressmark was killed mid-run
      * first undoes what it left (unless a live pressmark owns it). */
     undo_recover();
-    return c->fn(argc - i, argv + i);
+    int rc = c->fn(argc - i, argv + i);
+    cmd_output_done();
+    return rc;
 }

@@ -134,8 +134,16 @@ int run_spawn_io(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd
     struct pm_spawn sp = { .argv = hargv, .what = argv[0], .out = out_fd >= 0 ? out_fd : PM_FD_INHERIT,
                            .err = out_fd >= 0 ? out_fd : PM_FD_INHERIT, .map = &report,
                            .nmap = pass_fd >= 0 ? 1 : 0, .new_group = true, .die_with_parent = true };
+    /* The workload never sees pressmark's secrets. */
+    char **envp = pm_env_without_secrets();
+    if (!envp) {
+        free(hargv);
+        return pm_errf(err, "out of memory");
+    }
+    sp.envp = envp;
     rc->spawn_ns = pm_now_ns();
     int rc_spawn = pm_spawn(&sp, pid, err);
+    free(envp);
     free(hargv);
     return rc_spawn;
 }

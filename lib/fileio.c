@@ -144,3 +144,17 @@ void pm_cache_root(char *buf, size_t len)
     else
         snprintf(buf, len, "%s/.cache/pressmark", home && *home ? home : "/tmp");
 }
+
+FILE *pm_create_file(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return NULL;
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        int e = errno;
+        close(fd);
+        errno = e;
+    }
+    return f;
+}

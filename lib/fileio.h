@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "lib/err.h"
 
 /* Read a whole small file, trailing newlines stripped. -1 with errno set. */
@@ -19,6 +20,10 @@ int pm_read_choice(const char *path, char *buf, size_t len);
 bool pm_path_exists(const char *path);
 /* Is there an executable called name in $PATH? */
 bool pm_in_path(const char *name);
+/* Create (or truncate) a file for writing without following a symlink at
+ * path: pressmark runs as root and writes where users point it (--out,
+ * --junit). NULL with errno set (ELOOP for a symlink). */
+FILE *pm_create_file(const char *path);
 /* mkdir -p, 0755. */
 int pm_mkdirs(const char *path);
 /* pressmark's cache directory (generated trees, fetched baselines):

@@ -98,9 +98,9 @@ int pm_spawn(const struct pm_spawn *sp, pid_t *pid, struct pm_err *err)
     if (sp->die_with_parent && !(argv = wrapped = with_pdeathsig(sp)))
         e = ENOMEM;
     else if (sp->die_with_parent || !sp->path)
-        e = posix_spawnp(pid, argv[0], &fa, &attr, argv, environ);
+        e = posix_spawnp(pid, argv[0], &fa, &attr, argv, sp->envp ? sp->envp : environ);
     else
-        e = posix_spawn(pid, sp->path, &fa, &attr, argv, environ);
+        e = posix_spawn(pid, sp->path, &fa, &attr, argv, sp->envp ? sp->envp : environ);
     free(wrapped);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);
@@ -142,4 +142,25 @@ int pm_spawn_run(const struct pm_spawn *sp, struct pm_err *err)
     char how[64];
     pm_wait_describe(status, how, sizeof how);
     return pm_errf(err, "%s %s", sp->what ? sp->what : sp->argv[0], how);
+}
+
+char **pm_env_without_secrets(void)
+{
+    static const char *const secrets[] = { "PRESSMARK_PUSH_TOKEN=" };
+    size_t n = 0;
+    while (environ[n])
+        n++;
+    char **v = calloc(n + 1, sizeof *v);
+    if (!v)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        bool secret = false;
+        for (size_t s = 0; s < sizeof secrets / sizeof secrets[0]; s++)
+            secret |= strncmp(environ[i], secrets[s], strlen(secrets[s])) == 0;
+        if (!secret)
+            v[k++] = environ[i];
+    }
+    v[k] = NULL;
+    return v;
 }

@@ -30,8 +30,12 @@ struct pm_spawn {
     bool new_group;            /* its own process group, signalled as one */
     bool die_with_parent;      /* killed when pressmark dies, even by SIGKILL (setpriv --pdeathsig) */
     const char *missing_hint;  /* added to the error when the program is not installed */
+    char *const *envp;         /* the child's environment; NULL: pressmark's */
 };
 
+/* pressmark's environment without its secrets (PRESSMARK_PUSH_TOKEN), for
+ * the processes it measures; NULL when out of memory. Free with free(). */
+char **pm_env_without_secrets(void);
 /* Start the child. -1 with err naming the program when it cannot start. */
 int pm_spawn(const struct pm_spawn *sp, pid_t *pid, struct pm_err *err);
 /* Wait for pid (EINTR retried); its wait status in *status. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "reports/present.h"
+#include "lib/quote.h"
 
 const char *const cmp_seed_metrics[] = {
     "stat.cpu.util_pct", "stat.cpu.sys_user_ratio", "swap.in_kb", "swap.out_kb", "swap.io_kb", NULL,
@@ -71,11 +72,21 @@ int compare_workloads(struct pm_db *db, const char *const *labels, size_t nlabel
             sqlite3_bind_text(st, 1, labels[i], -1, SQLITE_STATIC);
         else
             sqlite3_bind_null(st, 1);
-        while (sqlite3_step(st) == SQLITE_ROW)
-            if (strv_add(out, n, (const char *)sqlite3_column_text(st, 0)) < 0) {
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            /* Workload names become file names and chart titles: only the
+             * registry's are taken from a database. */
+            const char *w = pm_col_text(st, 0);
+            char shown[128];
+            quote_terminal(w, shown, sizeof shown);
+            if (!report_workload_known(w)) {
+                sqlite3_finalize(st);
+                return pm_errf(err, "%s: runs of '%s', which is not a workload this pressmark knows", db->path, shown);
+            }
+            if (strv_add(out, n, w) < 0) {
                 sqlite3_finalize(st);
                 return pm_errf(err, "out of memory");
             }
+        }
     }
     sqlite3_finalize(st);
     return 0;
@@ -181,11 +192,11 @@ static int build_env_diffs(struct pm_db *db, struct pm_db *base_db, struct compa
         }
         sqlite3_bind_int64(st, 1, c->labels[l].run_ids[c->labels[l].ok - 1]);
         while (sqlite3_step(st) == SQLITE_ROW) {
-            const char *k = (const char *)sqlite3_column_text(st, 0);
+            const char *k = pm_col_text(st, 0);
             if (!env_key_wanted(k))
                 continue;
             char v[2048];
-            snprintf(v, sizeof v, "%s", (const char *)sqlite3_column_text(st, 1));
+            snprintf(v, sizeof v, "%s", pm_col_text(st, 1));
             normalise(v);
             kv_set(&per[l], k, v);
         }
@@ -245,7 +256,7 @@ static int load_label(struct pm_db *db, const char *workload, struct cmp_label *
     if (!lb->any_label)
         sqlite3_bind_text(st, 2, lb->query[0] ? lb->query : lb->name, -1, SQLITE_STATIC);
     while (sqlite3_step(st) == SQLITE_ROW) {
-        const char *status = (const char *)sqlite3_column_text(st, 1);
+        const char *status = pm_col_text(st, 1);
         lb->runs++;
         if (strcmp(status, "ok") == 0) {
             int64_t *v = realloc(lb->run_ids, (lb->ok + 1) * sizeof *v);
@@ -281,11 +292,11 @@ static int load_values(struct pm_db *db, struct comparison *c, size_t l, struct 
     if (!lb->any_label)
         sqlite3_bind_text(st, 2, lb->query[0] ? lb->query : lb->name, -1, SQLITE_STATIC);
     while (sqlite3_step(st) == SQLITE_ROW) {
-        int m = find_metric(c, (const char *)sqlite3_column_text(st, 0));
+        int m = find_metric(c, pm_col_text(st, 0));
         if (m < 0)
             continue;
-        snprintf(c->metrics[m].unit, sizeof c->metrics[m].unit, "%s", (const char *)sqlite3_column_text(st, 2));
-        snprintf(c->metrics[m].direction, sizeof c->metrics[m].direction, "%s", (const char *)sqlite3_column_text(st, 3));
+        snprintf(c->metrics[m].unit, sizeof c->metrics[m].unit, "%s", pm_col_text(st, 2));
+        snprintf(c->metrics[m].direction, sizeof c->metrics[m].direction, "%s", pm_col_text(st, 3));
         if (cell_push(cmp_cell_at(c, l, (size_t)m), sqlite3_column_double(st, 1)) < 0) {
             sqlite3_finalize(st);
             return pm_errf(err, "out of memory");
@@ -329,7 +340,7 @@ int compare_build(struct pm_db *db, const struct compare_request *rq, struct com
             return -1;
         sqlite3_bind_text(st, 1, workload, -1, SQLITE_STATIC);
         while (sqlite3_step(st) == SQLITE_ROW)
-            add_label(c, (const char *)sqlite3_column_text(st, 0));
+            add_label(c, pm_col_text(st, 0));
         sqlite3_finalize(st);
     }
     if (c->nlabels == 0)

@@ -1,15 +1,11 @@
 #include "reports/compare_fmt.h"
 #include <math.h>
 #include <string.h>
+#include "lib/quote.h"
 #include "lib/units.h"
 #include "reports/table.h"
 #include "reports/verdict.h"
 
-/* HTML and XML escape alike (&apos; is HTML5 too). */
-void html_escape(FILE *f, const char *s)
-{
-    xml_escape(f, s);
-}
 
 /* Numbers as the seed tables print them: thousands separators for big
  * counts, KB for swap, a few significant digits otherwise. */
@@ -159,8 +155,11 @@ static void build_long_table(struct table *t, const struct comparison *c)
 
 static void print_markdown(FILE *f, const struct table *t)
 {
-    for (size_t c = 0; c < t->ncols; c++)
-        fprintf(f, "| %s ", t->headers[c]);
+    for (size_t c = 0; c < t->ncols; c++) {
+        fputs("| ", f);
+        quote_markdown(f, t->headers[c]);
+        fputc(' ', f);
+    }
     fputs("|\n", f);
     for (size_t c = 0; c < t->ncols; c++)
         fputs(t->right[c] ? "| ---: " : "| --- ", f);
@@ -168,8 +167,7 @@ static void print_markdown(FILE *f, const struct table *t)
     for (size_t r = 0; r < t->nrows; r++) {
         for (size_t c = 0; c < t->ncols; c++) {
             fputs("| ", f);
-            for (const char *p = t->cells[r * t->ncols + c]; *p; p++)
-                fputs(*p == '|' ? "\\|" : (char[]){ *p, 0 }, f);
+            quote_markdown(f, t->cells[r * t->ncols + c]);
             fputc(' ', f);
         }
         fputs("|\n", f);
@@ -181,7 +179,7 @@ static void print_html_table(FILE *f, const struct table *t)
     fputs("<table>\n<thead><tr>", f);
     for (size_t c = 0; c < t->ncols; c++) {
         fputs("<th>", f);
-        html_escape(f, t->headers[c]);
+        quote_html(f, t->headers[c]);
         fputs("</th>", f);
     }
     fputs("</tr></thead>\n<tbody>\n", f);
@@ -189,12 +187,17 @@ static void print_html_table(FILE *f, const struct table *t)
         fputs("<tr>", f);
         for (size_t c = 0; c < t->ncols; c++) {
             fputs(t->right[c] ? "<td class=\"num\">" : "<td>", f);
-            html_escape(f, t->cells[r * t->ncols + c]);
+            quote_html(f, t->cells[r * t->ncols + c]);
             fputs("</td>", f);
         }
         fputs("</tr>\n", f);
     }
     fputs("</tbody>\n</table>\n", f);
+}
+
+static void put_text(FILE *f, const char *s)
+{
+    fputs(s, f);
 }
 
 static void print_sentences_and_env(FILE *f, const struct comparison *c, enum markup mk)
@@ -207,10 +210,14 @@ static void print_sentences_and_env(FILE *f, const struct comparison *c, enum ma
             continue;
         if (html) {
             fputs("<li>", f);
-            html_escape(f, c->labels[l].sentence);
+            quote_html(f, c->labels[l].sentence);
             fputs("</li>\n", f);
+        } else if (md) {
+            fputs("- ", f);
+            quote_markdown(f, c->labels[l].sentence);
+            fputc('\n', f);
         } else {
-            fprintf(f, "%s%s\n", md ? "- " : "", c->labels[l].sentence);
+            fprintf(f, "%s\n", c->labels[l].sentence);
         }
     }
     if (html)
@@ -232,7 +239,9 @@ static void print_sentences_and_env(FILE *f, const struct comparison *c, enum ma
             snprintf(line, sizeof line, " %s %zu failed, %zu oom, %zu aborted of %zu;", lb->name, lb->failed, lb->oom,
                      lb->aborted, lb->runs);
             if (html)
-                html_escape(f, line);
+                quote_html(f, line);
+            else if (md)
+                quote_markdown(f, line);
             else
                 fputs(line, f);
         }
@@ -247,17 +256,17 @@ static void print_sentences_and_env(FILE *f, const struct comparison *c, enum ma
         fputs("<h4>environment differences</h4>\n<table class=\"env\">\n<thead><tr><th>setting</th>", f);
         for (size_t l = 0; l < c->nlabels; l++) {
             fputs("<th>", f);
-            html_escape(f, c->labels[l].name);
+            quote_html(f, c->labels[l].name);
             fputs("</th>", f);
         }
         fputs("</tr></thead>\n<tbody>\n", f);
         for (size_t d = 0; d < c->ndiffs; d++) {
             fputs("<tr><td>", f);
-            html_escape(f, c->diffs[d].key);
+            quote_html(f, c->diffs[d].key);
             fputs("</td>", f);
             for (size_t l = 0; l < c->nlabels; l++) {
                 fputs("<td>", f);
-                html_escape(f, c->diffs[d].values[l] ? c->diffs[d].values[l] : "");
+                quote_html(f, c->diffs[d].values[l] ? c->diffs[d].values[l] : "");
                 fputs("</td>", f);
             }
             fputs("</tr>\n", f);
@@ -266,10 +275,19 @@ static void print_sentences_and_env(FILE *f, const struct comparison *c, enum ma
         return;
     }
     fprintf(f, "\nenvironment differences%s\n", md ? ":\n" : ":");
+    /* Text goes out as it is (the command's terminal stream shows control
+     * characters escaped); markdown gets its punctuation escaped. */
+    void (*put)(FILE *, const char *) = md ? quote_markdown : put_text;
     for (size_t d = 0; d < c->ndiffs; d++) {
-        fprintf(f, "%s%s:", md ? "- " : "  ", c->diffs[d].key);
-        for (size_t l = 0; l < c->nlabels; l++)
-            fprintf(f, "%s %s=%s", l ? "," : "", c->labels[l].name, c->diffs[d].values[l] ? c->diffs[d].values[l] : "");
+        fputs(md ? "- " : "  ", f);
+        put(f, c->diffs[d].key);
+        fputc(':', f);
+        for (size_t l = 0; l < c->nlabels; l++) {
+            fputs(l ? ", " : " ", f);
+            put(f, c->labels[l].name);
+            fputc('=', f);
+            put(f, c->diffs[d].values[l] ? c->diffs[d].values[l] : "");
+        }
         fputc('\n', f);
     }
 }
@@ -280,20 +298,6 @@ void compare_csv_header(FILE *f)
           "significant,ci_low,ci_high,runs,failed,oom,aborted\n", f);
 }
 
-static void csv_field(FILE *f, const char *s)
-{
-    if (strpbrk(s, ",\"\n")) {
-        fputc('"', f);
-        for (; *s; s++) {
-            if (*s == '"')
-                fputc('"', f);
-            fputc(*s, f);
-        }
-        fputc('"', f);
-    } else {
-        fputs(s, f);
-    }
-}
 
 static void csv_num(FILE *f, double v)
 {
@@ -309,14 +313,18 @@ static void print_csv(FILE *f, const struct comparison *c)
         for (size_t l = 0; l < c->nlabels; l++) {
             const struct cmp_cell *cell = cmp_cell_at(c, l, m);
             const struct cmp_label *lb = &c->labels[l];
-            csv_field(f, c->workload);
+            quote_csv(f, c->workload);
             fputc(',', f);
-            csv_field(f, lb->name);
+            quote_csv(f, lb->name);
             fputc(',', f);
-            csv_field(f, c->labels[c->base].name);
+            quote_csv(f, c->labels[c->base].name);
             fputc(',', f);
-            csv_field(f, c->metrics[m].name);
-            fprintf(f, ",%s,%s,%zu", c->metrics[m].unit, c->metrics[m].direction, cell->s.n);
+            quote_csv(f, c->metrics[m].name);
+            fputc(',', f);
+            quote_csv(f, c->metrics[m].unit);
+            fputc(',', f);
+            quote_csv(f, c->metrics[m].direction);
+            fprintf(f, ",%zu", cell->s.n);
             bool has = cell->s.n > 0, vs = l != c->base && cell->w.valid;
             csv_num(f, has ? cell->s.mean : NAN);
             csv_num(f, cell->s.n > 1 ? cell->s.sd : NAN);
@@ -420,7 +428,7 @@ static void render_readable(FILE *f, const struct comparison *c, enum markup mk,
              long_view ? "" : "; mean ±sd of ok runs, change: + is better, * significant");
     if (mk == MARKUP_HTML) {
         fputs("<h3>", f);
-        html_escape(f, title);
+        quote_html(f, title);
         fputs("</h3>\n", f);
         print_html_table(f, &t);
     } else if (mk == MARKUP_MARKDOWN) {
@@ -514,11 +522,11 @@ static void json_finish(struct cmp_writer *w, const struct cmp_verdict *v)
 }
 
 static const struct cmp_format formats[] = {
-    { "text", MARKUP_TEXT, readable_begin, readable_comparison, readable_end },
-    { "markdown", MARKUP_MARKDOWN, readable_begin, readable_comparison, readable_end },
-    { "csv", MARKUP_TEXT, csv_begin, csv_comparison, csv_end },
-    { "json", MARKUP_TEXT, json_begin, json_comparison, json_finish },
-    { "html", MARKUP_HTML, readable_begin, readable_comparison, readable_end },
+    { "text", MARKUP_TEXT, true, readable_begin, readable_comparison, readable_end },
+    { "markdown", MARKUP_MARKDOWN, true, readable_begin, readable_comparison, readable_end },
+    { "csv", MARKUP_TEXT, false, csv_begin, csv_comparison, csv_end },
+    { "json", MARKUP_TEXT, false, json_begin, json_comparison, json_finish },
+    { "html", MARKUP_HTML, false, readable_begin, readable_comparison, readable_end },
 };
 
 const char *const cmp_format_names[] = { "text", "markdown", "csv", "json", "html", NULL };

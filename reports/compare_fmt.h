@@ -24,6 +24,7 @@ struct cmp_writer {
 struct cmp_format {
     const char *name;
     enum markup markup;               /* for the readable ones */
+    bool human;                       /* read on a terminal (text, markdown) */
     void (*begin)(struct cmp_writer *w);
     void (*comparison)(struct cmp_writer *w, const struct comparison *c, bool long_view);
     /* v: the --fail-on-regression verdict, NULL when not judging. */
@@ -39,7 +40,5 @@ void compare_render_html(FILE *f, const struct comparison *c, bool long_view);
 void compare_json(struct jw *j, const struct comparison *c);
 /* For csv: the header line, printed once. */
 void compare_csv_header(FILE *f);
-/* HTML-escape s into f. */
-void html_escape(FILE *f, const char *s);
 
 #endif

@@ -1,4 +1,6 @@
 #include "reports/html_report.h"
+#include "lib/fileio.h"
+#include "lib/quote.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,22 +70,28 @@ static void run_rows(FILE *f, struct pm_db *db)
         summary_fmt_time(started, sizeof started, ri.started_ns);
         const char *cap = kv_get(&ri.meta, "cap.method");
         fprintf(f, "<tr><td class=\"num\">%lld</td><td>", (long long)ri.id);
-        html_escape(f, ri.label);
+        quote_html(f, ri.label);
         fputs("</td><td>", f);
-        html_escape(f, ri.workload);
-        fprintf(f, "</td><td class=\"status-%s\">", ri.status);
-        html_escape(f, ri.status);
+        quote_html(f, ri.workload);
+        /* The class is one of ours, whatever the database says the status is. */
+        static const char *const known[] = { "ok", "failed", "oom", "aborted", "running" };
+        const char *cls = "other";
+        for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
+            if (strcmp(ri.status, known[k]) == 0)
+                cls = known[k];
+        fprintf(f, "</td><td class=\"status-%s\">", cls);
+        quote_html(f, ri.status);
         if (ri.reason[0]) {
             fputs(": ", f);
-            html_escape(f, ri.reason);
+            quote_html(f, ri.reason);
         }
         fputs("</td><td class=\"num\">", f);
-        html_escape(f, head);
+        quote_html(f, head);
         fprintf(f, "</td><td class=\"num\">%s</td><td>", swapout);
-        html_escape(f, cap ? cap : "none");
+        quote_html(f, cap ? cap : "none");
         fprintf(f, "</td><td>%s</td><td><details><summary>more</summary><pre>", started);
         /* The run's parameters, GNU time line and the settings it ran with. */
-        html_escape(f, ri.params);
+        quote_html(f, ri.params);
         fputc('\n', f);
         char *line = NULL;
         size_t len = 0;
@@ -91,7 +99,7 @@ static void run_rows(FILE *f, struct pm_db *db)
         if (mem) {
             summary_gnu_time(mem, &ri);
             fclose(mem);
-            html_escape(f, line);
+            quote_html(f, line);
             free(line);
         }
         for (size_t i = 0; i < ri.meta.n; i++) {
@@ -99,9 +107,9 @@ static void run_rows(FILE *f, struct pm_db *db)
             if (strncmp(k, "cap.", 4) && strncmp(k, "set.", 4) && strncmp(k, "swap.", 5) && strncmp(k, "thp.", 4) &&
                 strcmp(k, "zswap.enabled"))
                 continue;
-            html_escape(f, k);
+            quote_html(f, k);
             fputs(" = ", f);
-            html_escape(f, ri.meta.v[i].value);
+            quote_html(f, ri.meta.v[i].value);
             fputc('\n', f);
         }
         fputs("</pre></details></td></tr>\n", f);
@@ -121,7 +129,7 @@ int html_report_write(struct pm_db *db, const char *out_dir, const char *db_labe
     snprintf(page_path, len, "%s/report.html", out_dir);
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.new", page_path);
-    FILE *f = fopen(tmp, "w");
+    FILE *f = pm_create_file(tmp);
     if (!f)
         return pm_errf(err, "%s: %s", tmp, strerror(errno));
     char now[64];
@@ -131,7 +139,7 @@ int html_report_write(struct pm_db *db, const char *out_dir, const char *db_labe
     strftime(now, sizeof now, "%Y-%m-%d %H:%M:%S UTC", &tm);
     fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>pressmark report</title>\n"
                "<style>%s</style>\n</head>\n<body>\n<h1>pressmark report</h1>\n<p>generated %s from ", css, now);
-    html_escape(f, db_label);
+    quote_html(f, db_label);
     fputs("</p>\n", f);
     char **workloads = NULL;
     size_t nw = 0;
@@ -145,7 +153,7 @@ int html_report_write(struct pm_db *db, const char *out_dir, const char *db_labe
             break;
         }
         fputs("<h2>", f);
-        html_escape(f, workloads[w]);
+        quote_html(f, workloads[w]);
         fputs("</h2>\n", f);
         compare_render_html(f, &c, false);
         struct comparison lc;

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "lib/fileio.h"
+#include "lib/quote.h"
 #include "store/timeseries.h"
 
 
@@ -17,18 +18,6 @@
 bool plot_have_gnuplot(void)
 {
     return pm_in_path("gnuplot");
-}
-
-/* A gnuplot string literal: double quotes, backslashes and quotes escaped. */
-static void gp_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fputc('\\', f);
-        fputc(*s == '\n' ? ' ' : *s, f);
-    }
-    fputc('"', f);
 }
 
 static void dat_num(FILE *f, double v)
@@ -64,7 +53,7 @@ static int run_gnuplot(const char *dir, const char *script, struct pm_err *err)
 static FILE *open_out(const char *dir, const char *name, char *path, size_t len, struct pm_err *err)
 {
     snprintf(path, len, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
+    FILE *f = pm_create_file(path);
     if (!f)
         pm_errf(err, "%s: %s", path, strerror(errno));
     return f;
@@ -106,14 +95,19 @@ static int chart_draw(struct chart_files *cf, FILE *f, const char *dir, char *wr
 
 static void gp_header(FILE *f, const char *what, const char *dat, const char *img, bool svg, int rows)
 {
+    /* A comment ends at the line's end: the title's newlines must not. */
+    char safe[512];
+    quote_terminal(what, safe, sizeof safe);
     fprintf(f, "# pressmark: %s\n# data: %s (one index block per line; columns as named below)\n"
-               "# redraw with: gnuplot %s\n", what, dat, img);
+               "# redraw with: gnuplot %s\n", safe, dat, img);
     if (svg)
         fprintf(f, "set terminal svg size 1000,%d dynamic enhanced font 'DejaVu Sans,11' background '#ffffff'\n", 260 * rows + 80);
     else
         fprintf(f, "set terminal pngcairo size 1000,%d enhanced font 'DejaVu Sans,10'\n", 260 * rows + 80);
-    fprintf(f, "set output '%s'\nset datafile missing 'NaN'\nset grid\nset key outside right top noenhanced\n"
-               "set xlabel \"time since the run's first tick (s)\"\n", img);
+    fputs("set output ", f);
+    quote_gnuplot(f, img);
+    fputs("\nset datafile missing 'NaN'\nset grid\nset key outside right top noenhanced\n"
+          "set xlabel 'time since the run''s first tick (s)'\n", f);
 }
 
 /* A multi-panel chart of timeseries columns, one line per label or run. */
@@ -152,15 +146,17 @@ static int timeseries_chart(const char *dir, const char *base, const char *title
         return -1;
     gp_header(f, title, dat, cf.img, svg, panels);
     fprintf(f, "set multiplot layout %d,1 title ", panels);
-    gp_string(f, title);
+    quote_gnuplot(f, title);
     fputs(" noenhanced\n", f);
     for (int p = 0; p < panels; p++) {
         fprintf(f, "set ylabel ");
-        gp_string(f, ylabels[p]);
+        quote_gnuplot(f, ylabels[p]);
         fputs("\nplot ", f);
         for (size_t l = 0; l < n; l++) {
-            fprintf(f, "%s'%s' index %zu using 1:%d with lines lw 2 title ", l ? ", " : "", dat, l, p + 2);
-            gp_string(f, lines[l].name);
+            fputs(l ? ", " : "", f);
+            quote_gnuplot(f, dat);
+            fprintf(f, " index %zu using 1:%d with lines lw 2 title ", l, p + 2);
+            quote_gnuplot(f, lines[l].name);
         }
         fputc('\n', f);
     }
@@ -209,15 +205,19 @@ static int headline_chart(const char *dir, const char *base, const struct compar
         snprintf(yl, sizeof yl, "%s", c->metrics[0].title);
     else
         snprintf(yl, sizeof yl, "%s (%s)", c->metrics[0].title, c->metrics[0].unit);
-    gp_string(f, yl);
+    quote_gnuplot(f, yl);
     fprintf(f, "\nset title ");
-    gp_string(f, title);
+    quote_gnuplot(f, title);
     fprintf(f, " noenhanced\nset xrange [0.5:%.2f]\nset xtics 1, 1, %zu\nset xtics add ('mean ±sd' %zu)\nplot ",
             (double)maxn + 1.5 + 0.15 * (double)c->nlabels, maxn ? maxn : 1, maxn + 1);
     for (size_t l = 0; l < c->nlabels; l++) {
-        fprintf(f, "%s'%s' index %zu using 1:2 with linespoints lw 2 pt 7 lc %zu title ", l ? ", " : "", dat, 2 * l, l + 1);
-        gp_string(f, c->labels[l].name);
-        fprintf(f, ", '%s' index %zu using 1:2:3 with yerrorbars lw 2 pt 5 lc %zu notitle", dat, 2 * l + 1, l + 1);
+        fputs(l ? ", " : "", f);
+        quote_gnuplot(f, dat);
+        fprintf(f, " index %zu using 1:2 with linespoints lw 2 pt 7 lc %zu title ", 2 * l, l + 1);
+        quote_gnuplot(f, c->labels[l].name);
+        fputs(", ", f);
+        quote_gnuplot(f, dat);
+        fprintf(f, " index %zu using 1:2:3 with yerrorbars lw 2 pt 5 lc %zu notitle", 2 * l + 1, l + 1);
     }
     fputc('\n', f);
     return chart_draw(&cf, f, dir, written, err);
@@ -262,7 +262,10 @@ int plot_comparison(struct pm_db *db, const struct comparison *c, const struct p
             timeseries_free(&runs[r]);
         free(runs);
     }
-    char base[200], title[300];
+    /* File names come from the workload's name: a slug, so a name from a
+     * hostile database cannot leave --out ("../../x") or break the script. */
+    char base[200], title[300], slug[96];
+    quote_slug(c->workload, slug, sizeof slug);
     static const int swap_cols[] = { TS_SWAPIO, TS_SWAPIN, TS_SWAPOUT };
     static const char *const swap_y[] = { "swap-in + swap-out (KB/s)", "swap-in (KB/s)", "swap-out (KB/s)" };
     static const int cpu_cols[] = { TS_USER, TS_SYSTEM, TS_IOWAIT };
@@ -279,13 +282,13 @@ int plot_comparison(struct pm_db *db, const struct comparison *c, const struct p
         { "pressure", "PSI memory stall and heartbeat lateness", psi_cols, psi_y },
     };
     for (int ch = 0; ch < 4 && rc == 0; ch++) {
-        snprintf(base, sizeof base, "%s-%s", c->workload, charts[ch].name);
+        snprintf(base, sizeof base, "%s-%s", slug, charts[ch].name);
         snprintf(title, sizeof title, "%s: %s, by %s", c->workload, charts[ch].what, rq->per_run ? "run" : "label");
         rc = timeseries_chart(rq->out_dir, base, title, lines, k, charts[ch].cols, charts[ch].y, 3, rq->svg,
                               written[ch], err);
     }
     if (rc == 0) {
-        snprintf(base, sizeof base, "%s-headline", c->workload);
+        snprintf(base, sizeof base, "%s-headline", slug);
         rc = headline_chart(rq->out_dir, base, c, rq->svg, written[4], err);
     }
     for (size_t i = 0; i < k; i++)

@@ -8,6 +8,12 @@ void report_set_workload_lookup(wl_present_fn fn)
     lookup = fn;
 }
 
+bool report_workload_known(const char *workload)
+{
+    struct wl_present wp;
+    return !lookup || (workload && lookup(workload, &wp));
+}
+
 bool report_workload(const char *workload, struct wl_present *out)
 {
     if (workload && lookup && lookup(workload, out))

@@ -19,4 +19,7 @@ void report_set_workload_lookup(wl_present_fn fn);
  * newer pressmark, or a hostile one) gets elapsed time and returns false. */
 bool report_workload(const char *workload, struct wl_present *out);
 
+/* Is workload one that this pressmark has? (Without a lookup: any is.) */
+bool report_workload_known(const char *workload);
+
 #endif

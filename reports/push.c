@@ -1,6 +1,9 @@
 #include "reports/push.h"
 #include "lib/http.h"
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,7 +99,7 @@ static int run_lines(struct pm_db *db, const struct run_head *h, bool samples, s
     bool first = true;
     int rc = put_head(b, h, "");
     while (sqlite3_step(st) == SQLITE_ROW)
-        rc |= put_field(b, &first, (const char *)sqlite3_column_text(st, 0), sqlite3_column_double(st, 1));
+        rc |= put_field(b, &first, pm_col_text(st, 0), sqlite3_column_double(st, 1));
     sqlite3_finalize(st);
     if (first)
         rc |= put_field(b, &first, "runs", 1);    /* a run with no metrics still marks its place */
@@ -125,7 +128,7 @@ static int run_lines(struct pm_db *db, const struct run_head *h, bool samples, s
             names = v;
             nn = idx + 1;
         }
-        names[idx] = strdup((const char *)sqlite3_column_text(st, 1));
+        names[idx] = strdup(pm_col_text(st, 1));
     }
     sqlite3_finalize(st);
     if (pm_db_prepare(db, &st, "SELECT t_ns, data FROM tick WHERE run_id = ? ORDER BY seq", err) < 0)
@@ -133,7 +136,7 @@ static int run_lines(struct pm_db *db, const struct run_head *h, bool samples, s
     else {
         sqlite3_bind_int64(st, 1, h->id);
         while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
-            const char *p = (const char *)sqlite3_column_text(st, 1);
+            const char *p = pm_col_text(st, 1);
             if (!p || *p != '[')
                 continue;
             rc |= put_head(b, h, "_samples");
@@ -238,6 +241,21 @@ int push_token(const char *token_file, char *buf, size_t len, struct pm_err *err
 {
     buf[0] = '\0';
     if (token_file) {
+        /* As ssh refuses a private key others can read: the token file
+         * must be ours (or root's) and readable by nobody else. */
+        int fd = open(token_file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        struct stat sb;
+        if (fd < 0 || fstat(fd, &sb) < 0) {
+            int e = errno;
+            if (fd >= 0)
+                close(fd);
+            return pm_errf(err, "--token-file: %s: %s", token_file, strerror(e));
+        }
+        close(fd);
+        if (!S_ISREG(sb.st_mode) || (sb.st_mode & 077) || (sb.st_uid != geteuid() && sb.st_uid != 0))
+            return pm_errf(err, "--token-file: %s is %s (accepted: a file of yours with mode 0600 or 0400; chmod 600 it)",
+                           token_file, !S_ISREG(sb.st_mode) ? "not a regular file"
+                                       : (sb.st_mode & 077) ? "readable or writable by others" : "someone else's");
         if (pm_read_file(token_file, buf, len) < 0)
             return pm_errf(err, "--token-file: %s: %s", token_file, strerror(errno));
         buf[strcspn(buf, "\r\n")] = '\0';
@@ -297,12 +315,12 @@ int push_runs(struct pm_db *db, const struct push_request *rq, int *runs, size_t
         memset(h, 0, sizeof *h);
         h->id = sqlite3_column_int64(st, 0);
         h->started_ns = sqlite3_column_int64(st, 1);
-        snprintf(h->uuid, sizeof h->uuid, "%s", (const char *)sqlite3_column_text(st, 2));
-        snprintf(h->label, sizeof h->label, "%s", (const char *)sqlite3_column_text(st, 3));
-        snprintf(h->workload, sizeof h->workload, "%s", (const char *)sqlite3_column_text(st, 4));
-        snprintf(h->status, sizeof h->status, "%s", (const char *)sqlite3_column_text(st, 5));
-        snprintf(h->host, sizeof h->host, "%s", (const char *)sqlite3_column_text(st, 6));
-        snprintf(h->kernel, sizeof h->kernel, "%s", (const char *)sqlite3_column_text(st, 7));
+        snprintf(h->uuid, sizeof h->uuid, "%s", pm_col_text(st, 2));
+        snprintf(h->label, sizeof h->label, "%s", pm_col_text(st, 3));
+        snprintf(h->workload, sizeof h->workload, "%s", pm_col_text(st, 4));
+        snprintf(h->status, sizeof h->status, "%s", pm_col_text(st, 5));
+        snprintf(h->host, sizeof h->host, "%s", pm_col_text(st, 6));
+        snprintf(h->kernel, sizeof h->kernel, "%s", pm_col_text(st, 7));
     }
     sqlite3_finalize(st);
     int rc = 0;
@@ -334,4 +352,17 @@ int push_runs(struct pm_db *db, const struct push_request *rq, int *runs, size_t
     }
     free(heads);
     return rc;
+}
+
+int push_token_allowed(const char *url, bool allow_plain_http, struct pm_err *err)
+{
+    if (strncmp(url, "https://", 8) == 0 || allow_plain_http)
+        return 0;
+    const char *host = url + (strncmp(url, "http://", 7) == 0 ? 7 : 0);
+    static const char *const loopback[] = { "127.", "localhost:", "localhost/", "[::1]" };
+    for (size_t i = 0; i < sizeof loopback / sizeof loopback[0]; i++)
+        if (strncmp(host, loopback[i], strlen(loopback[i])) == 0 || strcmp(host, "localhost") == 0)
+            return 0;
+    return pm_errf(err, "a token would go over plain http to %s (accepted: an https:// URL, a loopback address, "
+                   "or --allow-plain-http-token)", url);
 }

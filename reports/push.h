@@ -22,7 +22,11 @@ struct push_request {
 
 /* Returns 0 and the counts, or -1 with err (what was delivered stays delivered). */
 int push_runs(struct pm_db *db, const struct push_request *rq, int *runs, size_t *lines, struct pm_err *err);
-/* The token from PRESSMARK_PUSH_TOKEN or a file; NULL when neither. */
+/* The token from PRESSMARK_PUSH_TOKEN or a file ("" when neither). A token
+ * file must be the user's and not readable by others. */
 int push_token(const char *token_file, char *buf, size_t len, struct pm_err *err);
+/* May a token go to url? Over https, or plain http to this machine
+ * (loopback), or anywhere with allow_plain_http; -1 with err otherwise. */
+int push_token_allowed(const char *url, bool allow_plain_http, struct pm_err *err);
 
 #endif

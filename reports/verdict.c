@@ -1,22 +1,8 @@
 #include "reports/verdict.h"
+#include "lib/quote.h"
 #include <math.h>
 #include <string.h>
 
-void xml_escape(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '&': fputs("&amp;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&apos;", f); break;
-        default:
-            if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t')
-                fputc(*s, f);
-        }
-    }
-}
 
 static void add_line(char *lines, size_t len, const char *line)
 {
@@ -90,7 +76,7 @@ static void numbers(FILE *f, const struct comparison *c, size_t l, size_t m, dou
              c->metrics[m].name, c->metrics[m].unit, c->metrics[m].direction, c->labels[c->base].name, a->s.n, a->s.mean,
              a->s.sd, c->labels[l].name, b->s.n, b->s.mean, b->s.sd, b->change_pct, pct, b->w.t, b->w.df, b->w.p,
              b->w.ci_low, b->w.ci_high, c->labels[l].sentence);
-    xml_escape(f, text);
+    quote_html(f, text);
 }
 
 /* Test cases, failures and errors of one comparison, added to the counts. */
@@ -122,7 +108,7 @@ void junit_write(FILE *f, struct comparison *const *cs, size_t n, double pct)
         char buf[512];
         count(c, pct, &t, &fl, &er);
         fputs("  <testsuite name=\"pressmark.", f);
-        xml_escape(f, c->workload);
+        quote_html(f, c->workload);
         fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"0\">\n", t, fl, er);
         for (size_t l = 0; l < c->nlabels; l++) {
             if (l == c->base)
@@ -130,22 +116,22 @@ void junit_write(FILE *f, struct comparison *const *cs, size_t n, double pct)
             const char *why = unjudged(c, l, buf, sizeof buf);
             for (size_t m = 0; m < c->nmetrics; m++) {
                 fputs("    <testcase classname=\"pressmark.", f);
-                xml_escape(f, c->workload);
+                quote_html(f, c->workload);
                 fputc('.', f);
-                xml_escape(f, c->labels[l].name);
+                quote_html(f, c->labels[l].name);
                 fputs("\" name=\"", f);
-                xml_escape(f, c->metrics[m].name);
+                quote_html(f, c->metrics[m].name);
                 fputs("\" time=\"0\">", f);
                 if (why) {
                     fputs("\n      <error type=\"unjudged\" message=\"", f);
-                    xml_escape(f, why);
+                    quote_html(f, why);
                     fputs("\"/>\n    ", f);
                 } else if (regressed(c, l, m, pct)) {
                     char msg[512];
                     snprintf(msg, sizeof msg, "%s is %.1f %% worse than %s (p = %.3g)", c->metrics[m].name,
                              -cmp_cell_at(c, l, m)->change_pct, c->labels[c->base].name, cmp_cell_at(c, l, m)->w.p);
                     fputs("\n      <failure type=\"regression\" message=\"", f);
-                    xml_escape(f, msg);
+                    quote_html(f, msg);
                     fputs("\">", f);
                     numbers(f, c, l, m, pct);
                     fputs("</failure>\n    ", f);

@@ -22,6 +22,5 @@ void verdict_print(FILE *f, const struct cmp_verdict *v);
 int verdict_judge(const struct comparison *c, double pct, char *lines, size_t len);
 /* JUnit XML: a testsuite per workload, a testcase per label x metric. */
 void junit_write(FILE *f, struct comparison *const *cs, size_t n, double pct);
-void xml_escape(FILE *f, const char *s);
 
 #endif

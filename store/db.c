@@ -201,3 +201,9 @@ void pm_db_close(struct pm_db *db)
         db->h = NULL;
     }
 }
+
+const char *pm_col_text(sqlite3_stmt *st, int col)
+{
+    const unsigned char *t = sqlite3_column_text(st, col);
+    return t ? (const char *)t : "";
+}

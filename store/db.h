@@ -27,6 +27,10 @@ void pm_db_close(struct pm_db *db);
 
 int pm_db_exec(struct pm_db *db, const char *sql, struct pm_err *err);
 int pm_db_prepare(struct pm_db *db, sqlite3_stmt **st, const char *sql, struct pm_err *err);
+/* A text column, "" for NULL: every reader of a database takes text
+ * through this, so a NULL where text belongs (a hostile or broken
+ * database) is an empty string, never a NULL pointer. */
+const char *pm_col_text(sqlite3_stmt *st, int col);
 /* Step a statement that returns no rows, then reset it for reuse. */
 int pm_db_step_done(struct pm_db *db, sqlite3_stmt *st, struct pm_err *err);
 

@@ -46,16 +46,16 @@ int run_info_load(struct pm_db *db, int64_t id, struct run_info *ri, struct pm_e
         return -1;
     sqlite3_bind_int64(st, 1, id);
     while (sqlite3_step(st) == SQLITE_ROW)
-        metric_set_put(&ri->metrics, (const char *)sqlite3_column_text(st, 0), sqlite3_column_double(st, 1),
-                       (const char *)sqlite3_column_text(st, 2),
-                       metric_dir_parse((const char *)sqlite3_column_text(st, 3)));
+        metric_set_put(&ri->metrics, pm_col_text(st, 0), sqlite3_column_double(st, 1),
+                       pm_col_text(st, 2),
+                       metric_dir_parse(pm_col_text(st, 3)));
     sqlite3_finalize(st);
 
     if (pm_db_prepare(db, &st, "SELECT key, value FROM run_meta WHERE run_id = ? ORDER BY key", err) < 0)
         return -1;
     sqlite3_bind_int64(st, 1, id);
     while (sqlite3_step(st) == SQLITE_ROW)
-        kv_set(&ri->meta, (const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1));
+        kv_set(&ri->meta, pm_col_text(st, 0), pm_col_text(st, 1));
     sqlite3_finalize(st);
 
     if (pm_db_prepare(db, &st,

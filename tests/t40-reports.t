@@ -65,7 +65,7 @@ for c in swap cpu memory pressure headline; do
     ok "record-$c.png is a PNG" sh -c "head -c 8 '$TMP/png/record-$c.png' | od -An -c | grep -q 'P   N   G'"
     ok "record-$c.gp and .dat are beside it" test -s "$TMP/png/record-$c.gp" -a -s "$TMP/png/record-$c.dat"
 done
-like "$(cat "$TMP/png/record-cpu.gp")" "set ylabel \"system \(% of all CPUs\)\"" "axis labels carry units"
+like "$(cat "$TMP/png/record-cpu.gp")" "set ylabel 'system \(% of all CPUs\)'" "axis labels carry units"
 like "$(cat "$TMP/png/record-cpu.gp")" "record: CPU utilisation" "titles name the workload"
 rm "$TMP/png/record-swap.png"
 (cd "$TMP/png" && gnuplot record-swap.gp)

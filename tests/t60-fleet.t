@@ -162,7 +162,7 @@ if command -v victoria-metrics >/dev/null; then
     ok "nor in the database" sh -c "! grep -q sekrit-token-123 '$PRESSMARK_DB' '$PRESSMARK_DB-wal' 2>/dev/null"
     is "$(q "select count(*) from run r where not exists (select 1 from pushed p where p.run_id = r.id)")" 1 "the offline run is remembered as not pushed"
     start_vm
-    echo sekrit-token-123 > "$TMP/token"
+    echo sekrit-token-123 > "$TMP/token"; chmod 600 "$TMP/token"   # a token file others can read is refused
     out=$("$PM" push "$W" --token-file "$TMP/token")
     like "$out" "^pushed 1 run " "when the server is back, the queued run is delivered"
     ouuid=$(q "select uuid from run where label = 'offline'")

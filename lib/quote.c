@@ -1,0 +1,129 @@
+#include "lib/quote.h"
+#include <stdbool.h>
+#include <string.h>
+#include <sys/types.h>
+
+void quote_gnuplot(FILE *f, const char *s)
+{
+    fputc('\'', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f)
+            continue;
+        if (*p == '\'')
+            fputc('\'', f);
+        fputc(*p, f);
+    }
+    fputc('\'', f);
+}
+
+void quote_slug(const char *s, char *buf, size_t len)
+{
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p && o + 1 < len; p++) {
+        bool keep = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+                    *p == '-' || *p == '_' || (*p == '.' && o > 0);
+        buf[o++] = keep ? (char)*p : '_';
+    }
+    if (o == 0 && len > 1)
+        buf[o++] = 'x';
+    if (len)
+        buf[o < len ? o : len - 1] = '\0';
+}
+
+void quote_csv(FILE *f, const char *s)
+{
+    bool formula = strchr("=+-@\t\r", s[0]) && s[0];
+    if (!formula && !strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    if (formula)
+        fputc('\'', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+void quote_html(FILE *f, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&#39;", f); break;
+        default:
+            if (*p >= 0x20 || *p == '\n' || *p == '\t')
+                if (*p != 0x7f)
+                    fputc(*p, f);
+        }
+    }
+}
+
+void quote_markdown(FILE *f, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '\n' || *p == '\r')
+            fputc(' ', f);
+        else if (*p < 0x20 || *p == 0x7f)
+            continue;
+        else {
+            if (strchr("|*_`[]<>#\\", *p))
+                fputc('\\', f);
+            fputc(*p, f);
+        }
+    }
+}
+
+static ssize_t terminal_write(void *cookie, const char *buf, size_t size)
+{
+    FILE *f = cookie;
+    static const char hex[] = "0123456789abcdef";
+    for (size_t i = 0; i < size; i++) {
+        unsigned char c = (unsigned char)buf[i];
+        int rc;
+        if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
+            char esc[5] = { '\\', 'x', hex[c >> 4], hex[c & 15], 0 };
+            rc = fputs(esc, f);
+        } else {
+            rc = fputc(c, f);
+        }
+        if (rc == EOF)
+            return i ? (ssize_t)i : -1;
+    }
+    return (ssize_t)size;
+}
+
+static int terminal_close(void *cookie)
+{
+    return fflush((FILE *)cookie);
+}
+
+FILE *quote_terminal_stream(FILE *f)
+{
+    cookie_io_functions_t io = { .read = NULL, .write = terminal_write, .seek = NULL, .close = terminal_close };
+    return fopencookie(f, "w", io);
+}
+
+void quote_terminal(const char *s, char *buf, size_t len)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p && o + 5 < len; p++) {
+        if (*p < 0x20 || *p == 0x7f) {
+            buf[o++] = '\\';
+            buf[o++] = 'x';
+            buf[o++] = hex[*p >> 4];
+            buf[o++] = hex[*p & 15];
+        } else {
+            buf[o++] = (char)*p;
+        }
+    }
+    if (len)
+        buf[o < len ? o : len - 1] = '\0';
+}

@@ -1,0 +1,88 @@
+#!/bin/bash
+# Strings from a database are data in every output: labels, workload names,
+# units and reasons that try to run commands (gnuplot backticks, system()),
+# escape --out, inject script lines, pass as spreadsheet formulas, break
+# JSON, HTML or markdown, or drive the terminal.
+. "$(dirname "$0")/lib.sh"
+cd "$TMP" || exit 1
+BT='bt `touch pwned-backtick`'
+SQ="sq'; system('touch pwned-system'); print '"
+NL=$'nl\nsystem("touch pwned-newline")'
+ESC=$'esc \e]0;owned\a\e[31mred\e[0m'
+FORMULA='=HYPERLINK("http://example.invalid","x")'
+setup "a plain baseline" "$PM" record --quiet --label base --runs 2 --interval 50ms -- sleep 0.1
+for l in "$BT" "$SQ" "$NL" "$ESC" "$FORMULA"; do
+    setup "two runs labelled $(printf %q "$l")" "$PM" record --quiet --label "$l" --runs 2 --interval 50ms -- sleep 0.1
+done
+q "UPDATE metric SET unit = 's,\"x' WHERE name = 'time.user_s'"
+q "UPDATE run SET reason = '$(printf '\e[2J')cleared' WHERE id = 1"
+pwned() { find "$TMP" -name 'pwned*' | wc -l; }
+LABELS=(base "$BT" "$SQ" "$NL" "$ESC" "$FORMULA")
+
+# gnuplot: charts drawn, nothing run, nothing written outside --out.
+"$PM" plot "${LABELS[@]}" --out "$TMP/plots" > "$TMP/plot.out" 2>"$TMP/plot.err"
+is "$?" 0 "plot draws the hostile labels"
+is "$(pwned)" 0 "and no label ran a command (backticks, system(), a new script line)"
+is "$(ls "$TMP/plots"/*.png | wc -l)" 5 "five charts"
+"$PM" plot "${LABELS[@]}" --out "$TMP/svg" --format svg >/dev/null 2>&1
+for gp in "$TMP"/svg/*.gp; do
+    (cd "$TMP/svg" && gnuplot "$(basename "$gp")") 2>/dev/null
+done
+is "$(pwned)" 0 "the saved .gp scripts, run by gnuplot again, run nothing either"
+"$PM" report --out "$TMP/report" >/dev/null 2>"$TMP/report.err"
+is "$?" 0 "report draws them too"
+is "$(pwned)" 0 "and runs nothing"
+
+# A workload name that is not a workload (a merged or fetched database).
+cp "$PRESSMARK_DB" "$TMP/wl.db"
+sqlite3 "$TMP/wl.db" "UPDATE run SET workload = '../../../escape\"; system(\"touch pwned-wl\") #' WHERE label = 'base'"
+"$PM" --db "$TMP/wl.db" plot --out "$TMP/wlplots" >/dev/null 2>"$TMP/err"
+is "$?" 2 "plot refuses a workload name no workload has: exit 2"
+is "$(wc -l < "$TMP/err")" 1 "one line"
+like "$(cat "$TMP/err")" "not a workload this pressmark knows" "saying so"
+is "$(find "$TMP" -maxdepth 3 -name 'escape*' | wc -l)" 0 "no file named after it anywhere"
+"$PM" --db "$TMP/wl.db" compare >/dev/null 2>&1
+is "$?" 2 "compare refuses it too"
+is "$(pwned)" 0 "nothing ran"
+
+# compare in every format: each parses as what it claims to be.
+"$PM" compare --baseline base "${LABELS[@]:1}" --format json > "$TMP/c.json"
+ok "json parses" python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$TMP/c.json"
+"$PM" compare --baseline base "${LABELS[@]:1}" --format csv --metric time.user_s > "$TMP/c.csv"
+csvcheck=$(python3 - "$TMP/c.csv" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+width = len(rows[0])
+bad = [r for r in rows if len(r) != width]
+formula = [c for r in rows[1:] for c in r if c[:1] in ("=", "+", "@") or (c[:1] == "-" and not c[1:2].isdigit())]
+units = {r[4] for r in rows[1:] if r[3] == "time.user_s"}
+print(len(bad), len(formula), sorted(units))
+PY
+)
+is "$csvcheck" "0 0 ['s,\"x']" "csv: every row as wide as the header, no field a formula, a hostile unit kept whole"
+like "$(cat "$TMP/c.csv")" "\"'=HYPERLINK" "the formula label is neutralised with an apostrophe"
+"$PM" compare --baseline base "${LABELS[@]:1}" --format html > "$TMP/c.html"
+htmlcheck=$(python3 - "$TMP/c.html" <<'PY'
+import html.parser, sys
+class P(html.parser.HTMLParser):
+    tags = []
+    def handle_starttag(self, tag, attrs): self.tags.append(tag)
+p = P(); p.feed(open(sys.argv[1]).read())
+print("script" in p.tags, "\x1b" in open(sys.argv[1]).read())
+PY
+)
+is "$htmlcheck" "False False" "html: no element or escape sequence from a label"
+"$PM" compare --baseline base "${LABELS[@]:1}" --format markdown > "$TMP/c.md"
+ok "markdown: every table row is one line (no raw newline from a label)" \
+    sh -c "! grep -q '^system(' '$TMP/c.md'"
+for fmt in text markdown; do
+    "$PM" compare --baseline base "${LABELS[@]:1}" --format $fmt > "$TMP/c.$fmt"
+    ok "compare --format $fmt: no escape byte reaches the terminal" sh -c "! grep -q \$(printf '\\033') '$TMP/c.$fmt'"
+done
+"$PM" list > "$TMP/list"
+ok "list: no escape byte reaches the terminal" sh -c "! grep -q \$(printf '\\033') '$TMP/list'"
+like "$(cat "$TMP/list")" 'esc \\x1b\]0;owned\\x07' "it is shown escaped instead"
+"$PM" show 1 > "$TMP/show"
+ok "show: neither (a hostile reason)" sh -c "! grep -q \$(printf '\\033') '$TMP/show'"
+is "$(pwned)" 0 "in all of it, nothing ran"
+done_testing

@@ -1,0 +1,47 @@
+#!/bin/bash
+# Secrets stay pressmark's, and files root writes where a user points it are
+# never written through a symlink.
+. "$(dirname "$0")/lib.sh"
+setup "a run to push and plot" "$PM" record --quiet --label base --runs 2 --interval 50ms -- sleep 0.1
+
+# The measured workload does not inherit the push token.
+PRESSMARK_PUSH_TOKEN=sekrit-workload-token "$PM" record --quiet --label env -- sh -c "env > '$TMP/env.txt'"
+is "$?" 0 "a run with PRESSMARK_PUSH_TOKEN set"
+ok "its workload saw the rest of the environment" grep -q "^PRESSMARK_DB=" "$TMP/env.txt"
+ok "but not the token" sh -c "! grep -q sekrit-workload-token '$TMP/env.txt'"
+
+# Token files are refused, as ssh refuses keys, when others may read them.
+echo tok-123 > "$TMP/token"
+chmod 644 "$TMP/token"
+bad "a token file others can read" "--token-file: .*/token is readable or writable by others \(accepted: .*0600" \
+    push http://127.0.0.1:9/write --token-file "$TMP/token"
+ln -s "$TMP/token" "$TMP/token-link"
+chmod 600 "$TMP/token"
+bad "a token file that is a symlink" "--token-file: .*token-link: Too many levels of symbolic links" \
+    push http://127.0.0.1:9/write --token-file "$TMP/token-link"
+"$PM" push http://127.0.0.1:9/write --token-file "$TMP/token" >/dev/null 2>"$TMP/err"
+is "$?" 1 "a 0600 token file is taken (the push itself then fails: nothing listens)"
+like "$(cat "$TMP/err")" "connection refused" "as the error says"
+
+# A token over plain http leaves the machine only when asked for.
+PRESSMARK_PUSH_TOKEN=tok bad "a token over plain http to another machine" \
+    "a token would go over plain http to http://pressmark-test.invalid/write \(accepted: an https:// URL, a loopback address, or --allow-plain-http-token\)" \
+    push http://pressmark-test.invalid/write
+PRESSMARK_PUSH_TOKEN=tok "$PM" push http://pressmark-test.invalid/write --allow-plain-http-token >/dev/null 2>"$TMP/err"
+like "$(cat "$TMP/err")" "cannot resolve host pressmark-test.invalid" "with --allow-plain-http-token it is sent (here: the name does not resolve)"
+PRESSMARK_PUSH_TOKEN=tok bad "run --push with a token over plain http" "--push: a token would go over plain http" \
+    record --push http://pressmark-test.invalid/write -- true
+
+# --out and --junit: a symlink planted where a file will be written is not followed.
+echo precious > "$TMP/victim"
+mkdir -p "$TMP/charts"
+ln -s "$TMP/victim" "$TMP/charts/record-swap.dat"
+"$PM" plot --out "$TMP/charts" >/dev/null 2>"$TMP/err"
+is "$?" 2 "plot into a directory with a planted symlink: exit 2"
+like "$(cat "$TMP/err")" "record-swap.dat: Too many levels of symbolic links" "naming the file"
+is "$(cat "$TMP/victim")" precious "the symlink's target is untouched"
+ln -s "$TMP/victim" "$TMP/junit.xml"
+"$PM" compare --baseline base base --junit "$TMP/junit.xml" >/dev/null 2>"$TMP/err"
+is "$?" 2 "--junit onto a symlink: exit 2"
+is "$(cat "$TMP/victim")" precious "its target is untouched"
+done_testing
