@@ -114,6 +114,14 @@ static int set_mem_cap(void *state, const char *value, struct pm_err *err)
     uint64_t v;
     if (pm_parse_size(value, total_kb > 0 ? (uint64_t)total_kb * 1024 : 0, &v) < 0 || v < (4ull << 20))
         return pm_errf(err, "'%s' is not a memory cap (accepted: %s; at least 4M)", value, PM_SIZE_FORMS);
+    /* A cap at or above MemTotal caps nothing: the run would measure an
+     * uncapped machine under a capped label. */
+    if (total_kb > 0 && v >= (uint64_t)total_kb * 1024) {
+        char total[32];
+        pm_fmt_size(total, sizeof total, (uint64_t)total_kb * 1024);
+        return pm_errf(err, "'%s' is not below this machine's MemTotal of %s (accepted: a cap below it, e.g. 75%%)",
+                       value, total);
+    }
     ro->env.has_cap = true;
     ro->env.mem_cap = v;
     return 0;
@@ -141,10 +149,11 @@ static int set_mem_high(void *state, const char *value, struct pm_err *err)
 
 static int set_swap(void *state, const char *value, struct pm_err *err)
 {
-    if (swap_parse(value, &((struct run_opts *)state)->env.swap) < 0)
+    struct swap_config *sw = &((struct run_opts *)state)->env.swap;
+    if (swap_parse(value, sw) < 0)
         return pm_errf(err, "'%s' is not a swap set-up (accepted: SIZE for a swap file, zram:SIZE or "
                        "zram:SIZE:ALGO, SIZE at least 1M, e.g. 256M, zram:512M:lz4)", value);
-    return 0;
+    return swap_check_fits(sw, err);
 }
 
 static int set_zswap(void *state, const char *value, struct pm_err *err)

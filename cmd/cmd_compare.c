@@ -23,6 +23,7 @@ struct compare_opts {
     size_t nmetrics;
     bool long_view, judge;
     double alpha, pct;
+    uint64_t max_download;
     unsigned format;
 };
 
@@ -67,6 +68,9 @@ static const struct opt compare_options[] = {
       .help = "the baseline's runs come from another results database (a path, file://, http:// or https://;\n"
               "                         fetched with libcurl and cached, revalidated with ETag / If-Modified-Since);\n"
               "                         --baseline picks a label in it, otherwise all its runs of the workload" },
+    { .name = "baseline-max-size", .type = OPT_SIZE, .offset = CO(max_download), .metavar = "SIZE", .def = "1G",
+      .min = 4096, .max = 1e15, .extra = "at least 4K",
+      .help = "a --baseline-db download larger than this is refused" },
     { .name = "fail-on-regression", .type = OPT_CALLBACK, .set = set_judge, .metavar = "[PCT]",
       .flags = OPT_OPTIONAL,
       .help = "exit 1 when any compared metric of any label is worse than the baseline by more than PCT %\n"
@@ -119,9 +123,10 @@ static int open_baseline(const struct compare_opts *o, struct foreign_db *fdb)
 {
     struct pm_err err;
     char local[4200], how[128];
-    if (fetch_baseline(o->baseline_db, local, sizeof local, how, sizeof how, &err) < 0 ||
-        foreign_db_open(local, fdb, &err) < 0)
+    if (fetch_baseline(o->baseline_db, o->max_download, local, sizeof local, how, sizeof how, &err) < 0)
         return pm_usage("compare", "--baseline-db: %s", err.msg);
+    if (foreign_db_open(local, fdb, &err) < 0)
+        return pm_usage("compare", "--baseline-db %s: %s", o->baseline_db, err.msg);
     fprintf(stderr, "pressmark compare: baseline database %s (%s)\n", o->baseline_db, how);
     if (!o->baseline[0])
         return 0;

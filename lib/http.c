@@ -39,10 +39,26 @@ static size_t on_header(char *buf, size_t size, size_t n, void *arg)
     return len;
 }
 
-static size_t keep_body(char *p, size_t size, size_t n, void *arg)
+/* Where the body goes, and how much of it may come. */
+struct sink {
+    struct http_response *rs;
+    FILE *out;
+    uint64_t got, max;
+    bool over;
+};
+
+static size_t take_body(char *p, size_t size, size_t n, void *arg)
 {
-    struct http_response *rs = arg;
+    struct sink *s = arg;
     size_t len = size * n;
+    s->got += len;
+    if (s->max && s->got > s->max) {
+        s->over = true;
+        return 0;              /* libcurl ends the transfer with a write error */
+    }
+    if (s->out)
+        return fwrite(p, 1, len, s->out);
+    struct http_response *rs = s->rs;
     char *b = realloc(rs->body, rs->body_len + len + 1);
     if (!b)
         return 0;
@@ -106,7 +122,8 @@ int http_perform(const struct http_request *rq, struct http_response *rs, struct
     char errbuf[CURL_ERROR_SIZE] = "";
     curl_easy_setopt(c, CURLOPT_URL, rq->url);
     curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    /* A redirect never takes an https request to plain http. */
+    curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, strncmp(rq->url, "https://", 8) == 0 ? "https" : "http,https");
     curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, rq->follow_redirects ? 1L : 0L);
     curl_easy_setopt(c, CURLOPT_MAXREDIRS, 5L);
     curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
@@ -117,12 +134,13 @@ int http_perform(const struct http_request *rq, struct http_response *rs, struct
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
     curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(c, CURLOPT_HEADERDATA, rs);
-    if (rq->out) {
-        curl_easy_setopt(c, CURLOPT_WRITEDATA, rq->out);
-    } else {
-        curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, keep_body);
-        curl_easy_setopt(c, CURLOPT_WRITEDATA, rs);
-    }
+    struct sink sink = { .rs = rs, .out = rq->out, .max = rq->max_bytes };
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, take_body);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
+    if (rq->max_bytes)
+        curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)rq->max_bytes);
+    curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1024L);
+    curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 60L);
     if (rq->body) {
         curl_easy_setopt(c, CURLOPT_POST, 1L);
         curl_easy_setopt(c, CURLOPT_POSTFIELDS, rq->body);
@@ -136,6 +154,12 @@ int http_perform(const struct http_request *rq, struct http_response *rs, struct
     curl_slist_free_all(hdrs);
     if (rc != CURLE_OK) {
         http_response_free(rs);
+        if (sink.over || rc == CURLE_FILESIZE_EXCEEDED)
+            return pm_errf(err, "%s: the answer is larger than the limit of %llu bytes", rq->url,
+                           (unsigned long long)rq->max_bytes);
+        if (rc == CURLE_UNSUPPORTED_PROTOCOL && strncmp(rq->url, "https://", 8) == 0)
+            return pm_errf(err, "%s: redirected away from https (refused: the answer could be changed on the way)",
+                           rq->url);
         return transport_error(rq->url, rc, errbuf, err);
     }
     return 0;

@@ -2,10 +2,12 @@
 #define PM_HTTP_H
 /* pressmark's one HTTP client, over libcurl: baselines are fetched and runs
  * pushed through it. http and https only, TLS verified, at most 5 redirects
- * (when asked for), no signals; a transport failure comes back as one line
- * that names the URL and says what happened in words. */
+ * (when asked for) and never from https to http, a transfer slower than
+ * 1 KB/s for 60 s abandoned, no signals; a transport failure comes back as
+ * one line that names the URL and says what happened in words. */
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include "lib/err.h"
 
@@ -16,6 +18,7 @@ struct http_request {
     size_t body_len;
     FILE *out;                    /* where the answer's body goes; NULL: kept in the response */
     long timeout_s;               /* the whole exchange; 0: 120 s */
+    uint64_t max_bytes;           /* a larger answer is abandoned, an error; 0: no limit */
     bool follow_redirects;
 };
 

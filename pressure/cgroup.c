@@ -81,7 +81,10 @@ int cgroup_cap_create(struct cgroup_cap *cg, int version, const char *root, int6
             return -1;
         /* memsw counts memory + swap, so "swap allowed" is cap + swap-cap;
          * it must be set after the memory limit it may not go below. */
-        if (lim->has_swap && set_limit(cg->dir, "memory.memsw.limit_in_bytes", lim->mem + lim->swap, err) < 0)
+        uint64_t memsw;
+        if (lim->has_swap && __builtin_add_overflow(lim->mem, lim->swap, &memsw))
+            return pm_errf(err, "--mem-cap plus --swap-cap does not fit in 64 bits");
+        if (lim->has_swap && set_limit(cg->dir, "memory.memsw.limit_in_bytes", memsw, err) < 0)
             return -1;
     }
     kv_set(meta, "cap.method", version == 2 ? "cgroup2" : "cgroup1");

@@ -1,4 +1,5 @@
 #include "pressure/swap.h"
+#include <sys/statvfs.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -190,4 +191,34 @@ int swap_add(const struct swap_config *cfg, int64_t run_id, struct kv_list *meta
     default:
         return 0;
     }
+}
+
+int swap_check_fits(const struct swap_config *cfg, struct pm_err *err)
+{
+    if (cfg->kind != SWAP_FILE || cfg->size == 0)
+        return 0;
+    /* The nearest directory of the swap file's path that exists now. */
+    char dir[sizeof cfg->dir];
+    snprintf(dir, sizeof dir, "%s", cfg->dir);
+    struct statvfs vfs;
+    while (statvfs(dir, &vfs) < 0) {
+        char *slash = strrchr(dir, '/');
+        if (!slash || slash == dir) {
+            snprintf(dir, sizeof dir, "/");
+            if (statvfs(dir, &vfs) < 0)
+                return pm_errf(err, "statvfs %s: %s", dir, strerror(errno));
+            break;
+        }
+        *slash = '\0';
+    }
+    uint64_t avail = (uint64_t)vfs.f_bavail * (uint64_t)vfs.f_frsize;
+    uint64_t spare = avail / 100 + (64ull << 20);
+    if (cfg->size + spare > avail || cfg->size > avail) {
+        char want[32], have[32];
+        pm_fmt_size(want, sizeof want, cfg->size);
+        pm_fmt_size(have, sizeof have, avail);
+        return pm_errf(err, "a swap file of %s does not fit in %s: %s free there (accepted: a size that leaves "
+                       "1%% and 64 MiB of it free)", want, dir, have);
+    }
+    return 0;
 }

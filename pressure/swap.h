@@ -24,4 +24,9 @@ int swap_add(const struct swap_config *cfg, int64_t run_id, struct kv_list *meta
 /* The default directory for swap files: root-owned, on a real disk. */
 #define PM_SWAP_DIR "/var/lib/pressmark/swap"
 
+/* Does the configured swap fit before anything is created? A swap file
+ * must fit in the free space of the filesystem it goes on (with 1% and
+ * 64 MiB to spare); -1 with err saying how much there is. */
+int swap_check_fits(const struct swap_config *cfg, struct pm_err *err);
+
 #endif

@@ -56,7 +56,8 @@ static int local_baseline(const char *url, char *path, size_t len, char *how, si
     return 0;
 }
 
-int fetch_baseline(const char *url, char *path, size_t len, char *how, size_t hlen, struct pm_err *err)
+int fetch_baseline(const char *url, uint64_t max_bytes, char *path, size_t len, char *how, size_t hlen,
+                   struct pm_err *err)
 {
     if (strncmp(url, "file://", 7) == 0 || !strstr(url, "://"))
         return local_baseline(url, path, len, how, hlen, err);
@@ -87,7 +88,7 @@ int fetch_baseline(const char *url, char *path, size_t len, char *how, size_t hl
     if (!out)
         return pm_errf(err, "%s: %s", tmp, strerror(errno));
     struct http_request rq = { .url = url, .headers = headers, .out = out, .timeout_s = 600,
-                               .follow_redirects = true };
+                               .follow_redirects = true, .max_bytes = max_bytes };
     struct http_response rs;
     int result = http_perform(&rq, &rs, err);
     if (fclose(out) != 0 && result == 0)

@@ -18,6 +18,49 @@ static int schema_version(sqlite3 *h, int *v)
     return rc;
 }
 
+/* One query's single integer, or -1 when it fails. */
+static int64_t count_of(sqlite3 *h, const char *sql)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+    sqlite3_finalize(st);
+    return n;
+}
+
+/* A database from elsewhere is read only after its shape is ours: the
+ * tables pressmark reads are tables (a view or trigger in their place could
+ * run anything SQLite can, or never end), with the columns pressmark reads,
+ * and the run rows hold no NULL or oversized value where text belongs. */
+static int verify_schema(sqlite3 *h, const char *path, struct pm_err *err)
+{
+    if (count_of(h, "SELECT count(*) FROM sqlite_schema WHERE type = 'trigger'") != 0)
+        return pm_errf(err, "%s has triggers (not a pressmark results file)", path);
+    static const char *const tables[] = { "machine", "run", "run_meta", "metric", "run_source", "tick_series", "tick" };
+    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+        char sql[160];
+        snprintf(sql, sizeof sql, "SELECT count(*) FROM sqlite_schema WHERE name = '%s' AND type = 'table'", tables[i]);
+        if (count_of(h, sql) != 1)
+            return pm_errf(err, "%s: '%s' is not a table there (not a pressmark results file)", path, tables[i]);
+    }
+    if (count_of(h, "SELECT count(*) FROM sqlite_schema WHERE type = 'view' AND name != 'sample'") != 0)
+        return pm_errf(err, "%s has views pressmark did not make (not a pressmark results file)", path);
+    static const char *const run_cols =
+        "SELECT count(*) FROM pragma_table_info('run') WHERE name IN"
+        " ('id','uuid','machine_id','label','workload','params','started_ns','ended_ns','interval_ns','status','reason')";
+    if (count_of(h, run_cols) != 11)
+        return pm_errf(err, "%s: its run table lacks columns pressmark reads (not a pressmark results file)", path);
+    int64_t bad = count_of(h, "SELECT count(*) FROM run WHERE uuid IS NULL OR label IS NULL OR workload IS NULL"
+                              " OR status IS NULL OR typeof(label) != 'text' OR length(uuid) > 64 OR length(label) > 255"
+                              " OR length(workload) > 63 OR length(status) > 15 OR length(params) > 2047"
+                              " OR length(reason) > 1023");
+    if (bad != 0)
+        return pm_errf(err, "%s: %lld run%s with a NULL or oversized uuid, label, workload, status, params or reason "
+                       "(not a pressmark results file)", path, (long long)bad, bad == 1 ? "" : "s");
+    return 0;
+}
+
 int foreign_db_open(const char *path, struct foreign_db *f, struct pm_err *err)
 {
     memset(f, 0, sizeof *f);
@@ -37,6 +80,10 @@ int foreign_db_open(const char *path, struct foreign_db *f, struct pm_err *err)
         return -1;
     }
     sqlite3_busy_timeout(ro, 10000);
+    /* Defensive: no writes to the schema through SQL, no functions with
+     * side effects called from the file's own schema. */
+    sqlite3_db_config(ro, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+    sqlite3_db_config(ro, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
     int v;
     if (schema_version(ro, &v) < 0) {
         pm_errf(err, "%s: %s", path, sqlite3_errmsg(ro));
@@ -47,6 +94,10 @@ int foreign_db_open(const char *path, struct foreign_db *f, struct pm_err *err)
         sqlite3_close(ro);
         return pm_errf(err, "%s: schema version %d is newer than this pressmark's (%d); upgrade pressmark", path, v,
                        PM_SCHEMA_VERSION);
+    }
+    if (verify_schema(ro, path, err) < 0) {
+        sqlite3_close(ro);
+        return -1;
     }
     if (v == PM_SCHEMA_VERSION) {
         f->db.h = ro;

@@ -3,7 +3,9 @@
 /* A results database from elsewhere (last night's, another machine's):
  * checked to be SQLite and no newer than this pressmark, opened read-only,
  * and when older, migrated in a private copy so the original is never
- * changed. */
+ * changed. Its shape is verified first (tables that are tables, the
+ * columns pressmark reads, no NULL or oversized text in its runs), and it is
+ * opened with SQLite's defensive mode and an untrusted schema. */
 #include <stddef.h>
 #include "store/db.h"
 

@@ -3,6 +3,7 @@
  * keeps its machine and kernel; an older database is migrated in a private
  * copy first (foreign_db), never changed itself. */
 #include "store/merge.h"
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include "store/foreign_db.h"
@@ -38,7 +39,13 @@ int merge_database(struct pm_db *db, const char *path, int *added, int *present,
     sqlite3_close(f.db.h);
     f.db.h = NULL;
     char uri[4400];
-    snprintf(uri, sizeof uri, "file:%s?mode=ro", file);
+    /* A URI: '?' and '#' in the path would start its query or fragment
+     * ("x.db?mode=rwc"), so everything but the plain characters is escaped. */
+    size_t o = (size_t)snprintf(uri, sizeof uri, "file:");
+    for (const unsigned char *p = (const unsigned char *)file; *p && o + 4 < sizeof uri; p++)
+        o += (size_t)(isalnum(*p) || strchr("/._-~", *p) ? snprintf(uri + o, sizeof uri - o, "%c", *p)
+                                                            : snprintf(uri + o, sizeof uri - o, "%%%02X", *p));
+    snprintf(uri + o, sizeof uri - o, "?mode=ro");
     if (pm_db_prepare(db, &st, "ATTACH DATABASE ? AS other", err) < 0)
         goto out;
     sqlite3_bind_text(st, 1, uri, -1, SQLITE_STATIC);

@@ -99,7 +99,9 @@ int tick_store_open(struct tick_store *ts, const char *db_path, int64_t run_id, 
         return -1;
     if (pm_db_prepare(&ts->db, &ts->ins_tick, "INSERT INTO tick(run_id, seq, t_ns, data) VALUES (?,?,?,?)", err) < 0 ||
         pm_db_prepare(&ts->db, &ts->ins_series, "INSERT INTO tick_series(run_id, idx, name) VALUES (?,?,?)", err) < 0 ||
-        pm_db_prepare(&ts->db, &ts->begin, "BEGIN", err) < 0 ||
+        /* IMMEDIATE: the write lock is taken (waiting out a busy database)
+         * at BEGIN, never in an upgrade that SQLite could only fail. */
+        pm_db_prepare(&ts->db, &ts->begin, "BEGIN IMMEDIATE", err) < 0 ||
         pm_db_prepare(&ts->db, &ts->commit, "COMMIT", err) < 0) {
         tick_store_close(ts);
         return -1;

@@ -25,6 +25,10 @@ bad "bad list format" "--format: 'xml' is not a format \(accepted: text, json\)"
 bad "cap junk" "--mem-cap: 'lots' is not a memory cap \(accepted: .*75%.*\)" record --mem-cap lots -- true
 bad "cap too small" "--mem-cap: '1M' .*at least 4M" record --mem-cap 1M -- true
 bad "cap percent above 100" "--mem-cap: '150%'" record --mem-cap 150% -- true
+bad "cap at MemTotal caps nothing" "--mem-cap: '100%' is not below this machine's MemTotal of [0-9.]+ GiB" record --mem-cap 100% -- true
+bad "cap far above MemTotal" "--mem-cap: '99999T' is not below this machine's MemTotal" record --mem-cap 99999T -- true
+bad "a swap file bigger than its disk" "--swap: a swap file of 9000000.0 TiB does not fit in /[^ ]*: [0-9.]+ [KMGT]iB free there" \
+    record --swap 9000000T -- true
 bad "cap method junk" "--cap-method: 'magic' is not a cap method \(accepted: auto, cgroup2, cgroup1, balloon, none\)" record --cap-method magic --mem-cap 64M -- true
 bad "sysctl outside vm" "--sysctl: 'kernel.panic=1' is not a VM setting \(accepted: vm.NAME=VALUE" record --sysctl kernel.panic=1 -- true
 bad "sysctl unknown" "--sysctl: 'vm.no_such_knob=1': this kernel has no /proc/sys/vm/no_such_knob" record --sysctl vm.no_such_knob=1 -- true

@@ -82,6 +82,32 @@ bad_db "http://no-such-host.invalid/base.db" "cannot resolve host no-such-host.i
 NEWER="$TMP/newer.db"; cp "$NIGHT" "$NEWER"; sqlite3 "$NEWER" "PRAGMA user_version = 99"
 bad_db "$NEWER" "schema version 99 is newer than this pressmark's" "a newer schema"
 
+# Hostile baselines: shapes that are not pressmark's are refused before they are read.
+hostile() {  # hostile NAME SQL: a copy of last night's database, changed
+    cp "$NIGHT" "$TMP/www/$1.db"; sqlite3 "$TMP/www/$1.db" "$2"
+}
+hostile nulls "PRAGMA foreign_keys = OFF; CREATE TABLE run_new AS SELECT * FROM run; DROP TABLE run;
+               ALTER TABLE run_new RENAME TO run; UPDATE run SET status = NULL WHERE id = 1"
+hostile view "PRAGMA foreign_keys = OFF; PRAGMA legacy_alter_table = ON; ALTER TABLE run RENAME TO run_old;
+              CREATE VIEW run AS WITH RECURSIVE r(id) AS (SELECT 1 UNION ALL SELECT id + 1 FROM r) SELECT id, '' AS uuid,
+              0 AS machine_id, '' AS label, '' AS workload, '' AS params, 0 AS started_ns, 0 AS ended_ns, 0 AS interval_ns,
+              'ok' AS status, '' AS reason FROM r"
+hostile trigger "CREATE TRIGGER t AFTER INSERT ON metric BEGIN DELETE FROM run; END"
+hostile columns "PRAGMA foreign_keys = OFF; ALTER TABLE run DROP COLUMN reason"
+hostile long "UPDATE run SET label = printf('%.300c', 'x') WHERE id = 1"
+bad_db "http://127.0.0.1:$port/nulls.db" "1 run with a NULL or oversized uuid, label, workload, status" "a NULL status"
+start=$(date +%s)
+bad_db "http://127.0.0.1:$port/view.db" "'run' is not a table there" "a run table replaced by a recursive view"
+ok "  refused at once, not hung" test $(( $(date +%s) - start )) -lt 10
+bad_db "http://127.0.0.1:$port/trigger.db" "has triggers" "a trigger"
+bad_db "http://127.0.0.1:$port/columns.db" "its run table lacks columns pressmark reads" "a run table without a column"
+bad_db "http://127.0.0.1:$port/long.db" "NULL or oversized" "a 300-character label"
+head -c 3000000 /dev/zero > "$TMP/www/big.db"; printf 'SQLite format 3\0' | dd of="$TMP/www/big.db" conv=notrunc 2>/dev/null
+"$PM" compare --baseline-db "http://127.0.0.1:$port/big.db" --baseline-max-size 1M tonight >/dev/null 2>"$TMP/err"
+is "$?" 2 "a download over --baseline-max-size: exit 2"
+like "$(cat "$TMP/err")" "the answer is larger than the limit of 1048576 bytes" "  saying so"
+is "$(find "$PRESSMARK_CACHE/baselines" -name '*.part*' 2>/dev/null | wc -l)" 0 "  and nothing partial is kept"
+
 # merge: idempotent, machines kept, older schemas migrated (in a copy).
 OTHER="$TMP/other.db"; cp "$NIGHT" "$OTHER"
 sqlite3 "$OTHER" "UPDATE machine SET hostname = 'othermachine', kernel = '2.6.5-anon_mm'"
