@@ -79,11 +79,16 @@ check: layering
 	$(MAKE) B=build/check CFLAGS="$(SAN)" build/check/pressmark $(UNIT_SRC:%.c=build/check/%.t)
 	$(call run-tests,build/check,ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1)
 
-# ThreadSanitizer over the threaded code: sampler, heartbeat, chat.
+# ThreadSanitizer over the threaded code: sampler, heartbeat, chat. Every
+# process writes its reports to build/tsan/report.PID; any report fails the
+# target, also from a process whose exit status no test looks at.
 tsan:
 	$(MAKE) B=build/tsan CFLAGS="-O1 -g -fsanitize=thread" build/tsan/pressmark
+	rm -f build/tsan/report.*
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PRESSMARK_BIN=$(abspath build/tsan/pressmark) \
-	    TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 prove -f tests/t10-record.t tests/t30-chat.t
+	    TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:log_path=$(abspath build/tsan/report) \
+	    prove -f tests/t10-record.t tests/t30-chat.t
+	@if ls build/tsan/report.* >/dev/null 2>&1; then cat build/tsan/report.*; echo "make tsan: ThreadSanitizer reports above"; exit 1; fi
 
 # Includes only point down (layering.txt); a test adds one that points up
 # and checks that this target fails.

@@ -48,7 +48,10 @@ struct server {
     atomic_int active;
     atomic_bool ever;
     atomic_uint_fast64_t connections, chats;
-    volatile sig_atomic_t stop;
+    /* Set by the signal handler, read by every receiver thread: an atomic
+     * (lock-free, so async-signal-safe), not a volatile, which only the
+     * thread that took the signal could rely on. */
+    atomic_bool stop;
 };
 
 static struct server *the_server;
@@ -57,7 +60,7 @@ static void on_signal(int sig)
 {
     (void)sig;
     if (the_server)
-        the_server->stop = 1;
+        atomic_store(&the_server->stop, true);
 }
 
 static struct room *find_room(struct server *s, const char *name, bool create)
@@ -422,7 +425,7 @@ static void *receiver_main(void *arg)
     reader_init(&c->rd, c->fd);
     bool started = chat_thread(&c->tx, sender_main, c, false) == 0;
     if (started)
-        while (!s->stop && handle_frame(c))
+        while (!atomic_load(&s->stop) && handle_frame(c))
             ;
     leave_room(c);
     outq_close(&c->q);
@@ -570,7 +573,7 @@ int chat_server_main(const struct chat_server_config *cfg)
     if (lfd < 0)
         return 1;
     report(cfg->report_fd, "port %d\n", port);
-    while (!s.stop) {
+    while (!atomic_load(&s.stop)) {
         if (cfg->once && atomic_load(&s.ever) && atomic_load(&s.active) == 0)
             break;
         struct pollfd pfd = { .fd = lfd, .events = POLLIN };
