@@ -9,6 +9,8 @@
 #include "reports/push.h"
 #include "lib/fileio.h"
 #include "lib/quote.h"
+#include "pressure/undo.h"
+#include "store/foreign_db.h"
 #include "lib/units.h"
 #include <unistd.h>
 
@@ -59,11 +61,29 @@ void cmd_output_done(void)
     fflush(stdout);
 }
 
+void cmd_settle_status(struct run_info *ri)
+{
+    struct utsname u;
+    if (strcmp(ri->status, "running") != 0 || uname(&u) < 0 || strcmp(u.nodename, ri->hostname) != 0 ||
+        undo_run_in_progress())
+        return;
+    snprintf(ri->status, sizeof ri->status, "aborted");
+    snprintf(ri->reason, sizeof ri->reason, "pressmark is gone: it was killed during this run");
+}
+
 int cmd_open_db(struct pm_db *db, const char *cmd)
 {
     struct pm_err err;
-    if (pm_db_open(db, pm_db_path(), false, &err) < 0)
+    const char *path = pm_db_path();
+    if (access(path, F_OK) != 0)
+        return pm_usage(cmd, "%s: no results database here yet (a run command creates it; --db or PRESSMARK_DB choose "
+                        "another)", path);
+    /* Reading never changes the file: read-only, and an older schema is
+     * migrated in a private copy, as for a database from elsewhere. */
+    struct foreign_db f;
+    if (foreign_db_open(path, &f, &err) < 0)
         return pm_usage(cmd, "%s", err.msg);
+    *db = f.db;
     return 0;
 }
 

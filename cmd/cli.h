@@ -8,6 +8,7 @@
 #include "harness/run.h"
 #include "lib/opt.h"
 #include "store/db.h"
+#include "store/runinfo.h"
 
 #define PM_EXIT_USAGE 2
 
@@ -24,9 +25,15 @@ int pm_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf
  * or the default beside the binary. */
 void pm_set_db_path(const char *path);
 const char *pm_db_path(void);
-/* Open the database for a command that reads it (it must exist); on
- * failure print "pressmark CMD: why" and return 2. */
+/* Open the database for a command that only reads it (it must exist):
+ * read-only, verified, an older schema migrated in a private copy, so
+ * reading never changes the file. On failure print "pressmark CMD: why"
+ * and return 2. */
 int cmd_open_db(struct pm_db *db, const char *cmd);
+/* A run stored as 'running' on this machine while no pressmark holds the
+ * run lock was killed: list and show say aborted (the database itself is
+ * changed only by the next run). */
+void cmd_settle_status(struct run_info *ri);
 /* Human-readable output from here on goes through a stream that shows
  * control characters escaped (labels, reasons and names come from
  * databases); cmd_output_done, called by main, ends it. */

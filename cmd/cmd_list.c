@@ -73,7 +73,10 @@ int cmd_list(int argc, char **argv)
     int rc = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
         struct run_info ri;
-        if (run_info_load(&db, sqlite3_column_int64(st, 0), &ri, &err) < 0) {
+        int loaded = run_info_load(&db, sqlite3_column_int64(st, 0), &ri, &err);
+        if (loaded == 0)
+            cmd_settle_status(&ri);
+        if (loaded < 0) {
             fprintf(stderr, "pressmark list: %s\n", err.msg);
             rc = PM_EXIT_USAGE;
             break;

@@ -64,9 +64,11 @@ int cmd_push(int argc, char **argv)
     }
     rq.token = token;
     struct pm_db db;
-    if (cmd_open_db(&db, "push") != 0) {
+    /* push writes what it delivered: the one reading command that opens
+     * the database for writing. */
+    if (pm_db_open(&db, pm_db_path(), false, &err) < 0) {
         memset(token, 0, sizeof token);
-        return PM_EXIT_USAGE;
+        return pm_usage("push", "%s", err.msg);
     }
     int runs;
     size_t lines;

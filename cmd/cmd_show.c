@@ -77,6 +77,7 @@ int cmd_show(int argc, char **argv)
             rc = PM_EXIT_USAGE;
             break;
         }
+        cmd_settle_status(&runs[loaded]);
     }
     if (rc == 0 && runs) {
         if (format == 1) {

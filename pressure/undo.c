@@ -132,6 +132,18 @@ int undo_lock(const char *what, struct pm_err *err)
     return 0;
 }
 
+bool undo_run_in_progress(void)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/lock", undo_state_dir());
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return false;
+    bool held = flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+    close(fd);
+    return held;
+}
+
 void undo_unlock(void)
 {
     if (lock_fd >= 0) {

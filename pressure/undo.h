@@ -28,6 +28,8 @@ const char *undo_state_dir(void);
  * when another pressmark holds it. The lock goes when the process does. */
 int undo_lock(const char *what, struct pm_err *err);
 void undo_unlock(void);
+/* Does a pressmark hold the run lock now (is a run in progress here)? */
+bool undo_run_in_progress(void);
 
 /* Journal an action before doing it. Returns an id for undo_done. */
 int undo_push(enum undo_kind kind, const char *a, const char *b, struct pm_err *err);

@@ -200,6 +200,15 @@ void pm_db_close(struct pm_db *db)
         sqlite3_close(db->h);
         db->h = NULL;
     }
+    if (db->copy[0]) {
+        static const char *const side[] = { "", "-wal", "-shm", "-journal" };
+        for (size_t i = 0; i < sizeof side / sizeof side[0]; i++) {
+            char p[PATH_MAX + 16];
+            snprintf(p, sizeof p, "%s%s", db->copy, side[i]);
+            unlink(p);
+        }
+        db->copy[0] = '\0';
+    }
 }
 
 const char *pm_col_text(sqlite3_stmt *st, int col)

@@ -14,6 +14,7 @@
 struct pm_db {
     sqlite3 *h;
     char path[PATH_MAX];
+    char copy[PATH_MAX];      /* a private migrated copy, removed by pm_db_close; "" when none */
 };
 
 /* The path used when neither --db nor PRESSMARK_DB says otherwise:

@@ -132,21 +132,13 @@ int foreign_db_open(const char *path, struct foreign_db *f, struct pm_err *err)
         return -1;
     }
     snprintf(f->db.path, sizeof f->db.path, "%s", path);
+    /* The copy is the connection's: pm_db_close removes it. */
+    snprintf(f->db.copy, sizeof f->db.copy, "%s", f->copy);
+    f->copy[0] = '\0';
     return 0;
 }
 
 void foreign_db_close(struct foreign_db *f)
 {
-    if (f->db.h)
-        sqlite3_close(f->db.h);
-    f->db.h = NULL;
-    if (f->copy[0]) {
-        char side[4200];
-        unlink(f->copy);
-        snprintf(side, sizeof side, "%s-wal", f->copy);
-        unlink(side);
-        snprintf(side, sizeof side, "%s-shm", f->copy);
-        unlink(side);
-        f->copy[0] = '\0';
-    }
+    pm_db_close(&f->db);
 }

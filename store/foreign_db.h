@@ -11,7 +11,7 @@
 
 struct foreign_db {
     struct pm_db db;
-    char copy[4096];             /* the migrated copy, removed on close; empty if none */
+    char copy[4096];             /* while opening: the migrated copy (then db.copy owns it) */
 };
 
 int foreign_db_open(const char *path, struct foreign_db *f, struct pm_err *err);

@@ -32,7 +32,7 @@ int merge_database(struct pm_db *db, const char *path, int *added, int *present,
     struct foreign_db f;
     if (foreign_db_open(path, &f, err) < 0)
         return -1;
-    const char *file = f.copy[0] ? f.copy : path;
+    const char *file = f.db.copy[0] ? f.db.copy : path;
     sqlite3_stmt *st;
     int rc = -1;
     /* The migrated copy (or the original) is attached read-only by URI. */

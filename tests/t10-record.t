@@ -75,4 +75,17 @@ is "$(q "select status || ': ' || reason from run where id = 8")" "aborted: inte
 sleep 0.2
 is "$(pgrep -fc '^sleep 31.5$')" 0 "the interrupted workload is gone"
 ge "$(q "select count(*) from tick where run_id = 8")" 5 "an aborted run keeps its samples"
+
+# SIGKILL mid-run: list and show say aborted at once, before any run records it.
+"$PM" record --quiet --label killed --interval 100ms -- sleep 32.5 &
+pid=$!
+ok "the run is stored as running" wait_for sh -c "[ \"\$(sqlite3 '$PRESSMARK_DB' \"select status from run where label = 'killed'\")\" = running ]"
+like "$("$PM" list --label killed)" " killed +record +running" "while its pressmark lives, list says running"
+kill -KILL $pid; wait $pid 2>/dev/null
+pkill -KILL -f '^sleep 32.5$'
+like "$("$PM" list --label killed)" " killed +record +aborted .*pressmark is gone: it was killed during this run" "then list says aborted, and why"
+like "$("$PM" show killed)" "aborted" "and show"
+is "$(q "select status from run where label = 'killed'")" running "the database itself is left to the next run"
+"$PM" record --quiet -- true 2>/dev/null
+is "$(q "select status from run where label = 'killed'")" aborted "which records it"
 done_testing

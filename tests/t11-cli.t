@@ -57,6 +57,19 @@ rm -f "$PRESSMARK_DB"
 is "$?" 2 "list without a database exits 2 (one exit status for what is not there)"
 like "$(cat "$TMP/err")" "no results database here yet" "and says so"
 ok "list created no database" test ! -e "$PRESSMARK_DB"
+# Read-only commands never modify a database, not even an older one.
+"$PM" --db "$TMP/old.db" record --quiet --label old --runs 2 --interval 50ms -- sleep 0.3
+sqlite3 "$TMP/old.db" "PRAGMA journal_mode = DELETE; DROP TABLE pushed; DROP TABLE profile; PRAGMA user_version = 1"
+oldsum=$(md5sum < "$TMP/old.db")
+for c in list show compare "plot --out $TMP/oldplots" "report --out $TMP/oldreport"; do
+    # shellcheck disable=SC2086
+    "$PM" --db "$TMP/old.db" $c >/dev/null 2>"$TMP/err"
+    is "$?" 0 "$c reads a version-1 database$(sed 's/^/: /' "$TMP/err" | head -1)"
+    is "$(md5sum < "$TMP/old.db")" "$oldsum" "  and leaves the file as it was"
+done
+is "$(sqlite3 "$TMP/old.db" 'PRAGMA user_version')" 1 "still version 1"
+ok "no WAL file was made" test ! -e "$TMP/old.db-wal"
+is "$(ls /tmp | grep -c '^pressmark-foreign')" 0 "the private migrated copies are gone"
 
 # --db and PRESSMARK_DB choose the database.
 "$PM" --db "$TMP/other.db" record --quiet -- true
