@@ -419,6 +419,9 @@ static int execute_one(struct run_ctx *rc, const struct machine_info *mi, int64_
         measure_workload(rc, &m, mi);
     }
     run_env_down(&rc->env, &rc->meta);
+    const char *undo_failed = kv_get(&rc->meta, "env.undo_failed");
+    if (undo_failed && strcmp(rc->status, "ok") == 0)
+        run_set_status(rc, "failed", "the machine could not be put back: %s", undo_failed);
     size_t nsrc;
     struct run_source *src = run_sources(&m, &nsrc);
     struct pm_err store_err;

@@ -22,7 +22,8 @@ int swap_parse(const char *text, struct swap_config *out);
 int swap_add(const struct swap_config *cfg, int64_t run_id, struct kv_list *meta, struct pm_err *err);
 
 /* The default directory for swap files: root-owned, on a real disk. */
-#define PM_SWAP_DIR "/var/lib/pressmark/swap"
+#define PM_SWAP_PARENT "/var/lib/pressmark"
+#define PM_SWAP_DIR PM_SWAP_PARENT "/swap"
 
 /* Does the configured swap fit before anything is created? A swap file
  * must fit in the free space of the filesystem it goes on (with 1% and

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "lib/fileio.h"
+#include "pressure/swap.h"
 
 #define MAX_ACTIONS 64
 
@@ -66,6 +67,37 @@ static void journal_path(char *buf, size_t len)
     snprintf(buf, len, "%s/journal", undo_state_dir());
 }
 
+/* Journal fields are tab-separated, so a value's own tabs, newlines and
+ * backslashes are written as \t, \n and \\ (vm.lowmem_reserve_ratio's
+ * value holds tabs). */
+static void put_field(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '\t')
+            fputs("\\t", f);
+        else if (*s == '\n')
+            fputs("\\n", f);
+        else if (*s == '\\')
+            fputs("\\\\", f);
+        else
+            fputc(*s, f);
+    }
+}
+
+static void get_field(const char *s, char *out, size_t len)
+{
+    size_t o = 0;
+    for (; *s && o + 1 < len; s++) {
+        if (*s == '\\' && s[1]) {
+            s++;
+            out[o++] = *s == 't' ? '\t' : *s == 'n' ? '\n' : *s;
+        } else {
+            out[o++] = *s;
+        }
+    }
+    out[o] = '\0';
+}
+
 /* Rewrite the whole journal (it is a few lines) and fsync it, so what is
  * on disk always lists every change still in force. */
 static int journal_write(struct pm_err *err)
@@ -89,9 +121,15 @@ static int journal_write(struct pm_err *err)
         close(fd);
         return pm_errf(err, "%s: %s", tmp, strerror(errno));
     }
-    for (int i = 0; i < nactions; i++)
-        if (actions[i].live)
-            fprintf(f, "%s\t%s\t%s\n", kind_names[actions[i].kind], actions[i].a, actions[i].b);
+    for (int i = 0; i < nactions; i++) {
+        if (!actions[i].live)
+            continue;
+        fprintf(f, "%s\t", kind_names[actions[i].kind]);
+        put_field(f, actions[i].a);
+        fputc('\t', f);
+        put_field(f, actions[i].b);
+        fputc('\n', f);
+    }
     if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
         int e = errno;
         fclose(f);
@@ -349,25 +387,115 @@ int undo_all(char *summary, size_t len)
         if (!actions[i].live)
             continue;
         char said[1024];
-        if (undo_apply(actions[i].kind, actions[i].a, actions[i].b, said, sizeof said) < 0)
-            failures++;
+        bool failed = undo_apply(actions[i].kind, actions[i].a, actions[i].b, said, sizeof said) < 0;
         if (summary)
             append(summary, len, said);
-        actions[i].live = false;
+        /* A step that failed stays in the journal: the next invocation
+         * tries it again, and until then it is there for all to see. */
+        if (failed)
+            failures++;
+        else
+            actions[i].live = false;
     }
-    nactions = 0;
+    while (nactions > 0 && !actions[nactions - 1].live)
+        nactions--;
     journal_write(NULL);
     return failures ? -1 : 0;
+}
+
+/* The journal tells recovery what to write, kill and remove, as root: it
+ * is acted on only when it and its directory are this user's (or root's)
+ * and nobody else can write them. */
+static int check_private(const char *path, bool dir, char *why, size_t len)
+{
+    struct stat st;
+    if (lstat(path, &st) < 0) {
+        snprintf(why, len, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    if ((dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)) || (st.st_uid != geteuid() && st.st_uid != 0) ||
+        (st.st_mode & 022)) {
+        snprintf(why, len, "%s is not a private %s of this user (owner %u, mode %04o)", path, dir ? "directory" : "file",
+                 (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+        return -1;
+    }
+    return 0;
+}
+
+/* The places pressmark changes: a journal entry naming anything else was
+ * not written by pressmark and is not acted on. */
+static bool ours(enum undo_kind kind, const char *a)
+{
+    if (strstr(a, "/../") || strstr(a, "/./"))
+        return false;
+    const char *base = strrchr(a, '/');
+    switch (kind) {
+    case UNDO_FILE:
+        return strncmp(a, "/proc/sys/vm/", 13) == 0 || strcmp(a, "/sys/kernel/mm/transparent_hugepage/enabled") == 0 ||
+               strcmp(a, "/sys/module/zswap/parameters/enabled") == 0;
+    case UNDO_CGROUP:
+        return strncmp(a, "/sys/fs/cgroup/", 15) == 0 && strstr(a, "/pressmark");
+    case UNDO_SUBTREE:
+        return strncmp(a, "/sys/fs/cgroup", 14) == 0;
+    case UNDO_SWAPFILE:
+        return strncmp(a, PM_SWAP_PARENT "/", strlen(PM_SWAP_PARENT) + 1) == 0;
+    case UNDO_RMDIR:            /* the swap directories, and the cgroup parent "pressmark" */
+        return strcmp(a, PM_SWAP_PARENT) == 0 || strcmp(a, PM_SWAP_DIR) == 0 ||
+               (strncmp(a, "/sys/fs/cgroup/", 15) == 0 && base && strcmp(base, "/pressmark") == 0);
+    case UNDO_ZRAM:
+        return a[0] && strspn(a, "0123456789") == strlen(a);
+    case UNDO_PROCESS:
+        return a[0] && strspn(a, "0123456789") == strlen(a);
+    case UNDO_SCRATCH:
+        return a[0] == '/' && base && strncmp(base, "/pressmark-", 11) == 0;
+    }
+    return false;
+}
+
+/* The journal lives on tmpfs (/run), swap files on disk: after a crash
+ * and a reboot the journal is gone and the files are not. A run-N.swap
+ * that no swap area uses, in pressmark's own root-only directory, is one. */
+static void remove_stale_swapfiles(void)
+{
+    char why[700];
+    if (geteuid() != 0 || check_private(PM_SWAP_DIR, true, why, sizeof why) < 0)
+        return;
+    char swaps[16384] = "";
+    pm_read_file("/proc/swaps", swaps, sizeof swaps);
+    DIR *d = opendir(PM_SWAP_DIR);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (strncmp(e->d_name, "run-", 4) != 0 || len < 9 || strcmp(e->d_name + len - 5, ".swap") != 0)
+            continue;
+        char path[600];
+        snprintf(path, sizeof path, "%s/%s", PM_SWAP_DIR, e->d_name);
+        if (strstr(swaps, path))
+            continue;
+        if (unlinkat(dirfd(d), e->d_name, 0) == 0)
+            fprintf(stderr, "pressmark: removed swap file %s, left by a pressmark that ended with the machine\n", path);
+    }
+    closedir(d);
+    /* Empty, they go too: pressmark made them (they are root's and 0700). */
+    if (rmdir(PM_SWAP_DIR) == 0)
+        rmdir(PM_SWAP_PARENT);
 }
 
 int undo_recover(void)
 {
     char path[600];
     journal_path(path, sizeof path);
-    FILE *f = fopen(path, "r");
-    if (!f)
+    /* Someone holding the lock is alive and owns the journal and the swap
+     * directory. */
+    if (undo_run_in_progress())
         return 0;
-    /* Someone holding the lock is alive and owns this journal. */
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        remove_stale_swapfiles();
+        return 0;
+    }
     char lockpath[600];
     snprintf(lockpath, sizeof lockpath, "%s/lock", undo_state_dir());
     int fd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
@@ -377,31 +505,55 @@ int undo_recover(void)
         fclose(f);
         return 0;
     }
-    struct { enum undo_kind kind; char a[512], b[512]; } left[MAX_ACTIONS];
+    char why[700];
+    if (check_private(undo_state_dir(), true, why, sizeof why) < 0 || check_private(path, false, why, sizeof why) < 0) {
+        fprintf(stderr, "pressmark: not acting on the undo journal %s: %s\n", path, why);
+        fclose(f);
+        close(fd);
+        return 0;
+    }
     int n = 0;
-    char line[1100];
-    while (n < MAX_ACTIONS && fgets(line, sizeof line, f)) {
+    char line[2200];
+    while (nactions < MAX_ACTIONS && fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = '\0';
         char *k = strtok(line, "\t"), *a = strtok(NULL, "\t"), *b = strtok(NULL, "\t");
         if (!k || !a)
             continue;
         for (int i = 0; i < (int)(sizeof kind_names / sizeof kind_names[0]); i++) {
-            if (strcmp(k, kind_names[i]) == 0) {
-                left[n].kind = (enum undo_kind)i;
-                snprintf(left[n].a, sizeof left[n].a, "%s", a);
-                snprintf(left[n].b, sizeof left[n].b, "%s", b ? b : "");
-                n++;
+            if (strcmp(k, kind_names[i]) != 0)
+                continue;
+            struct action *ac = &actions[nactions];
+            ac->kind = (enum undo_kind)i;
+            get_field(a, ac->a, sizeof ac->a);
+            get_field(b ? b : "", ac->b, sizeof ac->b);
+            if (!ours(ac->kind, ac->a)) {
+                fprintf(stderr, "pressmark: the undo journal names %s, which is not one of pressmark's; left alone\n",
+                        ac->a);
                 break;
             }
+            ac->live = true;
+            nactions++;
+            n++;
+            break;
         }
     }
     fclose(f);
-    for (int i = n - 1; i >= 0; i--) {
+    /* What is undone is struck off; what fails stays for the next try. */
+    for (int i = nactions - 1; i >= 0; i--) {
         char said[1024];
-        undo_apply(left[i].kind, left[i].a, left[i].b, said, sizeof said);
-        fprintf(stderr, "pressmark: a previous pressmark was killed mid-run; %s\n", said);
+        if (undo_apply(actions[i].kind, actions[i].a, actions[i].b, said, sizeof said) == 0)
+            actions[i].live = false;
+        fprintf(stderr, "pressmark: a previous pressmark was killed mid-run; %s%s\n", said,
+                actions[i].live ? " (kept in the journal; the next pressmark tries again)" : "");
     }
-    unlink(path);
+    while (nactions > 0 && !actions[nactions - 1].live)
+        nactions--;
+    /* Steps that failed stay this process's too: a run that follows
+     * retries them at its end, and keeps them in the journal meanwhile. */
+    if (nactions == 0)
+        unlink(path);
+    else
+        journal_write(NULL);
     close(fd);
     return n;
 }

@@ -1,0 +1,66 @@
+#!/bin/bash
+# The undo journal cannot be turned against the machine: it is acted on
+# only from a private directory and only for pressmark's own places; values
+# with tabs survive it; a step that fails stays for the next try; swap files
+# left by a pressmark that ended with the machine are found and removed.
+. "$(dirname "$0")/lib.sh"
+need_root
+before=$(machine_state)
+
+# A journal planted where others can write is not acted on, not even by list.
+echo precious > "$TMP/target"
+mkdir -m 0777 "$TMP/shared"
+printf 'file\t%s\tpwned\n' "$TMP/target" > "$TMP/shared/journal"
+PRESSMARK_STATE_DIR="$TMP/shared" "$PM" list >/dev/null 2>"$TMP/err"
+like "$(cat "$TMP/err")" "not acting on the undo journal $TMP/shared/journal: $TMP/shared is not a private directory" \
+     "a journal in a world-writable directory is refused, saying why"
+is "$(cat "$TMP/target")" precious "and the file it names is untouched"
+
+# A private journal naming a path that is not pressmark's is left alone too.
+mkdir -m 0700 "$TMP/private"
+# (The decoys are the test's own files: an old pressmark would unlink the
+# "swap file" whatever it is.)
+echo decoy > "$TMP/decoy"
+printf 'file\t%s\tpwned\nswapfile\t%s\t\n' "$TMP/target" "$TMP/decoy" > "$TMP/private/journal"
+chmod 600 "$TMP/private/journal"
+PRESSMARK_STATE_DIR="$TMP/private" "$PM" list >/dev/null 2>"$TMP/err"
+like "$(cat "$TMP/err")" "the undo journal names $TMP/target, which is not one of pressmark's; left alone" \
+     "an entry outside pressmark's places is left alone"
+is "$(cat "$TMP/target")" precious "  the file is untouched"
+ok "  a file named as a swap file is still there" test -s "$TMP/decoy"
+
+# A step that cannot be undone stays in the journal, and the next pressmark tries again.
+printf 'file\t/proc/sys/vm/no_such_knob_pressmark\t1\n' > "$TMP/private/journal"
+PRESSMARK_STATE_DIR="$TMP/private" "$PM" list >/dev/null 2>"$TMP/err"
+like "$(cat "$TMP/err")" "could not restore /proc/sys/vm/no_such_knob_pressmark.*kept in the journal; the next pressmark tries again" \
+     "a failed step is said and kept"
+ok "  the journal still lists it" grep -q no_such_knob_pressmark "$TMP/private/journal"
+PRESSMARK_STATE_DIR="$TMP/private" "$PM" list >/dev/null 2>"$TMP/err"
+like "$(cat "$TMP/err")" "could not restore /proc/sys/vm/no_such_knob_pressmark" "  the next invocation tries it again"
+rm -f "$TMP/private/journal"
+
+# A value with tabs (vm.lowmem_reserve_ratio) comes back whole after a SIGKILL.
+ratio=$(cat /proc/sys/vm/lowmem_reserve_ratio)
+"$PM" record --quiet --label tabs --sysctl "vm.lowmem_reserve_ratio=$(echo "$ratio" | awk '{ $1 = $1 + 1; print }')" -- sleep 60 &
+pid=$!
+ok "the run changed it" wait_for sh -c "[ \"\$(cat /proc/sys/vm/lowmem_reserve_ratio)\" != \"$ratio\" ]"
+kill -KILL $pid; wait $pid 2>/dev/null
+pkill -KILL -f '^sleep 60$'
+"$PM" list >/dev/null 2>"$TMP/err"
+like "$(cat "$TMP/err")" "restored /proc/sys/vm/lowmem_reserve_ratio" "the next invocation restores it"
+is "$(cat /proc/sys/vm/lowmem_reserve_ratio)" "$ratio" "every tab-separated field as it was"
+
+# A swap file as a crash and a reboot leave it: no journal (it was on /run), the file on disk.
+if [ ! -e /var/lib/pressmark ]; then
+    mkdir -p -m 0700 /var/lib/pressmark/swap
+    cleanup_add "rm -rf /var/lib/pressmark"
+    head -c 1048576 /dev/zero > /var/lib/pressmark/swap/run-999.swap
+    "$PM" list >/dev/null 2>"$TMP/err"
+    like "$(cat "$TMP/err")" "removed swap file /var/lib/pressmark/swap/run-999.swap, left by a pressmark that ended with the machine" \
+         "the next invocation finds and removes it"
+    ok "  and the directories pressmark made for it" test ! -e /var/lib/pressmark
+else
+    skip "/var/lib/pressmark exists already (a run in progress?)"; skip "/var/lib/pressmark exists already"
+fi
+is "$(machine_state)" "$before" "the machine is as it was"
+done_testing
