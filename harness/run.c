@@ -249,7 +249,11 @@ void run_status_from_exit(struct run_ctx *rc, const char *what, const struct run
  * during the run was killed for memory: say so, it is the thing measured. */
 static void classify_oom(struct run_ctx *rc)
 {
-    const struct metric *m = metric_set_find(&rc->metrics, "memcg.oom_kill");
+    /* A capped run's cgroup counts its own OOM kills; an uncapped run's
+     * (a tracking cgroup without limits) meets only the system's. */
+    const char *cap = kv_get(&rc->meta, "cap.method");
+    bool capped = cap && strcmp(cap, "none") != 0;
+    const struct metric *m = capped ? metric_set_find(&rc->metrics, "memcg.oom_kill") : NULL;
     double kills = m ? m->value : 0;
     if (!m) {
         const struct metric *v = metric_set_find(&rc->metrics, "vmstat.oom_kill");

@@ -67,6 +67,12 @@ int cgroup_cap_create(struct cgroup_cap *cg, int version, const char *root, int6
     if (make_dir(cg->dir, UNDO_CGROUP, err) < 0)
         return -1;
     snprintf(cg->procs, sizeof cg->procs, "%s/cgroup.procs", cg->dir);
+    if (lim->mem == 0) {
+        /* No cap: the cgroup only keeps the run's processes together, so
+         * that whatever they start is ended with the run. */
+        kv_set(meta, "track.cgroup", cg->dir);
+        return 0;
+    }
     if (version == 2) {
         if (set_limit(cg->dir, "memory.max", lim->mem, err) < 0)
             return -1;

@@ -17,7 +17,7 @@ struct cgroup_cap {
 };
 
 struct cgroup_limits {
-    uint64_t mem;                /* the cap */
+    uint64_t mem;                /* the cap; 0: no limit, the cgroup only tracks the run's processes */
     bool has_swap;
     uint64_t swap;               /* swap allowed on top of the cap */
     bool has_high;

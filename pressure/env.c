@@ -48,6 +48,32 @@ bool env_changes_machine(const struct env_config *cfg)
     return (cfg->has_cap && cfg->method != CAP_NONE) || cfg->swap.kind != SWAP_NONE || cfg->knobs.n > 0;
 }
 
+/* An uncapped run as root still gets a cgroup without limits: everything
+ * the workload starts (a daemon that setsid()s away too) is in it, and is
+ * ended when the run is undone, also after a SIGKILL of pressmark. Where
+ * that cannot be, the run goes on and its metadata says why. */
+static void track(struct run_env *env, struct kv_list *meta)
+{
+    struct cgroup_support cs;
+    cgroup_detect(&cs);
+    const char *root = cs.v2_root[0] ? cs.v2_root : cs.v1_memory;
+    if (geteuid() != 0 || !root[0]) {
+        kv_set(meta, "track.cgroup", geteuid() != 0 ? "none (not root)" : "none (no memory cgroup hierarchy)");
+        return;
+    }
+    struct cgroup_limits none = { .mem = 0 };
+    struct cgroup_cap cg;
+    struct pm_err err;
+    int version = cs.v2_root[0] ? 2 : 1;
+    if (cgroup_cap_create(&cg, version, root, env->run_id, &none, meta, &err) < 0) {
+        kv_setf(meta, "track.cgroup", "none (%s)", err.msg);
+        return;
+    }
+    env->cgroup_version = version;
+    snprintf(env->cgroup_dir, sizeof env->cgroup_dir, "%s", cg.dir);
+    snprintf(env->cgroup_procs, sizeof env->cgroup_procs, "%s", cg.procs);
+}
+
 static int apply(struct run_env *env, struct kv_list *meta, struct pm_err *err)
 {
     const struct env_config *cfg = env->cfg;
@@ -57,6 +83,7 @@ static int apply(struct run_env *env, struct kv_list *meta, struct pm_err *err)
         return -1;
     if (!cfg->has_cap) {
         kv_set(meta, "cap.method", "none");
+        track(env, meta);
         return 0;
     }
     enum cap_method m;

@@ -109,5 +109,17 @@ if [ "$cap_mb" -ge 512 ]; then
 else
     for i in 1 2 3 4 5 6; do skip "less than 1.5 GiB available: no room to test the balloon"; done
 fi
+# Uncapped runs too: what the workload starts, even a setsid() daemon, ends with the run.
+"$PM" record --quiet --label daemon -- sh -c 'setsid sleep 377 </dev/null >/dev/null 2>&1 & sleep 0.3'
+is "$(q "select status from run where label = 'daemon'")" ok "an uncapped run that leaves a daemon ends ok"
+like "$(q "select value from run_meta m join run r on r.id = m.run_id where r.label = 'daemon' and m.key = 'track.cgroup'")" \
+     "^/sys/fs/cgroup/.*pressmark/run-[0-9]+$" "its processes were kept in a cgroup without limits"
+ok "and the daemon is gone with the run" wait_for sh -c '! pgrep -f "^sleep 377$" >/dev/null'
+"$PM" record --quiet --label daemon-kill -- sh -c 'setsid sleep 378 </dev/null >/dev/null 2>&1 & sleep 60' &
+pid=$!
+ok "an uncapped run's daemon is running" wait_for pgrep -f '^sleep 378$'
+kill -KILL $pid; wait $pid 2>/dev/null
+"$PM" list >/dev/null 2>&1
+ok "after a SIGKILL of pressmark, the next invocation ends it too" wait_for sh -c '! pgrep -f "^sleep 378$" >/dev/null'
 is "$(machine_state)" "$before" "at the end: the machine is as it was"
 done_testing
