@@ -1,4 +1,5 @@
 #include "lib/fileio.h"
+#include <ftw.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -157,4 +158,39 @@ FILE *pm_create_file(const char *path)
         errno = e;
     }
     return f;
+}
+
+int pm_cache_dir(char *buf, size_t len, struct pm_err *err)
+{
+    pm_cache_root(buf, len);
+    mode_t old = umask(077);
+    int made = pm_mkdirs(buf);
+    umask(old);
+    if (made < 0)
+        return pm_errf(err, "%s: %s", buf, strerror(errno));
+    struct stat st;
+    if (lstat(buf, &st) < 0)
+        return pm_errf(err, "%s: %s", buf, strerror(errno));
+    /* One an older pressmark made 0755 is ours: made private, not refused. */
+    if (S_ISDIR(st.st_mode) && st.st_uid == geteuid() && !(st.st_mode & 022) && (st.st_mode & 077) &&
+        chmod(buf, 0700) == 0)
+        st.st_mode &= ~(mode_t)077;
+    if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077))
+        return pm_errf(err, "the cache %s is not a private directory of this user (owner %u, mode %04o; accepted: "
+                       "yours, mode 0700; PRESSMARK_CACHE chooses another)", buf, (unsigned)st.st_uid,
+                       (unsigned)(st.st_mode & 07777));
+    return 0;
+}
+
+static int remove_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    return remove(path) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+int pm_remove_all(const char *path)
+{
+    return nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }

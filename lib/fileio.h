@@ -24,8 +24,15 @@ bool pm_in_path(const char *name);
  * path: pressmark runs as root and writes where users point it (--out,
  * --junit). NULL with errno set (ELOOP for a symlink). */
 FILE *pm_create_file(const char *path);
+/* rm -rf without following symlinks (a link is removed, not its target). */
+int pm_remove_all(const char *path);
 /* mkdir -p, 0755. */
 int pm_mkdirs(const char *path);
+/* pressmark's cache directory, made if missing (mode 0700) and checked: a
+ * directory of this user's that nobody else can write, or -1 with err
+ * saying why not (a root pressmark never builds or reads a cache another
+ * user could have planted). buf receives its path either way. */
+int pm_cache_dir(char *buf, size_t len, struct pm_err *err);
 /* pressmark's cache directory (generated trees, fetched baselines):
  * $PRESSMARK_CACHE, else $XDG_CACHE_HOME/pressmark, else ~/.cache/pressmark. */
 void pm_cache_root(char *buf, size_t len);

@@ -64,7 +64,8 @@ int fetch_baseline(const char *url, uint64_t max_bytes, char *path, size_t len, 
     if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)
         return pm_errf(err, "'%s' is not a baseline address (accepted: a path, file://, http:// or https:// URL)", url);
     char root[4096], dir[4200], etag_path[4400], lm_path[4400], tmp[4400];
-    pm_cache_root(root, sizeof root);
+    if (pm_cache_dir(root, sizeof root, err) < 0)
+        return -1;
     snprintf(dir, sizeof dir, "%s/baselines", root);
     if (pm_mkdirs(dir) < 0)
         return pm_errf(err, "%s: %s", dir, strerror(errno));

@@ -18,6 +18,19 @@ like "$show" "Average elapsed = [0-9]+:[0-9.]+ \(2 ok runs\)" "and the average o
 ge "$(metric small/j2 time.minflt | cut -d. -f1)" 1000 "wait4 on make counts its compilers' faults"
 ge "$(metric small/j2 time.nvcsw | cut -d. -f1)" 1 "and context switches"
 
+# The cache: a cached tree that is not what the generator wrote is made again
+# (its Makefile never runs), and a cache others can write is refused.
+tree=$(ls -d "$PRESSMARK_CACHE"/trees/*-f3-u100-h2-s1)
+printf 'vmlinux:\n\ttouch %s/pwned-make\nclean:\n\ttouch %s/pwned-make\n' "$TMP" "$TMP" > "$tree/Makefile"
+"$PM" run build --quiet --files 3 --unit-size 100 --headers 2 --jobs 2 --label retree 2>"$TMP/err"
+is "$(q "select status from run where label = 'retree'")" ok "a tampered cached tree: the run is ok"
+like "$(cat "$TMP/err")" "the cached tree .* is not what the generator wrote; generating it again" "  saying it was made again"
+ok "  and the tampered Makefile never ran" test ! -e "$TMP/pwned-make"
+mkdir -m 0777 "$TMP/opencache"
+PRESSMARK_CACHE="$TMP/opencache" bad "a cache directory others can write" \
+    "the cache .*/opencache is not a private directory of this user \(owner [0-9]+, mode 0777" \
+    run build --quiet --files 3 --unit-size 100 --headers 2 --jobs 2
+
 # The generated tree is the same for the same seed, and another for another.
 tree() { ls -d "$PRESSMARK_CACHE"/trees/v1-f3-u100-h2-s$1 2>/dev/null; }
 first=$(tree 1)

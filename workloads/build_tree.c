@@ -1,5 +1,7 @@
 #include "workloads/build_tree.h"
 #include <errno.h>
+#include <stdbool.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,16 +113,83 @@ static void remove_tree(const char *dir)
     rmdir(dir);
 }
 
+/* FNV-1a over one file's bytes, read without following a symlink; -1 when
+ * it cannot be read as a regular file of this user's. */
+static int digest_file(const char *path, uint64_t *h)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022)) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    unsigned char buf[65536];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) > 0)
+        for (ssize_t i = 0; i < n; i++) {
+            *h ^= buf[i];
+            *h *= 1099511628211ull;
+        }
+    close(fd);
+    return n < 0 ? -1 : 0;
+}
+
+/* The generated sources, in a fixed order, as one number: the tree is made
+ * only by the generator, so anything else (an edited Makefile) differs. */
+static int tree_digest(const char *dir, const struct tree_params *p, uint64_t *h)
+{
+    *h = 1469598103934665603ull;
+    char path[4300];
+    snprintf(path, sizeof path, "%s/Makefile", dir);
+    if (digest_file(path, h) < 0)
+        return -1;
+    for (unsigned hd = 0; hd < p->headers; hd++) {
+        snprintf(path, sizeof path, "%s/include/heavy%u.h", dir, hd);
+        if (digest_file(path, h) < 0)
+            return -1;
+    }
+    for (unsigned u = 0; u <= p->files; u++) {
+        if (u == p->files)
+            snprintf(path, sizeof path, "%s/main.c", dir);
+        else
+            snprintf(path, sizeof path, "%s/unit%u.c", dir, u);
+        if (digest_file(path, h) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* A cached tree is used only if it is still what the generator wrote; its
+ * Makefile runs as whoever runs pressmark. */
+static bool cached_tree_ok(const char *dir, const struct tree_params *p)
+{
+    char marker[4200], want[32] = "";
+    snprintf(marker, sizeof marker, "%s/.complete", dir);
+    uint64_t h;
+    if (pm_read_file(marker, want, sizeof want) < 0 || tree_digest(dir, p, &h) < 0)
+        return false;
+    char got[32];
+    snprintf(got, sizeof got, "%016llx", (unsigned long long)h);
+    return strcmp(got, want) == 0;
+}
+
 int build_tree_ensure(const struct tree_params *p, char *dir, size_t len, struct pm_err *err)
 {
     char root[4096];
-    pm_cache_root(root, sizeof root);
+    if (pm_cache_dir(root, sizeof root, err) < 0)
+        return -1;
     snprintf(dir, len, "%s/trees/v%d-f%u-u%u-h%u-s%llu", root, GENERATOR_VERSION, p->files, p->unit_size, p->headers,
              (unsigned long long)p->seed);
     char marker[4200];
     snprintf(marker, sizeof marker, "%s/.complete", dir);
-    if (pm_path_exists(marker))
+    if (cached_tree_ok(dir, p))
         return 0;
+    if (pm_path_exists(dir)) {
+        fprintf(stderr, "pressmark: the cached tree %s is not what the generator wrote; generating it again\n", dir);
+        if (pm_remove_all(dir) < 0)
+            return pm_errf(err, "%s: cannot remove it: %s", dir, strerror(errno));
+    }
     /* Generate beside it, then rename: a half-written tree is never used. */
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp%d", dir, (int)getpid());
@@ -131,16 +200,16 @@ int build_tree_ensure(const struct tree_params *p, char *dir, size_t len, struct
         return -1;
     }
     snprintf(marker, sizeof marker, "%s/.complete", tmp);
-    FILE *m = fopen(marker, "w");
-    if (!m || fclose(m) != 0) {
+    uint64_t h;
+    FILE *m = tree_digest(tmp, p, &h) == 0 ? fopen(marker, "w") : NULL;
+    if (!m || fprintf(m, "%016llx\n", (unsigned long long)h) < 0 || fclose(m) != 0) {
         remove_tree(tmp);
         return pm_errf(err, "%s: %s", marker, strerror(errno));
     }
     if (rename(tmp, dir) < 0) {
         int e = errno;
         remove_tree(tmp);
-        snprintf(marker, sizeof marker, "%s/.complete", dir);
-        if (pm_path_exists(marker))
+        if (cached_tree_ok(dir, p))
             return 0;                   /* another pressmark made it meanwhile */
         return pm_errf(err, "%s: %s", dir, strerror(e));
     }
