@@ -7,6 +7,10 @@ just enough to send exact frames and look at exact bytes.
   chat_peer.py frames HOST PORT    check the server's replies byte by byte
   chat_peer.py garbage HOST PORT   send an unknown id; the server must close
   chat_peer.py badserver PORTFILE  a server that answers Access with garbage
+  chat_peer.py storm HOST PORT N   N connections opened and dropped, some
+                                   after half a frame or a huge length; one
+                                   slow sender held open meanwhile (loopback,
+                                   bounded in count and in time)
 """
 import socket, struct, sys, time
 
@@ -120,6 +124,31 @@ def garbage(host, port):
     except (ConnectionResetError, socket.timeout) as e:
         return check(isinstance(e, ConnectionResetError), "the server closed the connection (%s)" % e)
 
+def storm(host, port, n):
+    n = int(n)
+    deadline = time.time() + 30
+    slow = socket.create_connection((host, int(port)), timeout=5)
+    half = access("Room1")
+    sent = 0
+    for i in range(n):
+        if time.time() > deadline:
+            break
+        s = socket.create_connection((host, int(port)), timeout=5)
+        kind = i % 4
+        if kind == 1:
+            s.sendall(half[: len(half) // 2])          # half a frame, then gone
+        elif kind == 2:
+            s.sendall(struct.pack(">Hi", 1, 1) + b"\xff\xff")  # a string that claims 64K
+        elif kind == 3:
+            s.sendall(b"\x00" * 7)                    # an id no packet has
+        s.close()
+        if i % 10 == 0 and sent < len(half):
+            slow.sendall(half[sent:sent + 1])         # the slow one: a byte now and then
+            sent += 1
+    slow.close()
+    print("ok storm of %d connections" % n)
+    return True
+
 def badserver(portfile):
     ls = socket.socket()
     ls.bind(("127.0.0.1", 0))
@@ -135,5 +164,5 @@ def badserver(portfile):
 
 if __name__ == "__main__":
     mode = sys.argv[1]
-    ok = {"frames": frames, "garbage": garbage, "badserver": badserver}[mode](*sys.argv[2:])
+    ok = {"frames": frames, "garbage": garbage, "badserver": badserver, "storm": storm}[mode](*sys.argv[2:])
     sys.exit(0 if ok else 1)

@@ -50,6 +50,26 @@ kill -TERM $srv; wait $srv
 is "$?" 0 "chat-server ends cleanly on SIGTERM"
 like "$(tail -1 "$TMP/server.out")" "^server collections [0-9]+ connections 5 chats 2$" "and reports its connections and chats"
 
+# Hostile clients: 2,000 connections opened and dropped (half frames, a
+# string claiming 64K, unknown ids) while one sends a byte now and then.
+"$PM" chat-server --listen 127.0.0.1:0 --heap 8M > "$TMP/storm.out" 2>&1 &
+srv2=$!
+cleanup_add "kill $srv2"
+wait_for grep -q '^port ' "$TMP/storm.out"
+port2=$(awk '/^port/ { print $2 }' "$TMP/storm.out")
+python3 "$PEER" frames 127.0.0.1 "$port2" >/dev/null
+rss0=$(awk '/^VmRSS:/ { print $2 }' /proc/$srv2/status)
+like "$(python3 "$PEER" storm 127.0.0.1 "$port2" 2000)" "^ok storm of 2000 connections" "a storm of 2,000 hostile connections"
+ok "the server is still there" kill -0 $srv2
+"$PM" run chat --quiet --server "127.0.0.1:$port2" --rooms 2 --users 5 --messages 20 --label after-storm
+id=$(last_run)
+is "$(q "select status from run where id = $id")" ok "and serves a real chat afterwards"
+is "$(imetric $id chat.received)" $(( 2 * 5 * 20 * 4 )) "  with exact counts"
+rss1=$(awk '/^VmRSS:/ { print $2 }' /proc/$srv2/status)
+ok "its memory stayed bounded ($rss0 kB before, $rss1 kB after)" test "$rss1" -lt $(( rss0 + 65536 ))
+kill -TERM $srv2; wait $srv2
+is "$?" 0 "and ends cleanly"
+
 # pressmark's client against a server that sends garbage: failed, quickly, never a hang.
 python3 "$PEER" badserver "$TMP/badport" &
 bad=$!
