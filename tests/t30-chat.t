@@ -66,7 +66,13 @@ id=$(last_run)
 is "$(q "select status from run where id = $id")" ok "and serves a real chat afterwards"
 is "$(imetric $id chat.received)" $(( 2 * 5 * 20 * 4 )) "  with exact counts"
 rss1=$(awk '/^VmRSS:/ { print $2 }' /proc/$srv2/status)
-ok "its memory stayed bounded ($rss0 kB before, $rss1 kB after)" test "$rss1" -lt $(( rss0 + 65536 ))
+if [ -n "${ASAN_OPTIONS:-}" ]; then
+    # Freed memory sits in ASan's quarantine (256 MB by default): RSS tells
+    # nothing here; LeakSanitizer checks the server's memory at its exit.
+    skip "AddressSanitizer's quarantine holds freed memory; the plain run checks the bound ($rss0 -> $rss1 kB)"
+else
+    ok "its memory stayed bounded ($rss0 kB before, $rss1 kB after)" test "$rss1" -lt $(( rss0 + 65536 ))
+fi
 kill -TERM $srv2; wait $srv2
 is "$?" 0 "and ends cleanly"
 
