@@ -29,7 +29,8 @@ static size_t utf8_seq(const unsigned char *p)
     return 0;
 }
 
-void utf8_sanitize(const char *s, char *buf, size_t len)
+/* s as valid UTF-8 in buf, each bad byte as U+FFFD. */
+static void utf8_sanitize(const char *s, char *buf, size_t len)
 {
     size_t o = 0;
     const unsigned char *p = (const unsigned char *)s;

@@ -34,7 +34,5 @@ void jw_bool(struct jw *j, const char *key, bool value);
 void jw_null(struct jw *j, const char *key);
 /* Write the document and a final newline; -1 when it could not be written. */
 int jw_end(struct jw *j);
-/* s as valid UTF-8 in buf (bad bytes as U+FFFD), for other writers too. */
-void utf8_sanitize(const char *s, char *buf, size_t len);
 
 #endif

@@ -201,7 +201,7 @@ void opt_value_text(const struct opt *o, const void *state, char *buf, size_t le
 }
 
 /* Is the option at its default? An option without one is at it while unset. */
-static bool at_default(const struct opt *o, const void *state, const char *text)
+static bool at_default(const struct opt *o, const char *text)
 {
     if (!o->def)
         return text[0] == '\0';
@@ -217,7 +217,6 @@ static bool at_default(const struct opt *o, const void *state, const char *text)
     if (opt_set(&shifted, &tmp, o->def, NULL) < 0)
         return false;
     opt_value_text(&shifted, &tmp, def, sizeof def);
-    (void)state;
     return strcmp(def, text) == 0;
 }
 
@@ -230,7 +229,7 @@ void opt_describe(const struct opt *table, const void *state, char *buf, size_t 
             continue;
         char v[1024];
         opt_value_text(o, state, v, sizeof v);
-        if (!v[0] || ((o->flags & OPT_DESCRIBE_SET) && at_default(o, state, v)))
+        if (!v[0] || ((o->flags & OPT_DESCRIBE_SET) && at_default(o, v)))
             continue;
         if (o->type == OPT_FLAG)
             n += (size_t)snprintf(buf + n, len - n, "%s--%s", n ? " " : "", o->name);

@@ -80,15 +80,26 @@ void quote_markdown(FILE *f, const char *s)
     }
 }
 
+/* A control character as the four characters \xNN. */
+static void hex_escape(unsigned char c, char out[5])
+{
+    static const char hex[] = "0123456789abcdef";
+    out[0] = '\\';
+    out[1] = 'x';
+    out[2] = hex[c >> 4];
+    out[3] = hex[c & 15];
+    out[4] = '\0';
+}
+
 static ssize_t terminal_write(void *cookie, const char *buf, size_t size)
 {
     FILE *f = cookie;
-    static const char hex[] = "0123456789abcdef";
     for (size_t i = 0; i < size; i++) {
         unsigned char c = (unsigned char)buf[i];
         int rc;
         if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
-            char esc[5] = { '\\', 'x', hex[c >> 4], hex[c & 15], 0 };
+            char esc[5];
+            hex_escape(c, esc);
             rc = fputs(esc, f);
         } else {
             rc = fputc(c, f);
@@ -112,14 +123,11 @@ FILE *quote_terminal_stream(FILE *f)
 
 void quote_terminal(const char *s, char *buf, size_t len)
 {
-    static const char hex[] = "0123456789abcdef";
     size_t o = 0;
     for (const unsigned char *p = (const unsigned char *)s; *p && o + 5 < len; p++) {
         if (*p < 0x20 || *p == 0x7f) {
-            buf[o++] = '\\';
-            buf[o++] = 'x';
-            buf[o++] = hex[*p >> 4];
-            buf[o++] = hex[*p & 15];
+            hex_escape(*p, buf + o);
+            o += 4;
         } else {
             buf[o++] = (char)*p;
         }

@@ -47,18 +47,33 @@ const char *undo_state_dir(void)
     return state_dir;
 }
 
+/* The journal tells recovery what to write, kill and remove, as root: it
+ * is kept and acted on only where nobody but this user (and, for reading,
+ * root) can write. */
+static int check_private(const char *path, bool dir, bool root_ok, char *why, size_t len)
+{
+    struct stat st;
+    if (lstat(path, &st) < 0) {
+        snprintf(why, len, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    if ((dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)) || (st.st_uid != geteuid() && !(root_ok && st.st_uid == 0)) ||
+        (st.st_mode & 022)) {
+        snprintf(why, len, "%s is not a private %s of this user (owner %u, mode %04o)", path, dir ? "directory" : "file",
+                 (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+        return -1;
+    }
+    return 0;
+}
+
 static int ensure_state_dir(struct pm_err *err)
 {
     const char *dir = undo_state_dir();
     if (mkdir(dir, 0700) < 0 && errno != EEXIST)
         return pm_errf(err, "%s: %s", dir, strerror(errno));
-    struct stat st;
-    if (lstat(dir, &st) < 0)
-        return pm_errf(err, "%s: %s", dir, strerror(errno));
-    /* The journal names paths that are unlinked and processes that are
-     * killed on recovery: nobody else may be able to write it. */
-    if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022))
-        return pm_errf(err, "%s: not a private directory of this user; refusing to keep state there", dir);
+    char why[700];
+    if (check_private(dir, true, false, why, sizeof why) < 0)
+        return pm_errf(err, "%s; refusing to keep state there", why);
     return 0;
 }
 
@@ -403,25 +418,6 @@ int undo_all(char *summary, size_t len)
     return failures ? -1 : 0;
 }
 
-/* The journal tells recovery what to write, kill and remove, as root: it
- * is acted on only when it and its directory are this user's (or root's)
- * and nobody else can write them. */
-static int check_private(const char *path, bool dir, char *why, size_t len)
-{
-    struct stat st;
-    if (lstat(path, &st) < 0) {
-        snprintf(why, len, "%s: %s", path, strerror(errno));
-        return -1;
-    }
-    if ((dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)) || (st.st_uid != geteuid() && st.st_uid != 0) ||
-        (st.st_mode & 022)) {
-        snprintf(why, len, "%s is not a private %s of this user (owner %u, mode %04o)", path, dir ? "directory" : "file",
-                 (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
-        return -1;
-    }
-    return 0;
-}
-
 /* The places pressmark changes: a journal entry naming anything else was
  * not written by pressmark and is not acted on. */
 static bool ours(enum undo_kind kind, const char *a)
@@ -458,7 +454,7 @@ static bool ours(enum undo_kind kind, const char *a)
 static void remove_stale_swapfiles(void)
 {
     char why[700];
-    if (geteuid() != 0 || check_private(PM_SWAP_DIR, true, why, sizeof why) < 0)
+    if (geteuid() != 0 || check_private(PM_SWAP_DIR, true, false, why, sizeof why) < 0)
         return;
     char swaps[16384] = "";
     pm_read_file("/proc/swaps", swaps, sizeof swaps);
@@ -506,7 +502,8 @@ int undo_recover(void)
         return 0;
     }
     char why[700];
-    if (check_private(undo_state_dir(), true, why, sizeof why) < 0 || check_private(path, false, why, sizeof why) < 0) {
+    if (check_private(undo_state_dir(), true, true, why, sizeof why) < 0 ||
+        check_private(path, false, true, why, sizeof why) < 0) {
         fprintf(stderr, "pressmark: not acting on the undo journal %s: %s\n", path, why);
         fclose(f);
         close(fd);

@@ -1,4 +1,5 @@
 #include "store/runinfo.h"
+#include "lib/alloc.h"
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,15 +122,10 @@ int run_select(struct pm_db *db, const char *selector, int64_t **ids, struct pm_
     size_t n = 0, cap = 0;
     int64_t *v = NULL;
     while (sqlite3_step(st) == SQLITE_ROW) {
-        if (n == cap) {
-            cap = cap ? cap * 2 : 16;
-            int64_t *nv = realloc(v, cap * sizeof *nv);
-            if (!nv) {
-                free(v);
-                sqlite3_finalize(st);
-                return pm_errf(err, "out of memory");
-            }
-            v = nv;
+        if (ALLOC_GROW(v, n + 1, cap) < 0) {
+            free(v);
+            sqlite3_finalize(st);
+            return pm_errf(err, "out of memory");
         }
         v[n++] = sqlite3_column_int64(st, 0);
     }

@@ -1,4 +1,5 @@
 #include "store/timeseries.h"
+#include "lib/alloc.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,15 +76,10 @@ int timeseries_load(struct pm_db *db, int64_t run_id, struct timeseries *ts, str
     size_t cap = 0, rows = 0;
     double (*raw)[R_N + 1] = NULL;
     while (sqlite3_step(st) == SQLITE_ROW) {
-        if (rows == cap) {
-            cap = cap ? cap * 2 : 256;
-            void *nr = realloc(raw, cap * sizeof *raw);
-            if (!nr) {
-                free(raw);
-                sqlite3_finalize(st);
-                return pm_errf(err, "out of memory");
-            }
-            raw = nr;
+        if (ALLOC_GROW(raw, rows + 1, cap) < 0) {
+            free(raw);
+            sqlite3_finalize(st);
+            return pm_errf(err, "out of memory");
         }
         raw[rows][0] = (double)sqlite3_column_int64(st, 0) / 1e9;
         for (int r = 0; r < R_N; r++)
