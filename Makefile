@@ -4,7 +4,7 @@
 # build/tsan for ThreadSanitizer.
 CC      ?= cc
 B       ?= build
-PKGS    := sqlite3 libcurl zlib jansson
+PKGS    := sqlite3 libcurl zlib jansson inih
 # CFLAGS is yours to set (make CFLAGS=-O0); what the code needs is in PM_CFLAGS.
 CFLAGS  ?= -O2 -g
 # A warning flag goes in only when this compiler knows it, so gcc-only
@@ -24,12 +24,16 @@ LIB_SRC  := $(filter-out cmd/main.c,$(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)
 UNIT_SRC := $(wildcard tests/unit_*.c)
 UNIT_BIN := $(UNIT_SRC:%.c=$(B)/%.t)
+# Fuzz harnesses (fuzz/fuzz_NAME.c): replay drivers for the committed
+# corpora in every build, libFuzzer binaries for make fuzz.
+FUZZERS  := $(patsubst fuzz/fuzz_%.c,%,$(wildcard fuzz/fuzz_*.c))
+REPLAY_BIN := $(FUZZERS:%=$(B)/fuzz/%.replay) $(B)/fuzz/writers-emit
 
 # The version: git describe in a clone, else what the package says.
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || cat VERSION 2>/dev/null || echo unknown)
 
-.PHONY: all test check tsan bench clean fresh-root layering FORCE
-all: pressmark $(UNIT_BIN)
+.PHONY: all test check tsan bench clean fresh-root layering fuzz fuzz-build FORCE
+all: pressmark $(UNIT_BIN) $(REPLAY_BIN)
 
 $(B)/libpressmark.a: $(LIB_OBJ)
 	$(AR) rcs $@ $^
@@ -46,6 +50,11 @@ $(B)/tests/unit_%.t: tests/unit_%.c tests/tap.h $(B)/libpressmark.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(PM_CFLAGS) -o $@ $< $(B)/libpressmark.a $(LDLIBS)
 
+$(B)/fuzz/%.replay: $(B)/fuzz/fuzz_%.o $(B)/fuzz/replay.o $(B)/fuzz/split.o $(B)/libpressmark.a
+	$(CC) $(CFLAGS) $(PM_CFLAGS) -o $@ $^ $(LDLIBS)
+$(B)/fuzz/writers-emit: $(B)/fuzz/writers_emit.o $(B)/fuzz/split.o $(B)/libpressmark.a
+	$(CC) $(CFLAGS) $(PM_CFLAGS) -o $@ $^ $(LDLIBS)
+
 # Only a changed version rebuilds version.o.
 $(B)/version.txt: FORCE
 	@mkdir -p $(@D); echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' > $@
@@ -56,7 +65,7 @@ $(B)/lib/version.o: PM_CFLAGS += -DPM_VERSION='"$(VERSION)"'
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(PM_CFLAGS) -MMD -MP -c -o $@ $<
--include $(LIB_OBJ:.o=.d) $(B)/cmd/main.d
+-include $(LIB_OBJ:.o=.d) $(B)/cmd/main.d $(wildcard $(B)/fuzz/*.d)
 
 # prove runs the unit binaries and the shell tests alike (both speak TAP),
 # outside make's environment: MAKEFLAGS would carry this make's variables
@@ -79,7 +88,8 @@ check: layering
 	$(MAKE) B=build/check CFLAGS="$(SAN)" build/check/pressmark $(UNIT_SRC:%.c=build/check/%.t)
 	$(call run-tests,build/check,ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1)
 
-# ThreadSanitizer over the threaded code: sampler, heartbeat, chat. Every
+# ThreadSanitizer over the threaded code: sampler, heartbeat, chat, the
+# suite's live progress (drawn from the sampler thread). Every
 # process writes its reports to build/tsan/report.PID; any report fails the
 # target, also from a process whose exit status no test looks at.
 tsan:
@@ -87,8 +97,22 @@ tsan:
 	rm -f build/tsan/report.*
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PRESSMARK_BIN=$(abspath build/tsan/pressmark) \
 	    TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:log_path=$(abspath build/tsan/report) \
-	    prove -f tests/t10-record.t tests/t30-chat.t
+	    prove -f tests/t10-record.t tests/t30-chat.t tests/t70-suite.t
 	@if ls build/tsan/report.* >/dev/null 2>&1; then cat build/tsan/report.*; echo "make tsan: ThreadSanitizer reports above"; exit 1; fi
+
+# libFuzzer over each harness for FUZZ_TIME seconds (default 600), new
+# inputs merged into the committed corpora: make fuzz FUZZ_TIME=60
+# FUZZERS="proc units". Needs clang; crashes land in build/fuzz/.
+FUZZ_TIME ?= 600
+FUZZ_SAN := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
+fuzz: fuzz-build
+	fuzz/run.sh $(FUZZ_TIME) $(FUZZERS)
+fuzz-build:
+	$(MAKE) CC=clang B=build/fuzz CFLAGS="$(FUZZ_SAN)" build/fuzz/libpressmark.a $(FUZZERS:%=build/fuzz/fuzz/fuzz_%.o) build/fuzz/fuzz/split.o
+	@for f in $(FUZZERS); do \
+	    clang $(subst fuzzer-no-link,fuzzer,$(FUZZ_SAN)) -o build/fuzz/$$f.fuzz build/fuzz/fuzz/fuzz_$$f.o build/fuzz/fuzz/split.o \
+	        build/fuzz/libpressmark.a $(LDLIBS) || exit 1; \
+	done
 
 # Includes only point down (layering.txt); a test adds one that points up
 # and checks that this target fails.

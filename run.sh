@@ -1,6 +1,6 @@
 #!/bin/bash
 # The two commands anyone types:
-#   ./run.sh        set up, build, run the default suite and show its results
+#   ./run.sh        set up, build, run a reference suite and show its report
 #   ./run.sh test   set up, build, run the whole test suite
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -11,9 +11,9 @@ cd "$(dirname "$0")"
 # findutils, mawk, util-linux's setpriv, mkswap and findmnt, perl-base).
 # tests/fresh-root.sh proves it on a bare debootstrap root.
 PACKAGES=(
-    gcc make pkg-config libsqlite3-dev libcurl4-openssl-dev libgsl-dev zlib1g-dev libjansson-dev  # build
+    gcc make pkg-config libsqlite3-dev libcurl4-openssl-dev libgsl-dev zlib1g-dev libjansson-dev libinih-dev  # build
     gnuplot-nox linux-perf                                                       # plot, --profile
-    sqlite3 perl procps iproute2 python3 curl ca-certificates                    # tests: sqlite3, prove, pgrep, ip netns, peers, HTTP
+    sqlite3 perl procps iproute2 python3 curl ca-certificates openssl            # tests: sqlite3, prove, pgrep, ip netns, peers, HTTP, TLS
     victoria-metrics chromium                                                    # tests: push target, HTML report in a browser
     rt-tests                                                                     # bench: hackbench
 )
@@ -48,7 +48,7 @@ build() {
 case "${1:-main}" in
     main)
         setup; build
-        exec suites/default.sh
+        exec suites/main.sh
         ;;
     test)
         setup; build

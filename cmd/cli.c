@@ -1,4 +1,5 @@
 #include "cmd/cli.h"
+#include "workloads/workload.h"
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -87,12 +88,28 @@ int cmd_open_db(struct pm_db *db, const char *cmd)
     return 0;
 }
 
+int cli_check_workload(void *state, const char *value, struct pm_err *err)
+{
+    (void)state;
+    if (workload_find(value))
+        return 0;
+    char names[256] = "";
+    size_t n = 0;
+    for (size_t i = 0; pm_workloads[i] && n < sizeof names; i++)
+        n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", i ? ", " : "", pm_workloads[i]->name);
+    return pm_errf(err, "'%s' is not a workload (accepted: %s)", value, names);
+}
+
 /* The run options' setters where a field alone does not say it all. */
 static int set_label(void *state, const char *value, struct pm_err *err)
 {
     struct run_opts *ro = state;
     if (!value[0] || strlen(value) >= sizeof ro->label_buf)
         return pm_errf(err, "'%s' is not a label (accepted: 1 to %zu characters)", value, sizeof ro->label_buf - 1);
+    /* "--label -- make" would take "--" for the label and lose the command. */
+    if (value[0] == '-')
+        return pm_errf(err, "'%s' is not a label (accepted: 1 to %zu characters, not starting with '-'; "
+                       "was the label left out?)", value, sizeof ro->label_buf - 1);
     snprintf(ro->label_buf, sizeof ro->label_buf, "%s", value);
     return 0;
 }
@@ -130,10 +147,15 @@ static int set_profile(void *state, const char *value, struct pm_err *err)
 static int set_mem_cap(void *state, const char *value, struct pm_err *err)
 {
     struct run_opts *ro = state;
+    if (strcmp(value, "none") == 0) {       /* a suite's axis: the uncapped cell */
+        ro->env.has_cap = false;
+        ro->env.mem_cap = 0;
+        return 0;
+    }
     int64_t total_kb = pm_meminfo_kb("MemTotal");
     uint64_t v;
     if (pm_parse_size(value, total_kb > 0 ? (uint64_t)total_kb * 1024 : 0, &v) < 0 || v < (4ull << 20))
-        return pm_errf(err, "'%s' is not a memory cap (accepted: %s; at least 4M)", value, PM_SIZE_FORMS);
+        return pm_errf(err, "'%s' is not a memory cap (accepted: %s; at least 4M; or none)", value, PM_SIZE_FORMS);
     /* A cap at or above MemTotal caps nothing: the run would measure an
      * uncapped machine under a capped label. */
     if (total_kb > 0 && v >= (uint64_t)total_kb * 1024) {
@@ -171,8 +193,9 @@ static int set_swap(void *state, const char *value, struct pm_err *err)
 {
     struct swap_config *sw = &((struct run_opts *)state)->env.swap;
     if (swap_parse(value, sw) < 0)
-        return pm_errf(err, "'%s' is not a swap set-up (accepted: SIZE for a swap file, zram:SIZE or "
-                       "zram:SIZE:ALGO, SIZE at least 1M, e.g. 256M, zram:512M:lz4)", value);
+        return pm_errf(err, "'%s' is not a swap set-up (accepted: SIZE or file:SIZE for a swap file, zram:SIZE or "
+                       "zram:SIZE:ALGO, SIZE at least 1M or a share of MemTotal, e.g. 256M, 25%%, zram:512M:lz4; "
+                       "or none)", value);
     return swap_check_fits(sw, err);
 }
 
@@ -220,7 +243,7 @@ const struct opt pm_run_options[] = {
 
 const struct opt pm_env_options[] = {
     { .name = "mem-cap", .type = OPT_CALLBACK, .set = set_mem_cap, .metavar = "SIZE|PCT",
-      .help = "cap the workload's memory (e.g. 64M, 3G, 75% of MemTotal)" },
+      .help = "cap the workload's memory (e.g. 64M, 3G, 75% of MemTotal; none: no cap)" },
     { .name = "cap-method", .type = OPT_CHOICE, .offset = RO(env.method), .metavar = "M", .words = cap_method_names,
       .noun = "cap method", .help = "auto|cgroup2|cgroup1|balloon|none (auto: cgroup2, then cgroup1, then balloon)" },
     { .name = "swap-cap", .type = OPT_CALLBACK, .set = set_swap_cap, .metavar = "SIZE",
@@ -228,7 +251,7 @@ const struct opt pm_env_options[] = {
     { .name = "mem-high", .type = OPT_CALLBACK, .set = set_mem_high, .metavar = "SIZE",
       .help = "cgroup v2 memory.high, the throttling point below the cap" },
     { .name = "swap", .type = OPT_CALLBACK, .set = set_swap, .metavar = "SIZE|zram:SIZE[:ALGO]",
-      .help = "a temporary swap file of SIZE for the run, or a zram swap device" },
+      .help = "a temporary swap file of SIZE (or file:SIZE) for the run, or a zram swap device; none: no swap" },
     { .name = "zswap", .type = OPT_CALLBACK, .set = set_zswap, .metavar = "on|off", .help = "switch zswap for the run" },
     { .name = "sysctl", .type = OPT_CALLBACK, .set = set_sysctl, .metavar = "vm.NAME=VALUE",
       .help = "set a VM sysctl for the run (repeatable)" },
@@ -253,29 +276,37 @@ void run_opts_defaults(struct run_opts *ro)
     ro->env.method = CAP_AUTO;
 }
 
-int run_opts_finish(struct run_opts *ro, const char *cmd)
+int run_opts_check(struct run_opts *ro, struct pm_err *err)
 {
     struct env_config *e = &ro->env;
     if (e->has_mem_high && !e->has_cap)
-        return pm_usage(cmd, "--mem-high: needs --mem-cap (memory.high is a point below the cap)");
+        return pm_errf(err, "--mem-high: needs --mem-cap (memory.high is a point below the cap)");
     if (e->has_swap_cap && !e->has_cap)
-        return pm_usage(cmd, "--swap-cap: needs --mem-cap (it limits the capped workload's swap)");
+        return pm_errf(err, "--swap-cap: needs --mem-cap (it limits the capped workload's swap)");
     if (e->has_mem_high && e->mem_high > e->mem_cap)
-        return pm_usage(cmd, "--mem-high: %llu bytes is above the cap of %llu bytes (accepted: at most the cap)",
-                        (unsigned long long)e->mem_high, (unsigned long long)e->mem_cap);
+        return pm_errf(err, "--mem-high: %llu bytes is above the cap of %llu bytes (accepted: at most the cap)",
+                       (unsigned long long)e->mem_high, (unsigned long long)e->mem_cap);
     if (e->has_cap) {
         enum cap_method got;
-        struct pm_err err;
-        if (env_resolve_method(e->method, &got, &err) < 0)
-            return pm_usage(cmd, "--cap-method: %s", err.msg);
+        struct pm_err merr;
+        if (env_resolve_method(e->method, &got, &merr) < 0)
+            return pm_errf(err, "--cap-method: %s", merr.msg);
         if (got == CAP_BALLOON && (e->has_swap_cap || e->has_mem_high))
-            return pm_usage(cmd, "--cap-method: the balloon caps the whole system; --swap-cap and --mem-high need cgroup1 or cgroup2");
+            return pm_errf(err, "--cap-method: the balloon caps the whole system; --swap-cap and --mem-high need cgroup1 or cgroup2");
         if (got == CAP_CGROUP1 && e->has_mem_high)
-            return pm_usage(cmd, "--mem-high: needs cgroup v2 (accepted with --cap-method cgroup2)");
+            return pm_errf(err, "--mem-high: needs cgroup v2 (accepted with --cap-method cgroup2)");
     }
     if (env_changes_machine(e) && geteuid() != 0)
-        return pm_usage(cmd, "--mem-cap, --swap, --zswap, --sysctl and --thp change the machine and need root "
-                        "(run as root, or without them)");
+        return pm_errf(err, "--mem-cap, --swap, --zswap, --sysctl and --thp change the machine and need root "
+                       "(run as root, or without them)");
+    return 0;
+}
+
+int run_opts_finish(struct run_opts *ro, const char *cmd)
+{
+    struct pm_err err;
+    if (run_opts_check(ro, &err) < 0)
+        return pm_usage(cmd, "%s", err.msg);
     return 0;
 }
 

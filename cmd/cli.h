@@ -39,6 +39,9 @@ void cmd_settle_status(struct run_info *ri);
  * databases); cmd_output_done, called by main, ends it. */
 void cmd_human_output(void);
 void cmd_output_done(void);
+/* The check of a --workload option (OPT_STRING's set): a name the
+ * registry knows, or the one-line error listing them. */
+int cli_check_workload(void *state, const char *value, struct pm_err *err);
 /* The option table of --db, for commands that take nothing else of the
  * run options. */
 extern const struct opt pm_db_option[];
@@ -68,6 +71,8 @@ void run_opts_defaults(struct run_opts *ro);
 /* Check the options together once all are parsed (root, cap method here,
  * mem-high below the cap). Returns 0, or 2 after printing the one line. */
 int run_opts_finish(struct run_opts *ro, const char *cmd);
+/* The same checks, the reason in err instead of printed (suite files). */
+int run_opts_check(struct run_opts *ro, struct pm_err *err);
 /* Fill the plan's common fields from the options. */
 void run_opts_to_plan(const struct run_opts *ro, struct run_plan *plan);
 
@@ -83,5 +88,6 @@ int cmd_report(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_push(int argc, char **argv);
 int cmd_chat_server(int argc, char **argv);
+int cmd_suite(int argc, char **argv);
 
 #endif

@@ -8,6 +8,7 @@
 #include "cmd/cli.h"
 #include "lib/fileio.h"
 #include "cmd/parse.h"
+#include "cmd/suite_view.h"
 #include "reports/compare.h"
 #include "reports/compare_fmt.h"
 #include "reports/verdict.h"
@@ -16,6 +17,7 @@
 #include "store/foreign_db.h"
 
 #define MAX_ITEMS 64
+#define MAX_CELLS 1024
 
 struct compare_opts {
     char baseline[256], workload[64], baseline_db[4096], junit[4096];
@@ -25,6 +27,8 @@ struct compare_opts {
     double alpha, pct;
     uint64_t max_download;
     unsigned format;
+    bool has_suite;
+    int64_t suite_id;            /* 0: the newest */
 };
 
 static int add_metric_opt(void *state, const char *value, struct pm_err *err)
@@ -51,11 +55,26 @@ static int set_judge(void *state, const char *value, struct pm_err *err)
     return 0;
 }
 
+static int set_suite(void *state, const char *value, struct pm_err *err)
+{
+    struct compare_opts *o = state;
+    o->has_suite = true;
+    if (!value[0])
+        return 0;
+    char *end;
+    long long id = strtoll(value, &end, 10);
+    if (*end || id <= 0)
+        return pm_errf(err, "'%s' is not a suite id (accepted: a number from 'pressmark suite list', or none for "
+                       "the newest)", value);
+    o->suite_id = id;
+    return 0;
+}
+
 #define CO(field) offsetof(struct compare_opts, field)
 #define STR(field) .type = OPT_STRING, .offset = CO(field), .size = sizeof(((struct compare_opts *)0)->field)
 static const struct opt compare_options[] = {
     { .name = "baseline", STR(baseline), .metavar = "LABEL", .help = "the label the others are compared with" },
-    { .name = "workload", STR(workload), .metavar = "W", .help = "only this workload's runs" },
+    { .name = "workload", STR(workload), .metavar = "W", .set = cli_check_workload, .help = "only this workload's runs" },
     { .name = "metric", .type = OPT_CALLBACK, .set = add_metric_opt, .metavar = "M",
       .help = "compare this metric too (repeatable)" },
     { .name = "long", .type = OPT_FLAG, .offset = CO(long_view), .help = "mmtests' layout: every metric, with p and CI" },
@@ -77,6 +96,10 @@ static const struct opt compare_options[] = {
               "                         (default 5) and significantly so; 0 when none is; 2 when it cannot judge\n"
               "                         (no baseline, fewer than 2 runs a side, failed or oom runs the baseline\n"
               "                         did not have)" },
+    { .name = "suite", .type = OPT_CALLBACK, .set = set_suite, .metavar = "[ID]", .flags = OPT_OPTIONAL,
+      .help = "compare a suite's cells, its own runs only (default: the newest suite): a table per\n"
+              "                         workload, a row per cell, against its baseline cell; two axes also as\n"
+              "                         rows x columns" },
     { .name = "junit", STR(junit), .metavar = "FILE",
       .help = "JUnit XML: a testsuite per workload, a testcase per label x metric" },
     { .type = OPT_END },
@@ -183,7 +206,7 @@ static int write_junit(const char *path, struct comparison *const *cs, size_t n,
 /* Build, judge and write one comparison per workload. Returns 0, or 2
  * when one could not be built (nothing is judged then). */
 static int compare_all(struct pm_db *db, const struct compare_opts *o, char **labels, size_t nlabels,
-                       struct foreign_db *fdb, char **workloads, size_t nw)
+                       struct foreign_db *fdb, char **workloads, size_t nw, const struct suite_view *sv)
 {
     struct comparison *cmps = calloc(nw, sizeof *cmps);
     struct comparison **cptrs = calloc(nw, sizeof *cptrs);
@@ -207,11 +230,22 @@ static int compare_all(struct pm_db *db, const struct compare_opts *o, char **la
                                       .baseline_db = o->baseline_db[0] ? &fdb->db : NULL,
                                       .baseline_db_name = o->baseline_db, .metrics = o->metrics,
                                       .nmetrics = o->nmetrics, .long_view = o->long_view, .alpha = o->alpha };
-        if (compare_build(db, &rq, &cmps[i], &err) < 0) {
+        const char *slabels[MAX_CELLS], *saxes[MAX_CELLS];
+        if (sv) {
+            /* The suite's cells of this workload, its baseline cell first. */
+            rq.nlabels = suite_view_labels(sv, workloads[i], slabels, saxes, MAX_CELLS);
+            rq.labels = slabels;
+            rq.baseline = NULL;
+            rq.suite_uuid = sv->rec.uuid;
+        }
+        if (compare_build(db, &rq, &cmps[i], &err) < 0 ||
+            (sv && compare_grid(&cmps[i], saxes, &err) < 0)) {
             compare_free(&cmps[i]);
             rc = pm_usage("compare", "%s", err.msg);
             break;
         }
+        if (sv)
+            snprintf(cmps[i].suite, sizeof cmps[i].suite, "%s", sv->title);
         cptrs[built++] = &cmps[i];
         int v = o->judge ? verdict_judge(&cmps[i], o->pct, findings, sizeof findings) : VERDICT_OK;
         if (v == VERDICT_REGRESSED || (v == VERDICT_UNJUDGED && verdict == VERDICT_OK))
@@ -249,14 +283,42 @@ int cmd_compare(int argc, char **argv)
     struct foreign_db fdb = { 0 };
     char **workloads = NULL;
     size_t nw = 0;
-    int rc = check_labels(&db, &o, labels, nlabels);
+    struct suite_view sv;
+    bool have_sv = false;
+    int rc = 0;
+    if (o.has_suite) {
+        struct pm_err err;
+        if (nlabels || o.baseline_db[0] || o.baseline[0])
+            rc = pm_usage("compare", "--suite: compares the suite's cells against its baseline cell; it takes no "
+                          "labels, --baseline or --baseline-db");
+        else if (suite_view_load(&db, o.suite_id, &sv, &err) < 0)
+            rc = pm_usage("compare", "--suite: %s", err.msg);
+        else
+            have_sv = true;
+        if (have_sv) {
+            const char *ws[64];
+            size_t n = suite_view_workloads(&sv, ws, 64);
+            workloads = calloc(n ? n : 1, sizeof *workloads);
+            for (size_t i = 0; workloads && i < n; i++)
+                if (!o.workload[0] || strcmp(o.workload, ws[i]) == 0)
+                    workloads[nw++] = strdup(ws[i]);
+            if (!workloads)
+                rc = pm_usage("compare", "out of memory");
+            else if (nw == 0)
+                rc = pm_usage("compare", "--workload: %s has no cells of workload %s", sv.title, o.workload);
+        }
+    } else {
+        rc = check_labels(&db, &o, labels, nlabels);
+    }
     if (rc == 0 && o.baseline_db[0])
         rc = open_baseline(&o, &fdb);
     bool have_fdb = rc == 0 && o.baseline_db[0];
-    if (rc == 0)
+    if (rc == 0 && !have_sv)
         rc = pick_workloads(&db, &o, labels, nlabels, &workloads, &nw);
     if (rc == 0)
-        rc = compare_all(&db, &o, labels, nlabels, &fdb, workloads, nw);
+        rc = compare_all(&db, &o, labels, nlabels, &fdb, workloads, nw, have_sv ? &sv : NULL);
+    if (have_sv)
+        suite_view_free(&sv);
     if (have_fdb)
         foreign_db_close(&fdb);
     for (size_t i = 0; i < nw; i++)

@@ -22,7 +22,7 @@ static const struct opt list_options[] = {
     { .name = "label", .type = OPT_STRING, .offset = LO(label), .size = sizeof(((struct list_opts *)0)->label),
       .metavar = "L", .help = "only this label's runs" },
     { .name = "workload", .type = OPT_STRING, .offset = LO(workload),
-      .size = sizeof(((struct list_opts *)0)->workload), .metavar = "W", .help = "only this workload's runs" },
+      .size = sizeof(((struct list_opts *)0)->workload), .metavar = "W", .set = cli_check_workload, .help = "only this workload's runs" },
     { .name = "format", .type = OPT_CHOICE, .offset = LO(format), .metavar = "F", .words = text_json,
       .noun = "format", .help = "text or json (default text)" },
     { .type = OPT_END },

@@ -21,7 +21,7 @@ struct plot_opts {
 #define PO(field) offsetof(struct plot_opts, field)
 static const struct opt plot_options[] = {
     { .name = "workload", .type = OPT_STRING, .offset = PO(workload),
-      .size = sizeof(((struct plot_opts *)0)->workload), .metavar = "W", .help = "only this workload" },
+      .size = sizeof(((struct plot_opts *)0)->workload), .metavar = "W", .set = cli_check_workload, .help = "only this workload" },
     { .name = "out", .type = OPT_STRING, .offset = PO(out), .size = sizeof(((struct plot_opts *)0)->out),
       .metavar = "DIR", .def = "out/plots", .help = "where the charts go" },
     { .name = "format", .type = OPT_CHOICE, .offset = PO(svg), .metavar = "F", .def = "png", .words = chart_formats,

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "cmd/cli.h"
+#include "cmd/run_progress.h"
 #include "cmd/parse.h"
 #include "harness/run.h"
 #include "workloads/workload.h"
@@ -38,7 +39,10 @@ int cmd_record(int argc, char **argv)
     struct run_plan plan = { .wl = wl, .wl_state = state };
     run_opts_to_plan(&ro, &plan);
     run_block_signals();
+    struct run_progress rp;
+    run_progress_attach(&rp, &plan);
     int rc = run_plan_execute(&plan);
+    run_progress_detach(&rp);
     free(state);
     return rc;
 }

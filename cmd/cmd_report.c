@@ -1,27 +1,80 @@
-/* pressmark report: one self-contained HTML page of everything stored. */
+/* pressmark report: one self-contained HTML page about an experiment: a
+ * suite's cells, or every label in the database. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "cmd/cli.h"
 #include "cmd/parse.h"
+#include "cmd/suite_view.h"
 #include "store/db.h"
 #include "reports/html_report.h"
 
+struct report_opts {
+    char out[4096];
+    bool has_suite;
+    int64_t suite_id;
+};
+
+static int set_suite(void *state, const char *value, struct pm_err *err)
+{
+    struct report_opts *o = state;
+    o->has_suite = true;
+    if (!value[0])
+        return 0;
+    char *end;
+    long long id = strtoll(value, &end, 10);
+    if (*end || id <= 0)
+        return pm_errf(err, "'%s' is not a suite id (accepted: a number from 'pressmark suite list', or none for "
+                       "the newest)", value);
+    o->suite_id = id;
+    return 0;
+}
+
 static const struct opt report_options[] = {
-    { .name = "out", .type = OPT_STRING, .offset = 0, .size = 4096, .metavar = "DIR", .def = "out/report",
-      .help = "where report.html and its charts go" },
+    { .name = "out", .type = OPT_STRING, .offset = offsetof(struct report_opts, out), .size = 4096, .metavar = "DIR",
+      .def = "out/report", .help = "where report.html and its charts go" },
+    { .name = "suite", .type = OPT_CALLBACK, .set = set_suite, .metavar = "[ID]", .flags = OPT_OPTIONAL,
+      .help = "the page of a suite (default: the newest): its question, its cells against its baseline\n"
+              "                         cell, its own runs only" },
     { .type = OPT_END },
 };
 
+/* The suite's parts: per workload its cells' labels, axes and notes. */
+static int suite_scope(struct pm_db *db, const struct suite_view *sv, struct report_scope *scope,
+                       struct report_part *parts, const char **labels, const char **axes, const char **notes,
+                       char (*note_text)[96], struct pm_err *err)
+{
+    if (suite_view_notes(db, sv, note_text, err) < 0)
+        return -1;
+    const char *ws[64];
+    size_t nw = suite_view_workloads(sv, ws, 64), used = 0;
+    for (size_t w = 0; w < nw; w++) {
+        size_t n = suite_view_labels(sv, ws[w], labels + used, axes + used, sv->ncells - used);
+        for (size_t i = 0; i < n; i++)
+            for (size_t c = 0; c < sv->ncells; c++)
+                if (sv->cells[c].label == labels[used + i])
+                    notes[used + i] = note_text[c];
+        parts[w] = (struct report_part){ .workload = ws[w], .labels = labels + used, .axes = axes + used,
+                                         .notes = notes + used, .n = n };
+        used += n;
+    }
+    *scope = (struct report_scope){ .title = sv->title, .question = sv->question, .suite_uuid = sv->rec.uuid,
+                                    .parts = parts, .nparts = nw };
+    return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
-    char out[4096];
-    const struct cmd_group groups[] = { { NULL, report_options, out }, { "", pm_db_option, NULL } };
+    struct report_opts o = { .suite_id = 0 };
+    const struct cmd_group groups[] = { { NULL, report_options, &o }, { "", pm_db_option, NULL } };
     const struct cmd_spec spec = {
         .name = "report", .groups = groups, .ngroups = 2, .max_args = 0,
-        .usage = "usage: pressmark report [--out DIR] [--db PATH]\n\n"
-                 "Writes DIR/report.html: one self-contained page with, per workload, the comparison\n"
-                 "of its labels (the VolanoMark report's table, ratio sentences, every statistic,\n"
-                 "environment differences), the charts inlined as SVG, and each run's details. It\n"
+        .usage = "usage: pressmark report [--suite [ID]] [--out DIR] [--db PATH]\n\n"
+                 "Writes DIR/report.html: one self-contained page, summary first (the question, each\n"
+                 "configuration's headline with its 95% confidence interval, the ratio sentences),\n"
+                 "then per workload the comparison (the VolanoMark report's table, a suite's two axes\n"
+                 "as rows x columns, every statistic, environment differences) and the charts inlined\n"
+                 "as SVG, each configuration in one colour throughout, then each run's details. It\n"
                  "loads nothing from the network; the charts' .gp and .dat files are kept in DIR/charts.\n",
     };
     int r = cmd_parse(&spec, argc, argv);
@@ -32,7 +85,34 @@ int cmd_report(int argc, char **argv)
         return PM_EXIT_USAGE;
     struct pm_err err;
     char page[4200];
-    int rc = html_report_write(&db, out, pm_db_path(), page, sizeof page, &err);
+    int rc;
+    if (o.has_suite) {
+        struct suite_view sv;
+        if (suite_view_load(&db, o.suite_id, &sv, &err) < 0) {
+            pm_db_close(&db);
+            return pm_usage("report", "--suite: %s", err.msg);
+        }
+        size_t n = sv.ncells ? sv.ncells : 1;
+        struct report_part *parts = calloc(64, sizeof *parts);
+        const char **labels = calloc(n, sizeof *labels), **axes = calloc(n, sizeof *axes),
+                   **notes = calloc(n, sizeof *notes);
+        char (*note_text)[96] = calloc(n, sizeof *note_text);
+        struct report_scope scope;
+        if (!parts || !labels || !axes || !notes || !note_text)
+            rc = pm_errf(&err, "out of memory");
+        else
+            rc = suite_scope(&db, &sv, &scope, parts, labels, axes, notes, note_text, &err);
+        if (rc == 0)
+            rc = html_report_write(&db, &scope, o.out, pm_db_path(), page, sizeof page, &err);
+        free(parts);
+        free(labels);
+        free(axes);
+        free(notes);
+        free(note_text);
+        suite_view_free(&sv);
+    } else {
+        rc = html_report_write(&db, NULL, o.out, pm_db_path(), page, sizeof page, &err);
+    }
     pm_db_close(&db);
     if (rc < 0)
         return pm_usage("report", "%s", err.msg);

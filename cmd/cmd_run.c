@@ -5,6 +5,7 @@
 #include <string.h>
 #include "cmd/cli.h"
 #include "cmd/parse.h"
+#include "cmd/run_progress.h"
 #include "harness/run.h"
 #include "workloads/workload.h"
 
@@ -36,7 +37,11 @@ static int run_phases(const struct workload_ops *wl, void *state, struct run_pla
                 plan->label = phase_label;
             }
         }
-        int prc = run_plan_execute(plan);
+        struct run_plan pl = *plan;
+        struct run_progress rp;
+        run_progress_attach(&rp, &pl);
+        int prc = run_plan_execute(&pl);
+        run_progress_detach(&rp);
         if (prc > rc)
             rc = prc;
         if (prc >= 128)

@@ -57,16 +57,25 @@ int cmd_parse(const struct cmd_spec *spec, int argc, char **argv)
             result = CMD_BAD;
         }
     }
+    /* getopt sees the words from the first option on, behind a stand-in
+     * for the program name, so optind = 0 can ask glibc for a full reset
+     * (an earlier parse may have stopped inside "-xyz"). */
+    int skip = (spec->first > 0 ? spec->first : 1) - 1;
+    argc -= skip;
+    argv += skip;
     opterr = 0;
-    optind = spec->first > 0 ? spec->first : 1;
+    optind = 0;
     int c;
     while (result == 0 && (c = getopt_long(argc, argv, spec->stop_at_command ? "+h" : "h", longopts, NULL)) != -1) {
         if (c == 'h') {
             print_help(spec);
             result = CMD_HELP;
         } else if (c < BASE) {
-            pm_usage(spec->name, "unknown option or missing value '%s' (see 'pressmark %s --help')", argv[optind - 1],
-                     spec->name);
+            /* A short option inside a cluster ("-xq") is named by itself:
+             * optind still points at its word, or past it. */
+            char shortopt[3] = { '-', (char)optopt, '\0' };
+            pm_usage(spec->name, "unknown option or missing value '%s' (see 'pressmark %s --help')",
+                     optopt > 0 && optopt < 128 ? shortopt : argv[optind - 1], spec->name);
             result = CMD_BAD;
         } else {
             const struct cmd_group *g = &spec->groups[(c - BASE) / STRIDE];
@@ -89,7 +98,7 @@ int cmd_parse(const struct cmd_spec *spec, int argc, char **argv)
                  spec->first > 1 ? " (options start with --)" : "");
         return CMD_BAD;
     }
-    return optind;
+    return optind + skip;
 }
 
 int cmd_parse_exit(int r)

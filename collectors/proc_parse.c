@@ -34,10 +34,17 @@ static bool read_int(const char **p, const char *end, int64_t *out)
     if (s >= end || !isdigit((unsigned char)*s))
         return false;
     uint64_t v = 0;
+    bool over = false;
     while (s < end && isdigit((unsigned char)*s)) {
-        v = v * 10 + (uint64_t)(*s - '0');
+        unsigned d = (unsigned)(*s - '0');
+        over |= v > (UINT64_MAX - d) / 10;
+        v = v * 10 + d;
         s++;
     }
+    /* A number beyond int64 is not a counter the kernel wrote: no value,
+     * rather than a wrapped one. */
+    if (over || v > (uint64_t)INT64_MAX)
+        return false;
     *out = neg ? -(int64_t)v : (int64_t)v;
     *p = s;
     return true;
@@ -114,6 +121,11 @@ int parse_keyed_lines(const char *buf, size_t len, const char *prefix, struct si
         const char *k = p;
         while (k < eol && !isspace((unsigned char)*k) && *k != ':')
             k++;
+        /* A key is printable ASCII, as the kernel writes them; anything
+         * else would make a series name that no report can ask for. */
+        for (const char *c = p; c < k; c++)
+            if (*c < 0x21 || *c > 0x7e)
+                k = p;
         size_t keylen = (size_t)(k - p);
         const char *q = k;
         if (q < eol && *q == ':')
@@ -149,7 +161,8 @@ int parse_psi(const char *buf, size_t len, const char *prefix, struct sink *sink
                 char *e;
                 errno = 0;
                 double v = strtod(a + 6, &e);
-                if (!errno && e != a + 6) {
+                /* A share of time: a percentage, never nan or inf. */
+                if (!errno && e != a + 6 && v >= 0 && v <= 100) {
                     int kn = snprintf(key, sizeof key, "%s.avg10", kind);
                     put += put_named(sink, prefix, key, (size_t)kn, (struct pm_value){ .kind = PM_REAL, .r = v });
                 }

@@ -1,5 +1,6 @@
 #include "harness/run.h"
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 #include "store/machine.h"
 #include "harness/profile.h"
 #include "store/runs.h"
+#include "store/reserve.h"
 #include "store/ticks.h"
 #include "lib/timeutil.h"
 #include "lib/fileio.h"
@@ -44,6 +46,7 @@ struct run_ctx {
     struct run_env env;
     uint64_t spawn_ns;
     int abort_sig;
+    struct db_reserve reserve;
 };
 
 void run_block_signals(void)
@@ -309,9 +312,21 @@ struct measure {
     struct heartbeat hb;
     struct source_set ss;
     struct tick_store ts;
+    struct tick_writer live;     /* the tick store, then the plan's on_tick */
+    const struct run_plan *plan;
     struct sampler sampler;
     bool hb_on, sources_on, ts_on, sampler_on;
 };
+
+static int write_live(struct tick_writer *w, uint64_t seq, uint64_t t_ns, const struct series_table *t,
+                      size_t first_new, uint64_t mark, struct pm_err *err)
+{
+    struct measure *m = (struct measure *)((char *)w - offsetof(struct measure, live));
+    if (m->ts.base.write(&m->ts.base, seq, t_ns, t, first_new, mark, err) < 0)
+        return -1;
+    m->plan->on_tick(m->plan->hook_arg, t, t_ns);
+    return 0;
+}
 
 static int measure_start(struct run_ctx *rc, struct measure *m, struct pm_err *err)
 {
@@ -324,7 +339,10 @@ static int measure_start(struct run_ctx *rc, struct measure *m, struct pm_err *e
     if (tick_store_open(&m->ts, rc->db->path, rc->run_id, err) < 0)
         return -1;
     m->ts_on = true;
-    if (sampler_start(&m->sampler, &m->ts.base, rc->plan->interval_ns, m->ss.cols, m->ss.n, err) < 0)
+    m->plan = rc->plan;
+    m->live.write = write_live;
+    struct tick_writer *w = rc->plan->on_tick ? &m->live : &m->ts.base;
+    if (sampler_start(&m->sampler, w, rc->plan->interval_ns, m->ss.cols, m->ss.n, err) < 0)
         return -1;
     m->sampler_on = true;
     return 0;
@@ -359,8 +377,15 @@ static void measure_workload(struct run_ctx *rc, struct measure *m, const struct
     if (plan->profile && profile_finish(&prof, rc->db, rc->run_id, &rc->meta, &werr) < 0)
         kv_set(&rc->meta, "profile.error", werr.msg);
     struct pm_err serr = { "" };
-    if (sampler_stop(&m->sampler, &serr) < 0 && strcmp(rc->status, "ok") == 0)
+    if (sampler_stop(&m->sampler, &serr) < 0 && m->ts.full) {
+        /* The end of the run still has to be written: the reserve makes
+         * the room for it. */
+        db_reserve_release(&rc->reserve);
+        run_set_status(rc, "failed", "the filesystem of %s is full: sampling stopped after %llu ticks, which are kept",
+                       rc->db->path, (unsigned long long)m->sampler.seq);
+    } else if (serr.msg[0] && strcmp(rc->status, "ok") == 0) {
         run_set_status(rc, "failed", "%s", serr.msg);
+    }
     heartbeat_stop(&m->hb);
     struct derive_notes notes;
     derive_metrics(&m->sampler.table, mi->page_size, &rc->metrics, &notes);
@@ -406,7 +431,15 @@ static int execute_one(struct run_ctx *rc, const struct machine_info *mi, int64_
     if (store_run_begin(rc->db, machine_id, plan->label, plan->wl->name, params, plan->interval_ns,
                         &rc->run_id, err) < 0)
         return -1;
+    if (plan->on_begin)
+        plan->on_begin(plan->hook_arg, rc->db, rc->run_id);
+    for (size_t i = 0; plan->extra_meta && i < plan->extra_meta->n; i++)
+        kv_set(&rc->meta, plan->extra_meta->v[i].key, plan->extra_meta->v[i].value);
+    /* Stored at once too: a run whose pressmark is killed keeps its cell. */
+    if (plan->extra_meta && store_run_meta(rc->db, rc->run_id, plan->extra_meta, err) < 0)
+        return -1;
     int result = 0;
+    db_reserve_take(&rc->reserve, rc->db->path);
     struct measure m = { .hb_on = false };
     int env_rc = run_env_up(&rc->env, rc->run_id, &rc->meta, err);
     /* Collected after the environment is up: the metadata is the run's
@@ -429,8 +462,17 @@ static int execute_one(struct run_ctx *rc, const struct machine_info *mi, int64_
     size_t nsrc;
     struct run_source *src = run_sources(&m, &nsrc);
     struct pm_err store_err;
-    if (store_run_end(rc->db, rc->run_id, rc->status, rc->reason, &rc->metrics, &rc->meta, src, nsrc,
-                      &store_err) < 0 && result == 0) {
+    int stored = store_run_end(rc->db, rc->run_id, rc->status, rc->reason, &rc->metrics, &rc->meta, src, nsrc,
+                               &store_err);
+    if (stored < 0 && pm_db_full(rc->db) && rc->reserve.held) {
+        db_reserve_release(&rc->reserve);
+        if (strcmp(rc->status, "ok") == 0)
+            run_set_status(rc, "failed", "the filesystem of %s is full: the run's results did not fit", rc->db->path);
+        stored = store_run_end(rc->db, rc->run_id, rc->status, rc->reason, &rc->metrics, &rc->meta, src, nsrc,
+                               &store_err);
+    }
+    db_reserve_release(&rc->reserve);
+    if (stored < 0 && result == 0) {
         *err = store_err;
         result = -1;
     }
@@ -506,66 +548,76 @@ const char *run_cgroup(struct run_ctx *rc)
     return rc->env.cgroup_dir[0] ? rc->env.cgroup_dir : NULL;
 }
 
-int run_plan_execute(struct run_plan *plan)
+int run_session_open(struct run_session *rs, const char *db_path, const char *what)
 {
+    memset(rs, 0, sizeof *rs);
     struct pm_err err = { "" };
-    struct pm_db db;
-    struct machine_info mi;
-    int exit_code = 0;
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    ssize_t n = readlink("/proc/self/exe", rs->exe, sizeof rs->exe - 1);
     if (n <= 0) {
         fprintf(stderr, "pressmark: cannot find its own binary: %s\n", strerror(errno));
         return 2;
     }
-    exe[n] = '\0';
-    if (machine_read(&mi, &err) < 0) {
+    rs->exe[n] = '\0';
+    if (machine_read(&rs->mi, &err) < 0) {
         fprintf(stderr, "pressmark: %s\n", err.msg);
         return 2;
     }
     /* What a killed pressmark left behind goes first; then the lock keeps a
      * second pressmark from running beside this one. */
     undo_recover();
-    char what[512];
-    snprintf(what, sizeof what, "%s %s, label %s", plan->wl->hidden ? "record" : "run",
-             plan->wl->name, plan->label);
     if (undo_lock(what, &err) < 0) {
         fprintf(stderr, "pressmark: %s\n", err.msg);
         return 2;
     }
-    if (pm_db_open(&db, plan->db_path, true, &err) < 0) {
+    if (pm_db_open(&rs->db, db_path, true, &err) < 0) {
         fprintf(stderr, "pressmark: %s\n", err.msg);
         undo_unlock();
         return 2;
     }
     struct pm_err aerr;
-    if (store_run_abandoned(&db, "pressmark was killed during this run (found by the next invocation)", &aerr) > 0)
+    if (store_run_abandoned(&rs->db, "pressmark was killed during this run (found by the next invocation)", &aerr) > 0)
         fprintf(stderr, "pressmark: marked runs left 'running' by a killed pressmark as aborted\n");
     protect_observer();
-    int64_t machine_id = machine_store(&db, &mi, &err);
-    if (machine_id < 0) {
+    rs->machine_id = machine_store(&rs->db, &rs->mi, &err);
+    if (rs->machine_id < 0) {
         fprintf(stderr, "pressmark: %s\n", err.msg);
-        pm_db_close(&db);
+        pm_db_close(&rs->db);
         undo_unlock();
         return 2;
     }
-    struct run_ctx prep = { .plan = plan, .db = &db };
-    snprintf(prep.exe, sizeof prep.exe, "%s", exe);
+    rs->open = true;
+    return 0;
+}
+
+void run_session_close(struct run_session *rs)
+{
+    if (!rs->open)
+        return;
+    pm_db_close(&rs->db);
+    undo_unlock();
+    rs->open = false;
+}
+
+int run_session_execute(struct run_session *rs, struct run_plan *plan, int *abort_sig_out)
+{
+    struct pm_err err = { "" };
+    int exit_code = 0;
+    *abort_sig_out = 0;
+    struct run_ctx prep = { .plan = plan, .db = &rs->db };
+    snprintf(prep.exe, sizeof prep.exe, "%s", rs->exe);
     if (plan->wl->prepare && plan->wl->prepare(plan->wl_state, &prep, &err) < 0) {
         fprintf(stderr, "pressmark: %s: %s\n", plan->wl->name, err.msg);
-        pm_db_close(&db);
-        undo_unlock();
         return 2;
     }
     int abort_sig = 0;
     for (unsigned i = 0; i < plan->runs; i++) {
         if ((abort_sig = run_pending_abort()))
             break;
-        struct run_ctx rc = { .plan = plan, .db = &db, .index = i };
+        struct run_ctx rc = { .plan = plan, .db = &rs->db, .index = i };
         rc.env.cfg = plan->env;
-        snprintf(rc.exe, sizeof rc.exe, "%s", exe);
+        snprintf(rc.exe, sizeof rc.exe, "%s", rs->exe);
         rc.env.exe = rc.exe;
-        if (execute_one(&rc, &mi, machine_id, &err) < 0) {
+        if (execute_one(&rc, &rs->mi, rs->machine_id, &err) < 0) {
             fprintf(stderr, "pressmark: run %u of %u: %s\n", i + 1, plan->runs, err.msg);
             exit_code = 2;
         } else if (strcmp(rc.status, "ok") != 0 && exit_code == 0) {
@@ -581,11 +633,23 @@ int run_plan_execute(struct run_plan *plan)
     }
     if (plan->wl->cleanup)
         plan->wl->cleanup(plan->wl_state);
-    pm_db_close(&db);
-    undo_unlock();
-    if (abort_sig) {
+    *abort_sig_out = abort_sig;
+    return abort_sig ? 128 + abort_sig : exit_code;
+}
+
+int run_plan_execute(struct run_plan *plan)
+{
+    char what[512];
+    snprintf(what, sizeof what, "%s %s, label %s", plan->wl->hidden ? "record" : "run",
+             plan->wl->name, plan->label);
+    struct run_session rs;
+    int rc = run_session_open(&rs, plan->db_path, what);
+    if (rc != 0)
+        return rc;
+    int abort_sig;
+    rc = run_session_execute(&rs, plan, &abort_sig);
+    run_session_close(&rs);
+    if (abort_sig)
         fprintf(stderr, "pressmark: interrupted by SIG%s; environment restored\n", sigabbrev_np(abort_sig));
-        return 128 + abort_sig;
-    }
-    return exit_code;
+    return rc;
 }

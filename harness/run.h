@@ -7,10 +7,13 @@
 #include <stdint.h>
 #include <sys/resource.h>
 #include <sys/types.h>
+#include <limits.h>
 #include "pressure/env.h"
 #include "lib/kv.h"
 #include "lib/metrics.h"
 #include "store/db.h"
+#include "store/machine.h"
+#include "lib/series.h"
 #include "workloads/workload.h"
 
 struct run_plan {
@@ -29,7 +32,35 @@ struct run_plan {
      * command's --push sends it on); NULL: nothing. */
     void (*after_store)(void *arg, struct pm_db *db, int64_t run_id);
     void *after_store_arg;
+    /* Called as each run is created, before it starts (a suite links its
+     * planned slot to the run); NULL: nothing. */
+    void (*on_begin)(void *arg, struct pm_db *db, int64_t run_id);
+    /* Called on the sampler's thread after each stored tick, with the
+     * series so far (live progress); NULL: nothing. Must be quick. */
+    void (*on_tick)(void *arg, const struct series_table *t, uint64_t t_ns);
+    void *hook_arg;
+    /* More metadata stored with every run (a suite's cell and axes). */
+    const struct kv_list *extra_meta;
 };
+
+/* What stays open across the runs of several plans (a suite): the
+ * machine's description, the run lock, the database. */
+struct run_session {
+    bool open;
+    char exe[PATH_MAX];
+    struct machine_info mi;
+    struct pm_db db;
+    int64_t machine_id;
+};
+
+/* Recover what a killed pressmark left, take the run lock (what names the
+ * holder), open the database. 0, or the exit status (2) after saying why. */
+int run_session_open(struct run_session *rs, const char *db_path, const char *what);
+/* Execute the plan's runs in the session. Returns the exit status as
+ * run_plan_execute does; *abort_sig is the signal that interrupted it, 0
+ * when none did. */
+int run_session_execute(struct run_session *rs, struct run_plan *plan, int *abort_sig);
+void run_session_close(struct run_session *rs);
 
 /* Execute the plan. Returns the process exit status: 0 all runs ok, 1 some
  * run failed or was OOM-killed, 130/143 when interrupted, 2 for harness errors. */

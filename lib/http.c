@@ -130,6 +130,10 @@ int http_perform(const struct http_request *rq, struct http_response *rs, struct
     curl_easy_setopt(c, CURLOPT_TIMEOUT, rq->timeout_s > 0 ? rq->timeout_s : 120L);
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
+    /* A fleet server with a private CA: its bundle, as curl's --cacert. */
+    const char *ca = getenv("PRESSMARK_CA_FILE");
+    if (ca && *ca)
+        curl_easy_setopt(c, CURLOPT_CAINFO, ca);
     curl_easy_setopt(c, CURLOPT_USERAGENT, pm_user_agent());
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
     curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);

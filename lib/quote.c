@@ -5,15 +5,27 @@
 
 void quote_gnuplot(FILE *f, const char *s)
 {
-    fputc('\'', f);
+    bool any = false, open = false;
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         if (*p < 0x20 || *p == 0x7f)
             continue;
-        if (*p == '\'')
-            fputc('\'', f);
-        fputc(*p, f);
+        if (*p == '\'') {
+            if (open)
+                fputc('\'', f);
+            open = false;
+            fputs(any ? ".\"'\"" : "\"'\"", f);
+        } else {
+            if (!open)
+                fputs(any ? ".'" : "'", f);
+            open = true;
+            fputc(*p, f);
+        }
+        any = true;
     }
-    fputc('\'', f);
+    if (open)
+        fputc('\'', f);
+    if (!any)
+        fputs("''", f);
 }
 
 void quote_slug(const char *s, char *buf, size_t len)

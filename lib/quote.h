@@ -6,9 +6,13 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* gnuplot: a single-quoted string, quotes doubled, control characters left
- * out. gnuplot expands backticks (command substitution) and escapes inside
- * double quotes only, so nothing in a label can run a command. */
+/* gnuplot: a string expression of single-quoted pieces, control
+ * characters left out. gnuplot expands backticks (command substitution)
+ * and escapes everywhere but inside single quotes, so nothing in a label
+ * can run a command. A quote in s is a piece of its own, "'" (a double-
+ * quoted quote holds nothing to expand), joined by '.': gnuplot 5.4
+ * misreads the documented doubled quote when two follow each other or
+ * one opens the string (it reads 'a''''b' as a' and a syntax error). */
 void quote_gnuplot(FILE *f, const char *s);
 /* A file name made from s: letters, digits, '.', '-' and '_' kept, anything
  * else '_', never starting with '.', at most len - 1 bytes ("x" when empty). */

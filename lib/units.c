@@ -8,13 +8,26 @@
 #include <strings.h>
 
 /* strtod accepts "inf", "nan", hex and leading blanks; sizes and durations
- * want none of those, so numbers are checked by hand first. */
-static int parse_plain_number(const char *s, double *value, const char **rest)
+ * want none of those, so numbers are checked by hand first. A number
+ * without a fraction is also read exactly into *whole (*exact false when
+ * it has a fraction or does not fit in 64 bits), so 2^53 + 1 bytes stays
+ * 2^53 + 1 bytes. */
+static int parse_plain_number(const char *s, double *value, uint64_t *whole, bool *exact, const char **rest)
 {
     const char *p = s;
     bool digits = false;
-    while (isdigit((unsigned char)*p)) { p++; digits = true; }
+    uint64_t w = 0;
+    *exact = true;
+    while (isdigit((unsigned char)*p)) {
+        unsigned d = (unsigned)(*p - '0');
+        if (w > (UINT64_MAX - d) / 10)
+            *exact = false;
+        w = w * 10 + d;
+        p++;
+        digits = true;
+    }
     if (*p == '.') {
+        *exact = false;
         p++;
         while (isdigit((unsigned char)*p)) { p++; digits = true; }
     }
@@ -26,40 +39,53 @@ static int parse_plain_number(const char *s, double *value, const char **rest)
     if (errno || end != p || !isfinite(v))
         return -1;
     *value = v;
+    *whole = w;
     *rest = p;
     return 0;
+}
+
+/* whole * mult exactly, when there is no fraction and no overflow. */
+static bool exact_product(bool exact, uint64_t whole, uint64_t mult, uint64_t *out)
+{
+    if (!exact || (whole != 0 && mult > UINT64_MAX / whole))
+        return false;
+    *out = whole * mult;
+    return true;
 }
 
 int pm_parse_size(const char *s, uint64_t mem_total, uint64_t *bytes)
 {
     double v;
+    uint64_t whole;
+    bool exact;
     const char *unit;
-    if (!s || parse_plain_number(s, &v, &unit) < 0)
+    if (!s || parse_plain_number(s, &v, &whole, &exact, &unit) < 0)
         return -1;
-    double mult;
     if (strcmp(unit, "%") == 0) {
         if (mem_total == 0 || v <= 0 || v > 100)
             return -1;
         *bytes = (uint64_t)(v / 100.0 * (double)mem_total);
         return 0;
     }
-    static const struct { const char *suffix; double mult; } units[] = {
-        { "", 1.0 }, { "B", 1.0 },
-        { "K", 1024.0 }, { "KB", 1024.0 }, { "KiB", 1024.0 }, { "k", 1024.0 },
-        { "M", 1048576.0 }, { "MB", 1048576.0 }, { "MiB", 1048576.0 }, { "m", 1048576.0 },
-        { "G", 1073741824.0 }, { "GB", 1073741824.0 }, { "GiB", 1073741824.0 }, { "g", 1073741824.0 },
-        { "T", 1099511627776.0 }, { "TB", 1099511627776.0 }, { "TiB", 1099511627776.0 }, { "t", 1099511627776.0 },
+    static const struct { const char *suffix; uint64_t mult; } units[] = {
+        { "", 1 }, { "B", 1 },
+        { "K", 1ULL << 10 }, { "KB", 1ULL << 10 }, { "KiB", 1ULL << 10 }, { "k", 1ULL << 10 },
+        { "M", 1ULL << 20 }, { "MB", 1ULL << 20 }, { "MiB", 1ULL << 20 }, { "m", 1ULL << 20 },
+        { "G", 1ULL << 30 }, { "GB", 1ULL << 30 }, { "GiB", 1ULL << 30 }, { "g", 1ULL << 30 },
+        { "T", 1ULL << 40 }, { "TB", 1ULL << 40 }, { "TiB", 1ULL << 40 }, { "t", 1ULL << 40 },
     };
-    mult = -1;
+    uint64_t mult = 0;
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
         if (strcmp(unit, units[i].suffix) == 0) { mult = units[i].mult; break; }
-    if (mult < 0)
+    if (mult == 0)
         return -1;
-    double b = v * mult;
-    if (b >= 18446744073709551615.0)
-        return -1;
+    if (exact_product(exact, whole, mult, bytes))
+        return 0;
     /* A fraction of a byte is a typo, not a request. */
-    if (mult == 1.0 && floor(v) != v)
+    if (mult == 1)
+        return -1;
+    double b = v * (double)mult;
+    if (b >= 18446744073709551615.0)
         return -1;
     *bytes = (uint64_t)b;
     return 0;
@@ -68,21 +94,31 @@ int pm_parse_size(const char *s, uint64_t mem_total, uint64_t *bytes)
 int pm_parse_duration(const char *s, uint64_t *ns)
 {
     double v;
+    uint64_t whole;
+    bool exact;
     const char *unit;
-    if (!s || parse_plain_number(s, &v, &unit) < 0)
+    if (!s || parse_plain_number(s, &v, &whole, &exact, &unit) < 0)
         return -1;
-    static const struct { const char *suffix; double mult; } units[] = {
-        { "ns", 1.0 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
-        { "m", 60e9 }, { "min", 60e9 }, { "h", 3600e9 },
+    static const struct { const char *suffix; uint64_t mult; } units[] = {
+        { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 },
+        { "m", 60000000000ULL }, { "min", 60000000000ULL }, { "h", 3600000000000ULL },
     };
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-        if (strcmp(unit, units[i].suffix) == 0) {
-            double n = v * units[i].mult;
-            if (n >= 9.2e18)
+        if (strcmp(unit, units[i].suffix) != 0)
+            continue;
+        /* Below 2^63 ns (292 years): callers add durations to timestamps. */
+        uint64_t n;
+        if (exact_product(exact, whole, units[i].mult, &n)) {
+            if (n >= (1ULL << 63))
                 return -1;
-            *ns = (uint64_t)llround(n);
+            *ns = n;
             return 0;
         }
+        double d = v * (double)units[i].mult;
+        if (d >= 9.2e18)
+            return -1;
+        *ns = (uint64_t)llround(d);
+        return 0;
     }
     return -1;
 }

@@ -1,5 +1,6 @@
 #include "pressure/swap.h"
 #include <sys/statvfs.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -21,6 +22,11 @@ int swap_parse(const char *text, struct swap_config *out)
 {
     memset(out, 0, sizeof *out);
     snprintf(out->dir, sizeof out->dir, "%s", PM_SWAP_DIR);
+    if (strcmp(text, "none") == 0)
+        return 0;                           /* kind SWAP_NONE: a suite's axis may say "no swap" */
+    /* Sizes may be a share of MemTotal, so one suite file fits machines of any size. */
+    int64_t total_kb = pm_meminfo_kb("MemTotal");
+    uint64_t total = total_kb > 0 ? (uint64_t)total_kb * 1024 : 0;
     if (strncmp(text, "zram:", 5) == 0) {
         char buf[128];
         snprintf(buf, sizeof buf, "%s", text + 5);
@@ -32,11 +38,13 @@ int swap_parse(const char *text, struct swap_config *out)
             snprintf(out->algo, sizeof out->algo, "%s", colon + 1);
         }
         out->kind = SWAP_ZRAM;
-        return pm_parse_size(buf, 0, &out->size) < 0 || out->size < 1048576 ? -1 : 0;
+        return pm_parse_size(buf, total, &out->size) < 0 || out->size < 1048576 ? -1 : 0;
     }
+    if (strncmp(text, "file:", 5) == 0)
+        text += 5;
     out->kind = SWAP_FILE;
     /* mkswap needs at least ten pages; smaller is surely a typo. */
-    return pm_parse_size(text, 0, &out->size) < 0 || out->size < 1048576 ? -1 : 0;
+    return pm_parse_size(text, total, &out->size) < 0 || out->size < 1048576 ? -1 : 0;
 }
 
 /* Above every active device, so the kernel swaps to ours first. */
@@ -193,8 +201,42 @@ int swap_add(const struct swap_config *cfg, int64_t run_id, struct kv_list *meta
     }
 }
 
+/* zram's compressors: what a zram device of this kernel lists (any one
+ * will do), or without one the names zram has offered (lzo to deflate). */
+static int check_algo(const struct swap_config *cfg, struct pm_err *err)
+{
+    char list[512] = "lzo lzo-rle lz4 lz4hc zstd 842 deflate";
+    DIR *d = opendir("/sys/block");
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        char path[300], buf[512];
+        if (strncmp(e->d_name, "zram", 4) != 0)
+            continue;
+        snprintf(path, sizeof path, "/sys/block/%s/comp_algorithm", e->d_name);
+        if (pm_read_file(path, buf, sizeof buf) == 0) {
+            size_t o = 0;
+            for (const char *p = buf; *p && o + 1 < sizeof list; p++)
+                if (*p != '[' && *p != ']' && *p != '\n')
+                    list[o++] = *p;
+            list[o] = '\0';
+            break;
+        }
+    }
+    if (d)
+        closedir(d);
+    for (char *w = list, *next; *w; w = next) {
+        size_t n = strcspn(w, " ");
+        next = w[n] ? w + n + 1 : w + n;
+        if (strlen(cfg->algo) == n && strncmp(w, cfg->algo, n) == 0)
+            return 0;
+    }
+    return pm_errf(err, "'%s' is not a zram compressor of this kernel (accepted: %s)", cfg->algo, list);
+}
+
 int swap_check_fits(const struct swap_config *cfg, struct pm_err *err)
 {
+    if (cfg->kind == SWAP_ZRAM && cfg->algo[0])
+        return check_algo(cfg, err);
     if (cfg->kind != SWAP_FILE || cfg->size == 0)
         return 0;
     /* The nearest directory of the swap file's path that exists now. */

@@ -27,7 +27,8 @@ int swap_add(const struct swap_config *cfg, int64_t run_id, struct kv_list *meta
 
 /* Does the configured swap fit before anything is created? A swap file
  * must fit in the free space of the filesystem it goes on (with 1% and
- * 64 MiB to spare); -1 with err saying how much there is. */
+ * 64 MiB to spare), and a zram compressor must be one this kernel has;
+ * -1 with err saying how much there is, or which compressors. */
 int swap_check_fits(const struct swap_config *cfg, struct pm_err *err);
 
 #endif

@@ -14,13 +14,14 @@
 #include <unistd.h>
 #include "lib/fileio.h"
 #include "pressure/swap.h"
+#include "pressure/undo_line.h"
 
 #define MAX_ACTIONS 64
 
 struct action {
     bool live;
     enum undo_kind kind;
-    char a[512], b[512];
+    char a[UNDO_FIELD_MAX], b[UNDO_FIELD_MAX];
 };
 
 static struct action actions[MAX_ACTIONS];
@@ -28,7 +29,6 @@ static int nactions;
 static int lock_fd = -1;
 static char state_dir[512];
 
-static const char *kind_names[] = { "file", "cgroup", "swapfile", "zram", "process", "rmdir", "subtree", "scratch" };
 
 const char *undo_state_dir(void)
 {
@@ -82,37 +82,6 @@ static void journal_path(char *buf, size_t len)
     snprintf(buf, len, "%s/journal", undo_state_dir());
 }
 
-/* Journal fields are tab-separated, so a value's own tabs, newlines and
- * backslashes are written as \t, \n and \\ (vm.lowmem_reserve_ratio's
- * value holds tabs). */
-static void put_field(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        if (*s == '\t')
-            fputs("\\t", f);
-        else if (*s == '\n')
-            fputs("\\n", f);
-        else if (*s == '\\')
-            fputs("\\\\", f);
-        else
-            fputc(*s, f);
-    }
-}
-
-static void get_field(const char *s, char *out, size_t len)
-{
-    size_t o = 0;
-    for (; *s && o + 1 < len; s++) {
-        if (*s == '\\' && s[1]) {
-            s++;
-            out[o++] = *s == 't' ? '\t' : *s == 'n' ? '\n' : *s;
-        } else {
-            out[o++] = *s;
-        }
-    }
-    out[o] = '\0';
-}
-
 /* Rewrite the whole journal (it is a few lines) and fsync it, so what is
  * on disk always lists every change still in force. */
 static int journal_write(struct pm_err *err)
@@ -137,13 +106,9 @@ static int journal_write(struct pm_err *err)
         return pm_errf(err, "%s: %s", tmp, strerror(errno));
     }
     for (int i = 0; i < nactions; i++) {
-        if (!actions[i].live)
-            continue;
-        fprintf(f, "%s\t", kind_names[actions[i].kind]);
-        put_field(f, actions[i].a);
-        fputc('\t', f);
-        put_field(f, actions[i].b);
-        fputc('\n', f);
+        char line[4 * UNDO_FIELD_MAX + 32];
+        if (actions[i].live && undo_line_format(line, sizeof line, actions[i].kind, actions[i].a, actions[i].b) > 0)
+            fputs(line, f);
     }
     if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
         int e = errno;
@@ -214,6 +179,8 @@ int undo_push(enum undo_kind kind, const char *a, const char *b, struct pm_err *
         return pm_errf(err, "too many environment changes in one run (%d)", MAX_ACTIONS);
     if (ensure_state_dir(err) < 0)
         return -1;
+    if (strlen(a) >= UNDO_FIELD_MAX || (b && strlen(b) >= UNDO_FIELD_MAX))
+        return pm_errf(err, "cannot journal a change to %.64s...: longer than %d bytes", a, UNDO_FIELD_MAX - 1);
     struct action *ac = &actions[nactions];
     ac->live = true;
     ac->kind = kind;
@@ -418,36 +385,6 @@ int undo_all(char *summary, size_t len)
     return failures ? -1 : 0;
 }
 
-/* The places pressmark changes: a journal entry naming anything else was
- * not written by pressmark and is not acted on. */
-static bool ours(enum undo_kind kind, const char *a)
-{
-    if (strstr(a, "/../") || strstr(a, "/./"))
-        return false;
-    const char *base = strrchr(a, '/');
-    switch (kind) {
-    case UNDO_FILE:
-        return strncmp(a, "/proc/sys/vm/", 13) == 0 || strcmp(a, "/sys/kernel/mm/transparent_hugepage/enabled") == 0 ||
-               strcmp(a, "/sys/module/zswap/parameters/enabled") == 0;
-    case UNDO_CGROUP:
-        return strncmp(a, "/sys/fs/cgroup/", 15) == 0 && strstr(a, "/pressmark");
-    case UNDO_SUBTREE:
-        return strncmp(a, "/sys/fs/cgroup", 14) == 0;
-    case UNDO_SWAPFILE:
-        return strncmp(a, PM_SWAP_PARENT "/", strlen(PM_SWAP_PARENT) + 1) == 0;
-    case UNDO_RMDIR:            /* the swap directories, and the cgroup parent "pressmark" */
-        return strcmp(a, PM_SWAP_PARENT) == 0 || strcmp(a, PM_SWAP_DIR) == 0 ||
-               (strncmp(a, "/sys/fs/cgroup/", 15) == 0 && base && strcmp(base, "/pressmark") == 0);
-    case UNDO_ZRAM:
-        return a[0] && strspn(a, "0123456789") == strlen(a);
-    case UNDO_PROCESS:
-        return a[0] && strspn(a, "0123456789") == strlen(a);
-    case UNDO_SCRATCH:
-        return a[0] == '/' && base && strncmp(base, "/pressmark-", 11) == 0;
-    }
-    return false;
-}
-
 /* The journal lives on tmpfs (/run), swap files on disk: after a crash
  * and a reboot the journal is gone and the files are not. A run-N.swap
  * that no swap area uses, in pressmark's own root-only directory, is one. */
@@ -510,29 +447,21 @@ int undo_recover(void)
         return 0;
     }
     int n = 0;
-    char line[2200];
+    char line[4 * UNDO_FIELD_MAX + 32];
     while (nactions < MAX_ACTIONS && fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = '\0';
-        char *k = strtok(line, "\t"), *a = strtok(NULL, "\t"), *b = strtok(NULL, "\t");
-        if (!k || !a)
-            continue;
-        for (int i = 0; i < (int)(sizeof kind_names / sizeof kind_names[0]); i++) {
-            if (strcmp(k, kind_names[i]) != 0)
-                continue;
-            struct action *ac = &actions[nactions];
-            ac->kind = (enum undo_kind)i;
-            get_field(a, ac->a, sizeof ac->a);
-            get_field(b ? b : "", ac->b, sizeof ac->b);
-            if (!ours(ac->kind, ac->a)) {
-                fprintf(stderr, "pressmark: the undo journal names %s, which is not one of pressmark's; left alone\n",
-                        ac->a);
-                break;
-            }
-            ac->live = true;
-            nactions++;
-            n++;
+        struct action *ac = &actions[nactions];
+        int rc = undo_line_parse(line, &ac->kind, ac->a, ac->b);
+        if (rc < 0) {
+            fprintf(stderr, "pressmark: the undo journal names %s, which is not one of pressmark's; left alone\n",
+                    ac->a);
             break;
         }
+        if (rc == 0)
+            continue;
+        ac->live = true;
+        nactions++;
+        n++;
     }
     fclose(f);
     /* What is undone is struck off; what fails stays for the next try. */

@@ -1,4 +1,5 @@
 #include "reports/compare.h"
+#include <jansson.h>
 #include "lib/kv.h"
 #include <math.h>
 #include <stdio.h>
@@ -246,13 +247,19 @@ static int build_env_diffs(struct pm_db *db, struct pm_db *base_db, struct compa
 }
 
 /* Counts by status and the ok runs' ids of one label, from its database. */
-static int load_label(struct pm_db *db, const char *workload, struct cmp_label *lb, struct pm_err *err)
+#define IN_SUITE " AND (?3 IS NULL OR (status != 'aborted' AND id IN" \
+                 " (SELECT run_id FROM run_meta WHERE key = 'suite.uuid' AND value = ?3)))"
+
+static int load_label(struct pm_db *db, const char *workload, const char *suite, struct cmp_label *lb,
+                      struct pm_err *err)
 {
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "SELECT id, status FROM run WHERE workload = ?1 AND (?2 IS NULL OR label = ?2) ORDER BY id",
-                      err) < 0)
+    if (pm_db_prepare(db, &st, "SELECT id, status FROM run WHERE workload = ?1 AND (?2 IS NULL OR label = ?2)" IN_SUITE
+                      " ORDER BY id", err) < 0)
         return -1;
     sqlite3_bind_text(st, 1, workload, -1, SQLITE_STATIC);
+    if (suite)
+        sqlite3_bind_text(st, 3, suite, -1, SQLITE_STATIC);
     if (!lb->any_label)
         sqlite3_bind_text(st, 2, lb->query[0] ? lb->query : lb->name, -1, SQLITE_STATIC);
     while (sqlite3_step(st) == SQLITE_ROW) {
@@ -280,15 +287,19 @@ static int load_label(struct pm_db *db, const char *workload, struct cmp_label *
 
 /* The metric values of one label's ok runs: failed, oom and aborted runs
  * are counted in load_label and never averaged in. */
-static int load_values(struct pm_db *db, struct comparison *c, size_t l, struct pm_err *err)
+static int load_values(struct pm_db *db, struct comparison *c, size_t l, const char *suite, struct pm_err *err)
 {
     const struct cmp_label *lb = &c->labels[l];
     sqlite3_stmt *st;
     if (pm_db_prepare(db, &st,
                       "SELECT m.name, m.value, m.unit, m.direction FROM run r JOIN metric m ON m.run_id = r.id"
-                      " WHERE r.workload = ?1 AND (?2 IS NULL OR r.label = ?2) AND r.status = 'ok' ORDER BY r.id", err) < 0)
+                      " WHERE r.workload = ?1 AND (?2 IS NULL OR r.label = ?2) AND r.status = 'ok'"
+                      " AND (?3 IS NULL OR r.id IN (SELECT run_id FROM run_meta WHERE key = 'suite.uuid' AND value = ?3))"
+                      " ORDER BY r.id", err) < 0)
         return -1;
     sqlite3_bind_text(st, 1, c->workload, -1, SQLITE_STATIC);
+    if (suite)
+        sqlite3_bind_text(st, 3, suite, -1, SQLITE_STATIC);
     if (!lb->any_label)
         sqlite3_bind_text(st, 2, lb->query[0] ? lb->query : lb->name, -1, SQLITE_STATIC);
     while (sqlite3_step(st) == SQLITE_ROW) {
@@ -364,7 +375,8 @@ int compare_build(struct pm_db *db, const struct compare_request *rq, struct com
         return pm_errf(err, "out of memory");
     for (size_t l = 0; l < c->nlabels; l++) {
         struct pm_db *from = c->labels[l].foreign ? rq->baseline_db : db;
-        if (load_label(from, workload, &c->labels[l], err) < 0 || load_values(from, c, l, err) < 0)
+        const char *suite = c->labels[l].foreign ? NULL : rq->suite_uuid;
+        if (load_label(from, workload, suite, &c->labels[l], err) < 0 || load_values(from, c, l, suite, err) < 0)
             return -1;
     }
 
@@ -404,8 +416,98 @@ int compare_build(struct pm_db *db, const struct compare_request *rq, struct com
     return build_env_diffs(db, rq->baseline_db, c, err);
 }
 
+/* The value of axis key in a flat JSON object of strings. */
+static int axis_pairs(const char *json, char keys[2][64], char vals[2][256])
+{
+    json_error_t e;
+    json_t *o = json_loads(json, 0, &e);
+    int n = 0;
+    if (!json_is_object(o)) {
+        json_decref(o);
+        return -1;
+    }
+    const char *k;
+    json_t *v;
+    json_object_foreach(o, k, v) {
+        if (n < 2 && json_is_string(v)) {
+            snprintf(keys[n], 64, "%s", k);
+            snprintf(vals[n], 256, "%s", json_string_value(v));
+        }
+        n++;
+    }
+    json_decref(o);
+    return n;
+}
+
+static int grid_index(char ***v, size_t *n, const char *s)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp((*v)[i], s) == 0)
+            return (int)i;
+    char **nv = realloc(*v, (*n + 1) * sizeof *nv);
+    if (!nv)
+        return -1;
+    *v = nv;
+    if (!(nv[*n] = strdup(s)))
+        return -1;
+    return (int)(*n)++;
+}
+
+static void grid_free(struct cmp_grid *g)
+{
+    if (!g)
+        return;
+    for (size_t i = 0; i < g->nrows; i++)
+        free(g->rows[i]);
+    for (size_t i = 0; i < g->ncols; i++)
+        free(g->cols[i]);
+    free(g->rows);
+    free(g->cols);
+    free(g->label);
+    free(g);
+}
+
+int compare_grid(struct comparison *c, const char *const *axes_json, struct pm_err *err)
+{
+    char first[2][64] = { "", "" };
+    struct cmp_grid *g = calloc(1, sizeof *g);
+    if (!g)
+        return pm_errf(err, "out of memory");
+    int *row = calloc(c->nlabels ? c->nlabels : 1, sizeof *row), *col = calloc(c->nlabels ? c->nlabels : 1, sizeof *col);
+    bool ok = row && col && c->nlabels > 1;
+    for (size_t l = 0; ok && l < c->nlabels; l++) {
+        char keys[2][64], vals[2][256];
+        ok = axes_json[l] && axis_pairs(axes_json[l], keys, vals) == 2;
+        if (ok && l == 0) {
+            memcpy(first, keys, sizeof first);
+            snprintf(g->row_axis, sizeof g->row_axis, "%s", keys[0]);
+            snprintf(g->col_axis, sizeof g->col_axis, "%s", keys[1]);
+        }
+        ok = ok && strcmp(keys[0], first[0]) == 0 && strcmp(keys[1], first[1]) == 0;
+        if (ok) {
+            row[l] = grid_index(&g->rows, &g->nrows, vals[0]);
+            col[l] = grid_index(&g->cols, &g->ncols, vals[1]);
+            ok = row[l] >= 0 && col[l] >= 0;
+        }
+    }
+    if (ok && g->nrows > 1 && g->ncols > 1 && (g->label = malloc(g->nrows * g->ncols * sizeof *g->label))) {
+        for (size_t i = 0; i < g->nrows * g->ncols; i++)
+            g->label[i] = -1;
+        for (size_t l = 0; l < c->nlabels; l++)
+            g->label[(size_t)row[l] * g->ncols + (size_t)col[l]] = (int)l;
+        c->grid = g;
+        g = NULL;
+    }
+    grid_free(g);
+    free(row);
+    free(col);
+    return 0;
+}
+
 void compare_free(struct comparison *c)
 {
+    grid_free(c->grid);
+    c->grid = NULL;
     for (size_t i = 0; c->cells && i < c->nlabels * c->nmetrics; i++)
         free(c->cells[i].values);
     free(c->cells);

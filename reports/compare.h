@@ -37,6 +37,15 @@ struct cmp_env_diff {
     char **values;               /* one per label */
 };
 
+/* A suite with two axes laid out as the 2002 report's tables were: one
+ * axis in rows, the other in columns, each entry a cell (a label). */
+struct cmp_grid {
+    char row_axis[64], col_axis[64];
+    char **rows, **cols;         /* the axes' values, in the order the cells have them */
+    size_t nrows, ncols;
+    int *label;                  /* [row * ncols + col]: index into labels, -1 when no cell */
+};
+
 struct comparison {
     char workload[64];
     char headline[96];
@@ -49,6 +58,8 @@ struct comparison {
     struct cmp_cell *cells;      /* [label * nmetrics + metric] */
     struct cmp_env_diff *diffs;
     size_t ndiffs;
+    struct cmp_grid *grid;       /* a suite's two-axis layout, or NULL */
+    char suite[160];             /* "suite 3 (name)" when the runs are a suite's */
 };
 
 /* The seed table's columns after the headline. */
@@ -69,7 +80,13 @@ struct compare_request {
     size_t nmetrics;
     bool long_view;
     double alpha;
+    const char *suite_uuid;      /* only this suite's runs (its aborted ones, redone, left out) */
 };
+
+/* Lay the comparison's labels out by two axes: axes_json[l] is label l's
+ * axis values (a JSON object); nothing is done unless every label has the
+ * same two axes. */
+int compare_grid(struct comparison *c, const char *const *axes_json, struct pm_err *err);
 
 int compare_build(struct pm_db *db, const struct compare_request *rq, struct comparison *c, struct pm_err *err);
 void compare_free(struct comparison *c);

@@ -402,6 +402,34 @@ void compare_json(struct jw *j, const struct comparison *c)
         jw_object_end(j);
     }
     jw_array_end(j);
+    if (c->grid) {
+        const struct cmp_grid *g = c->grid;
+        jw_object_begin(j, "grid");
+        jw_string(j, "rows_axis", g->row_axis);
+        jw_string(j, "columns_axis", g->col_axis);
+        jw_array_begin(j, "rows");
+        for (size_t i = 0; i < g->nrows; i++)
+            jw_string(j, NULL, g->rows[i]);
+        jw_array_end(j);
+        jw_array_begin(j, "columns");
+        for (size_t i = 0; i < g->ncols; i++)
+            jw_string(j, NULL, g->cols[i]);
+        jw_array_end(j);
+        jw_array_begin(j, "labels");
+        for (size_t i = 0; i < g->nrows; i++) {
+            jw_array_begin(j, NULL);
+            for (size_t k = 0; k < g->ncols; k++) {
+                int l = g->label[i * g->ncols + k];
+                if (l >= 0)
+                    jw_string(j, NULL, c->labels[l].name);
+                else
+                    jw_null(j, NULL);
+            }
+            jw_array_end(j);
+        }
+        jw_array_end(j);
+        jw_object_end(j);
+    }
     jw_object_begin(j, "environment_differences");
     for (size_t d = 0; d < c->ndiffs; d++) {
         jw_object_begin(j, c->diffs[d].key);
@@ -411,6 +439,68 @@ void compare_json(struct jw *j, const struct comparison *c)
     }
     jw_object_end(j);
     jw_object_end(j);
+}
+
+/* A suite's two axes as the 2002 report laid its kernels and memory sizes
+ * out: one axis down, the other across, each entry a cell's headline mean
+ * ±sd and its change against the baseline. */
+static void print_grid(FILE *f, const struct comparison *c, enum markup mk)
+{
+    const struct cmp_grid *g = c->grid;
+    if (!g || g->ncols + 1 > TABLE_MAX_COLS)
+        return;
+    char corner[160];
+    snprintf(corner, sizeof corner, "%s \\ %s", g->row_axis, g->col_axis);
+    const char *headers[TABLE_MAX_COLS];
+    bool right[TABLE_MAX_COLS];
+    headers[0] = corner;
+    right[0] = false;
+    for (size_t j = 0; j < g->ncols; j++) {
+        headers[j + 1] = g->cols[j];
+        right[j + 1] = true;
+    }
+    struct table t;
+    table_init(&t, g->ncols + 1, headers, right);
+    char entries[TABLE_MAX_COLS][128];
+    const char *row[TABLE_MAX_COLS];
+    for (size_t i = 0; i < g->nrows; i++) {
+        row[0] = g->rows[i];
+        for (size_t j = 0; j < g->ncols; j++) {
+            int l = g->label[i * g->ncols + j];
+            entries[j][0] = '\0';
+            if (l >= 0) {
+                char ms[96], ch[48];
+                fmt_mean_sd(ms, sizeof ms, cmp_cell_at(c, (size_t)l, 0), c->metrics[0].unit);
+                if ((size_t)l == c->base)
+                    snprintf(ch, sizeof ch, "baseline");
+                else
+                    fmt_change(ch, sizeof ch, c, (size_t)l, 0);
+                snprintf(entries[j], sizeof entries[j], "%s (%s)", ms, ch);
+            }
+            row[j + 1] = entries[j];
+        }
+        table_add_row(&t, row);
+    }
+    char title[256];
+    snprintf(title, sizeof title, "%s by %s and %s: %s, mean ±sd (change against the baseline)", c->workload,
+             g->row_axis, g->col_axis, c->metrics[0].title[0] ? c->metrics[0].title : c->metrics[0].name);
+    if (mk == MARKUP_HTML) {
+        fputs("<h4>", f);
+        quote_html(f, title);
+        fputs("</h4>\n", f);
+        print_html_table(f, &t);
+    } else if (mk == MARKUP_MARKDOWN) {
+        fputs("#### ", f);
+        quote_markdown(f, title);
+        fputs("\n\n", f);
+        print_markdown(f, &t);
+        fputc('\n', f);
+    } else {
+        fprintf(f, "%s\n\n", title);
+        table_print(&t, f);
+        fputc('\n', f);
+    }
+    table_free(&t);
 }
 
 /* The table, its title, the ratio sentences and what differed, in one of
@@ -423,8 +513,9 @@ static void render_readable(FILE *f, const struct comparison *c, enum markup mk,
     else
         build_seed_table(&t, c, c->nlabels > 1);
     char title[256];
-    snprintf(title, sizeof title, "%s: %zu label%s, baseline %s, alpha %.3g%s", c->workload, c->nlabels,
-             c->nlabels == 1 ? "" : "s", c->labels[c->base].name, c->alpha,
+    snprintf(title, sizeof title, "%s%s%s: %zu %s%s, baseline %s, alpha %.3g%s", c->workload, c->suite[0] ? ", " : "",
+             c->suite, c->nlabels, c->suite[0] ? "cell" : "label", c->nlabels == 1 ? "" : "s", c->labels[c->base].name,
+             c->alpha,
              long_view ? "" : "; mean ±sd of ok runs, change: + is better, * significant");
     if (mk == MARKUP_HTML) {
         fputs("<h3>", f);
@@ -441,6 +532,7 @@ static void render_readable(FILE *f, const struct comparison *c, enum markup mk,
         fputc('\n', f);
     }
     table_free(&t);
+    print_grid(f, c, mk);
     print_sentences_and_env(f, c, mk);
 }
 

@@ -2,6 +2,7 @@
 #include "lib/fileio.h"
 #include "lib/quote.h"
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,18 +12,43 @@
 #include "reports/compare.h"
 #include "reports/compare_fmt.h"
 #include "reports/plot.h"
+#include "reports/stats.h"
 #include "store/runinfo.h"
 #include "reports/summary.h"
 
 static const char css[] =
-    "body{font-family:'DejaVu Sans',Arial,sans-serif;margin:2em;color:#222;max-width:1200px}"
-    "h1{font-size:1.6em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}"
+    "body{font-family:'DejaVu Sans',Arial,sans-serif;margin:1em auto;padding:0 1em;color:#222;max-width:1200px;"
+    "line-height:1.4}"
+    "h1{font-size:1.5em;margin:.3em 0}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:1.6em}"
+    ".meta{color:#555;font-size:.9em;margin:.2em 0 1em}.question{font-size:1.15em;font-weight:bold}"
+    "#summary{background:#f6f8fa;border:1px solid #d0d7de;border-radius:6px;padding:.2em 1em 1em}"
+    ".scroll{overflow-x:auto;-webkit-overflow-scrolling:touch}"
     "table{border-collapse:collapse;margin:.8em 0;font-size:.9em}"
     "th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left;vertical-align:top}"
-    "th{background:#f0f0f0}td.num{text-align:right;font-variant-numeric:tabular-nums}"
+    "th{background:#f0f0f0}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
     ".sentences li{margin:.3em 0}.chart{margin:1em 0}.chart svg{max-width:100%;height:auto}"
+    ".zero{color:#555;font-style:italic}nav ul{columns:2;max-width:40em}"
     "pre{background:#f7f7f7;padding:.6em;overflow-x:auto}details{margin:.4em 0}"
-    ".status-ok{color:#176b17}.status-failed,.status-oom,.status-aborted{color:#a31515;font-weight:bold}";
+    ".swatch{display:inline-block;width:.8em;height:.8em;margin-right:.4em;vertical-align:middle}"
+    ".status-ok{color:#176b17}.status-failed,.status-oom,.status-aborted{color:#a31515;font-weight:bold}"
+    "@media (max-width:600px){body{margin:.5em auto;font-size:15px}table{font-size:.8em}nav ul{columns:1}}";
+
+/* gnuplot's default line colours for line types 1 to 8, so a label's
+ * swatch in the tables is its line's colour in every chart. */
+static const char *const line_colours[] = { "#9400d3", "#009e73", "#56b4e9", "#e69f00",
+                                            "#f0e442", "#0072b2", "#e51e10", "#000000" };
+
+static void swatch(FILE *f, size_t label)
+{
+    fprintf(f, "<span class=\"swatch\" style=\"background:%s\"></span>", line_colours[label % 8]);
+}
+
+static void section_id(char *buf, size_t len, const char *workload)
+{
+    char slug[96];
+    quote_slug(workload, slug, sizeof slug);
+    snprintf(buf, len, "w-%s", slug);
+}
 
 /* An SVG file inlined: from its <svg element on, without the XML prologue. */
 static void inline_svg(FILE *out, const char *path)
@@ -47,12 +73,16 @@ static void inline_svg(FILE *out, const char *path)
     fclose(f);
 }
 
-static void run_rows(FILE *f, struct pm_db *db)
+static void run_rows(FILE *f, struct pm_db *db, const char *suite_uuid)
 {
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "SELECT id FROM run ORDER BY id", NULL) < 0)
+    if (pm_db_prepare(db, &st,
+                      "SELECT id FROM run WHERE ?1 IS NULL OR id IN"
+                      " (SELECT run_id FROM run_meta WHERE key = 'suite.uuid' AND value = ?1) ORDER BY id", NULL) < 0)
         return;
-    fputs("<h2>Runs</h2>\n<table>\n<thead><tr><th>run</th><th>label</th><th>workload</th><th>status</th>"
+    if (suite_uuid)
+        sqlite3_bind_text(st, 1, suite_uuid, -1, SQLITE_STATIC);
+    fputs("<section id=\"runs\">\n<h2>Runs</h2>\n<div class=\"scroll\"><table>\n<thead><tr><th>run</th><th>label</th><th>workload</th><th>status</th>"
           "<th>headline</th><th>Total swpout</th><th>cap</th><th>started</th><th>details</th></tr></thead>\n<tbody>\n", f);
     while (sqlite3_step(st) == SQLITE_ROW) {
         struct run_info ri;
@@ -115,79 +145,239 @@ static void run_rows(FILE *f, struct pm_db *db)
         fputs("</pre></details></td></tr>\n", f);
         run_info_free(&ri);
     }
-    fputs("</tbody>\n</table>\n", f);
+    fputs("</tbody>\n</table></div>\n</section>\n", f);
     sqlite3_finalize(st);
 }
 
-int html_report_write(struct pm_db *db, const char *out_dir, const char *db_label, char *page_path, size_t len,
-                      struct pm_err *err)
+/* The comparison of one part, built as the page shows it. */
+static int build_part(struct pm_db *db, const struct report_scope *scope, const struct report_part *part, bool long_view,
+                      struct comparison *c, struct pm_err *err)
+{
+    struct compare_request rq = { .workload = part->workload, .labels = part->labels, .nlabels = part->n,
+                                  .alpha = 0.05, .long_view = long_view,
+                                  .suite_uuid = scope ? scope->suite_uuid : NULL };
+    if (compare_build(db, &rq, c, err) < 0)
+        return -1;
+    if (part->axes && compare_grid(c, part->axes, err) < 0)
+        return -1;
+    if (scope && scope->title)
+        snprintf(c->suite, sizeof c->suite, "%s", scope->title);
+    return 0;
+}
+
+/* The summary: per workload each configuration's headline, its 95% CI,
+ * runs and failures, change against the baseline; then the sentences. */
+static void summary_section(FILE *f, const struct report_scope *scope, struct comparison *cs, const struct report_part *parts,
+                            size_t n)
+{
+    fputs("<section id=\"summary\">\n<h2>Summary</h2>\n", f);
+    if (scope && scope->question && scope->question[0]) {
+        fputs("<p class=\"question\">", f);
+        quote_html(f, scope->question);
+        fputs("</p>\n", f);
+    }
+    for (size_t w = 0; w < n; w++) {
+        const struct comparison *c = &cs[w];
+        fputs("<h3>", f);
+        quote_html(f, c->workload);
+        fputs(": ", f);
+        quote_html(f, c->metrics[0].title[0] ? c->metrics[0].title : c->metrics[0].name);
+        fputs("</h3>\n<div class=\"scroll\"><table>\n<thead><tr><th>", f);
+        fputs(scope && scope->suite_uuid ? "cell" : "label", f);
+        fputs("</th><th>mean</th><th>95% CI</th><th>ok runs</th><th>fail:runs</th><th>change</th>", f);
+        bool notes = parts[w].notes != NULL;
+        if (notes)
+            fputs("<th>runs until</th>", f);
+        fputs("</tr></thead>\n<tbody>\n", f);
+        for (size_t l = 0; l < c->nlabels; l++) {
+            const struct cmp_cell *cell = cmp_cell_at(c, l, 0);
+            const struct cmp_label *lb = &c->labels[l];
+            fputs("<tr><td>", f);
+            swatch(f, l);
+            quote_html(f, lb->name);
+            char mean[64] = "-", ci[64] = "-", change[96] = "baseline";
+            if (cell->s.n) {
+                snprintf(mean, sizeof mean, "%.6g %s", cell->s.mean, c->metrics[0].unit);
+                double half = stats_ci95_half(&cell->s);
+                if (!isnan(half) && cell->s.mean != 0)
+                    snprintf(ci, sizeof ci, "±%.3g (±%.1f%%)", half, 100 * half / fabs(cell->s.mean));
+            }
+            if (l != c->base) {
+                if (isnan(cell->change_pct))
+                    snprintf(change, sizeof change, "-");
+                else if (!cell->w.valid)
+                    snprintf(change, sizeof change, "%+.1f%% (too few runs to test)", cell->change_pct);
+                else
+                    snprintf(change, sizeof change, "%+.1f%% (p = %.3g)%s", cell->change_pct, cell->w.p,
+                             cell->significant ? " significant" : "");
+            }
+            fputs("</td><td class=\"num\">", f);
+            quote_html(f, mean);
+            fputs("</td><td class=\"num\">", f);
+            quote_html(f, ci);
+            fprintf(f, "</td><td class=\"num\">%zu</td><td class=\"num\">%zu:%zu</td><td>", lb->ok,
+                    lb->failed + lb->oom + lb->aborted, lb->runs);
+            quote_html(f, change);
+            fputs("</td>", f);
+            if (notes) {
+                fputs("<td>", f);
+                quote_html(f, l < parts[w].n ? parts[w].notes[l] : "");
+                fputs("</td>", f);
+            }
+            fputs("</tr>\n", f);
+        }
+        fputs("</tbody>\n</table></div>\n<ul class=\"sentences\">\n", f);
+        for (size_t l = 0; l < c->nlabels; l++) {
+            if (l == c->base)
+                continue;
+            fputs("<li>", f);
+            quote_html(f, c->labels[l].sentence);
+            fputs("</li>\n", f);
+        }
+        fputs("</ul>\n", f);
+    }
+    fputs("</section>\n", f);
+}
+
+static void toc(FILE *f, const struct comparison *cs, size_t n)
+{
+    fputs("<nav id=\"toc\">\n<h2>Contents</h2>\n<ul>\n<li><a href=\"#summary\">Summary</a></li>\n", f);
+    for (size_t w = 0; w < n; w++) {
+        char id[128];
+        section_id(id, sizeof id, cs[w].workload);
+        fprintf(f, "<li><a href=\"#%s\">", id);
+        quote_html(f, cs[w].workload);
+        fputs(": tables and charts</a></li>\n", f);
+    }
+    fputs("<li><a href=\"#runs\">Runs</a></li>\n</ul>\n</nav>\n", f);
+}
+
+static void workload_section(FILE *f, struct pm_db *db, const struct report_scope *scope, const struct report_part *part,
+                             const struct comparison *c, const char *charts_dir, bool gnuplot)
+{
+    char id[128];
+    section_id(id, sizeof id, c->workload);
+    fprintf(f, "<section id=\"%s\">\n<h2>", id);
+    quote_html(f, c->workload);
+    fputs("</h2>\n<div class=\"scroll\">\n", f);
+    compare_render_html(f, c, false);
+    fputs("</div>\n", f);
+    struct comparison lc;
+    struct pm_err lerr;
+    if (build_part(db, scope, part, true, &lc, &lerr) == 0) {
+        fputs("<details><summary>every statistic (n, mean, stddev, CV%, min, median, max, change, p, 95% CI)</summary>\n"
+              "<div class=\"scroll\">\n", f);
+        compare_render_html(f, &lc, true);
+        fputs("</div></details>\n", f);
+    }
+    compare_free(&lc);
+    if (!gnuplot) {
+        fputs("<p>(no charts: gnuplot is not installed)</p>\n", f);
+    } else {
+        char written[PLOT_CHARTS][4096];
+        bool zero[PLOT_CHARTS];
+        struct pm_err err;
+        struct plot_request prq = { .out_dir = charts_dir, .svg = true, .all_zero = zero };
+        if (plot_comparison(db, c, &prq, written, &err) == 0) {
+            for (int i = 0; i < PLOT_CHARTS; i++) {
+                if (zero[i]) {
+                    fprintf(f, "<p class=\"zero\">%s: every series is zero in every run, so there is nothing to draw"
+                               "</p>\n", plot_chart_titles[i]);
+                    continue;
+                }
+                inline_svg(f, written[i]);
+            }
+        } else {
+            fputs("<p>charts could not be drawn: ", f);
+            quote_html(f, err.msg);
+            fputs("</p>\n", f);
+        }
+    }
+    fputs("</section>\n", f);
+}
+
+int html_report_write(struct pm_db *db, const struct report_scope *scope, const char *out_dir, const char *db_label,
+                      char *page_path, size_t len, struct pm_err *err)
 {
     if (mkdir(out_dir, 0755) < 0 && errno != EEXIST)
         return pm_errf(err, "%s: %s", out_dir, strerror(errno));
     char charts_dir[4096];
     snprintf(charts_dir, sizeof charts_dir, "%s/charts", out_dir);
     snprintf(page_path, len, "%s/report.html", out_dir);
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.new", page_path);
-    FILE *f = pm_create_file(tmp);
-    if (!f)
-        return pm_errf(err, "%s: %s", tmp, strerror(errno));
-    char now[64];
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(now, sizeof now, "%Y-%m-%d %H:%M:%S UTC", &tm);
-    fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>pressmark report</title>\n"
-               "<style>%s</style>\n</head>\n<body>\n<h1>pressmark report</h1>\n<p>generated %s from ", css, now);
-    quote_html(f, db_label);
-    fputs("</p>\n", f);
+    /* Without a scope: every label of every workload. */
+    struct report_part *all = NULL;
     char **workloads = NULL;
     size_t nw = 0;
-    int rc = compare_workloads(db, NULL, 0, &workloads, &nw, err);
-    bool gnuplot = plot_have_gnuplot();
-    for (size_t w = 0; rc == 0 && w < nw; w++) {
-        struct comparison c;
-        struct compare_request rq = { .workload = workloads[w], .alpha = 0.05 };
-        if ((rc = compare_build(db, &rq, &c, err)) < 0) {
-            compare_free(&c);
-            break;
+    const struct report_part *parts = scope ? scope->parts : NULL;
+    size_t nparts = scope ? scope->nparts : 0;
+    if (!scope) {
+        if (compare_workloads(db, NULL, 0, &workloads, &nw, err) < 0)
+            return -1;
+        all = calloc(nw ? nw : 1, sizeof *all);
+        if (!all) {
+            for (size_t w = 0; w < nw; w++)
+                free(workloads[w]);
+            free(workloads);
+            return pm_errf(err, "out of memory");
         }
-        fputs("<h2>", f);
-        quote_html(f, workloads[w]);
-        fputs("</h2>\n", f);
-        compare_render_html(f, &c, false);
-        struct comparison lc;
-        rq.long_view = true;
-        if (compare_build(db, &rq, &lc, err) == 0) {
-            fputs("<details><summary>every statistic (n, mean, stddev, CV%, min, median, max, change, p, 95% CI)</summary>\n", f);
-            compare_render_html(f, &lc, true);
-            fputs("</details>\n", f);
-        }
-        compare_free(&lc);
-        if (gnuplot) {
-            char written[PLOT_CHARTS][4096];
-            struct plot_request prq = { .out_dir = charts_dir, .svg = true };
-            if (plot_comparison(db, &c, &prq, written, err) == 0)
-                for (int i = 0; i < PLOT_CHARTS; i++)
-                    inline_svg(f, written[i]);
-            else
-                fprintf(f, "<p>charts could not be drawn: %s</p>\n", err->msg);
-        } else {
-            fputs("<p>(no charts: gnuplot is not installed)</p>\n", f);
-        }
-        compare_free(&c);
+        for (size_t w = 0; w < nw; w++)
+            all[w].workload = workloads[w];
+        parts = all;
+        nparts = nw;
     }
+    struct comparison *cs = calloc(nparts ? nparts : 1, sizeof *cs);
+    int rc = cs ? 0 : pm_errf(err, "out of memory");
+    size_t built = 0;
+    for (; rc == 0 && built < nparts; built++)
+        if (build_part(db, scope, &parts[built], false, &cs[built], err) < 0) {
+            compare_free(&cs[built]);
+            rc = -1;
+        }
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.new", page_path);
+    FILE *f = rc == 0 ? pm_create_file(tmp) : NULL;
+    if (rc == 0 && !f)
+        rc = pm_errf(err, "%s: %s", tmp, strerror(errno));
+    if (rc == 0) {
+        char now[64];
+        time_t t = time(NULL);
+        struct tm tm;
+        gmtime_r(&t, &tm);
+        strftime(now, sizeof now, "%Y-%m-%d %H:%M:%S UTC", &tm);
+        fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+              "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>pressmark report", f);
+        if (scope && scope->title) {
+            fputs(": ", f);
+            quote_html(f, scope->title);
+        }
+        fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>pressmark report", css);
+        if (scope && scope->title) {
+            fputs(": ", f);
+            quote_html(f, scope->title);
+        }
+        fprintf(f, "</h1>\n<p class=\"meta\">generated %s from ", now);
+        quote_html(f, db_label);
+        fputs("</p>\n", f);
+        summary_section(f, scope, cs, parts, nparts);
+        toc(f, cs, nparts);
+        bool gnuplot = plot_have_gnuplot();
+        for (size_t w = 0; w < nparts; w++)
+            workload_section(f, db, scope, &parts[w], &cs[w], charts_dir, gnuplot);
+        run_rows(f, db, scope ? scope->suite_uuid : NULL);
+        fputs("</body>\n</html>\n", f);
+        if (fclose(f) != 0)
+            rc = pm_errf(err, "%s: %s", tmp, strerror(errno));
+        if (rc == 0 && rename(tmp, page_path) < 0)
+            rc = pm_errf(err, "%s: %s", page_path, strerror(errno));
+        if (rc < 0)
+            unlink(tmp);
+    }
+    for (size_t w = 0; w < built; w++)
+        compare_free(&cs[w]);
+    free(cs);
     for (size_t w = 0; w < nw; w++)
         free(workloads[w]);
     free(workloads);
-    if (rc == 0)
-        run_rows(f, db);
-    fputs("</body>\n</html>\n", f);
-    if (fclose(f) != 0 && rc == 0)
-        rc = pm_errf(err, "%s: %s", tmp, strerror(errno));
-    if (rc == 0 && rename(tmp, page_path) < 0)
-        rc = pm_errf(err, "%s: %s", page_path, strerror(errno));
-    if (rc < 0)
-        unlink(tmp);
+    free(all);
     return rc;
 }

@@ -1,12 +1,37 @@
 #ifndef PM_HTML_REPORT_H
 #define PM_HTML_REPORT_H
-/* One self-contained HTML page: per workload the comparison tables, the
- * ratio sentences, the environment differences and the charts inlined as
- * SVG, then every run's details. Everything from the database is
- * HTML-escaped; the page loads nothing from anywhere. */
+/* One self-contained HTML page about an experiment: a summary first (the
+ * question, each configuration's headline with its 95% confidence
+ * interval, the ratio sentences), a table of contents, then per workload
+ * the tables and the charts (a chart whose every series is zero is one
+ * line saying so), then every run's details. Everything from the
+ * database is HTML-escaped; the page loads nothing from anywhere and
+ * reads on a phone. */
+#include <stddef.h>
 #include "store/db.h"
 
-int html_report_write(struct pm_db *db, const char *out_dir, const char *db_label, char *page_path, size_t len,
-                      struct pm_err *err);
+/* One workload of the experiment: its labels (the baseline first) and,
+ * for a suite's cells, each one's axis values (JSON) and how its run
+ * count ended ("converged after 4 runs"). */
+struct report_part {
+    const char *workload;
+    const char *const *labels;
+    const char *const *axes;     /* NULL when not a suite */
+    const char *const *notes;    /* NULL, or one per label ("" for none) */
+    size_t n;
+};
+
+/* What the page is about: a suite (its own runs only), or NULL for every
+ * label of every workload in the database. */
+struct report_scope {
+    const char *title;           /* "suite 3 (swap-kinds)" */
+    const char *question;        /* "" when the suite asks none */
+    const char *suite_uuid;
+    const struct report_part *parts;
+    size_t nparts;
+};
+
+int html_report_write(struct pm_db *db, const struct report_scope *scope, const char *out_dir, const char *db_label,
+                      char *page_path, size_t len, struct pm_err *err);
 
 #endif

@@ -30,8 +30,27 @@ static void dat_num(FILE *f, double v)
 
 struct line {
     char name[300];
+    size_t label;                /* its label's index: the line's colour */
     struct timeseries ts;
 };
+
+const char *const plot_chart_titles[PLOT_CHARTS] = {
+    "swap rate", "CPU utilisation", "free memory and free swap", "PSI memory stall and heartbeat lateness",
+    "headline per run",
+};
+
+/* Is every value of these columns zero or missing, in every line? */
+static bool columns_zero(const struct line *lines, size_t n, const int *cols, int panels)
+{
+    for (size_t l = 0; l < n; l++)
+        for (int p = 0; p < panels; p++)
+            for (size_t i = 0; i < lines[l].ts.n; i++) {
+                double v = lines[l].ts.v[cols[p]][i];
+                if (!isnan(v) && v != 0)
+                    return false;
+            }
+    return true;
+}
 
 static int run_gnuplot(const char *dir, const char *script, struct pm_err *err)
 {
@@ -155,7 +174,7 @@ static int timeseries_chart(const char *dir, const char *base, const char *title
         for (size_t l = 0; l < n; l++) {
             fputs(l ? ", " : "", f);
             quote_gnuplot(f, dat);
-            fprintf(f, " index %zu using 1:%d with lines lw 2 title ", l, p + 2);
+            fprintf(f, " index %zu using 1:%d with lines lw 2 lc %zu title ", l, p + 2, lines[l].label + 1);
             quote_gnuplot(f, lines[l].name);
         }
         fputc('\n', f);
@@ -250,11 +269,13 @@ int plot_comparison(struct pm_db *db, const struct comparison *c, const struct p
         if (rc == 0 && rq->per_run) {
             for (size_t r = 0; r < lb->ok; r++) {
                 snprintf(lines[k].name, sizeof lines[k].name, "%s #%lld", lb->name, (long long)lb->run_ids[r]);
+                lines[k].label = l;
                 lines[k++].ts = runs[r];
                 memset(&runs[r], 0, sizeof runs[r]);
             }
         } else if (rc == 0) {
             snprintf(lines[k].name, sizeof lines[k].name, "%s (mean of %zu run%s)", lb->name, lb->ok, lb->ok == 1 ? "" : "s");
+            lines[k].label = l;
             if (timeseries_mean(runs, lb->ok, &lines[k++].ts) < 0)
                 rc = pm_errf(err, "out of memory");
         }
@@ -276,20 +297,29 @@ int plot_comparison(struct pm_db *db, const struct comparison *c, const struct p
     static const char *const psi_y[] = { "PSI memory some (% of time)", "PSI memory full (% of time)",
                                          "heartbeat lateness, worst per tick (ms)" };
     struct { const char *name, *what; const int *cols; const char *const *y; } charts[] = {
-        { "swap", "swap rate (seed 000's chart a)", swap_cols, swap_y },
-        { "cpu", "CPU utilisation (seed 000's chart b)", cpu_cols, cpu_y },
+        { "swap", "swap rate (chart a of the 2002 VolanoMark report)", swap_cols, swap_y },
+        { "cpu", "CPU utilisation (chart b of the 2002 VolanoMark report)", cpu_cols, cpu_y },
         { "memory", "free memory and free swap", mem_cols, mem_y },
         { "pressure", "PSI memory stall and heartbeat lateness", psi_cols, psi_y },
     };
     for (int ch = 0; ch < 4 && rc == 0; ch++) {
         snprintf(base, sizeof base, "%s-%s", slug, charts[ch].name);
         snprintf(title, sizeof title, "%s: %s, by %s", c->workload, charts[ch].what, rq->per_run ? "run" : "label");
+        if (rq->all_zero)
+            rq->all_zero[ch] = columns_zero(lines, k, charts[ch].cols, 3);
         rc = timeseries_chart(rq->out_dir, base, title, lines, k, charts[ch].cols, charts[ch].y, 3, rq->svg,
                               written[ch], err);
     }
     if (rc == 0) {
         snprintf(base, sizeof base, "%s-headline", slug);
         rc = headline_chart(rq->out_dir, base, c, rq->svg, written[4], err);
+        if (rq->all_zero) {
+            rq->all_zero[4] = true;
+            for (size_t l = 0; l < c->nlabels; l++)
+                for (size_t i = 0; i < cmp_cell_at(c, l, 0)->n; i++)
+                    if (cmp_cell_at(c, l, 0)->values[i] != 0)
+                        rq->all_zero[4] = false;
+        }
     }
     for (size_t i = 0; i < k; i++)
         timeseries_free(&lines[i].ts);

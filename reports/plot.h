@@ -15,12 +15,18 @@ struct plot_request {
     const char *out_dir;
     bool svg;
     bool per_run;                /* a line per run instead of per label */
+    bool *all_zero;              /* when set: [k] true for a chart whose every value is zero or missing */
 };
+
+/* What each chart shows, in plot_comparison's order. */
+extern const char *const plot_chart_titles[PLOT_CHARTS];
 
 /* Is gnuplot on PATH? */
 bool plot_have_gnuplot(void);
 
-/* Write the charts for c. written[k] receives each image's path. */
+/* Write the charts for c. written[k] receives each image's path. Each
+ * label has the same colour (gnuplot's line type label + 1) in every
+ * chart. */
 int plot_comparison(struct pm_db *db, const struct comparison *c, const struct plot_request *rq,
                     char written[PLOT_CHARTS][4096], struct pm_err *err);
 

@@ -90,3 +90,10 @@ void stats_ratio_sentence(char *buf, size_t len, const char *workload, const cha
     snprintf(buf, len, "%s: %s runs %.1f %% %s with %s than with %s (%s, n = %zu/%zu)", head, workload,
              fabs(100.0 - ratio), worse ? "slower" : "faster", label, base, p, b->n, a->n);
 }
+
+double stats_ci95_half(const struct summary *s)
+{
+    if (s->n < 2)
+        return NAN;
+    return gsl_cdf_tdist_Pinv(0.975, (double)s->n - 1) * s->sd / sqrt((double)s->n);
+}

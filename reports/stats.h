@@ -14,6 +14,10 @@ struct summary {
 /* v is sorted in place. n == 0 gives all zeros. */
 void stats_summary(double *v, size_t n, struct summary *out);
 
+/* Half the width of the 95% confidence interval of the mean (Student's t
+ * with n - 1 degrees of freedom); NaN below 2 values. */
+double stats_ci95_half(const struct summary *s);
+
 struct welch {
     bool valid;                  /* false: a side has fewer than 2 runs */
     double t, df, p;             /* two-sided p */

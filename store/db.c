@@ -69,6 +69,28 @@ static const char *const migrations[] = {
     "  run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,"
     "  url TEXT NOT NULL, pushed_ns INTEGER NOT NULL,"
     "  PRIMARY KEY (run_id, url)) WITHOUT ROWID;",
+    /* 3 -> 4: suites (pressmark suite run FILE): the file as run, its cells
+     * (the product of its axes) and its planned runs in execution order,
+     * each linked to its run once started, so an interrupted suite resumes
+     * where it stopped. The runs themselves carry suite.* and axis.* meta,
+     * so reports group them by cell also after a merge. */
+    "CREATE TABLE suite ("
+    "  id INTEGER PRIMARY KEY,"
+    "  uuid TEXT NOT NULL UNIQUE, name TEXT NOT NULL, path TEXT NOT NULL,"
+    "  digest TEXT NOT NULL, text TEXT NOT NULL, created_ns INTEGER NOT NULL,"
+    "  seed INTEGER NOT NULL,"
+    "  state TEXT NOT NULL CHECK (state IN ('running','complete')));"
+    "CREATE INDEX suite_name ON suite(name);"
+    "CREATE TABLE suite_cell ("
+    "  suite_id INTEGER NOT NULL REFERENCES suite(id) ON DELETE CASCADE,"
+    "  idx INTEGER NOT NULL, label TEXT NOT NULL, workload TEXT NOT NULL,"
+    "  headline TEXT NOT NULL, axes TEXT NOT NULL,"
+    "  PRIMARY KEY (suite_id, idx)) WITHOUT ROWID;"
+    "CREATE TABLE suite_run ("
+    "  suite_id INTEGER NOT NULL REFERENCES suite(id) ON DELETE CASCADE,"
+    "  seq INTEGER NOT NULL, round INTEGER NOT NULL, cell INTEGER NOT NULL,"
+    "  run_id INTEGER REFERENCES run(id),"
+    "  PRIMARY KEY (suite_id, seq)) WITHOUT ROWID;",
 };
 
 int pm_db_default_path(char *buf, size_t len)
@@ -215,4 +237,13 @@ const char *pm_col_text(sqlite3_stmt *st, int col)
 {
     const unsigned char *t = sqlite3_column_text(st, col);
     return t ? (const char *)t : "";
+}
+
+bool pm_db_full(const struct pm_db *db)
+{
+    if (!db->h)
+        return false;
+    /* SQLITE_FULL from a write; a WAL index that cannot grow is an I/O
+     * error whose system errno says why. */
+    return (sqlite3_errcode(db->h) & 0xff) == SQLITE_FULL || sqlite3_system_errno(db->h) == ENOSPC;
 }

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include "lib/err.h"
 
-#define PM_SCHEMA_VERSION 3
+#define PM_SCHEMA_VERSION 4
 
 struct pm_db {
     sqlite3 *h;
@@ -32,6 +32,8 @@ int pm_db_prepare(struct pm_db *db, sqlite3_stmt **st, const char *sql, struct p
  * through this, so a NULL where text belongs (a hostile or broken
  * database) is an empty string, never a NULL pointer. */
 const char *pm_col_text(sqlite3_stmt *st, int col);
+/* Did the last failure on db come from a full filesystem? */
+bool pm_db_full(const struct pm_db *db);
 /* Step a statement that returns no rows, then reset it for reuse. */
 int pm_db_step_done(struct pm_db *db, sqlite3_stmt *st, struct pm_err *err);
 

@@ -37,7 +37,7 @@ int store_run_begin(struct pm_db *db, int64_t machine_id, const char *label, con
     return 0;
 }
 
-static int store_meta(struct pm_db *db, int64_t run_id, const struct kv_list *meta, struct pm_err *err)
+int store_run_meta(struct pm_db *db, int64_t run_id, const struct kv_list *meta, struct pm_err *err)
 {
     sqlite3_stmt *st;
     if (pm_db_prepare(db, &st, "INSERT OR REPLACE INTO run_meta(run_id, key, value) VALUES (?,?,?)", err) < 0)
@@ -103,7 +103,7 @@ int store_run_end(struct pm_db *db, int64_t run_id, const char *status, const ch
 {
     if (pm_db_exec(db, "BEGIN IMMEDIATE", err) < 0)
         return -1;
-    if (store_meta(db, run_id, meta, err) < 0 || store_metrics(db, run_id, metrics, err) < 0 ||
+    if (store_run_meta(db, run_id, meta, err) < 0 || store_metrics(db, run_id, metrics, err) < 0 ||
         store_sources(db, run_id, cols, ncols, err) < 0)
         goto fail;
     sqlite3_stmt *st;

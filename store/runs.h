@@ -20,6 +20,9 @@ int store_run_end(struct pm_db *db, int64_t run_id, const char *status, const ch
                   const struct metric_set *metrics, const struct kv_list *meta,
                   const struct run_source *sources, size_t nsources, struct pm_err *err);
 /* Mark a run that was left 'running' by a killed pressmark. */
+/* Add (or replace) metadata of a run now, not only at its end: what must
+ * be known of a run also when its pressmark is killed (a suite's cell). */
+int store_run_meta(struct pm_db *db, int64_t run_id, const struct kv_list *meta, struct pm_err *err);
 int store_run_abandoned(struct pm_db *db, const char *reason, struct pm_err *err);
 
 #endif

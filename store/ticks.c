@@ -85,6 +85,7 @@ static int write_tick(struct tick_writer *w, uint64_t seq, uint64_t t_ns, const 
         goto fail;
     return 0;
 fail:
+    s->full |= pm_db_full(&s->db);
     if (!sqlite3_get_autocommit(s->db.h))
         pm_db_exec(&s->db, "ROLLBACK", NULL);
     return -1;

@@ -17,6 +17,7 @@ struct tick_store {
     int64_t run_id;
     char *json;                       /* this tick's values, encoded */
     size_t json_cap;
+    bool full;                        /* a write failed for a full filesystem */
 };
 
 int tick_store_open(struct tick_store *ts, const char *db_path, int64_t run_id, struct pm_err *err);

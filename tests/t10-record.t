@@ -92,6 +92,29 @@ ge "$(q "select cast(max(t_ns) / 1000000 as int) from tick where run_id = $busy"
 is "$(q "select max(seq) + 1 = count(*) from tick where run_id = $busy")" 1 "every tick it took is stored"
 ge "$(metric $busy sampler.missed_ticks | cut -d. -f1)" 5 "and the ticks due while it waited are reported as missed"
 
+# A full disk mid-run: the run fails with the reason, the ticks taken are
+# kept, its end (status, metrics) is still written, in room a reserve file
+# beside the database held for it, which is gone afterwards.
+if [ "$(id -u)" -eq 0 ]; then
+    mkdir -p "$TMP/small"
+    mount -t tmpfs -o size=600k tmpfs "$TMP/small" && cleanup_add umount -l "$TMP/small"
+    SMALL="$TMP/small/r.db"
+    PRESSMARK_DB=$SMALL "$PM" record --quiet --label first -- true
+    dd if=/dev/zero of="$TMP/small/fill" bs=1k count=250 2>/dev/null
+    PRESSMARK_DB=$SMALL "$PM" record --quiet --label full --interval 10ms -- sleep 3 2>"$TMP/full.err"
+    is "$?" 1 "a run that fills the database's filesystem ends with exit 1 (the run failed)"
+    reason=$(sqlite3 "$SMALL" "select status || ': ' || reason from run where label = 'full'")
+    like "$reason" "^failed: the filesystem of $SMALL is full: sampling stopped after [0-9]+ ticks, which are kept$" "stored as failed, saying why"
+    n=$(printf '%s' "$reason" | sed -E 's/.* after ([0-9]+) ticks.*/\1/')
+    ge "$n" 1 "some ticks were taken before the disk filled"
+    is "$(sqlite3 "$SMALL" "select count(*) from tick t join run r on r.id = t.run_id where r.label = 'full'")" "$n" "and exactly those are kept"
+    ge "$(sqlite3 "$SMALL" "select count(*) from metric m join run r on r.id = m.run_id where r.label = 'full'")" 20 "its metrics are stored"
+    is "$(ls "$TMP/small" | grep -c reserve)" 0 "the reserve file is gone"
+    umount "$TMP/small"
+else
+    skip "a full filesystem needs a tmpfs mount (root)"
+fi
+
 # SIGKILL mid-run: list and show say aborted at once, before any run records it.
 "$PM" record --quiet --label killed --interval 100ms -- sleep 32.5 &
 pid=$!

@@ -33,7 +33,7 @@ bad "cap method junk" "--cap-method: 'magic' is not a cap method \(accepted: aut
 bad "sysctl outside vm" "--sysctl: 'kernel.panic=1' is not a VM setting \(accepted: vm.NAME=VALUE" record --sysctl kernel.panic=1 -- true
 bad "sysctl unknown" "--sysctl: 'vm.no_such_knob=1': this kernel has no /proc/sys/vm/no_such_knob" record --sysctl vm.no_such_knob=1 -- true
 bad "sysctl path escape" "--sysctl: 'vm.../kernel/panic=1' is not a VM setting" record --sysctl vm.../kernel/panic=1 -- true
-bad "swap junk" "--swap: 'zram:lots' is not a swap set-up \(accepted: SIZE for a swap file, zram:SIZE" record --swap zram:lots -- true
+bad "swap junk" "--swap: 'zram:lots' is not a swap set-up \(accepted: SIZE or file:SIZE for a swap file, zram:SIZE" record --swap zram:lots -- true
 bad "zram algo junk" "--swap: 'zram:64M:l;z' is not a swap set-up" record --swap 'zram:64M:l;z' -- true
 bad "thp junk" "--thp: 'sometimes' is not a THP mode \(accepted: always, madvise, never\)" record --thp sometimes -- true
 bad "zswap junk" "--zswap: 'maybe' is not a zswap setting \(accepted: on, off\)" record --zswap maybe -- true
@@ -59,7 +59,7 @@ like "$(cat "$TMP/err")" "no results database here yet" "and says so"
 ok "list created no database" test ! -e "$PRESSMARK_DB"
 # Read-only commands never modify a database, not even an older one.
 "$PM" --db "$TMP/old.db" record --quiet --label old --runs 2 --interval 50ms -- sleep 0.3
-sqlite3 "$TMP/old.db" "PRAGMA journal_mode = DELETE; DROP TABLE pushed; DROP TABLE profile; PRAGMA user_version = 1"
+sqlite3 "$TMP/old.db" "PRAGMA journal_mode = DELETE; DROP TABLE pushed; DROP TABLE profile; DROP TABLE suite_run; DROP TABLE suite_cell; DROP TABLE suite; PRAGMA user_version = 1"
 oldsum=$(md5sum < "$TMP/old.db")
 for c in list show compare "plot --out $TMP/oldplots" "report --out $TMP/oldreport"; do
     # shellcheck disable=SC2086

@@ -94,10 +94,12 @@ if command -v chromium >/dev/null; then
     like "$(cat "$TMP/dom.html")" "record runs [0-9.]+ % slower with slow than with fast" "the rendered page carries the ratio sentence"
     like "$(cat "$TMP/dom.html")" "&lt;script&gt;alert\(1\)&lt;/script&gt;" "the hostile label is text in the DOM"
     is "$(grep -c '<script' "$TMP/dom.html")" 0 "and no script element came of it"
-    ge "$(grep -o '<svg' "$TMP/dom.html" | wc -l)" 5 "the DOM holds the five charts"
+    charts=$(grep -o '<svg' "$TMP/dom.html" | wc -l); zero=$(grep -o 'class="zero"' "$TMP/dom.html" | wc -l)
+    is "$((charts + zero))" 5 "the DOM holds the five charts, each drawn or said to be all zero ($charts drawn)"
+    like "$(grep -o 'class="zero">[^<]*' "$TMP/dom.html" | head -1)" "swap rate: every series is zero" "  nothing swapped here: the swap chart is one line saying so"
     timeout 60 "${CHR[@]}" --window-size=1200,1600 --screenshot="$TMP/shot.png" "file://$page" >/dev/null 2>&1
     ge "$(stat -c %s "$TMP/shot.png" 2>/dev/null || echo 0)" 20000 "a screenshot of the page has content"
 else
-    for i in 1 2 3 4 5 6; do skip "chromium is not installed"; done
+    for i in 1 2 3 4 5 6 7; do skip "chromium is not installed"; done
 fi
 done_testing

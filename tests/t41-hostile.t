@@ -10,14 +10,16 @@ SQ="sq'; system('touch pwned-system'); print '"
 NL=$'nl\nsystem("touch pwned-newline")'
 ESC=$'esc \e]0;owned\a\e[31mred\e[0m'
 FORMULA='=HYPERLINK("http://example.invalid","x")'
+# gnuplot 5.4 misreads doubled quotes that follow each other or open a string.
+QQ="''lead''and''''runs'"
 setup "a plain baseline" "$PM" record --quiet --label base --runs 2 --interval 50ms -- sleep 0.1
-for l in "$BT" "$SQ" "$NL" "$ESC" "$FORMULA"; do
+for l in "$BT" "$SQ" "$NL" "$ESC" "$FORMULA" "$QQ"; do
     setup "two runs labelled $(printf %q "$l")" "$PM" record --quiet --label "$l" --runs 2 --interval 50ms -- sleep 0.1
 done
 q "UPDATE metric SET unit = 's,\"x' WHERE name = 'time.user_s'"
 q "UPDATE run SET reason = '$(printf '\e[2J')cleared' WHERE id = 1"
 pwned() { find "$TMP" -name 'pwned*' | wc -l; }
-LABELS=(base "$BT" "$SQ" "$NL" "$ESC" "$FORMULA")
+LABELS=(base "$BT" "$SQ" "$NL" "$ESC" "$FORMULA" "$QQ")
 
 # gnuplot: charts drawn, nothing run, nothing written outside --out.
 "$PM" plot "${LABELS[@]}" --out "$TMP/plots" > "$TMP/plot.out" 2>"$TMP/plot.err"
@@ -26,8 +28,10 @@ is "$(pwned)" 0 "and no label ran a command (backticks, system(), a new script l
 is "$(ls "$TMP/plots"/*.png | wc -l)" 5 "five charts"
 "$PM" plot "${LABELS[@]}" --out "$TMP/svg" --format svg >/dev/null 2>&1
 for gp in "$TMP"/svg/*.gp; do
-    (cd "$TMP/svg" && gnuplot "$(basename "$gp")") 2>/dev/null
+    (cd "$TMP/svg" && gnuplot "$(basename "$gp")") 2>>"$TMP/gp.err"
 done
+is "$(grep -v "^Warning: empty . range" "$TMP/gp.err")" "" "gnuplot reads every saved script without an error"
+ok "and the quotes reach the chart as they are" grep -qF "$QQ" "$TMP"/svg/record-cpu.svg
 is "$(pwned)" 0 "the saved .gp scripts, run by gnuplot again, run nothing either"
 "$PM" report --out "$TMP/report" >/dev/null 2>"$TMP/report.err"
 is "$?" 0 "report draws them too"

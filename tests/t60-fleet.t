@@ -108,12 +108,47 @@ is "$?" 2 "a download over --baseline-max-size: exit 2"
 like "$(cat "$TMP/err")" "the answer is larger than the limit of 1048576 bytes" "  saying so"
 is "$(find "$PRESSMARK_CACHE/baselines" -name '*.part*' 2>/dev/null | wc -l)" 0 "  and nothing partial is kept"
 
+# https: a server with a private CA, trusted through PRESSMARK_CA_FILE; a
+# redirect from it to plain http is refused, not followed.
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
+    -keyout "$TMP/tls.key" -out "$TMP/tls.pem" >/dev/null 2>&1
+tport=$(free_port)
+python3 - "$tport" "$TMP/tls.pem" "$TMP/tls.key" "$port" "$TMP/www" > "$TMP/https.log" 2>&1 <<'PY' &
+import functools, http.server, ssl, sys
+port, cert, key, plain, root = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
+class H(http.server.SimpleHTTPRequestHandler):
+    def do_GET(self):
+        if self.path.startswith('/down/'):
+            self.send_response(302)
+            self.send_header('Location', 'http://127.0.0.1:%s/%s' % (plain, self.path[6:]))
+            self.end_headers()
+        else:
+            super().do_GET()
+srv = http.server.ThreadingHTTPServer(('127.0.0.1', port), functools.partial(H, directory=root))
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER); ctx.load_cert_chain(cert, key)
+srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+srv.serve_forever()
+PY
+cleanup_add "stop_bg $!"
+wait_for curl -sf --cacert "$TMP/tls.pem" "https://127.0.0.1:$tport/base.db" -o /dev/null
+TURL="https://127.0.0.1:$tport"
+bad_db "$TURL/base.db" "^pressmark compare: .*TLS: .*certificate" "a certificate from an unknown CA"
+PRESSMARK_CA_FILE=$TMP/tls.pem "$PM" compare --baseline-db "$TURL/base.db" --baseline nightly tonight "${M[@]}" \
+    --fail-on-regression 5 >/dev/null 2>"$TMP/err"
+is "$?" 1 "with PRESSMARK_CA_FILE the https baseline is fetched and compared: exit 1"
+like "$(cat "$TMP/err")" "baseline database $TURL/base.db \(downloaded, HTTP 200\)" "  downloaded over TLS"
+export PRESSMARK_CA_FILE=$TMP/tls.pem
+plain_before=$(grep -c 'GET /base.db' "$TMP/http.log")
+bad_db "$TURL/down/base.db" "redirected away from https \(refused" "a redirect from https to http"
+unset PRESSMARK_CA_FILE
+is "$(grep -c 'GET /base.db' "$TMP/http.log")" "$plain_before" "  the plain http server saw no request from it"
+
 # merge: idempotent, machines kept, older schemas migrated (in a copy).
 OTHER="$TMP/other.db"; cp "$NIGHT" "$OTHER"
 sqlite3 "$OTHER" "UPDATE machine SET hostname = 'othermachine', kernel = '2.6.5-anon_mm'"
 OLD="$TMP/old.db"
 "$PM" --db "$OLD" record --quiet --label oldschema --runs 2 -- true
-sqlite3 "$OLD" "DROP TABLE profile; DROP TABLE pushed; PRAGMA user_version = 1"
+sqlite3 "$OLD" "DROP TABLE profile; DROP TABLE pushed; DROP TABLE suite_run; DROP TABLE suite_cell; DROP TABLE suite; PRAGMA user_version = 1"
 oldsum=$(md5sum < "$OLD")
 before=$(q "select count(*) from run")
 out=$("$PM" merge "$OTHER" "$OLD")

@@ -62,7 +62,7 @@ static const struct opt shmio_options[] = {
       .max = MAX_PROCS, .noun = "process count", .help = "split mode: touching processes" },
     { .name = "regions", .type = OPT_U64, .offset = SH(regions), .metavar = "K", .def = "1", .min = 1,
       .max = MAX_REGIONS, .noun = "region count", .help = "SysV shared memory segments, processes spread over them" },
-    { .name = "region-size", .type = OPT_SIZE, .offset = SH(region_size), .metavar = "SIZE", .def = "64M", .min = 4,
+    { .name = "region-size", .type = OPT_SIZE, .offset = SH(region_size), .metavar = "SIZE", .flags = OPT_PCT_MEM, .def = "64M", .min = 4,
       .max = 1e18, .extra = "at least 4 bytes", .help = "size of each segment (the wblg-disk report: one of 1.6G)" },
     { .name = "touch-stride", .type = OPT_SIZE, .offset = SH(stride), .metavar = "SIZE", .def = "4K", .min = 4,
       .max = 1e18, .extra = "at least 4 bytes", .help = "a pass touches 4 bytes every STRIDE" },

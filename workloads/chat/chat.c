@@ -52,6 +52,7 @@ static const struct opt chat_options[] = {
     { .name = "duration", .type = OPT_DURATION, .offset = CO(duration_ns), .metavar = "D", .def = "10s", .min = 1,
       .max = 1e18, .flags = OPT_DESCRIBE_SET, .help = "with --pause: how long to chat" },
     { .name = "heap", .type = OPT_SIZE, .offset = CO(heap), .metavar = "SIZE", .def = "64M", .extra = "0 for no heap",
+      .flags = OPT_PCT_MEM,
       .help = "JVM-like heap of each side, cycled by every message" },
     { .name = "msg-alloc", .type = OPT_SIZE, .offset = CO(msg_alloc), .metavar = "SIZE", .def = "1K", .min = 8,
       .max = 1 << 20, .extra = "8 bytes to 1M", .help = "bytes allocated and written per message sent or received" },

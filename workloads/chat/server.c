@@ -592,3 +592,74 @@ int chat_server_main(const struct chat_server_config *cfg)
            (unsigned long long)atomic_load(&s.chats));
     return 0;
 }
+
+int chat_server_serve_streams(const uint8_t *const *data, const size_t *len, size_t n)
+{
+    enum { MAXN = 16 };
+    if (n > MAXN)
+        return -1;
+    struct server s;
+    memset(&s, 0, sizeof s);
+    pthread_mutex_init(&s.rooms_mu, NULL);
+    pthread_mutex_init(&s.conns_mu, NULL);
+    if (chat_heap_init(&s.heap, 1 << 20, 1024) < 0)
+        return -1;
+    int client[MAXN];
+    size_t sent[MAXN] = { 0 };
+    size_t open_clients = 0;
+    for (size_t i = 0; i < n; i++) {
+        int sv[2];
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+            client[i] = -1;
+            continue;
+        }
+        client[i] = sv[0];
+        open_clients++;
+        serve_connection(&s, sv[1]);
+        if (len[i] == 0)
+            shutdown(sv[0], SHUT_WR);
+    }
+    /* Every client writes its bytes and reads what comes back at once:
+     * the server may answer before a client has said everything, and a
+     * client that never read would stall its sender. */
+    while (open_clients > 0) {
+        struct pollfd pfd[MAXN];
+        for (size_t i = 0; i < n; i++) {
+            pfd[i].fd = client[i];
+            pfd[i].events = POLLIN | (client[i] >= 0 && sent[i] < len[i] ? POLLOUT : 0);
+        }
+        if (poll(pfd, (nfds_t)n, 10000) <= 0)
+            break;                              /* a server that neither reads nor ends: the caller sees a hang */
+        for (size_t i = 0; i < n; i++) {
+            if (client[i] < 0)
+                continue;
+            if ((pfd[i].revents & POLLOUT) && sent[i] < len[i]) {
+                ssize_t w = send(client[i], data[i] + sent[i], len[i] - sent[i], MSG_DONTWAIT | MSG_NOSIGNAL);
+                if (w > 0)
+                    sent[i] += (size_t)w;
+                if (w < 0 && errno != EAGAIN)
+                    sent[i] = len[i];           /* the server closed: nothing more to say */
+                if (sent[i] == len[i])
+                    shutdown(client[i], SHUT_WR);
+            }
+            if (pfd[i].revents & (POLLIN | POLLHUP | POLLERR)) {
+                uint8_t sink[16384];
+                ssize_t r = recv(client[i], sink, sizeof sink, MSG_DONTWAIT);
+                if (r == 0 || (r < 0 && errno != EAGAIN)) {
+                    close(client[i]);
+                    client[i] = -1;
+                    open_clients--;
+                }
+            }
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        if (client[i] >= 0)
+            close(client[i]);
+    server_shutdown(&s);
+    if (atomic_load(&s.active) != 0)
+        return -1;                              /* threads still hold the server: it stays */
+    pthread_mutex_destroy(&s.rooms_mu);
+    pthread_mutex_destroy(&s.conns_mu);
+    return 0;
+}

@@ -1,0 +1,292 @@
+/* pressmark suite plan|run|status|list: experiments as files. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "cmd/cli.h"
+#include "cmd/parse.h"
+#include "cmd/suite_plan.h"
+#include "cmd/suite_run.h"
+#include "lib/units.h"
+#include "pressure/undo.h"
+#include "store/suites.h"
+
+static const char suite_usage[] =
+    "usage: pressmark suite plan FILE      the cells, runs, order and estimated time; runs nothing\n"
+    "       pressmark suite run FILE       run it, or continue it where it stopped\n"
+    "       pressmark suite status [ID]    what is done, running, failed and left (default: the latest)\n"
+    "       pressmark suite list           every suite in the database\n\n"
+    "A suite file is INI in fio's job-file style: a [global] section and one section\n"
+    "per part, each key a run option without its dashes (workload, mem-cap, swap,\n"
+    "sysctl, a workload's options...). A key given a comma list is an axis: the\n"
+    "suite's cells are the product of its axes. [global] also takes runs = N or\n"
+    "runs = MIN..MAX with target-ci = P% (add runs until each cell's 95% confidence\n"
+    "interval is within P% of its mean), order = interleaved|sequential,\n"
+    "order-seed, question, baseline and name.\n";
+
+struct suite_opts {
+    bool cont, again, quiet;
+};
+
+#define SO(f) offsetof(struct suite_opts, f)
+static const struct opt run_options[] = {
+    { .name = "continue", .type = OPT_FLAG, .offset = SO(cont),
+      .help = "a changed file continues the unfinished suite instead of starting a new one" },
+    { .name = "again", .type = OPT_FLAG, .offset = SO(again), .help = "run a suite that is complete once more, anew" },
+    { .name = "quiet", .type = OPT_FLAG, .offset = SO(quiet), .help = "no progress on stderr" },
+    { .type = OPT_END },
+};
+static const struct opt no_options[] = { { .type = OPT_END } };
+
+static int parse_sub(const char *name, const struct opt *table, void *state, int argc, char **argv, int max_args)
+{
+    const struct cmd_group groups[] = { { NULL, table, state }, { "", pm_db_option, NULL } };
+    const struct cmd_spec spec = { .name = name, .usage = suite_usage, .groups = groups, .ngroups = 2,
+                                   .max_args = max_args, .first = 2 };
+    return cmd_parse(&spec, argc, argv);
+}
+
+static int cmd_suite_plan(int argc, char **argv)
+{
+    struct suite_opts o = { 0 };
+    int first = parse_sub("suite plan", no_options, &o, argc, argv, 1);
+    if (first < 0)
+        return cmd_parse_exit(first);
+    if (first >= argc)
+        return pm_usage("suite plan", "name a suite file (pressmark suite plan FILE)");
+    struct suite_plan p;
+    struct pm_err err;
+    if (suite_plan_load(argv[first], NULL, &p, &err) < 0)
+        return pm_usage("suite plan", "%s", err.msg);
+    cmd_human_output();
+    struct pm_db db;
+    bool have_db = false;
+    FILE *devnull = fopen("/dev/null", "w");
+    /* Estimates come from the database when there is one; a plan needs none. */
+    if (devnull) {
+        FILE *saved = stderr;
+        stderr = devnull;
+        have_db = cmd_open_db(&db, "suite plan") == 0;
+        stderr = saved;
+        fclose(devnull);
+    }
+    unsigned runs = p.runs_min;
+    printf("suite %s (%s): %zu cell%s x ", p.name, p.file.path, p.ncells, p.ncells == 1 ? "" : "s");
+    if (p.runs_min == p.runs_max)
+        printf("%u runs = %zu runs", runs, p.ncells * runs);
+    else
+        printf("%u to %u runs until each cell's 95%% CI is within %.3g%% of its mean = %zu to %zu runs", p.runs_min,
+               p.runs_max, p.target_ci * 100, p.ncells * p.runs_min, p.ncells * p.runs_max);
+    printf(", %s\n", p.order == ORDER_INTERLEAVED ? "interleaved (every round in a new order)" : "sequential");
+    if (p.question[0])
+        printf("question: %s\n", p.question);
+    printf("\n  #  %-28s %-8s", "label", "workload");
+    for (size_t a = 0; a < p.naxes; a++)
+        printf(" %-12s", p.axis_names[a]);
+    printf(" estimate\n");
+    double total = 0;
+    size_t known = 0;
+    for (size_t i = 0; i < p.ncells; i++) {
+        const struct suite_cell *c = &p.cells[i];
+        printf("%3zu  %-28s %-8s", i, c->label, c->wl->name);
+        for (size_t a = 0; a < p.naxes; a++) {
+            const char *v = kv_get(&c->axes, p.axis_names[a]);
+            printf(" %-12s", v ? v : "-");
+        }
+        double secs = 0;
+        int n = 0;
+        if (have_db && suites_estimate(&db, c->wl->name, c->label, c->params, &secs, &n, &err) == 0 && n > 0) {
+            char t[32];
+            pm_fmt_elapsed(t, sizeof t, secs, true);
+            printf(" %s a run (%d earlier run%s)\n", t, n, n == 1 ? "" : "s");
+            total += secs * runs;
+            known++;
+        } else {
+            printf(" no earlier runs\n");
+        }
+    }
+    if (p.has_seed && p.order == ORDER_INTERLEAVED)
+        printf("\norder: interleaved, seed %llu (each round shuffled from it)\n", (unsigned long long)p.seed);
+    else if (p.order == ORDER_INTERLEAVED)
+        printf("\norder: interleaved; the seed is drawn when the suite starts and recorded\n");
+    else
+        printf("\norder: sequential, cell 0's runs first\n");
+    if (known) {
+        char t[32];
+        pm_fmt_elapsed(t, sizeof t, total, false);
+        printf("estimated duration: %s%s for %s runs (from earlier runs of %zu of %zu cells)\n",
+               p.runs_min == p.runs_max ? "" : "at least ", t, p.runs_min == p.runs_max ? "the" : "the first", known,
+               p.ncells);
+    } else {
+        printf("estimated duration: not known (no earlier runs of these cells); shown after the first round\n");
+    }
+    if (have_db)
+        pm_db_close(&db);
+    suite_plan_free(&p);
+    return 0;
+}
+
+static int cmd_suite_run(int argc, char **argv)
+{
+    struct suite_opts o = { 0 };
+    int first = parse_sub("suite run", run_options, &o, argc, argv, 1);
+    if (first < 0)
+        return cmd_parse_exit(first);
+    if (first >= argc)
+        return pm_usage("suite run", "name a suite file (pressmark suite run FILE)");
+    struct suite_run_opts ro = { .cont = o.cont, .again = o.again, .quiet = o.quiet };
+    return suite_run(argv[first], &ro);
+}
+
+static void list_one(void *arg, const struct suite_rec *s, int cells, int planned, int finished)
+{
+    (void)arg;
+    char when[32] = "";
+    time_t t = (time_t)(s->created_ns / 1000000000);
+    struct tm tm;
+    if (localtime_r(&t, &tm))
+        strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
+    printf("%4lld  %-16s  %-24s  %-8s  %5d  %4d/%-4d\n", (long long)s->id, when, s->name, s->state, cells, finished,
+           planned);
+}
+
+static int cmd_suite_list(int argc, char **argv)
+{
+    struct suite_opts o = { 0 };
+    int first = parse_sub("suite list", no_options, &o, argc, argv, 0);
+    if (first < 0)
+        return cmd_parse_exit(first);
+    struct pm_db db;
+    struct pm_err err;
+    if (cmd_open_db(&db, "suite list") != 0)
+        return PM_EXIT_USAGE;
+    cmd_human_output();
+    printf("%4s  %-16s  %-24s  %-8s  %5s  %s\n", "id", "started", "name", "state", "cells", "runs done/planned");
+    int rc = suites_each(&db, list_one, NULL, &err);
+    pm_db_close(&db);
+    if (rc < 0)
+        return pm_usage("suite list", "%s", err.msg);
+    return 0;
+}
+
+static int cmd_suite_status(int argc, char **argv)
+{
+    struct suite_opts o = { 0 };
+    int first = parse_sub("suite status", no_options, &o, argc, argv, 1);
+    if (first < 0)
+        return cmd_parse_exit(first);
+    struct pm_db db;
+    struct pm_err err;
+    if (cmd_open_db(&db, "suite status") != 0)
+        return PM_EXIT_USAGE;
+    struct suite_rec s;
+    int found;
+    if (first < argc) {
+        char *end;
+        long long id = strtoll(argv[first], &end, 10);
+        if (!argv[first][0] || *end || id <= 0) {
+            pm_db_close(&db);
+            return pm_usage("suite status", "'%s' is not a suite id (accepted: a number from 'pressmark suite list')",
+                            argv[first]);
+        }
+        found = suites_get(&db, id, &s, &err);
+    } else {
+        found = 0;
+        sqlite3_stmt *st;
+        if (pm_db_prepare(&db, &st, "SELECT max(id) FROM suite", &err) == 0) {
+            if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+                found = suites_get(&db, sqlite3_column_int64(st, 0), &s, &err);
+            sqlite3_finalize(st);
+        }
+    }
+    if (found <= 0) {
+        pm_db_close(&db);
+        if (found < 0)
+            return pm_usage("suite status", "%s", err.msg);
+        return pm_usage("suite status", first < argc ? "no suite %s in %s (see 'pressmark suite list')"
+                                                     : "no suites in %s%s (pressmark suite run FILE makes one)",
+                        first < argc ? argv[first] : "", db.path);
+    }
+    /* The plan comes from the file as it was run, not as it is now. */
+    struct suite_plan p;
+    if (suite_plan_load(s.path, s.text, &p, &err) < 0) {
+        suite_rec_free(&s);
+        pm_db_close(&db);
+        return pm_usage("suite status", "suite %lld: its file no longer loads here: %s", (long long)s.id, err.msg);
+    }
+    struct suite_slot *slots;
+    size_t n;
+    if (suites_slots(&db, s.id, &slots, &n, &err) < 0) {
+        suite_plan_free(&p);
+        suite_rec_free(&s);
+        pm_db_close(&db);
+        return pm_usage("suite status", "%s", err.msg);
+    }
+    struct cell_state *cs = calloc(p.ncells ? p.ncells : 1, sizeof *cs);
+    if (!cs) {
+        free(slots);
+        suite_plan_free(&p);
+        suite_rec_free(&s);
+        pm_db_close(&db);
+        return pm_usage("suite status", "out of memory");
+    }
+    suite_cell_states(&p, slots, n, cs);
+    cmd_human_output();
+    /* A run stored as running with no pressmark holding the run lock was
+     * killed: it counts as aborted, as list shows it. */
+    bool live = undo_run_in_progress(), running = false;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(slots[i].status, "running") == 0 && !live)
+            snprintf(slots[i].status, sizeof slots[i].status, "aborted");
+        running |= strcmp(slots[i].status, "running") == 0;
+    }
+    printf("suite %lld (%s, %s): %s%s, seed %llu\n", (long long)s.id, s.name, s.path,
+           strcmp(s.state, "complete") == 0 ? "complete" : running ? "running now" : "unfinished",
+           strcmp(s.state, "complete") != 0 && !running ? " ('pressmark suite run FILE' continues it)" : "",
+           (unsigned long long)s.seed);
+    printf("\n  #  %-28s %-8s %5s %6s %5s  %-24s %s\n", "label", "workload", "ok", "failed", "left", "headline (95% CI)",
+           "state");
+    for (size_t c = 0; c < p.ncells; c++) {
+        const struct cell_state *x = &cs[c];
+        /* Runs still to do: to the count, or with a target one more
+         * round while the cell has not converged. */
+        int left = 0;
+        if (suite_cell_wants_run(&p, x) && strcmp(s.state, "complete") != 0)
+            left = (unsigned)x->finished < p.runs_min ? (int)p.runs_min - x->finished : 1;
+        char head[64] = "-";
+        if (x->nvalues >= 2)
+            snprintf(head, sizeof head, "%.6g ±%.1f%%", x->mean, x->ci_pct);
+        else if (x->nvalues == 1)
+            snprintf(head, sizeof head, "%.6g", x->mean);
+        const char *state = x->converged ? "converged" : p.target_ci > 0 && x->at_max ? "at maximum, not converged"
+                          : left == 0 ? "done" : "";
+        for (size_t i = 0; i < n; i++)
+            if (slots[i].cell == (int)c && strcmp(slots[i].status, "running") == 0)
+                state = "running";
+        printf("%3zu  %-28s %-8s %5d %6d %5d  %-24s %s\n", c, p.cells[c].label, p.cells[c].wl->name,
+               x->finished - x->failed, x->failed, left, head, state);
+    }
+    suite_cell_states_free(cs, p.ncells);
+    free(cs);
+    free(slots);
+    suite_plan_free(&p);
+    suite_rec_free(&s);
+    pm_db_close(&db);
+    return 0;
+}
+
+int cmd_suite(int argc, char **argv)
+{
+    static const struct { const char *name; int (*fn)(int, char **); } subs[] = {
+        { "plan", cmd_suite_plan }, { "run", cmd_suite_run }, { "status", cmd_suite_status }, { "list", cmd_suite_list },
+    };
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        fputs(suite_usage, argc < 2 ? stderr : stdout);
+        return argc < 2 ? PM_EXIT_USAGE : 0;
+    }
+    for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
+        if (strcmp(argv[1], subs[i].name) == 0)
+            return subs[i].fn(argc, argv);
+    return pm_usage("suite", "'%s' is not a suite command (accepted: plan, run, status, list)", argv[1]);
+}

@@ -1,0 +1,58 @@
+#ifndef PM_PROGRESS_H
+#define PM_PROGRESS_H
+/* What a suite (or run --runs N) is doing, for the person waiting: on a
+ * terminal a small table redrawn in place (one line per cell, then the
+ * run in progress with its live swap rates, elapsed time and ETA); into a
+ * pipe or a file, one plain line per finished run. Labels from the suite
+ * file are shown with control characters escaped. */
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "lib/series.h"
+
+struct progress_cell {
+    char label[256];
+    int finished, planned, failed;
+    bool has_mean;
+    double mean, ci_pct;         /* the headline's mean and CI half-width in % of it */
+    const char *state;           /* "", "converged", "at maximum", "running" */
+};
+
+struct progress {
+    FILE *out;
+    bool tty;
+    pthread_mutex_t mu;
+    char title[256];
+    struct progress_cell *cells;
+    size_t ncells;
+    int run_no, runs_planned;    /* the run in progress, of those planned so far */
+    int finished_total;          /* runs ended so far */
+    int round, rounds;           /* rounds: the most there can be; 0: not in rounds (run --runs) */
+    uint64_t started_ns;
+    double eta_s;                /* < 0: not known yet */
+    int current;                 /* the cell running, -1: none */
+    uint64_t run_started_ns;
+    double swapin_kbs, swapout_kbs;
+    uint64_t last_tick_ns, last_draw_ns;
+    double last_in, last_out;
+    bool have_prev;
+    int drawn;                   /* lines of the last drawing, to go back over */
+};
+
+void progress_init(struct progress *p, FILE *out, bool tty, const char *title, size_t ncells);
+void progress_free(struct progress *p);
+/* A run of cell i starts. */
+void progress_run_start(struct progress *p, int cell);
+/* The sampler's tick (its thread): live rates, redrawn at most twice a second. */
+void progress_tick(struct progress *p, const struct series_table *t, uint64_t t_ns);
+/* A run ended: status and headline for the plain line; the cells' figures
+ * are in p->cells, updated by the caller first. */
+void progress_run_end(struct progress *p, int cell, const char *status, bool has_value, double value,
+                      const char *unit);
+/* Redraw now (terminal) or nothing (plain). */
+void progress_draw(struct progress *p);
+/* End the drawing: the final table stays on screen. */
+void progress_done(struct progress *p);
+
+#endif

@@ -1,0 +1,113 @@
+#include "cmd/run_progress.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "reports/stats.h"
+#include "store/runinfo.h"
+
+static void on_begin(void *arg, struct pm_db *db, int64_t run_id)
+{
+    (void)db;
+    (void)run_id;
+    struct run_progress *rp = arg;
+    progress_run_start(&rp->prog, 0);
+}
+
+static void on_tick(void *arg, const struct series_table *t, uint64_t t_ns)
+{
+    progress_tick(&((struct run_progress *)arg)->prog, t, t_ns);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void after_store(void *arg, struct pm_db *db, int64_t run_id)
+{
+    struct run_progress *rp = arg;
+    struct run_info ri;
+    struct pm_err err;
+    bool has = false;
+    double v = 0;
+    char status[16] = "?";
+    if (run_info_load(db, run_id, &ri, &err) == 0) {
+        snprintf(status, sizeof status, "%s", ri.status);
+        const struct metric *m = metric_set_find(&ri.metrics, rp->headline);
+        if (m && strcmp(ri.status, "ok") == 0) {
+            has = true;
+            v = m->value;
+            double *nv = realloc(rp->values, (rp->nvalues + 1) * sizeof *nv);
+            if (nv) {
+                rp->values = nv;
+                rp->values[rp->nvalues++] = v;
+            }
+        }
+        if (ri.ended_ns > ri.started_ns)
+            rp->secs += (double)(ri.ended_ns - ri.started_ns) / 1e9;
+        run_info_free(&ri);
+    }
+    struct progress *p = &rp->prog;
+    pthread_mutex_lock(&p->mu);
+    struct progress_cell *c = &p->cells[0];
+    c->finished++;
+    c->failed += strcmp(status, "ok") != 0;
+    if (rp->nvalues >= 2) {
+        double *tmp = malloc(rp->nvalues * sizeof *tmp);
+        if (tmp) {
+            memcpy(tmp, rp->values, rp->nvalues * sizeof *tmp);
+            qsort(tmp, rp->nvalues, sizeof *tmp, cmp_double);
+            struct summary s;
+            stats_summary(tmp, rp->nvalues, &s);
+            c->has_mean = true;
+            c->mean = s.mean;
+            c->ci_pct = s.mean != 0 ? 100 * stats_ci95_half(&s) / fabs(s.mean) : NAN;
+            free(tmp);
+        }
+    }
+    p->finished_total = c->finished;
+    p->run_no = c->finished + 1 > c->planned ? c->planned : c->finished + 1;
+    p->eta_s = rp->secs / c->finished * (c->planned - c->finished);
+    pthread_mutex_unlock(&p->mu);
+    progress_run_end(p, 0, status, has, v, rp->unit);
+    if (rp->prev_after)
+        rp->prev_after(rp->prev_arg, db, run_id);
+}
+
+void run_progress_attach(struct run_progress *rp, struct run_plan *plan)
+{
+    memset(rp, 0, sizeof *rp);
+    if (plan->quiet || plan->runs < 2 || !isatty(STDERR_FILENO))
+        return;
+    rp->on = true;
+    char title[300];
+    snprintf(title, sizeof title, "%s %s", plan->wl->name, plan->label);
+    progress_init(&rp->prog, stderr, true, title, 1);
+    snprintf(rp->prog.cells[0].label, sizeof rp->prog.cells[0].label, "%s", plan->label);
+    rp->prog.cells[0].planned = (int)plan->runs;
+    rp->prog.runs_planned = (int)plan->runs;
+    rp->prog.run_no = 1;
+    rp->headline = plan->wl->headline;
+    rp->unit = plan->wl->headline_title;
+    rp->prev_after = plan->after_store;
+    rp->prev_arg = plan->after_store_arg;
+    plan->after_store = after_store;
+    plan->after_store_arg = rp;
+    plan->on_begin = on_begin;
+    plan->on_tick = on_tick;
+    plan->hook_arg = rp;
+    /* The harness's line per run would break the table: the table logs them. */
+    plan->quiet = true;
+}
+
+void run_progress_detach(struct run_progress *rp)
+{
+    if (!rp->on)
+        return;
+    progress_done(&rp->prog);
+    progress_free(&rp->prog);
+    free(rp->values);
+    rp->on = false;
+}

@@ -1,0 +1,251 @@
+#include "cmd/suite_file.h"
+#include <errno.h>
+#include <ini.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct reader {
+    FILE *f;
+    int line;                   /* of the line last read */
+};
+
+/* libinih reads line by line through this; the count gives each key its
+ * line (the packaged libinih passes no line numbers to handlers). */
+static char *read_line(char *str, int num, void *stream)
+{
+    struct reader *r = stream;
+    char *s = fgets(str, num, r->f);
+    if (s)
+        r->line++;
+    return s;
+}
+
+struct parse {
+    struct suite_file *sf;
+    struct reader rd;
+    struct pm_err *err;
+    bool failed;
+};
+
+static char *trimmed(const char *s, size_t n)
+{
+    while (n && (*s == ' ' || *s == '\t')) {
+        s++;
+        n--;
+    }
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        n--;
+    return strndup(s, n);
+}
+
+/* "a, b, c" into items; a double-quoted item may hold commas. -1 when an
+ * item is empty or a quote is not closed. */
+static int split_list(const char *v, char ***items, size_t *n)
+{
+    *items = NULL;
+    *n = 0;
+    size_t cap = 0;
+    const char *p = v;
+    for (;;) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        char *item;
+        if (*p == '"') {
+            const char *close = strchr(p + 1, '"');
+            if (!close)
+                return -1;
+            item = strndup(p + 1, (size_t)(close - p - 1));
+            p = close + 1;
+            while (*p == ' ' || *p == '\t')
+                p++;
+            if (*p && *p != ',') {
+                free(item);
+                return -1;
+            }
+        } else {
+            size_t len = strcspn(p, ",");
+            item = trimmed(p, len);
+            p += len;
+            if (item && !item[0]) {
+                free(item);
+                return -1;
+            }
+        }
+        if (!item)
+            return -1;
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 4;
+            char **ni = realloc(*items, cap * sizeof *ni);
+            if (!ni) {
+                free(item);
+                return -1;
+            }
+            *items = ni;
+        }
+        (*items)[(*n)++] = item;
+        if (*p != ',')
+            return 0;
+        p++;
+    }
+}
+
+__attribute__((format(printf, 3, 4)))
+static int fail(struct parse *ps, int line, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    pm_errf(ps->err, "%s:%d: %s", ps->sf->path, line, msg);
+    ps->failed = true;
+    return 0;
+}
+
+static struct suite_section *section_named(struct suite_file *sf, const char *name)
+{
+    for (size_t i = 0; i < sf->nsections; i++)
+        if (strcmp(sf->sections[i].name, name) == 0)
+            return &sf->sections[i];
+    return NULL;
+}
+
+static int on_key(void *user, const char *section, const char *name, const char *value)
+{
+    struct parse *ps = user;
+    struct suite_file *sf = ps->sf;
+    int line = ps->rd.line;
+    if (ps->failed)
+        return 0;
+    if (!section[0])
+        return fail(ps, line, "'%s' is outside a section (accepted: keys under [global] or a [part])", name);
+    struct suite_section *sec = sf->nsections ? &sf->sections[sf->nsections - 1] : NULL;
+    if (!sec || strcmp(sec->name, section) != 0) {
+        if (section_named(sf, section))
+            return fail(ps, line, "section [%s] appears twice (accepted: each section once)", section);
+        if (sf->nsections == sf->capsections) {
+            size_t cap = sf->capsections ? sf->capsections * 2 : 4;
+            struct suite_section *ns = realloc(sf->sections, cap * sizeof *ns);
+            if (!ns)
+                return fail(ps, line, "out of memory");
+            sf->sections = ns;
+            sf->capsections = cap;
+        }
+        sec = &sf->sections[sf->nsections++];
+        memset(sec, 0, sizeof *sec);
+        sec->name = strdup(section);
+        sec->line = line;
+    }
+    if (!value[0])
+        return fail(ps, line, "'%s' has no value (accepted: %s = VALUE, or a comma list of values for an axis)", name,
+                    name);
+    if (sec->nkeys == sec->capkeys) {
+        size_t cap = sec->capkeys ? sec->capkeys * 2 : 8;
+        struct suite_key *nk = realloc(sec->keys, cap * sizeof *nk);
+        if (!nk)
+            return fail(ps, line, "out of memory");
+        sec->keys = nk;
+        sec->capkeys = cap;
+    }
+    struct suite_key *k = &sec->keys[sec->nkeys];
+    memset(k, 0, sizeof *k);
+    k->name = strdup(name);
+    k->raw = strdup(value);
+    k->line = line;
+    if (!k->name || !k->raw || split_list(value, &k->values, &k->nvalues) < 0) {
+        sec->nkeys++;
+        return fail(ps, line, "'%s = %s' has an empty or unclosed item (accepted: VALUE, or VALUE, VALUE, ... for an axis; "
+                    "\"...\" keeps a comma)", name, value);
+    }
+    sec->nkeys++;
+    return 1;
+}
+
+static uint64_t fnv1a(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+static int make_canonical(struct suite_file *sf)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return -1;
+    for (size_t i = 0; i < sf->nsections; i++) {
+        fprintf(f, "[%s]\n", sf->sections[i].name);
+        for (size_t k = 0; k < sf->sections[i].nkeys; k++)
+            fprintf(f, "%s = %s\n", sf->sections[i].keys[k].name, sf->sections[i].keys[k].raw);
+    }
+    if (fclose(f) != 0) {
+        free(buf);
+        return -1;
+    }
+    sf->canonical = buf;
+    snprintf(sf->digest, sizeof sf->digest, "%016llx", (unsigned long long)fnv1a(buf));
+    return 0;
+}
+
+int suite_file_read(const char *path, const char *text, struct suite_file *sf, struct pm_err *err)
+{
+    memset(sf, 0, sizeof *sf);
+    snprintf(sf->path, sizeof sf->path, "%s", path);
+    FILE *f = text ? fmemopen((void *)text, strlen(text), "r") : fopen(path, "r");
+    if (!f)
+        return pm_errf(err, "%s: %s", path, strerror(errno));
+    struct parse ps = { .sf = sf, .rd = { .f = f }, .err = err };
+    int rc = ini_parse_stream(read_line, &ps.rd, on_key, &ps);
+    fclose(f);
+    if (ps.failed) {
+        suite_file_free(sf);
+        return -1;
+    }
+    if (rc != 0) {
+        suite_file_free(sf);
+        if (rc < 0)
+            return pm_errf(err, "%s: cannot be read", path);
+        return pm_errf(err, "%s:%d: not a suite line (accepted: [section], key = value, or a comment starting with # or ;)",
+                       path, rc);
+    }
+    if (sf->nsections == 0) {
+        suite_file_free(sf);
+        return pm_errf(err, "%s: an empty suite (accepted: a [global] section and one section per part, "
+                       "each with workload = NAME)", path);
+    }
+    if (make_canonical(sf) < 0) {
+        suite_file_free(sf);
+        return pm_errf(err, "out of memory");
+    }
+    return 0;
+}
+
+void suite_file_free(struct suite_file *sf)
+{
+    for (size_t i = 0; i < sf->nsections; i++) {
+        struct suite_section *s = &sf->sections[i];
+        for (size_t k = 0; k < s->nkeys; k++) {
+            for (size_t v = 0; v < s->keys[k].nvalues; v++)
+                free(s->keys[k].values[v]);
+            free(s->keys[k].values);
+            free(s->keys[k].name);
+            free(s->keys[k].raw);
+        }
+        free(s->keys);
+        free(s->name);
+    }
+    free(sf->sections);
+    free(sf->canonical);
+    sf->sections = NULL;
+    sf->nsections = sf->capsections = 0;
+    sf->canonical = NULL;
+}

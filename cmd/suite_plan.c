@@ -1,0 +1,510 @@
+#include "cmd/suite_plan.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lib/opt.h"
+
+/* The suite's own keys, in [global]; the part's own keys, anywhere. */
+static const char *const suite_keys[] = { "runs", "target-ci", "order", "order-seed", "question", "baseline",
+                                          "name", NULL };
+static const char *const part_keys[] = { "workload", "label", "command", NULL };
+/* Run options a suite decides itself, or that do not belong in a file. */
+static const char *const refused_keys[] = { "db", "help", NULL };
+
+static bool in_list(const char *const *list, const char *s)
+{
+    for (; *list; list++)
+        if (strcmp(*list, s) == 0)
+            return true;
+    return false;
+}
+
+static const struct opt *find_option(const struct workload_ops *wl, const char *key, bool *is_run)
+{
+    const struct opt *o = wl->options ? opt_find(wl->options, key) : NULL;
+    *is_run = false;
+    if (o)
+        return o;
+    *is_run = true;
+    if ((o = opt_find(pm_run_options, key)) && strcmp(key, "label") != 0 && strcmp(key, "runs") != 0)
+        return o;
+    return opt_find(pm_env_options, key);
+}
+
+static bool flag_value(const char *v, bool *on)
+{
+    static const char *const yes[] = { "yes", "true", "on", "1", NULL }, *const no[] = { "no", "false", "off", "0", NULL };
+    if (in_list(yes, v))
+        return *on = true;
+    if (in_list(no, v)) {
+        *on = false;
+        return true;
+    }
+    return false;
+}
+
+int suite_split_command(const char *s, char ***argv)
+{
+    size_t len = strlen(s);
+    char *buf = malloc(len + 1);
+    char **v = calloc(len / 2 + 2, sizeof *v);
+    if (!buf || !v) {
+        free(buf);
+        free(v);
+        return -1;
+    }
+    int n = 0;
+    char *o = buf;
+    const char *p = s;
+    while (*p) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!*p)
+            break;
+        v[n++] = o;
+        while (*p && *p != ' ' && *p != '\t') {
+            if (*p == '"' || *p == '\'') {
+                const char *close = strchr(p + 1, *p);
+                if (!close) {
+                    free(buf);
+                    free(v);
+                    return -1;
+                }
+                memcpy(o, p + 1, (size_t)(close - p - 1));
+                o += close - p - 1;
+                p = close + 1;
+            } else {
+                *o++ = *p++;
+            }
+        }
+        *o++ = '\0';
+    }
+    v[n] = NULL;
+    if (n == 0)
+        free(buf);
+    *argv = v;
+    return n;
+}
+
+/* Apply one setting to the cell's states. */
+static int apply(const struct suite_plan *p, const struct suite_cell *c, const struct suite_setting *s,
+                 struct cell_run *cr, struct pm_err *err)
+{
+    bool is_run;
+    const struct opt *o = find_option(c->wl, s->key, &is_run);
+    void *state = is_run ? (void *)&cr->ro : cr->wl_state;
+    struct pm_err e;
+    if (o->type == OPT_FLAG) {
+        bool on;
+        if (!flag_value(s->value, &on))
+            return pm_errf(err, "%s:%d: %s = %s: not a yes or no (accepted: yes, no, true, false, on, off, 1, 0)",
+                           p->file.path, s->line, s->key, s->value);
+        if (!on)
+            return 0;
+    }
+    if (opt_set(o, state, o->type == OPT_FLAG ? "" : s->value, &e) < 0)
+        return pm_errf(err, "%s:%d: %s: %s", p->file.path, s->line, s->key, e.msg);
+    return 0;
+}
+
+int suite_cell_prepare(const struct suite_plan *p, const struct suite_cell *c, struct cell_run *cr, struct pm_err *err)
+{
+    memset(cr, 0, sizeof *cr);
+    run_opts_defaults(&cr->ro);
+    cr->wl_state = calloc(1, c->wl->state_size ? c->wl->state_size : 1);
+    if (!cr->wl_state)
+        return pm_errf(err, "out of memory");
+    struct pm_err e;
+    if (c->wl->options && opt_set_defaults(c->wl->options, cr->wl_state, &e) < 0)
+        goto bad_default;
+    for (size_t i = 0; i < c->nsettings; i++)
+        if (apply(p, c, &c->settings[i], cr, err) < 0)
+            goto fail;
+    snprintf(cr->ro.label_buf, sizeof cr->ro.label_buf, "%s", c->label);
+    cr->ro.label = cr->ro.label_buf;
+    cr->ro.runs = 1;
+    cr->ro.quiet = true;
+    if (run_opts_check(&cr->ro, &e) < 0 || (c->wl->check && c->wl->check(cr->wl_state, &e) < 0)) {
+        pm_errf(err, "%s: cell '%s': %s", p->file.path, c->label, e.msg);
+        goto fail;
+    }
+    if (c->wl->set_args) {
+        int argc = c->command ? suite_split_command(c->command, &cr->argv) : 0;
+        if (argc < 0) {
+            pm_errf(err, "%s:%d: command = %s: an unclosed quote", p->file.path, c->command_line, c->command);
+            goto fail;
+        }
+        if (c->wl->set_args(cr->wl_state, argc, cr->argv, &e) < 0) {
+            pm_errf(err, "%s:%d: command: %s", p->file.path, c->command ? c->command_line : 0, e.msg);
+            goto fail;
+        }
+    }
+    return 0;
+bad_default:
+    pm_errf(err, "%s: %s", c->wl->name, e.msg);
+fail:
+    suite_cell_release(cr);
+    return -1;
+}
+
+void suite_cell_release(struct cell_run *cr)
+{
+    free(cr->wl_state);
+    cr->wl_state = NULL;
+    if (cr->argv) {
+        if (cr->argv[0])
+            free(cr->argv[0]);
+        free(cr->argv);
+        cr->argv = NULL;
+    }
+}
+
+static const struct suite_key *key_in(const struct suite_section *s, const char *name)
+{
+    for (size_t i = s ? s->nkeys : 0; i-- > 0;)
+        if (strcmp(s->keys[i].name, name) == 0)
+            return &s->keys[i];
+    return NULL;
+}
+
+static int suite_key(struct suite_plan *p, const struct suite_key *k, struct pm_err *err)
+{
+    const char *path = p->file.path, *v = k->raw;
+    if (strcmp(k->name, "runs") == 0) {
+        unsigned a, b;
+        char tail;
+        if (sscanf(v, "%u..%u%c", &a, &b, &tail) == 2 && a >= 2 && b >= a && b <= 10000) {
+            p->runs_min = a;
+            p->runs_max = b;
+        } else if (sscanf(v, "%u%c", &a, &tail) == 1 && a >= 1 && a <= 10000 && strspn(v, "0123456789") == strlen(v)) {
+            p->runs_min = p->runs_max = a;
+        } else {
+            return pm_errf(err, "%s:%d: runs = %s: not a run count (accepted: N from 1 to 10000, or MIN..MAX with "
+                           "2 <= MIN <= MAX, e.g. 3..20 with target-ci)", path, k->line, v);
+        }
+    } else if (strcmp(k->name, "target-ci") == 0) {
+        char *end;
+        double t = strtod(v, &end);
+        if (end == v || strcmp(end, "%") != 0 || !(t > 0 && t <= 100))
+            return pm_errf(err, "%s:%d: target-ci = %s: not a target (accepted: a percentage of the mean above 0, "
+                           "e.g. 2%%)", path, k->line, v);
+        p->target_ci = t / 100;
+    } else if (strcmp(k->name, "order") == 0) {
+        if (strcmp(v, "interleaved") == 0)
+            p->order = ORDER_INTERLEAVED;
+        else if (strcmp(v, "sequential") == 0)
+            p->order = ORDER_SEQUENTIAL;
+        else
+            return pm_errf(err, "%s:%d: order = %s: not an order (accepted: interleaved, sequential)", path, k->line, v);
+    } else if (strcmp(k->name, "order-seed") == 0) {
+        char *end;
+        unsigned long long s = strtoull(v, &end, 10);
+        if (!*v || *end || v[0] == '-')
+            return pm_errf(err, "%s:%d: order-seed = %s: not a seed (accepted: a whole number)", path, k->line, v);
+        p->has_seed = true;
+        p->seed = s;
+    } else if (strcmp(k->name, "question") == 0) {
+        snprintf(p->question, sizeof p->question, "%s", v);
+    } else if (strcmp(k->name, "baseline") == 0) {
+        snprintf(p->baseline, sizeof p->baseline, "%s", v);
+    } else if (strcmp(k->name, "name") == 0) {
+        if (!v[0] || strlen(v) >= sizeof p->name || strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != strlen(v))
+            return pm_errf(err, "%s:%d: name = %s: not a suite name (accepted: letters, digits, '.', '-', '_')", path,
+                           k->line, v);
+        snprintf(p->name, sizeof p->name, "%s", v);
+    }
+    return 0;
+}
+
+/* The keys of one part: [global]'s (but the suite's own) overridden by
+ * the part's, in order of first appearance. */
+struct eff_key {
+    const struct suite_key *k;
+};
+
+static size_t effective_keys(const struct suite_section *global, const struct suite_section *part, struct eff_key *out,
+                             size_t max)
+{
+    size_t n = 0;
+    const struct suite_section *secs[2] = { global, part };
+    for (int s = 0; s < 2; s++) {
+        if (!secs[s])
+            continue;
+        for (size_t i = 0; i < secs[s]->nkeys && n < max; i++) {
+            const struct suite_key *k = &secs[s]->keys[i];
+            if (in_list(suite_keys, k->name))
+                continue;
+            /* A key the part sets itself replaces [global]'s. */
+            if (s == 0 && part && key_in(part, k->name))
+                continue;
+            out[n++].k = k;
+        }
+    }
+    return n;
+}
+
+static bool list_key(const struct suite_key *k)
+{
+    return k->nvalues > 1 && strcmp(k->name, "command") != 0 && strcmp(k->name, "question") != 0 &&
+           strcmp(k->name, "label") != 0 && strcmp(k->name, "workload") != 0;
+}
+
+static void add_axis_name(struct suite_plan *p, const char *name)
+{
+    for (size_t i = 0; i < p->naxes; i++)
+        if (strcmp(p->axis_names[i], name) == 0)
+            return;
+    if (p->naxes < sizeof p->axis_names / sizeof p->axis_names[0])
+        snprintf(p->axis_names[p->naxes++], sizeof p->axis_names[0], "%s", name);
+}
+
+/* label = {mem-cap}-{swap}: each {key} is the cell's value of that key. */
+static int expand_label(const char *tmpl, const struct eff_key *keys, size_t nkeys, const size_t *pick, char *out,
+                        size_t len)
+{
+    size_t o = 0;
+    for (const char *t = tmpl; *t && o + 1 < len; t++) {
+        if (*t != '{') {
+            out[o++] = *t;
+            continue;
+        }
+        const char *close = strchr(t, '}');
+        if (!close)
+            return -1;
+        size_t n = (size_t)(close - t - 1);
+        size_t i = 0;
+        while (i < nkeys && !(strlen(keys[i].k->name) == n && strncmp(keys[i].k->name, t + 1, n) == 0))
+            i++;
+        if (i == nkeys)
+            return -1;
+        const char *v = keys[i].k->values[list_key(keys[i].k) ? pick[i] : 0];
+        o += (size_t)snprintf(out + o, len - o, "%s", v);
+        if (o >= len)
+            o = len - 1;
+        t = close;
+    }
+    out[o] = '\0';
+    return 0;
+}
+
+static int add_cells(struct suite_plan *p, const struct suite_section *global, const struct suite_section *part,
+                     bool prefix_part, struct pm_err *err)
+{
+    const char *path = p->file.path;
+    struct eff_key keys[128];
+    size_t nkeys = effective_keys(global, part, keys, 128);
+    const struct suite_key *wk = key_in(part, "workload");
+    if (!wk)
+        wk = key_in(global, "workload");
+    const char *wname = wk ? wk->raw : part->name;
+    const struct workload_ops *wl = workload_find(wname);
+    if (!wl) {
+        char names[256] = "";
+        size_t n = 0;
+        for (size_t i = 0; pm_workloads[i] && n < sizeof names; i++)
+            n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", i ? ", " : "", pm_workloads[i]->name);
+        if (wk)
+            return pm_errf(err, "%s:%d: workload = %s: not a workload (accepted: %s)", path, wk->line, wname, names);
+        return pm_errf(err, "%s:%d: [%s] names no workload (accepted: workload = NAME, NAME one of %s)", path, part->line,
+                       part->name, names);
+    }
+    /* Every key is one this workload or a run takes. */
+    size_t naxes = 0;
+    size_t axis_of[128];
+    for (size_t i = 0; i < nkeys; i++) {
+        const struct suite_key *k = keys[i].k;
+        bool is_run;
+        if (in_list(part_keys, k->name)) {
+            if (strcmp(k->name, "command") == 0 && !wl->set_args)
+                return pm_errf(err, "%s:%d: command: workload %s takes no command (accepted with workload = record)",
+                               path, k->line, wl->name);
+        } else if (in_list(refused_keys, k->name) || !find_option(wl, k->name, &is_run)) {
+            return pm_errf(err, "%s:%d: '%s' is not a key of a suite part running %s (accepted: workload, label, "
+                           "command, the options of 'pressmark run %s --help' and of the run and environment, "
+                           "without their dashes; in [global] also runs, target-ci, order, order-seed, question, "
+                           "baseline, name)", path, k->line, k->name, wl->name, wl->name);
+        }
+        if (list_key(k)) {
+            axis_of[naxes++] = i;
+            add_axis_name(p, k->name);
+        }
+    }
+    if (wl->set_args && !key_in(part, "command") && !key_in(global, "command"))
+        return pm_errf(err, "%s:%d: [%s] runs %s but gives no command (accepted: command = CMD ARGS...)", path, part->line,
+                       part->name, wl->name);
+    const struct suite_key *lk = key_in(part, "label");
+    if (!lk)
+        lk = key_in(global, "label");
+    /* The product of the axes, the last varying fastest. */
+    size_t pick[128] = { 0 };
+    for (;;) {
+        struct suite_cell *nc = realloc(p->cells, (p->ncells + 1) * sizeof *nc);
+        if (!nc)
+            return pm_errf(err, "out of memory");
+        p->cells = nc;
+        struct suite_cell *c = &p->cells[p->ncells];
+        memset(c, 0, sizeof *c);
+        p->ncells++;
+        c->wl = wl;
+        snprintf(c->part, sizeof c->part, "%s", part->name);
+        snprintf(c->headline, sizeof c->headline, "%s", wl->headline);
+        size_t nvalues = 0;
+        for (size_t i = 0; i < nkeys; i++)
+            nvalues += keys[i].k->nvalues;
+        c->settings = calloc(nvalues ? nvalues : 1, sizeof *c->settings);
+        if (!c->settings)
+            return pm_errf(err, "out of memory");
+        char auto_label[256] = "";
+        size_t al = 0;
+        if (prefix_part || naxes == 0)
+            al += (size_t)snprintf(auto_label + al, sizeof auto_label - al, "%s", part->name);
+        for (size_t i = 0; i < nkeys; i++) {
+            const struct suite_key *k = keys[i].k;
+            if (strcmp(k->name, "command") == 0) {
+                c->command = k->raw;
+                c->command_line = k->line;
+                continue;
+            }
+            if (in_list(part_keys, k->name))
+                continue;
+            if (list_key(k)) {
+                const char *v = k->values[pick[i]];
+                kv_set(&c->axes, k->name, v);
+                if (al < sizeof auto_label)
+                    al += (size_t)snprintf(auto_label + al, sizeof auto_label - al, "%s%s", al ? " " : "", v);
+                c->settings[c->nsettings++] = (struct suite_setting){ k->name, v, k->line };
+            } else {
+                /* Repeatable options (sysctl, make-arg) given once with
+                 * one value each: every value is set. */
+                for (size_t v = 0; v < k->nvalues; v++)
+                    c->settings[c->nsettings++] = (struct suite_setting){ k->name, k->values[v], k->line };
+            }
+        }
+        if (lk) {
+            if (expand_label(lk->raw, keys, nkeys, pick, c->label, sizeof c->label) < 0)
+                return pm_errf(err, "%s:%d: label = %s: a {key} that is not a key of [%s] (accepted: {KEY} for any key "
+                               "it sets, e.g. {mem-cap})", path, lk->line, lk->raw, part->name);
+        } else {
+            snprintf(c->label, sizeof c->label, "%s", auto_label);
+        }
+        if (!c->label[0] || c->label[0] == '-')
+            return pm_errf(err, "%s:%d: [%s]: the label '%s' is not one (accepted: 1 to 255 characters, not starting "
+                           "with '-')", path, lk ? lk->line : part->line, part->name, c->label);
+        for (size_t i = 0; i + 1 < p->ncells; i++)
+            if (p->cells[i].wl == c->wl && strcmp(p->cells[i].label, c->label) == 0)
+                return pm_errf(err, "%s:%d: two cells of workload %s are labelled '%s' (accepted: a label = template "
+                               "with a {key} for each axis)", path, lk ? lk->line : part->line, wl->name, c->label);
+        /* Applied once now: a cell that loads is a cell that can run. */
+        struct cell_run cr;
+        if (suite_cell_prepare(p, c, &cr, err) < 0)
+            return -1;
+        workload_describe(c->wl, cr.wl_state, c->params, sizeof c->params);
+        suite_cell_release(&cr);
+        /* Next combination. */
+        size_t a = naxes;
+        while (a > 0) {
+            size_t i = axis_of[a - 1];
+            if (++pick[i] < keys[i].k->nvalues)
+                break;
+            pick[i] = 0;
+            a--;
+        }
+        if (a == 0)
+            return 0;
+    }
+}
+
+int suite_plan_load(const char *path, const char *text, struct suite_plan *p, struct pm_err *err)
+{
+    memset(p, 0, sizeof *p);
+    p->runs_min = p->runs_max = 5;
+    if (suite_file_read(path, text, &p->file, err) < 0)
+        return -1;
+    const struct suite_section *global = NULL;
+    size_t nparts = 0;
+    for (size_t i = 0; i < p->file.nsections; i++) {
+        const struct suite_section *s = &p->file.sections[i];
+        if (strcmp(s->name, "global") == 0) {
+            global = s;
+            for (size_t k = 0; k < s->nkeys; k++)
+                if (in_list(suite_keys, s->keys[k].name) && suite_key(p, &s->keys[k], err) < 0)
+                    goto fail;
+        } else {
+            nparts++;
+            for (size_t k = 0; k < s->nkeys; k++)
+                if (in_list(suite_keys, s->keys[k].name)) {
+                    pm_errf(err, "%s:%d: '%s' belongs in [global] (it is the whole suite's)", path, s->keys[k].line,
+                            s->keys[k].name);
+                    goto fail;
+                }
+        }
+    }
+    if (p->runs_min != p->runs_max && p->target_ci == 0) {
+        const struct suite_key *k = key_in(global, "runs");
+        pm_errf(err, "%s:%d: runs = %s needs target-ci (accepted: target-ci = 2%% with it, or runs = N)", path,
+                k ? k->line : 0, k ? k->raw : "");
+        goto fail;
+    }
+    if (p->target_ci > 0 && p->runs_min == p->runs_max) {
+        const struct suite_key *k = key_in(global, "target-ci");
+        pm_errf(err, "%s:%d: target-ci needs a range of runs (accepted: runs = MIN..MAX with it, e.g. 3..20)", path,
+                k ? k->line : 0);
+        goto fail;
+    }
+    if (!p->name[0]) {
+        const char *base = strrchr(path, '/');
+        base = base ? base + 1 : path;
+        snprintf(p->name, sizeof p->name, "%.*s", (int)strcspn(base, "."), base);
+        for (char *c = p->name; *c; c++)
+            if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", *c))
+                *c = '_';
+    }
+    /* A part's workload may repeat in another part: then the part's name
+     * goes in front of its cells' labels. */
+    const struct suite_section *parts[64];
+    size_t np = 0;
+    if (nparts == 0 && global)
+        parts[np++] = global;
+    for (size_t i = 0; i < p->file.nsections && np < 64; i++)
+        if (strcmp(p->file.sections[i].name, "global") != 0)
+            parts[np++] = &p->file.sections[i];
+    for (size_t i = 0; i < np; i++) {
+        bool shared = false;
+        const struct suite_key *wi = key_in(parts[i], "workload");
+        const char *ni = wi ? wi->raw : parts[i]->name;
+        for (size_t j = 0; j < np; j++) {
+            const struct suite_key *wj = key_in(parts[j], "workload");
+            if (j != i && strcmp(ni, wj ? wj->raw : parts[j]->name) == 0)
+                shared = true;
+        }
+        if (add_cells(p, parts[i] == global ? NULL : global, parts[i], shared, err) < 0)
+            goto fail;
+    }
+    if (p->baseline[0]) {
+        size_t i = 0;
+        while (i < p->ncells && strcmp(p->cells[i].label, p->baseline) != 0)
+            i++;
+        if (i == p->ncells) {
+            const struct suite_key *k = key_in(global, "baseline");
+            pm_errf(err, "%s:%d: baseline = %s: no cell is labelled so (accepted: one of the cells' labels, see "
+                    "'pressmark suite plan')", path, k ? k->line : 0, p->baseline);
+            goto fail;
+        }
+    }
+    return 0;
+fail:
+    suite_plan_free(p);
+    return -1;
+}
+
+void suite_plan_free(struct suite_plan *p)
+{
+    for (size_t i = 0; i < p->ncells; i++) {
+        kv_free(&p->cells[i].axes);
+        free(p->cells[i].settings);
+    }
+    free(p->cells);
+    p->cells = NULL;
+    p->ncells = 0;
+    suite_file_free(&p->file);
+}

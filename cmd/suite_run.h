@@ -1,0 +1,43 @@
+#ifndef PM_SUITE_RUN_H
+#define PM_SUITE_RUN_H
+/* Running a suite: its planned runs in results.db, executed in order,
+ * more planned a round at a time (interleaved: every cell still needing
+ * runs, in an order shuffled per round from the suite's seed; sequential:
+ * one cell's runs after another), until each cell has its runs or, with a
+ * target, its confidence interval is narrow enough or it reached the
+ * maximum. Everything is read back from the database before each run, so
+ * a suite interrupted in any way continues where it stopped. */
+#include <stdbool.h>
+#include <stddef.h>
+#include "cmd/suite_plan.h"
+#include "store/suites.h"
+
+/* Per cell, from the stored runs. */
+struct cell_state {
+    int finished;               /* ended ok, failed or oom */
+    int failed;                 /* failed or oom */
+    int planned;                /* slots, started or not */
+    size_t nvalues;
+    double *values;             /* the headline of each ok run */
+    double mean, ci_pct;        /* ci_pct: NaN below 2 values */
+    bool converged, at_max;
+};
+
+/* Read the cells' states from the slots. */
+void suite_cell_states(const struct suite_plan *p, const struct suite_slot *slots, size_t nslots,
+                       struct cell_state *cs);
+void suite_cell_states_free(struct cell_state *cs, size_t n);
+/* Does cell c need another run? */
+bool suite_cell_wants_run(const struct suite_plan *p, const struct cell_state *c);
+
+struct suite_run_opts {
+    bool cont;                  /* --continue: a changed file continues the unfinished suite */
+    bool again;                 /* --again: a finished suite runs anew */
+    bool quiet;
+};
+
+/* suite run FILE: returns the exit status (0 done and every run ok, 1 a run
+ * failed, 2 bad input or harness errors, 128 + N interrupted by signal N). */
+int suite_run(const char *path, const struct suite_run_opts *o);
+
+#endif

@@ -1,0 +1,123 @@
+#include "cmd/suite_view.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cmd/suite_file.h"
+#include "cmd/suite_run.h"
+
+int suite_view_load(struct pm_db *db, int64_t id, struct suite_view *v, struct pm_err *err)
+{
+    memset(v, 0, sizeof *v);
+    v->runs_min = v->runs_max = 5;
+    if (id == 0) {
+        if (suites_latest_id(db, &id, err) < 0)
+            return -1;
+        if (id == 0)
+            return pm_errf(err, "no suites in %s ('pressmark suite run FILE' makes one)", db->path);
+    }
+    int found = suites_get(db, id, &v->rec, err);
+    if (found <= 0)
+        return found < 0 ? -1 : pm_errf(err, "no suite %lld in %s (see 'pressmark suite list')", (long long)id,
+                                        db->path);
+    if (suites_cells(db, id, &v->cells, &v->ncells, err) < 0) {
+        suite_view_free(v);
+        return -1;
+    }
+    snprintf(v->title, sizeof v->title, "suite %lld (%s)", (long long)v->rec.id, v->rec.name);
+    /* The suite's own keys, from the file as it was run: read, not
+     * applied (a report needs no root and no swap to fit). */
+    struct suite_file sf;
+    struct pm_err ferr;
+    if (suite_file_read(v->rec.path, v->rec.text, &sf, &ferr) == 0) {
+        for (size_t i = 0; i < sf.nsections; i++) {
+            if (strcmp(sf.sections[i].name, "global") != 0)
+                continue;
+            for (size_t k = 0; k < sf.sections[i].nkeys; k++) {
+                const struct suite_key *key = &sf.sections[i].keys[k];
+                if (strcmp(key->name, "baseline") == 0)
+                    snprintf(v->baseline, sizeof v->baseline, "%s", key->raw);
+                else if (strcmp(key->name, "question") == 0)
+                    snprintf(v->question, sizeof v->question, "%s", key->raw);
+                else if (strcmp(key->name, "runs") == 0 &&
+                         sscanf(key->raw, "%u..%u", &v->runs_min, &v->runs_max) != 2)
+                    v->runs_max = v->runs_min;
+                else if (strcmp(key->name, "target-ci") == 0)
+                    v->target_ci = strtod(key->raw, NULL) / 100;
+            }
+        }
+        suite_file_free(&sf);
+    }
+    if (!v->baseline[0] && v->ncells)
+        snprintf(v->baseline, sizeof v->baseline, "%s", v->cells[0].label);
+    return 0;
+}
+
+void suite_view_free(struct suite_view *v)
+{
+    suite_rec_free(&v->rec);
+    free(v->cells);
+    v->cells = NULL;
+    v->ncells = 0;
+}
+
+size_t suite_view_labels(const struct suite_view *v, const char *workload, const char **labels, const char **axes,
+                         size_t max)
+{
+    size_t n = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < v->ncells && n < max; i++) {
+            const struct suite_cell_rec *c = &v->cells[i];
+            bool is_base = strcmp(c->label, v->baseline) == 0;
+            if (strcmp(c->workload, workload) != 0 || (pass == 0) != is_base)
+                continue;
+            labels[n] = c->label;
+            axes[n] = c->axes;
+            n++;
+        }
+    return n;
+}
+
+size_t suite_view_workloads(const struct suite_view *v, const char **out, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < v->ncells; i++) {
+        size_t k = 0;
+        while (k < n && strcmp(out[k], v->cells[i].workload) != 0)
+            k++;
+        if (k == n && n < max)
+            out[n++] = v->cells[i].workload;
+    }
+    return n;
+}
+
+int suite_view_notes(struct pm_db *db, const struct suite_view *v, char (*notes)[96], struct pm_err *err)
+{
+    struct suite_slot *slots;
+    size_t n;
+    if (suites_slots(db, v->rec.id, &slots, &n, err) < 0)
+        return -1;
+    /* The state of each cell needs only the counts and the target. */
+    struct suite_plan p = { .ncells = v->ncells, .runs_min = v->runs_min, .runs_max = v->runs_max,
+                            .target_ci = v->target_ci };
+    struct cell_state *cs = calloc(v->ncells ? v->ncells : 1, sizeof *cs);
+    if (!cs) {
+        free(slots);
+        return pm_errf(err, "out of memory");
+    }
+    suite_cell_states(&p, slots, n, cs);
+    for (size_t i = 0; i < v->ncells; i++) {
+        int runs = cs[i].finished;
+        if (v->target_ci <= 0)
+            snprintf(notes[i], 96, "%d of %u runs", runs, v->runs_min);
+        else if (cs[i].converged)
+            snprintf(notes[i], 96, "converged after %d runs (CI within %.3g%%)", runs, v->target_ci * 100);
+        else if (cs[i].at_max)
+            snprintf(notes[i], 96, "not converged at the maximum of %u runs", v->runs_max);
+        else
+            snprintf(notes[i], 96, "unfinished after %d runs", runs);
+    }
+    suite_cell_states_free(cs, v->ncells);
+    free(cs);
+    free(slots);
+    return 0;
+}

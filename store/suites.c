@@ -1,0 +1,283 @@
+#include "store/suites.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lib/fileio.h"
+#include "lib/timeutil.h"
+
+void suite_rec_free(struct suite_rec *s)
+{
+    free(s->text);
+    s->text = NULL;
+}
+
+static const char suite_cols[] = "id, uuid, name, path, digest, text, created_ns, seed, state";
+
+static void read_rec(sqlite3_stmt *st, struct suite_rec *s)
+{
+    memset(s, 0, sizeof *s);
+    s->id = sqlite3_column_int64(st, 0);
+    snprintf(s->uuid, sizeof s->uuid, "%s", pm_col_text(st, 1));
+    snprintf(s->name, sizeof s->name, "%s", pm_col_text(st, 2));
+    snprintf(s->path, sizeof s->path, "%s", pm_col_text(st, 3));
+    snprintf(s->digest, sizeof s->digest, "%s", pm_col_text(st, 4));
+    s->text = strdup(pm_col_text(st, 5));
+    s->created_ns = sqlite3_column_int64(st, 6);
+    s->seed = (uint64_t)sqlite3_column_int64(st, 7);
+    snprintf(s->state, sizeof s->state, "%s", pm_col_text(st, 8));
+}
+
+static int get_one(struct pm_db *db, const char *where, const char *text_arg, int64_t int_arg, struct suite_rec *out,
+                   struct pm_err *err)
+{
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT %s FROM suite WHERE %s ORDER BY id DESC LIMIT 1", suite_cols, where);
+    sqlite3_stmt *st;
+    if (pm_db_prepare(db, &st, sql, err) < 0)
+        return -1;
+    if (text_arg)
+        sqlite3_bind_text(st, 1, text_arg, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_int64(st, 1, int_arg);
+    int rc = sqlite3_step(st);
+    int found = 0;
+    if (rc == SQLITE_ROW) {
+        read_rec(st, out);
+        found = out->text ? 1 : pm_errf(err, "out of memory");
+    } else if (rc != SQLITE_DONE) {
+        found = pm_errf(err, "%s: %s", db->path, sqlite3_errmsg(db->h));
+    }
+    sqlite3_finalize(st);
+    return found;
+}
+
+int suites_latest(struct pm_db *db, const char *name, struct suite_rec *out, struct pm_err *err)
+{
+    return get_one(db, "name = ?1", name, 0, out, err);
+}
+
+int suites_get(struct pm_db *db, int64_t id, struct suite_rec *out, struct pm_err *err)
+{
+    return get_one(db, "id = ?1", NULL, id, out, err);
+}
+
+int suites_create(struct pm_db *db, struct suite_rec *s, struct pm_err *err)
+{
+    if (pm_read_file("/proc/sys/kernel/random/uuid", s->uuid, sizeof s->uuid) < 0 || strlen(s->uuid) != 36)
+        return pm_errf(err, "cannot read a UUID from /proc/sys/kernel/random/uuid");
+    s->created_ns = pm_wall_ns();
+    snprintf(s->state, sizeof s->state, "running");
+    sqlite3_stmt *st;
+    if (pm_db_prepare(db, &st,
+                      "INSERT INTO suite(uuid, name, path, digest, text, created_ns, seed, state)"
+                      " VALUES (?,?,?,?,?,?,?,'running')", err) < 0)
+        return -1;
+    sqlite3_bind_text(st, 1, s->uuid, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, s->name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, s->path, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, s->digest, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 5, s->text ? s->text : "", -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 6, s->created_ns);
+    sqlite3_bind_int64(st, 7, (int64_t)s->seed);
+    int rc = pm_db_step_done(db, st, err);
+    sqlite3_finalize(st);
+    if (rc < 0)
+        return -1;
+    s->id = sqlite3_last_insert_rowid(db->h);
+    return 0;
+}
+
+/* One statement, bound from a format of 'i' (int64) and 't' (text). */
+static int exec_bound(struct pm_db *db, const char *sql, const char *fmt, const void *const *args, struct pm_err *err)
+{
+    sqlite3_stmt *st;
+    if (pm_db_prepare(db, &st, sql, err) < 0)
+        return -1;
+    for (int i = 0; fmt[i]; i++) {
+        if (fmt[i] == 'i')
+            sqlite3_bind_int64(st, i + 1, *(const int64_t *)args[i]);
+        else
+            sqlite3_bind_text(st, i + 1, (const char *)args[i], -1, SQLITE_STATIC);
+    }
+    int rc = pm_db_step_done(db, st, err);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int suites_update_file(struct pm_db *db, int64_t id, const char *digest, const char *text, struct pm_err *err)
+{
+    const void *a[] = { digest, text, &id };
+    return exec_bound(db, "UPDATE suite SET digest = ?1, text = ?2 WHERE id = ?3", "tti", a, err);
+}
+
+int suites_set_state(struct pm_db *db, int64_t id, const char *state, struct pm_err *err)
+{
+    const void *a[] = { state, &id };
+    return exec_bound(db, "UPDATE suite SET state = ?1 WHERE id = ?2", "ti", a, err);
+}
+
+int suites_put_cell(struct pm_db *db, int64_t suite_id, int idx, const char *label, const char *workload,
+                    const char *headline, const char *axes_json, struct pm_err *err)
+{
+    int64_t i = idx;
+    const void *a[] = { &suite_id, &i, label, workload, headline, axes_json };
+    return exec_bound(db,
+                      "INSERT OR REPLACE INTO suite_cell(suite_id, idx, label, workload, headline, axes)"
+                      " VALUES (?,?,?,?,?,?)", "iitttt", a, err);
+}
+
+int suites_add_slot(struct pm_db *db, int64_t suite_id, int64_t seq, int round, int cell, struct pm_err *err)
+{
+    int64_t r = round, c = cell;
+    const void *a[] = { &suite_id, &seq, &r, &c };
+    return exec_bound(db, "INSERT INTO suite_run(suite_id, seq, round, cell) VALUES (?,?,?,?)", "iiii", a, err);
+}
+
+int suites_link_run(struct pm_db *db, int64_t suite_id, int64_t seq, int64_t run_id, struct pm_err *err)
+{
+    const void *a[] = { &run_id, &suite_id, &seq };
+    return exec_bound(db, "UPDATE suite_run SET run_id = ?1 WHERE suite_id = ?2 AND seq = ?3", "iii", a, err);
+}
+
+int suites_drop_cells_from(struct pm_db *db, int64_t suite_id, int ncells, struct pm_err *err)
+{
+    int64_t n = ncells;
+    const void *a[] = { &suite_id, &n };
+    if (exec_bound(db, "DELETE FROM suite_run WHERE suite_id = ?1 AND cell >= ?2 AND run_id IS NULL", "ii", a, err) < 0)
+        return -1;
+    return exec_bound(db, "DELETE FROM suite_cell WHERE suite_id = ?1 AND idx >= ?2", "ii", a, err);
+}
+
+int suites_slots(struct pm_db *db, int64_t suite_id, struct suite_slot **v, size_t *n, struct pm_err *err)
+{
+    *v = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    if (pm_db_prepare(db, &st,
+                      "SELECT s.seq, s.round, s.cell, s.run_id, r.status,"
+                      " (SELECT m.value FROM metric m WHERE m.run_id = s.run_id AND m.name = c.headline),"
+                      " (r.ended_ns - r.started_ns) / 1e9"
+                      " FROM suite_run s LEFT JOIN suite_cell c ON c.suite_id = s.suite_id AND c.idx = s.cell"
+                      " LEFT JOIN run r ON r.id = s.run_id WHERE s.suite_id = ? ORDER BY s.seq", err) < 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, suite_id);
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 64;
+            struct suite_slot *nv = realloc(*v, cap * sizeof *nv);
+            if (!nv) {
+                sqlite3_finalize(st);
+                return pm_errf(err, "out of memory");
+            }
+            *v = nv;
+        }
+        struct suite_slot *s = &(*v)[(*n)++];
+        memset(s, 0, sizeof *s);
+        s->seq = sqlite3_column_int64(st, 0);
+        s->round = sqlite3_column_int(st, 1);
+        s->cell = sqlite3_column_int(st, 2);
+        s->run_id = sqlite3_column_int64(st, 3);
+        snprintf(s->status, sizeof s->status, "%s", pm_col_text(st, 4));
+        s->has_value = sqlite3_column_type(st, 5) != SQLITE_NULL;
+        s->value = sqlite3_column_double(st, 5);
+        s->elapsed_s = sqlite3_column_type(st, 6) != SQLITE_NULL ? sqlite3_column_double(st, 6) : 0;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return pm_errf(err, "%s: %s", db->path, sqlite3_errmsg(db->h));
+    return 0;
+}
+
+int suites_each(struct pm_db *db, void (*fn)(void *arg, const struct suite_rec *s, int cells, int planned, int finished),
+                void *arg, struct pm_err *err)
+{
+    char sql[512];
+    snprintf(sql, sizeof sql,
+             "SELECT %s, (SELECT count(*) FROM suite_cell c WHERE c.suite_id = suite.id),"
+             " (SELECT count(*) FROM suite_run s WHERE s.suite_id = suite.id),"
+             " (SELECT count(*) FROM suite_run s JOIN run r ON r.id = s.run_id WHERE s.suite_id = suite.id"
+             "  AND r.status IN ('ok','failed','oom')) FROM suite ORDER BY id", suite_cols);
+    sqlite3_stmt *st;
+    if (pm_db_prepare(db, &st, sql, err) < 0)
+        return -1;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        struct suite_rec s;
+        read_rec(st, &s);
+        fn(arg, &s, sqlite3_column_int(st, 9), sqlite3_column_int(st, 10), sqlite3_column_int(st, 11));
+        suite_rec_free(&s);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return pm_errf(err, "%s: %s", db->path, sqlite3_errmsg(db->h));
+    return 0;
+}
+
+int suites_estimate(struct pm_db *db, const char *workload, const char *label, const char *params, double *secs,
+                    int *n, struct pm_err *err)
+{
+    *secs = 0;
+    *n = 0;
+    sqlite3_stmt *st;
+    if (pm_db_prepare(db, &st,
+                      "SELECT count(*), avg((ended_ns - started_ns) / 1e9) FROM run WHERE workload = ? AND label = ?"
+                      " AND params = ? AND status = 'ok' AND ended_ns IS NOT NULL", err) < 0)
+        return -1;
+    sqlite3_bind_text(st, 1, workload, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, label, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, params, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *n = sqlite3_column_int(st, 0);
+        *secs = sqlite3_column_double(st, 1);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW)
+        return pm_errf(err, "%s: %s", db->path, sqlite3_errmsg(db->h));
+    return 0;
+}
+
+int suites_cells(struct pm_db *db, int64_t suite_id, struct suite_cell_rec **v, size_t *n, struct pm_err *err)
+{
+    *v = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    if (pm_db_prepare(db, &st, "SELECT idx, label, workload, headline, axes FROM suite_cell WHERE suite_id = ? ORDER BY idx",
+                      err) < 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, suite_id);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        struct suite_cell_rec *nv = realloc(*v, (*n + 1) * sizeof *nv);
+        if (!nv) {
+            sqlite3_finalize(st);
+            return pm_errf(err, "out of memory");
+        }
+        *v = nv;
+        struct suite_cell_rec *c = &nv[(*n)++];
+        memset(c, 0, sizeof *c);
+        c->idx = sqlite3_column_int(st, 0);
+        snprintf(c->label, sizeof c->label, "%s", pm_col_text(st, 1));
+        snprintf(c->workload, sizeof c->workload, "%s", pm_col_text(st, 2));
+        snprintf(c->headline, sizeof c->headline, "%s", pm_col_text(st, 3));
+        snprintf(c->axes, sizeof c->axes, "%s", pm_col_text(st, 4));
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return pm_errf(err, "%s: %s", db->path, sqlite3_errmsg(db->h));
+    return 0;
+}
+
+int suites_latest_id(struct pm_db *db, int64_t *id, struct pm_err *err)
+{
+    *id = 0;
+    sqlite3_stmt *st;
+    if (pm_db_prepare(db, &st, "SELECT max(id) FROM suite", err) < 0)
+        return -1;
+    if (sqlite3_step(st) == SQLITE_ROW)
+        *id = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return 0;
+}

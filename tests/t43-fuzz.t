@@ -1,0 +1,84 @@
+#!/bin/bash
+# The committed fuzz corpora (fuzz/corpus/NAME, grown by make fuzz) replay
+# through every harness in this build, so each input that once crashed a
+# parser, or that found new code, is checked on every run. And the output
+# writers' corpus goes through the real parsers of each language: python's
+# csv, json and html.parser, and gnuplot itself printing every string.
+. "$(dirname "$0")/lib.sh"
+FZ=$(dirname "$PM")/fuzz
+[ -x "$FZ/writers-emit" ] || FZ=$ROOT/build/fuzz
+CORPUS=$ROOT/fuzz/corpus
+
+for h in "$ROOT"/fuzz/fuzz_*.c; do
+    name=$(basename "$h" .c); name=${name#fuzz_}
+    n=$(find "$CORPUS/$name" -type f | wc -l)
+    ge "$n" 3 "$name: a committed corpus"
+    # --help from the options harness goes to stdout too: the count is last.
+    "$FZ/$name.replay" "$CORPUS/$name" >"$TMP/$name.out" 2>"$TMP/$name.err"
+    rc=$?
+    out=$(tail -1 "$TMP/$name.out")
+    is "$rc" 0 "$name: every corpus input passes its properties"
+    [ "$rc" -eq 0 ] || sed 's/^/#   /' "$TMP/$name.err" | grep -v '^#   pressmark' | tail -5
+    is "$out" "replayed $n inputs" "$name: all $n inputs ran"
+done
+
+# The writers against the real parsers.
+mkdir -p "$TMP/emit"
+count=$("$FZ/writers-emit" "$TMP/emit" "$CORPUS"/writers/* | cut -d' ' -f1)
+ge "$count" 100 "writers: the corpus has at least 100 strings"
+(cd "$TMP/emit" && gnuplot out.gp) 2>"$TMP/gnuplot.err"
+is "$?" 0 "gnuplot runs the script of every quoted string"
+is "$(find "$TMP" -name 'pwned*' | wc -l)" 0 "and nothing in them ran"
+python3 - "$TMP/emit" > "$TMP/py.out" 2>&1 <<'PY'
+import csv, html.parser, json, sys
+d = sys.argv[1]
+want = [bytes.fromhex(l.strip()) for l in open(d + '/strings.hex')]
+def text(b):
+    return b.decode('utf-8', 'surrogateescape')
+def ctrl_free(b, keep=b''):
+    return bytes(c for c in b if (c >= 0x20 and c != 0x7f) or c in keep)
+bad = []
+# CSV: python's reader gives each string back, a formula with its apostrophe.
+with open(d + '/out.csv', newline='', encoding='utf-8', errors='surrogateescape') as f:
+    rows = list(csv.reader(f))
+if len(rows) != len(want): bad.append('csv: %d rows for %d strings' % (len(rows), len(want)))
+for w, r in zip(want, rows):
+    exp = text(w)
+    if w[:1] and w[:1] in b'=+-@\t\r': exp = "'" + exp
+    if r != [exp, 'end']: bad.append('csv: %r read as %r' % (w, r))
+# JSON: strict UTF-8, parses, valid UTF-8 strings come back exactly.
+doc = json.load(open(d + '/out.json', encoding='utf-8'))
+got = doc['strings']
+if len(got) != len(want): bad.append('json: %d strings for %d' % (len(got), len(want)))
+for w, g in zip(want, got):
+    try:
+        exp = w.decode('utf-8')
+    except UnicodeDecodeError:
+        continue
+    if g != exp: bad.append('json: %r read as %r' % (w, g))
+# HTML: each string back from the text of its cell and from its attribute.
+class P(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True); self.cells = []; self.titles = []; self.cur = None
+    def handle_starttag(self, tag, attrs):
+        if tag == 'td': self.cur = []; self.titles.append(dict(attrs).get('title'))
+        elif self.cur is not None: bad.append('html: a <%s> tag inside a cell' % tag)
+    def handle_endtag(self, tag):
+        if tag == 'td': self.cells.append(''.join(self.cur)); self.cur = None
+    def handle_data(self, data):
+        if self.cur is not None: self.cur.append(data)
+p = P(); p.feed(open(d + '/out.html', encoding='utf-8', errors='surrogateescape').read()); p.close()
+if len(p.cells) != len(want): bad.append('html: %d cells for %d strings' % (len(p.cells), len(want)))
+for w, c, t in zip(want, p.cells, p.titles):
+    exp = text(ctrl_free(w, b'\n\t'))
+    if c != exp or t != exp: bad.append('html: %r read as %r / %r' % (w, c, t))
+# gnuplot: printed back byte for byte, less control characters.
+printed = open(d + '/printed.txt', 'rb').read().split(b'\n')[:-1]
+if len(printed) != len(want): bad.append('gnuplot: %d lines for %d strings' % (len(printed), len(want)))
+for w, g in zip(want, printed):
+    if g != ctrl_free(w): bad.append('gnuplot: %r printed as %r' % (w, g))
+print('\n'.join(bad[:10]) if bad else 'ok %d strings' % len(want))
+PY
+is "$(tail -1 "$TMP/py.out")" "ok $count strings" "csv, json, html.parser and gnuplot read every string back"
+[ "$(tail -1 "$TMP/py.out")" = "ok $count strings" ] || sed 's/^/#   /' "$TMP/py.out" | head -10
+done_testing

@@ -1,0 +1,257 @@
+#!/bin/bash
+# Suites: files with axes become cells; runs interleaved per round from a
+# recorded seed or one cell after another; fixed or adaptive run counts;
+# resumed exactly after SIGINT and SIGKILL; progress on a terminal and in
+# a pipe; bad files refused with FILE:LINE.
+. "$(dirname "$0")/lib.sh"
+need_root
+cd "$TMP" || exit 1
+before=$(machine_state)
+orig_sw=$(cat /proc/sys/vm/swappiness)
+
+# A two-axis suite: 2 x 2 cells, 3 runs each, interleaved.
+cat > grid.ini <<'INI'
+# sleep under two swappiness settings and two THP modes
+[global]
+runs = 3
+question = Do swappiness and THP change a short sleep?
+order-seed = 7
+
+[nap]
+workload = record
+command = sleep 0.05
+interval = 20ms
+sysctl = vm.swappiness=11, vm.swappiness=99
+thp = never, madvise
+INI
+plan=$("$PM" suite plan grid.ini)
+is "$?" 0 "suite plan exits 0"
+like "$plan" "suite grid \(grid.ini\): 4 cells x 3 runs = 12 runs, interleaved" "plan: the cells, the runs and the order"
+like "$plan" "vm.swappiness=99 madvise +record +vm.swappiness=99 madvise +no earlier runs" "plan: a cell's label and axis values"
+is "$(db_sum)" absent "plan runs nothing and writes nothing"
+"$PM" suite run grid.ini > out 2> err
+is "$?" 0 "suite run exits 0"
+is "$(q "select count(*) from run r join run_meta m on m.run_id = r.id and m.key = 'suite.uuid' where r.status = 'ok'")" 12 "12 ok runs, each tagged with the suite"
+is "$(q "select group_concat(n) from (select count(*) n from run r join run_meta m on m.run_id = r.id and m.key = 'suite.cell' group by m.value)")" "3,3,3,3" "3 per cell"
+# Interleaved: every round holds each cell once, rounds one after another.
+is "$(q "select group_concat(round, '') from suite_run order by seq")" "111122223333" "round by round"
+is "$(q "select count(distinct cell) from suite_run group by round" | sort -u)" 4 "each round runs every cell once"
+orders=$(q "select group_concat(cell, '') from (select round, cell from suite_run order by seq) group by round")
+ok "rounds come in different orders (seeded shuffle)" test "$(printf '%s\n' "$orders" | sort -u | wc -l)" -gt 1
+is "$(q "select value from run_meta m join run r on r.id = m.run_id where m.key = 'axis.thp' and r.label = 'vm.swappiness=11 madvise' limit 1")" madvise "the cell's axis values are stored with its runs"
+is "$(q "select seed from suite")" 7 "the order's seed is recorded"
+like "$(cat err)" "run 12 of 12 \(round 3\): .* ok " "plain progress: one line per finished run into a pipe"
+is "$(grep -c $'\e' err)" 0 "  without escape sequences"
+is "$(cat /proc/sys/vm/swappiness)" "$orig_sw" "swappiness put back"
+status=$("$PM" suite status)
+like "$status" "suite 1 \(grid, grid.ini\): complete, seed 7" "status: complete"
+like "$status" "vm.swappiness=11 never +record +3 +0 +0 " "status: per cell ok, failed, left"
+# The same file again: already complete; --again runs it anew.
+"$PM" suite run grid.ini 2> err
+is "$?" 0 "a complete suite run again exits 0"
+like "$(cat err)" "suite 1 \(grid\) is complete" "and says it is complete"
+is "$(q "select count(*) from run")" 12 "running nothing"
+like "$("$PM" suite list)" "   1  .* grid +complete +4 +12/12" "suite list"
+
+# The N-way comparison of the two-axis suite: a row per cell against its
+# baseline cell, the two axes as rows x columns, a ratio sentence per cell.
+out=$("$PM" compare --suite 1)
+is "$?" 0 "compare --suite exits 0"
+like "$out" "record, suite 1 \(grid\): 4 cells, baseline vm.swappiness=11 never" "a table of the suite's cells against the first"
+like "$out" "sysctl \\\\ thp +never +madvise" "the two axes as rows and columns"
+like "$out" "vm.swappiness=99 +[0-9.]+ ±[0-9.e-]+ \([+-][0-9.]+% p=[0-9.e-]+( \*)?\) +[0-9.]+ ±" "  each entry a cell's mean ±sd and its change"
+is "$(printf '%s\n' "$out" | grep -c '%: .* vm.swappiness=11 never (p')" 3 "a ratio sentence for each other cell"
+ok "json carries the layout" python3 -c 'import json,sys; g = json.load(sys.stdin)["comparisons"][0]["grid"]; assert g["rows_axis"] == "sysctl" and g["columns"] == ["never", "madvise"], g' <<< "$("$PM" compare --suite 1 --format json)"
+is "$("$PM" compare --suite 1 | grep -c '^vm.swappiness')" 6 "4 rows of cells in the table, 2 in the grid"
+"$PM" record --quiet --label 'vm.swappiness=11 never' --runs 2 -- sleep 0.2
+like "$("$PM" compare --suite 1 | grep '^vm.swappiness=11 never ')" " 3 +0:3$" "runs of the same label outside the suite are not counted"
+bad "--suite with labels" "^pressmark compare: --suite: compares the suite's cells" compare --suite 1 l
+bad "--suite of a suite not there" "^pressmark compare: --suite: no suite 99 in " compare --suite 99
+
+# The report of the suite: summary first, the question, a table per
+# workload with each cell's CI, contents, charts in one colour per cell.
+page=$("$PM" report --suite 1 --out "$TMP/rep")
+is "$?" 0 "report --suite exits 0"
+like "$(cat "$page")" "<p class=\"question\">Do swappiness and THP change a short sleep\?</p>" "the suite's question"
+like "$(cat "$page")" "<h4>record by sysctl and thp" "the two-way table"
+python3 - "$page" > colours.out 2>&1 <<'PY'
+import re, sys
+html = open(sys.argv[1], encoding='utf-8').read()
+# The summary's swatch colour of each cell.
+sw = dict((name, col) for col, name in re.findall(r'<span class="swatch" style="background:(#[0-9a-f]{6})"></span>([^<]+)</td>', html))
+# Each chart's line colour per cell: gnuplot writes it on the plot's group.
+seen, bad = {}, []
+for block in re.split(r'<g id="gnuplot_plot_', html)[1:]:
+    m = re.match(r'[^>]*><title>([^<]*)</title>', block)
+    if not m or m.group(1).startswith('gnuplot_plot_'): continue   # error bars: notitle
+    name = re.sub(r' \(mean of \d+ runs?\)$', '', m.group(1))
+    cols = [c for c in re.findall(r'(?:color|stroke)=["\'](#[0-9a-fA-F]{6}|rgb\([^)]*\))["\']', block[:2000]) if c.upper() not in ('#FFFFFF', '#000000')]
+    if not cols: continue
+    c = cols[0].lower()
+    if re.match(r'rgb', c):
+        r, g, b = [int(x) for x in re.findall(r'\d+', c)]
+        c = '#%02x%02x%02x' % (r, g, b)
+    seen.setdefault(name, set()).add(c)
+for name, cs in seen.items():
+    if len(cs) != 1: bad.append('%s has colours %s' % (name, cs))
+    if name in sw and sw[name] not in cs: bad.append('%s: swatch %s, lines %s' % (name, sw[name], cs))
+if len(seen) != 4: bad.append('lines of %d cells' % len(seen))
+if len(set(min(c) for c in seen.values())) != len(seen): bad.append('two cells share a colour')
+print('\n'.join(bad) if bad else 'ok')
+PY
+is "$(cat colours.out)" ok "each cell has one colour in every chart, the colour of its swatch"
+if command -v chromium >/dev/null; then
+    # The page itself holds no script; a copy gets one that measures the
+    # layout in a phone-sized window and writes what it found into the DOM.
+    cp "$page" "$TMP/rep/measured.html"
+    cat >> "$TMP/rep/measured.html" <<'JS'
+<script>
+var s = document.getElementById('summary').getBoundingClientRect();
+var t = document.getElementById('toc').getBoundingClientRect();
+var empty = 0, charts = document.querySelectorAll('.chart svg');
+charts.forEach(function (svg) { if (svg.querySelectorAll('path').length < 5 || svg.getBoundingClientRect().height < 50) empty++; });
+var pre = document.createElement('pre'); pre.id = 'measured';
+pre.textContent = 'summary-top ' + Math.round(s.top) + ' fold ' + window.innerHeight + ' toc-after ' + (t.top > s.top) +
+    ' charts ' + charts.length + ' empty ' + empty + ' zero ' + document.querySelectorAll('.zero').length +
+    ' overflow ' + (document.documentElement.scrollWidth > window.innerWidth + 1);
+document.body.appendChild(pre);
+</script>
+JS
+    CHR=(chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking
+         --disable-component-update --disable-sync --user-data-dir="$TMP/chrome" --window-size=412,915)
+    timeout 60 "${CHR[@]}" --dump-dom "file://$TMP/rep/measured.html" 2>/dev/null | grep -o '<pre id="measured">[^<]*' | sed 's/.*>//' > measured.txt
+    read -r _ top _ fold _ after _ charts _ empty _ zero _ overflow < measured.txt
+    ok "on a phone-sized screen the summary starts above the fold ($top of $fold px)" test "${top:-9999}" -lt "${fold:-0}"
+    is "$after" true "the contents come after the summary"
+    is "$empty" 0 "no chart drawn is empty"
+    is "$((charts + zero))" 5 "five charts, drawn or said to be all zero"
+    is "$overflow" false "the page does not scroll sideways (wide tables scroll inside their box)"
+    timeout 60 "${CHR[@]}" --screenshot="$TMP/shot.png" "file://$page" >/dev/null 2>&1
+    ge "$(stat -c %s "$TMP/shot.png" 2>/dev/null || echo 0)" 10000 "a phone-sized screenshot of the page has content"
+else
+    for i in 1 2 3 4 5 6; do skip "chromium is not installed"; done
+fi
+
+# Sequential order and a changed file: a new suite, the difference shown.
+sed -e 's/runs = 3/runs = 2\norder = sequential/' grid.ini > seq.ini
+sed -i 's/^\[global\]/[global]\nname = grid/' seq.ini
+"$PM" suite run seq.ini --quiet 2> err
+like "$(cat err)" "changed since suite 1 started|suite 2 \(grid\)" "a changed file is a new suite"
+is "$(q "select group_concat(cell, '') from suite_run where suite_id = 2 order by seq")" "00112233" "sequential: one cell's runs after another"
+
+# Adaptive: a steady cell stops at its minimum once its CI is within the
+# target; a noisy one goes on to the maximum and is said not to converge.
+cat > adapt.ini <<'INI'
+[global]
+runs = 3..6
+target-ci = 5%
+
+[steady]
+workload = record
+command = sleep 0.3
+interval = 100ms
+
+[noisy]
+workload = record
+command = python3 -c "import random, time; time.sleep(random.choice([0.05, 0.6]))"
+interval = 100ms
+INI
+"$PM" suite run adapt.ini 2> err
+is "$?" 0 "an adaptive suite exits 0"
+sid=$(q "select max(id) from suite")
+steady=$(q "select count(*) from suite_run s join suite_cell c on c.suite_id = s.suite_id and c.idx = s.cell where s.suite_id = $sid and c.label = 'steady'")
+noisy=$(q "select count(*) from suite_run s join suite_cell c on c.suite_id = s.suite_id and c.idx = s.cell where s.suite_id = $sid and c.label = 'noisy'")
+ok "the steady cell stopped before the maximum ($steady runs)" test "$steady" -lt 6
+ge "$steady" 3 "  after at least its minimum"
+status=$("$PM" suite status $sid)
+like "$status" "steady .* converged" "status: the steady cell converged"
+if [ "$noisy" = 6 ]; then
+    like "$status" "noisy .* at maximum, not converged" "status: the noisy cell reached the maximum without converging"
+else
+    like "$status" "noisy .* converged" "status: the noisy cell converged by chance before the maximum ($noisy runs)"
+fi
+
+# SIGINT mid-run, then SIGKILL mid-run: suite run continues to exactly the
+# planned runs, none repeated, the machine clean in between.
+cat > long.ini <<'INI'
+[global]
+runs = 3
+order-seed = 3
+
+[long]
+workload = record
+command = sleep 0.6
+interval = 100ms
+sysctl = vm.swappiness=12, vm.swappiness=98
+INI
+finished() { q "select count(*) from suite_run s join run r on r.id = s.run_id where s.suite_id = (select max(id) from suite) and r.status = 'ok'"; }
+"$PM" suite run long.ini --quiet 2> err &
+pid=$!
+ok "two runs finish" wait_for sh -c "[ \$(sqlite3 '$PRESSMARK_DB' \"select count(*) from suite_run s join run r on r.id = s.run_id where s.suite_id = (select max(id) from suite) and r.status = 'ok'\") -ge 2 ]"
+sleep 0.3
+kill -INT $pid; wait $pid
+is "$?" 130 "SIGINT: suite run exits 130"
+like "$(cat err)" "interrupted by SIGINT with [0-9]+ runs left; .*'pressmark suite run long.ini' continues it" "saying how to continue"
+is "$(machine_state)" "$before" "the machine is clean after SIGINT"
+is "$(q "select count(*) from run where status = 'aborted'")" 1 "the interrupted run is aborted"
+n1=$(finished)
+"$PM" suite run long.ini --quiet 2> err &
+pid=$!
+ok "after resuming, another run finishes" wait_for sh -c "[ \$(sqlite3 '$PRESSMARK_DB' \"select count(*) from suite_run s join run r on r.id = s.run_id where s.suite_id = (select max(id) from suite) and r.status = 'ok'\") -gt $n1 ]"
+sleep 0.3
+kill -KILL $pid; wait $pid 2>/dev/null
+pkill -KILL -f '^sleep 0.6$'
+like "$("$PM" suite status)" "unfinished" "after SIGKILL the suite is unfinished"
+is "$(machine_state)" "$before" "and the machine is clean again once pressmark has recovered"
+"$PM" suite run long.ini --quiet 2> err
+is "$?" 0 "resumed to the end"
+like "$(cat err)" "continuing suite" "  continuing the same suite"
+sid=$(q "select max(id) from suite")
+is "$(q "select group_concat(n) from (select count(*) n from suite_run s join run r on r.id = s.run_id where s.suite_id = $sid and r.status = 'ok' group by s.cell)")" "3,3" "exactly 3 ok runs per cell"
+is "$(q "select count(*) from (select s.seq from suite_run s join run_meta m on m.key = 'suite.seq' and m.value = s.seq join run r on r.id = m.run_id and r.status = 'ok' join run_meta u on u.run_id = r.id and u.key = 'suite.id' and u.value = $sid where s.suite_id = $sid group by s.seq having count(*) > 1)")" 0 "no planned run was done twice"
+ge "$(q "select count(*) from run r join run_meta m on m.run_id = r.id and m.key = 'suite.id' and m.value = $sid where r.status = 'aborted'")" 2 "the interrupted and the killed run stay, aborted"
+
+# A terminal gets a table redrawn in place.
+cat > tty.ini <<'INI'
+[tty]
+workload = record
+command = sleep 0.4
+interval = 100ms
+runs = 2
+INI
+sed -i 's/^runs = 2$//' tty.ini; sed -i '1i [global]\nruns = 2' tty.ini
+script -qefc "$PM suite run tty.ini" /dev/null > tty.out 2>&1
+is "$?" 0 "suite run on a pseudo-terminal exits 0"
+ok "redraws in place (cursor up, clear line)" grep -q $'\e\\[[0-9]*A' tty.out
+ok "shows the run in progress" grep -q "this run: " tty.out
+ok "logs each finished run above the table" grep -q "suite [0-9]* (tty): run 2 of 2 (round 2): tty ok " tty.out
+# run --runs N shows the same on a terminal; into a pipe, a line per run.
+script -qefc "$PM record --runs 2 --label ptyrec --interval 100ms -- sleep 0.3" /dev/null > rec.out 2>&1
+ok "record --runs 2 on a terminal: the table" grep -q $'\e\\[[0-9]*A' rec.out
+ok "  and a line per finished run with the mean so far" grep -q "record ptyrec: run 2 of 2: ptyrec ok [0-9.]* elapsed, cell mean [0-9.]* ±" rec.out
+"$PM" record --runs 2 --label piperec --interval 100ms -- sleep 0.1 2>&1 | cat > pipe.out
+is "$(grep -c '^pressmark: run [0-9]* \[piperec\] ok' pipe.out)" 2 "into a pipe: the plain line per run"
+is "$(grep -c $'\e' pipe.out)" 0 "  and no escape sequences"
+
+# Bad suite files: FILE:LINE, the key, the value, what is accepted; exit 2; nothing run or written.
+bad_suite() {  # bad_suite DESCRIPTION REGEX CONTENT
+    printf '%s\n' "$3" > bad.ini
+    bad "$1" "^pressmark suite (run|plan): bad.ini:$2" suite run bad.ini
+}
+bad_suite "an unknown key" "3: 'colour' is not a key of a suite part running record \(accepted: workload, label, command, the options" \
+    $'[a]\nworkload = record\ncolour = red\ncommand = true'
+bad_suite "a value not accepted" "3: mem-cap: '5Q' is not a memory cap \(accepted:" $'[a]\nworkload = swapout\nmem-cap = 64M, 5Q'
+bad_suite "an axis with an empty value" "3: 'thp = never,' has an empty or unclosed item" $'[a]\nworkload = swapout\nthp = never,'
+bad_suite "no value" "2: 'runs' has no value" $'[global]\nruns =\n[a]\nworkload = swapout'
+bad_suite "not INI" "2: not a suite line" $'[a]\nthis is not ini'
+bad_suite "a range without a target" "2: runs = 3..9 needs target-ci" $'[global]\nruns = 3..9\n[a]\nworkload = swapout'
+bad_suite "a suite key in a part" "3: 'runs' belongs in \[global\]" $'[a]\nworkload = swapout\nruns = 3'
+bad_suite "an unknown workload" "2: workload = nosuch: not a workload \(accepted: record, " $'[a]\nworkload = nosuch'
+bad_suite "a bad order" "2: order = random: not an order \(accepted: interleaved, sequential\)" $'[global]\norder = random\n[a]\nworkload = swapout'
+bad_suite "a duplicate label" "4: two cells of workload swapout are labelled 'same'" $'[a]\nworkload = swapout\nthp = never, always\nlabel = same'
+printf '' > empty.ini
+bad "an empty suite" "^pressmark suite run: empty.ini: an empty suite" suite run empty.ini
+bad "a missing file" "^pressmark suite run: nosuch.ini: No such file" suite run nosuch.ini
+bad "an unknown subcommand" "^pressmark suite: 'walk' is not a suite command" suite walk
+is "$(machine_state)" "$before" "the machine as it was"
+done_testing
