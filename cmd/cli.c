@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include "store/db.h"
@@ -98,6 +99,20 @@ int cli_check_workload(void *state, const char *value, struct pm_err *err)
     for (size_t i = 0; pm_workloads[i] && n < sizeof names; i++)
         n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", i ? ", " : "", pm_workloads[i]->name);
     return pm_errf(err, "'%s' is not a workload (accepted: %s)", value, names);
+}
+
+int cli_suite_id(const char *value, int64_t *id, struct pm_err *err)
+{
+    *id = 0;
+    if (!value[0])
+        return 0;
+    char *end;
+    long long v = strtoll(value, &end, 10);
+    if (*end || v <= 0)
+        return pm_errf(err, "'%s' is not a suite id (accepted: a number from 'pressmark suite list', or none for "
+                       "the newest)", value);
+    *id = v;
+    return 0;
 }
 
 /* The run options' setters where a field alone does not say it all. */

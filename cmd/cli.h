@@ -42,6 +42,8 @@ void cmd_output_done(void);
 /* The check of a --workload option (OPT_STRING's set): a name the
  * registry knows, or the one-line error listing them. */
 int cli_check_workload(void *state, const char *value, struct pm_err *err);
+/* --suite [ID] of compare and report: "" is the newest suite (*id 0). */
+int cli_suite_id(const char *value, int64_t *id, struct pm_err *err);
 /* The option table of --db, for commands that take nothing else of the
  * run options. */
 extern const struct opt pm_db_option[];

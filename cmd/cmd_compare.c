@@ -59,15 +59,7 @@ static int set_suite(void *state, const char *value, struct pm_err *err)
 {
     struct compare_opts *o = state;
     o->has_suite = true;
-    if (!value[0])
-        return 0;
-    char *end;
-    long long id = strtoll(value, &end, 10);
-    if (*end || id <= 0)
-        return pm_errf(err, "'%s' is not a suite id (accepted: a number from 'pressmark suite list', or none for "
-                       "the newest)", value);
-    o->suite_id = id;
-    return 0;
+    return cli_suite_id(value, &o->suite_id, err);
 }
 
 #define CO(field) offsetof(struct compare_opts, field)

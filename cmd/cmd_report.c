@@ -19,15 +19,7 @@ static int set_suite(void *state, const char *value, struct pm_err *err)
 {
     struct report_opts *o = state;
     o->has_suite = true;
-    if (!value[0])
-        return 0;
-    char *end;
-    long long id = strtoll(value, &end, 10);
-    if (*end || id <= 0)
-        return pm_errf(err, "'%s' is not a suite id (accepted: a number from 'pressmark suite list', or none for "
-                       "the newest)", value);
-    o->suite_id = id;
-    return 0;
+    return cli_suite_id(value, &o->suite_id, err);
 }
 
 static const struct opt report_options[] = {

@@ -8,6 +8,7 @@
 #include "cmd/parse.h"
 #include "cmd/suite_plan.h"
 #include "cmd/suite_run.h"
+#include "cmd/suite_view.h"
 #include "lib/units.h"
 #include "pressure/undo.h"
 #include "store/suites.h"
@@ -106,8 +107,21 @@ static int cmd_suite_plan(int argc, char **argv)
             printf(" no earlier runs\n");
         }
     }
-    if (p.has_seed && p.order == ORDER_INTERLEAVED)
-        printf("\norder: interleaved, seed %llu (each round shuffled from it)\n", (unsigned long long)p.seed);
+    if (p.has_seed && p.order == ORDER_INTERLEAVED) {
+        printf("\norder: interleaved, seed %llu (each round shuffled from it); the first rounds:\n",
+               (unsigned long long)p.seed);
+        int *order = calloc(p.ncells ? p.ncells : 1, sizeof *order);
+        for (int round = 1; order && round <= 3 && (unsigned)round <= p.runs_min; round++) {
+            for (size_t i = 0; i < p.ncells; i++)
+                order[i] = (int)i;
+            suite_shuffle(p.seed & 0x7fffffffffffffffull, round, order, p.ncells);
+            printf("  round %d: cells", round);
+            for (size_t i = 0; i < p.ncells; i++)
+                printf(" %d", order[i]);
+            printf("\n");
+        }
+        free(order);
+    }
     else if (p.order == ORDER_INTERLEAVED)
         printf("\norder: interleaved; the seed is drawn when the suite starts and recorded\n");
     else
@@ -176,63 +190,31 @@ static int cmd_suite_status(int argc, char **argv)
     int first = parse_sub("suite status", no_options, &o, argc, argv, 1);
     if (first < 0)
         return cmd_parse_exit(first);
-    struct pm_db db;
+    int64_t id = 0;
     struct pm_err err;
+    if (first < argc && (!argv[first][0] || cli_suite_id(argv[first], &id, &err) < 0))
+        return pm_usage("suite status", "%s", argv[first][0] ? err.msg : "'' is not a suite id");
+    struct pm_db db;
     if (cmd_open_db(&db, "suite status") != 0)
         return PM_EXIT_USAGE;
-    struct suite_rec s;
-    int found;
-    if (first < argc) {
-        char *end;
-        long long id = strtoll(argv[first], &end, 10);
-        if (!argv[first][0] || *end || id <= 0) {
-            pm_db_close(&db);
-            return pm_usage("suite status", "'%s' is not a suite id (accepted: a number from 'pressmark suite list')",
-                            argv[first]);
-        }
-        found = suites_get(&db, id, &s, &err);
-    } else {
-        found = 0;
-        sqlite3_stmt *st;
-        if (pm_db_prepare(&db, &st, "SELECT max(id) FROM suite", &err) == 0) {
-            if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-                found = suites_get(&db, sqlite3_column_int64(st, 0), &s, &err);
-            sqlite3_finalize(st);
-        }
-    }
-    if (found <= 0) {
-        pm_db_close(&db);
-        if (found < 0)
-            return pm_usage("suite status", "%s", err.msg);
-        return pm_usage("suite status", first < argc ? "no suite %s in %s (see 'pressmark suite list')"
-                                                     : "no suites in %s%s (pressmark suite run FILE makes one)",
-                        first < argc ? argv[first] : "", db.path);
-    }
-    /* The plan comes from the file as it was run, not as it is now. */
-    struct suite_plan p;
-    if (suite_plan_load(s.path, s.text, &p, &err) < 0) {
-        suite_rec_free(&s);
-        pm_db_close(&db);
-        return pm_usage("suite status", "suite %lld: its file no longer loads here: %s", (long long)s.id, err.msg);
-    }
-    struct suite_slot *slots;
-    size_t n;
-    if (suites_slots(&db, s.id, &slots, &n, &err) < 0) {
-        suite_plan_free(&p);
-        suite_rec_free(&s);
+    /* The suite as stored: its cells from the database, its counts from
+     * the file as it was run; nothing is applied (status needs no root). */
+    struct suite_view sv;
+    if (suite_view_load(&db, id, &sv, &err) < 0) {
         pm_db_close(&db);
         return pm_usage("suite status", "%s", err.msg);
     }
-    struct cell_state *cs = calloc(p.ncells ? p.ncells : 1, sizeof *cs);
-    if (!cs) {
-        free(slots);
-        suite_plan_free(&p);
-        suite_rec_free(&s);
+    struct suite_slot *slots;
+    size_t n;
+    struct cell_state *cs = calloc(sv.ncells ? sv.ncells : 1, sizeof *cs);
+    if (!cs || suites_slots(&db, sv.rec.id, &slots, &n, &err) < 0) {
+        free(cs);
+        suite_view_free(&sv);
         pm_db_close(&db);
-        return pm_usage("suite status", "out of memory");
+        return pm_usage("suite status", "%s", cs ? err.msg : "out of memory");
     }
-    suite_cell_states(&p, slots, n, cs);
-    cmd_human_output();
+    struct suite_plan p = { .ncells = sv.ncells, .runs_min = sv.runs_min, .runs_max = sv.runs_max,
+                            .target_ci = sv.target_ci };
     /* A run stored as running with no pressmark holding the run lock was
      * killed: it counts as aborted, as list shows it. */
     bool live = undo_run_in_progress(), running = false;
@@ -241,37 +223,48 @@ static int cmd_suite_status(int argc, char **argv)
             snprintf(slots[i].status, sizeof slots[i].status, "aborted");
         running |= strcmp(slots[i].status, "running") == 0;
     }
-    printf("suite %lld (%s, %s): %s%s, seed %llu\n", (long long)s.id, s.name, s.path,
-           strcmp(s.state, "complete") == 0 ? "complete" : running ? "running now" : "unfinished",
-           strcmp(s.state, "complete") != 0 && !running ? " ('pressmark suite run FILE' continues it)" : "",
-           (unsigned long long)s.seed);
+    suite_cell_states(&p, slots, n, cs);
+    cmd_human_output();
+    bool complete = strcmp(sv.rec.state, "complete") == 0;
+    printf("suite %lld (%s, %s): %s%s, seed %llu\n", (long long)sv.rec.id, sv.rec.name, sv.rec.path,
+           complete ? "complete" : running ? "running now" : "unfinished",
+           !complete && !running ? " ('pressmark suite run FILE' continues it)" : "", (unsigned long long)sv.rec.seed);
+    if (p.runs_min == p.runs_max)
+        printf("%u runs per cell\n", p.runs_min);
+    else
+        printf("%u to %u runs per cell, until the 95%% CI is within %.3g%% of the mean\n", p.runs_min, p.runs_max,
+               p.target_ci * 100);
     printf("\n  #  %-28s %-8s %5s %6s %5s  %-24s %s\n", "label", "workload", "ok", "failed", "left", "headline (95% CI)",
            "state");
-    for (size_t c = 0; c < p.ncells; c++) {
+    for (size_t c = 0; c < sv.ncells; c++) {
         const struct cell_state *x = &cs[c];
         /* Runs still to do: to the count, or with a target one more
          * round while the cell has not converged. */
         int left = 0;
-        if (suite_cell_wants_run(&p, x) && strcmp(s.state, "complete") != 0)
+        if (suite_cell_wants_run(&p, x) && !complete)
             left = (unsigned)x->finished < p.runs_min ? (int)p.runs_min - x->finished : 1;
         char head[64] = "-";
         if (x->nvalues >= 2)
             snprintf(head, sizeof head, "%.6g ±%.1f%%", x->mean, x->ci_pct);
         else if (x->nvalues == 1)
             snprintf(head, sizeof head, "%.6g", x->mean);
-        const char *state = x->converged ? "converged" : p.target_ci > 0 && x->at_max ? "at maximum, not converged"
-                          : left == 0 ? "done" : "";
+        char state[64];
+        if (x->converged)
+            snprintf(state, sizeof state, "converged after %d runs", x->finished);
+        else if (p.target_ci > 0 && x->at_max)
+            snprintf(state, sizeof state, "at maximum, not converged");
+        else
+            snprintf(state, sizeof state, "%s", left == 0 ? "done" : "");
         for (size_t i = 0; i < n; i++)
             if (slots[i].cell == (int)c && strcmp(slots[i].status, "running") == 0)
-                state = "running";
-        printf("%3zu  %-28s %-8s %5d %6d %5d  %-24s %s\n", c, p.cells[c].label, p.cells[c].wl->name,
+                snprintf(state, sizeof state, "running");
+        printf("%3zu  %-28s %-8s %5d %6d %5d  %-24s %s\n", c, sv.cells[c].label, sv.cells[c].workload,
                x->finished - x->failed, x->failed, left, head, state);
     }
-    suite_cell_states_free(cs, p.ncells);
+    suite_cell_states_free(cs, sv.ncells);
     free(cs);
     free(slots);
-    suite_plan_free(&p);
-    suite_rec_free(&s);
+    suite_view_free(&sv);
     pm_db_close(&db);
     return 0;
 }

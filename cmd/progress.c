@@ -67,7 +67,11 @@ static void draw_locked(struct progress *p)
     if (p->current >= 0) {
         char t[32];
         fmt_secs(t, sizeof t, (double)(pm_now_ns() - p->run_started_ns) / 1e9);
-        fprintf(p->out, "\r\033[K  this run: %s, swap in %.0f KB/s, out %.0f KB/s\n", t, p->swapin_kbs, p->swapout_kbs);
+        char live[64] = "";
+        if (p->live_unit[0])
+            snprintf(live, sizeof live, "%.0f %s, ", p->live_rate, p->live_unit);
+        fprintf(p->out, "\r\033[K  this run: %s, %sswap in %.0f KB/s, out %.0f KB/s, heartbeat late %.1f ms\n", t,
+                live, p->swapin_kbs, p->swapout_kbs, p->beat_ms);
     } else {
         fprintf(p->out, "\r\033[K\n");
     }
@@ -89,16 +93,19 @@ void progress_run_start(struct progress *p, int cell)
     pthread_mutex_lock(&p->mu);
     p->current = cell;
     p->run_started_ns = pm_now_ns();
-    p->swapin_kbs = p->swapout_kbs = 0;
+    p->swapin_kbs = p->swapout_kbs = p->beat_ms = p->live_rate = 0;
+    p->last_count = 0;
+    p->live_unit[0] = '\0';
     p->have_prev = false;
     draw_locked(p);
     pthread_mutex_unlock(&p->mu);
 }
 
-void progress_tick(struct progress *p, const struct series_table *t, uint64_t t_ns)
+void progress_tick(struct progress *p, const struct series_table *t, uint64_t t_ns, const struct run_live *live)
 {
     double in = 0, out = 0;
     const struct series *si = series_table_find(t, "vmstat.pswpin"), *so = series_table_find(t, "vmstat.pswpout");
+    const struct series *hb = series_table_find(t, "heartbeat.late_max_us");
     if (si)
         in = pm_value_as_double(si->last);
     if (so)
@@ -110,6 +117,25 @@ void progress_tick(struct progress *p, const struct series_table *t, uint64_t t_
         p->swapin_kbs = (in - p->last_in) * 4 / dt;
         p->swapout_kbs = (out - p->last_out) * 4 / dt;
     }
+    /* The workload reports its count on its own clock (chat: twice a
+     * second), the sampler ticks on another: the rate is taken between
+     * changes of the count, and falls to 0 when it stops moving. */
+    if (live) {
+        if (!p->live_unit[0] || live->count < p->last_count) {
+            p->last_count = live->count;
+            p->last_count_ns = t_ns;
+        } else if (live->count != p->last_count && t_ns > p->last_count_ns) {
+            p->live_rate = (double)(live->count - p->last_count) / ((double)(t_ns - p->last_count_ns) / 1e9);
+            p->last_count = live->count;
+            p->last_count_ns = t_ns;
+        } else if (t_ns - p->last_count_ns > 2000000000ull) {
+            p->live_rate = 0;
+        }
+        snprintf(p->live_unit, sizeof p->live_unit, "%s", live->unit);
+    }
+    /* The heartbeat's worst lateness in this tick: the system's stalls, live. */
+    if (hb)
+        p->beat_ms = pm_value_as_double(hb->last) / 1000;
     p->last_in = in;
     p->last_out = out;
     p->last_tick_ns = t_ns;

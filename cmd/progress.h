@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "harness/run.h"
 #include "lib/series.h"
 
 struct progress_cell {
@@ -34,6 +35,10 @@ struct progress {
     int current;                 /* the cell running, -1: none */
     uint64_t run_started_ns;
     double swapin_kbs, swapout_kbs;
+    double beat_ms;              /* the heartbeat's worst lateness in the last tick */
+    double live_rate;            /* the workload's count per second over the last tick */
+    char live_unit[16];
+    uint64_t last_count, last_count_ns;   /* the count when it last changed, and when */
     uint64_t last_tick_ns, last_draw_ns;
     double last_in, last_out;
     bool have_prev;
@@ -44,8 +49,9 @@ void progress_init(struct progress *p, FILE *out, bool tty, const char *title, s
 void progress_free(struct progress *p);
 /* A run of cell i starts. */
 void progress_run_start(struct progress *p, int cell);
-/* The sampler's tick (its thread): live rates, redrawn at most twice a second. */
-void progress_tick(struct progress *p, const struct series_table *t, uint64_t t_ns);
+/* The sampler's tick (its thread): live rates (swap, the workload's own
+ * count when it keeps one), redrawn at most twice a second. */
+void progress_tick(struct progress *p, const struct series_table *t, uint64_t t_ns, const struct run_live *live);
 /* A run ended: status and headline for the plain line; the cells' figures
  * are in p->cells, updated by the caller first. */
 void progress_run_end(struct progress *p, int cell, const char *status, bool has_value, double value,

@@ -14,15 +14,9 @@ static void on_begin(void *arg, struct pm_db *db, int64_t run_id)
     progress_run_start(&rp->prog, 0);
 }
 
-static void on_tick(void *arg, const struct series_table *t, uint64_t t_ns)
+static void on_tick(void *arg, const struct series_table *t, uint64_t t_ns, const struct run_live *live)
 {
-    progress_tick(&((struct run_progress *)arg)->prog, t, t_ns);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    progress_tick(&((struct run_progress *)arg)->prog, t, t_ns, live);
 }
 
 static void after_store(void *arg, struct pm_db *db, int64_t run_id)
@@ -54,19 +48,8 @@ static void after_store(void *arg, struct pm_db *db, int64_t run_id)
     struct progress_cell *c = &p->cells[0];
     c->finished++;
     c->failed += strcmp(status, "ok") != 0;
-    if (rp->nvalues >= 2) {
-        double *tmp = malloc(rp->nvalues * sizeof *tmp);
-        if (tmp) {
-            memcpy(tmp, rp->values, rp->nvalues * sizeof *tmp);
-            qsort(tmp, rp->nvalues, sizeof *tmp, cmp_double);
-            struct summary s;
-            stats_summary(tmp, rp->nvalues, &s);
-            c->has_mean = true;
-            c->mean = s.mean;
-            c->ci_pct = s.mean != 0 ? 100 * stats_ci95_half(&s) / fabs(s.mean) : NAN;
-            free(tmp);
-        }
-    }
+    if (rp->nvalues >= 2 && stats_mean_ci(rp->values, rp->nvalues, &c->mean, &c->ci_pct) == 0)
+        c->has_mean = true;
     p->finished_total = c->finished;
     p->run_no = c->finished + 1 > c->planned ? c->planned : c->finished + 1;
     p->eta_s = rp->secs / c->finished * (c->planned - c->finished);

@@ -1,4 +1,5 @@
 #include "cmd/suite_file.h"
+#include "lib/alloc.h"
 #include <errno.h>
 #include <ini.h>
 #include <stdarg.h>
@@ -11,6 +12,9 @@
 struct reader {
     FILE *f;
     int line;                   /* of the line last read */
+    int too_long;               /* the first line longer than libinih's buffer, 0: none */
+    int max;                    /* the longest line that buffer holds */
+    int indented;               /* the first indented line, 0: none */
 };
 
 /* libinih reads line by line through this; the count gives each key its
@@ -19,8 +23,20 @@ static char *read_line(char *str, int num, void *stream)
 {
     struct reader *r = stream;
     char *s = fgets(str, num, r->f);
-    if (s)
-        r->line++;
+    if (!s)
+        return NULL;
+    r->line++;
+    /* libinih reads a longer line as several: refused, not misread. */
+    size_t n = strlen(s);
+    r->max = num - 2;
+    if (n + 1 == (size_t)num && s[n - 1] != '\n' && !r->too_long)
+        r->too_long = r->line;
+    /* libinih takes an indented line as more of the previous value (and
+     * keeps a " ; comment" in it): "  rooms = 2" under a key would vanish
+     * into that key. Refused instead. */
+    size_t lead = strspn(s, " \t");
+    if (lead && s[lead] && !strchr(";#\r\n", s[lead]) && !r->indented)
+        r->indented = r->line;
     return s;
 }
 
@@ -77,14 +93,9 @@ static int split_list(const char *v, char ***items, size_t *n)
         }
         if (!item)
             return -1;
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 4;
-            char **ni = realloc(*items, cap * sizeof *ni);
-            if (!ni) {
-                free(item);
-                return -1;
-            }
-            *items = ni;
+        if (ALLOC_GROW(*items, *n + 1, cap) < 0) {
+            free(item);
+            return -1;
         }
         (*items)[(*n)++] = item;
         if (*p != ',')
@@ -127,30 +138,33 @@ static int on_key(void *user, const char *section, const char *name, const char 
     if (!sec || strcmp(sec->name, section) != 0) {
         if (section_named(sf, section))
             return fail(ps, line, "section [%s] appears twice (accepted: each section once)", section);
-        if (sf->nsections == sf->capsections) {
-            size_t cap = sf->capsections ? sf->capsections * 2 : 4;
-            struct suite_section *ns = realloc(sf->sections, cap * sizeof *ns);
-            if (!ns)
-                return fail(ps, line, "out of memory");
-            sf->sections = ns;
-            sf->capsections = cap;
-        }
+        if (ALLOC_GROW(sf->sections, sf->nsections + 1, sf->capsections) < 0)
+            return fail(ps, line, "out of memory");
         sec = &sf->sections[sf->nsections++];
         memset(sec, 0, sizeof *sec);
         sec->name = strdup(section);
         sec->line = line;
     }
+    /* Keys are option names: anything else (an empty name, a blank in it)
+     * is a typo, and would not read back the same from the stored text. */
+    if (!name[0] || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != strlen(name))
+        return fail(ps, line, "'%s' is not a key (accepted: a name of letters, digits, '-', '_' and '.', then = VALUE)",
+                    name);
+    /* Stored as "key = value", a line must still fit libinih's buffer. */
+    if (strlen(name) + 3 + strlen(value) > (size_t)ps->rd.max)
+        return fail(ps, line, "'%s' and its value take more than %d characters (accepted: shorter lines)", name,
+                    ps->rd.max);
+    /* "key =;x" keeps ";x" (a comment needs a blank before it): surely a
+     * value commented out by accident, and one that would read back as
+     * nothing from the stored "key = ;x". */
+    if (value[0] == ';')
+        return fail(ps, line, "'%s =%s': a value starting with ';' (accepted: a value; a comment starts with ' ;' "
+                    "or a line of its own)", name, value);
     if (!value[0])
         return fail(ps, line, "'%s' has no value (accepted: %s = VALUE, or a comma list of values for an axis)", name,
                     name);
-    if (sec->nkeys == sec->capkeys) {
-        size_t cap = sec->capkeys ? sec->capkeys * 2 : 8;
-        struct suite_key *nk = realloc(sec->keys, cap * sizeof *nk);
-        if (!nk)
-            return fail(ps, line, "out of memory");
-        sec->keys = nk;
-        sec->capkeys = cap;
-    }
+    if (ALLOC_GROW(sec->keys, sec->nkeys + 1, sec->capkeys) < 0)
+        return fail(ps, line, "out of memory");
     struct suite_key *k = &sec->keys[sec->nkeys];
     memset(k, 0, sizeof *k);
     k->name = strdup(name);
@@ -206,6 +220,16 @@ int suite_file_read(const char *path, const char *text, struct suite_file *sf, s
     struct parse ps = { .sf = sf, .rd = { .f = f }, .err = err };
     int rc = ini_parse_stream(read_line, &ps.rd, on_key, &ps);
     fclose(f);
+    if (ps.rd.indented && (!ps.rd.too_long || ps.rd.indented < ps.rd.too_long)) {
+        suite_file_free(sf);
+        return pm_errf(err, "%s:%d: an indented line (accepted: [section] and key = value at the start of a line; "
+                       "indented, it would be read as more of the previous value)", path, ps.rd.indented);
+    }
+    if (ps.rd.too_long) {
+        suite_file_free(sf);
+        return pm_errf(err, "%s:%d: a line longer than %d characters (accepted: shorter lines)", path, ps.rd.too_long,
+                       ps.rd.max);
+    }
     if (ps.failed) {
         suite_file_free(sf);
         return -1;

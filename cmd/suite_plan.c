@@ -332,6 +332,16 @@ static int add_cells(struct suite_plan *p, const struct suite_section *global, c
     if (wl->set_args && !key_in(part, "command") && !key_in(global, "command"))
         return pm_errf(err, "%s:%d: [%s] runs %s but gives no command (accepted: command = CMD ARGS...)", path, part->line,
                        part->name, wl->name);
+    /* The product is counted before it is made: ten axes of ten values
+     * would be ten billion cells, a typo rather than an experiment. */
+    size_t cells = 1;
+    for (size_t a = 0; a < naxes; a++) {
+        const struct suite_key *k = keys[axis_of[a]].k;
+        cells *= k->nvalues;            /* at most 1024 x the values a line holds: no overflow */
+        if (cells + p->ncells > SUITE_MAX_CELLS)
+            return pm_errf(err, "%s:%d: [%s]'s axes make more than %d cells with %s (accepted: at most %d cells in a "
+                           "suite)", path, k->line, part->name, SUITE_MAX_CELLS, k->name, SUITE_MAX_CELLS);
+    }
     const struct suite_key *lk = key_in(part, "label");
     if (!lk)
         lk = key_in(global, "label");

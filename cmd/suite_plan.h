@@ -15,6 +15,9 @@
 
 enum suite_order { ORDER_INTERLEAVED, ORDER_SEQUENTIAL };
 
+/* Cells in one suite at the most (the product of its axes, over its parts). */
+#define SUITE_MAX_CELLS 1024
+
 struct suite_setting {
     const char *key, *value;    /* into the suite file */
     int line;

@@ -11,12 +11,6 @@
 #include "lib/timeutil.h"
 #include "reports/stats.h"
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 void suite_cell_states(const struct suite_plan *p, const struct suite_slot *slots, size_t nslots,
                        struct cell_state *cs)
 {
@@ -43,21 +37,8 @@ void suite_cell_states(const struct suite_plan *p, const struct suite_slot *slot
     }
     for (size_t i = 0; i < p->ncells; i++) {
         struct cell_state *c = &cs[i];
-        c->ci_pct = NAN;
-        if (c->nvalues) {
-            double *tmp = malloc(c->nvalues * sizeof *tmp);
-            if (tmp) {
-                memcpy(tmp, c->values, c->nvalues * sizeof *tmp);
-                qsort(tmp, c->nvalues, sizeof *tmp, cmp_double);
-                struct summary sum;
-                stats_summary(tmp, c->nvalues, &sum);
-                c->mean = sum.mean;
-                double half = stats_ci95_half(&sum);
-                if (!isnan(half) && sum.mean != 0)
-                    c->ci_pct = 100 * half / fabs(sum.mean);
-                free(tmp);
-            }
-        }
+        if (stats_mean_ci(c->values, c->nvalues, &c->mean, &c->ci_pct) < 0)
+            c->ci_pct = NAN;
         c->at_max = (unsigned)c->finished >= p->runs_max;
         c->converged = p->target_ci > 0 && (unsigned)c->finished >= p->runs_min && !isnan(c->ci_pct) &&
                        c->ci_pct <= p->target_ci * 100;
@@ -87,6 +68,19 @@ static uint64_t splitmix(uint64_t *x)
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
+}
+
+void suite_shuffle(uint64_t seed, int round, int *cells, size_t n)
+{
+    /* Fisher-Yates from the suite's seed and the round: the same suite
+     * gives the same order again, each round another. */
+    uint64_t x = seed ^ ((uint64_t)round * 0xd1b54a32d192ed03ull);
+    for (size_t i = n; i > 1; i--) {
+        size_t j = (size_t)(splitmix(&x) % i);
+        int t = cells[i - 1];
+        cells[i - 1] = cells[j];
+        cells[j] = t;
+    }
 }
 
 struct runner {
@@ -149,15 +143,7 @@ static int plan_more(struct runner *r, struct pm_err *err)
     for (size_t c = 0; c < p->ncells && n < 4096; c++)
         if (suite_cell_wants_run(p, &r->cs[c]))
             want[n++] = (int)c;
-    /* Fisher-Yates from the suite's seed and the round: the same suite
-     * gives the same order again, each round another. */
-    uint64_t x = r->suite.seed ^ ((uint64_t)(round + 1) * 0xd1b54a32d192ed03ull);
-    for (size_t i = n; i > 1; i--) {
-        size_t j = (size_t)(splitmix(&x) % i);
-        int t = want[i - 1];
-        want[i - 1] = want[j];
-        want[j] = t;
-    }
+    suite_shuffle(r->suite.seed, round + 1, want, n);
     for (size_t i = 0; i < n; i++, added++)
         if (suites_add_slot(&r->rs.db, r->suite.id, seq++, round + 1, want[i], err) < 0)
             return -1;
@@ -172,10 +158,10 @@ static void link_run(void *arg, struct pm_db *db, int64_t run_id)
         fprintf(stderr, "pressmark suite: %s\n", err.msg);
 }
 
-static void on_tick(void *arg, const struct series_table *t, uint64_t t_ns)
+static void on_tick(void *arg, const struct series_table *t, uint64_t t_ns, const struct run_live *live)
 {
     struct runner *r = arg;
-    progress_tick(&r->prog, t, t_ns);
+    progress_tick(&r->prog, t, t_ns, live);
 }
 
 /* Mean wall time of this suite's finished runs of cell c (or of any cell). */

@@ -9,6 +9,7 @@
  * a suite interrupted in any way continues where it stopped. */
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "cmd/suite_plan.h"
 #include "store/suites.h"
 
@@ -29,6 +30,10 @@ void suite_cell_states(const struct suite_plan *p, const struct suite_slot *slot
 void suite_cell_states_free(struct cell_state *cs, size_t n);
 /* Does cell c need another run? */
 bool suite_cell_wants_run(const struct suite_plan *p, const struct cell_state *c);
+
+/* The order of round (from 1) of an interleaved suite with this seed:
+ * cells (the indices of the cells that round runs) shuffled in place. */
+void suite_shuffle(uint64_t seed, int round, int *cells, size_t n);
 
 struct suite_run_opts {
     bool cont;                  /* --continue: a changed file continues the unfinished suite */

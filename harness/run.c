@@ -1,5 +1,6 @@
 #include "harness/run.h"
 #include <errno.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -47,6 +48,9 @@ struct run_ctx {
     uint64_t spawn_ns;
     int abort_sig;
     struct db_reserve reserve;
+    /* run_live_count: written by the workload's threads, read by the sampler's. */
+    atomic_uint_fast64_t live_count;
+    _Atomic(const char *) live_unit;
 };
 
 void run_block_signals(void)
@@ -75,6 +79,12 @@ int run_pending_abort(void)
 void run_metric(struct run_ctx *rc, const char *name, double value, const char *unit, enum metric_dir dir)
 {
     metric_set_put(&rc->metrics, name, value, unit, dir);
+}
+
+void run_live_count(struct run_ctx *rc, uint64_t count, const char *unit)
+{
+    atomic_store(&rc->live_count, count);
+    atomic_store(&rc->live_unit, unit);
 }
 
 void run_meta(struct run_ctx *rc, const char *key, const char *value)
@@ -314,6 +324,7 @@ struct measure {
     struct tick_store ts;
     struct tick_writer live;     /* the tick store, then the plan's on_tick */
     const struct run_plan *plan;
+    struct run_ctx *rc;
     struct sampler sampler;
     bool hb_on, sources_on, ts_on, sampler_on;
 };
@@ -324,7 +335,8 @@ static int write_live(struct tick_writer *w, uint64_t seq, uint64_t t_ns, const 
     struct measure *m = (struct measure *)((char *)w - offsetof(struct measure, live));
     if (m->ts.base.write(&m->ts.base, seq, t_ns, t, first_new, mark, err) < 0)
         return -1;
-    m->plan->on_tick(m->plan->hook_arg, t, t_ns);
+    struct run_live live = { .count = atomic_load(&m->rc->live_count), .unit = atomic_load(&m->rc->live_unit) };
+    m->plan->on_tick(m->plan->hook_arg, t, t_ns, live.unit ? &live : NULL);
     return 0;
 }
 
@@ -340,6 +352,7 @@ static int measure_start(struct run_ctx *rc, struct measure *m, struct pm_err *e
         return -1;
     m->ts_on = true;
     m->plan = rc->plan;
+    m->rc = rc;
     m->live.write = write_live;
     struct tick_writer *w = rc->plan->on_tick ? &m->live : &m->ts.base;
     if (sampler_start(&m->sampler, w, rc->plan->interval_ns, m->ss.cols, m->ss.n, err) < 0)

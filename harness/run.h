@@ -16,6 +16,12 @@
 #include "lib/series.h"
 #include "workloads/workload.h"
 
+/* A workload's count of work done so far (run_live_count). */
+struct run_live {
+    uint64_t count;
+    const char *unit;           /* of its rate: "msg/s" */
+};
+
 struct run_plan {
     const char *label;
     const struct workload_ops *wl;
@@ -36,8 +42,9 @@ struct run_plan {
      * planned slot to the run); NULL: nothing. */
     void (*on_begin)(void *arg, struct pm_db *db, int64_t run_id);
     /* Called on the sampler's thread after each stored tick, with the
-     * series so far (live progress); NULL: nothing. Must be quick. */
-    void (*on_tick)(void *arg, const struct series_table *t, uint64_t t_ns);
+     * series so far and the workload's live count (run_live_count; NULL
+     * when it keeps none) for live progress; NULL: nothing. Must be quick. */
+    void (*on_tick)(void *arg, const struct series_table *t, uint64_t t_ns, const struct run_live *live);
     void *hook_arg;
     /* More metadata stored with every run (a suite's cell and axes). */
     const struct kv_list *extra_meta;

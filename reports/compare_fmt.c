@@ -441,6 +441,28 @@ void compare_json(struct jw *j, const struct comparison *c)
     jw_object_end(j);
 }
 
+/* A table under its title, as a heading of the given level in HTML and
+ * markdown, a line in text. */
+static void print_titled_table(FILE *f, enum markup mk, int level, const char *title, const struct table *t)
+{
+    if (mk == MARKUP_HTML) {
+        fprintf(f, "<h%d>", level);
+        quote_html(f, title);
+        fprintf(f, "</h%d>\n", level);
+        print_html_table(f, t);
+    } else if (mk == MARKUP_MARKDOWN) {
+        fprintf(f, "%.*s ", level, "######");
+        quote_markdown(f, title);
+        fputs("\n\n", f);
+        print_markdown(f, t);
+        fputc('\n', f);
+    } else {
+        fprintf(f, "%s\n\n", title);
+        table_print(t, f);
+        fputc('\n', f);
+    }
+}
+
 /* A suite's two axes as the 2002 report laid its kernels and memory sizes
  * out: one axis down, the other across, each entry a cell's headline mean
  * ±sd and its change against the baseline. */
@@ -484,22 +506,7 @@ static void print_grid(FILE *f, const struct comparison *c, enum markup mk)
     char title[256];
     snprintf(title, sizeof title, "%s by %s and %s: %s, mean ±sd (change against the baseline)", c->workload,
              g->row_axis, g->col_axis, c->metrics[0].title[0] ? c->metrics[0].title : c->metrics[0].name);
-    if (mk == MARKUP_HTML) {
-        fputs("<h4>", f);
-        quote_html(f, title);
-        fputs("</h4>\n", f);
-        print_html_table(f, &t);
-    } else if (mk == MARKUP_MARKDOWN) {
-        fputs("#### ", f);
-        quote_markdown(f, title);
-        fputs("\n\n", f);
-        print_markdown(f, &t);
-        fputc('\n', f);
-    } else {
-        fprintf(f, "%s\n\n", title);
-        table_print(&t, f);
-        fputc('\n', f);
-    }
+    print_titled_table(f, mk, 4, title, &t);
     table_free(&t);
 }
 
@@ -517,20 +524,7 @@ static void render_readable(FILE *f, const struct comparison *c, enum markup mk,
              c->suite, c->nlabels, c->suite[0] ? "cell" : "label", c->nlabels == 1 ? "" : "s", c->labels[c->base].name,
              c->alpha,
              long_view ? "" : "; mean ±sd of ok runs, change: + is better, * significant");
-    if (mk == MARKUP_HTML) {
-        fputs("<h3>", f);
-        quote_html(f, title);
-        fputs("</h3>\n", f);
-        print_html_table(f, &t);
-    } else if (mk == MARKUP_MARKDOWN) {
-        fprintf(f, "### %s\n\n", title);
-        print_markdown(f, &t);
-        fputc('\n', f);
-    } else {
-        fprintf(f, "%s\n\n", title);
-        table_print(&t, f);
-        fputc('\n', f);
-    }
+    print_titled_table(f, mk, 3, title, &t);
     table_free(&t);
     print_grid(f, c, mk);
     print_sentences_and_env(f, c, mk);

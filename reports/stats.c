@@ -4,6 +4,7 @@
 #include <gsl/gsl_sort.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void stats_summary(double *v, size_t n, struct summary *out)
@@ -96,4 +97,24 @@ double stats_ci95_half(const struct summary *s)
     if (s->n < 2)
         return NAN;
     return gsl_cdf_tdist_Pinv(0.975, (double)s->n - 1) * s->sd / sqrt((double)s->n);
+}
+
+int stats_mean_ci(const double *v, size_t n, double *mean, double *ci_pct)
+{
+    *mean = 0;
+    *ci_pct = NAN;
+    if (n == 0)
+        return 0;
+    double *tmp = malloc(n * sizeof *tmp);
+    if (!tmp)
+        return -1;
+    memcpy(tmp, v, n * sizeof *tmp);
+    struct summary s;
+    stats_summary(tmp, n, &s);
+    free(tmp);
+    *mean = s.mean;
+    double half = stats_ci95_half(&s);
+    if (!isnan(half) && s.mean != 0)
+        *ci_pct = 100 * half / fabs(s.mean);
+    return 0;
 }

@@ -18,6 +18,10 @@ void stats_summary(double *v, size_t n, struct summary *out);
  * with n - 1 degrees of freedom); NaN below 2 values. */
 double stats_ci95_half(const struct summary *s);
 
+/* The mean of v and the 95% CI's half-width in percent of it (NaN below 2
+ * values or with a zero mean); v is left as it is. -1 out of memory. */
+int stats_mean_ci(const double *v, size_t n, double *mean, double *ci_pct);
+
 struct welch {
     bool valid;                  /* false: a side has fewer than 2 runs */
     double t, df, p;             /* two-sided p */

@@ -1,4 +1,5 @@
 #include "store/suites.h"
+#include "lib/alloc.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,14 +165,9 @@ int suites_slots(struct pm_db *db, int64_t suite_id, struct suite_slot **v, size
     size_t cap = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 64;
-            struct suite_slot *nv = realloc(*v, cap * sizeof *nv);
-            if (!nv) {
-                sqlite3_finalize(st);
-                return pm_errf(err, "out of memory");
-            }
-            *v = nv;
+        if (ALLOC_GROW(*v, *n + 1, cap) < 0) {
+            sqlite3_finalize(st);
+            return pm_errf(err, "out of memory");
         }
         struct suite_slot *s = &(*v)[(*n)++];
         memset(s, 0, sizeof *s);
@@ -248,15 +244,14 @@ int suites_cells(struct pm_db *db, int64_t suite_id, struct suite_cell_rec **v, 
                       err) < 0)
         return -1;
     sqlite3_bind_int64(st, 1, suite_id);
+    size_t cap = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        struct suite_cell_rec *nv = realloc(*v, (*n + 1) * sizeof *nv);
-        if (!nv) {
+        if (ALLOC_GROW(*v, *n + 1, cap) < 0) {
             sqlite3_finalize(st);
             return pm_errf(err, "out of memory");
         }
-        *v = nv;
-        struct suite_cell_rec *c = &nv[(*n)++];
+        struct suite_cell_rec *c = &(*v)[(*n)++];
         memset(c, 0, sizeof *c);
         c->idx = sqlite3_column_int(st, 0);
         snprintf(c->label, sizeof c->label, "%s", pm_col_text(st, 1));

@@ -36,6 +36,8 @@ is "$(q "select group_concat(n) from (select count(*) n from run r join run_meta
 # Interleaved: every round holds each cell once, rounds one after another.
 is "$(q "select group_concat(round, '') from suite_run order by seq")" "111122223333" "round by round"
 is "$(q "select count(distinct cell) from suite_run group by round" | sort -u)" 4 "each round runs every cell once"
+plan_order=$(printf '%s\n' "$plan" | sed -n 's/^  round 1: cells //p' | tr -d ' ')
+is "$(q "select group_concat(cell, '') from (select cell from suite_run where suite_id = 1 and round = 1 order by seq)")" "$plan_order" "the order the plan showed for round 1 is the order that ran"
 orders=$(q "select group_concat(cell, '') from (select round, cell from suite_run order by seq) group by round")
 ok "rounds come in different orders (seeded shuffle)" test "$(printf '%s\n' "$orders" | sort -u | wc -l)" -gt 1
 is "$(q "select value from run_meta m join run r on r.id = m.run_id where m.key = 'axis.thp' and r.label = 'vm.swappiness=11 madvise' limit 1")" madvise "the cell's axis values are stored with its runs"
@@ -211,6 +213,26 @@ is "$(q "select group_concat(n) from (select count(*) n from suite_run s join ru
 is "$(q "select count(*) from (select s.seq from suite_run s join run_meta m on m.key = 'suite.seq' and m.value = s.seq join run r on r.id = m.run_id and r.status = 'ok' join run_meta u on u.run_id = r.id and u.key = 'suite.id' and u.value = $sid where s.suite_id = $sid group by s.seq having count(*) > 1)")" 0 "no planned run was done twice"
 ge "$(q "select count(*) from run r join run_meta m on m.run_id = r.id and m.key = 'suite.id' and m.value = $sid where r.status = 'aborted'")" 2 "the interrupted and the killed run stay, aborted"
 
+# A changed file continues an unfinished suite only with --continue, and
+# the difference is shown.
+printf '[global]\nruns = 2\n\n[cont]\nworkload = record\ncommand = sleep 0.5\ninterval = 100ms\n' > cont.ini
+"$PM" suite run cont.ini --quiet 2> err &
+pid=$!
+ok "one run of cont finishes" wait_for sh -c "[ \$(sqlite3 '$PRESSMARK_DB' \"select count(*) from run where label = 'cont' and status = 'ok'\") -ge 1 ]"
+kill -INT $pid; wait $pid
+sed -i 's/^runs = 2$/runs = 3/' cont.ini
+"$PM" suite run cont.ini --continue --quiet 2> err
+is "$?" 0 "--continue: the changed file continues the suite"
+like "$(cat err)" "cont.ini changed since suite [0-9]+ started; continuing it \(--continue\)" "  saying so"
+like "$(cat err)" "- runs = 2" "  with the line removed"
+like "$(cat err)" "\+ runs = 3" "  and the line added"
+is "$(q "select count(*) from suite where name = 'cont'")" 1 "  one suite"
+is "$(q "select count(*) from run r join run_meta m on m.run_id = r.id and m.key = 'suite.name' and m.value = 'cont' where r.status = 'ok'")" 3 "  with the 3 runs the file now asks for"
+sed -i 's/^runs = 3$/runs = 4/' cont.ini
+"$PM" suite run cont.ini --quiet 2> err
+like "$(cat err)" "suite [0-9]+ \(cont\): 1 cells" "a finished suite's changed file is a new suite"
+is "$(q "select count(*) from suite where name = 'cont'")" 2 "  two suites now"
+
 # A terminal gets a table redrawn in place.
 cat > tty.ini <<'INI'
 [tty]
@@ -229,6 +251,9 @@ ok "logs each finished run above the table" grep -q "suite [0-9]* (tty): run 2 o
 script -qefc "$PM record --runs 2 --label ptyrec --interval 100ms -- sleep 0.3" /dev/null > rec.out 2>&1
 ok "record --runs 2 on a terminal: the table" grep -q $'\e\\[[0-9]*A' rec.out
 ok "  and a line per finished run with the mean so far" grep -q "record ptyrec: run 2 of 2: ptyrec ok [0-9.]* elapsed, cell mean [0-9.]* ±" rec.out
+# The chat reports its messages as it goes: the table shows msg/s live.
+script -qefc "$PM run chat --runs 2 --rooms 2 --users 10 --messages 2000 --heap 16M --label livechat --interval 100ms" /dev/null > chat.out 2>&1
+ok "a chat run on a terminal shows its msg/s while it runs" grep -q "this run: [0-9:]*, [1-9][0-9]* msg/s, swap in" chat.out
 "$PM" record --runs 2 --label piperec --interval 100ms -- sleep 0.1 2>&1 | cat > pipe.out
 is "$(grep -c '^pressmark: run [0-9]* \[piperec\] ok' pipe.out)" 2 "into a pipe: the plain line per run"
 is "$(grep -c $'\e' pipe.out)" 0 "  and no escape sequences"
@@ -249,6 +274,11 @@ bad_suite "a suite key in a part" "3: 'runs' belongs in \[global\]" $'[a]\nworkl
 bad_suite "an unknown workload" "2: workload = nosuch: not a workload \(accepted: record, " $'[a]\nworkload = nosuch'
 bad_suite "a bad order" "2: order = random: not an order \(accepted: interleaved, sequential\)" $'[global]\norder = random\n[a]\nworkload = swapout'
 bad_suite "a duplicate label" "4: two cells of workload swapout are labelled 'same'" $'[a]\nworkload = swapout\nthp = never, always\nlabel = same'
+bad_suite "a key that is no name" "3: 'co lour' is not a key \(accepted: a name of letters" $'[a]\nworkload = record\nco lour = red'
+bad_suite "a value commented out" "3: 'size =;64M': a value starting with ';'" $'[a]\nworkload = swapout\nsize =;64M'
+bad_suite "a line too long" "3: a line longer than [0-9]+ characters" "$(printf '[a]\nworkload = record\ncommand = %0300d' 0)"
+bad_suite "axes of too many cells" "6: \[a\]'s axes make more than 1024 cells with mem-cap" $'[a]\nworkload = swapout\nsize = 1M,2M,3M,4M,5M,6M\nchunk = 4K,8K,16K,32K,64K,128K\nprefill = 0,1M,2M,3M,4M,5M\nmem-cap = 64M,65M,66M,67M,68M,69M'
+bad_suite "an indented key" "3: an indented line \(accepted: \[section\] and key = value at the start of a line" $'[a]\nworkload = chat\n  rooms = 2'
 printf '' > empty.ini
 bad "an empty suite" "^pressmark suite run: empty.ini: an empty suite" suite run empty.ini
 bad "a missing file" "^pressmark suite run: nosuch.ini: No such file" suite run nosuch.ini

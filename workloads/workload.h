@@ -79,6 +79,10 @@ int run_spawn_io(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd
 /* Wait for pid, handling SIGINT/SIGTERM and the run's timeout. */
 int run_wait(struct run_ctx *rc, pid_t pid, struct run_exit *ex, struct pm_err *err);
 void run_metric(struct run_ctx *rc, const char *name, double value, const char *unit, enum metric_dir dir);
+/* A running count of the workload's work so far (messages, bytes), for
+ * the live progress: shown as its rate per second. Any thread may call it;
+ * unit names the rate ("msg/s"). */
+void run_live_count(struct run_ctx *rc, uint64_t count, const char *unit);
 void run_meta(struct run_ctx *rc, const char *key, const char *value);
 /* status is "ok", "failed", "oom" or "aborted"; the reason is stored as is. */
 void run_set_status(struct run_ctx *rc, const char *status, const char *fmt, ...)

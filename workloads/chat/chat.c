@@ -4,6 +4,8 @@
  * VolanoMark-protocol server. msg/s = (sent + received) / elapsed, timed
  * from the start gate to the last connection's close, as Mark does. */
 #include <errno.h>
+#include <stdatomic.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -157,6 +159,64 @@ static double stop_server(pid_t pid, int report, char *stats, size_t len)
            (double)ru.ru_stime.tv_usec / 1e6;
 }
 
+/* The client's report fd while it runs: "progress N" lines become the
+ * run's live count; the last other line is the client's result. */
+struct report_reader {
+    int fd;
+    struct run_ctx *rc;
+    atomic_bool stop;            /* the client is gone: drain what is left and end */
+    char result[1024];
+    pthread_t thread;
+};
+
+static void report_line(struct report_reader *rr, const char *line)
+{
+    if (strncmp(line, "progress ", 9) == 0)
+        run_live_count(rr->rc, strtoull(line + 9, NULL, 10), "msg/s");
+    else
+        snprintf(rr->result, sizeof rr->result, "%s", line);
+}
+
+static void *read_reports(void *arg)
+{
+    struct report_reader *rr = arg;
+    char buf[2048];
+    size_t o = 0;
+    for (;;) {
+        struct pollfd p = { .fd = rr->fd, .events = POLLIN };
+        int r = poll(&p, 1, 200);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r == 0) {
+            if (atomic_load(&rr->stop))
+                break;
+            continue;
+        }
+        ssize_t n = r > 0 ? read(rr->fd, buf + o, sizeof buf - 1 - o) : -1;
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        o += (size_t)n;
+        buf[o] = '\0';
+        char *start = buf, *nl;
+        while ((nl = strchr(start, '\n'))) {
+            *nl = '\0';
+            report_line(rr, start);
+            start = nl + 1;
+        }
+        o = strlen(start);
+        memmove(buf, start, o + 1);
+        if (o == sizeof buf - 1)
+            o = 0;               /* a line longer than any the client writes: dropped */
+    }
+    if (o) {
+        buf[o] = '\0';
+        report_line(rr, buf);
+    }
+    return NULL;
+}
+
 static int chat_run(void *state, struct run_ctx *rc, struct pm_err *err)
 {
     struct chat_state *st = state;
@@ -193,11 +253,18 @@ static int chat_run(void *state, struct run_ctx *rc, struct pm_err *err)
         }
         return -1;
     }
+    struct report_reader rr = { .fd = p[0], .rc = rc };
+    bool reading = pthread_create(&rr.thread, NULL, read_reports, &rr) == 0;
     struct run_exit ex;
     int w = run_wait(rc, client, &ex, err);
     char line[1024] = "", sstats[256] = "";
-    if (read_line(p[0], line, sizeof line, 100) < 0)
+    if (reading) {
+        atomic_store(&rr.stop, true);
+        pthread_join(rr.thread, NULL);
+        snprintf(line, sizeof line, "%s", rr.result);
+    } else if (read_line(p[0], line, sizeof line, 100) < 0) {
         line[0] = '\0';
+    }
     close(p[0]);
     double server_cpu = server ? stop_server(server, server_report, sstats, sizeof sstats) : 0;
     if (w < 0)

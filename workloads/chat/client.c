@@ -1,8 +1,9 @@
 #include "workloads/chat/client.h"
-#include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdarg.h>
+#include <errno.h>
+#include <poll.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,7 +47,26 @@ struct client {
     bool failed;
     char reason[256];
     atomic_uint_fast64_t progress, sent, received, order_errors;
+    uint64_t reported_ns;        /* when the last "progress" line went to the report fd */
 };
+
+/* Twice a second, "progress N" (messages sent and received so far) on the
+ * report fd, for the run's live progress; the last line stays the result.
+ * A full pipe drops the line rather than stall the client. */
+static void report_progress(struct client *cl, uint64_t now)
+{
+    if (cl->cfg->report_fd < 0 || now - cl->reported_ns < 500000000ull)
+        return;
+    cl->reported_ns = now;
+    char line[64];
+    int n = snprintf(line, sizeof line, "progress %llu\n",
+                     (unsigned long long)(atomic_load(&cl->sent) + atomic_load(&cl->received)));
+    /* POLLOUT on a pipe means room for PIPE_BUF bytes: the write cannot block. */
+    struct pollfd pf = { .fd = cl->cfg->report_fd, .events = POLLOUT };
+    if (poll(&pf, 1, 0) == 1 && (pf.revents & POLLOUT) && write(cl->cfg->report_fd, line, (size_t)n) != n) {
+        /* Nobody is listening: the result line at the end says it all. */
+    }
+}
 
 __attribute__((format(printf, 2, 3)))
 static void fail(struct client *cl, const char *fmt, ...)
@@ -330,6 +350,7 @@ static bool wait_until(struct client *cl, bool (*pred)(struct client *), const c
         }
         pthread_cond_timedwait(&cl->cv, &cl->mu, &ts);
         uint64_t p = atomic_load(&cl->progress), now = pm_now_ns();
+        report_progress(cl, now);
         if (p != last) {
             last = p;
             since = now;
