@@ -143,14 +143,16 @@ is "$(q "select group_concat(cell, '') from suite_run where suite_id = 2 order b
 
 # Adaptive: a steady cell stops at its minimum once its CI is within the
 # target; a noisy one goes on to the maximum and is said not to converge.
+# (A target of 10% and room up to 8 runs: one slow outlier on a busy
+# machine delays the steady cell's convergence by a few runs, not past 8.)
 cat > adapt.ini <<'INI'
 [global]
-runs = 3..6
-target-ci = 5%
+runs = 3..8
+target-ci = 10%
 
 [steady]
 workload = record
-command = sleep 0.3
+command = sleep 0.5
 interval = 100ms
 
 [noisy]
@@ -163,11 +165,11 @@ is "$?" 0 "an adaptive suite exits 0"
 sid=$(q "select max(id) from suite")
 steady=$(q "select count(*) from suite_run s join suite_cell c on c.suite_id = s.suite_id and c.idx = s.cell where s.suite_id = $sid and c.label = 'steady'")
 noisy=$(q "select count(*) from suite_run s join suite_cell c on c.suite_id = s.suite_id and c.idx = s.cell where s.suite_id = $sid and c.label = 'noisy'")
-ok "the steady cell stopped before the maximum ($steady runs)" test "$steady" -lt 6
+ok "the steady cell stopped before the maximum ($steady runs)" test "$steady" -lt 8
 ge "$steady" 3 "  after at least its minimum"
 status=$("$PM" suite status $sid)
 like "$status" "steady .* converged" "status: the steady cell converged"
-if [ "$noisy" = 6 ]; then
+if [ "$noisy" = 8 ]; then
     like "$status" "noisy .* at maximum, not converged" "status: the noisy cell reached the maximum without converging"
 else
     like "$status" "noisy .* converged" "status: the noisy cell converged by chance before the maximum ($noisy runs)"
