@@ -73,19 +73,26 @@ void cmd_settle_status(struct run_info *ri)
     snprintf(ri->reason, sizeof ri->reason, "pressmark is gone: it was killed during this run");
 }
 
-int cmd_open_db(struct pm_db *db, const char *cmd)
+int cli_read_db(struct pm_db *db, struct pm_err *err)
 {
-    struct pm_err err;
     const char *path = pm_db_path();
     if (access(path, F_OK) != 0)
-        return pm_usage(cmd, "%s: no results database here yet (a run command creates it; --db or PRESSMARK_DB choose "
-                        "another)", path);
+        return pm_errf(err, "%s: no results database here yet (a run command creates it; --db or PRESSMARK_DB choose "
+                       "another)", path);
     /* Reading never changes the file: read-only, and an older schema is
      * migrated in a private copy, as for a database from elsewhere. */
     struct foreign_db f;
-    if (foreign_db_open(path, &f, &err) < 0)
-        return pm_usage(cmd, "%s", err.msg);
+    if (foreign_db_open(path, &f, err) < 0)
+        return -1;
     *db = f.db;
+    return 0;
+}
+
+int cmd_open_db(struct pm_db *db, const char *cmd)
+{
+    struct pm_err err;
+    if (cli_read_db(db, &err) < 0)
+        return pm_usage(cmd, "%s", err.msg);
     return 0;
 }
 
@@ -94,10 +101,8 @@ int cli_check_workload(void *state, const char *value, struct pm_err *err)
     (void)state;
     if (workload_find(value))
         return 0;
-    char names[256] = "";
-    size_t n = 0;
-    for (size_t i = 0; pm_workloads[i] && n < sizeof names; i++)
-        n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", i ? ", " : "", pm_workloads[i]->name);
+    char names[256];
+    workload_names(names, sizeof names);
     return pm_errf(err, "'%s' is not a workload (accepted: %s)", value, names);
 }
 

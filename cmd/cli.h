@@ -30,6 +30,8 @@ const char *pm_db_path(void);
  * reading never changes the file. On failure print "pressmark CMD: why"
  * and return 2. */
 int cmd_open_db(struct pm_db *db, const char *cmd);
+/* The same, saying nothing: -1 with err why (no database, not one). */
+int cli_read_db(struct pm_db *db, struct pm_err *err);
 /* A run stored as 'running' on this machine while no pressmark holds the
  * run lock was killed: list and show say aborted (the database itself is
  * changed only by the next run). */

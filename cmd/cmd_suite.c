@@ -61,17 +61,12 @@ static int cmd_suite_plan(int argc, char **argv)
     if (suite_plan_load(argv[first], NULL, &p, &err) < 0)
         return pm_usage("suite plan", "%s", err.msg);
     cmd_human_output();
+    /* Estimates come from the database when there is one (opened as
+     * read-only commands open it); a plan needs none, and says nothing
+     * when there is none. */
     struct pm_db db;
-    bool have_db = false;
-    FILE *devnull = fopen("/dev/null", "w");
-    /* Estimates come from the database when there is one; a plan needs none. */
-    if (devnull) {
-        FILE *saved = stderr;
-        stderr = devnull;
-        have_db = cmd_open_db(&db, "suite plan") == 0;
-        stderr = saved;
-        fclose(devnull);
-    }
+    struct pm_err dberr;
+    bool have_db = cli_read_db(&db, &dberr) == 0;
     unsigned runs = p.runs_min;
     printf("suite %s (%s): %zu cell%s x ", p.name, p.file.path, p.ncells, p.ncells == 1 ? "" : "s");
     if (p.runs_min == p.runs_max)

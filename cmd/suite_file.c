@@ -1,5 +1,6 @@
 #include "cmd/suite_file.h"
 #include "lib/alloc.h"
+#include "lib/hash.h"
 #include <errno.h>
 #include <ini.h>
 #include <stdarg.h>
@@ -179,16 +180,6 @@ static int on_key(void *user, const char *section, const char *name, const char 
     return 1;
 }
 
-static uint64_t fnv1a(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
 static int make_canonical(struct suite_file *sf)
 {
     char *buf = NULL;
@@ -206,7 +197,7 @@ static int make_canonical(struct suite_file *sf)
         return -1;
     }
     sf->canonical = buf;
-    snprintf(sf->digest, sizeof sf->digest, "%016llx", (unsigned long long)fnv1a(buf));
+    snprintf(sf->digest, sizeof sf->digest, "%016llx", (unsigned long long)pm_fnv1a(PM_FNV1A_INIT, buf, len));
     return 0;
 }
 

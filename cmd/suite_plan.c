@@ -299,10 +299,8 @@ static int add_cells(struct suite_plan *p, const struct suite_section *global, c
     const char *wname = wk ? wk->raw : part->name;
     const struct workload_ops *wl = workload_find(wname);
     if (!wl) {
-        char names[256] = "";
-        size_t n = 0;
-        for (size_t i = 0; pm_workloads[i] && n < sizeof names; i++)
-            n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", i ? ", " : "", pm_workloads[i]->name);
+        char names[256];
+        workload_names(names, sizeof names);
         if (wk)
             return pm_errf(err, "%s:%d: workload = %s: not a workload (accepted: %s)", path, wk->line, wname, names);
         return pm_errf(err, "%s:%d: [%s] names no workload (accepted: workload = NAME, NAME one of %s)", path, part->line,
@@ -424,14 +422,13 @@ static int add_cells(struct suite_plan *p, const struct suite_section *global, c
     }
 }
 
-int suite_plan_load(const char *path, const char *text, struct suite_plan *p, struct pm_err *err)
+int suite_plan_read(const char *path, const char *text, struct suite_plan *p, struct pm_err *err)
 {
     memset(p, 0, sizeof *p);
     p->runs_min = p->runs_max = 5;
     if (suite_file_read(path, text, &p->file, err) < 0)
         return -1;
     const struct suite_section *global = NULL;
-    size_t nparts = 0;
     for (size_t i = 0; i < p->file.nsections; i++) {
         const struct suite_section *s = &p->file.sections[i];
         if (strcmp(s->name, "global") == 0) {
@@ -440,7 +437,6 @@ int suite_plan_load(const char *path, const char *text, struct suite_plan *p, st
                 if (in_list(suite_keys, s->keys[k].name) && suite_key(p, &s->keys[k], err) < 0)
                     goto fail;
         } else {
-            nparts++;
             for (size_t k = 0; k < s->nkeys; k++)
                 if (in_list(suite_keys, s->keys[k].name)) {
                     pm_errf(err, "%s:%d: '%s' belongs in [global] (it is the whole suite's)", path, s->keys[k].line,
@@ -469,15 +465,29 @@ int suite_plan_load(const char *path, const char *text, struct suite_plan *p, st
             if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", *c))
                 *c = '_';
     }
+    return 0;
+fail:
+    suite_plan_free(p);
+    return -1;
+}
+
+int suite_plan_load(const char *path, const char *text, struct suite_plan *p, struct pm_err *err)
+{
+    if (suite_plan_read(path, text, p, err) < 0)
+        return -1;
+    const struct suite_section *global = NULL;
+    for (size_t i = 0; i < p->file.nsections; i++)
+        if (strcmp(p->file.sections[i].name, "global") == 0)
+            global = &p->file.sections[i];
     /* A part's workload may repeat in another part: then the part's name
      * goes in front of its cells' labels. */
     const struct suite_section *parts[64];
     size_t np = 0;
-    if (nparts == 0 && global)
-        parts[np++] = global;
     for (size_t i = 0; i < p->file.nsections && np < 64; i++)
         if (strcmp(p->file.sections[i].name, "global") != 0)
             parts[np++] = &p->file.sections[i];
+    if (np == 0 && global)
+        parts[np++] = global;
     for (size_t i = 0; i < np; i++) {
         bool shared = false;
         const struct suite_key *wi = key_in(parts[i], "workload");

@@ -56,6 +56,10 @@ struct suite_plan {
  * -1 with err "FILE:LINE: ..." naming the key, the value and what is
  * accepted. */
 int suite_plan_load(const char *path, const char *text, struct suite_plan *p, struct pm_err *err);
+/* Only the file and its suite-wide keys (runs, target-ci, order, seed,
+ * question, baseline, name), checked: no cells, nothing applied, so it
+ * needs neither root nor the machine the suite ran on (status, reports). */
+int suite_plan_read(const char *path, const char *text, struct suite_plan *p, struct pm_err *err);
 void suite_plan_free(struct suite_plan *p);
 
 /* One cell's run options and workload state, ready for a run plan. */

@@ -426,12 +426,17 @@ int suite_run(const char *path, const struct suite_run_opts *o)
     snprintf(title, sizeof title, "suite %lld (%s)", (long long)r.suite.id, p.name);
     progress_init(&r.prog, stderr, !o->quiet && isatty(STDERR_FILENO), title, p.ncells);
     int worst = 0, abort_sig = 0;
+    /* The slots are read again whenever they may have changed: after a
+     * run (for its progress line, and then for the next step) and after
+     * planning more. */
+    bool stale = true;
     while (rc == 0 && !done_already) {
-        if (reload(&r, &err) < 0) {
+        if (stale && reload(&r, &err) < 0) {
             fprintf(stderr, "pressmark suite run: %s\n", err.msg);
             rc = 2;
             break;
         }
+        stale = false;
         const struct suite_slot *s = pending(&r);
         if (!s) {
             int added = plan_more(&r, &err);
@@ -447,12 +452,14 @@ int suite_run(const char *path, const struct suite_run_opts *o)
                 }
                 break;
             }
+            stale = true;
             continue;
         }
         struct suite_slot slot = *s;
         update_progress(&r);
         int one = execute_slot(&r, &slot, &abort_sig);
-        if (reload(&r, &err) == 0)
+        stale = reload(&r, &err) < 0;
+        if (!stale)
             update_progress(&r);
         for (size_t i = 0; i < r.nslots; i++)
             if (r.slots[i].seq == slot.seq && !o->quiet)

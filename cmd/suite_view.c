@@ -2,7 +2,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cmd/suite_file.h"
 #include "cmd/suite_run.h"
 
 int suite_view_load(struct pm_db *db, int64_t id, struct suite_view *v, struct pm_err *err)
@@ -26,26 +25,15 @@ int suite_view_load(struct pm_db *db, int64_t id, struct suite_view *v, struct p
     snprintf(v->title, sizeof v->title, "suite %lld (%s)", (long long)v->rec.id, v->rec.name);
     /* The suite's own keys, from the file as it was run: read, not
      * applied (a report needs no root and no swap to fit). */
-    struct suite_file sf;
+    struct suite_plan p;
     struct pm_err ferr;
-    if (suite_file_read(v->rec.path, v->rec.text, &sf, &ferr) == 0) {
-        for (size_t i = 0; i < sf.nsections; i++) {
-            if (strcmp(sf.sections[i].name, "global") != 0)
-                continue;
-            for (size_t k = 0; k < sf.sections[i].nkeys; k++) {
-                const struct suite_key *key = &sf.sections[i].keys[k];
-                if (strcmp(key->name, "baseline") == 0)
-                    snprintf(v->baseline, sizeof v->baseline, "%s", key->raw);
-                else if (strcmp(key->name, "question") == 0)
-                    snprintf(v->question, sizeof v->question, "%s", key->raw);
-                else if (strcmp(key->name, "runs") == 0 &&
-                         sscanf(key->raw, "%u..%u", &v->runs_min, &v->runs_max) != 2)
-                    v->runs_max = v->runs_min;
-                else if (strcmp(key->name, "target-ci") == 0)
-                    v->target_ci = strtod(key->raw, NULL) / 100;
-            }
-        }
-        suite_file_free(&sf);
+    if (suite_plan_read(v->rec.path, v->rec.text, &p, &ferr) == 0) {
+        snprintf(v->baseline, sizeof v->baseline, "%s", p.baseline);
+        snprintf(v->question, sizeof v->question, "%s", p.question);
+        v->runs_min = p.runs_min;
+        v->runs_max = p.runs_max;
+        v->target_ci = p.target_ci;
+        suite_plan_free(&p);
     }
     if (!v->baseline[0] && v->ncells)
         snprintf(v->baseline, sizeof v->baseline, "%s", v->cells[0].label);

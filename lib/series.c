@@ -1,17 +1,8 @@
 #include "lib/series.h"
 #include "lib/alloc.h"
+#include "lib/hash.h"
 #include <stdlib.h>
 #include <string.h>
-
-static uint64_t hash_name(const char *s, size_t len)
-{
-    uint64_t h = 1469598103934665603ull;        /* FNV-1a */
-    for (size_t i = 0; i < len; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ull;
-    }
-    return h;
-}
 
 void series_table_init(struct series_table *t)
 {
@@ -33,7 +24,7 @@ static int rehash(struct series_table *t, size_t nslots)
     if (!slots)
         return -1;
     for (size_t i = 0; i < t->n; i++) {
-        size_t h = hash_name(t->v[i].name, strlen(t->v[i].name)) & (nslots - 1);
+        size_t h = pm_fnv1a(PM_FNV1A_INIT, t->v[i].name, strlen(t->v[i].name)) & (nslots - 1);
         while (slots[h])
             h = (h + 1) & (nslots - 1);
         slots[h] = i + 1;
@@ -48,7 +39,7 @@ static struct series *lookup(const struct series_table *t, const char *name, siz
 {
     if (!t->nslots)
         return NULL;
-    size_t h = hash_name(name, len) & (t->nslots - 1);
+    size_t h = pm_fnv1a(PM_FNV1A_INIT, name, len) & (t->nslots - 1);
     while (t->slots[h]) {
         struct series *s = &t->v[t->slots[h] - 1];
         if (strncmp(s->name, name, len) == 0 && s->name[len] == '\0')

@@ -6,17 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "lib/fileio.h"
+#include "lib/hash.h"
 #include "lib/http.h"
 
-static uint64_t fnv(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 1099511628211ull;
-    }
-    return h;
-}
 
 
 /* A downloaded body replaces the cached copy only when it is an SQLite
@@ -69,7 +61,7 @@ int fetch_baseline(const char *url, uint64_t max_bytes, char *path, size_t len, 
     snprintf(dir, sizeof dir, "%s/baselines", root);
     if (pm_mkdirs(dir) < 0)
         return pm_errf(err, "%s: %s", dir, strerror(errno));
-    snprintf(path, len, "%s/%016llx.db", dir, (unsigned long long)fnv(url));
+    snprintf(path, len, "%s/%016llx.db", dir, (unsigned long long)pm_fnv1a(PM_FNV1A_INIT, url, strlen(url)));
     snprintf(etag_path, sizeof etag_path, "%s.etag", path);
     snprintf(lm_path, sizeof lm_path, "%s.last-modified", path);
     snprintf(tmp, sizeof tmp, "%s.part%d", path, (int)getpid());

@@ -1,4 +1,5 @@
 #include "workloads/build_tree.h"
+#include "lib/hash.h"
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
@@ -127,10 +128,7 @@ static int digest_file(const char *path, uint64_t *h)
     unsigned char buf[65536];
     ssize_t n;
     while ((n = read(fd, buf, sizeof buf)) > 0)
-        for (ssize_t i = 0; i < n; i++) {
-            *h ^= buf[i];
-            *h *= 1099511628211ull;
-        }
+        *h = pm_fnv1a(*h, buf, (size_t)n);
     close(fd);
     return n < 0 ? -1 : 0;
 }
@@ -139,7 +137,7 @@ static int digest_file(const char *path, uint64_t *h)
  * only by the generator, so anything else (an edited Makefile) differs. */
 static int tree_digest(const char *dir, const struct tree_params *p, uint64_t *h)
 {
-    *h = 1469598103934665603ull;
+    *h = PM_FNV1A_INIT;
     char path[4300];
     snprintf(path, sizeof path, "%s/Makefile", dir);
     if (digest_file(path, h) < 0)

@@ -1,3 +1,4 @@
+#include <stdio.h>
 #include <string.h>
 #include "workloads/workload.h"
 
@@ -23,6 +24,14 @@ const struct workload_ops *workload_find(const char *name)
         if (strcmp(pm_workloads[i]->name, name) == 0)
             return pm_workloads[i];
     return NULL;
+}
+
+void workload_names(char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; pm_workloads[i] && n < len; i++)
+        n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", pm_workloads[i]->name);
 }
 
 const struct wl_helper *workload_helper(const char *name)

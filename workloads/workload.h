@@ -103,6 +103,8 @@ const char *run_cgroup(struct run_ctx *rc);
 
 
 const struct workload_ops *workload_find(const char *name);
+/* Every workload's name, "record, swapout, ...", for what is accepted. */
+void workload_names(char *buf, size_t len);
 /* The configuration text stored with each run. */
 void workload_describe(const struct workload_ops *wl, void *state, char *buf, size_t len);
 /* NULL-terminated list of all workloads, for help and doctor. */

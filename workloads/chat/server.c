@@ -490,6 +490,15 @@ static void serve_connection(struct server *s, int fd)
     }
 }
 
+/* An empty server: no rooms, no connections, its heap mapped. */
+static int server_init(struct server *s, uint64_t heap, uint64_t msg_alloc)
+{
+    memset(s, 0, sizeof *s);
+    pthread_mutex_init(&s->rooms_mu, NULL);
+    pthread_mutex_init(&s->conns_mu, NULL);
+    return chat_heap_init(&s->heap, heap, msg_alloc);
+}
+
 /* Connections still open (SIGTERM in network mode) are ended, and their
  * threads given a moment to finish, before the rooms go. */
 static void server_shutdown(struct server *s)
@@ -559,10 +568,7 @@ int chat_server_main(const struct chat_server_config *cfg)
     }
     chat_raise_nofile();
     struct server s;
-    memset(&s, 0, sizeof s);
-    pthread_mutex_init(&s.rooms_mu, NULL);
-    pthread_mutex_init(&s.conns_mu, NULL);
-    if (chat_heap_init(&s.heap, cfg->heap, cfg->msg_alloc) < 0) {
+    if (server_init(&s, cfg->heap, cfg->msg_alloc) < 0) {
         fprintf(stderr, "pressmark chat-server: cannot map a heap of %llu bytes\n", (unsigned long long)cfg->heap);
         return 1;
     }
@@ -599,10 +605,7 @@ int chat_server_serve_streams(const uint8_t *const *data, const size_t *len, siz
     if (n > MAXN)
         return -1;
     struct server s;
-    memset(&s, 0, sizeof s);
-    pthread_mutex_init(&s.rooms_mu, NULL);
-    pthread_mutex_init(&s.conns_mu, NULL);
-    if (chat_heap_init(&s.heap, 1 << 20, 1024) < 0)
+    if (server_init(&s, 1 << 20, 1024) < 0)
         return -1;
     int client[MAXN];
     size_t sent[MAXN] = { 0 };
