@@ -23,7 +23,7 @@ struct compare_opts {
     char baseline[256], workload[64], baseline_db[4096], junit[4096];
     const char *metrics[MAX_ITEMS];
     size_t nmetrics;
-    bool long_view, judge;
+    bool long_view, judge, allow_emulated;
     double alpha, pct;
     uint64_t max_download;
     unsigned format;
@@ -70,6 +70,8 @@ static const struct opt compare_options[] = {
     { .name = "metric", .type = OPT_CALLBACK, .set = add_metric_opt, .metavar = "M",
       .help = "compare this metric too (repeatable)" },
     { .name = "long", .type = OPT_FLAG, .offset = CO(long_view), .help = "mmtests' layout: every metric, with p and CI" },
+    { .name = "allow-emulated", .type = OPT_FLAG, .offset = CO(allow_emulated),
+      .help = "compare runs made under QEMU's TCG emulation (a kernel suite's VMs without KVM), with a caveat" },
     { .name = "alpha", .type = OPT_REAL, .offset = CO(alpha), .metavar = "A", .def = "0.05", .min = 1e-12,
       .max = 1 - 1e-12, .noun = "significance level", .extra = "a number between 0 and 1, e.g. 0.05",
       .help = "significance level of Welch's t-test" },
@@ -221,7 +223,8 @@ static int compare_all(struct pm_db *db, const struct compare_opts *o, char **la
                                       .baseline = o->baseline[0] ? o->baseline : NULL,
                                       .baseline_db = o->baseline_db[0] ? &fdb->db : NULL,
                                       .baseline_db_name = o->baseline_db, .metrics = o->metrics,
-                                      .nmetrics = o->nmetrics, .long_view = o->long_view, .alpha = o->alpha };
+                                      .nmetrics = o->nmetrics, .long_view = o->long_view, .alpha = o->alpha,
+                                      .allow_emulated = o->allow_emulated };
         const char *slabels[MAX_CELLS], *saxes[MAX_CELLS];
         if (sv) {
             /* The suite's cells of this workload, its baseline cell first. */

@@ -11,7 +11,7 @@
 
 struct report_opts {
     char out[4096];
-    bool has_suite;
+    bool has_suite, allow_emulated;
     int64_t suite_id;
 };
 
@@ -28,6 +28,8 @@ static const struct opt report_options[] = {
     { .name = "suite", .type = OPT_CALLBACK, .set = set_suite, .metavar = "[ID]", .flags = OPT_OPTIONAL,
       .help = "the page of a suite (default: the newest): its question, its cells against its baseline\n"
               "                         cell, its own runs only" },
+    { .name = "allow-emulated", .type = OPT_FLAG, .offset = offsetof(struct report_opts, allow_emulated),
+      .help = "compare runs made under QEMU's TCG emulation (a kernel suite's VMs without KVM), with a caveat" },
     { .type = OPT_END },
 };
 
@@ -95,7 +97,7 @@ int cmd_report(int argc, char **argv)
         else
             rc = suite_scope(&db, &sv, &scope, parts, labels, axes, notes, note_text, &err);
         if (rc == 0)
-            rc = html_report_write(&db, &scope, o.out, pm_db_path(), page, sizeof page, &err);
+            rc = html_report_write(&db, &scope, o.allow_emulated, o.out, pm_db_path(), page, sizeof page, &err);
         free(parts);
         free(labels);
         free(axes);
@@ -103,7 +105,7 @@ int cmd_report(int argc, char **argv)
         free(note_text);
         suite_view_free(&sv);
     } else {
-        rc = html_report_write(&db, NULL, o.out, pm_db_path(), page, sizeof page, &err);
+        rc = html_report_write(&db, NULL, o.allow_emulated, o.out, pm_db_path(), page, sizeof page, &err);
     }
     pm_db_close(&db);
     if (rc < 0)

@@ -6,9 +6,12 @@
 #include <time.h>
 #include "cmd/cli.h"
 #include "cmd/parse.h"
+#include "cmd/suite_host.h"
 #include "cmd/suite_plan.h"
 #include "cmd/suite_run.h"
 #include "cmd/suite_view.h"
+#include "kernels/spec.h"
+#include "lib/quote.h"
 #include "lib/units.h"
 #include "pressure/undo.h"
 #include "store/suites.h"
@@ -17,18 +20,39 @@ static const char suite_usage[] =
     "usage: pressmark suite plan FILE      the cells, runs, order and estimated time; runs nothing\n"
     "       pressmark suite run FILE       run it, or continue it where it stopped\n"
     "       pressmark suite status [ID]    what is done, running, failed and left (default: the latest)\n"
-    "       pressmark suite list           every suite in the database\n\n"
+    "       pressmark suite list           every suite in the database\n"
+    "       pressmark suite next-kernel FILE  the kernel to boot next (backend = host)\n\n"
     "A suite file is INI in fio's job-file style: a [global] section and one section\n"
     "per part, each key a run option without its dashes (workload, mem-cap, swap,\n"
     "sysctl, a workload's options...). A key given a comma list is an axis: the\n"
     "suite's cells are the product of its axes. [global] also takes runs = N or\n"
     "runs = MIN..MAX with target-ci = P% (add runs until each cell's 95% confidence\n"
     "interval is within P% of its mean), order = interleaved|sequential,\n"
-    "order-seed, question, baseline and name.\n";
+    "order-seed, question, baseline and name.\n\n"
+    "kernel = K1, K2 compares kernels: running, a linux-image package name, a\n"
+    "package file PATH.deb, or a bzImage PATH[@MODULES_DIR]. Kernels that are not\n"
+    "running boot in QEMU VMs (backend = vm, the default; vm-memory, vm-cpus,\n"
+    "vm-append, vm-timeout, vm-accel = auto|kvm|tcg) or on this machine one after\n"
+    "another (backend = host; suite run --reboot kexec boots the next one).\n";
 
 struct suite_opts {
-    bool cont, again, quiet;
+    bool cont, again, quiet, dry_run;
+    unsigned reboot;            /* 0: none, 1: kexec */
+    unsigned guest_group;
+    char guest_suite[40];
+    uint64_t guest_seed;
+    char guest_meta[256];
 };
+
+static const char *const reboot_words[] = { "none", "kexec", NULL };
+
+static int check_uuid(void *state, const char *v, struct pm_err *err)
+{
+    (void)state;
+    if (strlen(v) != 36 || strspn(v, "0123456789abcdef-") != 36)
+        return pm_errf(err, "not a suite UUID (accepted: 36 characters of hex digits and '-')");
+    return 0;
+}
 
 #define SO(f) offsetof(struct suite_opts, f)
 static const struct opt run_options[] = {
@@ -36,6 +60,20 @@ static const struct opt run_options[] = {
       .help = "a changed file continues the unfinished suite instead of starting a new one" },
     { .name = "again", .type = OPT_FLAG, .offset = SO(again), .help = "run a suite that is complete once more, anew" },
     { .name = "quiet", .type = OPT_FLAG, .offset = SO(quiet), .help = "no progress on stderr" },
+    { .name = "reboot", .type = OPT_CHOICE, .offset = SO(reboot), .metavar = "HOW", .words = reboot_words,
+      .help = "backend = host: when this kernel's cells are done, boot the next kernel (kexec: load it with kexec, "
+              "install a systemd unit that continues the suite after the boot, reboot)" },
+    { .name = "dry-run", .type = OPT_FLAG, .offset = SO(dry_run),
+      .help = "with --reboot: print the commands and the unit instead of running and installing them" },
+    /* What the host tells a guest (kernels/vm.c writes them, never a user). */
+    { .name = "guest-group", .type = OPT_UINT, .offset = SO(guest_group), .metavar = "N", .min = 0, .max = 63,
+      .help = "inside a VM: run only this kernel group's cells" },
+    { .name = "guest-suite", .type = OPT_STRING, .offset = SO(guest_suite), .size = 40, .metavar = "UUID",
+      .set = check_uuid, .help = "inside a VM: the host suite's UUID" },
+    { .name = "guest-seed", .type = OPT_U64, .offset = SO(guest_seed), .metavar = "N", .min = 0, .max = 9.2e18,
+      .help = "inside a VM: the host suite's order seed" },
+    { .name = "guest-meta", .type = OPT_STRING, .offset = SO(guest_meta), .size = 256, .metavar = "FILE",
+      .help = "inside a VM: key=value metadata for every run (the kernel's)" },
     { .type = OPT_END },
 };
 static const struct opt no_options[] = { { .type = OPT_END } };
@@ -144,7 +182,13 @@ static int cmd_suite_run(int argc, char **argv)
         return cmd_parse_exit(first);
     if (first >= argc)
         return pm_usage("suite run", "name a suite file (pressmark suite run FILE)");
-    struct suite_run_opts ro = { .cont = o.cont, .again = o.again, .quiet = o.quiet };
+    struct suite_run_opts ro = { .cont = o.cont, .again = o.again, .quiet = o.quiet, .reboot = o.reboot == 1,
+                                 .dry_run = o.dry_run, .guest = o.guest_suite[0] != '\0', .group = (int)o.guest_group,
+                                 .seed = o.guest_seed };
+    if (o.dry_run && !ro.reboot)
+        return pm_usage("suite run", "--dry-run goes with --reboot kexec (accepted: --reboot kexec --dry-run)");
+    snprintf(ro.suite_uuid, sizeof ro.suite_uuid, "%s", o.guest_suite);
+    snprintf(ro.meta_path, sizeof ro.meta_path, "%s", o.guest_meta);
     return suite_run(argv[first], &ro);
 }
 
@@ -264,10 +308,69 @@ static int cmd_suite_status(int argc, char **argv)
     return 0;
 }
 
+static int cmd_suite_next_kernel(int argc, char **argv)
+{
+    struct suite_opts o = { 0 };
+    int first = parse_sub("suite next-kernel", no_options, &o, argc, argv, 1);
+    if (first < 0)
+        return cmd_parse_exit(first);
+    if (first >= argc)
+        return pm_usage("suite next-kernel", "name a suite file (pressmark suite next-kernel FILE)");
+    struct suite_plan p;
+    struct pm_err err;
+    if (suite_plan_load(argv[first], NULL, &p, &err) < 0)
+        return pm_usage("suite next-kernel", "%s", err.msg);
+    if (!p.has_kernels) {
+        suite_plan_free(&p);
+        return pm_usage("suite next-kernel", "%s names no kernels (accepted: a suite with kernel = ...)", argv[first]);
+    }
+    /* The suite's progress from the database; none yet: every kernel is to do. */
+    struct cell_state *cs = calloc(p.ncells, sizeof *cs);
+    struct suite_slot *slots = NULL;
+    size_t n = 0;
+    struct pm_db db;
+    struct suite_rec rec;
+    if (!cs) {
+        suite_plan_free(&p);
+        return pm_usage("suite next-kernel", "out of memory");
+    }
+    if (cli_read_db(&db, &err) == 0) {
+        if (suites_latest(&db, p.name, &rec, &err) == 1) {
+            if (strcmp(rec.state, "running") == 0 && suites_slots(&db, rec.id, &slots, &n, &err) < 0)
+                n = 0;
+            suite_rec_free(&rec);
+        }
+        pm_db_close(&db);
+    }
+    suite_cell_states(&p, slots, n, cs);
+    bool running[SUITE_MAX_GROUPS];
+    for (size_t g = 0; g < p.ngroups; g++) {
+        struct kernel_spec ks;
+        running[g] = kernel_spec_parse(p.groups[g].kernel, &ks, &err) == 0 && kernel_spec_is_running(&ks);
+    }
+    int g = suite_next_group(&p, cs, running);
+    cmd_human_output();
+    int rc = 0;
+    if (g < 0) {
+        fprintf(stderr, "pressmark suite next-kernel: every kernel of %s is done\n", p.name);
+        rc = 1;
+    } else {
+        char q[300];
+        quote_terminal(p.groups[g].kernel, q, sizeof q);
+        printf("%s\n", q);
+    }
+    suite_cell_states_free(cs, p.ncells);
+    free(cs);
+    free(slots);
+    suite_plan_free(&p);
+    return rc;
+}
+
 int cmd_suite(int argc, char **argv)
 {
     static const struct { const char *name; int (*fn)(int, char **); } subs[] = {
         { "plan", cmd_suite_plan }, { "run", cmd_suite_run }, { "status", cmd_suite_status }, { "list", cmd_suite_list },
+        { "next-kernel", cmd_suite_next_kernel },
     };
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         fputs(suite_usage, argc < 2 ? stderr : stdout);
@@ -276,5 +379,5 @@ int cmd_suite(int argc, char **argv)
     for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
         if (strcmp(argv[1], subs[i].name) == 0)
             return subs[i].fn(argc, argv);
-    return pm_usage("suite", "'%s' is not a suite command (accepted: plan, run, status, list)", argv[1]);
+    return pm_usage("suite", "'%s' is not a suite command (accepted: plan, run, status, list, next-kernel)", argv[1]);
 }

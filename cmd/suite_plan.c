@@ -2,11 +2,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "kernels/spec.h"
 #include "lib/opt.h"
+#include "lib/units.h"
 
 /* The suite's own keys, in [global]; the part's own keys, anywhere. */
 static const char *const suite_keys[] = { "runs", "target-ci", "order", "order-seed", "question", "baseline",
-                                          "name", NULL };
+                                          "name", "backend", "vm-timeout", "vm-accel", NULL };
+/* Where a cell runs: the kernel and the (virtual) machine it boots in.
+ * Not run options: they choose the boot the cell's runs happen in. */
+static const char *const machine_keys[] = { "kernel", "vm-memory", "vm-cpus", "vm-append", NULL };
 static const char *const part_keys[] = { "workload", "label", "command", NULL };
 /* Run options a suite decides itself, or that do not belong in a file. */
 static const char *const refused_keys[] = { "db", "help", NULL };
@@ -207,6 +212,29 @@ static int suite_key(struct suite_plan *p, const struct suite_key *k, struct pm_
         snprintf(p->question, sizeof p->question, "%s", v);
     } else if (strcmp(k->name, "baseline") == 0) {
         snprintf(p->baseline, sizeof p->baseline, "%s", v);
+    } else if (strcmp(k->name, "backend") == 0) {
+        if (strcmp(v, "vm") == 0)
+            p->backend = BACKEND_VM;
+        else if (strcmp(v, "host") == 0)
+            p->backend = BACKEND_HOST;
+        else
+            return pm_errf(err, "%s:%d: backend = %s: not a backend (accepted: vm, a virtual machine per kernel; "
+                           "host, this machine rebooted into each kernel)", path, k->line, v);
+    } else if (strcmp(k->name, "vm-accel") == 0) {
+        if (strcmp(v, "auto") == 0)
+            p->accel = ACCEL_AUTO;
+        else if (strcmp(v, "kvm") == 0)
+            p->accel = ACCEL_KVM;
+        else if (strcmp(v, "tcg") == 0)
+            p->accel = ACCEL_TCG;
+        else
+            return pm_errf(err, "%s:%d: vm-accel = %s: not an accelerator (accepted: auto, kvm, tcg)", path, k->line, v);
+    } else if (strcmp(k->name, "vm-timeout") == 0) {
+        uint64_t ns;
+        if (pm_parse_duration(v, &ns) < 0 || ns < 1000000000ull)
+            return pm_errf(err, "%s:%d: vm-timeout = %s: not a time limit (accepted: a duration of 1s or more, "
+                           "e.g. 90s, 30m)", path, k->line, v);
+        p->vm_timeout_s = (double)ns / 1e9;
     } else if (strcmp(k->name, "name") == 0) {
         if (!v[0] || strlen(v) >= sizeof p->name || strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != strlen(v))
             return pm_errf(err, "%s:%d: name = %s: not a suite name (accepted: letters, digits, '.', '-', '_')", path,
@@ -287,6 +315,64 @@ static int expand_label(const char *tmpl, const struct eff_key *keys, size_t nke
     return 0;
 }
 
+/* Check one value of a machine key; with g, also set it there. */
+static int machine_value(struct suite_plan *p, const char *key, const char *v, int line, struct suite_group *g,
+                         struct pm_err *err)
+{
+    const char *path = p->file.path;
+    if (strcmp(key, "kernel") == 0) {
+        struct kernel_spec ks;
+        struct pm_err e;
+        if (kernel_spec_parse(v, &ks, &e) < 0)
+            return pm_errf(err, "%s:%d: %s", path, line, e.msg);
+        p->has_kernels = true;
+        if (g) {
+            snprintf(g->kernel, sizeof g->kernel, "%s", v);
+            g->line = line;
+        }
+    } else if (strcmp(key, "vm-memory") == 0) {
+        uint64_t b;
+        char min[32];
+        pm_fmt_size(min, sizeof min, SUITE_VM_MEMORY_MIN);
+        if (pm_parse_size(v, 0, &b) < 0 || b < SUITE_VM_MEMORY_MIN || b > (1ull << 40))
+            return pm_errf(err, "%s:%d: vm-memory = %s: not a VM size (accepted: %s to 1T, e.g. 512M; a Debian "
+                           "kernel and its initramfs need %s to boot)", path, line, v, min, min);
+        if (g)
+            g->vm_memory = b;
+    } else if (strcmp(key, "vm-cpus") == 0) {
+        uint64_t n;
+        if (pm_parse_uint(v, 1, 256, &n) < 0)
+            return pm_errf(err, "%s:%d: vm-cpus = %s: not a CPU count (accepted: 1 to 256)", path, line, v);
+        if (g)
+            g->vm_cpus = (unsigned)n;
+    } else if (strcmp(key, "vm-append") == 0) {
+        for (const char *c = v; *c; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                return pm_errf(err, "%s:%d: vm-append: a control character (accepted: kernel parameters separated "
+                               "by blanks)", path, line);
+        if (strlen(v) >= sizeof g->vm_append)
+            return pm_errf(err, "%s:%d: vm-append: longer than %zu characters", path, line, sizeof g->vm_append - 1);
+        if (g)
+            snprintf(g->vm_append, sizeof g->vm_append, "%s", v);
+    }
+    return 0;
+}
+
+/* The group of cells booting this kernel on this machine, made if new. */
+static int find_group(struct suite_plan *p, const struct suite_group *g)
+{
+    for (size_t i = 0; i < p->ngroups; i++) {
+        const struct suite_group *o = &p->groups[i];
+        if (strcmp(o->kernel, g->kernel) == 0 && o->vm_memory == g->vm_memory && o->vm_cpus == g->vm_cpus &&
+            strcmp(o->vm_append, g->vm_append) == 0)
+            return (int)i;
+    }
+    if (p->ngroups == SUITE_MAX_GROUPS)
+        return -1;
+    p->groups[p->ngroups] = *g;
+    return (int)p->ngroups++;
+}
+
 static int add_cells(struct suite_plan *p, const struct suite_section *global, const struct suite_section *part,
                      bool prefix_part, struct pm_err *err)
 {
@@ -312,15 +398,20 @@ static int add_cells(struct suite_plan *p, const struct suite_section *global, c
     for (size_t i = 0; i < nkeys; i++) {
         const struct suite_key *k = keys[i].k;
         bool is_run;
-        if (in_list(part_keys, k->name)) {
+        if (in_list(machine_keys, k->name)) {
+            for (size_t v = 0; v < k->nvalues; v++)
+                if (machine_value(p, k->name, k->values[v], k->line, NULL, err) < 0)
+                    return -1;
+        } else if (in_list(part_keys, k->name)) {
             if (strcmp(k->name, "command") == 0 && !wl->set_args)
                 return pm_errf(err, "%s:%d: command: workload %s takes no command (accepted with workload = record)",
                                path, k->line, wl->name);
         } else if (in_list(refused_keys, k->name) || !find_option(wl, k->name, &is_run)) {
             return pm_errf(err, "%s:%d: '%s' is not a key of a suite part running %s (accepted: workload, label, "
                            "command, the options of 'pressmark run %s --help' and of the run and environment, "
-                           "without their dashes; in [global] also runs, target-ci, order, order-seed, question, "
-                           "baseline, name)", path, k->line, k->name, wl->name, wl->name);
+                           "without their dashes; kernel, vm-memory, vm-cpus, vm-append; in [global] also runs, "
+                           "target-ci, order, order-seed, question, baseline, name, backend, vm-timeout, vm-accel)",
+                           path, k->line, k->name, wl->name, wl->name);
         }
         if (list_key(k)) {
             axis_of[naxes++] = i;
@@ -362,6 +453,7 @@ static int add_cells(struct suite_plan *p, const struct suite_section *global, c
         c->settings = calloc(nvalues ? nvalues : 1, sizeof *c->settings);
         if (!c->settings)
             return pm_errf(err, "out of memory");
+        struct suite_group g = { .kernel = "running", .vm_memory = SUITE_VM_MEMORY_DEFAULT, .vm_cpus = 2 };
         char auto_label[256] = "";
         size_t al = 0;
         if (prefix_part || naxes == 0)
@@ -380,7 +472,12 @@ static int add_cells(struct suite_plan *p, const struct suite_section *global, c
                 kv_set(&c->axes, k->name, v);
                 if (al < sizeof auto_label)
                     al += (size_t)snprintf(auto_label + al, sizeof auto_label - al, "%s%s", al ? " " : "", v);
-                c->settings[c->nsettings++] = (struct suite_setting){ k->name, v, k->line };
+                if (in_list(machine_keys, k->name))
+                    machine_value(p, k->name, v, k->line, &g, err);
+                else
+                    c->settings[c->nsettings++] = (struct suite_setting){ k->name, v, k->line };
+            } else if (in_list(machine_keys, k->name)) {
+                machine_value(p, k->name, k->values[0], k->line, &g, err);
             } else {
                 /* Repeatable options (sysctl, make-arg) given once with
                  * one value each: every value is set. */
@@ -402,6 +499,9 @@ static int add_cells(struct suite_plan *p, const struct suite_section *global, c
             if (p->cells[i].wl == c->wl && strcmp(p->cells[i].label, c->label) == 0)
                 return pm_errf(err, "%s:%d: two cells of workload %s are labelled '%s' (accepted: a label = template "
                                "with a {key} for each axis)", path, lk ? lk->line : part->line, wl->name, c->label);
+        if ((c->group = find_group(p, &g)) < 0)
+            return pm_errf(err, "%s:%d: more than %d kernels and machines in one suite (accepted: at most %d)", path,
+                           g.line, SUITE_MAX_GROUPS, SUITE_MAX_GROUPS);
         /* Applied once now: a cell that loads is a cell that can run. */
         struct cell_run cr;
         if (suite_cell_prepare(p, c, &cr, err) < 0)
@@ -426,6 +526,7 @@ int suite_plan_read(const char *path, const char *text, struct suite_plan *p, st
 {
     memset(p, 0, sizeof *p);
     p->runs_min = p->runs_max = 5;
+    p->vm_timeout_s = 3600;
     if (suite_file_read(path, text, &p->file, err) < 0)
         return -1;
     const struct suite_section *global = NULL;

@@ -14,6 +14,10 @@
 #include "workloads/workload.h"
 
 enum suite_order { ORDER_INTERLEAVED, ORDER_SEQUENTIAL };
+/* Where the cells of a kernel that is not running run: booted in a
+ * virtual machine, or on this machine after a reboot into it. */
+enum suite_backend { BACKEND_VM, BACKEND_HOST };
+enum suite_accel { ACCEL_AUTO, ACCEL_KVM, ACCEL_TCG };
 
 /* Cells in one suite at the most (the product of its axes, over its parts). */
 #define SUITE_MAX_CELLS 1024
@@ -33,7 +37,19 @@ struct suite_cell {
     const char *command;        /* record's command line, or NULL */
     int command_line;
     char headline[64];          /* the metric target-ci and the report follow */
+    int group;                  /* its kernel and machine: index into plan->groups */
     char params[2048];          /* what workload_describe says, for estimates */
+};
+
+/* The cells that run under one kernel on one (virtual) machine: one boot.
+ * A suite without a kernel key has one group, the running kernel. */
+#define SUITE_MAX_GROUPS 64
+struct suite_group {
+    char kernel[256];           /* as written: running, a package, a .deb, a bzImage path */
+    uint64_t vm_memory;         /* the VM's RAM in bytes (mem= of the original reports) */
+    unsigned vm_cpus;
+    char vm_append[256];        /* added to the guest's kernel command line */
+    int line;                   /* of the kernel key, for messages */
 };
 
 struct suite_plan {
@@ -50,7 +66,18 @@ struct suite_plan {
     char baseline[256];             /* a cell's label; "": the first cell */
     char axis_names[16][64];        /* every axis, in the order first seen */
     size_t naxes;
+    bool has_kernels;               /* a kernel key anywhere: a kernel comparison */
+    struct suite_group groups[SUITE_MAX_GROUPS];
+    size_t ngroups;
+    enum suite_backend backend;
+    enum suite_accel accel;
+    double vm_timeout_s;            /* a boot that takes longer is killed */
 };
+
+/* The VM's RAM when a suite names none, and the least a Debian kernel
+ * with its initramfs boots in. */
+#define SUITE_VM_MEMORY_DEFAULT (1024ull << 20)
+#define SUITE_VM_MEMORY_MIN (256ull << 20)
 
 /* Read FILE (or text, a suite as stored, named path) and build its cells.
  * -1 with err "FILE:LINE: ..." naming the key, the value and what is

@@ -1,4 +1,5 @@
 #include "cmd/suite_run.h"
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,6 +7,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 #include "cmd/progress.h"
+#include "cmd/suite_runner.h"
 #include "harness/run.h"
 #include "lib/json.h"
 #include "lib/timeutil.h"
@@ -83,19 +85,7 @@ void suite_shuffle(uint64_t seed, int round, int *cells, size_t n)
     }
 }
 
-struct runner {
-    const struct suite_plan *p;
-    struct run_session rs;
-    struct suite_rec suite;
-    struct suite_slot *slots;
-    size_t nslots;
-    struct cell_state *cs;
-    struct progress prog;
-    int64_t linking_seq;        /* the slot whose run is starting */
-    int runs_done_here;
-};
-
-static int reload(struct runner *r, struct pm_err *err)
+int runner_reload(struct runner *r, struct pm_err *err)
 {
     free(r->slots);
     r->slots = NULL;
@@ -106,30 +96,47 @@ static int reload(struct runner *r, struct pm_err *err)
     return 0;
 }
 
-static const struct suite_slot *pending(const struct runner *r)
+static bool in_group(const struct runner *r, int cell, int group)
+{
+    return cell >= 0 && (size_t)cell < r->p->ncells && r->p->cells[cell].group == group;
+}
+
+static const struct suite_slot *pending(const struct runner *r, int group)
 {
     for (size_t i = 0; i < r->nslots; i++)
-        if (r->slots[i].run_id == 0 || strcmp(r->slots[i].status, "aborted") == 0 ||
-            strcmp(r->slots[i].status, "running") == 0)
+        if (in_group(r, r->slots[i].cell, group) &&
+            (r->slots[i].run_id == 0 || strcmp(r->slots[i].status, "aborted") == 0 ||
+             strcmp(r->slots[i].status, "running") == 0))
             return &r->slots[i];
     return NULL;
 }
 
-/* Plan the next round (interleaved) or the next cell's runs (sequential).
- * Returns how many slots were added; 0 when the suite is complete. */
-static int plan_more(struct runner *r, struct pm_err *err)
+bool runner_group_done(const struct runner *r, int group)
+{
+    if (pending(r, group))
+        return false;
+    for (size_t c = 0; c < r->p->ncells; c++)
+        if (r->p->cells[c].group == group && suite_cell_wants_run(r->p, &r->cs[c]))
+            return false;
+    return true;
+}
+
+/* Plan the group's next round (interleaved) or the next cell's runs
+ * (sequential). Returns how many slots were added; 0 when the group is
+ * complete. */
+static int plan_more(struct runner *r, int group, struct pm_err *err)
 {
     const struct suite_plan *p = r->p;
     int64_t seq = r->nslots ? r->slots[r->nslots - 1].seq + 1 : 0;
     int round = 0;
     for (size_t i = 0; i < r->nslots; i++)
-        if (r->slots[i].round > round)
+        if (in_group(r, r->slots[i].cell, group) && r->slots[i].round > round)
             round = r->slots[i].round;
     int added = 0;
     if (p->order == ORDER_SEQUENTIAL) {
         for (size_t c = 0; c < p->ncells && !added; c++) {
             const struct cell_state *s = &r->cs[c];
-            if (!suite_cell_wants_run(p, s))
+            if (p->cells[c].group != group || !suite_cell_wants_run(p, s))
                 continue;
             int n = (unsigned)s->finished < p->runs_min ? (int)p->runs_min - s->finished : 1;
             for (int k = 0; k < n; k++, added++)
@@ -141,7 +148,7 @@ static int plan_more(struct runner *r, struct pm_err *err)
     int want[4096];
     size_t n = 0;
     for (size_t c = 0; c < p->ncells && n < 4096; c++)
-        if (suite_cell_wants_run(p, &r->cs[c]))
+        if (p->cells[c].group == group && suite_cell_wants_run(p, &r->cs[c]))
             want[n++] = (int)c;
     suite_shuffle(r->suite.seed, round + 1, want, n);
     for (size_t i = 0; i < n; i++, added++)
@@ -182,7 +189,7 @@ static double cell_seconds(const struct runner *r, int c)
     return n ? sum / n : na ? all / na : -1;
 }
 
-static void update_progress(struct runner *r)
+void runner_update_progress(struct runner *r)
 {
     const struct suite_plan *p = r->p;
     struct progress *pr = &r->prog;
@@ -194,6 +201,10 @@ static void update_progress(struct runner *r)
         const struct cell_state *s = &r->cs[c];
         struct progress_cell *pc = &pr->cells[c];
         snprintf(pc->label, sizeof pc->label, "%s", p->cells[c].label);
+        if (r->only_group >= 0 && p->cells[c].group != r->only_group) {
+            pc->planned = pc->finished = pc->failed = 0;    /* another kernel's: not this guest's */
+            continue;
+        }
         pc->finished = s->finished;
         pc->failed = s->failed;
         pc->has_mean = s->nvalues >= 2;
@@ -228,21 +239,29 @@ static void update_progress(struct runner *r)
     pthread_mutex_unlock(&pr->mu);
 }
 
-static void fill_meta(const struct runner *r, const struct suite_slot *s, struct kv_list *meta)
+void runner_cell_meta(const struct runner *r, int cell, struct kv_list *meta)
 {
-    const struct suite_cell *c = &r->p->cells[s->cell];
+    const struct suite_cell *c = &r->p->cells[cell];
     kv_set(meta, "suite.uuid", r->suite.uuid);
     kv_set(meta, "suite.name", r->suite.name);
     kv_setf(meta, "suite.id", "%lld", (long long)r->suite.id);
     kv_set(meta, "suite.cell", c->label);
-    kv_setf(meta, "suite.cell_index", "%d", s->cell);
-    kv_setf(meta, "suite.round", "%d", s->round);
-    kv_setf(meta, "suite.seq", "%lld", (long long)s->seq);
+    kv_setf(meta, "suite.cell_index", "%d", cell);
     for (size_t i = 0; i < c->axes.n; i++) {
         char key[128];
         snprintf(key, sizeof key, "axis.%s", c->axes.v[i].key);
         kv_set(meta, key, c->axes.v[i].value);
     }
+    if (r->kernel_meta)
+        for (size_t i = 0; i < r->kernel_meta[c->group].n; i++)
+            kv_set(meta, r->kernel_meta[c->group].v[i].key, r->kernel_meta[c->group].v[i].value);
+}
+
+static void fill_meta(const struct runner *r, const struct suite_slot *s, struct kv_list *meta)
+{
+    runner_cell_meta(r, s->cell, meta);
+    kv_setf(meta, "suite.round", "%d", s->round);
+    kv_setf(meta, "suite.seq", "%lld", (long long)s->seq);
 }
 
 /* One planned run. Returns the session's status for it. */
@@ -362,8 +381,13 @@ static int open_suite(struct runner *r, const char *path, const struct suite_run
     snprintf(r->suite.digest, sizeof r->suite.digest, "%s", p->file.digest);
     r->suite.text = strdup(p->file.canonical);
     uint64_t seed = p->seed;
-    if (!p->has_seed && getrandom(&seed, sizeof seed, 0) != (ssize_t)sizeof seed)
+    if (o->guest) {
+        /* A guest's suite is its host's: the same UUID, the same order. */
+        snprintf(r->suite.uuid, sizeof r->suite.uuid, "%s", o->suite_uuid);
+        seed = o->seed;
+    } else if (!p->has_seed && getrandom(&seed, sizeof seed, 0) != (ssize_t)sizeof seed) {
         seed = pm_now_ns();
+    }
     /* SQLite integers are signed: the seed is kept below 2^63. */
     r->suite.seed = seed & 0x7fffffffffffffffull;
     if (!r->suite.text || suites_create(&r->rs.db, &r->suite, &err) < 0) {
@@ -399,6 +423,73 @@ static int open_suite(struct runner *r, const char *path, const struct suite_run
     return 0;
 }
 
+/* The metadata the host gave a guest's runs (its kernel, the VM). */
+static int load_guest_meta(struct runner *r, const struct suite_run_opts *o, struct pm_err *err)
+{
+    FILE *f = fopen(o->meta_path, "re");
+    if (!f)
+        return pm_errf(err, "--guest-meta %s: %s", o->meta_path, strerror(errno));
+    r->kernel_meta = calloc(r->p->ngroups, sizeof *r->kernel_meta);
+    char line[1024];
+    while (r->kernel_meta && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        char *eq = strchr(line, '=');
+        if (eq) {
+            *eq = '\0';
+            kv_set(&r->kernel_meta[o->group], line, eq + 1);
+        }
+    }
+    fclose(f);
+    return r->kernel_meta ? 0 : pm_errf(err, "out of memory");
+}
+
+/* Run the group's cells here, round after round, until it is complete.
+ * Returns 0, or 2 for a harness error; *abort_sig, *worst as they came. */
+int runner_run_group(struct runner *r, int group, const struct suite_run_opts *o, int *abort_sig, int *worst)
+{
+    const struct suite_plan *p = r->p;
+    struct pm_err err;
+    /* The slots are read again whenever they may have changed: after a
+     * run (for its progress line, and then for the next step) and after
+     * planning more. */
+    bool stale = true;
+    for (;;) {
+        if (stale && runner_reload(r, &err) < 0) {
+            fprintf(stderr, "pressmark suite run: %s\n", err.msg);
+            return 2;
+        }
+        stale = false;
+        const struct suite_slot *s = pending(r, group);
+        if (!s) {
+            int added = plan_more(r, group, &err);
+            if (added < 0) {
+                fprintf(stderr, "pressmark suite run: %s\n", err.msg);
+                return 2;
+            }
+            if (added == 0)
+                return 0;
+            stale = true;
+            continue;
+        }
+        struct suite_slot slot = *s;
+        runner_update_progress(r);
+        int one = execute_slot(r, &slot, abort_sig);
+        stale = runner_reload(r, &err) < 0;
+        if (!stale)
+            runner_update_progress(r);
+        for (size_t i = 0; i < r->nslots; i++)
+            if (r->slots[i].seq == slot.seq && !o->quiet)
+                progress_run_end(&r->prog, slot.cell, r->slots[i].status[0] ? r->slots[i].status : "not started",
+                                 r->slots[i].has_value, r->slots[i].value, p->cells[slot.cell].wl->headline_title);
+        if (*abort_sig)
+            return 0;
+        if (one == 2)
+            return 2;
+        if (one > *worst)
+            *worst = one;
+    }
+}
+
 int suite_run(const char *path, const struct suite_run_opts *o)
 {
     struct suite_plan p;
@@ -407,12 +498,29 @@ int suite_run(const char *path, const struct suite_run_opts *o)
         fprintf(stderr, "pressmark suite run: %s\n", err.msg);
         return 2;
     }
+    if (o->guest && (o->group < 0 || (size_t)o->group >= p.ngroups)) {
+        fprintf(stderr, "pressmark suite run: --kernel-group %d: %s has %zu kernel groups (accepted: 0 to %zu)\n",
+                o->group, path, p.ngroups, p.ngroups ? p.ngroups - 1 : 0);
+        suite_plan_free(&p);
+        return 2;
+    }
+    struct runner r = { .p = &p, .only_group = o->guest ? o->group : -1 };
+    if (o->guest && o->meta_path[0] && load_guest_meta(&r, o, &err) < 0) {
+        fprintf(stderr, "pressmark suite run: %s\n", err.msg);
+        suite_plan_free(&p);
+        return 2;
+    }
+    /* Every kernel is found before anything runs or boots. */
+    if (p.has_kernels && !o->guest && suite_kernels_check(&r, o) < 0) {
+        suite_plan_free(&p);
+        return 2;
+    }
     run_block_signals();
-    struct runner r = { .p = &p };
     char what[300];
     snprintf(what, sizeof what, "suite %s", p.name);
     int rc = run_session_open(&r.rs, pm_db_path(), what);
     if (rc != 0) {
+        suite_kernels_free(&r);
         suite_plan_free(&p);
         return rc;
     }
@@ -426,55 +534,30 @@ int suite_run(const char *path, const struct suite_run_opts *o)
     snprintf(title, sizeof title, "suite %lld (%s)", (long long)r.suite.id, p.name);
     progress_init(&r.prog, stderr, !o->quiet && isatty(STDERR_FILENO), title, p.ncells);
     int worst = 0, abort_sig = 0;
-    /* The slots are read again whenever they may have changed: after a
-     * run (for its progress line, and then for the next step) and after
-     * planning more. */
-    bool stale = true;
-    while (rc == 0 && !done_already) {
-        if (stale && reload(&r, &err) < 0) {
-            fprintf(stderr, "pressmark suite run: %s\n", err.msg);
-            rc = 2;
-            break;
-        }
-        stale = false;
-        const struct suite_slot *s = pending(&r);
-        if (!s) {
-            int added = plan_more(&r, &err);
-            if (added < 0) {
-                fprintf(stderr, "pressmark suite run: %s\n", err.msg);
-                rc = 2;
-                break;
-            }
-            if (added == 0) {
-                if (suites_set_state(&r.rs.db, r.suite.id, "complete", &err) < 0) {
-                    fprintf(stderr, "pressmark suite run: %s\n", err.msg);
-                    rc = 2;
-                }
-                break;
-            }
-            stale = true;
+    bool complete = !done_already;
+    if (rc == 0 && !done_already && runner_reload(&r, &err) < 0) {
+        fprintf(stderr, "pressmark suite run: %s\n", err.msg);
+        rc = 2;
+    }
+    for (size_t g = 0; rc == 0 && !done_already && !abort_sig && g < p.ngroups; g++) {
+        if (o->guest && (int)g != o->group)
             continue;
+        if (!o->guest && p.has_kernels && !r.kernels[g].running) {
+            if (runner_group_done(&r, (int)g))
+                continue;
+            if (p.backend == BACKEND_HOST) {
+                complete = false;   /* its kernel has to be booted first */
+                continue;
+            }
+            rc = suite_vm_group(&r, (int)g, o, &abort_sig, &worst);
+        } else {
+            rc = runner_run_group(&r, (int)g, o, &abort_sig, &worst);
         }
-        struct suite_slot slot = *s;
-        update_progress(&r);
-        int one = execute_slot(&r, &slot, &abort_sig);
-        stale = reload(&r, &err) < 0;
-        if (!stale)
-            update_progress(&r);
-        for (size_t i = 0; i < r.nslots; i++)
-            if (r.slots[i].seq == slot.seq && !o->quiet)
-                progress_run_end(&r.prog, slot.cell, r.slots[i].status[0] ? r.slots[i].status : "not started",
-                                 r.slots[i].has_value, r.slots[i].value, p.cells[slot.cell].wl->headline_title);
-        if (abort_sig) {
-            rc = 128 + abort_sig;
-            break;
-        }
-        if (one == 2) {
-            rc = 2;
-            break;
-        }
-        if (one > worst)
-            worst = one;
+    }
+    if (rc == 0 && !done_already && !abort_sig && complete && !o->guest &&
+        suites_set_state(&r.rs.db, r.suite.id, "complete", &err) < 0) {
+        fprintf(stderr, "pressmark suite run: %s\n", err.msg);
+        rc = 2;
     }
     if (!o->quiet && !done_already)
         progress_done(&r.prog);
@@ -484,9 +567,15 @@ int suite_run(const char *path, const struct suite_run_opts *o)
             left += r.prog.cells[c].planned - r.prog.cells[c].finished;
         fprintf(stderr, "pressmark: suite %lld interrupted by SIG%s with %d runs left; environment restored; "
                 "'pressmark suite run %s' continues it\n", (long long)r.suite.id, sigabbrev_np(abort_sig), left, path);
-    } else if (rc == 0 && !done_already) {
+        rc = 128 + abort_sig;
+    } else if (rc == 0 && !done_already && complete) {
         fprintf(stderr, "pressmark: suite %lld (%s) complete\n", (long long)r.suite.id, p.name);
         rc = worst;
+        if (!o->guest && p.backend == BACKEND_HOST && p.has_kernels && o->reboot)
+            rc = suite_host_finish(&r, path, o) < 0 ? 2 : rc;
+    } else if (rc == 0 && !done_already) {
+        /* The host backend, with kernels still to boot. */
+        rc = suite_host_next(&r, path, o) < 0 ? 2 : worst;
     }
     progress_free(&r.prog);
     suite_cell_states_free(r.cs, p.ncells);
@@ -494,6 +583,7 @@ int suite_run(const char *path, const struct suite_run_opts *o)
     free(r.slots);
     suite_rec_free(&r.suite);
     run_session_close(&r.rs);
+    suite_kernels_free(&r);
     suite_plan_free(&p);
     return rc;
 }

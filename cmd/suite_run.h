@@ -39,6 +39,16 @@ struct suite_run_opts {
     bool cont;                  /* --continue: a changed file continues the unfinished suite */
     bool again;                 /* --again: a finished suite runs anew */
     bool quiet;
+    /* Inside a VM: run only this kernel group's cells, as part of the
+     * host's suite (its UUID and order seed). */
+    bool guest;
+    int group;
+    char suite_uuid[40];
+    uint64_t seed;
+    char meta_path[256];        /* key=value lines every run carries (the kernel's) */
+    /* The host backend: boot the next kernel with kexec when this one's
+     * cells are done (dry_run: print what would be done). */
+    bool reboot, dry_run;
 };
 
 /* suite run FILE: returns the exit status (0 done and every run ok, 1 a run

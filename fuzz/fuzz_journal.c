@@ -74,6 +74,16 @@ static void check_accepted(enum undo_kind kind, const char *a)
         FUZZ_ASSERT(base && strncmp(base, "/pressmark-", 11) == 0, "scratch '%s' resolves to %s", a, r);
         break;
     }
+    case UNDO_TREE: {
+        const char *base = strrchr(r, '/');
+        FUZZ_ASSERT(base && strncmp(base, "/pressmark-build-", 17) == 0 && base[17], "tree '%s' resolves to %s", a, r);
+        break;
+    }
+    case UNDO_MOUNT: {
+        const char *in = strstr(r, "/pressmark-build-");
+        FUZZ_ASSERT(in && strchr(in + 17, '/'), "mount '%s' resolves to %s", a, r);
+        break;
+    }
     case UNDO_ZRAM:
     case UNDO_PROCESS:
         break;

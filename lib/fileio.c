@@ -192,5 +192,7 @@ static int remove_one(const char *path, const struct stat *sb, int flag, struct 
 
 int pm_remove_all(const char *path)
 {
-    return nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+    /* FTW_MOUNT: a file system mounted inside (a VM image's /proc while it
+     * is built) is never descended into. */
+    return nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
 }

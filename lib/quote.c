@@ -147,3 +147,23 @@ void quote_terminal(const char *s, char *buf, size_t len)
     if (len)
         buf[o < len ? o : len - 1] = '\0';
 }
+
+void quote_systemd(FILE *f, const char *s)
+{
+    /* systemd.syntax(7): a double-quoted word with C escapes; and in unit
+     * files '%' starts a specifier and '$' a variable in ExecStart=. */
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p == '%')
+            fputs("%%", f);
+        else if (*p == '$')
+            fputs("$$", f);
+        else if (*p < 0x20 || *p == 0x7f)
+            fprintf(f, "\\x%02x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}

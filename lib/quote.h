@@ -27,6 +27,9 @@ void quote_html(FILE *f, const char *s);
 /* Markdown: its punctuation backslash-escaped (| * _ ` [ ] < > # \), line
  * breaks as spaces, so a string is text in a table cell or a list item. */
 void quote_markdown(FILE *f, const char *s);
+/* A systemd unit file's word (ExecStart= arguments, Environment=):
+ * double-quoted, with \ " % $ and control characters escaped. */
+void quote_systemd(FILE *f, const char *s);
 /* A stream over f that writes what it is given with control characters
  * (but newline and tab) as \xNN: human-readable output from a database
  * goes through it. NULL when it cannot be made. */

@@ -164,3 +164,42 @@ char **pm_env_without_secrets(void)
     v[k] = NULL;
     return v;
 }
+
+int pm_spawn_capture(const struct pm_spawn *sp, char *buf, size_t len, struct pm_err *err)
+{
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) < 0)
+        return pm_errf(err, "pipe: %s", strerror(errno));
+    struct pm_spawn s = *sp;
+    s.out = fds[1];
+    pid_t pid;
+    if (pm_spawn(&s, &pid, err) < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return -1;
+    }
+    close(fds[1]);
+    /* Read to the end even past len, so the child never blocks on a full pipe. */
+    size_t got = 0;
+    char sink[4096];
+    for (;;) {
+        ssize_t n = got + 1 < len ? read(fds[0], buf + got, len - got - 1) : read(fds[0], sink, sizeof sink);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        if (got + 1 < len)
+            got += (size_t)n;
+    }
+    close(fds[0]);
+    if (len)
+        buf[got] = '\0';
+    int status;
+    if (pm_wait(pid, &status, err) < 0)
+        return -1;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return 0;
+    char how[64];
+    pm_wait_describe(status, how, sizeof how);
+    return pm_errf(err, "%s %s", sp->what ? sp->what : sp->argv[0], how);
+}

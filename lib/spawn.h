@@ -43,6 +43,9 @@ int pm_wait(pid_t pid, int *status, struct pm_err *err);
 /* Start and wait: 0 when it exited with status 0, else -1 with err saying
  * how it ended ("mkswap exited with status 1"). */
 int pm_spawn_run(const struct pm_spawn *sp, struct pm_err *err);
+/* Start and wait, its standard output in buf (NUL-terminated, cut at
+ * len); 0 when it exited with status 0, as pm_spawn_run. */
+int pm_spawn_capture(const struct pm_spawn *sp, char *buf, size_t len, struct pm_err *err);
 /* A wait status in words: "exited with status 2", "was killed by SIGKILL". */
 void pm_wait_describe(int status, char *buf, size_t len);
 

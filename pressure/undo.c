@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
 #include <sys/wait.h>
@@ -348,6 +349,22 @@ int undo_apply(enum undo_kind kind, const char *a, const char *b, char *said, si
         snprintf(said, len, "removed scratch directory %s", a);
         return 0;
     }
+    case UNDO_MOUNT:
+        /* Lazily: a process still inside (a killed dpkg's children) must
+         * not keep the mount, and so the build tree, alive. */
+        if (umount2(a, MNT_DETACH) < 0 && errno != EINVAL && errno != ENOENT) {
+            snprintf(said, len, "could not unmount %s: %s", a, strerror(errno));
+            return -1;
+        }
+        snprintf(said, len, "unmounted %s", a);
+        return 0;
+    case UNDO_TREE:
+        if (pm_remove_all(a) < 0 && errno != ENOENT) {
+            snprintf(said, len, "could not remove %s: %s", a, strerror(errno));
+            return -1;
+        }
+        snprintf(said, len, "removed %s", a);
+        return 0;
     }
     snprintf(said, len, "unknown action");
     return -1;

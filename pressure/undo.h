@@ -18,6 +18,8 @@ enum undo_kind {
     UNDO_RMDIR,       /* a: an empty directory pressmark created */
     UNDO_SUBTREE,     /* a: cgroup v2 directory, b: controller to disable again */
     UNDO_SCRATCH,     /* a: a scratch directory of pressmark's: its files named b* go, then it */
+    UNDO_MOUNT,       /* a: a mount point inside a pressmark-build-* directory, unmounted */
+    UNDO_TREE,        /* a: a pressmark-build-* directory (a VM image being made), removed whole */
 };
 
 /* The state directory: $PRESSMARK_STATE_DIR, else /run/pressmark as root,

@@ -3,7 +3,8 @@
 #include <string.h>
 #include "pressure/swap.h"
 
-static const char *const kind_names[] = { "file", "cgroup", "swapfile", "zram", "process", "rmdir", "subtree", "scratch" };
+static const char *const kind_names[] = { "file", "cgroup", "swapfile", "zram", "process", "rmdir", "subtree", "scratch",
+                                           "mount", "tree" };
 #define NKINDS (sizeof kind_names / sizeof kind_names[0])
 
 const char *undo_kind_name(enum undo_kind kind)
@@ -116,6 +117,18 @@ static bool all_digits(const char *a)
     return a[0] && strspn(a, "0123456789") == strlen(a) && strlen(a) < 10;
 }
 
+/* Some component but the last is a build directory, pressmark-build-X. */
+static bool inside_build(const char *a)
+{
+    for (const char *c = a; (c = strstr(c, "/pressmark-build-"));) {
+        c += 17;
+        size_t n = strcspn(c, "/");
+        if (n > 0 && c[n] == '/')
+            return true;
+    }
+    return false;
+}
+
 bool undo_place_ours(enum undo_kind kind, const char *a)
 {
     if (kind == UNDO_ZRAM)
@@ -140,6 +153,10 @@ bool undo_place_ours(enum undo_kind kind, const char *a)
                (under(a, "/sys/fs/cgroup") && strcmp(base, "/pressmark") == 0);
     case UNDO_SCRATCH:
         return strncmp(base, "/pressmark-", 11) == 0 && base[11];
+    case UNDO_TREE:             /* removed whole: only a build directory itself */
+        return strncmp(base, "/pressmark-build-", 17) == 0 && base[17];
+    case UNDO_MOUNT:            /* unmounted: only inside a build directory */
+        return inside_build(a);
     case UNDO_ZRAM:
     case UNDO_PROCESS:
         break;

@@ -149,11 +149,13 @@ static bool env_key_wanted(const char *k)
 {
     static const char *exact[] = { "kernel", "cmdline", "thp.enabled", "thp.defrag", "zswap.enabled",
                                    "zswap.compressor", "swap.devices", "cap.method", "cap.limit_bytes",
-                                   "cap.swap_limit_bytes", "cap.high_bytes", "cgroup.memory_controllers" };
+                                   "cap.swap_limit_bytes", "cap.high_bytes", "cgroup.memory_controllers",
+                                   "kernel.version", "kernel.package", "kernel.build_id", "kernel.config",
+                                   "vm.accel", "vm.memory", "vm.cpus", "vm.append", "emulated" };
     for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
         if (strcmp(k, exact[i]) == 0)
             return true;
-    return strncmp(k, "sysctl.vm.", 10) == 0;
+    return strncmp(k, "sysctl.vm.", 10) == 0 || strncmp(k, "kconfig.", 8) == 0;
 }
 
 /* Swap files are named after their run: the same set-up on two runs must
@@ -317,6 +319,21 @@ static int load_values(struct pm_db *db, struct comparison *c, size_t l, const c
     return 0;
 }
 
+static int label_emulated(struct pm_db *db, struct cmp_label *lb, struct pm_err *err)
+{
+    sqlite3_stmt *st;
+    if (pm_db_prepare(db, &st, "SELECT 1 FROM run_meta WHERE run_id = ? AND key = 'emulated' AND value = 'yes'",
+                      err) < 0)
+        return -1;
+    for (size_t i = 0; i < lb->ok && !lb->emulated; i++) {
+        sqlite3_bind_int64(st, 1, lb->run_ids[i]);
+        lb->emulated = sqlite3_step(st) == SQLITE_ROW;
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
 int compare_build(struct pm_db *db, const struct compare_request *rq, struct comparison *c, struct pm_err *err)
 {
     memset(c, 0, sizeof *c);
@@ -379,6 +396,23 @@ int compare_build(struct pm_db *db, const struct compare_request *rq, struct com
         if (load_label(from, workload, suite, &c->labels[l], err) < 0 || load_values(from, c, l, suite, err) < 0)
             return -1;
     }
+
+    /* Timings taken under TCG measure QEMU's emulation as much as the
+     * kernel: not presented as kernel results unless asked for. */
+    char emulated[512] = "";
+    for (size_t l = 0; l < c->nlabels; l++) {
+        struct pm_db *from = c->labels[l].foreign ? rq->baseline_db : db;
+        if (label_emulated(from, &c->labels[l], err) < 0)
+            return -1;
+        if (c->labels[l].emulated) {
+            size_t o = strlen(emulated);
+            snprintf(emulated + o, sizeof emulated - o, "%s%s", c->nemulated++ ? ", " : "", c->labels[l].name);
+        }
+    }
+    if (c->nemulated && !rq->allow_emulated)
+        return pm_errf(err, "the runs of %s ran under QEMU's TCG emulation (no KVM): their timings measure the emulator "
+                       "as much as the kernel, so they are not compared as kernel results (accepted: --allow-emulated "
+                       "to compare them with that caveat)", emulated);
 
     double alpha = rq->alpha;
     for (size_t m = 0; m < c->nmetrics; m++) {
@@ -478,6 +512,16 @@ int compare_grid(struct comparison *c, const char *const *axes_json, struct pm_e
     for (size_t l = 0; ok && l < c->nlabels; l++) {
         char keys[2][64], vals[2][256];
         ok = axes_json[l] && axis_pairs(axes_json[l], keys, vals) == 2;
+        /* A kernel comparison reads kernel by kernel: kernels are the rows. */
+        if (ok && strcmp(keys[1], "kernel") == 0) {
+            char tk[64], tv[256];
+            memcpy(tk, keys[0], sizeof tk);
+            memcpy(keys[0], keys[1], sizeof tk);
+            memcpy(keys[1], tk, sizeof tk);
+            memcpy(tv, vals[0], sizeof tv);
+            memcpy(vals[0], vals[1], sizeof tv);
+            memcpy(vals[1], tv, sizeof tv);
+        }
         if (ok && l == 0) {
             memcpy(first, keys, sizeof first);
             snprintf(g->row_axis, sizeof g->row_axis, "%s", keys[0]);

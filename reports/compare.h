@@ -29,6 +29,7 @@ struct cmp_label {
     char query[256];             /* the label as stored, when name says more */
     size_t runs, ok, failed, oom, aborted;
     int64_t *run_ids;            /* ok runs */
+    bool emulated;               /* an ok run ran under QEMU's TCG emulation (emulated = yes) */
     char sentence[512];          /* against the baseline, on the headline metric */
 };
 
@@ -60,6 +61,7 @@ struct comparison {
     size_t ndiffs;
     struct cmp_grid *grid;       /* a suite's two-axis layout, or NULL */
     char suite[160];             /* "suite 3 (name)" when the runs are a suite's */
+    size_t nemulated;            /* labels with emulated runs: their timings get a caveat */
 };
 
 /* The seed table's columns after the headline. */
@@ -81,6 +83,7 @@ struct compare_request {
     bool long_view;
     double alpha;
     const char *suite_uuid;      /* only this suite's runs (its aborted ones, redone, left out) */
+    bool allow_emulated;         /* emulated runs are compared (with a caveat) rather than refused */
 };
 
 /* Lay the comparison's labels out by two axes: axes_json[l] is label l's

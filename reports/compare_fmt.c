@@ -200,6 +200,35 @@ static void put_text(FILE *f, const char *s)
     fputs(s, f);
 }
 
+static void print_diffs(FILE *f, const struct comparison *c, enum markup mk, bool kconfig, const char *heading);
+
+/* Emulated runs compared anyway (--allow-emulated) say so above the table. */
+static void print_caveat(FILE *f, const struct comparison *c, enum markup mk)
+{
+    if (!c->nemulated)
+        return;
+    char line[1024];
+    size_t o = (size_t)snprintf(line, sizeof line, "caveat: the runs of ");
+    for (size_t l = 0, k = 0; l < c->nlabels; l++)
+        if (c->labels[l].emulated && o < sizeof line)
+            o += (size_t)snprintf(line + o, sizeof line - o, "%s%s", k++ ? ", " : "", c->labels[l].name);
+    if (o < sizeof line)
+        snprintf(line + o, sizeof line - o, " ran under QEMU's TCG emulation (no KVM): msg/s, %%CPU and times measure "
+                 "the emulator as much as the kernel; counts (messages, swap-ins and -outs, faults) are the kernel's");
+    if (mk == MARKUP_HTML) {
+        fputs("<p class=\"caveat\">", f);
+        quote_html(f, line);
+        fputs("</p>\n", f);
+    } else if (mk == MARKUP_MARKDOWN) {
+        fputs("> ", f);
+        quote_markdown(f, line);
+        fputs("\n\n", f);
+    } else {
+        put_text(f, line);
+        fputs("\n\n", f);
+    }
+}
+
 static void print_sentences_and_env(FILE *f, const struct comparison *c, enum markup mk)
 {
     bool md = mk == MARKUP_MARKDOWN, html = mk == MARKUP_HTML;
@@ -252,8 +281,22 @@ static void print_sentences_and_env(FILE *f, const struct comparison *c, enum ma
                    : "\nenvironment: no differences between the labels' runs\n", f);
         return;
     }
+    /* The kernels' memory-management options apart from the rest: what a
+     * kernel comparison's reader looks for first. */
+    print_diffs(f, c, mk, false, "environment differences");
+    print_diffs(f, c, mk, true, "kernel configuration differences (memory management)");
+}
+
+static void print_diffs(FILE *f, const struct comparison *c, enum markup mk, bool kconfig, const char *heading)
+{
+    bool html = mk == MARKUP_HTML, md = mk == MARKUP_MARKDOWN;
+    size_t n = 0;
+    for (size_t d = 0; d < c->ndiffs; d++)
+        n += (strncmp(c->diffs[d].key, "kconfig.", 8) == 0) == kconfig;
+    if (n == 0)
+        return;
     if (html) {
-        fputs("<h4>environment differences</h4>\n<table class=\"env\">\n<thead><tr><th>setting</th>", f);
+        fprintf(f, "<h4>%s</h4>\n<table class=\"env\">\n<thead><tr><th>setting</th>", heading);
         for (size_t l = 0; l < c->nlabels; l++) {
             fputs("<th>", f);
             quote_html(f, c->labels[l].name);
@@ -261,8 +304,10 @@ static void print_sentences_and_env(FILE *f, const struct comparison *c, enum ma
         }
         fputs("</tr></thead>\n<tbody>\n", f);
         for (size_t d = 0; d < c->ndiffs; d++) {
+            if ((strncmp(c->diffs[d].key, "kconfig.", 8) == 0) != kconfig)
+                continue;
             fputs("<tr><td>", f);
-            quote_html(f, c->diffs[d].key);
+            quote_html(f, c->diffs[d].key + (kconfig ? 8 : 0));
             fputs("</td>", f);
             for (size_t l = 0; l < c->nlabels; l++) {
                 fputs("<td>", f);
@@ -274,13 +319,15 @@ static void print_sentences_and_env(FILE *f, const struct comparison *c, enum ma
         fputs("</tbody>\n</table>\n", f);
         return;
     }
-    fprintf(f, "\nenvironment differences%s\n", md ? ":\n" : ":");
+    fprintf(f, "\n%s%s\n", heading, md ? ":\n" : ":");
     /* Text goes out as it is (the command's terminal stream shows control
      * characters escaped); markdown gets its punctuation escaped. */
     void (*put)(FILE *, const char *) = md ? quote_markdown : put_text;
     for (size_t d = 0; d < c->ndiffs; d++) {
+        if ((strncmp(c->diffs[d].key, "kconfig.", 8) == 0) != kconfig)
+            continue;
         fputs(md ? "- " : "  ", f);
-        put(f, c->diffs[d].key);
+        put(f, c->diffs[d].key + (kconfig ? 8 : 0));
         fputc(':', f);
         for (size_t l = 0; l < c->nlabels; l++) {
             fputs(l ? ", " : " ", f);
@@ -524,6 +571,7 @@ static void render_readable(FILE *f, const struct comparison *c, enum markup mk,
              c->suite, c->nlabels, c->suite[0] ? "cell" : "label", c->nlabels == 1 ? "" : "s", c->labels[c->base].name,
              c->alpha,
              long_view ? "" : "; mean ±sd of ok runs, change: + is better, * significant");
+    print_caveat(f, c, mk);
     print_titled_table(f, mk, 3, title, &t);
     table_free(&t);
     print_grid(f, c, mk);

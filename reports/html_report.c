@@ -150,12 +150,15 @@ static void run_rows(FILE *f, struct pm_db *db, const char *suite_uuid)
 }
 
 /* The comparison of one part, built as the page shows it. */
+/* --allow-emulated, for the page being written. */
+static bool allow_emulated;
+
 static int build_part(struct pm_db *db, const struct report_scope *scope, const struct report_part *part, bool long_view,
                       struct comparison *c, struct pm_err *err)
 {
     struct compare_request rq = { .workload = part->workload, .labels = part->labels, .nlabels = part->n,
                                   .alpha = 0.05, .long_view = long_view,
-                                  .suite_uuid = scope ? scope->suite_uuid : NULL };
+                                  .suite_uuid = scope ? scope->suite_uuid : NULL, .allow_emulated = allow_emulated };
     if (compare_build(db, &rq, c, err) < 0)
         return -1;
     if (part->axes && compare_grid(c, part->axes, err) < 0)
@@ -296,11 +299,11 @@ static void workload_section(FILE *f, struct pm_db *db, const struct report_scop
     fputs("</section>\n", f);
 }
 
-int html_report_write(struct pm_db *db, const struct report_scope *scope, const char *out_dir, const char *db_label,
+int html_report_write(struct pm_db *db, const struct report_scope *scope, bool with_emulated, const char *out_dir,
+                      const char *db_label,
                       char *page_path, size_t len, struct pm_err *err)
 {
-    if (mkdir(out_dir, 0755) < 0 && errno != EEXIST)
-        return pm_errf(err, "%s: %s", out_dir, strerror(errno));
+    allow_emulated = with_emulated;
     char charts_dir[4096];
     snprintf(charts_dir, sizeof charts_dir, "%s/charts", out_dir);
     snprintf(page_path, len, "%s/report.html", out_dir);
@@ -333,6 +336,9 @@ int html_report_write(struct pm_db *db, const struct report_scope *scope, const 
             compare_free(&cs[built]);
             rc = -1;
         }
+    /* Made once every comparison stands: a refused page leaves nothing. */
+    if (rc == 0 && mkdir(out_dir, 0755) < 0 && errno != EEXIST)
+        rc = pm_errf(err, "%s: %s", out_dir, strerror(errno));
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.new", page_path);
     FILE *f = rc == 0 ? pm_create_file(tmp) : NULL;

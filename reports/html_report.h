@@ -31,7 +31,10 @@ struct report_scope {
     size_t nparts;
 };
 
-int html_report_write(struct pm_db *db, const struct report_scope *scope, const char *out_dir, const char *db_label,
+/* with_emulated: runs under QEMU's TCG emulation are compared, with a
+ * caveat; without, a page with such runs is refused (err says why). */
+int html_report_write(struct pm_db *db, const struct report_scope *scope, bool with_emulated, const char *out_dir,
+                      const char *db_label,
                       char *page_path, size_t len, struct pm_err *err);
 
 #endif

@@ -93,6 +93,10 @@ machine_state() {
     echo "journal: $(ls /run/pressmark/journal 2>/dev/null)"
     echo "swapfiles: $(ls /var/lib/pressmark/swap 2>/dev/null | tr '\n' ' ') $(ls -d /var/lib/pressmark 2>/dev/null)"
     echo "helpers: $(pgrep -fc 'pressmark __' || true)"
+    echo "vms: $(pgrep -fc 'qemu-system.* pressmark-vm-' || true)"
+    echo "vm scratch: $(ls -d /var/tmp/pressmark-vm-* ${TMPDIR:-/tmp}/pressmark-vm-* 2>/dev/null | tr '\n' ' ')"
+    echo "image builds: $(ls -d /var/cache/pressmark/vm/pressmark-build-* 2>/dev/null | tr '\n' ' ')"
+    echo "mounts: $(grep -c pressmark-build /proc/mounts || true)"
 }
 # stop_bg PID: end a server the test started in the background and wait
 # until it has exited, so nothing writes into $TMP while it is removed.

@@ -1,0 +1,195 @@
+/* The host backend: a suite's kernels booted on this machine one after
+ * another. suite run runs the running kernel's cells and says which
+ * kernel is next; with --reboot kexec it loads that kernel with kexec,
+ * installs a systemd unit that continues the suite after the boot, and
+ * reboots into it. The unit removes itself when the suite is complete. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cmd/cli.h"
+#include "cmd/suite_host.h"
+#include "cmd/suite_runner.h"
+#include "lib/fileio.h"
+#include "lib/quote.h"
+#include "lib/spawn.h"
+
+#define UNIT_DIR "/etc/systemd/system"
+
+int suite_next_group(const struct suite_plan *p, const struct cell_state *cs, const bool *running)
+{
+    int fallback = -1;
+    for (size_t g = 0; g < p->ngroups; g++) {
+        bool wants = false;
+        for (size_t c = 0; c < p->ncells; c++)
+            wants |= p->cells[c].group == (int)g && suite_cell_wants_run(p, &cs[c]);
+        if (!wants)
+            continue;
+        if (!running[g])
+            return (int)g;
+        if (fallback < 0)
+            fallback = (int)g;
+    }
+    return fallback;
+}
+
+static void unit_name(const struct suite_plan *p, char *buf, size_t len)
+{
+    /* Suite names are [A-Za-z0-9._-]: a valid unit name as they are. */
+    snprintf(buf, len, "pressmark-suite-%s.service", p->name);
+}
+
+/* The unit that continues the suite after each boot. */
+static void write_unit(FILE *f, const struct suite_plan *p, const char *exe, const char *suite, const char *db)
+{
+    fprintf(f, "# Written by pressmark: continues suite %s after each kernel it boots;\n"
+               "# removed by pressmark when the suite is complete.\n"
+               "[Unit]\n"
+               "Description=pressmark suite %s: continue after a kernel change\n"
+               "After=local-fs.target network-online.target\n"
+               "Wants=network-online.target\n\n"
+               "[Service]\n"
+               "Type=oneshot\n"
+               "Environment=", p->name, p->name);
+    char env[PATH_MAX + 16];
+    snprintf(env, sizeof env, "PRESSMARK_DB=%s", db);
+    quote_systemd(f, env);
+    fputs("\nExecStart=", f);
+    const char *words[] = { exe, "suite", "run", "--reboot", "kexec", suite };
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+        if (i)
+            fputc(' ', f);
+        quote_systemd(f, words[i]);
+    }
+    fputs("\n\n[Install]\nWantedBy=multi-user.target\n", f);
+}
+
+/* Show a command (dry run) or run it. */
+static int command(char *const *argv, bool dry_run, struct pm_err *err)
+{
+    if (dry_run) {
+        printf("would run:");
+        for (char *const *a = argv; *a; a++) {
+            char q[PATH_MAX + 64];
+            quote_terminal(*a, q, sizeof q);
+            printf(" %s", q);
+        }
+        printf("\n");
+        return 0;
+    }
+    struct pm_spawn sp = { .argv = argv, .in = PM_FD_NULL };
+    return pm_spawn_run(&sp, err);
+}
+
+static int kexec_into(struct runner *r, int g, const char *path, const struct suite_run_opts *o)
+{
+    const struct group_kernel *k = &r->kernels[g];
+    struct pm_err err;
+    char vmlinuz[PATH_MAX], initrd[PATH_MAX] = "";
+    const char *rel = k->info.release;
+    /* The kernel must be installed here to be booted: its package's
+     * scripts make the initramfs; a bzImage boots as it is. */
+    if (k->spec.kind == KERNEL_BZIMAGE) {
+        snprintf(vmlinuz, sizeof vmlinuz, "%s", k->spec.path);
+    } else {
+        snprintf(vmlinuz, sizeof vmlinuz, "/boot/vmlinuz-%s", rel);
+        snprintf(initrd, sizeof initrd, "/boot/initrd.img-%s", rel);
+        if (!pm_path_exists(vmlinuz)) {
+            char *apt[] = { "apt-get", "install", "-y", (char *)k->info.package, NULL };
+            char *dpkg[] = { "dpkg", "-i", (char *)k->spec.path, NULL };
+            if (command(k->spec.kind == KERNEL_DEB ? dpkg : apt, o->dry_run, &err) < 0)
+                goto fail;
+        }
+    }
+    char suite[PATH_MAX], db[PATH_MAX];
+    if (!realpath(path, suite) || !realpath(pm_db_path(), db)) {
+        fprintf(stderr, "pressmark suite run: --reboot: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    char unit[200], unit_path[PATH_MAX];
+    unit_name(r->p, unit, sizeof unit);
+    snprintf(unit_path, sizeof unit_path, "%s/%s", UNIT_DIR, unit);
+    if (o->dry_run) {
+        printf("would write %s:\n", unit_path);
+        write_unit(stdout, r->p, r->rs.exe, suite, db);
+    } else {
+        FILE *f = pm_create_file(unit_path);
+        if (!f) {
+            fprintf(stderr, "pressmark suite run: --reboot: %s: %s\n", unit_path, strerror(errno));
+            return -1;
+        }
+        write_unit(f, r->p, r->rs.exe, suite, db);
+        if (fclose(f) != 0) {
+            fprintf(stderr, "pressmark suite run: --reboot: %s: %s\n", unit_path, strerror(errno));
+            return -1;
+        }
+    }
+    char initrd_opt[PATH_MAX + 16];
+    snprintf(initrd_opt, sizeof initrd_opt, "--initrd=%s", initrd);
+    char *reload[] = { "systemctl", "daemon-reload", NULL };
+    char *enable[] = { "systemctl", "enable", unit, NULL };
+    char *load[] = { "kexec", "-l", vmlinuz, initrd[0] ? initrd_opt : "--reuse-cmdline",
+                     initrd[0] ? "--reuse-cmdline" : NULL, NULL };
+    /* systemctl kexec: a clean shutdown, then the loaded kernel. */
+    char *boot[] = { "systemctl", "kexec", NULL };
+    if (command(reload, o->dry_run, &err) < 0 || command(enable, o->dry_run, &err) < 0 ||
+        command(load, o->dry_run, &err) < 0)
+        goto fail;
+    if (!o->dry_run)
+        fprintf(stderr, "pressmark: rebooting into %s with kexec; %s continues the suite after the boot\n", rel, unit);
+    if (command(boot, o->dry_run, &err) < 0)
+        goto fail;
+    return 0;
+fail:
+    fprintf(stderr, "pressmark suite run: --reboot kexec: %s\n", err.msg);
+    return -1;
+}
+
+int suite_host_next(struct runner *r, const char *path, const struct suite_run_opts *o)
+{
+    const struct suite_plan *p = r->p;
+    bool running[SUITE_MAX_GROUPS];
+    for (size_t g = 0; g < p->ngroups; g++)
+        running[g] = r->kernels[g].running;
+    int g = suite_next_group(p, r->cs, running);
+    if (g < 0)
+        return 0;
+    char q[300], qp[PATH_MAX + 16];
+    quote_terminal(p->groups[g].kernel, q, sizeof q);
+    quote_terminal(path, qp, sizeof qp);
+    if (running[g]) {
+        fprintf(stderr, "pressmark: suite %lld: the running kernel's cells are not done; 'pressmark suite run %s' "
+                "continues them\n", (long long)r->suite.id, qp);
+        return 0;
+    }
+    fprintf(stderr, "pressmark: suite %lld: this kernel's cells are done; boot %s (%s) next and run 'pressmark suite "
+            "run %s' again ('pressmark suite next-kernel %s' prints it)\n", (long long)r->suite.id, q,
+            r->kernels[g].info.release, qp, qp);
+    if (!o->reboot)
+        return 0;
+    return kexec_into(r, g, path, o);
+}
+
+int suite_host_finish(struct runner *r, const char *path, const struct suite_run_opts *o)
+{
+    (void)path;
+    char unit[200], unit_path[PATH_MAX];
+    unit_name(r->p, unit, sizeof unit);
+    snprintf(unit_path, sizeof unit_path, "%s/%s", UNIT_DIR, unit);
+    if (!pm_path_exists(unit_path) && !o->dry_run)
+        return 0;
+    struct pm_err err;
+    char *disable[] = { "systemctl", "disable", unit, NULL };
+    char *reload[] = { "systemctl", "daemon-reload", NULL };
+    if (command(disable, o->dry_run, &err) < 0)
+        fprintf(stderr, "pressmark suite run: %s\n", err.msg);
+    if (o->dry_run)
+        printf("would remove %s\n", unit_path);
+    else if (unlink(unit_path) < 0)
+        fprintf(stderr, "pressmark suite run: %s: %s\n", unit_path, strerror(errno));
+    command(reload, o->dry_run, &err);
+    fprintf(stderr, "pressmark: suite complete; %s removed\n", unit);
+    return 0;
+}

@@ -1,0 +1,12 @@
+#ifndef PM_SUITE_HOST_H
+#define PM_SUITE_HOST_H
+#include <stdbool.h>
+#include "cmd/suite_plan.h"
+#include "cmd/suite_run.h"
+
+/* The group whose kernel is to be booted next: the first in the file's
+ * order with cells still wanting runs that is not the running kernel
+ * (else the running one's, else -1: every kernel is done). */
+int suite_next_group(const struct suite_plan *p, const struct cell_state *cs, const bool *running);
+
+#endif

@@ -1,0 +1,346 @@
+/* A suite's kernels: each group of cells runs under its kernel, here
+ * when it is the kernel booted now, else in a QEMU virtual machine
+ * (backend vm) or after booting it on this machine (backend host). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "cmd/cli.h"
+#include "cmd/suite_runner.h"
+#include "kernels/image.h"
+#include "kernels/vm.h"
+#include "lib/fileio.h"
+#include "lib/quote.h"
+#include "lib/units.h"
+#include "store/merge.h"
+#include "store/runs.h"
+#include "store/suites.h"
+
+static const char *kind_name(enum kernel_kind k)
+{
+    return k == KERNEL_RUNNING ? "running" : k == KERNEL_PACKAGE ? "package" : k == KERNEL_DEB ? "package file"
+                                                                                               : "bzImage";
+}
+
+/* What every run of the group carries about its kernel. */
+static void kernel_meta(struct kv_list *m, const struct group_kernel *k)
+{
+    kv_set(m, "kernel.value", k->spec.value);
+    kv_set(m, "kernel.source", kind_name(k->spec.kind));
+    kv_set(m, "kernel.release", k->info.release);
+    if (k->info.version[0])
+        kv_set(m, "kernel.version", k->info.version);
+    if (k->info.package[0])
+        kv_set(m, "kernel.package", k->info.package);
+    if (k->info.build_id[0])
+        kv_set(m, "kernel.build_id", k->info.build_id);
+    kv_set(m, "kernel.config", k->info.config_known ? "known" : "unknown");
+    for (size_t i = 0; i < k->info.config.n; i++)
+        kv_set(m, k->info.config.v[i].key, k->info.config.v[i].value);
+}
+
+int suite_kernels_check(struct runner *r, const struct suite_run_opts *o)
+{
+    const struct suite_plan *p = r->p;
+    r->kernels = calloc(p->ngroups, sizeof *r->kernels);
+    r->kernel_meta = calloc(p->ngroups, sizeof *r->kernel_meta);
+    if (!r->kernels || !r->kernel_meta) {
+        fprintf(stderr, "pressmark suite run: out of memory\n");
+        return -1;
+    }
+    for (size_t g = 0; g < p->ngroups; g++) {
+        const struct suite_group *sg = &p->groups[g];
+        struct group_kernel *k = &r->kernels[g];
+        struct pm_err err;
+        if (kernel_spec_parse(sg->kernel, &k->spec, &err) < 0) {
+            fprintf(stderr, "pressmark suite run: %s:%d: %s\n", p->file.path, sg->line, err.msg);
+            return -1;
+        }
+        k->running = kernel_spec_is_running(&k->spec);
+        int rc = k->running ? kernel_running_info(&k->info, &err) : image_check_kernel(&k->spec, &k->info, &err);
+        if (rc < 0) {
+            fprintf(stderr, "pressmark suite run: %s:%d: %s\n", p->file.path, sg->line, err.msg);
+            return -1;
+        }
+        if (!k->running && p->backend == BACKEND_VM) {
+            if (geteuid() != 0) {
+                fprintf(stderr, "pressmark suite run: %s:%d: kernel = %s: booting it in a VM needs root (it builds "
+                        "the guest's image with debootstrap and mounts; accepted: run as root, or backend = host)\n",
+                        p->file.path, sg->line, sg->kernel);
+                return -1;
+            }
+            static const char *const tools[][2] = { { "qemu-system-x86_64", "qemu-system-x86" },
+                                                    { "qemu-img", "qemu-utils" }, { "debootstrap", "debootstrap" },
+                                                    { "mkfs.ext4", "e2fsprogs" } };
+            for (size_t t = 0; t < sizeof tools / sizeof tools[0]; t++)
+                if (!pm_in_path(tools[t][0])) {
+                    fprintf(stderr, "pressmark suite run: %s:%d: kernel = %s: booting it in a VM needs %s (accepted: "
+                            "apt-get install %s)\n", p->file.path, sg->line, sg->kernel, tools[t][0], tools[t][1]);
+                    return -1;
+                }
+        }
+        if (!k->running && p->backend == BACKEND_HOST && o->reboot && !o->dry_run && !pm_in_path("kexec")) {
+            fprintf(stderr, "pressmark suite run: --reboot kexec needs kexec (accepted: apt-get install kexec-tools)\n");
+            return -1;
+        }
+        kernel_meta(&r->kernel_meta[g], k);
+        if (k->running)
+            kv_set(&r->kernel_meta[g], "vm.accel", "none");
+    }
+    return 0;
+}
+
+void suite_kernels_free(struct runner *r)
+{
+    const struct suite_plan *p = r->p;
+    for (size_t g = 0; r->kernels && g < p->ngroups; g++)
+        kernel_info_free(&r->kernels[g].info);
+    for (size_t g = 0; r->kernel_meta && g < p->ngroups; g++)
+        kv_free(&r->kernel_meta[g]);
+    free(r->kernels);
+    free(r->kernel_meta);
+    r->kernels = NULL;
+    r->kernel_meta = NULL;
+}
+
+/* Runs the group's cells still need get a failed run each, with reason,
+ * so the suite goes on and status and the report say why. */
+static int mark_failed(struct runner *r, int group, const char *reason)
+{
+    const struct suite_plan *p = r->p;
+    struct pm_err err;
+    if (runner_reload(r, &err) < 0) {
+        fprintf(stderr, "pressmark suite run: %s\n", err.msg);
+        return 2;
+    }
+    int64_t seq = r->nslots ? r->slots[r->nslots - 1].seq + 1 : 0;
+    int round = 0;
+    for (size_t i = 0; i < r->nslots; i++)
+        if (r->slots[i].round > round && p->cells[r->slots[i].cell].group == group)
+            round = r->slots[i].round;
+    for (size_t c = 0; c < p->ncells; c++) {
+        const struct suite_cell *cell = &p->cells[c];
+        const struct cell_state *s = &r->cs[c];
+        if (cell->group != group || !suite_cell_wants_run(p, s))
+            continue;
+        int n = (unsigned)s->finished < p->runs_min ? (int)p->runs_min - s->finished : 1;
+        for (int k = 0; k < n; k++, seq++) {
+            struct kv_list meta = { 0 };
+            runner_cell_meta(r, (int)c, &meta);
+            kv_setf(&meta, "suite.round", "%d", round + k + 1);
+            kv_setf(&meta, "suite.seq", "%lld", (long long)seq);
+            struct metric_set none = { 0 };
+            int64_t run_id;
+            int rc = store_run_begin(&r->rs.db, r->rs.machine_id, cell->label, cell->wl->name, cell->params, 0,
+                                     &run_id, &err);
+            if (rc == 0)
+                rc = store_run_end(&r->rs.db, run_id, "failed", reason, &none, &meta, NULL, 0, &err);
+            if (rc == 0)
+                rc = suites_add_slot(&r->rs.db, r->suite.id, seq, round + k + 1, (int)c, &err);
+            if (rc == 0)
+                rc = suites_link_run(&r->rs.db, r->suite.id, seq, run_id, &err);
+            kv_free(&meta);
+            if (rc < 0) {
+                fprintf(stderr, "pressmark suite run: %s\n", err.msg);
+                return 2;
+            }
+        }
+    }
+    if (runner_reload(r, &err) < 0) {
+        fprintf(stderr, "pressmark suite run: %s\n", err.msg);
+        return 2;
+    }
+    runner_update_progress(r);
+    return 0;
+}
+
+/* Where a boot's logs are kept: beside the database, one directory per
+ * boot, so a failed cell's reason can name its console. */
+static int boot_dir(const struct runner *r, int group, char *buf, size_t len, struct pm_err *err)
+{
+    char base[PATH_MAX];
+    snprintf(base, sizeof base, "%s.boots", pm_db_path());
+    for (int n = 1; n < 10000; n++) {
+        snprintf(buf, len, "%s/suite%lld-kernel%d-boot%d", base, (long long)r->suite.id, group, n);
+        if (pm_mkdirs(base) < 0)
+            return pm_errf(err, "%s: %s", base, strerror(errno));
+        if (mkdir(buf, 0755) == 0)
+            return 0;
+        if (errno != EEXIST)
+            return pm_errf(err, "%s: %s", buf, strerror(errno));
+    }
+    return pm_errf(err, "%s: no free boot directory", base);
+}
+
+/* KVM that fails at the guest's first instructions (nested
+ * virtualisation on some hosts) is remembered, so later boots go to TCG
+ * at once instead of failing first. */
+static void kvm_flag(char *buf, size_t len)
+{
+    char cache[PATH_MAX];
+    struct pm_err e;
+    if (image_cache_dir(cache, sizeof cache, &e) < 0)
+        buf[0] = '\0';
+    else
+        snprintf(buf, len, "%s/kvm-failed", cache);
+}
+
+static enum vm_accel choose_accel(const struct suite_plan *p)
+{
+    if (p->accel == ACCEL_TCG)
+        return VM_TCG;
+    if (p->accel == ACCEL_KVM)
+        return VM_KVM;
+    char flag[PATH_MAX + 16];
+    kvm_flag(flag, sizeof flag);
+    int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+        return VM_TCG;
+    close(fd);
+    return flag[0] && pm_path_exists(flag) ? VM_TCG : VM_KVM;
+}
+
+/* The job's metadata file: key=value lines every guest run carries. */
+static char *meta_text(const struct kv_list *m)
+{
+    char *t = NULL;
+    size_t len;
+    FILE *f = open_memstream(&t, &len);
+    if (!f)
+        return NULL;
+    for (size_t i = 0; i < m->n; i++)
+        if (!strchr(m->v[i].key, '\n') && !strchr(m->v[i].value, '\n'))
+            fprintf(f, "%s=%s\n", m->v[i].key, m->v[i].value);
+    fclose(f);
+    return t;
+}
+
+int suite_vm_group(struct runner *r, int group, const struct suite_run_opts *o, int *abort_sig, int *worst)
+{
+    const struct suite_plan *p = r->p;
+    const struct suite_group *sg = &p->groups[group];
+    struct group_kernel *k = &r->kernels[group];
+    struct pm_err err;
+    char mem[32], q[300];
+    pm_fmt_size(mem, sizeof mem, sg->vm_memory);
+    quote_terminal(sg->kernel, q, sizeof q);
+    struct vm_image img;
+    if (image_prepare(&k->spec, &img, o->quiet ? NULL : stderr, &err) < 0) {
+        char reason[1400];
+        snprintf(reason, sizeof reason, "kernel %s: its VM image could not be made: %s", sg->kernel, err.msg);
+        char qr[1500];
+        quote_terminal(reason, qr, sizeof qr);
+        fprintf(stderr, "pressmark: %s; its cells are marked failed\n", qr);
+        image_free(&img);
+        if (*worst < 1)
+            *worst = 1;
+        return mark_failed(r, group, reason);
+    }
+    /* The image knows the kernel's configuration (its /boot/config). */
+    struct kv_list *m = &r->kernel_meta[group];
+    kv_set(m, "kernel.config", img.info.config_known ? "known" : "unknown");
+    for (size_t i = 0; i < img.info.config.n; i++)
+        kv_set(m, img.info.config.v[i].key, img.info.config.v[i].value);
+    kv_setf(m, "vm.memory", "%llu", (unsigned long long)sg->vm_memory);
+    kv_setf(m, "vm.cpus", "%u", sg->vm_cpus);
+    if (sg->vm_append[0])
+        kv_set(m, "vm.append", sg->vm_append);
+    enum vm_accel accel = choose_accel(p);
+    int rc = 0;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        kv_set(m, "vm.accel", accel == VM_KVM ? "kvm" : "tcg");
+        kv_set(m, "emulated", accel == VM_TCG ? "yes" : "no");
+        char dir[PATH_MAX + 64];
+        if (boot_dir(r, group, dir, sizeof dir, &err) < 0) {
+            fprintf(stderr, "pressmark suite run: %s\n", err.msg);
+            rc = 2;
+            break;
+        }
+        char meta_path[PATH_MAX + 80];
+        snprintf(meta_path, sizeof meta_path, "%s/job-meta", dir);
+        char *mt = meta_text(m);
+        /* The guest's arguments: numbers and pressmark's own words only. */
+        char args[512], file[160];
+        snprintf(file, sizeof file, "%s.ini", p->name);
+        snprintf(args, sizeof args, "--guest-group %d --guest-suite %s --guest-seed %llu --guest-meta job-meta %s\n",
+                 group, r->suite.uuid, (unsigned long long)r->suite.seed, file);
+        if (!o->quiet)
+            fprintf(stderr, "pressmark: kernel %s (%s): booting in a VM (%s, %s RAM, %u CPUs); logs in %s\n", q,
+                    img.info.release, accel == VM_KVM ? "KVM" : "TCG emulation", mem, sg->vm_cpus, dir);
+        struct vm_boot b = { .img = &img, .memory = sg->vm_memory, .cpus = sg->vm_cpus, .append = sg->vm_append,
+                             .accel = accel, .timeout_s = p->vm_timeout_s, .exe = r->rs.exe,
+                             .suite_text = p->file.canonical, .suite_file = file, .args = args,
+                             .meta = mt ? mt : "", .log_dir = dir,
+                             .say = o->quiet ? NULL : stderr };
+        struct vm_result res;
+        int brc = vm_boot(&b, &res, &err);
+        free(mt);
+        if (brc < 0) {
+            fprintf(stderr, "pressmark suite run: kernel %s: %s\n", q, err.msg);
+            rc = 2;
+            break;
+        }
+        if (res.how == VM_KVM_FAILED && attempt == 0) {
+            char flag[PATH_MAX + 16];
+            kvm_flag(flag, sizeof flag);
+            if (flag[0]) {
+                FILE *f = pm_create_file(flag);
+                if (f)
+                    fclose(f);
+            }
+            fprintf(stderr, "pressmark: KVM cannot run guests here (%s); booting with TCG emulation instead, and "
+                    "from now on (remove %s to try KVM again)\n", res.reason, flag);
+            accel = VM_TCG;
+            continue;
+        }
+        if (res.how == VM_INTERRUPTED) {
+            *abort_sig = res.signal;
+            break;
+        }
+        char reason[1500];
+        if (res.how != VM_DONE) {
+            snprintf(reason, sizeof reason, "kernel %s: %s (console: %s/console.log)", sg->kernel, res.reason, dir);
+            if (!o->quiet) {
+                char qr[1600];
+                quote_terminal(reason, qr, sizeof qr);
+                fprintf(stderr, "pressmark: %s\n", qr);
+            }
+            rc = mark_failed(r, group, reason);
+            if (*worst < 1)
+                *worst = 1;
+            break;
+        }
+        char db[PATH_MAX + 80];
+        snprintf(db, sizeof db, "%s/results.db", dir);
+        int added = 0, present = 0, adopted = 0;
+        if (merge_database(&r->rs.db, db, &added, &present, &err) < 0 ||
+            suites_adopt_runs(&r->rs.db, r->suite.id, r->suite.uuid, (int)p->ncells, &adopted, &err) < 0) {
+            snprintf(reason, sizeof reason, "kernel %s: the guest's results could not be merged: %s", sg->kernel,
+                     err.msg);
+            rc = mark_failed(r, group, reason);
+            *worst = *worst < 1 ? 1 : *worst;
+            break;
+        }
+        if (!o->quiet)
+            fprintf(stderr, "pressmark: kernel %s: %d runs from the VM (up after %.1f s, first run at %.1f s, %.1f s "
+                    "in all)\n", q, adopted, res.up_s, res.first_run_s, res.wall_s);
+        if (runner_reload(r, &err) < 0) {
+            fprintf(stderr, "pressmark suite run: %s\n", err.msg);
+            rc = 2;
+            break;
+        }
+        runner_update_progress(r);
+        if (!runner_group_done(r, group)) {
+            snprintf(reason, sizeof reason, "kernel %s: the guest's suite ended with runs left (its exit status %d; "
+                     "its log: %s/guest.log)", sg->kernel, res.guest_status, dir);
+            rc = mark_failed(r, group, reason);
+            *worst = *worst < 1 ? 1 : *worst;
+        }
+        break;
+    }
+    image_free(&img);
+    return rc;
+}

@@ -1,0 +1,33 @@
+#ifndef PM_KERNEL_IMAGE_H
+#define PM_KERNEL_IMAGE_H
+/* What a virtual machine boots: a kernel, its initramfs, and a root
+ * file system with that kernel's modules. The root is a Debian minbase
+ * made once with debootstrap (pressmark's runtime libraries, its guest
+ * init) and cached; each kernel is installed into a copy-on-write overlay
+ * of it, its own package's scripts building the initramfs, so modules and
+ * initramfs match as on a machine that installed it. pressmark itself is
+ * not in the image: each boot brings the binary that started it. */
+#include <limits.h>
+#include <stdio.h>
+#include "kernels/spec.h"
+#include "lib/err.h"
+
+struct vm_image {
+    char dir[PATH_MAX];         /* the cached image of this kernel */
+    char vmlinuz[PATH_MAX], initrd[PATH_MAX], root[PATH_MAX];   /* initrd "": boots without */
+    struct kernel_info info;
+};
+
+/* The cache of images: $PRESSMARK_CACHE/vm, else /var/cache/pressmark/vm;
+ * made private (0700) and checked as the cache of built trees is. */
+int image_cache_dir(char *buf, size_t len, struct pm_err *err);
+/* Find the kernel without building anything: the package in apt's lists
+ * (or cached), the package file, the bzImage. What a suite checks before
+ * anything boots; fills ki->package/version/release where it can. */
+int image_check_kernel(const struct kernel_spec *k, struct kernel_info *ki, struct pm_err *err);
+/* The image for k, built when not cached (say gets one line per step).
+ * -1 with err naming the step that failed and its last output. */
+int image_prepare(const struct kernel_spec *k, struct vm_image *img, FILE *say, struct pm_err *err);
+void image_free(struct vm_image *img);
+
+#endif

@@ -1,0 +1,387 @@
+#include "kernels/vm.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "harness/run.h"
+#include "lib/fileio.h"
+#include "lib/quote.h"
+#include "lib/spawn.h"
+#include "lib/timeutil.h"
+#include "pressure/undo.h"
+
+/* QEMU's option values end at a comma unless it is doubled. */
+static void qemu_value(char *buf, size_t len, const char *prefix, const char *path, const char *suffix)
+{
+    size_t o = (size_t)snprintf(buf, len, "%s", prefix);
+    for (const char *p = path; *p && o + 3 < len; p++) {
+        buf[o++] = *p;
+        if (*p == ',')
+            buf[o++] = ',';
+    }
+    buf[o] = '\0';
+    snprintf(buf + o, len - o, "%s", suffix);
+}
+
+static int write_file(const char *path, const void *data, size_t n, mode_t mode, struct pm_err *err)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+    if (fd < 0 || write(fd, data, n) != (ssize_t)n) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return pm_errf(err, "%s: %s", path, strerror(e));
+    }
+    return close(fd) < 0 ? pm_errf(err, "%s: %s", path, strerror(errno)) : 0;
+}
+
+static int copy_exe(const char *from, const char *to, struct pm_err *err)
+{
+    int in = open(from, O_RDONLY | O_CLOEXEC);
+    int out = in < 0 ? -1 : open(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0755);
+    char buf[1 << 16];
+    ssize_t n = 0;
+    int rc = in < 0 || out < 0 ? -1 : 0;
+    while (rc == 0 && (n = read(in, buf, sizeof buf)) > 0)
+        if (write(out, buf, (size_t)n) != n)
+            rc = -1;
+    if (n < 0)
+        rc = -1;
+    int e = errno;
+    if (in >= 0)
+        close(in);
+    if (out >= 0 && close(out) < 0)
+        rc = -1;
+    return rc < 0 ? pm_errf(err, "copying %s to %s: %s", from, to, strerror(e)) : 0;
+}
+
+void vm_console_tail(const char *path, int n, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    char text[8192];
+    struct stat st;
+    off_t at = fstat(fd, &st) == 0 && st.st_size > (off_t)sizeof text - 1 ? st.st_size - (off_t)sizeof text + 1 : 0;
+    ssize_t got = pread(fd, text, sizeof text - 1, at);
+    close(fd);
+    if (got <= 0)
+        return;
+    text[got] = '\0';
+    /* Lines from the end, skipping blank ones; printed oldest first. */
+    const char *lines[16];
+    size_t lens[16];
+    int k = 0;
+    char *end = text + got;
+    while (k < n && k < 16 && end > text) {
+        char *e = end;
+        while (e > text && (e[-1] == '\n' || e[-1] == '\r'))
+            e--;
+        char *s = e;
+        while (s > text && s[-1] != '\n')
+            s--;
+        if (e > s) {
+            lines[k] = s;
+            lens[k++] = (size_t)(e - s);
+        }
+        end = s;
+        if (s == text)
+            break;
+    }
+    size_t o = 0;
+    for (int i = k - 1; i >= 0 && o + 4 < len; i--) {
+        if (o)
+            o += (size_t)snprintf(buf + o, len - o, " | ");
+        for (size_t j = 0; j < lens[i] && o + 1 < len; j++) {
+            unsigned char c = (unsigned char)lines[i][j];
+            buf[o++] = c < 0x20 || c == 0x7f ? ' ' : (char)c;
+        }
+        buf[o] = '\0';
+    }
+}
+
+/* Does a (small, growing) log hold s? Read from *pos on, so each byte
+ * is looked at about once. */
+static bool log_has(const char *path, off_t *pos, const char *s)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    char buf[4096 + 64];
+    bool found = false;
+    ssize_t n;
+    size_t sl = strlen(s);
+    while (!found && (n = pread(fd, buf, sizeof buf - 1, *pos)) > 0) {
+        buf[n] = '\0';
+        found = memmem(buf, (size_t)n, s, sl) != NULL;
+        /* Keep the tail that could start a match across reads. */
+        *pos += n > (ssize_t)sl ? n - (ssize_t)sl : n;
+        if (n <= (ssize_t)sl)
+            break;
+    }
+    close(fd);
+    return found;
+}
+
+/* Relay the guest's own lines (pressmark's, the suite's progress) from
+ * the console as they come; *pos is how far the console was read.
+ * *run_seen once the guest's suite has started its first run. */
+static void relay(const char *console, off_t *pos, FILE *say, bool *run_seen)
+{
+    int fd = open(console, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    char buf[8192];
+    ssize_t n = pread(fd, buf, sizeof buf - 1, *pos);
+    close(fd);
+    if (n <= 0)
+        return;
+    buf[n] = '\0';
+    char *last = strrchr(buf, '\n');
+    if (!last)
+        return;                 /* no whole line yet */
+    *pos += last + 1 - buf;
+    last[1] = '\0';
+    for (char *l = buf; *l;) {
+        size_t len = strcspn(l, "\n");
+        l[len] = '\0';
+        char *cr = strchr(l, '\r');
+        if (cr)
+            *cr = '\0';
+        if (strncmp(l, "pressmark", 9) == 0 || strncmp(l, "suite ", 6) == 0) {
+            /* The suite's first line comes as its first run starts. */
+            if (strncmp(l, "pressmark: suite ", 17) == 0)
+                *run_seen = true;
+            if (say) {
+                char q[512];
+                quote_terminal(l, q, sizeof q);
+                fprintf(say, "  guest: %s\n", q);
+            }
+        }
+        l += len + 1;
+    }
+}
+
+static int make_job(const char *scratch, const struct vm_boot *b, char *job, size_t len, struct pm_err *err)
+{
+    char p1[PATH_MAX + 32], p2[PATH_MAX + 32], p3[PATH_MAX + 32], p4[PATH_MAX + 32];
+    snprintf(p1, sizeof p1, "%s/vm-pressmark", scratch);
+    snprintf(p2, sizeof p2, "%s/vm-%s", scratch, b->suite_file);
+    snprintf(p3, sizeof p3, "%s/vm-args", scratch);
+    snprintf(p4, sizeof p4, "%s/vm-job-meta", scratch);
+    snprintf(job, len, "%s/vm-job.tar", scratch);
+    const char *meta = b->meta ? b->meta : "";
+    int rc = 0;
+    if (copy_exe(b->exe, p1, err) < 0 || write_file(p2, b->suite_text, strlen(b->suite_text), 0644, err) < 0 ||
+        write_file(p3, b->args, strlen(b->args), 0644, err) < 0 || write_file(p4, meta, strlen(meta), 0644, err) < 0)
+        rc = -1;
+    char *argv[] = { "tar", "-cf", job, "-C", (char *)scratch, "--transform=s/^vm-//", "vm-pressmark",
+                     p2 + strlen(scratch) + 1, "vm-args", "vm-job-meta", NULL };
+    struct pm_spawn sp = { .argv = argv, .in = PM_FD_NULL, .out = PM_FD_NULL };
+    if (rc == 0)
+        rc = pm_spawn_run(&sp, err);
+    unlink(p1);
+    unlink(p2);
+    unlink(p3);
+    unlink(p4);
+    return rc;
+}
+
+int vm_boot(const struct vm_boot *b, struct vm_result *r, struct pm_err *err)
+{
+    memset(r, 0, sizeof *r);
+    r->up_s = r->first_run_s = -1;
+    r->guest_status = -1;
+    const char *tmp = getenv("TMPDIR");
+    char scratch[PATH_MAX];
+    snprintf(scratch, sizeof scratch, "%s/pressmark-vm-XXXXXX", tmp && *tmp ? tmp : "/var/tmp");
+    if (!mkdtemp(scratch))
+        return pm_errf(err, "%s: %s", scratch, strerror(errno));
+    int sid = undo_push(UNDO_SCRATCH, scratch, "vm-", err);
+    if (sid < 0) {
+        rmdir(scratch);
+        return -1;
+    }
+    char job[PATH_MAX + 32], result[PATH_MAX + 32], overlay[PATH_MAX + 32];
+    snprintf(result, sizeof result, "%s/vm-result.img", scratch);
+    snprintf(overlay, sizeof overlay, "%s/vm-overlay.qcow2", scratch);
+    int rc = make_job(scratch, b, job, sizeof job, err);
+    /* The results disk: sparse, written by the guest as one tar archive. */
+    if (rc == 0) {
+        int fd = open(result, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0 || ftruncate(fd, 2ll << 30) < 0)
+            rc = pm_errf(err, "%s: %s", result, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+    }
+    if (rc == 0) {
+        char backing[PATH_MAX + 16];
+        snprintf(backing, sizeof backing, "%s", b->img->root);
+        char *argv[] = { "qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw", "-b", backing, overlay, NULL };
+        struct pm_spawn sp = { .argv = argv, .in = PM_FD_NULL, .out = PM_FD_NULL,
+                               .missing_hint = "(Debian's qemu-utils)" };
+        rc = pm_spawn_run(&sp, err);
+    }
+    char console[PATH_MAX + 32], qlog[PATH_MAX + 32];
+    snprintf(console, sizeof console, "%s/console.log", b->log_dir);
+    snprintf(qlog, sizeof qlog, "%s/qemu.log", b->log_dir);
+    pid_t pid = -1;
+    int pid_undo = -1;
+    uint64_t t0 = pm_now_ns();
+    if (rc == 0) {
+        char mem[32], cpus[16], append[1024], d_root[PATH_MAX + 64], d_job[PATH_MAX + 64], d_res[PATH_MAX + 64],
+            chardev[PATH_MAX + 64];
+        snprintf(mem, sizeof mem, "%llu", (unsigned long long)(b->memory >> 20));
+        snprintf(cpus, sizeof cpus, "%u", b->cpus);
+        /* panic=-1 with -no-reboot: a guest that panics ends QEMU at once. */
+        snprintf(append, sizeof append, "console=ttyS0 root=/dev/vda rw init=/usr/lib/pressmark/guest-init panic=-1%s%s",
+                 b->append && *b->append ? " " : "", b->append ? b->append : "");
+        qemu_value(d_root, sizeof d_root, "file=", overlay, ",format=qcow2,if=virtio,cache=unsafe");
+        qemu_value(d_job, sizeof d_job, "file=", job, ",format=raw,if=virtio,readonly=on");
+        qemu_value(d_res, sizeof d_res, "file=", result, ",format=raw,if=virtio");
+        qemu_value(chardev, sizeof chardev, "file,id=console,path=", console, "");
+        const char *name = strrchr(scratch, '/') + 1;
+        int qfd = open(qlog, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+        char *argv[48];
+        int n = 0;
+        argv[n++] = "qemu-system-x86_64";
+        argv[n++] = "-name";
+        argv[n++] = (char *)name;       /* the word the journal knows this QEMU by */
+        argv[n++] = "-accel";
+        argv[n++] = b->accel == VM_KVM ? "kvm" : "tcg";
+        argv[n++] = "-cpu";
+        argv[n++] = b->accel == VM_KVM ? "host" : "max";
+        argv[n++] = "-m";
+        argv[n++] = mem;
+        argv[n++] = "-smp";
+        argv[n++] = cpus;
+        argv[n++] = "-display";
+        argv[n++] = "none";
+        argv[n++] = "-monitor";
+        argv[n++] = "none";
+        argv[n++] = "-no-reboot";
+        argv[n++] = "-nic";
+        argv[n++] = "none";
+        argv[n++] = "-chardev";
+        argv[n++] = chardev;
+        argv[n++] = "-serial";
+        argv[n++] = "chardev:console";
+        argv[n++] = "-kernel";
+        argv[n++] = (char *)b->img->vmlinuz;
+        if (b->img->initrd[0]) {
+            argv[n++] = "-initrd";
+            argv[n++] = (char *)b->img->initrd;
+        }
+        argv[n++] = "-append";
+        argv[n++] = append;
+        argv[n++] = "-drive";
+        argv[n++] = d_root;
+        argv[n++] = "-drive";
+        argv[n++] = d_job;
+        argv[n++] = "-drive";
+        argv[n++] = d_res;
+        argv[n] = NULL;
+        struct pm_spawn sp = { .argv = argv, .in = PM_FD_NULL, .out = qfd < 0 ? PM_FD_NULL : qfd,
+                               .err = qfd < 0 ? PM_FD_NULL : qfd, .new_group = true, .die_with_parent = true,
+                               .missing_hint = "(Debian's qemu-system-x86)" };
+        /* Journalled before it starts: a pressmark killed at any moment
+         * leaves no QEMU behind (and pdeathsig ends it before that). */
+        char word[64];
+        snprintf(word, sizeof word, "%s", name);
+        if (qfd < 0)
+            rc = pm_errf(err, "%s: %s", qlog, strerror(errno));
+        else if (pm_spawn(&sp, &pid, err) < 0)
+            rc = -1;
+        if (qfd >= 0)
+            close(qfd);
+        if (rc == 0) {
+            char pids[16];
+            snprintf(pids, sizeof pids, "%d", (int)pid);
+            pid_undo = undo_push(UNDO_PROCESS, pids, word, err);
+        }
+    }
+    off_t kvm_pos = 0, con_pos = 0, up_pos = 0;
+    bool run_seen = false;
+    while (rc == 0) {
+        int status;
+        pid_t w = waitpid(pid, &status, WNOHANG);
+        double t = (double)(pm_now_ns() - t0) / 1e9;
+        relay(console, &con_pos, b->say, &run_seen);
+        if (r->up_s < 0 && log_has(console, &up_pos, "pressmark-guest: "))
+            r->up_s = t;
+        if (run_seen && r->first_run_s < 0)
+            r->first_run_s = t;
+        if (w == pid) {
+            r->wall_s = t;
+            pid = -1;
+            /* QEMU that ends before the guest printed anything could not
+             * run it: under KVM, KVM failed (on this project's machines
+             * nested KVM dies at once with an MSR assertion). */
+            struct stat cst;
+            if (b->accel == VM_KVM && (stat(console, &cst) < 0 || cst.st_size == 0)) {
+                char last[300];
+                vm_console_tail(qlog, 1, last, sizeof last);
+                r->how = VM_KVM_FAILED;
+                snprintf(r->reason, sizeof r->reason, "QEMU ended before the guest printed anything: %s",
+                         last[0] ? last : "(nothing in qemu.log)");
+            }
+            break;
+        }
+        int sig = run_pending_abort();
+        bool kvm_failed = b->accel == VM_KVM && log_has(qlog, &kvm_pos, "KVM internal error");
+        if (sig || kvm_failed || t > b->timeout_s) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            pid = -1;
+            r->wall_s = t;
+            char tail[800];
+            vm_console_tail(console, 5, tail, sizeof tail);
+            if (sig) {
+                r->how = VM_INTERRUPTED;
+                r->signal = sig;
+                snprintf(r->reason, sizeof r->reason, "interrupted by SIG%s", sigabbrev_np(sig));
+            } else if (kvm_failed) {
+                r->how = VM_KVM_FAILED;
+                snprintf(r->reason, sizeof r->reason, "KVM failed to run the guest (\"KVM internal error\" in qemu.log)");
+            } else {
+                r->how = VM_TIMEOUT;
+                snprintf(r->reason, sizeof r->reason, "the guest did not finish within %.0f s; console's last lines: %s",
+                         b->timeout_s, tail[0] ? tail : "(none)");
+            }
+            break;
+        }
+        struct timespec ts = { 0, 100 * 1000000 };
+        nanosleep(&ts, NULL);
+    }
+    if (pid_undo >= 0)
+        undo_done(pid_undo);
+    if (rc == 0 && r->how == VM_DONE) {
+        /* Unpacked by tar, which keeps what it writes inside log_dir. */
+        char *argv[] = { "tar", "-xf", result, "-C", (char *)b->log_dir, "--no-same-owner", NULL };
+        struct pm_spawn sp = { .argv = argv, .in = PM_FD_NULL, .out = PM_FD_NULL, .err = PM_FD_NULL };
+        struct pm_err e;
+        char db[PATH_MAX + 32], st[PATH_MAX + 32], v[32];
+        snprintf(db, sizeof db, "%s/results.db", b->log_dir);
+        snprintf(st, sizeof st, "%s/status", b->log_dir);
+        if (pm_spawn_run(&sp, &e) == 0 && pm_read_file(st, v, sizeof v) == 0)
+            r->guest_status = atoi(v);
+        if (!pm_path_exists(db)) {
+            char tail[800];
+            vm_console_tail(console, 5, tail, sizeof tail);
+            r->how = VM_NO_RESULTS;
+            snprintf(r->reason, sizeof r->reason, "the guest ended without results after %.0f s; console's last lines: %s",
+                     r->wall_s, tail[0] ? tail : "(none)");
+        }
+    }
+    char said[256];
+    undo_apply(UNDO_SCRATCH, scratch, "vm-", said, sizeof said);
+    undo_done(sid);
+    return rc;
+}

@@ -1,0 +1,180 @@
+#!/bin/bash
+# Kernels under test: a suite's kernel axis. Two Debian kernel packages
+# boot in QEMU VMs (TCG here: nested KVM fails), run a tiny chat cell
+# twice each inside, and their runs come back into the host's database
+# labelled by kernel and marked emulated; compare and report refuse the
+# timings without --allow-emulated. A guest that hangs is killed at the
+# timeout and its cells fail with the console's last lines while the next
+# kernel still runs. SIGKILL during a boot leaves nothing after the next
+# start. The host backend runs the running kernel's cells, resumes, names
+# the next kernel and prints its kexec steps.
+. "$(dirname "$0")/lib.sh"
+need_root
+command -v qemu-system-x86_64 >/dev/null || skip_all "needs qemu-system-x86_64 (Debian's qemu-system-x86; run.sh installs it)"
+command -v debootstrap >/dev/null || skip_all "needs debootstrap (run.sh installs it)"
+cd "$TMP" || exit 1
+before=$(machine_state)
+
+# The newest 6.1 and 6.12 cloud kernels this machine's apt knows.
+k61=$(apt-cache pkgnames linux-image-6.1.0- | grep -E '^linux-image-6\.1\.0-[0-9]+-cloud-amd64$' | sort -V | tail -1)
+k612=$(apt-cache pkgnames linux-image-6.12. | grep -E '^linux-image-6\.12\.[0-9]+\+deb12-cloud-amd64$' | sort -V | tail -1)
+[ -n "$k61" ] && [ -n "$k612" ] || skip_all "apt knows no Debian 6.1 and 6.12 cloud kernels (apt-get update)"
+r61=${k61#linux-image-}
+r612=${k612#linux-image-}
+# The names as regular expressions ('.' and '+' are literal in them).
+re() { printf '%s' "$1" | sed 's/[.+]/\\&/g'; }
+e61=$(re "$k61"); e612=$(re "$k612"); er61=$(re "$r61"); er612=$(re "$r612")
+
+# The chat's counts are exact: 5 users x 50 messages sent, each delivered
+# to the other 4 in the room.
+chat_cell='[chat]
+rooms = 1
+users = 5
+messages = 50
+heap = 16M
+label = {kernel}'
+
+cat > two.ini <<INI
+[global]
+runs = 2
+kernel = $k61, $k612
+vm-memory = 512M
+vm-timeout = 5m
+interval = 200ms
+order-seed = 3
+
+$chat_cell
+INI
+plan=$("$PM" suite plan two.ini)
+like "$plan" "2 cells x 2 runs = 4 runs" "plan: a cell per kernel"
+"$PM" suite run two.ini > out 2> err
+is "$?" 0 "suite run with two kernels exits 0"
+like "$(cat err)" "kernel $e61 \($er61\): booting in a VM \((TCG emulation|KVM)" "each kernel boots in a VM"
+like "$(cat err)" "guest: pressmark-guest: $er612 up after" "the guest's own lines are relayed"
+is "$(q "select count(*) from run where status = 'ok'")" 4 "4 ok runs in the host's database"
+is "$(q "select group_concat(n) from (select count(*) n from run group by label order by label)")" "2,2" "2 per kernel"
+is "$(q "select group_concat(distinct label) from (select label from run order by label)")" "$k61,$k612" "labelled by kernel"
+is "$(q "select count(*) from run r join machine m on m.id = r.machine_id where m.kernel = substr(r.label, 13)")" 4 "each run ran on its own kernel (the machine's release)"
+is "$(q "select count(*) from run_meta where key = 'emulated' and value = 'yes'")" 4 "each marked emulated"
+is "$(q "select count(*) from run_meta where key = 'vm.accel' and value = 'tcg'")" 4 "  its accelerator TCG"
+is "$(q "select group_concat(distinct value) from run_meta where key = 'kernel.release' order by value")" "$r61,$r612" "the kernel's release recorded"
+like "$(q "select value from run_meta m join run r on r.id = m.run_id where key = 'kernel.version' and r.label = '$k612' limit 1")" "^6\.12\.[0-9]+-" "its package version recorded"
+is "$(q "select count(distinct value) from run_meta where key = 'kconfig.CONFIG_MEMCG'")" 1 "its MM config options recorded (CONFIG_MEMCG)"
+is "$(q "select group_concat(cast(value as int)) from metric where name = 'chat.sent'")" "250,250,250,250" "exact chat counts: 250 sent per run"
+is "$(q "select group_concat(cast(value as int)) from metric where name = 'chat.received'")" "1000,1000,1000,1000" "  1000 received per run"
+is "$(q "select count(*) from suite_run s join run r on r.id = s.run_id")" 4 "the runs are the suite's planned runs"
+is "$(q "select count(distinct m.value) from run_meta m where m.key = 'suite.uuid'")" 1 "  all of one suite (the host's UUID)"
+is "$(q "select group_concat(distinct value) from run_meta where key = 'suite.id'")" 1 "  with the host's suite id"
+like "$("$PM" suite status)" "complete" "suite status: complete"
+ok "the boot's console is kept beside the database" test -s "$PRESSMARK_DB.boots/suite1-kernel1-boot1/console.log"
+
+"$PM" compare --suite > out 2> err
+is "$?" 2 "compare refuses emulated runs as kernel results"
+like "$(cat err)" "ran under QEMU's TCG emulation \(no KVM\).*--allow-emulated" "  and says why, in one line"
+out=$("$PM" compare --suite --allow-emulated)
+like "$out" "caveat: the runs of $e61, $e612 ran under QEMU's TCG emulation" "--allow-emulated: the table with the caveat"
+like "$out" "$e612 +[0-9.]+ ±[0-9.]+ +[-+][0-9.]+%" "  one row per kernel against the baseline kernel"
+like "$out" "kernel configuration differences \(memory management\)" "  the kernels' MM config differences"
+like "$out" "CONFIG_LRU_GEN_ENABLED: $e61=n, $e612=y" "  (6.12 enables MGLRU by default, 6.1 does not)"
+"$PM" report --suite --out rep > out 2> err
+is "$?" 2 "report refuses too"
+ok "  writing nothing" test ! -e rep
+"$PM" report --suite --allow-emulated --out rep > out 2> err
+is "$?" 0 "report --allow-emulated"
+like "$(cat rep/report.html)" "class=\"caveat\">caveat: the runs of" "  the page carries the emulation caveat"
+like "$(cat rep/report.html)" "kernel configuration differences" "  and the kernels' config differences"
+
+# A guest that hangs: its root device never comes, so the initramfs
+# waits; the boot is killed at the timeout, its cells fail with the
+# console's last lines, and the next kernel still runs.
+cat > hang.ini <<INI
+[global]
+runs = 1
+vm-memory = 512M
+vm-timeout = 40s
+
+[stuck]
+workload = chat
+kernel = $k612
+vm-append = root=/dev/vdz
+rooms = 1
+users = 5
+messages = 50
+heap = 16M
+
+[after]
+workload = chat
+kernel = $k61
+rooms = 1
+users = 5
+messages = 50
+heap = 16M
+INI
+"$PM" suite run hang.ini > out 2> err
+is "$?" 1 "a suite with a hung guest exits 1 (a run failed)"
+like "$(cat err)" "did not finish within 40 s; console's last lines: " "the hang is reported with the console"
+is "$(q "select status from run where label = 'stuck'")" failed "the hung kernel's cell failed"
+like "$(q "select reason from run where label = 'stuck'")" "^kernel $e612: the guest did not finish within 40 s; console's last lines: .*(vdz|root|Begin)" "  the reason holds the console's last lines"
+is "$(q "select status from run where label = 'after'")" ok "the next kernel still ran"
+is "$(machine_state)" "$before" "no VM, overlay, scratch or mount left"
+
+# SIGKILL during a boot: QEMU dies with pressmark; what is left is undone
+# by the next invocation, which continues the suite.
+cat > kill.ini <<INI
+[global]
+runs = 1
+kernel = $k612
+vm-memory = 512M
+name = killed
+
+$chat_cell
+INI
+"$PM" suite run kill.ini > out 2> err &
+pid=$!
+wait_for grep -q "booting in a VM" err || wait_for grep -q "booting in a VM" err
+wait_for test -n "$(pgrep -f 'qemu-system.* pressmark-vm-')"
+ok "a VM is up" test -n "$(pgrep -f 'qemu-system.* pressmark-vm-')"
+{ kill -9 $pid; wait $pid; } 2>/dev/null
+wait_for test -z "$(pgrep -f 'qemu-system.* pressmark-vm-')"
+is "$(pgrep -fc 'qemu-system.* pressmark-vm-')" 0 "QEMU ended with pressmark (SIGKILL)"
+"$PM" suite run kill.ini > out 2> err
+is "$?" 0 "the next invocation continues the suite"
+like "$(cat err)" "removed scratch directory .*pressmark-vm-" "  after removing what the killed one left"
+is "$(q "select count(*) from run r join run_meta m on m.run_id = r.id and m.key = 'suite.name' and m.value = 'killed' where r.status = 'ok'")" 1 "  and its run is done"
+is "$(machine_state)" "$before" "no VM, overlay, scratch or mount left after SIGKILL"
+
+# The host backend: the running kernel's cells run here; the other
+# kernel's wait for a boot into it.
+cat > host.ini <<INI
+[global]
+runs = 2
+backend = host
+kernel = running, $k61
+name = hostk
+
+$chat_cell
+INI
+"$PM" suite run host.ini > out 2> err
+is "$?" 0 "host backend: suite run exits 0"
+is "$(q "select count(*) from run r join run_meta m on m.run_id = r.id and m.key = 'suite.name' and m.value = 'hostk' where r.status = 'ok' and r.label = 'running'")" 2 "  the running kernel's 2 runs ran here"
+is "$(q "select count(*) from run r join run_meta m on m.run_id = r.id and m.key = 'suite.name' and m.value = 'hostk' where r.label = '$k61'")" 0 "  none of the other kernel's"
+like "$(cat err)" "this kernel's cells are done; boot $e61 \($er61\) next" "  and it names the kernel to boot next"
+is "$("$PM" suite next-kernel host.ini)" "$k61" "suite next-kernel prints it"
+like "$("$PM" suite status)" "unfinished" "the suite is unfinished"
+is "$(q "select value from run_meta m join run r on r.id = m.run_id where m.key = 'kernel.release' and r.label = 'running' limit 1")" "$(uname -r)" "the running kernel's release recorded"
+# Simulated reboot: start again; nothing runs twice, the suite goes on.
+"$PM" suite run host.ini > out 2> err
+is "$?" 0 "started again after a (simulated) reboot"
+like "$(cat err)" "continuing suite" "  it continues the suite"
+is "$(q "select count(*) from run where label = 'running'")" 2 "  running nothing twice"
+is "$(q "select count(*) from run_meta where key = 'suite.name' and value = 'two'")" 4 "the guests' runs carry the host suite's name"
+"$PM" suite run --reboot kexec --dry-run host.ini > dry 2> err
+is "$?" 0 "--reboot kexec --dry-run"
+like "$(cat dry)" "would run: kexec -l /boot/vmlinuz-$er61 --initrd=/boot/initrd.img-$er61 --reuse-cmdline" "  prints the kexec load"
+like "$(cat dry)" "would run: systemctl kexec" "  and the reboot into it"
+like "$(cat dry)" "would write /etc/systemd/system/pressmark-suite-hostk.service:" "  and the unit it would install"
+like "$(cat dry)" "ExecStart=\"[^\"]*pressmark\" \"suite\" \"run\" \"--reboot\" \"kexec\" \"$TMP/host.ini\"" "  the unit continues the suite"
+like "$(cat dry)" "would run: systemctl enable pressmark-suite-hostk.service" "  enabled for the next boot"
+ok "  installing nothing" test ! -e /etc/systemd/system/pressmark-suite-hostk.service
+is "$(machine_state)" "$before" "machine as it was"
+done_testing
