@@ -16,6 +16,7 @@ PACKAGES=(
     sqlite3 perl procps iproute2 python3 curl ca-certificates openssl            # tests: sqlite3, prove, pgrep, ip netns, peers, HTTP, TLS
     victoria-metrics chromium                                                    # tests: push target, HTML report in a browser
     rt-tests                                                                     # bench: hackbench
+    qemu-system-x86 qemu-utils debootstrap kexec-tools                           # kernels under test: VMs, guest image, kexec
 )
 
 missing_packages() {
@@ -36,6 +37,9 @@ setup() {
     fi
     echo "run.sh: installing $missing"
     export DEBIAN_FRONTEND=noninteractive
+    # kexec-tools would otherwise take over every reboot of this machine;
+    # pressmark loads a kernel with kexec only when told (--reboot kexec).
+    echo "kexec-tools kexec-tools/load_kexec boolean false" | debconf-set-selections
     apt-get update -qq
     # shellcheck disable=SC2086
     apt-get install -y -qq --no-install-recommends $missing

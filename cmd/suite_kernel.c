@@ -65,6 +65,17 @@ int suite_kernels_check(struct runner *r, const struct suite_run_opts *o)
             fprintf(stderr, "pressmark suite run: %s:%d: %s\n", p->file.path, sg->line, err.msg);
             return -1;
         }
+        /* A metapackage or package file may stand for the kernel booted now. */
+        struct kernel_info now;
+        if (!k->running && kernel_running_info(&now, &err) == 0) {
+            if (strcmp(now.release, k->info.release) == 0) {
+                k->running = true;
+                kernel_info_free(&k->info);
+                k->info = now;
+            } else {
+                kernel_info_free(&now);
+            }
+        }
         if (!k->running && p->backend == BACKEND_VM) {
             if (geteuid() != 0) {
                 fprintf(stderr, "pressmark suite run: %s:%d: kernel = %s: booting it in a VM needs root (it builds "

@@ -148,9 +148,10 @@ int image_check_kernel(const struct kernel_spec *k, struct kernel_info *ki, stru
         if (kernel_bzimage_info(k->path, ki, err) < 0)
             return -1;
         if (k->modules[0]) {
+            /* modules_install's tree: lib/modules/RELEASE/kernel/... */
             char dep[PATH_MAX + 200], dep2[PATH_MAX + 200];
-            snprintf(dep, sizeof dep, "%s/lib/modules/%s/modules.dep", k->modules, ki->release);
-            snprintf(dep2, sizeof dep2, "%s/modules.dep", k->modules);
+            snprintf(dep, sizeof dep, "%s/lib/modules/%s/kernel", k->modules, ki->release);
+            snprintf(dep2, sizeof dep2, "%s/kernel", k->modules);
             if (!pm_path_exists(dep) && !pm_path_exists(dep2))
                 return pm_errf(err, "kernel = %s: %s holds no modules of %s (accepted: the INSTALL_MOD_PATH of 'make "
                                "modules_install', or its lib/modules/%s)", k->value, k->modules, ki->release,
@@ -177,17 +178,21 @@ int image_check_kernel(const struct kernel_spec *k, struct kernel_info *ki, stru
     case KERNEL_PACKAGE: {
         char name[128], text[16384];
         snprintf(name, sizeof name, "%s", k->package);
-        /* A metapackage names the kernel it stands for in its Depends. */
+        /* A metapackage (linux-image-cloud-amd64, linux-image-6.12-cloud-
+         * amd64) depends on the kernel it stands for; a kernel does not. */
         for (int depth = 0;; depth++) {
             if (apt_show(name, text, sizeof text, err) < 0)
                 return -1;
-            if (release_of_package(name, ki->release, sizeof ki->release))
-                break;
             char deps[1024], next[128];
             control_field(text, "Depends", deps, sizeof deps);
-            if (depth == 3 || !depends_kernel(deps, next, sizeof next))
-                return pm_errf(err, "kernel = %s: not a kernel package (it depends on no linux-image package; "
-                               "accepted: linux-image-RELEASE or a metapackage of one)", k->value);
+            if (!depends_kernel(deps, next, sizeof next)) {
+                if (!release_of_package(name, ki->release, sizeof ki->release))
+                    return pm_errf(err, "kernel = %s: not a kernel package (accepted: linux-image-RELEASE or a "
+                                   "metapackage of one)", k->value);
+                break;
+            }
+            if (depth == 3)
+                return pm_errf(err, "kernel = %s: a chain of metapackages that names no kernel", k->value);
             snprintf(name, sizeof name, "%s", next);
         }
         snprintf(ki->package, sizeof ki->package, "%s", name);
@@ -218,7 +223,10 @@ static int step(char *const *argv, const char *dir, const char *log, const char 
     int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
         return pm_errf(err, "%s: %s", log, strerror(errno));
-    struct pm_spawn sp = { .argv = argv, .dir = dir, .in = PM_FD_NULL, .out = fd, .err = fd, .what = what };
+    /* die_with_parent: a killed pressmark's recovery removes the build
+     * directory, which no dpkg of its may still be writing into. */
+    struct pm_spawn sp = { .argv = argv, .dir = dir, .in = PM_FD_NULL, .out = fd, .err = fd, .what = what,
+                           .die_with_parent = true };
     struct pm_err e;
     int rc = pm_spawn_run(&sp, &e);
     close(fd);
@@ -233,7 +241,13 @@ static int step(char *const *argv, const char *dir, const char *log, const char 
         fclose(f);
     }
     last[strcspn(last, "\n")] = '\0';
-    return pm_errf(err, "%s%s%s (log: %s)", e.msg, last[0] ? ": " : "", last, log);
+    /* A failed build's log is kept as last-failed-build.log in the cache. */
+    const char *sl = strrchr(log, '/');
+    char bdir[PATH_MAX];
+    snprintf(bdir, sizeof bdir, "%.*s", sl ? (int)(sl - log) : 0, log);
+    sl = strrchr(bdir, '/');
+    return pm_errf(err, "%s%s%s (log: %.*s/last-failed-build.log)", e.msg, last[0] ? ": " : "", last,
+                   sl ? (int)(sl - bdir) : 0, bdir);
 }
 
 static int write_text(const char *path, const char *text, mode_t mode, struct pm_err *err)
@@ -333,6 +347,14 @@ static int build_dir(const char *cache, char *dir, size_t len, int *undo_id, str
     return 0;
 }
 
+/* A failed step's log outlives its build directory: step's err names it. */
+static void keep_log(const char *cache, const char *log)
+{
+    char kept[PATH_MAX + 32];
+    snprintf(kept, sizeof kept, "%s/last-failed-build.log", cache);
+    rename(log, kept);
+}
+
 static void build_dir_drop(const char *dir, int undo_id)
 {
     pm_remove_all(dir);
@@ -405,6 +427,8 @@ static int base_image(const char *cache, char *base, size_t len, FILE *say, stru
         if (rename(root, base) < 0)
             rc = pm_errf(err, "%s: %s", base, strerror(errno));
     }
+    if (rc < 0)
+        keep_log(cache, log);
     build_dir_drop(dir, id);
     return rc;
 }
@@ -444,6 +468,8 @@ static int download_deb(const char *cache, const struct kernel_info *ki, FILE *s
         else if (rename(from, ki->deb) < 0)
             rc = pm_errf(err, "%s: %s", ki->deb, strerror(errno));
     }
+    if (rc < 0)
+        keep_log(cache, log);
     build_dir_drop(dir, id);
     return rc;
 }
@@ -455,11 +481,15 @@ static bool read_info(struct vm_image *img)
     snprintf(path, sizeof path, "%s/info", img->dir);
     if (pm_read_file(path, text, sizeof text) < 0)
         return false;
+    /* Trailing newlines were stripped: a bzImage's empty package line too. */
     char *l2 = strchr(text, '\n'), *l3 = l2 ? strchr(l2 + 1, '\n') : NULL;
-    if (!l2 || !l3)
+    if (!l2)
         return false;
     *l2++ = '\0';
-    *l3++ = '\0';
+    if (l3)
+        *l3++ = '\0';
+    else
+        l3 = "";
     snprintf(img->info.release, sizeof img->info.release, "%s", text);
     snprintf(img->info.version, sizeof img->info.version, "%s", l2);
     snprintf(img->info.package, sizeof img->info.package, "%s", l3);
@@ -494,12 +524,16 @@ static int install_kernel(const struct kernel_spec *k, const struct kernel_info 
     if (copy_file(k->path, path, err) < 0)
         return -1;
     /* The tree's .config, when the bzImage sits in its tree. */
-    char cfg[PATH_MAX + 32];
+    /* Its configuration: the tree's .config when the bzImage sits in its
+     * tree (arch/x86/boot/bzImage), or config-RELEASE beside it (a /boot). */
+    char cfg[PATH_MAX + 32], cfg2[PATH_MAX + 200];
     const char *sl = strrchr(k->path, '/');
     if (sl) {
         snprintf(cfg, sizeof cfg, "%.*s/../../../.config", (int)(sl - k->path), k->path);
+        snprintf(cfg2, sizeof cfg2, "%.*s/config-%s", (int)(sl - k->path), k->path, ki->release);
         snprintf(path, sizeof path, "%s/boot/config-%s", merged, ki->release);
-        if (pm_path_exists(cfg) && copy_file(cfg, path, err) < 0)
+        const char *from = pm_path_exists(cfg) ? cfg : pm_path_exists(cfg2) ? cfg2 : NULL;
+        if (from && copy_file(from, path, err) < 0)
             return -1;
     }
     if (!k->modules[0])
@@ -508,6 +542,9 @@ static int install_kernel(const struct kernel_spec *k, const struct kernel_info 
     snprintf(src, sizeof src, "%s/lib/modules/%s", k->modules, ki->release);
     if (!pm_path_exists(src))
         snprintf(src, sizeof src, "%s", k->modules);
+    snprintf(path, sizeof path, "%s/lib/modules", merged);
+    if (pm_mkdirs(path) < 0)
+        return pm_errf(err, "%s: %s", path, strerror(errno));
     snprintf(path, sizeof path, "%s/lib/modules/%s", merged, ki->release);
     char *cp[] = { "cp", "-a", "--no-dereference", src, path, NULL };
     char *dm[] = { "chroot", (char *)merged, "depmod", (char *)ki->release, NULL };
@@ -594,7 +631,7 @@ static int build_kernel_image(const struct kernel_spec *k, const struct kernel_i
             undo_done(id);
     }
     if (rc < 0) {
-        /* The log goes with the build directory: its last line is in err. */
+        keep_log(cache, log);
         build_dir_drop(dir, id);
     }
     return rc;

@@ -25,6 +25,30 @@ r612=${k612#linux-image-}
 re() { printf '%s' "$1" | sed 's/[.+]/\\&/g'; }
 e61=$(re "$k61"); e612=$(re "$k612"); er61=$(re "$r61"); er612=$(re "$r612")
 
+# Bad kernels and machines: one line naming them and what is accepted,
+# exit 2, before anything boots or is written.
+bad_suite() {  # bad_suite DESCRIPTION REGEX CONTENT
+    printf '%s\n' "$3" > bad.ini
+    bad "$1" "^pressmark suite (run|plan): bad.ini:$2" suite run bad.ini
+}
+bad_suite "not a kernel" "3: kernel = foo: not a kernel \(accepted: running, a linux-image package name" \
+    $'[a]\nworkload = swapout\nkernel = foo'
+bad_suite "a package that does not exist" "3: kernel = linux-image-0\.0\.0-nosuch-amd64: no such package in this machine's apt sources \(accepted:" \
+    $'[a]\nworkload = swapout\nkernel = running, linux-image-0.0.0-nosuch-amd64'
+bad_suite "a bzImage that is not one" "3: kernel = /etc/hostname: not a bzImage \(no x86 boot header" \
+    $'[a]\nworkload = swapout\nkernel = /etc/hostname'
+bad_suite "a package file that is not one" "3: kernel = /etc/hostname.deb: not a Debian package file" \
+    $'[a]\nworkload = swapout\nkernel = /etc/hostname.deb'
+bad_suite "a VM too small for the guest" "3: vm-memory = 64M: not a VM size \(accepted: 256\.0 MiB to 1T" \
+    $'[a]\nworkload = swapout\nvm-memory = 64M\nkernel = running'
+bad_suite "an unknown backend" "2: backend = cloud: not a backend \(accepted: vm, " \
+    $'[global]\nbackend = cloud\n[a]\nworkload = swapout'
+bad_suite "an unknown accelerator" "2: vm-accel = hvf: not an accelerator \(accepted: auto, kvm, tcg\)" \
+    $'[global]\nvm-accel = hvf\n[a]\nworkload = swapout'
+printf '[a]\nworkload = swapout\n' > plain.ini
+bad "--dry-run without --reboot" "^pressmark suite run: --dry-run goes with --reboot kexec" suite run --dry-run plain.ini
+bad "next-kernel of a suite without kernels" "^pressmark suite next-kernel: plain.ini names no kernels" suite next-kernel plain.ini
+
 # The chat's counts are exact: 5 users x 50 messages sent, each delivered
 # to the other 4 in the room.
 chat_cell='[chat]
@@ -86,7 +110,11 @@ like "$(cat rep/report.html)" "kernel configuration differences" "  and the kern
 
 # A guest that hangs: its root device never comes, so the initramfs
 # waits; the boot is killed at the timeout, its cells fail with the
-# console's last lines, and the next kernel still runs.
+# console's last lines, and the next kernel still runs. That one is a
+# bzImage with its modules directory, as a built tree gives them (here
+# taken out of the 6.1 package: its vmlinuz is a bzImage).
+deb=$(ls /var/cache/pressmark/vm/debs/${k61}_*.deb | head -1)
+setup "the 6.1 package unpacked as a built kernel" dpkg-deb -x "$deb" "$TMP/k"
 cat > hang.ini <<INI
 [global]
 runs = 1
@@ -104,7 +132,7 @@ heap = 16M
 
 [after]
 workload = chat
-kernel = $k61
+kernel = $TMP/k/boot/vmlinuz-$r61@$TMP/k
 rooms = 1
 users = 5
 messages = 50
@@ -116,6 +144,10 @@ like "$(cat err)" "did not finish within 40 s; console's last lines: " "the hang
 is "$(q "select status from run where label = 'stuck'")" failed "the hung kernel's cell failed"
 like "$(q "select reason from run where label = 'stuck'")" "^kernel $e612: the guest did not finish within 40 s; console's last lines: .*(vdz|root|Begin)" "  the reason holds the console's last lines"
 is "$(q "select status from run where label = 'after'")" ok "the next kernel still ran"
+is "$(q "select value from run_meta m join run r on r.id = m.run_id where r.label = 'after' and m.key = 'kernel.source'")" bzImage "  a bzImage"
+is "$(q "select r.id from run r join machine m on m.id = r.machine_id where r.label = 'after' and m.kernel = '$r61'" | wc -l)" 1 "  booted with its modules (the guest reached its run on $r61)"
+like "$(q "select value from run_meta m join run r on r.id = m.run_id where r.label = 'after' and m.key = 'kernel.build_id'")" "^[0-9a-f]{16}$" "  its build id recorded"
+is "$(q "select value from run_meta m join run r on r.id = m.run_id where r.label = 'after' and m.key = 'kconfig.CONFIG_LRU_GEN'")" y "  its config found beside it"
 is "$(machine_state)" "$before" "no VM, overlay, scratch or mount left"
 
 # SIGKILL during a boot: QEMU dies with pressmark; what is left is undone
@@ -129,6 +161,16 @@ name = killed
 
 $chat_cell
 INI
+# SIGINT during a boot: QEMU and its scratch go at once, exit 130.
+"$PM" suite run kill.ini > out 2> err &
+pid=$!
+wait_for test -n "$(pgrep -f 'qemu-system.* pressmark-vm-')" || wait_for test -n "$(pgrep -f 'qemu-system.* pressmark-vm-')"
+kill -INT $pid
+wait $pid
+is "$?" 130 "SIGINT during a boot: exit 130"
+like "$(cat err)" "interrupted by SIGINT" "  saying so"
+is "$(machine_state)" "$before" "  no VM, overlay or scratch left"
+
 "$PM" suite run kill.ini > out 2> err &
 pid=$!
 wait_for grep -q "booting in a VM" err || wait_for grep -q "booting in a VM" err
@@ -142,6 +184,31 @@ is "$?" 0 "the next invocation continues the suite"
 like "$(cat err)" "removed scratch directory .*pressmark-vm-" "  after removing what the killed one left"
 is "$(q "select count(*) from run r join run_meta m on m.run_id = r.id and m.key = 'suite.name' and m.value = 'killed' where r.status = 'ok'")" 1 "  and its run is done"
 is "$(machine_state)" "$before" "no VM, overlay, scratch or mount left after SIGKILL"
+
+# SIGKILL while a kernel is installed into its image (an overlay is
+# mounted then): the next invocation unmounts it and removes the build.
+cp -a "$TMP/k" "$TMP/k2"
+touch "$TMP/k2"        # another modules directory: another image to build
+cat > build.ini <<INI
+[global]
+runs = 1
+kernel = $TMP/k2/boot/vmlinuz-$r61@$TMP/k2
+vm-memory = 512M
+name = killbuild
+
+$chat_cell
+INI
+"$PM" suite run build.ini > out 2> err &
+pid=$!
+wait_for grep -q "installing kernel" err
+wait_for grep -q "pressmark-build-.*/merged" /proc/mounts
+ok "an overlay is mounted while the kernel is installed" grep -q "pressmark-build-.*/merged" /proc/mounts
+{ kill -9 $pid; wait $pid; } 2>/dev/null
+"$PM" suite run build.ini > out 2> err
+is "$?" 0 "the next invocation builds the image again and runs the suite"
+like "$(cat err)" "unmounted .*pressmark-build-.*/merged" "  after unmounting the killed build's overlay"
+like "$(cat err)" "removed /var/cache/pressmark/vm/pressmark-build-" "  and removing its build directory"
+is "$(machine_state)" "$before" "nothing of the killed build left"
 
 # The host backend: the running kernel's cells run here; the other
 # kernel's wait for a boot into it.
