@@ -115,18 +115,29 @@ static int cmd_suite_plan(int argc, char **argv)
     printf(", %s\n", p.order == ORDER_INTERLEAVED ? "interleaved (every round in a new order)" : "sequential");
     if (p.question[0])
         printf("question: %s\n", p.question);
-    printf("\n  #  %-28s %-8s", "label", "workload");
+    /* Columns as wide as their longest entry (kernel package names are long). */
+    int lw = 28, aw[16];
+    for (size_t i = 0; i < p.ncells; i++)
+        lw = (int)strlen(p.cells[i].label) > lw ? (int)strlen(p.cells[i].label) : lw;
+    for (size_t a = 0; a < p.naxes; a++) {
+        aw[a] = (int)strlen(p.axis_names[a]) > 12 ? (int)strlen(p.axis_names[a]) : 12;
+        for (size_t i = 0; i < p.ncells; i++) {
+            const char *v = kv_get(&p.cells[i].axes, p.axis_names[a]);
+            aw[a] = v && (int)strlen(v) > aw[a] ? (int)strlen(v) : aw[a];
+        }
+    }
+    printf("\n  #  %-*s %-8s", lw, "label", "workload");
     for (size_t a = 0; a < p.naxes; a++)
-        printf(" %-12s", p.axis_names[a]);
+        printf(" %-*s", aw[a], p.axis_names[a]);
     printf(" estimate\n");
     double total = 0;
     size_t known = 0;
     for (size_t i = 0; i < p.ncells; i++) {
         const struct suite_cell *c = &p.cells[i];
-        printf("%3zu  %-28s %-8s", i, c->label, c->wl->name);
+        printf("%3zu  %-*s %-8s", i, lw, c->label, c->wl->name);
         for (size_t a = 0; a < p.naxes; a++) {
             const char *v = kv_get(&c->axes, p.axis_names[a]);
-            printf(" %-12s", v ? v : "-");
+            printf(" %-*s", aw[a], v ? v : "-");
         }
         double secs = 0;
         int n = 0;
@@ -138,6 +149,30 @@ static int cmd_suite_plan(int argc, char **argv)
             known++;
         } else {
             printf(" no earlier runs\n");
+        }
+    }
+    if (p.has_kernels) {
+        /* One boot per kernel and machine: where each group's cells run. */
+        printf("\nkernels (backend %s):\n", p.backend == BACKEND_VM ? "vm" : "host");
+        for (size_t g = 0; g < p.ngroups; g++) {
+            const struct suite_group *sg = &p.groups[g];
+            struct kernel_spec ks;
+            bool here = kernel_spec_parse(sg->kernel, &ks, &err) == 0 && kernel_spec_is_running(&ks);
+            char q[300], where[160], mem[32];
+            quote_terminal(sg->kernel, q, sizeof q);
+            pm_fmt_size(mem, sizeof mem, sg->vm_memory);
+            if (here)
+                snprintf(where, sizeof where, "the running kernel: runs here");
+            else if (p.backend == BACKEND_VM)
+                snprintf(where, sizeof where, "boots in a VM (%s, %u CPUs%s)", mem, sg->vm_cpus,
+                         sg->vm_append[0] ? ", more kernel parameters" : "");
+            else
+                snprintf(where, sizeof where, "runs after a boot into it");
+            printf("  %-40s %s: cells", q, where);
+            for (size_t i = 0; i < p.ncells; i++)
+                if (p.cells[i].group == (int)g)
+                    printf(" %zu", i);
+            printf("\n");
         }
     }
     if (p.has_seed && p.order == ORDER_INTERLEAVED) {
@@ -156,7 +191,8 @@ static int cmd_suite_plan(int argc, char **argv)
         free(order);
     }
     else if (p.order == ORDER_INTERLEAVED)
-        printf("\norder: interleaved; the seed is drawn when the suite starts and recorded\n");
+        printf("\norder: interleaved%s; the seed is drawn when the suite starts and recorded\n",
+               p.has_kernels ? " within each kernel's boot, the kernels one after another" : "");
     else
         printf("\norder: sequential, cell 0's runs first\n");
     if (known) {
@@ -273,7 +309,10 @@ static int cmd_suite_status(int argc, char **argv)
     else
         printf("%u to %u runs per cell, until the 95%% CI is within %.3g%% of the mean\n", p.runs_min, p.runs_max,
                p.target_ci * 100);
-    printf("\n  #  %-28s %-8s %5s %6s %5s  %-24s %s\n", "label", "workload", "ok", "failed", "left", "headline (95% CI)",
+    int lw = 28;
+    for (size_t c = 0; c < sv.ncells; c++)
+        lw = (int)strlen(sv.cells[c].label) > lw ? (int)strlen(sv.cells[c].label) : lw;
+    printf("\n  #  %-*s %-8s %5s %6s %5s  %-24s %s\n", lw, "label", "workload", "ok", "failed", "left", "headline (95% CI)",
            "state");
     for (size_t c = 0; c < sv.ncells; c++) {
         const struct cell_state *x = &cs[c];
@@ -297,7 +336,7 @@ static int cmd_suite_status(int argc, char **argv)
         for (size_t i = 0; i < n; i++)
             if (slots[i].cell == (int)c && strcmp(slots[i].status, "running") == 0)
                 snprintf(state, sizeof state, "running");
-        printf("%3zu  %-28s %-8s %5d %6d %5d  %-24s %s\n", c, sv.cells[c].label, sv.cells[c].workload,
+        printf("%3zu  %-*s %-8s %5d %6d %5d  %-24s %s\n", c, lw, sv.cells[c].label, sv.cells[c].workload,
                x->finished - x->failed, x->failed, left, head, state);
     }
     suite_cell_states_free(cs, sv.ncells);

@@ -22,7 +22,7 @@ static const struct command commands[] = {
     { "record", cmd_record, "run any command with the samplers on and store it as a run" },
     { "run", cmd_run, "run a named workload (see 'pressmark run --help') and store its runs" },
     { "chat-server", cmd_chat_server, "a VolanoMark-protocol chat server alone (the netserver side)" },
-    { "suite", cmd_suite, "an experiment from a file: cells from its axes, interleaved runs, resumable" },
+    { "suite", cmd_suite, "an experiment from a file: cells from its axes (kernels too), interleaved runs, resumable" },
     { "list", cmd_list, "one line per stored run" },
     { "show", cmd_show, "a run's or a label's summary in the seed tables' layout" },
     { "compare", cmd_compare, "labels side by side: the seeds' table, Welch's t-test, ratio sentences" },

@@ -213,7 +213,7 @@ static void print_caveat(FILE *f, const struct comparison *c, enum markup mk)
         if (c->labels[l].emulated && o < sizeof line)
             o += (size_t)snprintf(line + o, sizeof line - o, "%s%s", k++ ? ", " : "", c->labels[l].name);
     if (o < sizeof line)
-        snprintf(line + o, sizeof line - o, " ran under QEMU's TCG emulation (no KVM): msg/s, %%CPU and times measure "
+        snprintf(line + o, sizeof line - o, " ran under QEMU's TCG emulation (no KVM): rates, %%CPU and times measure "
                  "the emulator as much as the kernel; counts (messages, swap-ins and -outs, faults) are the kernel's");
     if (mk == MARKUP_HTML) {
         fputs("<p class=\"caveat\">", f);
@@ -287,36 +287,92 @@ static void print_sentences_and_env(FILE *f, const struct comparison *c, enum ma
     print_diffs(f, c, mk, true, "kernel configuration differences (memory management)");
 }
 
+/* An option some kernel does not have at all (new, renamed or removed
+ * between releases): listed per kernel rather than as a row of its own. */
+static bool partial(const struct comparison *c, const struct cmp_env_diff *d)
+{
+    for (size_t l = 0; l < c->nlabels; l++)
+        if (d->values[l] && strcmp(d->values[l], "(absent)") == 0)
+            return true;
+    return false;
+}
+
+/* Is diff d one of this list's: an environment setting, or (kconfig) a
+ * kernel option every kernel has, or (only) one that some lack? */
+static bool diff_in(const struct comparison *c, const struct cmp_env_diff *d, bool kconfig, bool only)
+{
+    bool is_k = strncmp(d->key, "kconfig.", 8) == 0;
+    if (is_k != kconfig)
+        return false;
+    return !kconfig || partial(c, d) == only;
+}
+
+static void print_only_in(FILE *f, const struct comparison *c, enum markup mk)
+{
+    bool html = mk == MARKUP_HTML, md = mk == MARKUP_MARKDOWN;
+    void (*put)(FILE *, const char *) = html ? quote_html : md ? quote_markdown : put_text;
+    for (size_t l = 0; l < c->nlabels; l++) {
+        size_t n = 0;
+        for (size_t d = 0; d < c->ndiffs; d++) {
+            const struct cmp_env_diff *e = &c->diffs[d];
+            if (!diff_in(c, e, true, true) || !e->values[l] || strcmp(e->values[l], "(absent)") == 0 ||
+                strcmp(e->values[l], "(no ok run)") == 0)
+                continue;
+            if (n++ == 0) {
+                fputs(html ? "<p class=\"only-in\">" : md ? "- " : "  ", f);
+                fputs("options not every kernel has, ", f);
+                put(f, c->labels[l].name);
+                fputs(" has:", f);
+            } else {
+                fputc(',', f);
+            }
+            fputc(' ', f);
+            put(f, e->key + 8);
+            fputc('=', f);
+            put(f, e->values[l]);
+        }
+        if (n)
+            fputs(html ? "</p>\n" : "\n", f);
+    }
+}
+
 static void print_diffs(FILE *f, const struct comparison *c, enum markup mk, bool kconfig, const char *heading)
 {
     bool html = mk == MARKUP_HTML, md = mk == MARKUP_MARKDOWN;
-    size_t n = 0;
-    for (size_t d = 0; d < c->ndiffs; d++)
-        n += (strncmp(c->diffs[d].key, "kconfig.", 8) == 0) == kconfig;
-    if (n == 0)
+    size_t n = 0, nonly = 0;
+    for (size_t d = 0; d < c->ndiffs; d++) {
+        n += diff_in(c, &c->diffs[d], kconfig, false);
+        nonly += kconfig && diff_in(c, &c->diffs[d], true, true);
+    }
+    if (n == 0 && nonly == 0)
         return;
     if (html) {
-        fprintf(f, "<h4>%s</h4>\n<table class=\"env\">\n<thead><tr><th>setting</th>", heading);
-        for (size_t l = 0; l < c->nlabels; l++) {
-            fputs("<th>", f);
-            quote_html(f, c->labels[l].name);
-            fputs("</th>", f);
-        }
-        fputs("</tr></thead>\n<tbody>\n", f);
-        for (size_t d = 0; d < c->ndiffs; d++) {
-            if ((strncmp(c->diffs[d].key, "kconfig.", 8) == 0) != kconfig)
-                continue;
-            fputs("<tr><td>", f);
-            quote_html(f, c->diffs[d].key + (kconfig ? 8 : 0));
-            fputs("</td>", f);
+        fprintf(f, "<h4>%s</h4>\n", heading);
+        if (n) {
+            fputs("<table class=\"env\">\n<thead><tr><th>setting</th>", f);
             for (size_t l = 0; l < c->nlabels; l++) {
-                fputs("<td>", f);
-                quote_html(f, c->diffs[d].values[l] ? c->diffs[d].values[l] : "");
-                fputs("</td>", f);
+                fputs("<th>", f);
+                quote_html(f, c->labels[l].name);
+                fputs("</th>", f);
             }
-            fputs("</tr>\n", f);
+            fputs("</tr></thead>\n<tbody>\n", f);
+            for (size_t d = 0; d < c->ndiffs; d++) {
+                if (!diff_in(c, &c->diffs[d], kconfig, false))
+                    continue;
+                fputs("<tr><td>", f);
+                quote_html(f, c->diffs[d].key + (kconfig ? 8 : 0));
+                fputs("</td>", f);
+                for (size_t l = 0; l < c->nlabels; l++) {
+                    fputs("<td>", f);
+                    quote_html(f, c->diffs[d].values[l] ? c->diffs[d].values[l] : "");
+                    fputs("</td>", f);
+                }
+                fputs("</tr>\n", f);
+            }
+            fputs("</tbody>\n</table>\n", f);
         }
-        fputs("</tbody>\n</table>\n", f);
+        if (nonly)
+            print_only_in(f, c, mk);
         return;
     }
     fprintf(f, "\n%s%s\n", heading, md ? ":\n" : ":");
@@ -324,7 +380,7 @@ static void print_diffs(FILE *f, const struct comparison *c, enum markup mk, boo
      * characters escaped); markdown gets its punctuation escaped. */
     void (*put)(FILE *, const char *) = md ? quote_markdown : put_text;
     for (size_t d = 0; d < c->ndiffs; d++) {
-        if ((strncmp(c->diffs[d].key, "kconfig.", 8) == 0) != kconfig)
+        if (!diff_in(c, &c->diffs[d], kconfig, false))
             continue;
         fputs(md ? "- " : "  ", f);
         put(f, c->diffs[d].key + (kconfig ? 8 : 0));
@@ -337,6 +393,8 @@ static void print_diffs(FILE *f, const struct comparison *c, enum markup mk, boo
         }
         fputc('\n', f);
     }
+    if (nonly)
+        print_only_in(f, c, mk);
 }
 
 void compare_csv_header(FILE *f)

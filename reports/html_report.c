@@ -21,6 +21,7 @@ static const char css[] =
     "line-height:1.4}"
     "h1{font-size:1.5em;margin:.3em 0}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:1.6em}"
     ".meta{color:#555;font-size:.9em;margin:.2em 0 1em}.question{font-size:1.15em;font-weight:bold}"
+    ".caveat{border-left:4px solid #c60;padding:.3em .6em;background:#fff4e5}"
     "#summary{background:#f6f8fa;border:1px solid #d0d7de;border-radius:6px;padding:.2em 1em 1em}"
     ".scroll{overflow-x:auto;-webkit-overflow-scrolling:touch}"
     "table{border-collapse:collapse;margin:.8em 0;font-size:.9em}"
@@ -179,6 +180,14 @@ static void summary_section(FILE *f, const struct report_scope *scope, struct co
         quote_html(f, scope->question);
         fputs("</p>\n", f);
     }
+    /* Emulated kernels' timings say so before any number is read. */
+    size_t emulated = 0;
+    for (size_t w = 0; w < n; w++)
+        emulated += cs[w].nemulated;
+    if (emulated)
+        fputs("<p class=\"caveat\">caveat: some of these runs ran in virtual machines under QEMU's TCG emulation "
+              "(no KVM), so their rates, %CPU and times measure the emulator as much as the kernel; counts (messages, "
+              "swap-ins and -outs, faults) are the kernel's. Each workload's section names them.</p>\n", f);
     for (size_t w = 0; w < n; w++) {
         const struct comparison *c = &cs[w];
         fputs("<h3>", f);
