@@ -145,8 +145,12 @@ static void relay(const char *console, off_t *pos, FILE *say, bool *run_seen)
         return;
     buf[n] = '\0';
     char *last = strrchr(buf, '\n');
-    if (!last)
-        return;                 /* no whole line yet */
+    if (!last) {
+        /* No whole line yet, or one longer than the buffer: passed over. */
+        if (n == (ssize_t)sizeof buf - 1)
+            *pos += n;
+        return;
+    }
     *pos += last + 1 - buf;
     last[1] = '\0';
     for (char *l = buf; *l;) {

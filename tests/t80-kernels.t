@@ -109,7 +109,8 @@ like "$(cat rep/report.html)" "class=\"caveat\">caveat: the runs of" "  the page
 like "$(cat rep/report.html)" "kernel configuration differences" "  and the kernels' config differences"
 
 # A guest that hangs: its root device never comes, so the initramfs
-# waits; the boot is killed at the timeout, its cells fail with the
+# waits for it (rootdelay=600: longer than the timeout, or it would give
+# up after 30 s, panic and end the boot itself); the boot is killed at the timeout, its cells fail with the
 # console's last lines, and the next kernel still runs. That one is a
 # bzImage with its modules directory, as a built tree gives them (here
 # taken out of the 6.1 package: its vmlinuz is a bzImage).
@@ -124,7 +125,7 @@ vm-timeout = 40s
 [stuck]
 workload = chat
 kernel = $k612
-vm-append = root=/dev/vdz
+vm-append = root=/dev/vdz rootdelay=600
 rooms = 1
 users = 5
 messages = 50

@@ -1,0 +1,174 @@
+#include "kernels/base.h"
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "kernels/build.h"
+#include "lib/fileio.h"
+#include "lib/hash.h"
+
+/* The guest's packages: what pressmark links against (Debian 12 names),
+ * what a kernel package needs to install (kmod, linux-base, the
+ * initramfs tools), loopback for the chat (iproute2), and the sanitizer
+ * runtimes so that a make check build runs in the guest as well. */
+static const char guest_packages[] = "libsqlite3-0,libcurl4,libgsl27,zlib1g,libinih1,libjansson4,kmod,linux-base,"
+                                     "initramfs-tools,zstd,e2fsprogs,iproute2,libasan8,libubsan1";
+
+/* Process 1 of every guest. Fixed text (no suite's string is ever put in
+ * it): the job comes as a tar archive on the second disk, what came of
+ * it leaves as one on the third, then the machine powers off. */
+static const char guest_init[] =
+    "#!/bin/sh\n"
+    "# pressmark's guest init: process 1 of a virtual machine booted for one\n"
+    "# kernel of a suite. Job in: a tar archive on /dev/vdb. Results out: a tar\n"
+    "# archive on /dev/vdc. Then power off.\n"
+    "PATH=/usr/sbin:/usr/bin:/sbin:/bin\n"
+    "export PATH\n"
+    "mountpoint -q /proc || mount -t proc proc /proc\n"
+    "mountpoint -q /sys || mount -t sysfs sysfs /sys\n"
+    "mountpoint -q /dev || mount -t devtmpfs devtmpfs /dev\n"
+    "mount -o remount,rw /\n"
+    "mount -t tmpfs -o mode=0755 tmpfs /run\n"
+    "mkdir -p /dev/shm && mount -t tmpfs tmpfs /dev/shm\n"
+    "mount -t cgroup2 cgroup2 /sys/fs/cgroup\n"
+    "echo pressmark-guest > /proc/sys/kernel/hostname\n"
+    "ip link set lo up\n"
+    "job=/var/lib/pressmark-job\n"
+    "out=/var/lib/pressmark-out\n"
+    "rm -rf $job $out && mkdir -p $job $out\n"
+    "echo \"pressmark-guest: $(uname -r) up after $(cut -d' ' -f1 /proc/uptime) s\"\n"
+    "if tar -xf /dev/vdb -C $job; then\n"
+    "    cd $job\n"
+    "    (PRESSMARK_DB=$out/results.db ./pressmark suite run $(cat args); echo $? > $out/status) 2>&1 |\n"
+    "        tee $out/guest.log\n"
+    "else\n"
+    "    echo 'pressmark-guest: no job on /dev/vdb' | tee $out/guest.log\n"
+    "fi\n"
+    "dmesg > $out/dmesg.txt 2>&1\n"
+    "tar -cf /dev/vdc -C $out .\n"
+    "sync\n"
+    "echo 'pressmark-guest: done'\n"
+    "echo o > /proc/sysrq-trigger\n"
+    "sleep 60\n";
+
+/* The initramfs holds only what finds the root disk: fast to build, and
+ * the same for every kernel. */
+static const char initramfs_conf[] = "MODULES=list\nCOMPRESS=zstd\n";
+static const char initramfs_modules[] = "virtio_pci\nvirtio_blk\next4\n";
+
+
+/* The Debian mirror the host's apt uses, so the guest comes from where
+ * this machine's packages come from (a closed network reaches only that). */
+static void mirror(char *buf, size_t len)
+{
+    const char *env = getenv("PRESSMARK_DEBIAN_MIRROR");
+    snprintf(buf, len, "%s", env && *env ? env : "http://deb.debian.org/debian");
+    if (env && *env)
+        return;
+    FILE *f = fopen("/etc/apt/sources.list.d/debian.sources", "re");
+    char line[512];
+    while (f && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (strncmp(line, "URIs:", 5) == 0) {
+            char *u = line + 5;
+            u += strspn(u, " \t");
+            if (strncmp(u, "http", 4) == 0 && !strstr(u, "security")) {
+                snprintf(buf, len, "%.*s", (int)strcspn(u, " \t"), u);
+                break;
+            }
+        }
+    }
+    if (f)
+        fclose(f);
+}
+
+/* Debian's codename of this host (bookworm): the guest's release. */
+static void codename(char *buf, size_t len)
+{
+    snprintf(buf, len, "bookworm");
+    FILE *f = fopen("/etc/os-release", "re");
+    char line[256];
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "VERSION_CODENAME=", 17) == 0 && line[17] != '\n' &&
+            strspn(line + 17, "abcdefghijklmnopqrstuvwxyz\n") == strlen(line + 17)) {
+            line[strcspn(line, "\n")] = '\0';
+            snprintf(buf, len, "%s", line + 17);
+        }
+    if (f)
+        fclose(f);
+}
+
+static void prune_images(const char *cache)
+{
+    DIR *d = opendir(cache);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (strncmp(e->d_name, "base-", 5) != 0 && strncmp(e->d_name, "kernel-", 7) != 0)
+            continue;
+        char path[PATH_MAX + 300];
+        snprintf(path, sizeof path, "%s/%s", cache, e->d_name);
+        pm_remove_all(path);
+    }
+    if (d)
+        closedir(d);
+}
+
+int base_image(const char *cache, char *base, size_t len, FILE *say, struct pm_err *err)
+{
+    char mir[256], code[64];
+    mirror(mir, sizeof mir);
+    codename(code, sizeof code);
+    uint64_t h = PM_FNV1A_INIT;
+    const char *parts[] = { guest_packages, guest_init, initramfs_conf, initramfs_modules, mir, code };
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        h = pm_fnv1a(h, parts[i], strlen(parts[i]) + 1);
+    snprintf(base, len, "%s/base-%s-%016llx", cache, code, (unsigned long long)h);
+    char stamp[PATH_MAX + 16];
+    snprintf(stamp, sizeof stamp, "%s/usr/lib/pressmark/guest-init", base);
+    if (pm_path_exists(stamp))
+        return 0;
+    /* A new base outdates every image made from an older one. */
+    prune_images(cache);
+    char dir[PATH_MAX];
+    int id;
+    if (build_dir_make(cache, dir, sizeof dir, &id, err) < 0)
+        return -1;
+    if (say)
+        fprintf(say, "pressmark: building the guest's root file system (debootstrap %s from %s, once)\n", code, mir);
+    char root[PATH_MAX + 8], log[PATH_MAX + 16], incl[sizeof guest_packages + 16];
+    snprintf(root, sizeof root, "%s/root", dir);
+    snprintf(log, sizeof log, "%s/debootstrap.log", dir);
+    snprintf(incl, sizeof incl, "--include=%s", guest_packages);
+    char *argv[] = { "debootstrap", "--variant=minbase", incl, code, root, mir, NULL };
+    char path[PATH_MAX + 64];
+    int rc = build_step(argv, NULL, log, "debootstrap", err);
+    if (rc == 0) {
+        snprintf(path, sizeof path, "%s/usr/lib/pressmark", root);
+        rc = pm_mkdirs(path) < 0 ? pm_errf(err, "%s: %s", path, strerror(errno)) : 0;
+    }
+    if (rc == 0) {
+        snprintf(path, sizeof path, "%s/etc/initramfs-tools/conf.d/pressmark.conf", root);
+        rc = build_write_text(path, initramfs_conf, 0644, err);
+    }
+    if (rc == 0) {
+        snprintf(path, sizeof path, "%s/etc/initramfs-tools/modules", root);
+        rc = build_write_text(path, initramfs_modules, 0644, err);
+    }
+    /* The init last: its presence says the base is complete. */
+    if (rc == 0) {
+        snprintf(path, sizeof path, "%s/usr/lib/pressmark/guest-init", root);
+        rc = build_write_text(path, guest_init, 0755, err);
+    }
+    if (rc == 0) {
+        pm_remove_all(base);        /* an incomplete one of an older attempt */
+        if (rename(root, base) < 0)
+            rc = pm_errf(err, "%s: %s", base, strerror(errno));
+    }
+    if (rc < 0)
+        build_keep_log(cache, log);
+    build_dir_drop(dir, id);
+    return rc;
+}
+

@@ -1,0 +1,23 @@
+#ifndef PM_KERNEL_BUILD_H
+#define PM_KERNEL_BUILD_H
+/* The steps images are made of: programs run with their output in a log,
+ * files written without following links, and build directories in the
+ * cache that are journalled, so a killed pressmark leaves none behind. */
+#include <stddef.h>
+#include <sys/types.h>
+#include "lib/err.h"
+
+/* Run argv (in dir, or here) with its output appended to log. On failure
+ * err names the step and ends with the log's last line, where tools say
+ * what went wrong, and where the log is kept (last-failed-build.log). */
+int build_step(char *const *argv, const char *dir, const char *log, const char *what, struct pm_err *err);
+int build_write_text(const char *path, const char *text, mode_t mode, struct pm_err *err);
+int build_copy_file(const char *from, const char *to, struct pm_err *err);
+/* A journalled build directory CACHE/pressmark-build-XXXXXX. */
+int build_dir_make(const char *cache, char *dir, size_t len, int *undo_id, struct pm_err *err);
+/* Keep a failed step's log as CACHE/last-failed-build.log. */
+void build_keep_log(const char *cache, const char *log);
+/* Remove the build directory and strike it from the journal. */
+void build_dir_drop(const char *dir, int undo_id);
+
+#endif
