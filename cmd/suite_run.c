@@ -507,11 +507,13 @@ int suite_run(const char *path, const struct suite_run_opts *o)
     struct runner r = { .p = &p, .only_group = o->guest ? o->group : -1 };
     if (o->guest && o->meta_path[0] && load_guest_meta(&r, o, &err) < 0) {
         fprintf(stderr, "pressmark suite run: %s\n", err.msg);
+        suite_kernels_free(&r);
         suite_plan_free(&p);
         return 2;
     }
     /* Every kernel is found before anything runs or boots. */
     if (p.has_kernels && !o->guest && suite_kernels_check(&r, o) < 0) {
+        suite_kernels_free(&r);
         suite_plan_free(&p);
         return 2;
     }

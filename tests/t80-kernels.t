@@ -110,8 +110,9 @@ like "$(cat rep/report.html)" "kernel configuration differences" "  and the kern
 
 # A guest that hangs: its root device never comes, so the initramfs
 # waits for it (rootdelay=600: longer than the timeout, or it would give
-# up after 30 s, panic and end the boot itself); the boot is killed at the timeout, its cells fail with the
-# console's last lines, and the next kernel still runs. That one is a
+# up after 30 s, panic and end the boot itself); the boot is killed at
+# the timeout, its cells fail with the console's last lines, and the next
+# kernel still runs. That one is a
 # bzImage with its modules directory, as a built tree gives them (here
 # taken out of the 6.1 package: its vmlinuz is a bzImage).
 deb=$(ls /var/cache/pressmark/vm/debs/${k61}_*.deb | head -1)
@@ -120,7 +121,7 @@ cat > hang.ini <<INI
 [global]
 runs = 1
 vm-memory = 512M
-vm-timeout = 40s
+vm-timeout = 30s
 
 [stuck]
 workload = chat
@@ -141,9 +142,9 @@ heap = 16M
 INI
 "$PM" suite run hang.ini > out 2> err
 is "$?" 1 "a suite with a hung guest exits 1 (a run failed)"
-like "$(cat err)" "did not finish within 40 s; console's last lines: " "the hang is reported with the console"
+like "$(cat err)" "did not finish within 30 s; console's last lines: " "the hang is reported with the console"
 is "$(q "select status from run where label = 'stuck'")" failed "the hung kernel's cell failed"
-like "$(q "select reason from run where label = 'stuck'")" "^kernel $e612: the guest did not finish within 40 s; console's last lines: .*(vdz|root|Begin)" "  the reason holds the console's last lines"
+like "$(q "select reason from run where label = 'stuck'")" "^kernel $e612: the guest did not finish within 30 s; console's last lines: .*(vdz|root|Begin)" "  the reason holds the console's last lines"
 is "$(q "select status from run where label = 'after'")" ok "the next kernel still ran"
 is "$(q "select value from run_meta m join run r on r.id = m.run_id where r.label = 'after' and m.key = 'kernel.source'")" bzImage "  a bzImage"
 is "$(q "select r.id from run r join machine m on m.id = r.machine_id where r.label = 'after' and m.kernel = '$r61'" | wc -l)" 1 "  booted with its modules (the guest reached its run on $r61)"
