@@ -140,6 +140,78 @@ static int derive_reclaim(const struct series_table *t, struct metric_set *out, 
     return rc;
 }
 
+static double got(const struct metric_set *ms, const char *name, bool *have)
+{
+    const struct metric *m = metric_set_find(ms, name);
+    *have = m != NULL;
+    return m ? m->value : 0;
+}
+
+static int put_pct(struct metric_set *out, const char *name, double part, double whole, enum metric_dir dir)
+{
+    return whole > 0 ? metric_set_put(out, name, part / whole * 100.0, "%", dir) : 0;
+}
+
+/* Why the run was slow, in mmtests' vmstat summary's terms: how much of
+ * what reclaim scanned it could take (efficiency), how much of the
+ * scanning fell on the allocating tasks themselves (direct), how fast it
+ * scanned (velocity, with the run's elapsed time when the caller put it),
+ * and what came back: refaults of evicted pages that were still needed,
+ * compaction stalls, THP fallbacks, swap readahead, zswap writeback. */
+static int derive_reclaim_why(const struct series_table *t, struct metric_set *out)
+{
+    int rc = 0;
+    bool h1, h2, h3, h4;
+    double sk = got(out, "vmstat.pgscan_kswapd", &h1), tk = got(out, "vmstat.pgsteal_kswapd", &h2);
+    if (h1 && h2)
+        rc |= put_pct(out, "reclaim.kswapd_efficiency_pct", tk, sk, PM_HIGHER);
+    double sd = got(out, "vmstat.pgscan_direct", &h3), td = got(out, "vmstat.pgsteal_direct", &h4);
+    if (h3 && h4)
+        rc |= put_pct(out, "reclaim.direct_efficiency_pct", td, sd, PM_HIGHER);
+    if (h1 && h3)
+        rc |= put_pct(out, "reclaim.direct_scan_pct", sd, sk + sd, PM_LOWER);
+    /* The totals include reclaim forced by a cgroup's limit, which the
+     * kswapd/direct split leaves out since 5.x; older kernels have only
+     * the split. */
+    double scan = got(out, "vmstat.pgscan_total", &h1), steal = got(out, "vmstat.pgsteal_total", &h2);
+    if (!h1 || !h2) {
+        scan = sk + sd;
+        steal = tk + td;
+    }
+    rc |= put_pct(out, "reclaim.efficiency_pct", steal, scan, PM_HIGHER);
+    double elapsed = got(out, "time.elapsed_s", &h3);
+    if (h3 && elapsed > 0)
+        rc |= metric_set_put(out, "reclaim.scan_velocity", scan / elapsed, "pages/s", PM_LOWER);
+    static const struct { const char *key, *unit; enum metric_dir dir; } counts[] = {
+        { "workingset_refault_anon", "pages", PM_LOWER }, { "workingset_refault_file", "pages", PM_LOWER },
+        { "workingset_activate_anon", "pages", PM_LOWER }, { "workingset_activate_file", "pages", PM_LOWER },
+        { "workingset_restore_anon", "pages", PM_LOWER }, { "workingset_restore_file", "pages", PM_LOWER },
+        { "thp_fault_alloc", "count", PM_NEITHER }, { "thp_fault_fallback", "count", PM_LOWER },
+        { "compact_stall", "count", PM_LOWER }, { "compact_fail", "count", PM_LOWER },
+        { "compact_success", "count", PM_NEITHER }, { "swap_ra", "pages", PM_NEITHER },
+        { "swap_ra_hit", "pages", PM_NEITHER }, { "zswpwb", "pages", PM_LOWER },
+    };
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        char series[64];
+        snprintf(series, sizeof series, "vmstat.%s", counts[i].key);
+        rc |= put_delta(t, out, series, series, counts[i].unit, counts[i].dir);
+    }
+    /* Refaults: one counter before 5.9, anon and file since. */
+    double a, f;
+    if (series_delta(t, "vmstat.workingset_refault_anon", &a) && series_delta(t, "vmstat.workingset_refault_file", &f))
+        rc |= metric_set_put(out, "reclaim.refaults", a + f, "pages", PM_LOWER);
+    else if (series_delta(t, "vmstat.workingset_refault", &a))
+        rc |= metric_set_put(out, "reclaim.refaults", a, "pages", PM_LOWER);
+    /* The cgroup's own refaults (a new cgroup per run: its last value). */
+    if (series_last(t, "memcg.memory.stat.workingset_refault_anon", &a) &&
+        series_last(t, "memcg.memory.stat.workingset_refault_file", &f))
+        rc |= metric_set_put(out, "memcg.refaults", a + f, "pages", PM_LOWER);
+    /* zswap's pool at its largest (meminfo, since 5.19). */
+    if (series_max(t, "meminfo.Zswapped", &a))
+        rc |= metric_set_put(out, "zswap.stored_max_kb", a, "KB", PM_NEITHER);
+    return rc;
+}
+
 static int derive_psi(const struct series_table *t, struct metric_set *out)
 {
     static const char *res[] = { "memory", "io", "cpu" };
@@ -198,6 +270,7 @@ int derive_metrics(const struct series_table *t, long page_size, struct metric_s
     rc |= put_delta(t, out, "vmstat.pgmajfault", "vmstat.pgmajfault", "count", PM_LOWER);
     rc |= put_delta(t, out, "vmstat.pgfault", "vmstat.pgfault", "count", PM_LOWER);
     rc |= derive_reclaim(t, out, notes);
+    rc |= derive_reclaim_why(t, out);
     rc |= put_delta(t, out, "vmstat.oom_kill", "vmstat.oom_kill", "count", PM_LOWER);
     rc |= derive_psi(t, out);
     rc |= derive_memcg(t, out);

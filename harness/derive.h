@@ -12,7 +12,9 @@ struct derive_notes {
 };
 
 /* page_size in bytes converts page counters to KB. Adds only what the
- * kernel's counters allow: a 2.4 kernel has no PSI, so no PSI metrics. */
+ * kernel's counters allow: a 2.4 kernel has no PSI, so no PSI metrics.
+ * When out already holds time.elapsed_s, reclaim's scan velocity is
+ * derived from it too. */
 int derive_metrics(const struct series_table *t, long page_size, struct metric_set *out,
                    struct derive_notes *notes);
 

@@ -16,8 +16,9 @@ const char *const cmp_seed_metrics[] = {
 static const char *const long_extra[] = {
     "stat.cpu.user_pct", "stat.cpu.system_pct", "stat.cpu.iowait_pct", "time.elapsed_s", "time.majflt",
     "vmstat.pgmajfault", "vmstat.pgscan_total", "vmstat.pgsteal_total", "vmstat.allocstall",
-    "psi.memory.some_s", "psi.memory.full_s", "heartbeat.late_p99_ms", "heartbeat.skipped",
-    "memcg.usage_max_bytes", NULL,
+    "reclaim.efficiency_pct", "reclaim.direct_scan_pct", "reclaim.scan_velocity", "reclaim.refaults",
+    "vmstat.compact_stall", "vmstat.thp_fault_fallback", "psi.memory.some_s", "psi.memory.full_s",
+    "heartbeat.late_p99_ms", "heartbeat.skipped", "memcg.usage_max_bytes", NULL,
 };
 
 static const struct { const char *name, *title; } titles[] = {

@@ -123,6 +123,61 @@ static void print_workload_metrics(FILE *f, const struct run_info *ri)
         fputc('\n', f);
 }
 
+/* "n%" of a stored percentage, or "-" where nothing was scanned. */
+static void pct(char *buf, size_t len, const struct run_info *ri, const char *name)
+{
+    const struct metric *m = metric_set_find(&ri->metrics, name);
+    if (m)
+        snprintf(buf, len, "%.1f%%", m->value);
+    else
+        snprintf(buf, len, "-");
+}
+
+/* mmtests' vmstat summary in two lines: how well reclaim worked, and
+ * what came back because of it. */
+static void print_reclaim_why(FILE *f, const struct run_info *ri)
+{
+    if (!metric_set_find(&ri->metrics, "vmstat.pgscan_kswapd") && !metric_set_find(&ri->metrics, "reclaim.refaults"))
+        return;
+    char k[16], d[16], a[16], share[16];
+    pct(k, sizeof k, ri, "reclaim.kswapd_efficiency_pct");
+    pct(d, sizeof d, ri, "reclaim.direct_efficiency_pct");
+    pct(a, sizeof a, ri, "reclaim.efficiency_pct");
+    pct(share, sizeof share, ri, "reclaim.direct_scan_pct");
+    fprintf(f, "reclaim efficiency (stolen/scanned): kswapd %s, direct %s, overall %s; direct share of scanning %s", k,
+            d, a, share);
+    if (metric_set_find(&ri->metrics, "reclaim.scan_velocity"))
+        fprintf(f, "; scan velocity %.0f pages/s", run_metric_or(ri, "reclaim.scan_velocity", 0));
+    fputc('\n', f);
+    if (metric_set_find(&ri->metrics, "reclaim.refaults")) {
+        fprintf(f, "came back: refaults %.0f pages", run_metric_or(ri, "reclaim.refaults", 0));
+        if (metric_set_find(&ri->metrics, "vmstat.workingset_refault_anon"))
+            fprintf(f, " (anon %.0f, file %.0f; activated %.0f + %.0f, restored %.0f + %.0f)",
+                    run_metric_or(ri, "vmstat.workingset_refault_anon", 0),
+                    run_metric_or(ri, "vmstat.workingset_refault_file", 0),
+                    run_metric_or(ri, "vmstat.workingset_activate_anon", 0),
+                    run_metric_or(ri, "vmstat.workingset_activate_file", 0),
+                    run_metric_or(ri, "vmstat.workingset_restore_anon", 0),
+                    run_metric_or(ri, "vmstat.workingset_restore_file", 0));
+        if (metric_set_find(&ri->metrics, "memcg.refaults"))
+            fprintf(f, ", in the cgroup %.0f", run_metric_or(ri, "memcg.refaults", 0));
+        fputc('\n', f);
+    }
+    if (metric_set_find(&ri->metrics, "vmstat.compact_stall"))
+        fprintf(f, "compaction stalls %.0f (failed %.0f, succeeded %.0f); THP faults %.0f, fallbacks %.0f; swap "
+                   "readahead %.0f pages (%.0f hits)",
+                run_metric_or(ri, "vmstat.compact_stall", 0), run_metric_or(ri, "vmstat.compact_fail", 0),
+                run_metric_or(ri, "vmstat.compact_success", 0), run_metric_or(ri, "vmstat.thp_fault_alloc", 0),
+                run_metric_or(ri, "vmstat.thp_fault_fallback", 0), run_metric_or(ri, "vmstat.swap_ra", 0),
+                run_metric_or(ri, "vmstat.swap_ra_hit", 0));
+    bool compact = metric_set_find(&ri->metrics, "vmstat.compact_stall") != NULL;
+    if (metric_set_find(&ri->metrics, "vmstat.zswpwb"))
+        fprintf(f, "%szswap written back %.0f pages, pool at most %.0f KB", compact ? "; " : "",
+                run_metric_or(ri, "vmstat.zswpwb", 0), run_metric_or(ri, "zswap.stored_max_kb", 0));
+    if (compact || metric_set_find(&ri->metrics, "vmstat.zswpwb"))
+        fputc('\n', f);
+}
+
 static void print_extras(FILE *f, const struct run_info *ri)
 {
     print_workload_metrics(f, ri);
@@ -147,6 +202,7 @@ static void print_extras(FILE *f, const struct run_info *ri)
     if (metric_set_find(&ri->metrics, "vmstat.pgscan_total"))
         fprintf(f, "reclaim including cgroup-limit reclaim (pgscan/pgsteal anon+file): scanned %.0f, stolen %.0f pages\n",
                 run_metric_or(ri, "vmstat.pgscan_total", 0), run_metric_or(ri, "vmstat.pgsteal_total", 0));
+    print_reclaim_why(f, ri);
     if (metric_set_find(&ri->metrics, "psi.memory.some_s"))
         fprintf(f, "PSI: memory some %.3f s full %.3f s, io some %.3f s full %.3f s, cpu some %.3f s\n",
                 run_metric_or(ri, "psi.memory.some_s", 0), run_metric_or(ri, "psi.memory.full_s", 0),

@@ -5,7 +5,7 @@
 # and `./run.sh`. Any program the tests or the main job call that run.sh does
 # not install fails here, however complete the development machine is.
 #
-# Not part of `./run.sh test` (it takes about ten minutes): `make fresh-root`.
+# Not part of `./run.sh test` (it takes about thirteen minutes): `make fresh-root`.
 # Run it before resolving any issue that changes dependencies.
 #
 #   tests/fresh-root.sh [--keep] [--mirror URL] [--dir DIR]

@@ -1,6 +1,7 @@
 /* Run-end metrics from two snapshots per kernel generation. Every expected
  * value below is the hand-computed difference between the fixture pair. */
 #include "collectors/proc_parse.h"
+#include <math.h>
 #include "harness/derive.h"
 #include "tests/tap.h"
 
@@ -58,6 +59,25 @@ int main(void)
     is_num(m(&ms, "vmstat.pgscan_total"), 700, 0, "6.18: pgscan total = anon + file (includes cgroup-limit reclaim)");
     is_num(m(&ms, "vmstat.pgsteal_total"), 300, 0, "6.18: pgsteal total = anon + file");
     is_num(m(&ms, "psi.memory.some_s"), 2.5, 1e-9, "6.18: PSI memory some in seconds");
+    /* Why: efficiency, direct share, what came back. */
+    is_num(m(&ms, "reclaim.kswapd_efficiency_pct"), 80, 1e-9, "6.18: kswapd efficiency = 4000 stolen / 5000 scanned");
+    is_num(m(&ms, "reclaim.direct_efficiency_pct"), 600.0 / 700 * 100, 1e-9, "6.18: direct efficiency 600/700");
+    is_num(m(&ms, "reclaim.direct_scan_pct"), 700.0 / 5700 * 100, 1e-9, "6.18: direct share of scanning 700/5700");
+    is_num(m(&ms, "reclaim.efficiency_pct"), 300.0 / 700 * 100, 1e-9, "6.18: overall efficiency from the anon+file totals");
+    ok(isnan(m(&ms, "reclaim.scan_velocity")), "6.18: no velocity without the run's elapsed time");
+    is_num(m(&ms, "reclaim.refaults"), 150, 0, "6.18: refaults = 120 anon + 30 file");
+    is_num(m(&ms, "vmstat.workingset_activate_anon"), 40, 0, "6.18: activations anon");
+    is_num(m(&ms, "vmstat.workingset_restore_file"), 2, 0, "6.18: restores file");
+    is_num(m(&ms, "vmstat.compact_stall"), 3, 0, "6.18: compaction stalls");
+    is_num(m(&ms, "vmstat.compact_fail"), 1, 0, "6.18: compaction failures");
+    is_num(m(&ms, "vmstat.thp_fault_fallback"), 2, 0, "6.18: THP fault fallbacks");
+    is_num(m(&ms, "vmstat.swap_ra"), 50, 0, "6.18: swap readahead");
+    is_num(m(&ms, "vmstat.zswpwb"), 4, 0, "6.18: zswap written back");
+    /* With the run's elapsed time the velocity follows. */
+    metric_set_put(&ms, "time.elapsed_s", 2, "s", PM_LOWER);
+    ok(derive_metrics(&t, 4096, &ms, &notes) == 0, "6.18: derive again with the elapsed time");
+    is_num(m(&ms, "reclaim.scan_velocity"), 350, 1e-9, "6.18: scan velocity = 700 pages / 2 s");
+
     is_num(m(&ms, "psi.memory.full_s"), 1.25, 1e-9, "6.18: PSI memory full in seconds");
     const struct metric *x = metric_set_find(&ms, "swap.out_kb");
     ok(x && strcmp(x->unit, "KB") == 0 && strcmp(x->direction, "lower") == 0, "swap-out is KB, lower is better");

@@ -1,0 +1,41 @@
+#!/bin/bash
+# Why a run was slow: reclaim's efficiency, its direct share and velocity,
+# what came back (refaults), compaction and THP, derived from /proc/vmstat
+# and the run's cgroup. A capped chat reclaims and refaults; the same chat
+# uncapped on this 24 GiB machine does neither.
+. "$(dirname "$0")/lib.sh"
+need_root
+cd "$TMP" || exit 1
+before=$(machine_state)
+chat="--rooms 2 --users 20 --messages 200 --heap 64M --interval 200ms --quiet"
+
+"$PM" run chat $chat --mem-cap 128M --swap 512M --label capped > out 2>&1
+is "$?" 0 "a capped chat run (two 64M heaps in 128M) exits 0"
+ge "$(imetric capped vmstat.pgscan_total)" 1 "  reclaim scanned pages"
+ge "$(imetric capped vmstat.pgsteal_total)" 1 "  and stole some"
+ge "$(imetric capped reclaim.refaults)" 1 "  evicted pages that were needed came back (refaults)"
+eff=$(imetric capped reclaim.efficiency_pct)
+ok "  efficiency is a percentage (got $eff)" test "$eff" -ge 1 -a "$eff" -le 100
+is "$(q "select round(value, 6) from metric m join run r on r.id = m.run_id where r.label = 'capped' and m.name = 'reclaim.efficiency_pct'")" \
+   "$(q "select round(100.0 * s.value / c.value, 6) from metric s join metric c on c.run_id = s.run_id join run r on r.id = s.run_id where r.label = 'capped' and s.name = 'vmstat.pgsteal_total' and c.name = 'vmstat.pgscan_total'")" \
+   "  efficiency = stolen / scanned, exactly"
+is "$(q "select round(value, 6) from metric m join run r on r.id = m.run_id where r.label = 'capped' and m.name = 'reclaim.scan_velocity'")" \
+   "$(q "select round(s.value / e.value, 6) from metric s join metric e on e.run_id = s.run_id join run r on r.id = s.run_id where r.label = 'capped' and s.name = 'vmstat.pgscan_total' and e.name = 'time.elapsed_s'")" \
+   "  scan velocity = scanned / elapsed"
+show=$("$PM" show capped)
+like "$show" "reclaim efficiency \(stolen/scanned\): kswapd [-0-9.%]+, direct [-0-9.%]+, overall [0-9.]+%; direct share of scanning [-0-9.%]+; scan velocity [0-9]+ pages/s" "show: the reclaim efficiency line"
+like "$show" "came back: refaults [1-9][0-9]* pages \(anon [0-9]+, file [0-9]+; activated" "show: the refaults line"
+like "$show" "compaction stalls [0-9]+ \(failed [0-9]+, succeeded [0-9]+\); THP faults [0-9]+, fallbacks [0-9]+; swap readahead" "show: compaction, THP and swap readahead"
+
+"$PM" run chat $chat --label uncapped > out 2>&1
+is "$?" 0 "the same chat uncapped"
+is "$(imetric uncapped vmstat.pgscan_total)" 0 "  scans nothing"
+is "$(imetric uncapped reclaim.refaults)" 0 "  refaults nothing"
+is "$(q "select count(*) from metric m join run r on r.id = m.run_id where r.label = 'uncapped' and m.name = 'reclaim.efficiency_pct'")" 0 "  and has no efficiency (nothing was scanned)"
+like "$("$PM" show uncapped)" "overall -; direct share of scanning -" "show: '-' where nothing was scanned"
+
+out=$("$PM" compare --long capped uncapped)
+like "$out" "reclaim.refaults" "compare --long carries the reclaim metrics"
+like "$out" "reclaim.scan_velocity" "  the scan velocity too"
+is "$(machine_state)" "$before" "machine as it was"
+done_testing
