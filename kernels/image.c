@@ -243,6 +243,60 @@ static int build_kernel_image(const struct kernel_spec *k, const struct kernel_i
     return rc;
 }
 
+/* At most this many kernel images stay cached: a kernel developer's every
+ * build is a new bzImage and so a new image of a few hundred MB. */
+#define KEEP_IMAGES 8
+
+static int by_time_desc(const void *a, const void *b)
+{
+    const struct cached { char name[300]; struct timespec t; } *x = a, *y = b;
+    if (x->t.tv_sec != y->t.tv_sec)
+        return x->t.tv_sec < y->t.tv_sec ? 1 : -1;
+    return x->t.tv_nsec < y->t.tv_nsec ? 1 : x->t.tv_nsec > y->t.tv_nsec ? -1 : 0;
+}
+
+/* Mark img used now, and drop the least recently used images beyond
+ * KEEP_IMAGES (never img itself). */
+static void keep_recent(const char *cache, const struct vm_image *img)
+{
+    char info[PATH_MAX + 8];
+    snprintf(info, sizeof info, "%s/info", img->dir);
+    utimensat(AT_FDCWD, info, NULL, 0);
+    struct cached { char name[300]; struct timespec t; } *v = NULL;
+    size_t n = 0;
+    DIR *d = opendir(cache);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (strncmp(e->d_name, "kernel-", 7) != 0)
+            continue;
+        struct stat st;
+        char path[PATH_MAX + 300];
+        snprintf(path, sizeof path, "%s/%s/info", cache, e->d_name);
+        if (stat(path, &st) < 0)
+            continue;
+        struct cached *nv = realloc(v, (n + 1) * sizeof *v);
+        if (!nv)
+            break;
+        v = nv;
+        snprintf(v[n].name, sizeof v[n].name, "%s", e->d_name);
+        v[n++].t = st.st_mtim;
+    }
+    if (d)
+        closedir(d);
+    if (n > KEEP_IMAGES) {
+        qsort(v, n, sizeof *v, by_time_desc);
+        const char *mine = strrchr(img->dir, '/') + 1;
+        for (size_t i = KEEP_IMAGES; i < n; i++) {
+            if (strcmp(v[i].name, mine) == 0)
+                continue;
+            char path[PATH_MAX + 300];
+            snprintf(path, sizeof path, "%s/%s", cache, v[i].name);
+            pm_remove_all(path);
+        }
+    }
+    free(v);
+}
+
 int image_prepare(const struct kernel_spec *k, struct vm_image *img, FILE *say, struct pm_err *err)
 {
     memset(img, 0, sizeof *img);
@@ -272,15 +326,14 @@ int image_prepare(const struct kernel_spec *k, struct vm_image *img, FILE *say, 
     }
     snprintf(img->dir, sizeof img->dir, "%s/kernel-%s-%016llx", cache, img->info.release, (unsigned long long)h);
     struct kernel_info keep = img->info;
-    if (read_info(img)) {
-        snprintf(img->info.build_id, sizeof img->info.build_id, "%s", keep.build_id);
-        return 0;
+    if (!read_info(img)) {
+        if (build_kernel_image(k, &keep, cache, base, img->dir, say, err) < 0)
+            return -1;
+        if (!read_info(img))
+            return pm_errf(err, "%s: the image just built is incomplete", img->dir);
     }
-    if (build_kernel_image(k, &keep, cache, base, img->dir, say, err) < 0)
-        return -1;
-    if (!read_info(img))
-        return pm_errf(err, "%s: the image just built is incomplete", img->dir);
     snprintf(img->info.build_id, sizeof img->info.build_id, "%s", keep.build_id);
+    keep_recent(cache, img);
     return 0;
 }
 

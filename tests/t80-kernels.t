@@ -246,5 +246,7 @@ like "$(cat dry)" "would write /etc/systemd/system/pressmark-suite-hostk.service
 like "$(cat dry)" "ExecStart=\"[^\"]*pressmark\" \"suite\" \"run\" \"--reboot\" \"kexec\" \"$TMP/host.ini\"" "  the unit continues the suite"
 like "$(cat dry)" "would run: systemctl enable pressmark-suite-hostk.service" "  enabled for the next boot"
 ok "  installing nothing" test ! -e /etc/systemd/system/pressmark-suite-hostk.service
+ok "at most 8 kernel images stay cached (the least recently used go)" \
+    test "$(ls -d /var/cache/pressmark/vm/kernel-* | wc -l)" -le 8
 is "$(machine_state)" "$before" "machine as it was"
 done_testing
