@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 #include "cmd/cli.h"
 #include "cmd/suite_runner.h"
@@ -51,6 +52,9 @@ int suite_kernels_check(struct runner *r, const struct suite_run_opts *o)
         fprintf(stderr, "pressmark suite run: out of memory\n");
         return -1;
     }
+    struct utsname now;
+    if (uname(&now) < 0)
+        now.release[0] = '\0';
     for (size_t g = 0; g < p->ngroups; g++) {
         const struct suite_group *sg = &p->groups[g];
         struct group_kernel *k = &r->kernels[g];
@@ -66,15 +70,9 @@ int suite_kernels_check(struct runner *r, const struct suite_run_opts *o)
             return -1;
         }
         /* A metapackage or package file may stand for the kernel booted now. */
-        struct kernel_info now;
-        if (!k->running && kernel_running_info(&now, &err) == 0) {
-            if (strcmp(now.release, k->info.release) == 0) {
-                k->running = true;
-                kernel_info_free(&k->info);
-                k->info = now;
-            } else {
-                kernel_info_free(&now);
-            }
+        if (!k->running && strcmp(k->info.release, now.release) == 0) {
+            kernel_info_free(&k->info);
+            k->running = kernel_running_info(&k->info, &err) == 0;
         }
         if (!k->running && p->backend == BACKEND_VM) {
             if (geteuid() != 0) {

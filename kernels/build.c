@@ -60,12 +60,12 @@ int build_write_text(const char *path, const char *text, mode_t mode, struct pm_
     return 0;
 }
 
-int build_copy_file(const char *from, const char *to, struct pm_err *err)
+int build_copy_file(const char *from, const char *to, mode_t mode, struct pm_err *err)
 {
     int in = open(from, O_RDONLY | O_CLOEXEC);
     if (in < 0)
         return pm_errf(err, "%s: %s", from, strerror(errno));
-    int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
     if (out < 0) {
         close(in);
         return pm_errf(err, "%s: %s", to, strerror(errno));
@@ -78,7 +78,7 @@ int build_copy_file(const char *from, const char *to, struct pm_err *err)
             rc = -1;
             break;
         }
-    if (n < 0)
+    if (n < 0 || (rc == 0 && fchmod(out, mode) < 0))
         rc = -1;
     int e = errno;
     close(in);

@@ -12,7 +12,8 @@
  * what went wrong, and where the log is kept (last-failed-build.log). */
 int build_step(char *const *argv, const char *dir, const char *log, const char *what, struct pm_err *err);
 int build_write_text(const char *path, const char *text, mode_t mode, struct pm_err *err);
-int build_copy_file(const char *from, const char *to, struct pm_err *err);
+/* Copy a file to a new or truncated one of this mode (never through a link). */
+int build_copy_file(const char *from, const char *to, mode_t mode, struct pm_err *err);
 /* A journalled build directory CACHE/pressmark-build-XXXXXX. */
 int build_dir_make(const char *cache, char *dir, size_t len, int *undo_id, struct pm_err *err);
 /* Keep a failed step's log as CACHE/last-failed-build.log. */

@@ -26,17 +26,7 @@ int image_cache_dir(char *buf, size_t len, struct pm_err *err)
         snprintf(buf, len, "%s/vm", env);
     else
         snprintf(buf, len, "/var/cache/pressmark/vm");
-    mode_t old = umask(077);
-    int made = pm_mkdirs(buf);
-    umask(old);
-    struct stat st;
-    if (made < 0 || lstat(buf, &st) < 0)
-        return pm_errf(err, "%s: %s", buf, strerror(errno));
-    if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022))
-        return pm_errf(err, "the VM image cache %s is not a directory of this user that only it can write (owner %u, "
-                       "mode %04o; PRESSMARK_CACHE chooses another)", buf, (unsigned)st.st_uid,
-                       (unsigned)(st.st_mode & 07777));
-    return 0;
+    return pm_private_dir(buf, err);
 }
 
 static int download_deb(const char *cache, const struct kernel_info *ki, FILE *say, struct pm_err *err)
@@ -117,7 +107,7 @@ static int install_kernel(const struct kernel_spec *k, const struct kernel_info 
     char path[PATH_MAX + 300];
     if (k->kind != KERNEL_BZIMAGE) {
         snprintf(path, sizeof path, "%s/tmp/pressmark-kernel.deb", merged);
-        if (build_copy_file(ki->deb, path, err) < 0)
+        if (build_copy_file(ki->deb, path, 0644, err) < 0)
             return -1;
         /* Its own maintainer scripts: depmod, and the initramfs through
          * initramfs-tools' hook, as on a machine that installs it. */
@@ -127,7 +117,7 @@ static int install_kernel(const struct kernel_spec *k, const struct kernel_info 
         return rc;
     }
     snprintf(path, sizeof path, "%s/boot/vmlinuz-%s", merged, ki->release);
-    if (build_copy_file(k->path, path, err) < 0)
+    if (build_copy_file(k->path, path, 0644, err) < 0)
         return -1;
     /* The tree's .config, when the bzImage sits in its tree. */
     /* Its configuration: the tree's .config when the bzImage sits in its
@@ -139,7 +129,7 @@ static int install_kernel(const struct kernel_spec *k, const struct kernel_info 
         snprintf(cfg2, sizeof cfg2, "%.*s/config-%s", (int)(sl - k->path), k->path, ki->release);
         snprintf(path, sizeof path, "%s/boot/config-%s", merged, ki->release);
         const char *from = pm_path_exists(cfg) ? cfg : pm_path_exists(cfg2) ? cfg2 : NULL;
-        if (from && build_copy_file(from, path, err) < 0)
+        if (from && build_copy_file(from, path, 0644, err) < 0)
             return -1;
     }
     if (!k->modules[0])
@@ -196,19 +186,19 @@ static int build_kernel_image(const struct kernel_spec *k, const struct kernel_i
     if (rc == 0) {
         snprintf(from, sizeof from, "%s/boot/vmlinuz-%s", merged, ki->release);
         snprintf(to, sizeof to, "%s/vmlinuz", dir);
-        rc = build_copy_file(from, to, err);
+        rc = build_copy_file(from, to, 0644, err);
     }
     if (rc == 0) {
         snprintf(from, sizeof from, "%s/boot/initrd.img-%s", merged, ki->release);
         snprintf(to, sizeof to, "%s/initrd.img", dir);
         if (pm_path_exists(from))
-            rc = build_copy_file(from, to, err);
+            rc = build_copy_file(from, to, 0644, err);
     }
     if (rc == 0) {
         snprintf(from, sizeof from, "%s/boot/config-%s", merged, ki->release);
         snprintf(to, sizeof to, "%s/config", dir);
         if (pm_path_exists(from))
-            rc = build_copy_file(from, to, err);
+            rc = build_copy_file(from, to, 0644, err);
     }
     if (rc == 0) {
         snprintf(to, sizeof to, "%s/root.img", dir);

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "harness/run.h"
+#include "kernels/build.h"
 #include "lib/fileio.h"
 #include "lib/quote.h"
 #include "lib/spawn.h"
@@ -27,38 +28,6 @@ static void qemu_value(char *buf, size_t len, const char *prefix, const char *pa
     }
     buf[o] = '\0';
     snprintf(buf + o, len - o, "%s", suffix);
-}
-
-static int write_file(const char *path, const void *data, size_t n, mode_t mode, struct pm_err *err)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-    if (fd < 0 || write(fd, data, n) != (ssize_t)n) {
-        int e = errno;
-        if (fd >= 0)
-            close(fd);
-        return pm_errf(err, "%s: %s", path, strerror(e));
-    }
-    return close(fd) < 0 ? pm_errf(err, "%s: %s", path, strerror(errno)) : 0;
-}
-
-static int copy_exe(const char *from, const char *to, struct pm_err *err)
-{
-    int in = open(from, O_RDONLY | O_CLOEXEC);
-    int out = in < 0 ? -1 : open(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0755);
-    char buf[1 << 16];
-    ssize_t n = 0;
-    int rc = in < 0 || out < 0 ? -1 : 0;
-    while (rc == 0 && (n = read(in, buf, sizeof buf)) > 0)
-        if (write(out, buf, (size_t)n) != n)
-            rc = -1;
-    if (n < 0)
-        rc = -1;
-    int e = errno;
-    if (in >= 0)
-        close(in);
-    if (out >= 0 && close(out) < 0)
-        rc = -1;
-    return rc < 0 ? pm_errf(err, "copying %s to %s: %s", from, to, strerror(e)) : 0;
 }
 
 void vm_console_tail(const char *path, int n, char *buf, size_t len)
@@ -107,8 +76,8 @@ void vm_console_tail(const char *path, int n, char *buf, size_t len)
     }
 }
 
-/* Does a (small, growing) log hold s? Read from *pos on, so each byte
- * is looked at about once. */
+/* Does a (small, growing) log hold s (QEMU's, for KVM's failure)? Read
+ * from *pos on, so each byte is looked at about once. */
 static bool log_has(const char *path, off_t *pos, const char *s)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -132,8 +101,9 @@ static bool log_has(const char *path, off_t *pos, const char *s)
 
 /* Relay the guest's own lines (pressmark's, the suite's progress) from
  * the console as they come; *pos is how far the console was read.
- * *run_seen once the guest's suite has started its first run. */
-static void relay(const char *console, off_t *pos, FILE *say, bool *run_seen)
+ * *up_seen once the guest's init has said it is up, *run_seen once its
+ * suite has started its first run. */
+static void relay(const char *console, off_t *pos, FILE *say, bool *up_seen, bool *run_seen)
 {
     int fd = open(console, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -159,6 +129,8 @@ static void relay(const char *console, off_t *pos, FILE *say, bool *run_seen)
         char *cr = strchr(l, '\r');
         if (cr)
             *cr = '\0';
+        if (strstr(l, "pressmark-guest: "))
+            *up_seen = true;
         if (strncmp(l, "pressmark", 9) == 0 || strncmp(l, "suite ", 6) == 0) {
             /* The suite's first line comes as its first run starts. */
             if (strncmp(l, "pressmark: suite ", 17) == 0)
@@ -183,8 +155,8 @@ static int make_job(const char *scratch, const struct vm_boot *b, char *job, siz
     snprintf(job, len, "%s/vm-job.tar", scratch);
     const char *meta = b->meta ? b->meta : "";
     int rc = 0;
-    if (copy_exe(b->exe, p1, err) < 0 || write_file(p2, b->suite_text, strlen(b->suite_text), 0644, err) < 0 ||
-        write_file(p3, b->args, strlen(b->args), 0644, err) < 0 || write_file(p4, meta, strlen(meta), 0644, err) < 0)
+    if (build_copy_file(b->exe, p1, 0755, err) < 0 || build_write_text(p2, b->suite_text, 0644, err) < 0 ||
+        build_write_text(p3, b->args, 0644, err) < 0 || build_write_text(p4, meta, 0644, err) < 0)
         rc = -1;
     char *argv[] = { "tar", "-cf", job, "-C", (char *)scratch, "--transform=s/^vm-//", "vm-pressmark",
                      p2 + strlen(scratch) + 1, "vm-args", "vm-job-meta", NULL };
@@ -311,14 +283,14 @@ int vm_boot(const struct vm_boot *b, struct vm_result *r, struct pm_err *err)
             pid_undo = undo_push(UNDO_PROCESS, pids, word, err);
         }
     }
-    off_t kvm_pos = 0, con_pos = 0, up_pos = 0;
-    bool run_seen = false;
+    off_t kvm_pos = 0, con_pos = 0;
+    bool up_seen = false, run_seen = false;
     while (rc == 0) {
         int status;
         pid_t w = waitpid(pid, &status, WNOHANG);
         double t = (double)(pm_now_ns() - t0) / 1e9;
-        relay(console, &con_pos, b->say, &run_seen);
-        if (r->up_s < 0 && log_has(console, &up_pos, "pressmark-guest: "))
+        relay(console, &con_pos, b->say, &up_seen, &run_seen);
+        if (up_seen && r->up_s < 0)
             r->up_s = t;
         if (run_seen && r->first_run_s < 0)
             r->first_run_s = t;

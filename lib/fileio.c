@@ -163,21 +163,26 @@ FILE *pm_create_file(const char *path)
 int pm_cache_dir(char *buf, size_t len, struct pm_err *err)
 {
     pm_cache_root(buf, len);
+    return pm_private_dir(buf, err);
+}
+
+int pm_private_dir(const char *path, struct pm_err *err)
+{
     mode_t old = umask(077);
-    int made = pm_mkdirs(buf);
+    int made = pm_mkdirs(path);
     umask(old);
     if (made < 0)
-        return pm_errf(err, "%s: %s", buf, strerror(errno));
+        return pm_errf(err, "%s: %s", path, strerror(errno));
     struct stat st;
-    if (lstat(buf, &st) < 0)
-        return pm_errf(err, "%s: %s", buf, strerror(errno));
+    if (lstat(path, &st) < 0)
+        return pm_errf(err, "%s: %s", path, strerror(errno));
     /* One an older pressmark made 0755 is ours: made private, not refused. */
     if (S_ISDIR(st.st_mode) && st.st_uid == geteuid() && !(st.st_mode & 022) && (st.st_mode & 077) &&
-        chmod(buf, 0700) == 0)
+        chmod(path, 0700) == 0)
         st.st_mode &= ~(mode_t)077;
     if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077))
         return pm_errf(err, "the cache %s is not a private directory of this user (owner %u, mode %04o; accepted: "
-                       "yours, mode 0700; PRESSMARK_CACHE chooses another)", buf, (unsigned)st.st_uid,
+                       "yours, mode 0700; PRESSMARK_CACHE chooses another)", path, (unsigned)st.st_uid,
                        (unsigned)(st.st_mode & 07777));
     return 0;
 }

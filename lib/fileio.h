@@ -33,6 +33,8 @@ int pm_mkdirs(const char *path);
  * saying why not (a root pressmark never builds or reads a cache another
  * user could have planted). buf receives its path either way. */
 int pm_cache_dir(char *buf, size_t len, struct pm_err *err);
+/* The same check for any cache directory of pressmark's (the VM images'). */
+int pm_private_dir(const char *path, struct pm_err *err);
 /* pressmark's cache directory (generated trees, fetched baselines):
  * $PRESSMARK_CACHE, else $XDG_CACHE_HOME/pressmark, else ~/.cache/pressmark. */
 void pm_cache_root(char *buf, size_t len);

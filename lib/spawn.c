@@ -131,17 +131,26 @@ void pm_wait_describe(int status, char *buf, size_t len)
         snprintf(buf, len, "ended with wait status %#x", status);
 }
 
-int pm_spawn_run(const struct pm_spawn *sp, struct pm_err *err)
+/* Wait for sp's child: 0 when it exited with status 0, else -1 with err
+ * saying how it ended. */
+static int wait_exit_ok(const struct pm_spawn *sp, pid_t pid, struct pm_err *err)
 {
-    pid_t pid;
     int status;
-    if (pm_spawn(sp, &pid, err) < 0 || pm_wait(pid, &status, err) < 0)
+    if (pm_wait(pid, &status, err) < 0)
         return -1;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
         return 0;
     char how[64];
     pm_wait_describe(status, how, sizeof how);
     return pm_errf(err, "%s %s", sp->what ? sp->what : sp->argv[0], how);
+}
+
+int pm_spawn_run(const struct pm_spawn *sp, struct pm_err *err)
+{
+    pid_t pid;
+    if (pm_spawn(sp, &pid, err) < 0)
+        return -1;
+    return wait_exit_ok(sp, pid, err);
 }
 
 char **pm_env_without_secrets(void)
@@ -194,12 +203,5 @@ int pm_spawn_capture(const struct pm_spawn *sp, char *buf, size_t len, struct pm
     close(fds[0]);
     if (len)
         buf[got] = '\0';
-    int status;
-    if (pm_wait(pid, &status, err) < 0)
-        return -1;
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-        return 0;
-    char how[64];
-    pm_wait_describe(status, how, sizeof how);
-    return pm_errf(err, "%s %s", sp->what ? sp->what : sp->argv[0], how);
+    return wait_exit_ok(sp, pid, err);
 }
