@@ -66,7 +66,7 @@ static void db_put(struct sink *self, const char *name, size_t len, struct pm_va
     se->seen_tick = s->seq + 1;
 }
 
-/* Read every source, then hand the tick to the writer (one transaction). */
+/* Read every source, then hand the tick to the writer. */
 static int take_tick(struct sampler *s, uint64_t now)
 {
     struct db_sink sink = { .base.put = db_put, .s = s };
@@ -112,6 +112,8 @@ static void record_lateness(struct sampler *s, int64_t late)
 static void *sampler_main(void *arg)
 {
     struct sampler *s = arg;
+    /* A name top -H and perf report --comm show. */
+    pthread_setname_np(pthread_self(), "pm-sampler");
     uint64_t deadline = s->t0 + s->interval_ns;
     pthread_mutex_lock(&s->mu);
     while (!s->stop && !s->failed) {
@@ -139,6 +141,8 @@ static void *sampler_main(void *arg)
     }
     pthread_mutex_unlock(&s->mu);
     if (!s->failed && take_tick(s, pm_now_ns()) < 0)
+        s->failed = true;
+    if (!s->failed && s->writer->flush && s->writer->flush(s->writer, &s->err) < 0)
         s->failed = true;
     struct timespec cpu;
     if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)

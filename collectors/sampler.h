@@ -2,7 +2,7 @@
 #define PM_SAMPLER_H
 /* The sampler thread owns the clock and the transaction: it wakes on absolute
  * CLOCK_MONOTONIC deadlines (so intervals never drift), asks each collector
- * for its values, and stores the tick in one transaction. It takes a tick at
+ * for its values, and hands the tick to a writer. It takes a tick at
  * start and one at stop so that run totals cover exactly the run. Where
  * ticks are stored is the writer's business (store/ticks.c). */
 #include <pthread.h>

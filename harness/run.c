@@ -340,6 +340,12 @@ static int write_live(struct tick_writer *w, uint64_t seq, uint64_t t_ns, const 
     return 0;
 }
 
+static int flush_live(struct tick_writer *w, struct pm_err *err)
+{
+    struct measure *m = (struct measure *)((char *)w - offsetof(struct measure, live));
+    return m->ts.base.flush(&m->ts.base, err);
+}
+
 static int measure_start(struct run_ctx *rc, struct measure *m, struct pm_err *err)
 {
     m->hb_on = heartbeat_start(&m->hb, HEARTBEAT_PERIOD_NS, err) == 0;
@@ -354,6 +360,7 @@ static int measure_start(struct run_ctx *rc, struct measure *m, struct pm_err *e
     m->plan = rc->plan;
     m->rc = rc;
     m->live.write = write_live;
+    m->live.flush = flush_live;
     struct tick_writer *w = rc->plan->on_tick ? &m->live : &m->ts.base;
     if (sampler_start(&m->sampler, w, rc->plan->interval_ns, m->ss.cols, m->ss.n, err) < 0)
         return -1;
@@ -394,8 +401,9 @@ static void measure_workload(struct run_ctx *rc, struct measure *m, const struct
         /* The end of the run still has to be written: the reserve makes
          * the room for it. */
         db_reserve_release(&rc->reserve);
-        run_set_status(rc, "failed", "the filesystem of %s is full: sampling stopped after %llu ticks, which are kept",
-                       rc->db->path, (unsigned long long)m->sampler.seq);
+        run_set_status(rc, "failed", "the filesystem of %s is full: sampling stopped after %llu ticks, of which the "
+                       "first %llu are kept", rc->db->path, (unsigned long long)m->sampler.seq,
+                       (unsigned long long)m->ts.committed);
     } else if (serr.msg[0] && strcmp(rc->status, "ok") == 0) {
         run_set_status(rc, "failed", "%s", serr.msg);
     }

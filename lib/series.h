@@ -78,12 +78,14 @@ void table_sink_init(struct table_sink *ts, struct series_table *t);
 
 /* Where a sampler's ticks go, so that the sampler knows no SQL
  * (store/ticks.c writes them to results.db). write stores tick seq, taken
- * t_ns after the first, in one transaction: the series of t from first_new
+ * t_ns after the first: the series of t from first_new
  * on are new this tick; a series has a value in this tick when its
  * seen_tick equals mark. */
 struct tick_writer {
     int (*write)(struct tick_writer *w, uint64_t seq, uint64_t t_ns, const struct series_table *t,
                  size_t first_new, uint64_t mark, struct pm_err *err);
+    /* Make every tick written so far durable (the writer may batch). */
+    int (*flush)(struct tick_writer *w, struct pm_err *err);
 };
 
 #endif

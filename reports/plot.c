@@ -36,7 +36,7 @@ struct line {
 
 const char *const plot_chart_titles[PLOT_CHARTS] = {
     "swap rate", "CPU utilisation", "free memory and free swap", "PSI memory stall and heartbeat lateness",
-    "headline per run",
+    "reclaim: pages scanned, stolen and refaulted", "headline per run",
 };
 
 /* Is every value of these columns zero or missing, in every line? */
@@ -296,13 +296,18 @@ int plot_comparison(struct pm_db *db, const struct comparison *c, const struct p
     static const int psi_cols[] = { TS_PSI_SOME, TS_PSI_FULL, TS_BEAT_MS };
     static const char *const psi_y[] = { "PSI memory some (% of time)", "PSI memory full (% of time)",
                                          "heartbeat lateness, worst per tick (ms)" };
+    static const int reclaim_cols[] = { TS_SCAN, TS_STEAL, TS_REFAULT };
+    static const char *const reclaim_y[] = { "pages scanned (/s, all reclaim)", "pages stolen (/s, all reclaim)",
+                                             "refaults (/s, anon + file)" };
     struct { const char *name, *what; const int *cols; const char *const *y; } charts[] = {
         { "swap", "swap rate (chart a of the 2002 VolanoMark report)", swap_cols, swap_y },
         { "cpu", "CPU utilisation (chart b of the 2002 VolanoMark report)", cpu_cols, cpu_y },
         { "memory", "free memory and free swap", mem_cols, mem_y },
         { "pressure", "PSI memory stall and heartbeat lateness", psi_cols, psi_y },
+        { "reclaim", "reclaim: pages scanned, stolen and refaulted", reclaim_cols, reclaim_y },
     };
-    for (int ch = 0; ch < 4 && rc == 0; ch++) {
+    enum { NTS = sizeof charts / sizeof charts[0] };
+    for (int ch = 0; ch < NTS && rc == 0; ch++) {
         snprintf(base, sizeof base, "%s-%s", slug, charts[ch].name);
         snprintf(title, sizeof title, "%s: %s, by %s", c->workload, charts[ch].what, rq->per_run ? "run" : "label");
         if (rq->all_zero)
@@ -312,13 +317,13 @@ int plot_comparison(struct pm_db *db, const struct comparison *c, const struct p
     }
     if (rc == 0) {
         snprintf(base, sizeof base, "%s-headline", slug);
-        rc = headline_chart(rq->out_dir, base, c, rq->svg, written[4], err);
+        rc = headline_chart(rq->out_dir, base, c, rq->svg, written[NTS], err);
         if (rq->all_zero) {
-            rq->all_zero[4] = true;
+            rq->all_zero[NTS] = true;
             for (size_t l = 0; l < c->nlabels; l++)
                 for (size_t i = 0; i < cmp_cell_at(c, l, 0)->n; i++)
                     if (cmp_cell_at(c, l, 0)->values[i] != 0)
-                        rq->all_zero[4] = false;
+                        rq->all_zero[NTS] = false;
         }
     }
     for (size_t i = 0; i < k; i++)

@@ -1,4 +1,5 @@
 #include "reports/push.h"
+#include "store/ticks.h"
 #include "lib/http.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -112,62 +113,28 @@ static int run_lines(struct pm_db *db, const struct run_head *h, bool samples, s
     if (!samples)
         return 0;
     /* Every tick: the raw values by name, at the run's start + t. */
-    char **names = NULL;
-    size_t nn = 0;
-    if (pm_db_prepare(db, &st, "SELECT idx, name FROM tick_series WHERE run_id = ? ORDER BY idx", err) < 0)
+    struct tick_reader rd;
+    if (tick_reader_open(&rd, db, h->id, err) < 0)
         return -1;
-    sqlite3_bind_int64(st, 1, h->id);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        size_t idx = (size_t)sqlite3_column_int64(st, 0);
-        if (idx >= nn) {
-            char **v = realloc(names, (idx + 1) * sizeof *v);
-            if (!v)
-                break;
-            for (size_t i = nn; i <= idx; i++)
-                v[i] = NULL;
-            names = v;
-            nn = idx + 1;
+    int more = 0;
+    while (rc == 0 && (more = tick_reader_next(&rd, err)) == 1) {
+        rc |= put_head(b, h, "_samples");
+        first = true;
+        for (size_t i = 0; i < rd.n; i++) {
+            double v;
+            if (tick_reader_value(&rd, i, &v))
+                rc |= put_field(b, &first, rd.names[i], v);
         }
-        names[idx] = strdup(pm_col_text(st, 1));
+        if (first)
+            rc |= put_field(b, &first, "ticks", 1);
+        snprintf(ts, sizeof ts, " %lld\n", (long long)(h->started_ns + rd.t_ns));
+        rc |= puts_(b, ts);
+        (*lines)++;
     }
-    sqlite3_finalize(st);
-    if (pm_db_prepare(db, &st, "SELECT t_ns, data FROM tick WHERE run_id = ? ORDER BY seq", err) < 0)
-        rc = -1;
-    else {
-        sqlite3_bind_int64(st, 1, h->id);
-        while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
-            const char *p = pm_col_text(st, 1);
-            if (!p || *p != '[')
-                continue;
-            rc |= put_head(b, h, "_samples");
-            first = true;
-            p++;
-            for (size_t i = 0; *p && *p != ']'; i++) {
-                char *end;
-                double v = strtod(p, &end);
-                if (end == p) {             /* null */
-                    end = strchr(p, ',');
-                    if (!end)
-                        break;
-                } else if (i < nn && names[i]) {
-                    rc |= put_field(b, &first, names[i], v);
-                }
-                p = end;
-                if (*p == ',')
-                    p++;
-            }
-            if (first)
-                rc |= put_field(b, &first, "ticks", 1);
-            snprintf(ts, sizeof ts, " %lld\n", (long long)(h->started_ns + sqlite3_column_int64(st, 0)));
-            rc |= puts_(b, ts);
-            (*lines)++;
-        }
-        sqlite3_finalize(st);
-    }
-    for (size_t i = 0; i < nn; i++)
-        free(names[i]);
-    free(names);
-    return rc ? pm_errf(err, "out of memory") : 0;
+    tick_reader_close(&rd);
+    if (rc)
+        return pm_errf(err, "out of memory");
+    return more < 0 ? -1 : 0;
 }
 
 static int gzip_body(const struct buf *in, struct buf *out)

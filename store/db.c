@@ -1,4 +1,5 @@
 #include "store/db.h"
+#include "store/tick_migrate.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,11 +39,10 @@ static const char *const migrations[] = {
     "  run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,"
     "  source TEXT NOT NULL, path TEXT NOT NULL, ticks INTEGER NOT NULL, note TEXT,"
     "  PRIMARY KEY (run_id, path)) WITHOUT ROWID;"
-    /* Samples: one row per tick whose data is a JSON array of that tick's
-     * raw values, position i holding the run's series i (tick_series maps
-     * positions to names; null where a source had no value that tick).
-     * One small insert per tick keeps the sampler far cheaper than a row
-     * per value; the sample view gives the (name, value) rows back to SQL.
+    /* Samples: one row per tick, position i of its values holding the
+     * run's series i (tick_series maps positions to names). Schema 5 changed
+     * the encoding from a JSON array to changes only (tick_migrate.c); the
+     * sample view gives the (name, value) rows back to SQL either way.
      * t_ns counts from the run's first tick on CLOCK_MONOTONIC. */
     "CREATE TABLE tick_series ("
     "  run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,"
@@ -91,7 +91,20 @@ static const char *const migrations[] = {
     "  seq INTEGER NOT NULL, round INTEGER NOT NULL, cell INTEGER NOT NULL,"
     "  run_id INTEGER REFERENCES run(id),"
     "  PRIMARY KEY (suite_id, seq)) WITHOUT ROWID;",
+    /* 4 -> 5: ticks hold only what changed, as varints (tick_migrate.c). */
+    NULL,
 };
+
+/* Migrations that SQL alone cannot do: called where migrations[] is NULL. */
+static int migrate_in_c(struct pm_db *db, int v, struct pm_err *err)
+{
+    switch (v) {
+    case 4:
+        return tick_migrate_v5(db, err);
+    default:
+        return pm_errf(err, "%s: no migration from schema %d", db->path, v);
+    }
+}
 
 int pm_db_default_path(char *buf, size_t len)
 {
@@ -172,7 +185,8 @@ static int migrate(struct pm_db *db, struct pm_err *err)
         snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", v + 1);
         if (pm_db_exec(db, "BEGIN IMMEDIATE", err) < 0)
             return -1;
-        if (pm_db_exec(db, migrations[v], err) < 0 || pm_db_exec(db, pragma, err) < 0) {
+        int step = migrations[v] ? pm_db_exec(db, migrations[v], err) : migrate_in_c(db, v, err);
+        if (step < 0 || pm_db_exec(db, pragma, err) < 0) {
             pm_db_exec(db, "ROLLBACK", NULL);
             return -1;
         }

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include "lib/err.h"
 
-#define PM_SCHEMA_VERSION 4
+#define PM_SCHEMA_VERSION 5
 
 struct pm_db {
     sqlite3 *h;

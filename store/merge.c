@@ -18,7 +18,8 @@ static const char *const child_copies[] = {
     "INSERT INTO run_source(run_id, source, path, ticks, note) SELECT n.id, c.source, c.path, c.ticks, c.note"
     " FROM other.run_source c JOIN other.run o ON o.id = c.run_id JOIN new_runs x ON x.uuid = o.uuid"
     " JOIN main.run n ON n.uuid = o.uuid",
-    "INSERT INTO tick_series(run_id, idx, name) SELECT n.id, c.idx, c.name FROM other.tick_series c"
+    "INSERT INTO tick_series(run_id, idx, name, real, since) SELECT n.id, c.idx, c.name, c.real, c.since"
+    " FROM other.tick_series c"
     " JOIN other.run o ON o.id = c.run_id JOIN new_runs x ON x.uuid = o.uuid JOIN main.run n ON n.uuid = o.uuid",
     "INSERT INTO tick(run_id, seq, t_ns, data) SELECT n.id, c.seq, c.t_ns, c.data FROM other.tick c"
     " JOIN other.run o ON o.id = c.run_id JOIN new_runs x ON x.uuid = o.uuid JOIN main.run n ON n.uuid = o.uuid",

@@ -3,103 +3,89 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *put_u64(char *p, uint64_t v)
+static int commit(struct tick_store *s, struct pm_err *err)
 {
-    char tmp[24];
-    int n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n)
-        *p++ = tmp[--n];
-    return p;
+    if (!s->in_tx)
+        return 0;
+    if (pm_db_step_done(&s->db, s->commit, err) < 0)
+        return -1;
+    s->in_tx = false;
+    s->committed += s->pending;
+    s->pending = 0;
+    return 0;
 }
 
-/* The tick's values as a JSON array by series position: integers written
- * by hand (snprintf per value was a tenth of the sampler's time), reals
- * (PSI averages) with enough digits to read back the same. */
-static int encode_tick(struct tick_store *s, const struct series_table *t, uint64_t mark, struct pm_err *err)
-{
-    size_t need = t->n * 32 + 16;
-    if (need > s->json_cap) {
-        char *j = realloc(s->json, need);
-        if (!j)
-            return pm_errf(err, "out of memory encoding a tick");
-        s->json = j;
-        s->json_cap = need;
-    }
-    char *p = s->json;
-    *p++ = '[';
-    for (size_t i = 0; i < t->n; i++) {
-        const struct series *se = &t->v[i];
-        if (i)
-            *p++ = ',';
-        if (se->seen_tick != mark) {
-            memcpy(p, "null", 4);
-            p += 4;
-        } else if (se->last.kind == PM_INT) {
-            int64_t v = se->last.i;
-            if (v < 0) {
-                *p++ = '-';
-                p = put_u64(p, (uint64_t)0 - (uint64_t)v);
-            } else {
-                p = put_u64(p, (uint64_t)v);
-            }
-        } else {
-            p += snprintf(p, 31, "%.15g", se->last.r);
-        }
-    }
-    *p++ = ']';
-    *p = '\0';
-    return (int)(p - s->json);
-}
-
-/* In steady state a tick is a single INSERT in autocommit mode; a tick
- * that met new series wraps their tick_series rows and the tick in
- * BEGIN/COMMIT, so positions and values are never stored apart. */
+/* New series get their tick_series rows in the same transaction as the
+ * first tick that holds them, so positions and values are never stored
+ * apart. */
 static int write_tick(struct tick_writer *w, uint64_t seq, uint64_t t_ns, const struct series_table *t,
                       size_t first_new, uint64_t mark, struct pm_err *err)
 {
     struct tick_store *s = (struct tick_store *)w;
-    int len = encode_tick(s, t, mark, err);
-    if (len < 0)
-        return -1;
-    bool new_series = first_new < t->n;
-    if (new_series && pm_db_step_done(&s->db, s->begin, err) < 0)
-        goto fail;
+    if (tick_encode(&s->enc, t, mark) < 0)
+        return pm_errf(err, "out of memory encoding a tick");
+    if (!s->in_tx) {
+        if (pm_db_step_done(&s->db, s->begin, err) < 0)
+            goto fail;
+        s->in_tx = true;
+        s->tx_start_ns = t_ns;
+    }
     for (size_t i = first_new; i < t->n; i++) {
         sqlite3_bind_int64(s->ins_series, 1, s->run_id);
         sqlite3_bind_int64(s->ins_series, 2, (int64_t)i);
         sqlite3_bind_text(s->ins_series, 3, t->v[i].name, -1, SQLITE_STATIC);
+        sqlite3_bind_int(s->ins_series, 4, t->v[i].last.kind == PM_REAL);
+        sqlite3_bind_int64(s->ins_series, 5, (int64_t)seq);
         if (pm_db_step_done(&s->db, s->ins_series, err) < 0)
             goto fail;
     }
     sqlite3_bind_int64(s->ins_tick, 1, s->run_id);
     sqlite3_bind_int64(s->ins_tick, 2, (int64_t)seq);
     sqlite3_bind_int64(s->ins_tick, 3, (int64_t)t_ns);
-    sqlite3_bind_text(s->ins_tick, 4, s->json, len, SQLITE_STATIC);
+    sqlite3_bind_blob(s->ins_tick, 4, s->enc.len ? s->enc.buf : (const void *)"", (int)s->enc.len, SQLITE_STATIC);
     if (pm_db_step_done(&s->db, s->ins_tick, err) < 0)
         goto fail;
-    if (new_series && pm_db_step_done(&s->db, s->commit, err) < 0)
+    s->pending++;
+    /* The first tick at once: it names the run's series, and a run that
+     * dies in its first second keeps it. */
+    if ((seq == 0 || t_ns - s->tx_start_ns + 1000 >= TICK_COMMIT_NS) && commit(s, err) < 0)
         goto fail;
     return 0;
 fail:
     s->full |= pm_db_full(&s->db);
     if (!sqlite3_get_autocommit(s->db.h))
         pm_db_exec(&s->db, "ROLLBACK", NULL);
+    s->in_tx = false;
+    s->pending = 0;
     return -1;
+}
+
+static int flush(struct tick_writer *w, struct pm_err *err)
+{
+    struct tick_store *s = (struct tick_store *)w;
+    if (commit(s, err) < 0) {
+        s->full |= pm_db_full(&s->db);
+        if (!sqlite3_get_autocommit(s->db.h))
+            pm_db_exec(&s->db, "ROLLBACK", NULL);
+        s->in_tx = false;
+        s->pending = 0;
+        return -1;
+    }
+    return 0;
 }
 
 int tick_store_open(struct tick_store *ts, const char *db_path, int64_t run_id, struct pm_err *err)
 {
     memset(ts, 0, sizeof *ts);
     ts->base.write = write_tick;
+    ts->base.flush = flush;
     ts->run_id = run_id;
+    tick_encoder_init(&ts->enc);
     if (pm_db_open(&ts->db, db_path, false, err) < 0)
         return -1;
     if (pm_db_prepare(&ts->db, &ts->ins_tick, "INSERT INTO tick(run_id, seq, t_ns, data) VALUES (?,?,?,?)", err) < 0 ||
-        pm_db_prepare(&ts->db, &ts->ins_series, "INSERT INTO tick_series(run_id, idx, name) VALUES (?,?,?)", err) < 0 ||
+        pm_db_prepare(&ts->db, &ts->ins_series,
+                      "INSERT INTO tick_series(run_id, idx, name, real, since) VALUES (?,?,?,?,?)", err) < 0 ||
         /* IMMEDIATE: the write lock is taken (waiting out a busy database)
          * at BEGIN, never in an upgrade that SQLite could only fail. */
         pm_db_prepare(&ts->db, &ts->begin, "BEGIN IMMEDIATE", err) < 0 ||
@@ -112,12 +98,126 @@ int tick_store_open(struct tick_store *ts, const char *db_path, int64_t run_id, 
 
 void tick_store_close(struct tick_store *ts)
 {
+    if (ts->in_tx && ts->db.h) {
+        struct pm_err err;
+        if (commit(ts, &err) < 0)
+            pm_db_exec(&ts->db, "ROLLBACK", NULL);
+    }
     sqlite3_finalize(ts->ins_tick);
     sqlite3_finalize(ts->ins_series);
     sqlite3_finalize(ts->begin);
     sqlite3_finalize(ts->commit);
     ts->ins_tick = ts->ins_series = ts->begin = ts->commit = NULL;
-    free(ts->json);
-    ts->json = NULL;
+    tick_encoder_free(&ts->enc);
     pm_db_close(&ts->db);
+}
+
+int tick_reader_open(struct tick_reader *r, struct pm_db *db, int64_t run_id, struct pm_err *err)
+{
+    memset(r, 0, sizeof *r);
+    sqlite3_stmt *st;
+    if (pm_db_prepare(db, &st, "SELECT idx, name, real, since FROM tick_series WHERE run_id = ? ORDER BY idx", err) < 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, run_id);
+    size_t cap = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int64_t idx = sqlite3_column_int64(st, 0);
+        if (idx < 0 || idx > 1000000) {
+            sqlite3_finalize(st);
+            tick_reader_close(r);
+            return pm_errf(err, "%s: run %lld: series position %lld out of range", db->path, (long long)run_id,
+                           (long long)idx);
+        }
+        size_t need = (size_t)idx + 1;
+        if (need > cap) {
+            size_t nc = need < 64 ? 64 : need * 2;
+            char **nm = realloc(r->names, nc * sizeof *nm);
+            bool *re = nm ? realloc(r->real, nc * sizeof *re) : NULL;
+            int64_t *si = re ? realloc(r->since, nc * sizeof *si) : NULL;
+            int64_t *ac = si ? realloc(r->acc, nc * sizeof *ac) : NULL;
+            if (nm)
+                r->names = nm;
+            if (re)
+                r->real = re;
+            if (si)
+                r->since = si;
+            if (ac)
+                r->acc = ac;
+            if (!ac) {
+                sqlite3_finalize(st);
+                tick_reader_close(r);
+                return pm_errf(err, "out of memory");
+            }
+            for (size_t i = cap; i < nc; i++) {
+                r->names[i] = NULL;
+                r->real[i] = false;
+                r->since[i] = INT64_MAX;
+                r->acc[i] = 0;
+            }
+            cap = nc;
+        }
+        if (need > r->n)
+            r->n = need;
+        free(r->names[idx]);
+        r->names[idx] = strdup(pm_col_text(st, 1));
+        r->real[idx] = sqlite3_column_int(st, 2) != 0;
+        r->since[idx] = sqlite3_column_int64(st, 3);
+        if (!r->names[idx]) {
+            sqlite3_finalize(st);
+            tick_reader_close(r);
+            return pm_errf(err, "out of memory");
+        }
+    }
+    sqlite3_finalize(st);
+    if (pm_db_prepare(db, &r->st, "SELECT seq, t_ns, data FROM tick WHERE run_id = ? ORDER BY seq", err) < 0) {
+        tick_reader_close(r);
+        return -1;
+    }
+    sqlite3_bind_int64(r->st, 1, run_id);
+    r->seq = -1;
+    return 0;
+}
+
+int tick_reader_next(struct tick_reader *r, struct pm_err *err)
+{
+    int rc = sqlite3_step(r->st);
+    if (rc == SQLITE_DONE)
+        return 0;
+    if (rc != SQLITE_ROW)
+        return pm_errf(err, "reading ticks: %s", sqlite3_errmsg(sqlite3_db_handle(r->st)));
+    r->seq = sqlite3_column_int64(r->st, 0);
+    r->t_ns = sqlite3_column_int64(r->st, 1);
+    const uint8_t *p = sqlite3_column_blob(r->st, 2);
+    size_t len = (size_t)sqlite3_column_bytes(r->st, 2);
+    if (len && tick_decode(p, len, r->acc, NULL, r->n) < 0)
+        return pm_errf(err, "tick %lld: not a stored tick (corrupt data)", (long long)r->seq);
+    return 1;
+}
+
+bool tick_reader_value(const struct tick_reader *r, size_t i, double *v)
+{
+    if (i >= r->n || !r->names[i] || r->since[i] > r->seq)
+        return false;
+    *v = tick_value(r->acc[i], r->real[i]);
+    return true;
+}
+
+int tick_reader_find(const struct tick_reader *r, const char *name)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (r->names[i] && strcmp(r->names[i], name) == 0)
+            return (int)i;
+    return -1;
+}
+
+void tick_reader_close(struct tick_reader *r)
+{
+    sqlite3_finalize(r->st);
+    for (size_t i = 0; i < r->n; i++)
+        free(r->names[i]);
+    free(r->names);
+    free(r->real);
+    free(r->since);
+    free(r->acc);
+    memset(r, 0, sizeof *r);
 }

@@ -1,4 +1,5 @@
 #include "store/timeseries.h"
+#include "store/ticks.h"
 #include "lib/alloc.h"
 #include <math.h>
 #include <stdio.h>
@@ -8,16 +9,27 @@
 const char *const ts_col_names[TS_NCOLS] = {
     "swap-in KB/s", "swap-out KB/s", "swap-in+out KB/s", "user %", "system %", "iowait %",
     "MemFree MiB", "MemAvailable MiB", "SwapFree MiB", "PSI memory some %", "PSI memory full %", "heartbeat lateness ms",
+    "pages scanned/s", "pages stolen/s", "refaults/s",
 };
 
 /* The raw series each view is derived from. */
 enum { R_PSWPIN, R_PSWPOUT, R_USER, R_NICE, R_SYSTEM, R_IDLE, R_IOWAIT, R_IRQ, R_SOFTIRQ, R_STEAL, R_MEMFREE,
-       R_MEMAVAIL, R_SWAPFREE, R_PSI_SOME, R_PSI_FULL, R_BEAT, R_N };
+       R_MEMAVAIL, R_SWAPFREE, R_PSI_SOME, R_PSI_FULL, R_BEAT, R_SCAN_K, R_SCAN_D, R_STEAL_K, R_STEAL_D,
+       R_REFAULT_A, R_REFAULT_F, R_N };
 static const char *const raw_names[R_N] = {
     "vmstat.pswpin", "vmstat.pswpout", "stat.cpu.user", "stat.cpu.nice", "stat.cpu.system", "stat.cpu.idle",
     "stat.cpu.iowait", "stat.cpu.irq", "stat.cpu.softirq", "stat.cpu.steal", "meminfo.MemFree",
     "meminfo.MemAvailable", "meminfo.SwapFree", "psi.memory.some.total", "psi.memory.full.total",
-    "heartbeat.late_max_us",
+    "heartbeat.late_max_us", "vmstat.pgscan_anon", "vmstat.pgscan_file", "vmstat.pgsteal_anon",
+    "vmstat.pgsteal_file", "vmstat.workingset_refault_anon", "vmstat.workingset_refault_file",
+};
+/* Before 5.8 there is no anon/file split of scanning: kswapd + direct
+ * stand for it (which then count memcg limit reclaim too; since, that
+ * shows only in the split, not in kswapd or direct). */
+static const char *const raw_older[R_N] = {
+    [R_SCAN_K] = "vmstat.pgscan_kswapd", [R_SCAN_D] = "vmstat.pgscan_direct",
+    [R_STEAL_K] = "vmstat.pgsteal_kswapd", [R_STEAL_D] = "vmstat.pgsteal_direct",
+    [R_REFAULT_A] = "vmstat.workingset_refault",
 };
 
 void timeseries_free(struct timeseries *ts)
@@ -42,51 +54,82 @@ static int alloc_ts(struct timeseries *ts, size_t n)
     return 0;
 }
 
+/* A raw series may be split by zone on older kernels (pgscan_kswapd_normal,
+ * ...): those add up to the node-wide counter newer kernels print. */
+static bool zone_part(const char *name, const char *base)
+{
+    static const char *const zones[] = { "dma", "dma32", "normal", "high", "movable", "device" };
+    size_t k = strlen(base);
+    if (strncmp(name, base, k) != 0 || name[k] != '_')
+        return false;
+    for (size_t z = 0; z < sizeof zones / sizeof zones[0]; z++)
+        if (strcmp(name + k + 1, zones[z]) == 0)
+            return true;
+    return false;
+}
+
+/* The sum of raw series r at the reader's current tick; NaN if none has a value. */
+static double raw_value(const struct tick_reader *rd, const int *pos, size_t npos)
+{
+    double sum = NAN;
+    for (size_t i = 0; i < npos; i++) {
+        double v;
+        if (tick_reader_value(rd, (size_t)pos[i], &v))
+            sum = isnan(sum) ? v : sum + v;
+    }
+    return sum;
+}
+
 int timeseries_load(struct pm_db *db, int64_t run_id, struct timeseries *ts, struct pm_err *err)
 {
     memset(ts, 0, sizeof *ts);
-    int pos[R_N];
-    sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "SELECT idx FROM tick_series WHERE run_id = ? AND name = ?", err) < 0)
-        return -1;
-    for (int r = 0; r < R_N; r++) {
-        sqlite3_reset(st);
-        sqlite3_bind_int64(st, 1, run_id);
-        sqlite3_bind_text(st, 2, raw_names[r], -1, SQLITE_STATIC);
-        pos[r] = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
-    }
-    sqlite3_finalize(st);
     int64_t page = 4096;
+    sqlite3_stmt *st;
     if (pm_db_prepare(db, &st, "SELECT m.page_size FROM run r JOIN machine m ON m.id = r.machine_id WHERE r.id = ?", err) < 0)
         return -1;
     sqlite3_bind_int64(st, 1, run_id);
     if (sqlite3_step(st) == SQLITE_ROW)
         page = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
-    /* One pass over the run's ticks, extracting only what the charts use. */
-    char sql[2048];
-    int o = snprintf(sql, sizeof sql, "SELECT t_ns");
-    for (int r = 0; r < R_N; r++)
-        o += pos[r] >= 0 ? snprintf(sql + o, sizeof sql - (size_t)o, ", json_extract(data, '$[%d]')", pos[r])
-                         : snprintf(sql + o, sizeof sql - (size_t)o, ", NULL");
-    snprintf(sql + o, sizeof sql - (size_t)o, " FROM tick WHERE run_id = ? ORDER BY seq");
-    if (pm_db_prepare(db, &st, sql, err) < 0)
+    struct tick_reader rd;
+    if (tick_reader_open(&rd, db, run_id, err) < 0)
         return -1;
-    sqlite3_bind_int64(st, 1, run_id);
+    /* Positions of each raw series: the series itself, or its zone parts. */
+    enum { MAXPOS = 8 };
+    int pos[R_N][MAXPOS];
+    size_t npos[R_N] = { 0 };
+    bool split = tick_reader_find(&rd, "vmstat.pgscan_anon") >= 0;
+    for (int r = 0; r < R_N; r++) {
+        const char *name = raw_names[r];
+        if (raw_older[r] && (r == R_REFAULT_A ? tick_reader_find(&rd, name) < 0 : !split))
+            name = raw_older[r];
+        int i = tick_reader_find(&rd, name);
+        if (i >= 0) {
+            pos[r][npos[r]++] = i;
+            continue;
+        }
+        for (size_t k = 0; k < rd.n && npos[r] < MAXPOS; k++)
+            if (rd.names[k] && zone_part(rd.names[k], name))
+                pos[r][npos[r]++] = (int)k;
+    }
     size_t cap = 0, rows = 0;
     double (*raw)[R_N + 1] = NULL;
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    int more;
+    while ((more = tick_reader_next(&rd, err)) == 1) {
         if (ALLOC_GROW(raw, rows + 1, cap) < 0) {
-            free(raw);
-            sqlite3_finalize(st);
-            return pm_errf(err, "out of memory");
+            more = pm_errf(err, "out of memory");
+            break;
         }
-        raw[rows][0] = (double)sqlite3_column_int64(st, 0) / 1e9;
+        raw[rows][0] = (double)rd.t_ns / 1e9;
         for (int r = 0; r < R_N; r++)
-            raw[rows][r + 1] = sqlite3_column_type(st, r + 1) == SQLITE_NULL ? NAN : sqlite3_column_double(st, r + 1);
+            raw[rows][r + 1] = raw_value(&rd, pos[r], npos[r]);
         rows++;
     }
-    sqlite3_finalize(st);
+    tick_reader_close(&rd);
+    if (more < 0) {
+        free(raw);
+        return -1;
+    }
     size_t n = rows > 1 ? rows - 1 : 0;
     if (alloc_ts(ts, n) < 0) {
         free(raw);
@@ -98,6 +141,7 @@ int timeseries_load(struct pm_db *db, int64_t run_id, struct timeseries *ts, str
         const double *a = raw[i], *b = raw[i + 1];
         double dt = b[0] - a[0];
 #define D(r) (b[(r) + 1] - a[(r) + 1])
+#define RATE(r) (dt > 0 ? D(r) / dt : NAN)
         ts->t[i] = b[0];
         ts->v[TS_SWAPIN][i] = dt > 0 ? D(R_PSWPIN) * kb / dt : NAN;
         ts->v[TS_SWAPOUT][i] = dt > 0 ? D(R_PSWPOUT) * kb / dt : NAN;
@@ -117,6 +161,12 @@ int timeseries_load(struct pm_db *db, int64_t run_id, struct timeseries *ts, str
         ts->v[TS_PSI_SOME][i] = dt > 0 ? D(R_PSI_SOME) / 1e6 / dt * 100 : NAN;
         ts->v[TS_PSI_FULL][i] = dt > 0 ? D(R_PSI_FULL) / 1e6 / dt * 100 : NAN;
         ts->v[TS_BEAT_MS][i] = b[R_BEAT + 1] / 1000.0;
+        /* Reclaim: pages scanned and stolen (anon + file, by every kind of
+         * reclaim), pages refaulted. */
+        ts->v[TS_SCAN][i] = RATE(R_SCAN_K) + (isnan(RATE(R_SCAN_D)) ? 0 : RATE(R_SCAN_D));
+        ts->v[TS_STEAL][i] = RATE(R_STEAL_K) + (isnan(RATE(R_STEAL_D)) ? 0 : RATE(R_STEAL_D));
+        ts->v[TS_REFAULT][i] = RATE(R_REFAULT_A) + (isnan(RATE(R_REFAULT_F)) ? 0 : RATE(R_REFAULT_F));
+#undef RATE
 #undef D
     }
     free(raw);

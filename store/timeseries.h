@@ -13,6 +13,7 @@ enum ts_col {
     TS_MEMFREE, TS_MEMAVAIL, TS_SWAPFREE,      /* MiB */
     TS_PSI_SOME, TS_PSI_FULL,                  /* % of the interval */
     TS_BEAT_MS,                                /* worst heartbeat lateness in the interval */
+    TS_SCAN, TS_STEAL, TS_REFAULT,             /* pages per second, all reclaim */
     TS_NCOLS
 };
 

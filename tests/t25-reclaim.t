@@ -42,5 +42,13 @@ like "$("$PM" show uncapped)" "overall -; direct share of scanning -" "show: '-'
 out=$("$PM" compare --long capped uncapped)
 like "$out" "reclaim.refaults" "compare --long carries the reclaim metrics"
 like "$out" "reclaim.scan_velocity" "  the scan velocity too"
+# The reclaim chart: per tick, pages scanned and stolen per second and
+# refaults per second; their sum over the run is the run's total.
+"$PM" plot capped uncapped --out "$TMP/charts" > /dev/null
+is "$?" 0 "plot draws the reclaim chart"
+dat="$TMP/charts/chat-reclaim.dat"
+ok "  chat-reclaim.png drawn" test -s "$TMP/charts/chat-reclaim.png"
+peak=$(awk '!/^#/ && NF > 1 && $2 != "NaN" && $2 > m { m = $2 } END { print m + 0 }' "$dat")
+ok "  the capped line has a positive scan rate (peak $peak pages/s)" awk -v p="$peak" 'BEGIN { exit !(p > 0) }'
 is "$(machine_state)" "$before" "machine as it was"
 done_testing

@@ -1,0 +1,233 @@
+#include "store/tick_migrate.h"
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "store/tickcodec.h"
+
+/* The sample view decodes each tick's varints in SQL (a recursive walk over
+ * its bytes, one step per byte) and adds up each series' changes over the
+ * run's ticks, so plain sqlite3 gives every series' value at every tick
+ * from its first on, by name, as the JSON arrays did (SQLite's >> sign-
+ * extends, hence the mask in the zigzag decoding; its sum() refuses a
+ * change beyond 2^63, which no /proc value makes). pressmark itself
+ * reads ticks in C (store/ticks.c's tick_reader). */
+const char tick_sample_view_sql[] =
+    "CREATE VIEW sample AS"
+    "  WITH RECURSIVE"
+    "  dec(run_id, seq, h, pos, len, b, nxt, idx, acc, sh, ph, emit) AS ("
+    "    SELECT run_id, seq, hex(data), 0, length(data),"
+    "           (instr('0123456789ABCDEF', substr(hex(data), 1, 1)) - 1) * 16"
+    "             + instr('0123456789ABCDEF', substr(hex(data), 2, 1)) - 1,"
+    "           0, 0, 0, 0, 0, NULL"
+    "      FROM tick WHERE length(data) > 0"
+    "    UNION ALL"
+    "    SELECT run_id, seq, h, pos + 1, len,"
+    "           (instr('0123456789ABCDEF', substr(h, 2 * pos + 3, 1)) - 1) * 16"
+    "             + instr('0123456789ABCDEF', substr(h, 2 * pos + 4, 1)) - 1,"
+    "           CASE WHEN ph = 1 AND b < 128 THEN idx + 1 ELSE nxt END,"
+    "           CASE WHEN ph = 0 AND b < 128 THEN nxt + acc + ((b & 127) << sh) ELSE idx END,"
+    "           CASE WHEN b < 128 THEN 0 ELSE acc + ((b & 127) << sh) END,"
+    "           CASE WHEN b < 128 THEN 0 ELSE sh + 7 END,"
+    "           CASE WHEN b < 128 THEN 1 - ph ELSE ph END,"
+    "           CASE WHEN ph = 1 AND b < 128 THEN acc + ((b & 127) << sh) END"
+    "      FROM dec WHERE pos < len),"
+    "  chg(run_id, seq, idx, d) AS ("
+    "    SELECT run_id, seq, idx, CASE WHEN emit & 1 THEN ~((emit >> 1) & 9223372036854775807)"
+    "                                  ELSE (emit >> 1) & 9223372036854775807 END"
+    "      FROM dec WHERE emit IS NOT NULL)"
+    "  SELECT t.run_id AS run_id, t.seq AS seq, t.t_ns AS t_ns, s.name AS name,"
+    "         CASE WHEN s.real THEN sum(c.d) OVER w / 1000000.0 ELSE sum(c.d) OVER w END AS value"
+    "    FROM tick t"
+    "    JOIN tick_series s ON s.run_id = t.run_id AND s.since <= t.seq"
+    "    LEFT JOIN chg c ON c.run_id = t.run_id AND c.seq = t.seq AND c.idx = s.idx"
+    "    WINDOW w AS (PARTITION BY t.run_id, s.idx ORDER BY t.seq);";
+
+static bool real_name(const char *name)
+{
+    /* Schema 4 wrote PSI's averages, the only real values, with %.15g, so
+     * 0.00 looked like an integer: the names say which series are real. */
+    static const char *const tails[] = { ".avg10", ".avg60", ".avg300" };
+    size_t n = strlen(name);
+    for (size_t i = 0; i < sizeof tails / sizeof tails[0]; i++) {
+        size_t k = strlen(tails[i]);
+        if (n >= k && strcmp(name + n - k, tails[i]) == 0)
+            return true;
+    }
+    return false;
+}
+
+struct run_series {
+    size_t n;
+    bool *real, *have, *seen;
+    int64_t *since, *v;
+};
+
+static void run_series_free(struct run_series *rs)
+{
+    free(rs->real);
+    free(rs->have);
+    free(rs->seen);
+    free(rs->since);
+    free(rs->v);
+    memset(rs, 0, sizeof *rs);
+}
+
+static int load_series(struct pm_db *db, int64_t run_id, struct run_series *rs, struct pm_err *err)
+{
+    memset(rs, 0, sizeof *rs);
+    sqlite3_stmt *st;
+    if (pm_db_prepare(db, &st, "SELECT coalesce(max(idx), -1) + 1 FROM tick_series WHERE run_id = ?", err) < 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, run_id);
+    int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_finalize(st);
+    if (n < 0 || n > 1000000)
+        return pm_errf(err, "%s: run %lld: series positions out of range", db->path, (long long)run_id);
+    rs->n = (size_t)n;
+    size_t k = rs->n ? rs->n : 1;
+    rs->real = calloc(k, sizeof *rs->real);
+    rs->have = calloc(k, sizeof *rs->have);
+    rs->seen = calloc(k, sizeof *rs->seen);
+    rs->since = calloc(k, sizeof *rs->since);
+    rs->v = calloc(k, sizeof *rs->v);
+    if (!rs->real || !rs->have || !rs->seen || !rs->since || !rs->v)
+        return pm_errf(err, "out of memory");
+    if (pm_db_prepare(db, &st, "SELECT idx, name FROM tick_series WHERE run_id = ?", err) < 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, run_id);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int64_t i = sqlite3_column_int64(st, 0);
+        if (i >= 0 && (size_t)i < rs->n)
+            rs->real[i] = real_name(pm_col_text(st, 1));
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+/* One schema-4 tick, "[v,v,null,...]", into have[] and v[] (fixed-point). */
+static int parse_json_tick(const char *p, struct run_series *rs)
+{
+    memset(rs->have, 0, rs->n * sizeof *rs->have);
+    if (*p++ != '[')
+        return -1;
+    for (size_t i = 0; *p && *p != ']'; i++) {
+        if (strncmp(p, "null", 4) == 0) {
+            p += 4;
+        } else {
+            char *end;
+            errno = 0;
+            if (i < rs->n && rs->real[i]) {
+                double d = strtod(p, &end);
+                if (end == p)
+                    return -1;
+                rs->v[i] = (int64_t)llround(d * TICK_REAL_SCALE);
+            } else {
+                long long x = strtoll(p, &end, 10);
+                if (end == p)
+                    return -1;
+                if (*end == '.' || *end == 'e' || *end == 'E') {
+                    x = (long long)llround(strtod(p, &end));
+                }
+                rs->v[i] = (int64_t)x;
+            }
+            if (i < rs->n)
+                rs->have[i] = true;
+            p = end;
+        }
+        if (*p == ',')
+            p++;
+        else if (*p != ']')
+            return -1;
+    }
+    return 0;
+}
+
+static int migrate_run(struct pm_db *db, int64_t run_id, sqlite3_stmt *ins, sqlite3_stmt *upd, struct pm_err *err)
+{
+    struct run_series rs;
+    struct tick_encoder enc;
+    tick_encoder_init(&enc);
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    if (load_series(db, run_id, &rs, err) < 0)
+        goto out;
+    if (pm_db_prepare(db, &st, "SELECT seq, t_ns, data FROM tick WHERE run_id = ? ORDER BY seq", err) < 0)
+        goto out;
+    sqlite3_bind_int64(st, 1, run_id);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int64_t seq = sqlite3_column_int64(st, 0);
+        if (parse_json_tick(pm_col_text(st, 2), &rs) < 0) {
+            pm_errf(err, "%s: run %lld tick %lld: not a JSON array of values", db->path, (long long)run_id,
+                    (long long)seq);
+            goto out;
+        }
+        for (size_t i = 0; i < rs.n; i++)
+            if (rs.have[i] && !rs.seen[i]) {
+                rs.seen[i] = true;
+                rs.since[i] = seq;
+            }
+        if (tick_encode_values(&enc, rs.v, rs.have, rs.n) < 0) {
+            pm_errf(err, "out of memory");
+            goto out;
+        }
+        sqlite3_bind_int64(ins, 1, run_id);
+        sqlite3_bind_int64(ins, 2, seq);
+        sqlite3_bind_int64(ins, 3, sqlite3_column_int64(st, 1));
+        sqlite3_bind_blob(ins, 4, enc.len ? enc.buf : (const void *)"", (int)enc.len, SQLITE_STATIC);
+        if (pm_db_step_done(db, ins, err) < 0)
+            goto out;
+    }
+    for (size_t i = 0; i < rs.n; i++) {
+        sqlite3_bind_int(upd, 1, rs.real[i]);
+        sqlite3_bind_int64(upd, 2, rs.seen[i] ? rs.since[i] : INT64_MAX);
+        sqlite3_bind_int64(upd, 3, run_id);
+        sqlite3_bind_int64(upd, 4, (int64_t)i);
+        if (pm_db_step_done(db, upd, err) < 0)
+            goto out;
+    }
+    rc = 0;
+out:
+    sqlite3_finalize(st);
+    run_series_free(&rs);
+    tick_encoder_free(&enc);
+    return rc;
+}
+
+int tick_migrate_v5(struct pm_db *db, struct pm_err *err)
+{
+    if (pm_db_exec(db,
+                   "ALTER TABLE tick_series ADD COLUMN real INTEGER NOT NULL DEFAULT 0;"
+                   "ALTER TABLE tick_series ADD COLUMN since INTEGER NOT NULL DEFAULT 0;"
+                   "CREATE TABLE tick_v5 ("
+                   "  run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,"
+                   "  seq INTEGER NOT NULL, t_ns INTEGER NOT NULL, data BLOB NOT NULL,"
+                   "  PRIMARY KEY (run_id, seq)) WITHOUT ROWID;",
+                   err) < 0)
+        return -1;
+    sqlite3_stmt *runs = NULL, *ins = NULL, *upd = NULL;
+    int rc = -1;
+    if (pm_db_prepare(db, &runs, "SELECT DISTINCT run_id FROM tick ORDER BY run_id", err) < 0 ||
+        pm_db_prepare(db, &ins, "INSERT INTO tick_v5(run_id, seq, t_ns, data) VALUES (?,?,?,?)", err) < 0 ||
+        pm_db_prepare(db, &upd, "UPDATE tick_series SET real = ?, since = ? WHERE run_id = ? AND idx = ?", err) < 0)
+        goto out;
+    int step;
+    while ((step = sqlite3_step(runs)) == SQLITE_ROW)
+        if (migrate_run(db, sqlite3_column_int64(runs, 0), ins, upd, err) < 0)
+            goto out;
+    if (step != SQLITE_DONE) {
+        pm_errf(err, "%s: %s", db->path, sqlite3_errmsg(db->h));
+        goto out;
+    }
+    sqlite3_finalize(runs);
+    runs = NULL;
+    if (pm_db_exec(db, "DROP VIEW IF EXISTS sample; DROP TABLE tick; ALTER TABLE tick_v5 RENAME TO tick;", err) < 0 ||
+        pm_db_exec(db, tick_sample_view_sql, err) < 0)
+        goto out;
+    rc = 0;
+out:
+    sqlite3_finalize(runs);
+    sqlite3_finalize(ins);
+    sqlite3_finalize(upd);
+    return rc;
+}

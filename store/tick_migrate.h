@@ -1,0 +1,13 @@
+#ifndef PM_STORE_TICK_MIGRATE_H
+#define PM_STORE_TICK_MIGRATE_H
+/* Schema 4 -> 5: ticks stored as JSON arrays of every value become the
+ * changes-only encoding of store/tickcodec.h. Runs inside the migration's
+ * transaction; a failure leaves the database at version 4. */
+#include "store/db.h"
+
+int tick_migrate_v5(struct pm_db *db, struct pm_err *err);
+
+/* The sample view over the encoded ticks, in SQL alone (see db.c). */
+extern const char tick_sample_view_sql[];
+
+#endif
