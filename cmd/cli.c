@@ -164,6 +164,15 @@ static int set_profile(void *state, const char *value, struct pm_err *err)
     return 0;
 }
 
+static int set_trace_reclaim(void *state, const char *value, struct pm_err *err)
+{
+    (void)value;
+    if (geteuid() != 0)
+        return pm_errf(err, "needs root (it sets up a trace instance in tracefs)");
+    ((struct run_opts *)state)->trace_reclaim = true;
+    return 0;
+}
+
 static int set_mem_cap(void *state, const char *value, struct pm_err *err)
 {
     struct run_opts *ro = state;
@@ -256,6 +265,8 @@ const struct opt pm_run_options[] = {
     { .name = "quiet", .type = OPT_FLAG, .offset = RO(quiet), .help = "no per-run line on stderr" },
     { .name = "profile", .type = OPT_CALLBACK, .set = set_profile,
       .help = "a system-wide kernel profile per run (perf record -e cpu-clock -a), top 10 stored" },
+    { .name = "trace-reclaim", .type = OPT_CALLBACK, .set = set_trace_reclaim,
+      .help = "trace the run's reclaim and compaction stalls (tracefs, root): latency histograms and percentiles" },
     { .name = "push", .type = OPT_CALLBACK, .set = set_push, .metavar = "URL",
       .help = "push each run to a time-series database when stored (see 'pressmark push --help')" },
     { .type = OPT_END },
@@ -355,6 +366,7 @@ void run_opts_to_plan(const struct run_opts *ro, struct run_plan *plan)
     plan->db_path = pm_db_path();
     plan->env = &ro->env;
     plan->profile = ro->profile;
+    plan->trace_reclaim = ro->trace_reclaim;
     if (ro->push_url) {
         plan->after_store = push_after_store;
         plan->after_store_arg = (void *)ro;

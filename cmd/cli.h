@@ -59,6 +59,7 @@ struct run_opts {
     uint64_t timeout_ns;
     bool quiet;
     bool profile;
+    bool trace_reclaim;
     const char *push_url;
     char push_token[1024];
     struct env_config env;

@@ -84,6 +84,18 @@ static void check_accepted(enum undo_kind kind, const char *a)
         FUZZ_ASSERT(in && strchr(in + 17, '/'), "mount '%s' resolves to %s", a, r);
         break;
     }
+    case UNDO_TRACEFS:
+        FUZZ_ASSERT(strcmp(r, "/sys/kernel/tracing") == 0, "tracefs '%s' resolves to %s", a, r);
+        break;
+    case UNDO_TRACE_INSTANCE: {
+        const char *base = strrchr(r, '/');
+        FUZZ_ASSERT(base && strncmp(base, "/pressmark-", 11) == 0 && base[11] &&
+                    (strncmp(r, "/sys/kernel/tracing/instances/", 30) == 0 ||
+                     strncmp(r, "/sys/kernel/debug/tracing/instances/", 36) == 0) && !strchr(base + 1, '/') &&
+                    (size_t)(base - r) + 0 >= 29,
+                    "trace instance '%s' resolves to %s", a, r);
+        break;
+    }
     case UNDO_ZRAM:
     case UNDO_PROCESS:
         break;

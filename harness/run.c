@@ -19,6 +19,7 @@
 #include "pressure/probe.h"
 #include "store/machine.h"
 #include "harness/profile.h"
+#include "harness/stalls.h"
 #include "store/runs.h"
 #include "store/reserve.h"
 #include "store/ticks.h"
@@ -326,7 +327,8 @@ struct measure {
     const struct run_plan *plan;
     struct run_ctx *rc;
     struct sampler sampler;
-    bool hb_on, sources_on, ts_on, sampler_on;
+    struct run_trace trace;      /* --trace-reclaim */
+    bool hb_on, sources_on, ts_on, sampler_on, trace_on;
 };
 
 static int write_live(struct tick_writer *w, uint64_t seq, uint64_t t_ns, const struct series_table *t,
@@ -365,11 +367,28 @@ static int measure_start(struct run_ctx *rc, struct measure *m, struct pm_err *e
     if (sampler_start(&m->sampler, w, rc->plan->interval_ns, m->ss.cols, m->ss.n, err) < 0)
         return -1;
     m->sampler_on = true;
+    if (rc->plan->trace_reclaim) {
+        /* pressmark itself, and so every process and thread it starts for
+         * the workload from now on. Where tracing is not possible the run
+         * goes on without it, said once per invocation. */
+        static bool said;
+        struct pm_err terr;
+        if (run_trace_start(&m->trace, getpid(), &terr) == 0) {
+            m->trace_on = true;
+        } else {
+            kv_set(&rc->meta, "trace.error", terr.msg);
+            if (!said && !rc->plan->quiet)
+                fprintf(stderr, "pressmark: --trace-reclaim: %s; runs go on without stall tracing\n", terr.msg);
+            said = true;
+        }
+    }
     return 0;
 }
 
 static void measure_free(struct measure *m)
 {
+    if (m->trace_on)
+        run_trace_free(&m->trace);
     if (m->sampler_on)
         sampler_free(&m->sampler);
     if (m->ts_on)
@@ -396,6 +415,12 @@ static void measure_workload(struct run_ctx *rc, struct measure *m, const struct
         run_set_status(rc, "failed", "%s", werr.msg);
     if (plan->profile && profile_finish(&prof, rc->db, rc->run_id, &rc->meta, &werr) < 0)
         kv_set(&rc->meta, "profile.error", werr.msg);
+    if (m->trace_on) {
+        run_trace_finish(&m->trace, &rc->metrics, &rc->meta);
+        struct pm_err terr;
+        if (run_trace_store(&m->trace, rc->db, rc->run_id, &terr) < 0)
+            kv_set(&rc->meta, "trace.error", terr.msg);
+    }
     struct pm_err serr = { "" };
     if (sampler_stop(&m->sampler, &serr) < 0 && m->ts.full) {
         /* The end of the run still has to be written: the reserve makes

@@ -358,6 +358,23 @@ int undo_apply(enum undo_kind kind, const char *a, const char *b, char *said, si
         }
         snprintf(said, len, "unmounted %s", a);
         return 0;
+    case UNDO_TRACEFS:
+        /* Lazily: a reader of another tool's instance keeps it busy. */
+        if (umount2(a, MNT_DETACH) < 0 && errno != EINVAL && errno != ENOENT) {
+            snprintf(said, len, "could not unmount tracefs from %s: %s", a, strerror(errno));
+            return -1;
+        }
+        snprintf(said, len, "unmounted tracefs from %s", a);
+        return 0;
+    case UNDO_TRACE_INSTANCE:
+        /* rmdir of an instance stops its tracing and frees its buffers;
+         * it fails while a file of it is open (our readers close first). */
+        if (rmdir(a) < 0 && errno != ENOENT) {
+            snprintf(said, len, "could not remove trace instance %s: %s", a, strerror(errno));
+            return -1;
+        }
+        snprintf(said, len, "removed trace instance %s", a);
+        return 0;
     case UNDO_TREE:
         if (pm_remove_all(a) < 0 && errno != ENOENT) {
             snprintf(said, len, "could not remove %s: %s", a, strerror(errno));

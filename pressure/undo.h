@@ -20,6 +20,8 @@ enum undo_kind {
     UNDO_SCRATCH,     /* a: a scratch directory of pressmark's: its files named b* go, then it */
     UNDO_MOUNT,       /* a: a mount point inside a pressmark-build-* directory, unmounted */
     UNDO_TREE,        /* a: a pressmark-build-* directory (a VM image being made), removed whole */
+    UNDO_TRACEFS,     /* a: /sys/kernel/tracing, where pressmark mounted tracefs: unmounted */
+    UNDO_TRACE_INSTANCE, /* a: a tracefs instances/pressmark-* directory, removed */
 };
 
 /* The state directory: $PRESSMARK_STATE_DIR, else /run/pressmark as root,

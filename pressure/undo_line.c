@@ -4,7 +4,7 @@
 #include "pressure/swap.h"
 
 static const char *const kind_names[] = { "file", "cgroup", "swapfile", "zram", "process", "rmdir", "subtree", "scratch",
-                                           "mount", "tree" };
+                                           "mount", "tree", "tracefs", "trace-instance" };
 #define NKINDS (sizeof kind_names / sizeof kind_names[0])
 
 const char *undo_kind_name(enum undo_kind kind)
@@ -157,6 +157,12 @@ bool undo_place_ours(enum undo_kind kind, const char *a)
         return strncmp(base, "/pressmark-build-", 17) == 0 && base[17];
     case UNDO_MOUNT:            /* unmounted: only inside a build directory */
         return inside_build(a);
+    case UNDO_TRACEFS:          /* only where pressmark mounts it */
+        return strcmp(a, "/sys/kernel/tracing") == 0;
+    case UNDO_TRACE_INSTANCE:   /* an instance of pressmark's, in either place tracefs may be */
+        return ((size_t)(base - a) == strlen("/sys/kernel/tracing/instances") && under(a, "/sys/kernel/tracing/instances")) ||
+               ((size_t)(base - a) == strlen("/sys/kernel/debug/tracing/instances") &&
+                under(a, "/sys/kernel/debug/tracing/instances")) ? strncmp(base, "/pressmark-", 11) == 0 && base[11] : false;
     case UNDO_ZRAM:
     case UNDO_PROCESS:
         break;

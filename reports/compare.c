@@ -18,7 +18,9 @@ static const char *const long_extra[] = {
     "vmstat.pgmajfault", "vmstat.pgscan_total", "vmstat.pgsteal_total", "vmstat.allocstall",
     "reclaim.efficiency_pct", "reclaim.direct_scan_pct", "reclaim.scan_velocity", "reclaim.refaults",
     "vmstat.compact_stall", "vmstat.thp_fault_fallback", "psi.memory.some_s", "psi.memory.full_s",
-    "heartbeat.late_p99_ms", "heartbeat.skipped", "memcg.usage_max_bytes", NULL,
+    "heartbeat.late_p99_ms", "heartbeat.skipped", "memcg.usage_max_bytes", "stall.memcg.count",
+    "stall.memcg.total_ms", "stall.memcg.p99_us", "stall.direct.count", "stall.direct.p99_us",
+    "stall.compaction.count", NULL,
 };
 
 static const struct { const char *name, *title; } titles[] = {

@@ -1,4 +1,5 @@
 #include "reports/plot.h"
+#include "store/latency.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -37,6 +38,7 @@ struct line {
 const char *const plot_chart_titles[PLOT_CHARTS] = {
     "swap rate", "CPU utilisation", "free memory and free swap", "PSI memory stall and heartbeat lateness",
     "reclaim: pages scanned, stolen and refaulted", "headline per run",
+    "reclaim and compaction stall latency (--trace-reclaim)",
 };
 
 /* Is every value of these columns zero or missing, in every line? */
@@ -242,6 +244,109 @@ static int headline_chart(const char *dir, const char *base, const struct compar
     return chart_draw(&cf, f, dir, written, err);
 }
 
+/* --trace-reclaim's stalls: per kind, the share of stalls (%) that took at
+ * most x us, x on a log scale, one line per label from the buckets of all
+ * its runs added up (their own histograms, never averaged percentiles). */
+static int stall_cdf_chart(struct pm_db *db, const char *dir, const char *base, const struct comparison *c, bool svg,
+                           char *written, bool *all_zero, struct pm_err *err)
+{
+    static const char *const kinds[] = { "direct", "memcg", "compaction" };
+    enum { NK = sizeof kinds / sizeof kinds[0] };
+    struct chart_files cf;
+    const char *dat = cf.dat;
+    FILE *f = chart_open(&cf, dir, base, svg, err);
+    if (!f)
+        return -1;
+    fputs("# latency_us share_at_most_pct (one block per kind, then label)\n", f);
+    bool any = false, any_k[NK] = { false };
+    bool *has[NK];
+    for (size_t k = 0; k < NK; k++)
+        has[k] = NULL;
+    for (size_t k = 0; k < NK; k++)
+        if (!(has[k] = calloc(c->nlabels ? c->nlabels : 1, sizeof *has[k]))) {
+            for (size_t j = 0; j < k; j++)
+                free(has[j]);
+            fclose(f);
+            return pm_errf(err, "out of memory");
+        }
+    int rc = 0;
+    for (size_t k = 0; k < NK && rc == 0; k++)
+        for (size_t l = 0; l < c->nlabels && rc == 0; l++) {
+            char name[64];
+            snprintf(name, sizeof name, "stall.%s", kinds[k]);
+            struct loghist h = { 0 };
+            fprintf(f, "# %s: %s\n", kinds[k], c->labels[l].name);
+            if (load_latency_hist(db, c->labels[l].run_ids, c->labels[l].ok, name, &h, err) < 0) {
+                rc = -1;
+                break;
+            }
+            uint64_t seen = 0;
+            for (size_t i = 0; h.count && i < LOGHIST_BUCKETS; i++) {
+                if (!h.b[i])
+                    continue;
+                uint64_t lo, hi;
+                loghist_bounds(i, &lo, &hi);
+                seen += h.b[i];
+                fprintf(f, "%.3f %.4f\n", (double)hi / 1e3, 100.0 * (double)seen / (double)h.count);
+            }
+            if (!h.count)
+                fputs("1 NaN\n", f);
+            any |= h.count > 0;
+            any_k[k] |= h.count > 0;
+            has[k][l] = h.count > 0;
+            loghist_free(&h);
+            fputs("\n\n", f);
+        }
+    if (rc < 0) {
+        fclose(f);
+        goto out;
+    }
+    if (all_zero)
+        *all_zero = !any;
+    rc = -1;
+    f = chart_script(&cf, f, dir, err);
+    if (!f)
+        goto out;
+    char title[256];
+    snprintf(title, sizeof title, "%s: reclaim and compaction stall latency (--trace-reclaim), share of stalls at most x",
+             c->workload);
+    gp_header(f, title, dat, cf.img, svg, NK);
+    fprintf(f, "set xlabel 'stall latency (us)'\nset logscale x\nset yrange [0:100]\nset multiplot layout %d,1 title ",
+            (int)NK);
+    quote_gnuplot(f, title);
+    fputs(" noenhanced\n", f);
+    for (size_t k = 0; k < NK; k++) {
+        char yl[96];
+        snprintf(yl, sizeof yl, "%s stalls at most x (%%)", kinds[k]);
+        fputs("set ylabel ", f);
+        quote_gnuplot(f, yl);
+        if (!any_k[k]) {
+            /* Nothing to scale the axis by, nothing to draw: say so. */
+            fprintf(f, "\nset xrange [1:1000000]\nset label 1 'no %s stalls traced' at graph 0.5,0.5 center\n"
+                       "plot 1/0 notitle\nunset label 1\n", kinds[k]);
+            continue;
+        }
+        fputs("\nset autoscale x\nplot ", f);
+        bool first = true;
+        for (size_t l = 0; l < c->nlabels; l++) {
+            if (!has[k][l])
+                continue;       /* a label without such stalls keeps its colour, draws no line */
+            fputs(first ? "" : ", ", f);
+            first = false;
+            quote_gnuplot(f, dat);
+            fprintf(f, " index %zu using 1:2 with steps lw 2 lc %zu title ", k * c->nlabels + l, l + 1);
+            quote_gnuplot(f, c->labels[l].name);
+        }
+        fputc('\n', f);
+    }
+    fputs("unset multiplot\n", f);
+    rc = chart_draw(&cf, f, dir, written, err);
+out:
+    for (size_t k = 0; k < NK; k++)
+        free(has[k]);
+    return rc;
+}
+
 int plot_comparison(struct pm_db *db, const struct comparison *c, const struct plot_request *rq,
                     char written[PLOT_CHARTS][4096], struct pm_err *err)
 {
@@ -325,6 +430,11 @@ int plot_comparison(struct pm_db *db, const struct comparison *c, const struct p
                     if (cmp_cell_at(c, l, 0)->values[i] != 0)
                         rq->all_zero[NTS] = false;
         }
+    }
+    if (rc == 0) {
+        snprintf(base, sizeof base, "%s-stalls", slug);
+        rc = stall_cdf_chart(db, rq->out_dir, base, c, rq->svg, written[NTS + 1],
+                             rq->all_zero ? &rq->all_zero[NTS + 1] : NULL, err);
     }
     for (size_t i = 0; i < k; i++)
         timeseries_free(&lines[i].ts);

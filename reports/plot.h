@@ -3,14 +3,14 @@
 /* The charts of a comparison, drawn by gnuplot: swap rate (seed 000's
  * chart a), CPU utilisation (chart b), free memory and swap (seed 000's
  * HighFree/LowFree/SwapFree timeline), PSI and heartbeat lateness, reclaim
- * (pages scanned, stolen, refaulted per second), and the headline per run
- * (seed 002's drift). Each chart is written with its
+ * (pages scanned, stolen, refaulted per second), the headline per run
+ * (seed 002's drift), and the stall latency CDFs of traced runs. Each chart is written with its
  * gnuplot script (.gp) and data (.dat) beside it, to redraw or restyle. */
 #include <stdbool.h>
 #include "store/db.h"
 #include "reports/compare.h"
 
-#define PLOT_CHARTS 6
+#define PLOT_CHARTS 7
 
 struct plot_request {
     const char *out_dir;

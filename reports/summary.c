@@ -133,6 +133,36 @@ static void pct(char *buf, size_t len, const struct run_info *ri, const char *na
         snprintf(buf, len, "-");
 }
 
+/* --trace-reclaim's latencies: a row per kind of stall, from the run's
+ * stall.* metrics (percentiles from its histogram, 0.8% resolution). */
+static void print_stalls(FILE *f, const struct run_info *ri)
+{
+    static const char *const kinds[] = { "direct", "memcg", "compaction" };
+    if (!metric_set_find(&ri->metrics, "stall.memcg.count"))
+        return;
+    fprintf(f, "reclaim stalls (traced): lost events %.0f, nested %.0f, unpaired %.0f\n",
+            run_metric_or(ri, "stall.lost_events", 0), run_metric_or(ri, "stall.nested", 0),
+            run_metric_or(ri, "stall.unpaired", 0));
+    fprintf(f, "    %-11s %8s %11s %10s %10s %10s %10s\n", "kind", "count", "total ms", "p50 us", "p90 us", "p99 us",
+            "max us");
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        char name[64];
+        snprintf(name, sizeof name, "stall.%s.count", kinds[k]);
+        double n = run_metric_or(ri, name, 0);
+        if (n == 0) {
+            fprintf(f, "    %-11s %8.0f\n", kinds[k], n);
+            continue;
+        }
+        double v[5];
+        static const char *const sfx[] = { "total_ms", "p50_us", "p90_us", "p99_us", "max_us" };
+        for (int i = 0; i < 5; i++) {
+            snprintf(name, sizeof name, "stall.%s.%s", kinds[k], sfx[i]);
+            v[i] = run_metric_or(ri, name, 0);
+        }
+        fprintf(f, "    %-11s %8.0f %11.1f %10.1f %10.1f %10.1f %10.1f\n", kinds[k], n, v[0], v[1], v[2], v[3], v[4]);
+    }
+}
+
 /* mmtests' vmstat summary in two lines: how well reclaim worked, and
  * what came back because of it. */
 static void print_reclaim_why(FILE *f, const struct run_info *ri)
@@ -203,6 +233,7 @@ static void print_extras(FILE *f, const struct run_info *ri)
         fprintf(f, "reclaim including cgroup-limit reclaim (pgscan/pgsteal anon+file): scanned %.0f, stolen %.0f pages\n",
                 run_metric_or(ri, "vmstat.pgscan_total", 0), run_metric_or(ri, "vmstat.pgsteal_total", 0));
     print_reclaim_why(f, ri);
+    print_stalls(f, ri);
     if (metric_set_find(&ri->metrics, "psi.memory.some_s"))
         fprintf(f, "PSI: memory some %.3f s full %.3f s, io some %.3f s full %.3f s, cpu some %.3f s\n",
                 run_metric_or(ri, "psi.memory.some_s", 0), run_metric_or(ri, "psi.memory.full_s", 0),

@@ -93,6 +93,12 @@ static const char *const migrations[] = {
     "  PRIMARY KEY (suite_id, seq)) WITHOUT ROWID;",
     /* 4 -> 5: ticks hold only what changed, as varints (tick_migrate.c). */
     NULL,
+    /* 5 -> 6: latency histograms (reclaim stalls traced, chat messages):
+     * each non-empty bucket [lo, hi] in ns with its count. */
+    "CREATE TABLE latency_hist ("
+    "  run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,"
+    "  name TEXT NOT NULL, lo INTEGER NOT NULL, hi INTEGER NOT NULL, count INTEGER NOT NULL,"
+    "  PRIMARY KEY (run_id, name, lo)) WITHOUT ROWID;",
 };
 
 /* Migrations that SQL alone cannot do: called where migrations[] is NULL. */

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include "lib/err.h"
 
-#define PM_SCHEMA_VERSION 5
+#define PM_SCHEMA_VERSION 6
 
 struct pm_db {
     sqlite3 *h;

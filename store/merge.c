@@ -23,6 +23,9 @@ static const char *const child_copies[] = {
     " JOIN other.run o ON o.id = c.run_id JOIN new_runs x ON x.uuid = o.uuid JOIN main.run n ON n.uuid = o.uuid",
     "INSERT INTO tick(run_id, seq, t_ns, data) SELECT n.id, c.seq, c.t_ns, c.data FROM other.tick c"
     " JOIN other.run o ON o.id = c.run_id JOIN new_runs x ON x.uuid = o.uuid JOIN main.run n ON n.uuid = o.uuid",
+    "INSERT INTO latency_hist(run_id, name, lo, hi, count) SELECT n.id, c.name, c.lo, c.hi, c.count"
+    " FROM other.latency_hist c JOIN other.run o ON o.id = c.run_id JOIN new_runs x ON x.uuid = o.uuid"
+    " JOIN main.run n ON n.uuid = o.uuid",
     "INSERT INTO profile(run_id, rank, symbol, samples, pct_kernel, pct_all)"
     " SELECT n.id, c.rank, c.symbol, c.samples, c.pct_kernel, c.pct_all FROM other.profile c"
     " JOIN other.run o ON o.id = c.run_id JOIN new_runs x ON x.uuid = o.uuid JOIN main.run n ON n.uuid = o.uuid",

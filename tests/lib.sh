@@ -97,6 +97,8 @@ machine_state() {
     echo "vm scratch: $(ls -d /var/tmp/pressmark-vm-* ${TMPDIR:-/tmp}/pressmark-vm-* 2>/dev/null | tr '\n' ' ')"
     echo "image builds: $(ls -d /var/cache/pressmark/vm/pressmark-build-* 2>/dev/null | tr '\n' ' ')"
     echo "mounts: $(grep -c pressmark-build /proc/mounts || true)"
+    echo "tracefs: $(awk '$3 == "tracefs" { print $2 }' /proc/mounts | sort | tr '\n' ' ')"
+    echo "trace instances: $(ls -d /sys/kernel/tracing/instances/pressmark-* /sys/kernel/debug/tracing/instances/pressmark-* 2>/dev/null | tr '\n' ' ')"
 }
 # stop_bg PID: end a server the test started in the background and wait
 # until it has exited, so nothing writes into $TMP while it is removed.
