@@ -8,6 +8,7 @@
 #include <sys/utsname.h>
 #include "store/db.h"
 #include "harness/profile.h"
+#include "collectors/sources.h"
 #include "reports/push.h"
 #include "lib/fileio.h"
 #include "lib/quote.h"
@@ -173,6 +174,11 @@ static int set_trace_reclaim(void *state, const char *value, struct pm_err *err)
     return 0;
 }
 
+static int set_collect(void *state, const char *value, struct pm_err *err)
+{
+    return sources_parse_collect(value, &((struct run_opts *)state)->collect_off, err);
+}
+
 static int set_mem_cap(void *state, const char *value, struct pm_err *err)
 {
     struct run_opts *ro = state;
@@ -265,6 +271,9 @@ const struct opt pm_run_options[] = {
     { .name = "quiet", .type = OPT_FLAG, .offset = RO(quiet), .help = "no per-run line on stderr" },
     { .name = "profile", .type = OPT_CALLBACK, .set = set_profile,
       .help = "a system-wide kernel profile per run (perf record -e cpu-clock -a), top 10 stored" },
+    { .name = "collect", .type = OPT_CALLBACK, .set = set_collect, .metavar = "-SRC,...",
+      .help = "switch sources off (-buddyinfo) or on (+buddyinfo): stat vmstat meminfo psi memcg heartbeat buddyinfo "
+              "zoneinfo diskstats procs mthp (default: all)" },
     { .name = "trace-reclaim", .type = OPT_CALLBACK, .set = set_trace_reclaim,
       .help = "trace the run's reclaim and compaction stalls (tracefs, root): latency histograms and percentiles" },
     { .name = "push", .type = OPT_CALLBACK, .set = set_push, .metavar = "URL",
@@ -367,6 +376,7 @@ void run_opts_to_plan(const struct run_opts *ro, struct run_plan *plan)
     plan->env = &ro->env;
     plan->profile = ro->profile;
     plan->trace_reclaim = ro->trace_reclaim;
+    plan->collect_off = ro->collect_off;
     if (ro->push_url) {
         plan->after_store = push_after_store;
         plan->after_store_arg = (void *)ro;

@@ -60,6 +60,7 @@ struct run_opts {
     bool quiet;
     bool profile;
     bool trace_reclaim;
+    unsigned collect_off;
     const char *push_url;
     char push_token[1024];
     struct env_config env;

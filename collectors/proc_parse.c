@@ -191,3 +191,123 @@ int parse_single_value(const char *buf, size_t len, const char *prefix, struct s
     sink->put(sink, prefix, strlen(prefix), (struct pm_value){ .kind = PM_INT, .i = v });
     return 1;
 }
+
+/* "Node 0, zone   Normal   2853   3092 ..." -> node0.Normal */
+static bool zone_header(const char *p, const char *eol, char *zone, size_t zlen, const char **after)
+{
+    int node;
+    char name[32];
+    int used = 0;
+    if (eol - p < 12 || sscanf(p, "Node %d, zone %31s%n", &node, name, &used) != 2 || node < 0 || node > 4095)
+        return false;
+    for (const char *c = name; *c; c++)
+        if (*c < 0x21 || *c > 0x7e)
+            return false;
+    snprintf(zone, zlen, "node%d.%s", node, name);
+    *after = p + used;
+    return *after <= eol;
+}
+
+int parse_buddyinfo(const char *buf, size_t len, const char *prefix, struct sink *sink)
+{
+    const char *p = buf, *end = buf + len;
+    int put = 0;
+    /* Over all zones: pages free, and those in blocks of order 9 and more
+     * (a 2 MB huge page on x86). */
+    uint64_t free_all = 0, free_o9 = 0;
+    bool any = false;
+    while (p < end) {
+        const char *eol = line_end(p, end), *q;
+        char zone[64];
+        if (zone_header(p, eol, zone, sizeof zone, &q)) {
+            any = true;
+            uint64_t zfree = 0;
+            int64_t v;
+            for (int order = 0; order < 20 && read_int(&q, eol, &v); order++) {
+                char key[96];
+                int kn = snprintf(key, sizeof key, "%s.order%d", zone, order);
+                put += put_named(sink, prefix, key, (size_t)kn, (struct pm_value){ .kind = PM_INT, .i = v });
+                if (v > 0) {
+                    zfree += (uint64_t)v << order;
+                    if (order >= 9)
+                        free_o9 += (uint64_t)v << order;
+                }
+            }
+            free_all += zfree;
+        }
+        p = eol + 1;
+    }
+    if (!any)
+        return -1;
+    /* Mel Gorman's unusable free space index for order 9: the share of free
+     * memory that cannot serve a huge page, in thousandths. */
+    int64_t unusable = free_all ? (int64_t)((free_all - free_o9) * 1000 / free_all) : 0;
+    put += put_named(sink, prefix, "free_pages", 10, (struct pm_value){ .kind = PM_INT, .i = (int64_t)free_all });
+    put += put_named(sink, prefix, "unusable_o9_permille", 20, (struct pm_value){ .kind = PM_INT, .i = unusable });
+    return put;
+}
+
+/* One zone's free pages against its watermarks; a zone with no managed
+ * pages (an empty Movable or Device zone) says nothing. */
+static int put_zone(struct sink *sink, const char *prefix, const char *zone, const int64_t *val, unsigned have)
+{
+    static const char *const names[] = { "free", "min", "low", "high" };
+    if ((have & 15) != 15 || ((have & 16) && val[4] == 0))
+        return 0;
+    int put = 0;
+    char key[96];
+    for (int i = 0; i < 4; i++) {
+        int kn = snprintf(key, sizeof key, "%s.%s", zone, names[i]);
+        put += put_named(sink, prefix, key, (size_t)kn, (struct pm_value){ .kind = PM_INT, .i = val[i] });
+    }
+    /* How far below the low watermark (kswapd wakes) and the min one
+     * (allocations stall) the zone is now. */
+    int kn = snprintf(key, sizeof key, "%s.below_low", zone);
+    put += put_named(sink, prefix, key, (size_t)kn,
+                     (struct pm_value){ .kind = PM_INT, .i = val[2] > val[0] ? val[2] - val[0] : 0 });
+    kn = snprintf(key, sizeof key, "%s.below_min", zone);
+    put += put_named(sink, prefix, key, (size_t)kn,
+                     (struct pm_value){ .kind = PM_INT, .i = val[1] > val[0] ? val[1] - val[0] : 0 });
+    return put;
+}
+
+int parse_zoneinfo(const char *buf, size_t len, const char *prefix, struct sink *sink)
+{
+    const char *p = buf, *end = buf + len;
+    char zone[64] = "";
+    int put = 0;
+    /* The zone's own "key value" lines (the per-CPU pagesets below have
+     * "high:" with a colon, never matched here). */
+    static const char *const keys[] = { "pages free", "min", "low", "high", "managed" };
+    int64_t val[5] = { 0 };
+    unsigned have = 0;
+    bool any = false;
+    while (p < end) {
+        const char *eol = line_end(p, end), *q;
+        char z[64];
+        if (zone_header(p, eol, z, sizeof z, &q)) {
+            if (zone[0])
+                put += put_zone(sink, prefix, zone, val, have);
+            snprintf(zone, sizeof zone, "%s", z);
+            have = 0;
+            any = true;
+        } else if (zone[0]) {
+            const char *s = p;
+            while (s < eol && *s == ' ')
+                s++;
+            for (unsigned k = 0; k < 5; k++) {
+                size_t kl = strlen(keys[k]);
+                if (!(have & (1u << k)) && (size_t)(eol - s) > kl && memcmp(s, keys[k], kl) == 0 && s[kl] == ' ') {
+                    q = s + kl;
+                    if (read_int(&q, eol, &val[k]))
+                        have |= 1u << k;
+                    break;
+                }
+            }
+        }
+        p = eol + 1;
+    }
+    if (zone[0])
+        put += put_zone(sink, prefix, zone, val, have);
+    return any ? put : -1;
+}

@@ -30,4 +30,13 @@ int parse_psi(const char *buf, size_t len, const char *prefix, struct sink *sink
  * value and puts nothing. */
 int parse_single_value(const char *buf, size_t len, const char *prefix, struct sink *sink);
 
+/* /proc/buddyinfo: free blocks per order per zone (node0.Normal.order3),
+ * the pages free in all zones, and the unusable free space index for
+ * order 9 (2 MB huge pages on x86) in thousandths. */
+int parse_buddyinfo(const char *buf, size_t len, const char *prefix, struct sink *sink);
+
+/* /proc/zoneinfo: per zone, pages free and the min, low and high
+ * watermarks, and how many pages free is below low and below min. */
+int parse_zoneinfo(const char *buf, size_t len, const char *prefix, struct sink *sink);
+
 #endif

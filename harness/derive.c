@@ -212,6 +212,85 @@ static int derive_reclaim_why(const struct series_table *t, struct metric_set *o
     return rc;
 }
 
+static bool ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), k = strlen(tail);
+    return n >= k && strcmp(s + n - k, tail) == 0;
+}
+
+/* The monitors: fragmentation at its worst, zones below their watermarks,
+ * the swap devices' I/O and its latency, the largest process, mTHP. */
+static int derive_monitors(const struct series_table *t, struct metric_set *out)
+{
+    int rc = 0;
+    double v;
+    if (series_max(t, "buddyinfo.unusable_o9_permille", &v))
+        rc |= metric_set_put(out, "frag.unusable_o9_max_pct", v / 10, "%", PM_LOWER);
+    double below_low = -1, below_min = -1, rss = -1, swap = -1;
+    double dsk[6] = { 0 };
+    bool have_dsk = false;
+    static const char *const dcols[] = { ".reads", ".writes", ".read_sectors", ".write_sectors", ".read_ms", ".write_ms" };
+    static const char *const mstats[] = { "anon_fault_alloc", "anon_fault_fallback", "swpout", "swpout_fallback", "split" };
+    double mthp[5] = { 0 };
+    bool have_mthp = false;
+    for (size_t i = 0; i < t->n; i++) {
+        const char *name = t->v[i].name;
+        double mx = t->v[i].max;
+        if (strncmp(name, "zoneinfo.", 9) == 0) {
+            if (ends_with(name, ".below_low") && mx > below_low)
+                below_low = mx;
+            if (ends_with(name, ".below_min") && mx > below_min)
+                below_min = mx;
+        } else if (strncmp(name, "procs.top", 9) == 0) {
+            if (ends_with(name, ".rss_kb") && mx > rss)
+                rss = mx;
+            if (ends_with(name, ".swap_kb") && mx > swap)
+                swap = mx;
+        } else if (strncmp(name, "diskstats.", 10) == 0) {
+            for (int k = 0; k < 6; k++)
+                if (ends_with(name, dcols[k]) && series_delta(t, name, &v)) {
+                    dsk[k] += v;
+                    have_dsk = true;
+                }
+        } else if (strncmp(name, "mthp.", 5) == 0) {
+            for (int k = 0; k < 5; k++) {
+                char tail[40];
+                snprintf(tail, sizeof tail, ".%s", mstats[k]);
+                if (ends_with(name, tail) && series_delta(t, name, &v)) {
+                    mthp[k] += v;
+                    have_mthp = true;
+                }
+            }
+        }
+    }
+    if (below_low >= 0) {
+        rc |= metric_set_put(out, "zone.below_low_max_pages", below_low, "pages", PM_LOWER);
+        rc |= metric_set_put(out, "zone.below_min_max_pages", below_min, "pages", PM_LOWER);
+    }
+    if (rss >= 0) {
+        rc |= metric_set_put(out, "procs.rss_max_kb", rss, "KB", PM_NEITHER);
+        rc |= metric_set_put(out, "procs.swap_max_kb", swap, "KB", PM_LOWER);
+    }
+    if (have_dsk) {
+        rc |= metric_set_put(out, "swapdev.reads", dsk[0], "ops", PM_LOWER);
+        rc |= metric_set_put(out, "swapdev.writes", dsk[1], "ops", PM_LOWER);
+        rc |= metric_set_put(out, "swapdev.read_kb", dsk[2] / 2, "KB", PM_LOWER);
+        rc |= metric_set_put(out, "swapdev.write_kb", dsk[3] / 2, "KB", PM_LOWER);
+        /* The swap devices' I/O latency: time the requests took over their
+         * count (iostat's await). A swap file shares its disk with other
+         * files: this is the disk's, over the run. */
+        if (dsk[0] + dsk[1] > 0)
+            rc |= metric_set_put(out, "swapdev.await_ms", (dsk[4] + dsk[5]) / (dsk[0] + dsk[1]), "ms", PM_LOWER);
+    }
+    if (have_mthp)
+        for (int k = 0; k < 5; k++) {
+            char name[64];
+            snprintf(name, sizeof name, "mthp.%s", mstats[k]);
+            rc |= metric_set_put(out, name, mthp[k], "count", k == 0 ? PM_NEITHER : PM_LOWER);
+        }
+    return rc;
+}
+
 static int derive_psi(const struct series_table *t, struct metric_set *out)
 {
     static const char *res[] = { "memory", "io", "cpu" };
@@ -274,5 +353,6 @@ int derive_metrics(const struct series_table *t, long page_size, struct metric_s
     rc |= put_delta(t, out, "vmstat.oom_kill", "vmstat.oom_kill", "count", PM_LOWER);
     rc |= derive_psi(t, out);
     rc |= derive_memcg(t, out);
+    rc |= derive_monitors(t, out);
     return rc ? -1 : 0;
 }

@@ -353,7 +353,27 @@ static int measure_start(struct run_ctx *rc, struct measure *m, struct pm_err *e
     m->hb_on = heartbeat_start(&m->hb, HEARTBEAT_PERIOD_NS, err) == 0;
     if (!m->hb_on)
         return -1;
-    sources_init(&m->ss, NULL, rc->env.cgroup_dir[0] ? rc->env.cgroup_dir : NULL, rc->env.cgroup_version, &m->hb);
+    struct source_opts so = {
+        .memcg_dir = rc->env.cgroup_dir[0] ? rc->env.cgroup_dir : NULL,
+        .memcg_version = rc->env.cgroup_version,
+        .hb = &m->hb,
+        .off = rc->plan->collect_off,
+    };
+    sources_init(&m->ss, &so);
+    /* MGLRU's state: whether the multi-gen LRU does the reclaiming. */
+    char lru[64];
+    if (pm_read_file("/sys/kernel/mm/lru_gen/enabled", lru, sizeof lru) == 0) {
+        kv_set(&rc->meta, "mglru.enabled", lru);
+        if (pm_read_file("/sys/kernel/mm/lru_gen/min_ttl_ms", lru, sizeof lru) == 0)
+            kv_set(&rc->meta, "mglru.min_ttl_ms", lru);
+    } else {
+        kv_set(&rc->meta, "mglru.enabled", "absent (a kernel without CONFIG_LRU_GEN)");
+    }
+    if (rc->plan->collect_off) {
+        char off[256];
+        sources_describe_off(rc->plan->collect_off, off, sizeof off);
+        kv_set(&rc->meta, "collect.off", off);
+    }
     sources_open(&m->ss);
     m->sources_on = true;
     if (tick_store_open(&m->ts, rc->db->path, rc->run_id, err) < 0)

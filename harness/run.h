@@ -35,6 +35,7 @@ struct run_plan {
     const struct env_config *env;  /* cap, swap and VM settings; NULL: none */
     bool profile;                  /* record a system-wide kernel profile */
     bool trace_reclaim;            /* reclaim and compaction stall latencies from a trace instance */
+    unsigned collect_off;          /* sources switched off (collectors/sources.h) */
     /* Called with each run once it is stored with status ok or not (the
      * command's --push sends it on); NULL: nothing. */
     void (*after_store)(void *arg, struct pm_db *db, int64_t run_id);

@@ -133,6 +133,58 @@ static void pct(char *buf, size_t len, const struct run_info *ri, const char *na
         snprintf(buf, len, "-");
 }
 
+/* The monitors beyond the counters: fragmentation, watermarks, the swap
+ * devices, the largest process, mTHP. */
+static void print_monitors(FILE *f, const struct run_info *ri)
+{
+    const struct metric_set *m = &ri->metrics;
+    if (metric_set_find(m, "frag.unusable_o9_max_pct") || metric_set_find(m, "zone.below_low_max_pages")) {
+        fprintf(f, "fragmentation: free memory unusable for an order-9 block at most %.1f%%",
+                run_metric_or(ri, "frag.unusable_o9_max_pct", 0));
+        if (metric_set_find(m, "zone.below_low_max_pages"))
+            fprintf(f, "; zones below their low watermark by at most %.0f pages (below min %.0f)",
+                    run_metric_or(ri, "zone.below_low_max_pages", 0), run_metric_or(ri, "zone.below_min_max_pages", 0));
+        fputc('\n', f);
+    }
+    if (metric_set_find(m, "swapdev.reads")) {
+        fprintf(f, "swap devices: %.0f reads (%.0f KB), %.0f writes (%.0f KB)", run_metric_or(ri, "swapdev.reads", 0),
+                run_metric_or(ri, "swapdev.read_kb", 0), run_metric_or(ri, "swapdev.writes", 0),
+                run_metric_or(ri, "swapdev.write_kb", 0));
+        if (metric_set_find(m, "swapdev.await_ms"))
+            fprintf(f, ", await %.3f ms per request", run_metric_or(ri, "swapdev.await_ms", 0));
+        fputc('\n', f);
+    }
+    if (metric_set_find(m, "procs.rss_max_kb"))
+        fprintf(f, "largest process: %.0f KB RSS at most; %.0f KB swapped at most (top 5 by RSS, each tick)\n",
+                run_metric_or(ri, "procs.rss_max_kb", 0), run_metric_or(ri, "procs.swap_max_kb", 0));
+    if (metric_set_find(m, "mthp.anon_fault_alloc"))
+        fprintf(f, "mTHP: anon faults %.0f (fallbacks %.0f), swap-outs %.0f (fallbacks %.0f), splits %.0f\n",
+                run_metric_or(ri, "mthp.anon_fault_alloc", 0), run_metric_or(ri, "mthp.anon_fault_fallback", 0),
+                run_metric_or(ri, "mthp.swpout", 0), run_metric_or(ri, "mthp.swpout_fallback", 0),
+                run_metric_or(ri, "mthp.split", 0));
+}
+
+/* Which sources gave values, which were switched off, which are absent. */
+static void print_collected(FILE *f, const struct run_info *ri)
+{
+    if (!ri->nsources)
+        return;
+    fputs("collected:", f);
+    const char *last = "";
+    for (size_t i = 0; i < ri->nsources; i++)
+        if (ri->sources[i].ticks > 0 && strcmp(ri->sources[i].source, last) != 0) {
+            fprintf(f, " %s", ri->sources[i].source);
+            last = ri->sources[i].source;
+        }
+    const char *off = kv_get(&ri->meta, "collect.off");
+    if (off && *off)
+        fprintf(f, "; switched off: %s", off);
+    const char *mg = kv_get(&ri->meta, "mglru.enabled");
+    if (mg)
+        fprintf(f, "; MGLRU %s", mg);
+    fputc('\n', f);
+}
+
 /* --trace-reclaim's latencies: a row per kind of stall, from the run's
  * stall.* metrics (percentiles from its histogram, 0.8% resolution). */
 static void print_stalls(FILE *f, const struct run_info *ri)
@@ -262,6 +314,8 @@ static void print_extras(FILE *f, const struct run_info *ri)
             fprintf(f, "    %-7zu %-15lld %-7.4f %s\n", i + 1, (long long)ri->profile[i].samples,
                     ri->profile[i].pct_kernel, ri->profile[i].symbol);
     }
+    print_monitors(f, ri);
+    print_collected(f, ri);
     for (size_t i = 0; i < ri->nsources; i++)
         if (ri->sources[i].note[0])
             fprintf(f, "source %s: %s\n", ri->sources[i].path, ri->sources[i].note);

@@ -62,7 +62,9 @@ int run_info_load(struct pm_db *db, int64_t id, struct run_info *ri, struct pm_e
     if (pm_db_prepare(db, &st,
                       "SELECT source, path, ticks, note FROM run_source WHERE run_id = ? ORDER BY"
                       " CASE source WHEN 'stat' THEN 0 WHEN 'vmstat' THEN 1 WHEN 'meminfo' THEN 2"
-                      " WHEN 'psi' THEN 3 WHEN 'memcg' THEN 4 ELSE 5 END, path", err) < 0)
+                      " WHEN 'psi' THEN 3 WHEN 'memcg' THEN 4 WHEN 'heartbeat' THEN 5 WHEN 'buddyinfo' THEN 6"
+                      " WHEN 'zoneinfo' THEN 7 WHEN 'diskstats' THEN 8 WHEN 'procs' THEN 9 WHEN 'mthp' THEN 10"
+                      " ELSE 11 END, path", err) < 0)
         return -1;
     sqlite3_bind_int64(st, 1, id);
     while (sqlite3_step(st) == SQLITE_ROW) {

@@ -22,10 +22,34 @@ is "$(q "select round(value, 6) from metric m join run r on r.id = m.run_id wher
 is "$(q "select round(value, 6) from metric m join run r on r.id = m.run_id where r.label = 'capped' and m.name = 'reclaim.scan_velocity'")" \
    "$(q "select round(s.value / e.value, 6) from metric s join metric e on e.run_id = s.run_id join run r on r.id = s.run_id where r.label = 'capped' and s.name = 'vmstat.pgscan_total' and e.name = 'time.elapsed_s'")" \
    "  scan velocity = scanned / elapsed"
+# The monitors of the same run: the swap file's disk, the largest process,
+# fragmentation and the watermarks, each run's sources listed.
+ge "$(imetric capped swapdev.reads)" 1 "  the swap device read pages back (diskstats of the swap file's disk)"
+ge "$(imetric capped swapdev.write_kb)" 1 "  and wrote them out"
+ge "$(imetric capped procs.rss_max_kb)" 20000 "  the largest process held tens of MB (procs, top 5 by RSS)"
+ge "$(imetric capped procs.swap_max_kb)" 1 "  and had some of it swapped out"
+is "$(q "select count(*) from metric m join run r on r.id = m.run_id where r.label = 'capped' and m.name in
+      ('frag.unusable_o9_max_pct', 'zone.below_low_max_pages', 'zone.below_min_max_pages')")" 3 "  fragmentation and watermark metrics"
+is "$(q "select count(distinct name) from tick_series s join run r on r.id = s.run_id where r.label = 'capped' and s.name like 'procs.top_.rss_kb'")" 5 \
+   "  five largest processes sampled each tick"
 show=$("$PM" show capped)
 like "$show" "reclaim efficiency \(stolen/scanned\): kswapd [-0-9.%]+, direct [-0-9.%]+, overall [0-9.]+%; direct share of scanning [-0-9.%]+; scan velocity [0-9]+ pages/s" "show: the reclaim efficiency line"
 like "$show" "came back: refaults [1-9][0-9]* pages \(anon [0-9]+, file [0-9]+; activated" "show: the refaults line"
 like "$show" "compaction stalls [0-9]+ \(failed [0-9]+, succeeded [0-9]+\); THP faults [0-9]+, fallbacks [0-9]+; swap readahead" "show: compaction, THP and swap readahead"
+like "$show" "swap devices: [1-9][0-9]* reads \([0-9]+ KB\), [0-9]+ writes \([0-9]+ KB\), await [0-9.]+ ms per request" "show: the swap devices' I/O"
+like "$show" "largest process: [1-9][0-9]* KB RSS at most" "show: the largest process"
+like "$show" "collected: stat vmstat meminfo psi memcg heartbeat buddyinfo zoneinfo diskstats procs" "show: the sources collected"
+
+"$PM" record --quiet --label fewer --collect -buddyinfo,-zoneinfo,-procs -- true
+is "$?" 0 "--collect switches sources off"
+is "$(q "select count(*) from tick_series s join run r on r.id = s.run_id where r.label = 'fewer' and (s.name like 'buddyinfo.%' or s.name like 'zoneinfo.%' or s.name like 'procs.%')")" 0 \
+   "  none of their series is stored"
+like "$("$PM" show fewer)" "switched off: buddyinfo zoneinfo procs" "  and show says which"
+before_db=$(db_sum)
+"$PM" record --quiet --label bad --collect -buddy -- true 2>"$TMP/err"
+is "$?" 2 "--collect with a word that is no source exits 2"
+like "$(cat "$TMP/err")" "^pressmark record: --collect: '-buddy' is not a source \(accepted: .*buddyinfo, zoneinfo, diskstats, procs, mthp\)$" "  one line naming the word and what is accepted"
+is "$(db_sum)" "$before_db" "  and nothing was written"
 
 "$PM" run chat $chat --label uncapped > out 2>&1
 is "$?" 0 "the same chat uncapped"

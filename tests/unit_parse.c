@@ -121,6 +121,38 @@ int main(void)
     is_num(n, 0, 0, "'max' is not a number and puts nothing");
     reset();
 
+    /* buddyinfo: blocks per order per zone; free pages and the unusable
+     * free space index for order 9, computed by hand from the fixture. */
+    n = parse_file(parse_buddyinfo, "tests/fixtures/buddyinfo-6.18.txt", "buddyinfo");
+    is_num(n, 3 * 11 + 2, 0, "buddyinfo: 11 orders in each of 3 zones, free pages, the index");
+    is_num(last("buddyinfo.node0.Normal.order0"), 5125, 0, "Normal's order-0 blocks");
+    is_num(last("buddyinfo.node0.DMA32.order10"), 752, 0, "DMA32's order-10 blocks");
+    is_num(last("buddyinfo.free_pages"), 1598457, 0, "free pages over all zones: sum of blocks x 2^order");
+    is_num(last("buddyinfo.unusable_o9_permille"), 85, 0, "unusable for order 9: (free - in blocks of order >= 9) / free");
+    {
+        struct table_sink none;
+        table_sink_init(&none, &tbl);
+        ok(parse_buddyinfo("nothing\n", 8, "buddyinfo", &none.base) < 0, "text without zones is not buddyinfo");
+    }
+    reset();
+    /* zoneinfo: each populated zone's free pages against its watermarks;
+     * the empty Movable and Device zones (managed 0) say nothing. */
+    n = parse_file(parse_zoneinfo, "tests/fixtures/zoneinfo-6.18.txt", "zoneinfo");
+    is_num(n, 3 * 6, 0, "zoneinfo: 6 values for each of the 3 zones with pages");
+    is_num(last("zoneinfo.node0.Normal.free"), 821700, 0, "Normal's free pages");
+    is_num(last("zoneinfo.node0.Normal.low"), 11797, 0, "its low watermark (not a per-CPU pageset's high:)");
+    is_num(last("zoneinfo.node0.DMA32.high"), 11130, 0, "DMA32's high watermark");
+    is_num(last("zoneinfo.node0.Normal.below_low"), 0, 0, "plenty free: not below low");
+    ok(series_table_find(&tbl, "zoneinfo.node0.Movable.min") == NULL, "an empty zone is left out");
+    static const char low[] = "Node 0, zone   Normal\n  pages free     100\n        min      150\n"
+                              "        low      200\n        high     250\n        managed  5000\n";
+    struct table_sink ts;
+    table_sink_init(&ts, &tbl);
+    parse_zoneinfo(low, sizeof low - 1, "z", &ts.base);
+    is_num(last("z.node0.Normal.below_low"), 100, 0, "100 free under a low of 200: 100 below low");
+    is_num(last("z.node0.Normal.below_min"), 50, 0, "and 50 below min");
+    reset();
+
     /* The series table itself. */
     for (int i = 0; i < 5000; i++) {
         char name[32];

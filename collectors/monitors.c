@@ -1,0 +1,333 @@
+#include "collectors/monitors.h"
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include "lib/fileio.h"
+
+static void put_int(struct sink *sink, const char *name, int64_t v)
+{
+    sink->put(sink, name, strlen(name), (struct pm_value){ .kind = PM_INT, .i = v });
+}
+
+/* ---- diskstats of the swap devices ---- */
+
+#define MAX_SWAPDEVS 8
+struct disk_priv {
+    int n;
+    unsigned major[MAX_SWAPDEVS], minor[MAX_SWAPDEVS];
+};
+
+/* Every swap area's block device: a partition or zram names itself; a
+ * swap file's is its filesystem's. */
+static void find_swap_devices(struct disk_priv *d, const char *proc)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/swaps", proc);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return;
+    char line[1024];
+    if (!fgets(line, sizeof line, f)) {     /* the header */
+        fclose(f);
+        return;
+    }
+    while (fgets(line, sizeof line, f) && d->n < MAX_SWAPDEVS) {
+        char file[PATH_MAX], type[32];
+        if (sscanf(line, "%4095s %31s", file, type) != 2)
+            continue;
+        struct stat st;
+        if (stat(file, &st) < 0)
+            continue;
+        dev_t dev = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
+        unsigned ma = major(dev), mi = minor(dev);
+        bool dup = false;
+        for (int i = 0; i < d->n; i++)
+            dup |= d->major[i] == ma && d->minor[i] == mi;
+        if (!dup) {
+            d->major[d->n] = ma;
+            d->minor[d->n++] = mi;
+        }
+    }
+    fclose(f);
+}
+
+static int diskstats_open(struct collector *c, struct pm_err *err)
+{
+    struct disk_priv *d = calloc(1, sizeof *d);
+    if (!d)
+        return pm_errf(err, "out of memory");
+    char proc[PATH_MAX];
+    snprintf(proc, sizeof proc, "%.*s", (int)(strlen(c->path) - strlen("/diskstats")), c->path);
+    find_swap_devices(d, proc);
+    if (d->n == 0) {
+        free(d);
+        return pm_errf(err, "no swap device in use");
+    }
+    c->priv = d;
+    if (procfile_collector_ops.open(c, err) < 0) {
+        free(d);
+        c->priv = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+static int diskstats_sample(struct collector *c, struct sink *sink, struct pm_err *err)
+{
+    struct disk_priv *d = c->priv;
+    ssize_t n = procfile_read(c, err);
+    if (n < 0)
+        return -1;
+    static const char *const cols[] = { "reads", NULL, "read_sectors", "read_ms", "writes", NULL, "write_sectors",
+                                        "write_ms", "in_flight", "io_ms", "queue_ms" };
+    int found = 0;
+    for (char *p = c->buf, *end = c->buf + n; p < end;) {
+        char *eol = memchr(p, '\n', (size_t)(end - p));
+        if (!eol)
+            eol = end;
+        *eol = '\0';
+        unsigned ma, mi;
+        char name[64];
+        int used;
+        if (sscanf(p, "%u %u %63s%n", &ma, &mi, name, &used) == 3) {
+            for (int i = 0; i < d->n; i++) {
+                if (d->major[i] != ma || d->minor[i] != mi)
+                    continue;
+                char *q = p + used;
+                for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) {
+                    char *e;
+                    errno = 0;
+                    unsigned long long v = strtoull(q, &e, 10);
+                    if (e == q || errno)
+                        break;
+                    q = e;
+                    if (!cols[k])
+                        continue;       /* merges: not asked for */
+                    char key[160];
+                    snprintf(key, sizeof key, "%s.%s.%s", c->prefix, name, cols[k]);
+                    put_int(sink, key, (int64_t)v);
+                }
+                found++;
+            }
+        }
+        p = eol + 1;
+    }
+    return found ? 0 : pm_errf(err, "%s: the swap devices' lines are gone", c->path);
+}
+
+static void diskstats_close(struct collector *c)
+{
+    procfile_collector_ops.close(c);
+    free(c->priv);
+    c->priv = NULL;
+}
+
+static const struct collector_ops diskstats_ops = { diskstats_open, diskstats_sample, diskstats_close };
+
+void diskstats_collector_init(struct collector *c, const char *proc_root)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/diskstats", proc_root);
+    procfile_collector_init(c, "diskstats", path, "diskstats", NULL);
+    c->ops = &diskstats_ops;
+}
+
+/* ---- the workload's largest processes ---- */
+
+#define TOP_PROCS 5
+
+struct proc_mem { int64_t pid, rss, swap; };
+
+/* VmRSS and VmSwap from /proc/PID/status (kB); false once it has exited. */
+static bool proc_mem(int64_t pid, struct proc_mem *m)
+{
+    char path[64], buf[4096];
+    snprintf(path, sizeof path, "/proc/%lld/status", (long long)pid);
+    if (pm_read_file(path, buf, sizeof buf) < 0)
+        return false;
+    const char *r = strstr(buf, "\nVmRSS:"), *s = strstr(buf, "\nVmSwap:");
+    if (!r)
+        return false;       /* a kernel thread, or a zombie */
+    m->pid = pid;
+    m->rss = strtoll(r + 7, NULL, 10);
+    m->swap = s ? strtoll(s + 8, NULL, 10) : 0;
+    return true;
+}
+
+static int procs_sample(struct collector *c, struct sink *sink, struct pm_err *err)
+{
+    /* Opened afresh each tick: cgroup v1 keeps the pid list an open file
+     * first read, so a file kept open would never see the workload join. */
+    int fd = open(c->path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return pm_errf(err, "%s: %s", c->path, strerror(errno));
+    int was = c->fd;
+    c->fd = fd;
+    ssize_t n = procfile_read(c, err);
+    c->fd = was;
+    close(fd);
+    if (n < 0)
+        return -1;
+    struct proc_mem top[TOP_PROCS];
+    int ntop = 0;
+    for (char *p = c->buf, *end = c->buf + n; p < end;) {
+        char *e;
+        long long pid = strtoll(p, &e, 10);
+        if (e == p)
+            break;
+        p = e + 1;
+        struct proc_mem m;
+        if (pid <= 0 || !proc_mem(pid, &m))
+            continue;
+        /* Keep the five with the most RSS, largest first. */
+        int at = ntop;
+        while (at > 0 && top[at - 1].rss < m.rss)
+            at--;
+        if (at >= TOP_PROCS)
+            continue;
+        if (ntop < TOP_PROCS)
+            ntop++;
+        memmove(&top[at + 1], &top[at], (size_t)(ntop - 1 - at) * sizeof top[0]);
+        top[at] = m;
+    }
+    for (int i = 0; i < TOP_PROCS; i++) {
+        char key[64];
+        struct proc_mem m = i < ntop ? top[i] : (struct proc_mem){ 0, 0, 0 };
+        snprintf(key, sizeof key, "procs.top%d.rss_kb", i + 1);
+        put_int(sink, key, m.rss);
+        snprintf(key, sizeof key, "procs.top%d.swap_kb", i + 1);
+        put_int(sink, key, m.swap);
+        snprintf(key, sizeof key, "procs.top%d.pid", i + 1);
+        put_int(sink, key, m.pid);
+    }
+    return 0;
+}
+
+static int procs_open(struct collector *c, struct pm_err *err)
+{
+    return procfile_collector_ops.open(c, err);
+}
+
+static void procs_close(struct collector *c)
+{
+    procfile_collector_ops.close(c);
+}
+
+static const struct collector_ops procs_ops = { procs_open, procs_sample, procs_close };
+
+void procs_collector_init(struct collector *c, const char *cgroup_procs)
+{
+    procfile_collector_init(c, "procs", cgroup_procs, "procs", NULL);
+    c->ops = &procs_ops;
+}
+
+/* ---- mTHP counters ---- */
+
+static const char *const mthp_stats[] = { "anon_fault_alloc", "anon_fault_fallback", "swpout", "swpout_fallback",
+                                          "split", "nr_anon" };
+#define NSTATS (sizeof mthp_stats / sizeof mthp_stats[0])
+#define MAX_SIZES 16
+struct mthp_priv {
+    int n;
+    char size[MAX_SIZES][24];
+    int fd[MAX_SIZES][NSTATS];
+};
+
+/* A size is sampled unless it is off: "never", or "inherit" from a
+ * top-level setting of never. */
+static bool size_on(const char *dir, const char *sub, bool top_never)
+{
+    char path[PATH_MAX], choice[64];
+    snprintf(path, sizeof path, "%s/%s/enabled", dir, sub);
+    if (pm_read_choice(path, choice, sizeof choice) < 0)
+        return false;
+    if (strcmp(choice, "inherit") == 0)
+        return !top_never;
+    return strcmp(choice, "never") != 0;
+}
+
+static int mthp_open(struct collector *c, struct pm_err *err)
+{
+    struct mthp_priv *m = calloc(1, sizeof *m);
+    if (!m)
+        return pm_errf(err, "out of memory");
+    char top[PATH_MAX], choice[64];
+    snprintf(top, sizeof top, "%s/enabled", c->path);
+    bool top_never = pm_read_choice(top, choice, sizeof choice) == 0 && strcmp(choice, "never") == 0;
+    DIR *d = opendir(c->path);
+    if (!d) {
+        free(m);
+        return pm_errf(err, "%s: %s", c->path, strerror(errno));
+    }
+    struct dirent *de;
+    while ((de = readdir(d)) && m->n < MAX_SIZES) {
+        if (strncmp(de->d_name, "hugepages-", 10) != 0 || strlen(de->d_name + 10) >= sizeof m->size[0])
+            continue;
+        if (!size_on(c->path, de->d_name, top_never))
+            continue;
+        bool ok = true;
+        for (size_t k = 0; k < NSTATS; k++) {
+            char path[PATH_MAX + 128];
+            snprintf(path, sizeof path, "%s/%s/stats/%s", c->path, de->d_name, mthp_stats[k]);
+            m->fd[m->n][k] = open(path, O_RDONLY | O_CLOEXEC);
+            ok &= m->fd[m->n][k] >= 0;
+        }
+        if (!ok) {
+            for (size_t k = 0; k < NSTATS; k++)
+                if (m->fd[m->n][k] >= 0)
+                    close(m->fd[m->n][k]);
+            continue;
+        }
+        snprintf(m->size[m->n++], sizeof m->size[0], "%s", de->d_name + 10);
+    }
+    closedir(d);
+    if (m->n == 0) {
+        free(m);
+        return pm_errf(err, "no huge page size with per-size statistics is on (all never, or a kernel before 6.9)");
+    }
+    c->priv = m;
+    return 0;
+}
+
+static int mthp_sample(struct collector *c, struct sink *sink, struct pm_err *err)
+{
+    struct mthp_priv *m = c->priv;
+    for (int s = 0; s < m->n; s++)
+        for (size_t k = 0; k < NSTATS; k++) {
+            char buf[32];
+            ssize_t n = pread(m->fd[s][k], buf, sizeof buf - 1, 0);
+            if (n <= 0)
+                return pm_errf(err, "%s/hugepages-%s/stats/%s: %s", c->path, m->size[s], mthp_stats[k],
+                               n < 0 ? strerror(errno) : "empty");
+            buf[n] = '\0';
+            char key[96];
+            snprintf(key, sizeof key, "mthp.%s.%s", m->size[s], mthp_stats[k]);
+            put_int(sink, key, strtoll(buf, NULL, 10));
+        }
+    return 0;
+}
+
+static void mthp_close(struct collector *c)
+{
+    struct mthp_priv *m = c->priv;
+    if (m)
+        for (int s = 0; s < m->n; s++)
+            for (size_t k = 0; k < NSTATS; k++)
+                close(m->fd[s][k]);
+    free(m);
+    c->priv = NULL;
+}
+
+static const struct collector_ops mthp_ops = { mthp_open, mthp_sample, mthp_close };
+
+void mthp_collector_init(struct collector *c, const char *thp_dir)
+{
+    procfile_collector_init(c, "mthp", thp_dir, "mthp", NULL);
+    c->ops = &mthp_ops;
+}
