@@ -50,6 +50,10 @@ $(B)/tests/unit_%.t: tests/unit_%.c tests/tap.h $(B)/libpressmark.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(PM_CFLAGS) -o $@ $< $(B)/libpressmark.a $(LDLIBS)
 
+$(B)/bench/sources_cost: bench/sources_cost.c $(B)/libpressmark.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(PM_CFLAGS) -o $@ $< $(B)/libpressmark.a $(LDLIBS)
+
 $(B)/fuzz/%.replay: $(B)/fuzz/fuzz_%.o $(B)/fuzz/replay.o $(B)/fuzz/split.o $(B)/libpressmark.a
 	$(CC) $(CFLAGS) $(PM_CFLAGS) -o $@ $^ $(LDLIBS)
 $(B)/fuzz/writers-emit: $(B)/fuzz/writers_emit.o $(B)/fuzz/split.o $(B)/libpressmark.a
@@ -119,7 +123,7 @@ fuzz-build:
 layering:
 	@tests/layering.sh
 
-bench: all
+bench: all $(B)/bench/sources_cost
 	bench/run-all.sh
 
 # A bare Debian 12 root, a clone of HEAD, ./run.sh test and ./run.sh inside

@@ -274,6 +274,8 @@ const struct opt pm_run_options[] = {
     { .name = "collect", .type = OPT_CALLBACK, .set = set_collect, .metavar = "-SRC,...",
       .help = "switch sources off (-buddyinfo) or on (+buddyinfo): stat vmstat meminfo psi memcg heartbeat buddyinfo "
               "zoneinfo diskstats procs mthp (default: all)" },
+    { .name = "no-sample", .type = OPT_FLAG, .offset = RO(no_sample),
+      .help = "no sampler, heartbeat or sources: the workload's figures and wait4's only (the observer's baseline)" },
     { .name = "trace-reclaim", .type = OPT_CALLBACK, .set = set_trace_reclaim,
       .help = "trace the run's reclaim and compaction stalls (tracefs, root): latency histograms and percentiles" },
     { .name = "push", .type = OPT_CALLBACK, .set = set_push, .metavar = "URL",
@@ -377,6 +379,7 @@ void run_opts_to_plan(const struct run_opts *ro, struct run_plan *plan)
     plan->profile = ro->profile;
     plan->trace_reclaim = ro->trace_reclaim;
     plan->collect_off = ro->collect_off;
+    plan->no_sample = ro->no_sample;
     if (ro->push_url) {
         plan->after_store = push_after_store;
         plan->after_store_arg = (void *)ro;

@@ -61,6 +61,7 @@ struct run_opts {
     bool profile;
     bool trace_reclaim;
     unsigned collect_off;
+    bool no_sample;
     const char *push_url;
     char push_token[1024];
     struct env_config env;

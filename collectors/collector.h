@@ -12,6 +12,16 @@
 #include "lib/err.h"
 
 struct collector;
+struct series;
+
+/* A put position's series, with its name's hash: checking a name against
+ * its position's last series compares two numbers in one array, where
+ * comparing the names would chase a pointer per value (a cache miss each
+ * at 1 s ticks: a tenth of the sampler's time). */
+struct slot_entry {
+    struct series *se;
+    uint64_t hash;
+};
 
 struct collector_ops {
     /* 0 when ready; -1 with err when the source is absent on this kernel. */
@@ -31,9 +41,11 @@ struct collector {
     char *buf;
     size_t bufcap;
     void *priv;               /* collector-specific state (the heartbeat) */
-    void **slot_cache;        /* the series each put position resolved to last tick */
+    struct slot_entry *slot_cache;  /* the series each put position resolved to last tick */
     size_t slot_cap;
     bool open_ok;
+    uint64_t every_ns;        /* sampled at most this often (0: every tick); the first and last tick always */
+    uint64_t last_ns;         /* when it was last sampled */
     uint64_t ticks;           /* ticks this collector delivered values in */
     uint64_t failures;
     char note[256];           /* why it is absent or failing, for the run's metadata */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 #include "lib/fileio.h"
 
@@ -225,6 +226,9 @@ void procs_collector_init(struct collector *c, const char *cgroup_procs)
 {
     procfile_collector_init(c, "procs", cgroup_procs, "procs", NULL);
     c->ops = &procs_ops;
+    /* A status file per process, and cgroup.procs opened afresh: once a
+     * second is enough to know who holds the memory. */
+    c->every_ns = 1000000000ull;
 }
 
 /* ---- mTHP counters ---- */
@@ -330,4 +334,203 @@ void mthp_collector_init(struct collector *c, const char *thp_dir)
 {
     procfile_collector_init(c, "mthp", thp_dir, "mthp", NULL);
     c->ops = &mthp_ops;
+    c->every_ns = 1000000000ull;     /* cumulative counters: their totals lose nothing */
+}
+
+/* ---- zones: free pages against the watermarks ---- */
+
+/* zoneinfo costs as much to read as /proc/stat and vmstat together (it
+ * prints every CPU's pageset of every zone), while its watermarks change
+ * only with vm.min_free_kbytes and watermark_scale_factor. So the
+ * watermarks are read from it when the run starts and every 10 s, and a
+ * zone's free pages each tick from buddyinfo's blocks (the same free
+ * count, NR_FREE_PAGES, as sum of blocks x 2^order). */
+#define MAX_ZONES 16
+#define WATERMARKS_EVERY_NS 10000000000ull
+struct zone_priv {
+    int n;
+    char name[MAX_ZONES][48];            /* node0.Normal */
+    int64_t wm[MAX_ZONES][3];            /* min, low, high */
+    int64_t free[MAX_ZONES];
+    uint64_t read_ns;
+    int zfd;                             /* /proc/zoneinfo */
+    char *zbuf;
+    size_t zcap;
+};
+
+struct capture_sink {
+    struct sink base;
+    struct zone_priv *z;
+    bool watermarks;                     /* capturing zoneinfo, else buddyinfo */
+};
+
+static int zone_at(struct zone_priv *z, const char *name, size_t len, bool add)
+{
+    for (int i = 0; i < z->n; i++)
+        if (strlen(z->name[i]) == len && memcmp(z->name[i], name, len) == 0)
+            return i;
+    if (!add || z->n >= MAX_ZONES || len >= sizeof z->name[0])
+        return -1;
+    memcpy(z->name[z->n], name, len);
+    z->name[z->n][len] = '\0';
+    z->wm[z->n][0] = z->wm[z->n][1] = z->wm[z->n][2] = -1;
+    return z->n++;
+}
+
+/* "P.node0.Normal.min" or "P.node0.Normal.order3": zone, then the field. */
+static void capture_put(struct sink *self, const char *name, size_t len, struct pm_value v)
+{
+    struct capture_sink *cs = (struct capture_sink *)self;
+    const char *dot1 = memchr(name, '.', len);
+    if (!dot1)
+        return;
+    const char *zone = dot1 + 1;
+    const char *last = NULL;
+    for (const char *c = name + len - 1; c > zone; c--)
+        if (*c == '.') {
+            last = c;
+            break;
+        }
+    if (!last)
+        return;
+    const char *field = last + 1;
+    size_t flen = (size_t)(name + len - field);
+    if (cs->watermarks) {
+        static const char *const f[] = { "min", "low", "high" };
+        for (int k = 0; k < 3; k++)
+            if (flen == strlen(f[k]) && memcmp(field, f[k], flen) == 0) {
+                int i = zone_at(cs->z, zone, (size_t)(last - zone), true);
+                if (i >= 0)
+                    cs->z->wm[i][k] = v.i;
+            }
+    } else if (flen > 5 && memcmp(field, "order", 5) == 0) {
+        int i = zone_at(cs->z, zone, (size_t)(last - zone), false);
+        int order = atoi(field + 5);
+        if (i >= 0 && order >= 0 && order < 40 && v.i > 0)
+            cs->z->free[i] += v.i << order;
+    }
+}
+
+static int read_watermarks(struct collector *c, struct zone_priv *z, struct pm_err *err)
+{
+    for (;;) {
+        ssize_t n = pread(z->zfd, z->zbuf, z->zcap, 0);
+        if (n < 0)
+            return pm_errf(err, "/proc/zoneinfo: %s", strerror(errno));
+        if ((size_t)n < z->zcap) {
+            struct capture_sink cs = { .base.put = capture_put, .z = z, .watermarks = true };
+            if (parse_zoneinfo(z->zbuf, (size_t)n, "zoneinfo", &cs.base) < 0)
+                return pm_errf(err, "/proc/zoneinfo: unexpected format");
+            (void)c;
+            return 0;
+        }
+        char *b = realloc(z->zbuf, z->zcap * 2);
+        if (!b)
+            return pm_errf(err, "out of memory");
+        z->zbuf = b;
+        z->zcap *= 2;
+    }
+}
+
+static int zones_open(struct collector *c, struct pm_err *err)
+{
+    struct zone_priv *z = calloc(1, sizeof *z);
+    if (!z)
+        return pm_errf(err, "out of memory");
+    const char *path = c->path;
+    z->zfd = open(path, O_RDONLY | O_CLOEXEC);
+    z->zcap = 65536;
+    z->zbuf = malloc(z->zcap);
+    if (z->zfd < 0 || !z->zbuf) {
+        int e = errno;
+        if (z->zfd >= 0)
+            close(z->zfd);
+        free(z->zbuf);
+        free(z);
+        return pm_errf(err, "%s: %s", path, strerror(e));
+    }
+    c->priv = z;
+    /* The collector's path names zoneinfo (the run's sources are told
+     * apart by path); its fd and buffer are buddyinfo's. */
+    char buddy[PATH_MAX];
+    snprintf(buddy, sizeof buddy, "%.*s/buddyinfo", (int)(strlen(c->path) - strlen("/zoneinfo")), c->path);
+    if (read_watermarks(c, z, err) < 0)
+        goto fail;
+    c->fd = open(buddy, O_RDONLY | O_CLOEXEC);
+    c->bufcap = 16384;
+    c->buf = malloc(c->bufcap);
+    if (c->fd < 0 || !c->buf) {
+        pm_errf(err, "%s: %s", buddy, c->fd < 0 ? strerror(errno) : "out of memory");
+        goto fail;
+    }
+    return 0;
+fail:
+    if (c->fd >= 0)
+        close(c->fd);
+    c->fd = -1;
+    free(c->buf);
+    c->buf = NULL;
+    close(z->zfd);
+    free(z->zbuf);
+    free(z);
+    c->priv = NULL;
+    return -1;
+}
+
+static int zones_sample(struct collector *c, struct sink *sink, struct pm_err *err)
+{
+    struct zone_priv *z = c->priv;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    if (z->read_ns && now - z->read_ns >= WATERMARKS_EVERY_NS && read_watermarks(c, z, err) < 0)
+        return -1;
+    if (!z->read_ns || now - z->read_ns >= WATERMARKS_EVERY_NS)
+        z->read_ns = now;
+    ssize_t n = procfile_read(c, err);
+    if (n < 0)
+        return -1;
+    memset(z->free, 0, sizeof z->free);
+    struct capture_sink cs = { .base.put = capture_put, .z = z, .watermarks = false };
+    if (parse_buddyinfo(c->buf, (size_t)n, "buddyinfo", &cs.base) < 0)
+        return pm_errf(err, "%s: unexpected format", c->path);
+    for (int i = 0; i < z->n; i++) {
+        if (z->wm[i][0] < 0 || z->wm[i][1] < 0 || z->wm[i][2] < 0)
+            continue;
+        static const char *const f[] = { "min", "low", "high" };
+        char key[128];
+        snprintf(key, sizeof key, "zoneinfo.%s.free", z->name[i]);
+        put_int(sink, key, z->free[i]);
+        for (int k = 0; k < 3; k++) {
+            snprintf(key, sizeof key, "zoneinfo.%s.%s", z->name[i], f[k]);
+            put_int(sink, key, z->wm[i][k]);
+        }
+        snprintf(key, sizeof key, "zoneinfo.%s.below_low", z->name[i]);
+        put_int(sink, key, z->wm[i][1] > z->free[i] ? z->wm[i][1] - z->free[i] : 0);
+        snprintf(key, sizeof key, "zoneinfo.%s.below_min", z->name[i]);
+        put_int(sink, key, z->wm[i][0] > z->free[i] ? z->wm[i][0] - z->free[i] : 0);
+    }
+    return 0;
+}
+
+static void zones_close(struct collector *c)
+{
+    struct zone_priv *z = c->priv;
+    procfile_collector_ops.close(c);
+    if (z) {
+        close(z->zfd);
+        free(z->zbuf);
+        free(z);
+    }
+    c->priv = NULL;
+}
+
+static const struct collector_ops zones_ops = { zones_open, zones_sample, zones_close };
+
+void zones_collector_init(struct collector *c, const char *proc_root)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/zoneinfo", proc_root);
+    procfile_collector_init(c, "zoneinfo", path, "zoneinfo", NULL);
+    c->ops = &zones_ops;
 }

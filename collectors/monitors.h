@@ -18,4 +18,9 @@ void procs_collector_init(struct collector *c, const char *cgroup_procs);
  * split,nr_anon} from /sys/kernel/mm/transparent_hugepage/hugepages-SIZE. */
 void mthp_collector_init(struct collector *c, const char *thp_dir);
 
+/* zoneinfo.ZONE.{free,min,low,high,below_low,below_min} of each populated
+ * zone: the watermarks read from /proc/zoneinfo at open and every 10 s,
+ * the free pages each tick from /proc/buddyinfo (a tenth of the cost). */
+void zones_collector_init(struct collector *c, const char *proc_root);
+
 #endif

@@ -31,15 +31,16 @@ static bool read_int(const char **p, const char *end, int64_t *out)
         s++;
     bool neg = false;
     if (s < end && *s == '-') { neg = true; s++; }
-    if (s >= end || !isdigit((unsigned char)*s))
+    if (s >= end || (unsigned)(*s - '0') > 9)
         return false;
     uint64_t v = 0;
     bool over = false;
-    while (s < end && isdigit((unsigned char)*s)) {
-        unsigned d = (unsigned)(*s - '0');
-        over |= v > (UINT64_MAX - d) / 10;
+    unsigned d;
+    /* Nineteen digits cannot overflow; only longer numbers are checked. */
+    for (int k = 0; s < end && (d = (unsigned)(*s - '0')) <= 9; k++, s++) {
+        if (k >= 19)
+            over |= v > (UINT64_MAX - d) / 10;
         v = v * 10 + d;
-        s++;
     }
     /* A number beyond int64 is not a counter the kernel wrote: no value,
      * rather than a wrapped one. */
@@ -195,17 +196,26 @@ int parse_single_value(const char *buf, size_t len, const char *prefix, struct s
 /* "Node 0, zone   Normal   2853   3092 ..." -> node0.Normal */
 static bool zone_header(const char *p, const char *eol, char *zone, size_t zlen, const char **after)
 {
-    int node;
-    char name[32];
-    int used = 0;
-    if (eol - p < 12 || sscanf(p, "Node %d, zone %31s%n", &node, name, &used) != 2 || node < 0 || node > 4095)
+    /* By hand, not sscanf: sscanf measures the whole rest of the buffer
+     * on every call, and zoneinfo has hundreds of lines. */
+    if (eol - p < 12 || memcmp(p, "Node ", 5) != 0)
         return false;
-    for (const char *c = name; *c; c++)
-        if (*c < 0x21 || *c > 0x7e)
-            return false;
-    snprintf(zone, zlen, "node%d.%s", node, name);
-    *after = p + used;
-    return *after <= eol;
+    const char *q = p + 5;
+    int64_t node;
+    if (!read_int(&q, eol, &node) || node < 0 || node > 4095 || eol - q < 7 || memcmp(q, ", zone ", 7) != 0)
+        return false;
+    q += 7;
+    while (q < eol && *q == ' ')
+        q++;
+    const char *name = q;
+    while (q < eol && *q > 0x20 && *q < 0x7f)
+        q++;
+    size_t n = (size_t)(q - name);
+    if (n == 0 || n > 31 || (q < eol && *q != ' ' && *q != '\t'))
+        return false;
+    snprintf(zone, zlen, "node%d.%.*s", (int)node, (int)n, name);
+    *after = q;
+    return true;
 }
 
 int parse_buddyinfo(const char *buf, size_t len, const char *prefix, struct sink *sink)

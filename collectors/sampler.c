@@ -15,25 +15,35 @@ struct db_sink {
     size_t pos;               /* how many it has put this tick */
 };
 
+/* FNV-1a, 64 bits: the name was just built on the stack, so hashing it
+ * touches nothing cold. */
+static uint64_t name_hash(const char *name, size_t len)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < len; i++) {
+        h ^= (unsigned char)name[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
 /* A file's keys come in the same order tick after tick, so the series a
- * position resolved to last time is checked by name first; only a name
- * that differs (a kernel that added a key, a cgroup file that changed)
- * goes to the hash table. Lookup stays by name, never by position. */
+ * position resolved to last time is checked by its name's hash first;
+ * only a name that differs (a kernel that added a key, a cgroup file that
+ * changed) goes to the table, which looks up by name. */
 static struct series *resolve(struct sampler *s, struct db_sink *ds, const char *name, size_t len)
 {
     struct collector *c = ds->c;
     size_t pos = ds->pos++;
-    if (c && pos < c->slot_cap && c->slot_cache[pos]) {
-        struct series *se = c->slot_cache[pos];
-        if (strncmp(se->name, name, len) == 0 && se->name[len] == '\0')
-            return se;
-    }
+    uint64_t h = name_hash(name, len);
+    if (c && pos < c->slot_cap && c->slot_cache[pos].se && c->slot_cache[pos].hash == h)
+        return c->slot_cache[pos].se;
     struct series *se = series_table_get(&s->table, name, len);
     if (!se || !c)
         return se;
     if (pos >= c->slot_cap) {
         size_t cap = pos < 64 ? 128 : pos * 2;
-        void **v = realloc(c->slot_cache, cap * sizeof *v);
+        struct slot_entry *v = realloc(c->slot_cache, cap * sizeof *v);
         if (!v)
             return se;
         memset(v + c->slot_cap, 0, (cap - c->slot_cap) * sizeof *v);
@@ -45,8 +55,8 @@ static struct series *resolve(struct sampler *s, struct db_sink *ds, const char 
     if (se->ticks == 0)
         for (size_t i = 0; i < s->ncols; i++)
             if (s->cols[i].slot_cache)
-                memset(s->cols[i].slot_cache, 0, s->cols[i].slot_cap * sizeof(void *));
-    c->slot_cache[pos] = se;
+                memset(s->cols[i].slot_cache, 0, s->cols[i].slot_cap * sizeof *s->cols[i].slot_cache);
+    c->slot_cache[pos] = (struct slot_entry){ .se = se, .hash = h };
     return se;
 }
 
@@ -66,14 +76,19 @@ static void db_put(struct sink *self, const char *name, size_t len, struct pm_va
     se->seen_tick = s->seq + 1;
 }
 
-/* Read every source, then hand the tick to the writer. */
-static int take_tick(struct sampler *s, uint64_t now)
+/* Read every source that is due, then hand the tick to the writer. A
+ * source with a cadence of its own (every_ns) is skipped between; its
+ * series hold their last values. The first and the last tick read all. */
+static int take_tick(struct sampler *s, uint64_t now, bool all)
 {
     struct db_sink sink = { .base.put = db_put, .s = s };
     for (size_t i = 0; i < s->ncols; i++) {
         struct collector *c = &s->cols[i];
         if (!c->open_ok)
             continue;
+        if (!all && c->every_ns && c->last_ns && now - c->last_ns + s->interval_ns / 2 < c->every_ns)
+            continue;
+        c->last_ns = now;
         sink.c = c;
         sink.pos = 0;
         struct pm_err cerr;
@@ -126,7 +141,7 @@ static void *sampler_main(void *arg)
         pthread_mutex_unlock(&s->mu);
         uint64_t now = pm_now_ns();
         record_lateness(s, now > deadline ? (int64_t)(now - deadline) : 0);
-        if (take_tick(s, now) < 0)
+        if (take_tick(s, now, false) < 0)
             s->failed = true;
         /* Deadlines stay on the grid t0 + k * interval; slots we are already
          * past are skipped and counted rather than taken in a burst. */
@@ -140,7 +155,7 @@ static void *sampler_main(void *arg)
         pthread_mutex_lock(&s->mu);
     }
     pthread_mutex_unlock(&s->mu);
-    if (!s->failed && take_tick(s, pm_now_ns()) < 0)
+    if (!s->failed && take_tick(s, pm_now_ns(), true) < 0)
         s->failed = true;
     if (!s->failed && s->writer->flush && s->writer->flush(s->writer, &s->err) < 0)
         s->failed = true;
@@ -166,7 +181,7 @@ int sampler_start(struct sampler *s, struct tick_writer *writer, uint64_t interv
     pthread_condattr_destroy(&ca);
     pthread_mutex_init(&s->mu, NULL);
     s->t0 = pm_now_ns();
-    if (take_tick(s, s->t0) < 0) {
+    if (take_tick(s, s->t0, true) < 0) {
         pm_errf(err, "first tick: %s", s->err.msg);
         goto fail_sync;
     }

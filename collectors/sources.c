@@ -55,8 +55,8 @@ void sources_init(struct source_set *ss, const struct source_opts *o)
         heartbeat_collector_init(&ss->cols[ss->n++], o->hb);
     if (ON(SRC_BUDDYINFO))
         add_file(ss, "buddyinfo", proc, "buddyinfo", "buddyinfo", parse_buddyinfo);
-    if (ON(SRC_ZONEINFO))
-        add_file(ss, "zoneinfo", proc, "zoneinfo", "zoneinfo", parse_zoneinfo);
+    if (ON(SRC_ZONEINFO) && ss->n < PM_MAX_SOURCES)
+        zones_collector_init(&ss->cols[ss->n++], proc);
     if (ON(SRC_DISKSTATS) && ss->n < PM_MAX_SOURCES)
         diskstats_collector_init(&ss->cols[ss->n++], proc);
     if (ON(SRC_PROCS) && memcg_dir && ss->n < PM_MAX_SOURCES) {

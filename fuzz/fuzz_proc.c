@@ -34,7 +34,8 @@ static void put(struct sink *self, const char *name, size_t len, struct pm_value
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const proc_parse_fn parsers[] = { parse_proc_stat, parse_keyed_lines, parse_psi, parse_single_value };
+    static const proc_parse_fn parsers[] = { parse_proc_stat, parse_keyed_lines, parse_psi, parse_single_value,
+                                             parse_buddyinfo, parse_zoneinfo };
     if (size < 1)
         return 0;
     size_t which = data[0] % (sizeof parsers / sizeof parsers[0]);

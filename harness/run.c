@@ -350,6 +350,14 @@ static int flush_live(struct tick_writer *w, struct pm_err *err)
 
 static int measure_start(struct run_ctx *rc, struct measure *m, struct pm_err *err)
 {
+    m->plan = rc->plan;
+    m->rc = rc;
+    if (rc->plan->no_sample) {
+        /* The observer's own baseline: the workload with nothing watching
+         * it but wait4 (bench/observer.sh measures the difference). */
+        kv_set(&rc->meta, "sampler", "off (--no-sample)");
+        return 0;
+    }
     m->hb_on = heartbeat_start(&m->hb, HEARTBEAT_PERIOD_NS, err) == 0;
     if (!m->hb_on)
         return -1;
@@ -453,13 +461,15 @@ static void measure_workload(struct run_ctx *rc, struct measure *m, const struct
         run_set_status(rc, "failed", "%s", serr.msg);
     }
     heartbeat_stop(&m->hb);
-    struct derive_notes notes;
-    derive_metrics(&m->sampler.table, mi->page_size, &rc->metrics, &notes);
-    if (notes.swap_source)
-        kv_set(&rc->meta, "derive.swap_source", notes.swap_source);
-    if (notes.steal_source)
-        kv_set(&rc->meta, "derive.pgsteal_source", notes.steal_source);
-    add_sampler_metrics(rc, &m->sampler, &m->hb);
+    if (m->sampler_on) {
+        struct derive_notes notes;
+        derive_metrics(&m->sampler.table, mi->page_size, &rc->metrics, &notes);
+        if (notes.swap_source)
+            kv_set(&rc->meta, "derive.swap_source", notes.swap_source);
+        if (notes.steal_source)
+            kv_set(&rc->meta, "derive.pgsteal_source", notes.steal_source);
+        add_sampler_metrics(rc, &m->sampler, &m->hb);
+    }
     classify_oom(rc);
     char lost[256];
     if (run_env_intact(&rc->env, lost, sizeof lost) < 0 && strcmp(rc->status, "ok") == 0)

@@ -36,6 +36,7 @@ struct run_plan {
     bool profile;                  /* record a system-wide kernel profile */
     bool trace_reclaim;            /* reclaim and compaction stall latencies from a trace instance */
     unsigned collect_off;          /* sources switched off (collectors/sources.h) */
+    bool no_sample;                /* no sampler, heartbeat or sources: wait4's figures only */
     /* Called with each run once it is stored with status ok or not (the
      * command's --push sends it on); NULL: nothing. */
     void (*after_store)(void *arg, struct pm_db *db, int64_t run_id);

@@ -260,13 +260,22 @@ static void print_reclaim_why(FILE *f, const struct run_info *ri)
         fputc('\n', f);
 }
 
-static void print_extras(FILE *f, const struct run_info *ri)
+static void print_profile(FILE *f, const struct run_info *ri)
 {
-    print_workload_metrics(f, ri);
-    if (metric_set_find(&ri->metrics, "time.elapsed_s")) {
-        fputc('\n', f);
-        summary_gnu_time(f, ri);
+    if (ri->nprofile) {
+        /* Seed 001's layout: No., samples, % of the kernel's samples, symbol. */
+        fprintf(f, "\nkernel profile (top %zu; %s):\n    No.     samples         %%       symbol name\n", ri->nprofile,
+                kv_get(&ri->meta, "profile") ? kv_get(&ri->meta, "profile") : "perf");
+        for (size_t i = 0; i < ri->nprofile; i++)
+            fprintf(f, "    %-7zu %-15lld %-7.4f %s\n", i + 1, (long long)ri->profile[i].samples,
+                    ri->profile[i].pct_kernel, ri->profile[i].symbol);
     }
+}
+
+/* What the samplers saw: the heartbeat, reclaim, PSI, the cgroup, the
+ * monitors and the sampler's own cost. */
+static void print_sampled(FILE *f, const struct run_info *ri)
+{
     fprintf(f, "\nheartbeat: %.0f beats, lateness p50 %.2f ms, p99 %.2f ms, max %.2f ms, %.0f skipped\n",
             run_metric_or(ri, "heartbeat.beats", 0), run_metric_or(ri, "heartbeat.late_p50_ms", 0),
             run_metric_or(ri, "heartbeat.late_p99_ms", 0), run_metric_or(ri, "heartbeat.late_max_ms", 0),
@@ -306,20 +315,29 @@ static void print_extras(FILE *f, const struct run_info *ri)
     fprintf(f, "sampler: %.0f ticks, %.0f missed, lateness p99 %.2f ms, %.3f s CPU\n",
             run_metric_or(ri, "sampler.ticks", 0), run_metric_or(ri, "sampler.missed_ticks", 0),
             run_metric_or(ri, "sampler.late_p99_ms", 0), run_metric_or(ri, "sampler.cpu_s", 0));
-    if (ri->nprofile) {
-        /* Seed 001's layout: No., samples, % of the kernel's samples, symbol. */
-        fprintf(f, "\nkernel profile (top %zu; %s):\n    No.     samples         %%       symbol name\n", ri->nprofile,
-                kv_get(&ri->meta, "profile") ? kv_get(&ri->meta, "profile") : "perf");
-        for (size_t i = 0; i < ri->nprofile; i++)
-            fprintf(f, "    %-7zu %-15lld %-7.4f %s\n", i + 1, (long long)ri->profile[i].samples,
-                    ri->profile[i].pct_kernel, ri->profile[i].symbol);
-    }
     print_monitors(f, ri);
     print_collected(f, ri);
     for (size_t i = 0; i < ri->nsources; i++)
         if (ri->sources[i].note[0])
             fprintf(f, "source %s: %s\n", ri->sources[i].path, ri->sources[i].note);
 }
+
+static void print_extras(FILE *f, const struct run_info *ri)
+{
+    print_workload_metrics(f, ri);
+    if (metric_set_find(&ri->metrics, "time.elapsed_s")) {
+        fputc('\n', f);
+        summary_gnu_time(f, ri);
+    }
+    const char *sampler = kv_get(&ri->meta, "sampler");
+    if (sampler)
+        fprintf(f, "\nsampler %s: no samples, heartbeat or derived counters; the workload's figures and wait4's only\n",
+                sampler);
+    else
+        print_sampled(f, ri);
+    print_profile(f, ri);
+}
+
 
 /* Seed 003's "Convergence": how tightly the runs agree, as the width of
  * the 95% confidence interval of the mean divided by the mean. */

@@ -102,8 +102,13 @@ if [ "$(id -u)" -eq 0 ]; then
     mount -t tmpfs -o size=600k tmpfs "$TMP/small" && cleanup_add umount -l "$TMP/small"
     SMALL="$TMP/small/r.db"
     PRESSMARK_DB=$SMALL "$PM" record --quiet --label first -- true
-    dd if=/dev/zero of="$TMP/small/fill" bs=1k count=300 2>/dev/null
-    PRESSMARK_DB=$SMALL "$PM" record --quiet --label full --interval 10ms -- sleep 3 2>"$TMP/full.err"
+    # The disk fills while the run samples: once its first tick is stored,
+    # everything left is taken.
+    PRESSMARK_DB=$SMALL "$PM" record --quiet --label full --interval 10ms -- sleep 3 2>"$TMP/full.err" &
+    fullpid=$!
+    wait_for sh -c "[ \"\$(sqlite3 '$SMALL' \"select count(*) from tick t join run r on r.id = t.run_id where r.label = 'full'\" 2>/dev/null)\" -ge 1 ]"
+    dd if=/dev/zero of="$TMP/small/fill" bs=1k 2>/dev/null
+    wait $fullpid
     is "$?" 1 "a run that fills the database's filesystem ends with exit 1 (the run failed)"
     reason=$(sqlite3 "$SMALL" "select status || ': ' || reason from run where label = 'full'")
     like "$reason" "^failed: the filesystem of $SMALL is full: sampling stopped after [0-9]+ ticks, of which the first [0-9]+ are kept$" "stored as failed, saying why"
@@ -129,6 +134,17 @@ like "$("$PM" show killed)" "aborted" "and show"
 is "$(q "select status from run where label = 'killed'")" running "the database itself is left to the next run"
 "$PM" record --quiet -- true 2>/dev/null
 is "$(q "select status from run where label = 'killed'")" aborted "which records it"
+
+# --no-sample: the observer's baseline. No sampler, heartbeat or source:
+# no tick, no derived counter, wait4's figures kept.
+"$PM" record --quiet --label unobserved --no-sample -- sh -c 'sleep 0.3'
+is "$?" 0 "--no-sample records a run"
+is "$(q "select count(*) from tick t join run r on r.id = t.run_id where r.label = 'unobserved'")" 0 "  with no tick"
+is "$(q "select count(*) from run_source s join run r on r.id = s.run_id where r.label = 'unobserved'")" 0 "  no source"
+is "$(q "select count(*) from metric m join run r on r.id = m.run_id where r.label = 'unobserved' and (m.name like 'vmstat.%' or m.name like 'heartbeat.%' or m.name like 'sampler.%')")" 0 \
+   "  no derived counter, heartbeat or sampler figure"
+ok "  wait4's elapsed time is there" test "$(q "select count(*) from metric m join run r on r.id = m.run_id where r.label = 'unobserved' and m.name = 'time.elapsed_s'")" = 1
+like "$("$PM" show unobserved)" "sampler off \(--no-sample\): no samples, heartbeat or derived counters" "  and show says why"
 
 # A database of schema 4 (ticks as JSON arrays of every value, written by
 # the pressmark of before) is migrated when a run writes to it: the sample
