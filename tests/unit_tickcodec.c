@@ -33,11 +33,16 @@ static struct pm_value value_of(size_t i, int k)
 {
     if (sql_safe && i % 8 == 2)
         return (struct pm_value){ .kind = PM_INT, .i = INT64_MIN + k % 3 };
+    if (sql_safe && i % 8 == 3)     /* changes within 2^41: SQL's sum() cannot wrap */
+        return (struct pm_value){ .kind = PM_INT, .i = (int64_t)(next_rand() % (1ull << 40)) * (k % 3 ? 1 : -1) };
     switch (i % 8) {
     case 0: return (struct pm_value){ .kind = PM_INT, .i = (int64_t)k * 1000 };
     case 1: return (struct pm_value){ .kind = PM_INT, .i = INT64_MAX - (int64_t)(next_rand() % 3) };
     case 2: return (struct pm_value){ .kind = PM_INT, .i = k % 2 ? INT64_MIN : INT64_MAX };
-    case 3: return (struct pm_value){ .kind = PM_INT, .i = (int64_t)(next_rand() >> (next_rand() % 64)) * (k % 3 ? 1 : -1) };
+    case 3: {
+        uint64_t r = next_rand(), shift = next_rand() % 64;     /* in this order, whatever the compiler */
+        return (struct pm_value){ .kind = PM_INT, .i = (int64_t)(r >> shift) * (k % 3 ? 1 : -1) };
+    }
     case 4: return (struct pm_value){ .kind = PM_INT, .i = 7 };
     case 5: return (struct pm_value){ .kind = PM_REAL, .r = (double)(next_rand() % 10001) / 100.0 };
     case 6: return (struct pm_value){ .kind = PM_INT, .i = -(int64_t)k };
