@@ -95,12 +95,16 @@ void sources_close(struct source_set *ss)
 
 int sources_parse_collect(const char *text, unsigned *off, struct pm_err *err)
 {
+    /* Commas or spaces: a suite file's commas make an axis, so there
+     * "collect = -procs -mthp" is one value. */
     const char *p = text;
-    do {
-        size_t n = strcspn(p, ",");
-        bool on = true;
+    for (;;) {
+        while (*p == ' ')
+            p++;
+        size_t n = strcspn(p, ", ");
         const char *w = p;
         size_t wn = n;
+        bool on = true;
         if (wn && (*w == '-' || *w == '+')) {
             on = *w == '+';
             w++;
@@ -115,16 +119,21 @@ int sources_parse_collect(const char *text, unsigned *off, struct pm_err *err)
             for (int i = 0; i < SRC_COUNT; i++)
                 snprintf(accepted + strlen(accepted), sizeof accepted - strlen(accepted), "%s%s", i ? ", " : "",
                          source_names[i]);
-            return pm_errf(err, "'%.*s' is not a source (accepted: -NAME or +NAME, comma-separated, NAME one of %s)",
-                           (int)n, p, accepted);
+            return pm_errf(err, "'%.*s' is not a source (accepted: -NAME or +NAME, separated by commas or spaces, "
+                           "NAME one of %s)", (int)n, p, accepted);
         }
         if (on)
             *off &= ~(1u << id);
         else
             *off |= 1u << id;
         p += n;
-    } while (*p++ == ',');
-    return 0;
+        while (*p == ' ')
+            p++;
+        if (*p == '\0')
+            return 0;
+        if (*p == ',')
+            p++;        /* a word must follow: "-procs," is refused by the next round */
+    }
 }
 
 void sources_describe_off(unsigned off, char *buf, size_t len)

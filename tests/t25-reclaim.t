@@ -40,8 +40,8 @@ like "$show" "swap devices: [1-9][0-9]* reads \([0-9]+ KB\), [0-9]+ writes \([0-
 like "$show" "largest process: [1-9][0-9]* KB RSS at most" "show: the largest process"
 like "$show" "collected: stat vmstat meminfo psi memcg heartbeat buddyinfo zoneinfo diskstats procs" "show: the sources collected"
 
-"$PM" record --quiet --label fewer --collect -buddyinfo,-zoneinfo,-procs -- true
-is "$?" 0 "--collect switches sources off"
+"$PM" record --quiet --label fewer --collect "-buddyinfo,-zoneinfo -procs" -- true
+is "$?" 0 "--collect switches sources off (words separated by commas or spaces)"
 is "$(q "select count(*) from tick_series s join run r on r.id = s.run_id where r.label = 'fewer' and (s.name like 'buddyinfo.%' or s.name like 'zoneinfo.%' or s.name like 'procs.%')")" 0 \
    "  none of their series is stored"
 like "$("$PM" show fewer)" "switched off: buddyinfo zoneinfo procs" "  and show says which"
@@ -50,6 +50,9 @@ before_db=$(db_sum)
 is "$?" 2 "--collect with a word that is no source exits 2"
 like "$(cat "$TMP/err")" "^pressmark record: --collect: '-buddy' is not a source \(accepted: .*buddyinfo, zoneinfo, diskstats, procs, mthp\)$" "  one line naming the word and what is accepted"
 is "$(db_sum)" "$before_db" "  and nothing was written"
+"$PM" record --quiet --label bad --collect "-procs," -- true 2>"$TMP/err"
+is "$?" 2 "--collect ending in a comma exits 2"
+like "$(cat "$TMP/err")" "--collect: '' is not a source" "  naming the empty word"
 
 "$PM" run chat $chat --label uncapped > out 2>&1
 is "$?" 0 "the same chat uncapped"
