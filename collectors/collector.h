@@ -56,7 +56,10 @@ extern const struct collector_ops procfile_collector_ops;
 void procfile_collector_init(struct collector *c, const char *source, const char *path,
                              const char *prefix, proc_parse_fn parse);
 
-/* Read the whole of fd from offset 0 into c->buf, growing it as needed. */
+/* Read the whole of fd from offset 0 into *buf, growing it (and *cap) as
+ * needed; path names the file in err. */
+ssize_t pread_whole(int fd, char **buf, size_t *cap, const char *path, struct pm_err *err);
+/* The same for a collector's own fd and buffer. */
 ssize_t procfile_read(struct collector *c, struct pm_err *err);
 
 #endif

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <time.h>
 #include <unistd.h>
 #include "lib/fileio.h"
+#include "lib/timeutil.h"
 
 static void put_int(struct sink *sink, const char *name, int64_t v)
 {
@@ -168,10 +168,7 @@ static int procs_sample(struct collector *c, struct sink *sink, struct pm_err *e
     int fd = open(c->path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return pm_errf(err, "%s: %s", c->path, strerror(errno));
-    int was = c->fd;
-    c->fd = fd;
-    ssize_t n = procfile_read(c, err);
-    c->fd = was;
+    ssize_t n = pread_whole(fd, &c->buf, &c->bufcap, c->path, err);
     close(fd);
     if (n < 0)
         return -1;
@@ -411,25 +408,15 @@ static void capture_put(struct sink *self, const char *name, size_t len, struct 
     }
 }
 
-static int read_watermarks(struct collector *c, struct zone_priv *z, struct pm_err *err)
+static int read_watermarks(struct zone_priv *z, const char *path, struct pm_err *err)
 {
-    for (;;) {
-        ssize_t n = pread(z->zfd, z->zbuf, z->zcap, 0);
-        if (n < 0)
-            return pm_errf(err, "/proc/zoneinfo: %s", strerror(errno));
-        if ((size_t)n < z->zcap) {
-            struct capture_sink cs = { .base.put = capture_put, .z = z, .watermarks = true };
-            if (parse_zoneinfo(z->zbuf, (size_t)n, "zoneinfo", &cs.base) < 0)
-                return pm_errf(err, "/proc/zoneinfo: unexpected format");
-            (void)c;
-            return 0;
-        }
-        char *b = realloc(z->zbuf, z->zcap * 2);
-        if (!b)
-            return pm_errf(err, "out of memory");
-        z->zbuf = b;
-        z->zcap *= 2;
-    }
+    ssize_t n = pread_whole(z->zfd, &z->zbuf, &z->zcap, path, err);
+    if (n < 0)
+        return -1;
+    struct capture_sink cs = { .base.put = capture_put, .z = z, .watermarks = true };
+    if (parse_zoneinfo(z->zbuf, (size_t)n, "zoneinfo", &cs.base) < 0)
+        return pm_errf(err, "%s: unexpected format", path);
+    return 0;
 }
 
 static int zones_open(struct collector *c, struct pm_err *err)
@@ -454,7 +441,7 @@ static int zones_open(struct collector *c, struct pm_err *err)
      * apart by path); its fd and buffer are buddyinfo's. */
     char buddy[PATH_MAX];
     snprintf(buddy, sizeof buddy, "%.*s/buddyinfo", (int)(strlen(c->path) - strlen("/zoneinfo")), c->path);
-    if (read_watermarks(c, z, err) < 0)
+    if (read_watermarks(z, c->path, err) < 0)
         goto fail;
     c->fd = open(buddy, O_RDONLY | O_CLOEXEC);
     c->bufcap = 16384;
@@ -480,10 +467,8 @@ fail:
 static int zones_sample(struct collector *c, struct sink *sink, struct pm_err *err)
 {
     struct zone_priv *z = c->priv;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-    if (z->read_ns && now - z->read_ns >= WATERMARKS_EVERY_NS && read_watermarks(c, z, err) < 0)
+    uint64_t now = pm_now_ns();
+    if (z->read_ns && now - z->read_ns >= WATERMARKS_EVERY_NS && read_watermarks(z, c->path, err) < 0)
         return -1;
     if (!z->read_ns || now - z->read_ns >= WATERMARKS_EVERY_NS)
         z->read_ns = now;

@@ -18,26 +18,31 @@ void procfile_collector_init(struct collector *c, const char *source, const char
     c->fd = -1;
 }
 
-ssize_t procfile_read(struct collector *c, struct pm_err *err)
+ssize_t pread_whole(int fd, char **buf, size_t *cap, const char *path, struct pm_err *err)
 {
     for (;;) {
-        ssize_t n = pread(c->fd, c->buf, c->bufcap, 0);
+        ssize_t n = pread(fd, *buf, *cap, 0);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            return pm_errf(err, "%s: %s", c->path, strerror(errno));
+            return pm_errf(err, "%s: %s", path, strerror(errno));
         }
         /* A full buffer may mean a truncated file: grow and read again, since
          * seq_file regenerates the whole text for a read at offset 0. */
-        if ((size_t)n < c->bufcap)
+        if ((size_t)n < *cap)
             return n;
-        size_t cap = c->bufcap * 2;
-        char *b = realloc(c->buf, cap);
+        size_t ncap = *cap * 2;
+        char *b = realloc(*buf, ncap);
         if (!b)
-            return pm_errf(err, "%s: out of memory", c->path);
-        c->buf = b;
-        c->bufcap = cap;
+            return pm_errf(err, "%s: out of memory", path);
+        *buf = b;
+        *cap = ncap;
     }
+}
+
+ssize_t procfile_read(struct collector *c, struct pm_err *err)
+{
+    return pread_whole(c->fd, &c->buf, &c->bufcap, c->path, err);
 }
 
 static int procfile_open(struct collector *c, struct pm_err *err)

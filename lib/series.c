@@ -157,7 +157,7 @@ bool series_max(const struct series_table *t, const char *name, double *max)
 
 /* Per-zone counter suffixes the kernel has used; anything else after the
  * prefix (pgscan_direct_throttle) is a different counter, not a zone. */
-static bool is_zone_suffix(const char *s)
+bool series_is_zone_suffix(const char *s)
 {
     static const char *zones[] = { "dma", "dma32", "normal", "high", "highmem", "movable", "device" };
     for (size_t i = 0; i < sizeof zones / sizeof zones[0]; i++)
@@ -175,7 +175,7 @@ int series_delta_prefix(const struct series_table *t, const char *prefix, double
         const struct series *s = &t->v[i];
         if (!s->ticks || strncmp(s->name, prefix, plen) != 0)
             continue;
-        if (s->name[plen] != '\0' && !(s->name[plen] == '_' && is_zone_suffix(s->name + plen + 1)))
+        if (s->name[plen] != '\0' && !(s->name[plen] == '_' && series_is_zone_suffix(s->name + plen + 1)))
             continue;
         *sum += delta_of(s);
         count++;

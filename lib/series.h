@@ -62,6 +62,8 @@ bool series_max(const struct series_table *t, const char *name, double *max);
  * and node-wide ones add up the same.
  * Returns the number of series summed. */
 int series_delta_prefix(const struct series_table *t, const char *prefix, double *sum);
+/* Is s a zone's name as per-zone counters end in it (after prefix_)? */
+bool series_is_zone_suffix(const char *s);
 
 /* The sink is how a parser hands its values to whoever samples: the sampler
  * stores them, unit tests collect them in a series_table. */

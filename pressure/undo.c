@@ -350,22 +350,18 @@ int undo_apply(enum undo_kind kind, const char *a, const char *b, char *said, si
         return 0;
     }
     case UNDO_MOUNT:
-        /* Lazily: a process still inside (a killed dpkg's children) must
-         * not keep the mount, and so the build tree, alive. */
+    case UNDO_TRACEFS: {
+        /* Lazily: a process still inside (a killed dpkg's children, a
+         * reader of another tool's trace instance) must not keep the
+         * mount, and so a build tree, alive. */
+        const char *what = kind == UNDO_TRACEFS ? "tracefs from " : "";
         if (umount2(a, MNT_DETACH) < 0 && errno != EINVAL && errno != ENOENT) {
-            snprintf(said, len, "could not unmount %s: %s", a, strerror(errno));
+            snprintf(said, len, "could not unmount %s%s: %s", what, a, strerror(errno));
             return -1;
         }
-        snprintf(said, len, "unmounted %s", a);
+        snprintf(said, len, "unmounted %s%s", what, a);
         return 0;
-    case UNDO_TRACEFS:
-        /* Lazily: a reader of another tool's instance keeps it busy. */
-        if (umount2(a, MNT_DETACH) < 0 && errno != EINVAL && errno != ENOENT) {
-            snprintf(said, len, "could not unmount tracefs from %s: %s", a, strerror(errno));
-            return -1;
-        }
-        snprintf(said, len, "unmounted tracefs from %s", a);
-        return 0;
+    }
     case UNDO_TRACE_INSTANCE:
         /* rmdir of an instance stops its tracing and frees its buffers;
          * it fails while a file of it is open (our readers close first). */

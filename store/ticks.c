@@ -15,6 +15,18 @@ static int commit(struct tick_store *s, struct pm_err *err)
     return 0;
 }
 
+/* A write that failed: the transaction is rolled back and its ticks are
+ * not counted as kept; a full filesystem is noted for the run's reason. */
+static int abandon(struct tick_store *s)
+{
+    s->full |= pm_db_full(&s->db);
+    if (!sqlite3_get_autocommit(s->db.h))
+        pm_db_exec(&s->db, "ROLLBACK", NULL);
+    s->in_tx = false;
+    s->pending = 0;
+    return -1;
+}
+
 /* New series get their tick_series rows in the same transaction as the
  * first tick that holds them, so positions and values are never stored
  * apart. */
@@ -52,26 +64,13 @@ static int write_tick(struct tick_writer *w, uint64_t seq, uint64_t t_ns, const 
         goto fail;
     return 0;
 fail:
-    s->full |= pm_db_full(&s->db);
-    if (!sqlite3_get_autocommit(s->db.h))
-        pm_db_exec(&s->db, "ROLLBACK", NULL);
-    s->in_tx = false;
-    s->pending = 0;
-    return -1;
+    return abandon(s);
 }
 
 static int flush(struct tick_writer *w, struct pm_err *err)
 {
     struct tick_store *s = (struct tick_store *)w;
-    if (commit(s, err) < 0) {
-        s->full |= pm_db_full(&s->db);
-        if (!sqlite3_get_autocommit(s->db.h))
-            pm_db_exec(&s->db, "ROLLBACK", NULL);
-        s->in_tx = false;
-        s->pending = 0;
-        return -1;
-    }
-    return 0;
+    return commit(s, err) < 0 ? abandon(s) : 0;
 }
 
 int tick_store_open(struct tick_store *ts, const char *db_path, int64_t run_id, struct pm_err *err)

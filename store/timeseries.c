@@ -58,14 +58,8 @@ static int alloc_ts(struct timeseries *ts, size_t n)
  * ...): those add up to the node-wide counter newer kernels print. */
 static bool zone_part(const char *name, const char *base)
 {
-    static const char *const zones[] = { "dma", "dma32", "normal", "high", "movable", "device" };
     size_t k = strlen(base);
-    if (strncmp(name, base, k) != 0 || name[k] != '_')
-        return false;
-    for (size_t z = 0; z < sizeof zones / sizeof zones[0]; z++)
-        if (strcmp(name + k + 1, zones[z]) == 0)
-            return true;
-    return false;
+    return strncmp(name, base, k) == 0 && name[k] == '_' && series_is_zone_suffix(name + k + 1);
 }
 
 /* The sum of raw series r at the reader's current tick; NaN if none has a value. */
