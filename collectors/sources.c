@@ -5,7 +5,7 @@
 #include "collectors/monitors.h"
 
 const char *const source_names[SRC_COUNT] = {
-    "stat", "vmstat", "meminfo", "psi", "memcg", "heartbeat", "buddyinfo", "zoneinfo", "diskstats", "procs", "mthp",
+    "stat", "vmstat", "meminfo", "psi", "memcg", "heartbeat", "buddyinfo", "zoneinfo", "diskstats", "procs", "mthp", "workload",
 };
 
 static void add_file(struct source_set *ss, const char *source, const char *dir, const char *file,
@@ -66,6 +66,8 @@ void sources_init(struct source_set *ss, const struct source_opts *o)
     }
     if (ON(SRC_MTHP) && ss->n < PM_MAX_SOURCES)
         mthp_collector_init(&ss->cols[ss->n++], o->thp_dir ? o->thp_dir : "/sys/kernel/mm/transparent_hugepage");
+    if (ON(SRC_WORKLOAD) && o->gauges && ss->n < PM_MAX_SOURCES)
+        gauges_collector_init(&ss->cols[ss->n++], o->gauges);
 #undef ON
 }
 

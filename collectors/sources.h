@@ -4,8 +4,10 @@
  * (--collect -NAME): /proc/stat, /proc/vmstat, /proc/meminfo,
  * /proc/pressure/{memory,cpu,io}, the files of the run's memory cgroup,
  * the heartbeat, /proc/buddyinfo, /proc/zoneinfo, the swap devices'
- * /proc/diskstats, the workload's largest processes and the mTHP counters. */
+ * /proc/diskstats, the workload's largest processes, the mTHP counters and
+ * the workload's own gauges (its latency while it runs). */
 #include "collectors/collector.h"
+#include "collectors/gauges.h"
 #include "collectors/heartbeat.h"
 #include "lib/err.h"
 
@@ -13,7 +15,7 @@
 
 enum source_id {
     SRC_STAT, SRC_VMSTAT, SRC_MEMINFO, SRC_PSI, SRC_MEMCG, SRC_HEARTBEAT,
-    SRC_BUDDYINFO, SRC_ZONEINFO, SRC_DISKSTATS, SRC_PROCS, SRC_MTHP, SRC_COUNT
+    SRC_BUDDYINFO, SRC_ZONEINFO, SRC_DISKSTATS, SRC_PROCS, SRC_MTHP, SRC_WORKLOAD, SRC_COUNT
 };
 /* Their names, as --collect and run_source.source spell them. */
 extern const char *const source_names[SRC_COUNT];
@@ -24,6 +26,7 @@ struct source_opts {
     const char *memcg_dir;        /* the workload's cgroup, or NULL */
     int memcg_version;            /* 1 or 2 */
     struct heartbeat *hb;         /* NULL: none */
+    struct gauges *gauges;        /* the workload's own values; NULL: none */
     unsigned off;                 /* 1 << enum source_id for each source switched off */
 };
 

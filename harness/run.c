@@ -20,6 +20,7 @@
 #include "store/machine.h"
 #include "harness/profile.h"
 #include "harness/stalls.h"
+#include "store/latency.h"
 #include "store/runs.h"
 #include "store/reserve.h"
 #include "store/ticks.h"
@@ -52,6 +53,7 @@ struct run_ctx {
     /* run_live_count: written by the workload's threads, read by the sampler's. */
     atomic_uint_fast64_t live_count;
     _Atomic(const char *) live_unit;
+    struct gauges gauges;        /* run_gauge: the workload's threads set, the sampler reads */
 };
 
 void run_block_signals(void)
@@ -86,6 +88,31 @@ void run_live_count(struct run_ctx *rc, uint64_t count, const char *unit)
 {
     atomic_store(&rc->live_count, count);
     atomic_store(&rc->live_unit, unit);
+}
+
+void run_gauge(struct run_ctx *rc, const char *name, double value)
+{
+    if (gauges_set(&rc->gauges, name, value) < 0)
+        kv_set(&rc->meta, "workload.gauge_dropped", name);
+}
+
+int run_latency(struct run_ctx *rc, const char *name, const struct loghist *h, struct pm_err *err)
+{
+    char m[96];
+#define PUT(suffix, value, unit) \
+    (snprintf(m, sizeof m, "%s_%s", name, suffix), metric_set_put(&rc->metrics, m, (value), unit, PM_LOWER))
+    snprintf(m, sizeof m, "%s_samples", name);
+    metric_set_put(&rc->metrics, m, (double)h->count, "count", PM_NEITHER);
+    if (h->count) {
+        PUT("p50_us", loghist_percentile(h, 50) / 1e3, "us");
+        PUT("p90_us", loghist_percentile(h, 90) / 1e3, "us");
+        PUT("p99_us", loghist_percentile(h, 99) / 1e3, "us");
+        PUT("p999_us", loghist_percentile(h, 99.9) / 1e3, "us");
+        PUT("max_us", (double)h->max / 1e3, "us");
+        PUT("mean_us", (double)(h->sum / (long double)h->count) / 1e3, "us");
+    }
+#undef PUT
+    return store_latency_hist(rc->db, rc->run_id, name, h, err);
 }
 
 void run_meta(struct run_ctx *rc, const char *key, const char *value)
@@ -365,6 +392,7 @@ static int measure_start(struct run_ctx *rc, struct measure *m, struct pm_err *e
         .memcg_dir = rc->env.cgroup_dir[0] ? rc->env.cgroup_dir : NULL,
         .memcg_version = rc->env.cgroup_version,
         .hb = &m->hb,
+        .gauges = &rc->gauges,
         .off = rc->plan->collect_off,
     };
     sources_init(&m->ss, &so);
@@ -690,6 +718,7 @@ int run_session_execute(struct run_session *rs, struct run_plan *plan, int *abor
         if ((abort_sig = run_pending_abort()))
             break;
         struct run_ctx rc = { .plan = plan, .db = &rs->db, .index = i };
+        gauges_init(&rc.gauges);
         rc.env.cfg = plan->env;
         snprintf(rc.exe, sizeof rc.exe, "%s", rs->exe);
         rc.env.exe = rc.exe;
@@ -702,6 +731,7 @@ int run_session_execute(struct run_session *rs, struct run_plan *plan, int *abor
         abort_sig = rc.abort_sig;
         metric_set_free(&rc.metrics);
         kv_free(&rc.meta);
+        gauges_destroy(&rc.gauges);
         if (abort_sig || exit_code == 2)
             break;
         if (plan->gap_ns && i + 1 < plan->runs && (abort_sig = sleep_interruptible(plan->gap_ns)))

@@ -39,6 +39,7 @@ const char *const plot_chart_titles[PLOT_CHARTS] = {
     "swap rate", "CPU utilisation", "free memory and free swap", "PSI memory stall and heartbeat lateness",
     "reclaim: pages scanned, stolen and refaulted", "headline per run",
     "reclaim and compaction stall latency (--trace-reclaim)",
+    "the workload's own latency: distribution, and p99 against time",
 };
 
 /* Is every value of these columns zero or missing, in every line? */
@@ -347,6 +348,121 @@ out:
     return rc;
 }
 
+/* The latency the workload measured itself (the chat's delivery times):
+ * top, the share of samples at most x per label, from the buckets of all
+ * its runs added up; below, its p99 over each of the workload's windows
+ * against time, a line per label or run. */
+static int latency_chart(struct pm_db *db, const char *dir, const char *base, const struct comparison *c,
+                         const struct line *lines, size_t n, bool svg, char *written, bool *all_zero,
+                         struct pm_err *err)
+{
+    struct chart_files cf;
+    const char *dat = cf.dat;
+    FILE *f = chart_open(&cf, dir, base, svg, err);
+    if (!f)
+        return -1;
+    char hname[160];
+    snprintf(hname, sizeof hname, "%s.latency", c->workload);
+    fputs("# latency_us share_at_most_pct (a block per label), then t_s p99_us (a block per line)\n", f);
+    bool any_cdf = false, any_p99 = false;
+    bool *has = calloc(c->nlabels ? c->nlabels : 1, sizeof *has);
+    if (!has) {
+        fclose(f);
+        return pm_errf(err, "out of memory");
+    }
+    int rc = 0;
+    for (size_t l = 0; l < c->nlabels; l++) {
+        struct loghist h = { 0 };
+        fprintf(f, "# %s\n", c->labels[l].name);
+        if (load_latency_hist(db, c->labels[l].run_ids, c->labels[l].ok, hname, &h, err) < 0) {
+            rc = -1;
+            break;
+        }
+        uint64_t seen = 0;
+        for (size_t i = 0; h.count && i < LOGHIST_BUCKETS; i++) {
+            if (!h.b[i])
+                continue;
+            uint64_t lo, hi;
+            loghist_bounds(i, &lo, &hi);
+            seen += h.b[i];
+            fprintf(f, "%.3f %.4f\n", (double)hi / 1e3, 100.0 * (double)seen / (double)h.count);
+        }
+        if (!h.count)
+            fputs("1 NaN\n", f);
+        has[l] = h.count > 0;
+        any_cdf |= has[l];
+        loghist_free(&h);
+        fputs("\n\n", f);
+    }
+    for (size_t l = 0; rc == 0 && l < n; l++) {
+        fprintf(f, "# %s\n", lines[l].name);
+        for (size_t i = 0; i < lines[l].ts.n; i++) {
+            fprintf(f, "%.3f", lines[l].ts.t[i]);
+            dat_num(f, lines[l].ts.v[TS_WL_P99_US][i]);
+            fputc('\n', f);
+            any_p99 |= !isnan(lines[l].ts.v[TS_WL_P99_US][i]);
+        }
+        if (lines[l].ts.n == 0)
+            fputs("0 NaN\n", f);
+        fputs("\n\n", f);
+    }
+    if (rc < 0) {
+        fclose(f);
+        free(has);
+        return -1;
+    }
+    if (all_zero)
+        *all_zero = !any_cdf && !any_p99;
+    f = chart_script(&cf, f, dir, err);
+    if (!f) {
+        free(has);
+        return -1;
+    }
+    char title[256];
+    snprintf(title, sizeof title, "%s: the workload's own latency, share of samples at most x, and p99 against time",
+             c->workload);
+    gp_header(f, title, dat, cf.img, svg, 2);
+    fputs("set multiplot layout 2,1 title ", f);
+    quote_gnuplot(f, title);
+    fputs(" noenhanced\nset xlabel 'latency (us)'\nset ylabel 'samples at most x (%)'\nset yrange [0:100]\n", f);
+    if (!any_cdf) {
+        fputs("set xrange [1:1000000]\nset logscale x\nset label 1 'no latency recorded' at graph 0.5,0.5 center\n"
+              "plot 1/0 notitle\nunset label 1\n", f);
+    } else {
+        fputs("set logscale x\nset format x '%g'\nplot ", f);
+        bool first = true;
+        for (size_t l = 0; l < c->nlabels; l++) {
+            if (!has[l])
+                continue;
+            fputs(first ? "" : ", ", f);
+            first = false;
+            quote_gnuplot(f, dat);
+            fprintf(f, " index %zu using 1:2 with steps lw 2 lc %zu title ", l, l + 1);
+            quote_gnuplot(f, c->labels[l].name);
+        }
+        fputc('\n', f);
+    }
+    fputs("unset logscale x\nset format x '%g'\nset autoscale\nset xlabel 'time since the run''s first tick (s)'\n"
+          "set ylabel 'p99 latency over the workload''s last window (us)'\n", f);
+    if (!any_p99) {
+        fputs("set xrange [0:1]\nset yrange [0:1]\nset label 1 'no latency recorded while running' at graph 0.5,0.5 "
+              "center\nplot 1/0 notitle\n", f);
+    } else {
+        fputs("plot ", f);
+        for (size_t l = 0; l < n; l++) {
+            fputs(l ? ", " : "", f);
+            quote_gnuplot(f, dat);
+            fprintf(f, " index %zu using 1:2 with linespoints lw 2 pt 7 ps 0.5 lc %zu title ", c->nlabels + l,
+                    lines[l].label + 1);
+            quote_gnuplot(f, lines[l].name);
+        }
+        fputc('\n', f);
+    }
+    fputs("unset multiplot\n", f);
+    free(has);
+    return chart_draw(&cf, f, dir, written, err);
+}
+
 int plot_comparison(struct pm_db *db, const struct comparison *c, const struct plot_request *rq,
                     char written[PLOT_CHARTS][4096], struct pm_err *err)
 {
@@ -435,6 +551,11 @@ int plot_comparison(struct pm_db *db, const struct comparison *c, const struct p
         snprintf(base, sizeof base, "%s-stalls", slug);
         rc = stall_cdf_chart(db, rq->out_dir, base, c, rq->svg, written[NTS + 1],
                              rq->all_zero ? &rq->all_zero[NTS + 1] : NULL, err);
+    }
+    if (rc == 0) {
+        snprintf(base, sizeof base, "%s-latency", slug);
+        rc = latency_chart(db, rq->out_dir, base, c, lines, k, rq->svg, written[NTS + 2],
+                           rq->all_zero ? &rq->all_zero[NTS + 2] : NULL, err);
     }
     for (size_t i = 0; i < k; i++)
         timeseries_free(&lines[i].ts);

@@ -4,13 +4,15 @@
  * chart a), CPU utilisation (chart b), free memory and swap (seed 000's
  * HighFree/LowFree/SwapFree timeline), PSI and heartbeat lateness, reclaim
  * (pages scanned, stolen, refaulted per second), the headline per run
- * (seed 002's drift), and the stall latency CDFs of traced runs. Each chart is written with its
+ * (seed 002's drift), the stall latency CDFs of traced runs, and the
+ * latency the workload measured itself (its distribution, and its p99
+ * against time). Each chart is written with its
  * gnuplot script (.gp) and data (.dat) beside it, to redraw or restyle. */
 #include <stdbool.h>
 #include "store/db.h"
 #include "reports/compare.h"
 
-#define PLOT_CHARTS 7
+#define PLOT_CHARTS 8
 
 struct plot_request {
     const char *out_dir;

@@ -11,6 +11,7 @@ struct wl_present {
     const char *title;             /* "msg/s" */
     bool cpu_split;                /* show adds user, system and idle columns */
     const char *params_title;      /* what its stored parameters are: "parameters", "command" */
+    const char *const *compare_also;  /* compared by default after the headline (NULL-terminated), or NULL */
 };
 
 typedef bool (*wl_present_fn)(const char *workload, struct wl_present *out);

@@ -98,6 +98,62 @@ static void print_details(FILE *f, const struct run_info *ri)
     }
 }
 
+/* Is name one of a latency histogram's metrics (BASE_p50_us, ...,
+ * BASE_samples)? Those go in the latency table, not the list. */
+static bool latency_metric(const struct run_info *ri, const char *name)
+{
+    const char *us = strrchr(name, '_');
+    if (!us)
+        return false;
+    if (strcmp(us, "_us") == 0 || strcmp(us, "_samples") == 0) {
+        size_t n = (size_t)(us - name);
+        if (strcmp(us, "_us") == 0) {
+            /* BASE_p50_us: back over the percentile's own "_p50". */
+            const char *p = name + n;
+            while (p > name && p[-1] != '_')
+                p--;
+            if (p == name)
+                return false;
+            n = (size_t)(p - 1 - name);
+        }
+        char samples[128];
+        snprintf(samples, sizeof samples, "%.*s_samples", (int)n, name);
+        return metric_set_find(&ri->metrics, samples) != NULL;
+    }
+    return false;
+}
+
+/* Latency histograms the workload measured (the chat's delivery latency):
+ * a row each, under the headline table. */
+static void print_latency(FILE *f, const struct run_info *ri)
+{
+    bool head = false;
+    for (size_t i = 0; i < ri->metrics.n; i++) {
+        const char *name = ri->metrics.v[i].name;
+        size_t len = strlen(name);
+        if (len < 9 || strcmp(name + len - 8, "_samples") != 0)
+            continue;
+        char base[128], m[160];
+        snprintf(base, sizeof base, "%.*s", (int)(len - 8), name);
+        snprintf(m, sizeof m, "%s_p50_us", base);
+        if (!metric_set_find(&ri->metrics, m))
+            continue;
+        if (!head)
+            fprintf(f, "\n%-22s %10s %10s %10s %10s %10s %10s %10s\n", "latency", "samples", "p50 us", "p90 us",
+                    "p99 us", "p99.9 us", "max us", "mean us");
+        head = true;
+        static const char *const sfx[] = { "p50_us", "p90_us", "p99_us", "p999_us", "max_us", "mean_us" };
+        char count[32];
+        pm_fmt_thousands(count, sizeof count, (int64_t)ri->metrics.v[i].value);
+        fprintf(f, "%-22s %10s", base, count);
+        for (int k = 0; k < 6; k++) {
+            snprintf(m, sizeof m, "%s_%s", base, sfx[k]);
+            fprintf(f, " %10.1f", run_metric_or(ri, m, 0));
+        }
+        fputc('\n', f);
+    }
+}
+
 /* The workload's own figures (chat.*, shmio.*, swapout.*, build.*): the
  * seeds' counts such as heap collections per side, bytes and passes. */
 static void print_workload_metrics(FILE *f, const struct run_info *ri)
@@ -109,7 +165,7 @@ static void print_workload_metrics(FILE *f, const struct run_info *ri)
     snprintf(head, sizeof head, "\n%s: ", ri->workload);
     for (size_t i = 0; i < ri->metrics.n; i++) {
         const struct metric *m = &ri->metrics.v[i];
-        if (strncmp(m->name, prefix, plen) != 0)
+        if (strncmp(m->name, prefix, plen) != 0 || latency_metric(ri, m->name))
             continue;
         char v[48];
         if (fabs(m->value) >= 10000 && floor(m->value) == m->value)
@@ -324,6 +380,7 @@ static void print_sampled(FILE *f, const struct run_info *ri)
 
 static void print_extras(FILE *f, const struct run_info *ri)
 {
+    print_latency(f, ri);
     print_workload_metrics(f, ri);
     if (metric_set_find(&ri->metrics, "time.elapsed_s")) {
         fputc('\n', f);

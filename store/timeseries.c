@@ -9,19 +9,20 @@
 const char *const ts_col_names[TS_NCOLS] = {
     "swap-in KB/s", "swap-out KB/s", "swap-in+out KB/s", "user %", "system %", "iowait %",
     "MemFree MiB", "MemAvailable MiB", "SwapFree MiB", "PSI memory some %", "PSI memory full %", "heartbeat lateness ms",
-    "pages scanned/s", "pages stolen/s", "refaults/s",
+    "pages scanned/s", "pages stolen/s", "refaults/s", "workload p99 latency us",
 };
 
 /* The raw series each view is derived from. */
 enum { R_PSWPIN, R_PSWPOUT, R_USER, R_NICE, R_SYSTEM, R_IDLE, R_IOWAIT, R_IRQ, R_SOFTIRQ, R_STEAL, R_MEMFREE,
        R_MEMAVAIL, R_SWAPFREE, R_PSI_SOME, R_PSI_FULL, R_BEAT, R_SCAN_K, R_SCAN_D, R_STEAL_K, R_STEAL_D,
-       R_REFAULT_A, R_REFAULT_F, R_N };
+       R_REFAULT_A, R_REFAULT_F, R_WL_P99, R_N };
 static const char *const raw_names[R_N] = {
     "vmstat.pswpin", "vmstat.pswpout", "stat.cpu.user", "stat.cpu.nice", "stat.cpu.system", "stat.cpu.idle",
     "stat.cpu.iowait", "stat.cpu.irq", "stat.cpu.softirq", "stat.cpu.steal", "meminfo.MemFree",
     "meminfo.MemAvailable", "meminfo.SwapFree", "psi.memory.some.total", "psi.memory.full.total",
     "heartbeat.late_max_us", "vmstat.pgscan_anon", "vmstat.pgscan_file", "vmstat.pgsteal_anon",
     "vmstat.pgsteal_file", "vmstat.workingset_refault_anon", "vmstat.workingset_refault_file",
+    "workload.latency_p99_us",
 };
 /* Before 5.8 there is no anon/file split of scanning: kswapd + direct
  * stand for it (which then count memcg limit reclaim too; since, that
@@ -155,6 +156,7 @@ int timeseries_load(struct pm_db *db, int64_t run_id, struct timeseries *ts, str
         ts->v[TS_PSI_SOME][i] = dt > 0 ? D(R_PSI_SOME) / 1e6 / dt * 100 : NAN;
         ts->v[TS_PSI_FULL][i] = dt > 0 ? D(R_PSI_FULL) / 1e6 / dt * 100 : NAN;
         ts->v[TS_BEAT_MS][i] = b[R_BEAT + 1] / 1000.0;
+        ts->v[TS_WL_P99_US][i] = b[R_WL_P99 + 1];
         /* Reclaim: pages scanned and stolen (anon + file, by every kind of
          * reclaim), pages refaulted. */
         ts->v[TS_SCAN][i] = RATE(R_SCAN_K) + (isnan(RATE(R_SCAN_D)) ? 0 : RATE(R_SCAN_D));

@@ -14,6 +14,7 @@ enum ts_col {
     TS_PSI_SOME, TS_PSI_FULL,                  /* % of the interval */
     TS_BEAT_MS,                                /* worst heartbeat lateness in the interval */
     TS_SCAN, TS_STEAL, TS_REFAULT,             /* pages per second, all reclaim */
+    TS_WL_P99_US,                              /* the workload's own p99 latency over its last window */
     TS_NCOLS
 };
 

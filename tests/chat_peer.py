@@ -11,8 +11,15 @@ just enough to send exact frames and look at exact bytes.
                                    after half a frame or a huge length; one
                                    slow sender held open meanwhile (loopback,
                                    bounded in count and in time)
+  chat_peer.py relay PORTFILE OUT  a one-room server that checks every frame
+                                   a client sends byte by byte and relays each
+                                   chat after a known delay (20-200 ms), writing
+                                   to OUT each delivery's latency as it measured
+                                   it: from the send time in the message's text
+                                   to the moment it handed the frame to the
+                                   kernel for that receiver
 """
-import socket, struct, sys, time
+import heapq, socket, struct, sys, threading, time
 
 def utf(s):
     b = s.encode("utf-8")
@@ -162,7 +169,159 @@ def badserver(portfile):
     time.sleep(3)
     return True
 
+MARK40 = TEXT[:40]
+
+def stamped(text):
+    """The send time pressmark's client writes into Mark's text, or None."""
+    if len(text) != 60 or text[:40] != MARK40 or text[40] != "@" or text[59] != " " or not text[41:59].isdigit():
+        return None
+    return int(text[41:59])
+
+def relay(portfile, outfile):
+    ls = socket.socket()
+    ls.bind(("127.0.0.1", 0))
+    ls.listen(64)
+    open(portfile, "w").write(str(ls.getsockname()[1]))
+    ls.settimeout(30)
+    lock = threading.Condition()
+    queue, members, lat, bad = [], [], [], []
+    state = {"seq": 0, "open": 0, "seen": 0, "chats": 0, "stop": False}
+    LATER = 0.25          # exits and room lists wait until every delayed chat is out
+
+    def at(due, conn, data, stamp=None):
+        with lock:
+            state["seq"] += 1
+            heapq.heappush(queue, (due, state["seq"], conn, data, stamp))
+            lock.notify()
+
+    def sender():
+        while True:
+            with lock:
+                while not queue and not state["stop"]:
+                    lock.wait()
+                if not queue:
+                    return
+                due, _, conn, data, stamp = queue[0]
+                now = time.monotonic()
+                if due > now:
+                    lock.wait(due - now)
+                    continue
+                heapq.heappop(queue)
+            t = time.monotonic_ns()
+            try:
+                conn.sendall(data)
+            except OSError:
+                continue
+            if stamp is not None:
+                lat.append(t - stamp)
+
+    def bytes_ok(cond, what):
+        if not cond:
+            bad.append(what)
+
+    def serve(c):
+        room_user = None
+        try:
+            while True:
+                pid, ptype = c.head()
+                if (pid, ptype) == (1, 1):
+                    strs = [c.utf() for _ in range(11)]
+                    bytes_ok(strs[0] == "Room1" and strs[1:4] == ["2.13.4", "http://www.volano.com/chat.html",
+                             "http://chat.volano.net/vcclient"], "Access request %r" % strs[:4])
+                    at(time.monotonic(), c.s, frame(1, 4, struct.pack(">ii", 1, 1) + utf("Room1") + b"\x00"))
+                elif (pid, ptype) == (206, 1):
+                    profile, room, user = c.utf(), c.utf(), c.utf()
+                    bytes_ok(profile == "This is the profile for %s in %s." % (user, room), "EnterRoom %r" % profile)
+                    with lock:
+                        others = [m for m in members]
+                        members.append((c.s, user, profile))
+                        everyone = list(members)
+                    room_user = (room, user)
+                    now = time.monotonic()
+                    ind = frame(206, 2, utf(profile) + utf(room) + utf(user) + utf("") + utf("false") + utf("false"))
+                    for m in others:
+                        at(now, m[0], ind)
+                    body = utf(profile) + utf(room) + utf(user) + struct.pack(">iiii", 1, 1, len(everyone), len(everyone))
+                    for s_, u, p in everyone:
+                        body += utf(u) + utf(p) + utf("") + utf("false") + utf("false")
+                    at(now, c.s, frame(206, 4, body))
+                elif (pid, ptype) == (203, 1):
+                    question, rid = c.take(1), c.i32()
+                    room, user, text = c.utf(), c.utf(), c.utf()
+                    stamp = stamped(text)
+                    bytes_ok(question == b"\x00" and rid == 0 and (room, user) == room_user and stamp is not None,
+                             "Chat request %r %r %r" % (room, user, text))
+                    with lock:
+                        state["chats"] += 1
+                        n = state["chats"]
+                        others = [m for m in members if m[0] is not c.s]
+                    delay = (20 + (n * 53) % 181) / 1000.0
+                    now = time.monotonic()
+                    ind = frame(203, 2, b"\x00" + struct.pack(">i", 0) + utf(room) + utf(user) + utf(text.strip()))
+                    for m in others:
+                        at(now + delay, m[0], ind, stamp)
+                    at(now, c.s, frame(203, 4, b"\x00" + struct.pack(">i", 0) + utf(room) + utf("") + utf("")))
+                elif (pid, ptype) == (208, 1):
+                    room, user = c.utf(), c.utf()
+                    bytes_ok((room, user) == room_user, "ExitRoom %r %r" % (room, user))
+                    with lock:
+                        members[:] = [m for m in members if m[0] is not c.s]
+                        others = list(members)
+                    later = time.monotonic() + LATER
+                    for m in others:
+                        at(later, m[0], frame(208, 2, utf(room) + utf(user)))
+                elif (pid, ptype) == (215, 1):
+                    filt, n = c.utf(), c.i32()
+                    bytes_ok((filt, n) == ("", 0), "RoomList request %r %d" % (filt, n))
+                    at(time.monotonic() + LATER, c.s, frame(215, 4, utf("") + struct.pack(">i", 1) + utf("Room1")))
+                else:
+                    bytes_ok(False, "unexpected frame %d/%d" % (pid, ptype))
+                    return
+        except (EOFError, OSError):
+            pass
+        finally:
+            with lock:
+                state["open"] -= 1
+                lock.notify_all()
+
+    threading.Thread(target=sender, daemon=True).start()
+    threads = []
+    ls.settimeout(0.2)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        with lock:
+            if state["seen"] and state["open"] == 0:
+                break
+        try:
+            s, _ = ls.accept()
+        except socket.timeout:
+            continue
+        s.settimeout(None)
+        # As pressmark's server: without it Nagle holds a small frame until
+        # the client's delayed ACK (up to 40 ms) after the time taken here.
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        c = Conn.__new__(Conn)
+        c.s, c.buf = s, b""
+        with lock:
+            state["seen"] += 1
+            state["open"] += 1
+        t = threading.Thread(target=serve, args=(c,), daemon=True)
+        t.start()
+        threads.append(t)
+    with lock:
+        state["stop"] = True
+        lock.notify_all()
+    with open(outfile, "w") as f:
+        for v in lat:
+            f.write("%d\n" % v)
+    for b in bad[:5]:
+        print("FAIL " + b)
+    print("%s relay: %d connections, %d chats checked byte by byte, %d deliveries timed"
+          % ("ok" if not bad else "FAIL", state["seen"], state["chats"], len(lat)))
+    return not bad
+
 if __name__ == "__main__":
     mode = sys.argv[1]
-    ok = {"frames": frames, "garbage": garbage, "badserver": badserver, "storm": storm}[mode](*sys.argv[2:])
+    ok = {"frames": frames, "garbage": garbage, "badserver": badserver, "storm": storm,
+          "relay": relay}[mode](*sys.argv[2:])
     sys.exit(0 if ok else 1)

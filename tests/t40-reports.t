@@ -60,8 +60,8 @@ bad "plot --format unknown" "--format: 'gif' is not a chart format \(accepted: p
 # Charts, in both formats, with their scripts re-run standalone.
 "$PM" plot fast slow --out "$TMP/png" > "$TMP/plot.out"
 is "$?" 0 "plot exits 0"
-is "$(wc -l < "$TMP/plot.out")" 7 "plot names seven charts"
-for c in swap cpu memory pressure reclaim headline stalls; do
+is "$(wc -l < "$TMP/plot.out")" 8 "plot names eight charts"
+for c in swap cpu memory pressure reclaim headline stalls latency; do
     ok "record-$c.png is a PNG" sh -c "head -c 8 '$TMP/png/record-$c.png' | od -An -c | grep -q 'P   N   G'"
     ok "record-$c.gp and .dat are beside it" test -s "$TMP/png/record-$c.gp" -a -s "$TMP/png/record-$c.dat"
 done
@@ -95,7 +95,7 @@ if command -v chromium >/dev/null; then
     like "$(cat "$TMP/dom.html")" "&lt;script&gt;alert\(1\)&lt;/script&gt;" "the hostile label is text in the DOM"
     is "$(grep -c '<script' "$TMP/dom.html")" 0 "and no script element came of it"
     charts=$(grep -o '<svg' "$TMP/dom.html" | wc -l); zero=$(grep -o 'class="zero"' "$TMP/dom.html" | wc -l)
-    is "$((charts + zero))" 7 "the DOM holds the seven charts, each drawn or said to be all zero ($charts drawn)"
+    is "$((charts + zero))" 8 "the DOM holds the eight charts, each drawn or said to be all zero ($charts drawn)"
     like "$(grep -o 'class="zero">[^<]*' "$TMP/dom.html" | head -1)" "swap rate: every series is zero" "  nothing swapped here: the swap chart is one line saying so"
     timeout 60 "${CHR[@]}" --window-size=1200,1600 --screenshot="$TMP/shot.png" "file://$page" >/dev/null 2>&1
     ge "$(stat -c %s "$TMP/shot.png" 2>/dev/null || echo 0)" 20000 "a screenshot of the page has content"

@@ -25,7 +25,7 @@ LABELS=(base "$BT" "$SQ" "$NL" "$ESC" "$FORMULA" "$QQ")
 "$PM" plot "${LABELS[@]}" --out "$TMP/plots" > "$TMP/plot.out" 2>"$TMP/plot.err"
 is "$?" 0 "plot draws the hostile labels"
 is "$(pwned)" 0 "and no label ran a command (backticks, system(), a new script line)"
-is "$(ls "$TMP/plots"/*.png | wc -l)" 7 "seven charts"
+is "$(ls "$TMP/plots"/*.png | wc -l)" 8 "eight charts"
 "$PM" plot "${LABELS[@]}" --out "$TMP/svg" --format svg >/dev/null 2>&1
 for gp in "$TMP"/svg/*.gp; do
     (cd "$TMP/svg" && gnuplot "$(basename "$gp")") 2>>"$TMP/gp.err"

@@ -126,7 +126,7 @@ JS
     ok "on a phone-sized screen the summary starts above the fold ($top of $fold px)" test "${top:-9999}" -lt "${fold:-0}"
     is "$after" true "the contents come after the summary"
     is "$empty" 0 "no chart drawn is empty"
-    is "$((charts + zero))" 7 "seven charts, drawn or said to be all zero"
+    is "$((charts + zero))" 8 "eight charts, drawn or said to be all zero"
     is "$overflow" false "the page does not scroll sideways (wide tables scroll inside their box)"
     timeout 60 "${CHR[@]}" --screenshot="$TMP/shot.png" "file://$page" >/dev/null 2>&1
     ge "$(stat -c %s "$TMP/shot.png" 2>/dev/null || echo 0)" 10000 "a phone-sized screenshot of the page has content"

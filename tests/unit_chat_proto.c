@@ -105,5 +105,23 @@ int main(void)
 
     char t[] = "  123456789 123456789 123456789 123456789 123456789 123456789   ";
     is_num(strlen(chat_trim(t)), 59, 0, "the server's trim leaves 59 characters of Mark's text");
+
+    /* The send time in the text: Mark's 60 characters, the wire unchanged. */
+    char st[CHAT_TEXT_LEN + 1];
+    chat_stamp_text(st, 1234567890123ull);
+    is_str(st, "123456789 123456789 123456789 123456789 @000001234567890123 ", "the stamp replaces Mark's last 20 characters");
+    is_num(strlen(st), 60, 0, "60 characters, as Mark's text");
+    uint64_t ns = 0;
+    ok(chat_text_stamp(st, 60, &ns) && ns == 1234567890123ull, "read back as sent");
+    ok(chat_text_stamp(st, 59, &ns) && ns == 1234567890123ull, "and after the server's trim (59 characters)");
+    chat_stamp_text(st, 999999999999999999ull);
+    ok(chat_text_stamp(st, 60, &ns) && ns == 999999999999999999ull, "18 digits: 31 years of CLOCK_MONOTONIC");
+    ok(!chat_text_stamp(CHAT_TEXT, 60, &ns) && !chat_text_stamp(CHAT_TEXT, 59, &ns),
+       "Mark's own text (the Java client's) carries no time");
+    char badd[] = "123456789 123456789 123456789 123456789 @00000123456789x123 ";
+    ok(!chat_text_stamp(badd, 60, &ns), "a non-digit in the stamp: no time");
+    char other[] = "923456789 123456789 123456789 123456789 @000001234567890123 ";
+    ok(!chat_text_stamp(other, 60, &ns), "another prefix: no time");
+    ok(!chat_text_stamp(st, 58, &ns), "cut short: no time");
     return done_testing();
 }

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "lib/err.h"
+#include "lib/loghist.h"
 #include "lib/metrics.h"
 #include "lib/opt.h"
 
@@ -25,6 +26,9 @@ struct workload_ops {
     const char *summary;
     const char *headline;               /* metric shown first by show and compare */
     const char *headline_title;         /* its column title: "elapsed", "msg/s", "MB/s" */
+    /* More of its metrics compare shows by default, after the headline
+     * (the chat's p99 delivery latency); NULL-terminated, or NULL. */
+    const char *const *compare_also;
     bool show_cpu_split;                /* show adds the CPU split columns (user, system, idle) */
     bool hidden;                        /* not offered by 'pressmark run' (record's command) */
     const char *params_title;           /* what describe writes: NULL "parameters"; "command" */
@@ -84,6 +88,16 @@ void run_metric(struct run_ctx *rc, const char *name, double value, const char *
  * unit names the rate ("msg/s"). */
 void run_live_count(struct run_ctx *rc, uint64_t count, const char *unit);
 void run_meta(struct run_ctx *rc, const char *key, const char *value);
+/* A value the workload measures about itself while it runs, sampled at
+ * every tick as the series called name ("workload.KEY"; the charts draw
+ * "workload.latency_p99_us", the p99 over the workload's last window).
+ * Any thread may call it. */
+void run_gauge(struct run_ctx *rc, const char *name, double value);
+/* A latency histogram of the run (ns), called name ("WORKLOAD.latency" is
+ * the one the charts draw as a distribution):
+ * stored bucket by bucket, and its percentiles as the metrics
+ * name_p50_us, _p90_us, _p99_us, _p999_us, _max_us, with name_samples. */
+int run_latency(struct run_ctx *rc, const char *name, const struct loghist *h, struct pm_err *err);
 /* status is "ok", "failed", "oom" or "aborted"; the reason is stored as is. */
 void run_set_status(struct run_ctx *rc, const char *status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

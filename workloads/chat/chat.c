@@ -167,14 +167,34 @@ struct report_reader {
     atomic_bool stop;            /* the client is gone: drain what is left and end */
     char result[1024];
     pthread_t thread;
+    struct loghist lat;          /* the client's delivery latencies, bucket by bucket */
+    bool lat_done;               /* its "latstat" line came: min, max, sum exact */
+    unsigned long long unstamped;
 };
 
 static void report_line(struct report_reader *rr, const char *line)
 {
-    if (strncmp(line, "progress ", 9) == 0)
+    unsigned long long a, b, c, d, e;
+    long double sum;
+    if (strncmp(line, "progress ", 9) == 0) {
         run_live_count(rr->rc, strtoull(line + 9, NULL, 10), "msg/s");
-    else
+        /* The chart's p99 against time: each client window's p99. */
+        if (field(line, "window_n"))
+            run_gauge(rr->rc, "workload.latency_p99_us", (double)field(line, "window_p99_ns") / 1e3);
+    } else if (sscanf(line, "lat %llu %llu", &a, &b) == 2) {
+        loghist_add_bucket(&rr->lat, a, b);
+    } else if (sscanf(line, "latstat %llu %Lf %llu %llu unstamped %llu", &a, &sum, &c, &d, &e) == 5) {
+        /* The buckets gave the count; the client knows min, max and sum exactly. */
+        if (a == rr->lat.count && a) {
+            rr->lat.min = c;
+            rr->lat.max = d;
+            rr->lat.sum = sum;
+        }
+        rr->lat_done = a == rr->lat.count;
+        rr->unstamped = e;
+    } else {
         snprintf(rr->result, sizeof rr->result, "%s", line);
+    }
 }
 
 static void *read_reports(void *arg)
@@ -262,6 +282,17 @@ static int chat_run(void *state, struct run_ctx *rc, struct pm_err *err)
         atomic_store(&rr.stop, true);
         pthread_join(rr.thread, NULL);
         snprintf(line, sizeof line, "%s", rr.result);
+        if (rr.lat_done && rr.lat.count && run_latency(rc, "chat.latency", &rr.lat, err) < 0) {
+            loghist_free(&rr.lat);
+            close(p[0]);
+            if (server) {
+                char ignored[256];
+                stop_server(server, server_report, ignored, sizeof ignored);
+            }
+            return -1;
+        }
+        run_metric(rc, "chat.unstamped", (double)rr.unstamped, "count", PM_NEITHER);
+        loghist_free(&rr.lat);
     } else if (read_line(p[0], line, sizeof line, 100) < 0) {
         line[0] = '\0';
     }
@@ -364,11 +395,14 @@ static const struct wl_helper chat_helpers[] = {
     { NULL, NULL },
 };
 
+static const char *const chat_compare_also[] = { "chat.latency_p99_us", NULL };
+
 const struct workload_ops workload_chat = {
     .name = "chat",
     .summary = "VolanoMark's chat server and client (seeds 000, 003), faithful to the wire, msg/s",
     .headline = "chat.msgs_per_s",
     .headline_title = "msg/s",
+    .compare_also = chat_compare_also,
     .show_cpu_split = true,
     .options = chat_options,
     .state_size = sizeof(struct chat_state),

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "lib/timeutil.h"
 #include "workloads/chat/heap.h"
+#include "workloads/chat/latency.h"
 #include "workloads/chat/net.h"
 #include "workloads/chat/proto.h"
 
@@ -48,6 +49,8 @@ struct client {
     char reason[256];
     atomic_uint_fast64_t progress, sent, received, order_errors;
     uint64_t reported_ns;        /* when the last "progress" line went to the report fd */
+    struct chat_latency lat;     /* delivery latencies of stamped messages */
+    atomic_uint_fast64_t unstamped;  /* messages received without a send time (another client's) */
 };
 
 /* Twice a second, "progress N" (messages sent and received so far) on the
@@ -57,10 +60,16 @@ static void report_progress(struct client *cl, uint64_t now)
 {
     if (cl->cfg->report_fd < 0 || now - cl->reported_ns < 500000000ull)
         return;
+    uint64_t window = cl->reported_ns ? now - cl->reported_ns : 0;
     cl->reported_ns = now;
-    char line[64];
-    int n = snprintf(line, sizeof line, "progress %llu\n",
-                     (unsigned long long)(atomic_load(&cl->sent) + atomic_load(&cl->received)));
+    char line[160];
+    double p99 = 0;
+    uint64_t k = chat_latency_window(&cl->lat, 99, &p99);
+    /* With the p99 of the deliveries since the last line, for the chart
+     * of latency against time (the window's length said with it). */
+    int n = snprintf(line, sizeof line, "progress %llu window_ns %llu window_n %llu window_p99_ns %.0f\n",
+                     (unsigned long long)(atomic_load(&cl->sent) + atomic_load(&cl->received)),
+                     (unsigned long long)window, (unsigned long long)k, k ? p99 : 0.0);
     /* POLLOUT on a pipe means room for PIPE_BUF bytes: the write cannot block. */
     struct pollfd pf = { .fd = cl->cfg->report_fd, .events = POLLOUT };
     if (poll(&pf, 1, 0) == 1 && (pf.revents & POLLOUT) && write(cl->cfg->report_fd, line, (size_t)n) != n) {
@@ -99,7 +108,11 @@ static void send_chat(struct cuser *us)
     uint8_t buf[256];
     struct frame f;
     frame_init(&f, buf, sizeof buf);
-    build_chat_request(&f, us->room, us->name, CHAT_TEXT);
+    /* Stamped as it is handed to the user's sending thread: time queued in
+     * the client counts, as a user would feel it. */
+    char text[CHAT_TEXT_LEN + 1];
+    chat_stamp_text(text, pm_now_ns());
+    build_chat_request(&f, us->room, us->name, text);
     queue_frame(us, &f);
     us->sent++;
     atomic_fetch_add(&us->cl->sent, 1);
@@ -183,13 +196,19 @@ static bool on_chat(struct cuser *us, int32_t type)
     bool question;
     int32_t room_id;
     char sender[64];
+    size_t text_len;
     if (!read_bool(&us->rd, &question) || !read_i32(&us->rd, &room_id) || !read_utf(&us->rd, NULL) ||
-        !read_utf_copy(&us->rd, sender, sizeof sender) || !read_utf(&us->rd, NULL))
+        !read_utf_copy(&us->rd, sender, sizeof sender) || !read_utf(&us->rd, &text_len))
         return false;
     if (type == CHAT_CONFIRM)
         return true;                            /* Mark ignores the pacing confirm */
     if (type != CHAT_INDICATION || room_id != 0)
         return type == CHAT_INDICATION;
+    uint64_t stamp, now = pm_now_ns();
+    if (chat_text_stamp(us->rd.str, text_len, &stamp) && now >= stamp)
+        chat_latency_record(&cl->lat, now - stamp);
+    else
+        atomic_fetch_add(&cl->unstamped, 1);
     unsigned users = cl->cfg->users;
     us->received++;
     atomic_fetch_add(&cl->received, 1);
@@ -381,12 +400,47 @@ static void pace(struct client *cl)
         for (unsigned i = 0; i < n; i++)
             send_chat(&cl->users[i]);
         atomic_fetch_add(&cl->progress, 1);
+        report_progress(cl, pm_now_ns());
         struct timespec ts = pm_ns_to_timespec(next);
         clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
         next += step;
     }
     for (unsigned r = 0; r < c->rooms; r++)
         send_exit(&cl->users[r * c->users]);
+}
+
+static void report_line(const struct chat_client_config *cfg, const char *line, int len)
+{
+    if (cfg->report_fd >= 0) {
+        if (write(cfg->report_fd, line, (size_t)len) != len)
+            fprintf(stderr, "pressmark chat client: lost the report pipe\n");
+    } else {
+        fputs(line, stdout);
+    }
+}
+
+/* The histogram, bucket by bucket ("lat LOW COUNT"), then its exact
+ * count, sum, min and max; before the result line, which comes last. */
+static void report_latency(struct client *cl)
+{
+    struct loghist h;
+    if (chat_latency_total(&cl->lat, &h) < 0)
+        return;
+    char line[128];
+    int n;
+    for (size_t i = 0; h.count && i < LOGHIST_BUCKETS; i++) {
+        if (!h.b[i])
+            continue;
+        uint64_t lo, hi;
+        loghist_bounds(i, &lo, &hi);
+        n = snprintf(line, sizeof line, "lat %llu %llu\n", (unsigned long long)lo, (unsigned long long)h.b[i]);
+        report_line(cl->cfg, line, n);
+    }
+    n = snprintf(line, sizeof line, "latstat %llu %.0Lf %llu %llu unstamped %llu\n", (unsigned long long)h.count,
+                 h.sum, (unsigned long long)(h.count ? h.min : 0), (unsigned long long)h.max,
+                 (unsigned long long)atomic_load(&cl->unstamped));
+    report_line(cl->cfg, line, n);
+    loghist_free(&h);
 }
 
 int chat_client_main(const struct chat_client_config *cfg)
@@ -403,6 +457,7 @@ int chat_client_main(const struct chat_client_config *cfg)
     struct client cl;
     memset(&cl, 0, sizeof cl);
     cl.cfg = cfg;
+    chat_latency_init(&cl.lat);
     pthread_mutex_init(&cl.mu, NULL);
     pthread_cond_init(&cl.cv, NULL);
     if (chat_heap_init(&cl.heap, cfg->heap, cfg->msg_alloc) < 0) {
@@ -460,6 +515,7 @@ int chat_client_main(const struct chat_client_config *cfg)
     unsigned long long want_recv = want_sent * (cfg->users - 1);
     if (!cl.failed && cfg->pause_s <= 0 && (sent != want_sent || received != want_recv))
         fail(&cl, "counts differ: sent %llu of %llu, received %llu of %llu", sent, want_sent, received, want_recv);
+    report_latency(&cl);
     char line[768];
     int len = snprintf(line, sizeof line,
                        "sent %llu received %llu elapsed_ns %llu collections %llu connections %u order_errors %llu%s%s\n",
@@ -467,12 +523,7 @@ int chat_client_main(const struct chat_client_config *cfg)
                        (unsigned long long)atomic_load(&cl.heap.collections), n,
                        (unsigned long long)atomic_load(&cl.order_errors), cl.failed ? " failed " : "",
                        cl.failed ? cl.reason : "");
-    if (cfg->report_fd >= 0) {
-        if (write(cfg->report_fd, line, (size_t)len) != len)
-            fprintf(stderr, "pressmark chat client: lost the report pipe\n");
-    } else {
-        fputs(line, stdout);
-    }
+    report_line(cfg, line, len);
     if (cl.failed)
         fprintf(stderr, "Test failed. %s\n", cl.reason);
     free(cl.users);

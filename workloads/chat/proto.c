@@ -399,3 +399,36 @@ char *chat_trim(char *s)
         s[--n] = '\0';
     return s;
 }
+
+void chat_stamp_text(char *out, uint64_t ns)
+{
+    memcpy(out, CHAT_TEXT, CHAT_STAMP_AT);
+    out[CHAT_STAMP_AT] = '@';
+    /* Digits from the right, so the field is always 18 wide. */
+    for (int i = CHAT_STAMP_DIGITS; i >= 1; i--) {
+        out[CHAT_STAMP_AT + i] = (char)('0' + ns % 10);
+        ns /= 10;
+    }
+    out[CHAT_TEXT_LEN - 1] = ' ';
+    out[CHAT_TEXT_LEN] = '\0';
+}
+
+bool chat_text_stamp(const char *text, size_t len, uint64_t *ns)
+{
+    /* 59 after the server's trim, 60 as sent. */
+    if (len < CHAT_STAMP_AT + 1 + CHAT_STAMP_DIGITS || len > CHAT_TEXT_LEN || text[CHAT_STAMP_AT] != '@' ||
+        memcmp(text, CHAT_TEXT, CHAT_STAMP_AT) != 0)
+        return false;
+    uint64_t v = 0;
+    for (int i = 1; i <= CHAT_STAMP_DIGITS; i++) {
+        char c = text[CHAT_STAMP_AT + i];
+        if (c < '0' || c > '9')
+            return false;
+        v = v * 10 + (uint64_t)(c - '0');
+    }
+    for (size_t i = CHAT_STAMP_AT + 1 + CHAT_STAMP_DIGITS; i < len; i++)
+        if (text[i] != ' ')
+            return false;
+    *ns = v;
+    return true;
+}

@@ -20,6 +20,18 @@ enum { ENTER_OKAY = 1, ENTER_NAME_TAKEN = 3, ENTER_NO_SUCH_ROOM = 5 };
 /* Mark's message: "123456789 " six times, 60 characters, trailing blank. */
 #define CHAT_TEXT "123456789 123456789 123456789 123456789 123456789 123456789 "
 #define CHAT_MAX_STR 65535
+/* pressmark's message: Mark's first 40 characters, then '@', the send
+ * time (CLOCK_MONOTONIC ns, 18 digits) and the trailing blank: the same
+ * 60 characters on the wire, so a server that only relays text relays it,
+ * and a receiver can time the delivery. */
+#define CHAT_STAMP_AT 40
+#define CHAT_STAMP_DIGITS 18
+#define CHAT_TEXT_LEN 60
+
+/* Mark's text carrying ns; out holds CHAT_TEXT_LEN + 1. */
+void chat_stamp_text(char *out, uint64_t ns);
+/* The send time in text (len bytes, trimmed or not), if it carries one. */
+bool chat_text_stamp(const char *text, size_t len, uint64_t *ns);
 
 /* Modified UTF-8 from standard UTF-8 (which may hold NUL, given len).
  * Returns the encoded length, or -1 for invalid UTF-8 or too long. */
