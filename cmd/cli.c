@@ -273,7 +273,7 @@ const struct opt pm_run_options[] = {
       .help = "a system-wide kernel profile per run (perf record -e cpu-clock -a), top 10 stored" },
     { .name = "collect", .type = OPT_CALLBACK, .set = set_collect, .metavar = "-SRC,...",
       .help = "switch sources off (-buddyinfo) or on (+buddyinfo): stat vmstat meminfo psi memcg heartbeat buddyinfo "
-              "zoneinfo diskstats procs mthp (default: all)" },
+              "zoneinfo diskstats procs mthp workload (default: all)" },
     { .name = "no-sample", .type = OPT_FLAG, .offset = RO(no_sample),
       .help = "no sampler, heartbeat or sources: the workload's figures and wait4's only (the observer's baseline)" },
     { .name = "trace-reclaim", .type = OPT_CALLBACK, .set = set_trace_reclaim,
@@ -303,6 +303,12 @@ const struct opt pm_env_options[] = {
 };
 
 const char pm_env_options_title[] = "memory cap, swap and VM settings (root; all undone after each run)";
+
+void run_opts_limits(const struct run_opts *ro, struct wl_limits *lim)
+{
+    lim->mem_cap = ro->env.has_cap ? ro->env.mem_cap : 0;
+    lim->swap_planned = ro->env.swap.kind != SWAP_NONE ? ro->env.swap.size : 0;
+}
 
 void run_opts_defaults(struct run_opts *ro)
 {

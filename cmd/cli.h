@@ -75,6 +75,8 @@ extern const struct opt pm_env_options[];
 extern const char pm_env_options_title[];
 
 void run_opts_defaults(struct run_opts *ro);
+/* The cap and planned swap, as a workload's check sees them. */
+void run_opts_limits(const struct run_opts *ro, struct wl_limits *lim);
 /* Check the options together once all are parsed (root, cap method here,
  * mem-high below the cap). Returns 0, or 2 after printing the one line. */
 int run_opts_finish(struct run_opts *ro, const char *cmd);

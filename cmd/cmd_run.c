@@ -88,7 +88,9 @@ int cmd_run(int argc, char **argv)
     }
     if (run_opts_finish(&ro, name) != 0)
         goto out;
-    if ((wl->check && wl->check(state, &err) < 0) || (wl->set_args && wl->set_args(state, 0, NULL, &err) < 0)) {
+    struct wl_limits lim;
+    run_opts_limits(&ro, &lim);
+    if ((wl->check && wl->check(state, &lim, &err) < 0) || (wl->set_args && wl->set_args(state, 0, NULL, &err) < 0)) {
         pm_usage(name, "%s", err.msg);
         goto out;
     }

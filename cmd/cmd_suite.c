@@ -116,9 +116,11 @@ static int cmd_suite_plan(int argc, char **argv)
     if (p.question[0])
         printf("question: %s\n", p.question);
     /* Columns as wide as their longest entry (kernel package names are long). */
-    int lw = 28, aw[16];
-    for (size_t i = 0; i < p.ncells; i++)
+    int lw = 28, ww = 8, aw[16];
+    for (size_t i = 0; i < p.ncells; i++) {
         lw = (int)strlen(p.cells[i].label) > lw ? (int)strlen(p.cells[i].label) : lw;
+        ww = (int)strlen(p.cells[i].wl->name) > ww ? (int)strlen(p.cells[i].wl->name) : ww;
+    }
     for (size_t a = 0; a < p.naxes; a++) {
         aw[a] = (int)strlen(p.axis_names[a]) > 12 ? (int)strlen(p.axis_names[a]) : 12;
         for (size_t i = 0; i < p.ncells; i++) {
@@ -126,7 +128,7 @@ static int cmd_suite_plan(int argc, char **argv)
             aw[a] = v && (int)strlen(v) > aw[a] ? (int)strlen(v) : aw[a];
         }
     }
-    printf("\n  #  %-*s %-8s", lw, "label", "workload");
+    printf("\n  #  %-*s %-*s", lw, "label", ww, "workload");
     for (size_t a = 0; a < p.naxes; a++)
         printf(" %-*s", aw[a], p.axis_names[a]);
     printf(" estimate\n");
@@ -134,7 +136,7 @@ static int cmd_suite_plan(int argc, char **argv)
     size_t known = 0;
     for (size_t i = 0; i < p.ncells; i++) {
         const struct suite_cell *c = &p.cells[i];
-        printf("%3zu  %-*s %-8s", i, lw, c->label, c->wl->name);
+        printf("%3zu  %-*s %-*s", i, lw, c->label, ww, c->wl->name);
         for (size_t a = 0; a < p.naxes; a++) {
             const char *v = kv_get(&c->axes, p.axis_names[a]);
             printf(" %-*s", aw[a], v ? v : "-");
@@ -309,10 +311,12 @@ static int cmd_suite_status(int argc, char **argv)
     else
         printf("%u to %u runs per cell, until the 95%% CI is within %.3g%% of the mean\n", p.runs_min, p.runs_max,
                p.target_ci * 100);
-    int lw = 28;
-    for (size_t c = 0; c < sv.ncells; c++)
+    int lw = 28, ww = 8;
+    for (size_t c = 0; c < sv.ncells; c++) {
         lw = (int)strlen(sv.cells[c].label) > lw ? (int)strlen(sv.cells[c].label) : lw;
-    printf("\n  #  %-*s %-8s %5s %6s %5s  %-24s %s\n", lw, "label", "workload", "ok", "failed", "left", "headline (95% CI)",
+        ww = (int)strlen(sv.cells[c].workload) > ww ? (int)strlen(sv.cells[c].workload) : ww;
+    }
+    printf("\n  #  %-*s %-*s %5s %6s %5s  %-24s %s\n", lw, "label", ww, "workload", "ok", "failed", "left", "headline (95% CI)",
            "state");
     for (size_t c = 0; c < sv.ncells; c++) {
         const struct cell_state *x = &cs[c];
@@ -336,7 +340,7 @@ static int cmd_suite_status(int argc, char **argv)
         for (size_t i = 0; i < n; i++)
             if (slots[i].cell == (int)c && strcmp(slots[i].status, "running") == 0)
                 snprintf(state, sizeof state, "running");
-        printf("%3zu  %-*s %-8s %5d %6d %5d  %-24s %s\n", c, lw, sv.cells[c].label, sv.cells[c].workload,
+        printf("%3zu  %-*s %-*s %5d %6d %5d  %-24s %s\n", c, lw, sv.cells[c].label, ww, sv.cells[c].workload,
                x->finished - x->failed, x->failed, left, head, state);
     }
     suite_cell_states_free(cs, sv.ncells);

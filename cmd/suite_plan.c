@@ -129,7 +129,9 @@ int suite_cell_prepare(const struct suite_plan *p, const struct suite_cell *c, s
     cr->ro.label = cr->ro.label_buf;
     cr->ro.runs = 1;
     cr->ro.quiet = true;
-    if (run_opts_check(&cr->ro, &e) < 0 || (c->wl->check && c->wl->check(cr->wl_state, &e) < 0)) {
+    struct wl_limits lim;
+    run_opts_limits(&cr->ro, &lim);
+    if (run_opts_check(&cr->ro, &e) < 0 || (c->wl->check && c->wl->check(cr->wl_state, &lim, &e) < 0)) {
         pm_errf(err, "%s: cell '%s': %s", p->file.path, c->label, e.msg);
         goto fail;
     }

@@ -28,7 +28,8 @@ static const struct { const char *name, *title; } titles[] = {
     { "stat.cpu.user_pct", "%user" }, { "stat.cpu.system_pct", "%sys" }, { "stat.cpu.iowait_pct", "%iowait" },
     { "swap.in_kb", "Total swpin" }, { "swap.out_kb", "Total swpout" }, { "swap.io_kb", "Total swapio" },
     { "time.elapsed_s", "elapsed" }, { "heartbeat.late_p99_ms", "beat p99" },
-    { "chat.latency_p99_us", "p99 us" },
+    { "chat.latency_p99_us", "p99 us" }, { "stutter.hog_mb_per_s", "hog MB/s" },
+    { "filestream.anon_pages_per_s", "anon pages/s" },
 };
 
 static void metric_title(const char *name, const char *workload, char *buf, size_t len)
@@ -471,7 +472,7 @@ int compare_build(struct pm_db *db, const struct compare_request *rq, struct com
                 snprintf(p, sizeof p, "p < 0.001%s", bm->w.p < alpha ? ", significant" : "");
             else
                 snprintf(p, sizeof p, "p = %.3g%s", bm->w.p, bm->w.p < alpha ? ", significant" : "");
-            snprintf(c->labels[l].sentence + o, sizeof c->labels[l].sentence - o, "; %s %.6g against %.6g %s: %.2f times (%s)",
+            snprintf(c->labels[l].sentence + o, sizeof c->labels[l].sentence - o, "; %s %.6g against %.6g %s: %.3g times (%s)",
                      c->metrics[m].name, bm->s.mean, am->s.mean, c->metrics[m].unit, bm->s.mean / am->s.mean, p);
         }
     }

@@ -124,33 +124,38 @@ static bool latency_metric(const struct run_info *ri, const char *name)
 }
 
 /* Latency histograms the workload measured (the chat's delivery latency):
- * a row each, under the headline table. */
-static void print_latency(FILE *f, const struct run_info *ri)
+ * a row each, under the headline table; with several runs, a row per run. */
+static void print_latency(FILE *f, const struct run_info *runs, size_t n)
 {
     bool head = false;
-    for (size_t i = 0; i < ri->metrics.n; i++) {
-        const char *name = ri->metrics.v[i].name;
-        size_t len = strlen(name);
-        if (len < 9 || strcmp(name + len - 8, "_samples") != 0)
-            continue;
-        char base[128], m[160];
-        snprintf(base, sizeof base, "%.*s", (int)(len - 8), name);
-        snprintf(m, sizeof m, "%s_p50_us", base);
-        if (!metric_set_find(&ri->metrics, m))
-            continue;
-        if (!head)
-            fprintf(f, "\n%-22s %10s %10s %10s %10s %10s %10s %10s\n", "latency", "samples", "p50 us", "p90 us",
-                    "p99 us", "p99.9 us", "max us", "mean us");
-        head = true;
-        static const char *const sfx[] = { "p50_us", "p90_us", "p99_us", "p999_us", "max_us", "mean_us" };
-        char count[32];
-        pm_fmt_thousands(count, sizeof count, (int64_t)ri->metrics.v[i].value);
-        fprintf(f, "%-22s %10s", base, count);
-        for (int k = 0; k < 6; k++) {
-            snprintf(m, sizeof m, "%s_%s", base, sfx[k]);
-            fprintf(f, " %10.1f", run_metric_or(ri, m, 0));
+    for (size_t r = 0; r < n; r++) {
+        const struct run_info *ri = &runs[r];
+        for (size_t i = 0; i < ri->metrics.n; i++) {
+            const char *name = ri->metrics.v[i].name;
+            size_t len = strlen(name);
+            if (len < 9 || strcmp(name + len - 8, "_samples") != 0)
+                continue;
+            char base[128], m[160];
+            snprintf(base, sizeof base, "%.*s", (int)(len - 8), name);
+            snprintf(m, sizeof m, "%s_p50_us", base);
+            if (!metric_set_find(&ri->metrics, m))
+                continue;
+            if (!head)
+                fprintf(f, "\n%s%-22s %10s %10s %10s %10s %10s %10s %10s\n", n > 1 ? "run  " : "", "latency", "samples",
+                        "p50 us", "p90 us", "p99 us", "p99.9 us", "max us", "mean us");
+            head = true;
+            static const char *const sfx[] = { "p50_us", "p90_us", "p99_us", "p999_us", "max_us", "mean_us" };
+            char count[32];
+            pm_fmt_thousands(count, sizeof count, (int64_t)ri->metrics.v[i].value);
+            if (n > 1)
+                fprintf(f, "%-4lld ", (long long)ri->id);
+            fprintf(f, "%-22s %10s", base, count);
+            for (int k = 0; k < 6; k++) {
+                snprintf(m, sizeof m, "%s_%s", base, sfx[k]);
+                fprintf(f, " %10.1f", run_metric_or(ri, m, 0));
+            }
+            fputc('\n', f);
         }
-        fputc('\n', f);
     }
 }
 
@@ -380,7 +385,7 @@ static void print_sampled(FILE *f, const struct run_info *ri)
 
 static void print_extras(FILE *f, const struct run_info *ri)
 {
-    print_latency(f, ri);
+    print_latency(f, ri, 1);
     print_workload_metrics(f, ri);
     if (metric_set_find(&ri->metrics, "time.elapsed_s")) {
         fputc('\n', f);
@@ -540,6 +545,7 @@ void summary_print_runs(FILE *f, struct run_info *runs, size_t n, bool one_run)
     } else {
         fprintf(f, "label %s, workload %s: %zu run%s\n\n", runs[0].label, runs[0].workload, n, n == 1 ? "" : "s");
         table_print(&t, f);
+        print_latency(f, runs, n);
         print_convergence(f, runs, n, headline, title);
         print_time_lines(f, runs, n);
     }

@@ -48,7 +48,7 @@ like "$("$PM" show fewer)" "switched off: buddyinfo zoneinfo procs" "  and show 
 before_db=$(db_sum)
 "$PM" record --quiet --label bad --collect -buddy -- true 2>"$TMP/err"
 is "$?" 2 "--collect with a word that is no source exits 2"
-like "$(cat "$TMP/err")" "^pressmark record: --collect: '-buddy' is not a source \(accepted: .*buddyinfo, zoneinfo, diskstats, procs, mthp\)$" "  one line naming the word and what is accepted"
+like "$(cat "$TMP/err")" "^pressmark record: --collect: '-buddy' is not a source \(accepted: .*buddyinfo, zoneinfo, diskstats, procs, mthp, workload\)$" "  one line naming the word and what is accepted"
 is "$(db_sum)" "$before_db" "  and nothing was written"
 "$PM" record --quiet --label bad --collect "-procs," -- true 2>"$TMP/err"
 is "$?" 2 "--collect ending in a comma exits 2"

@@ -166,7 +166,9 @@ INI
 # SIGINT during a boot: QEMU and its scratch go at once, exit 130.
 "$PM" suite run kill.ini > out 2> err &
 pid=$!
-wait_for test -n "$(pgrep -f 'qemu-system.* pressmark-vm-')" || wait_for test -n "$(pgrep -f 'qemu-system.* pressmark-vm-')"
+# A function, not "$(pgrep ...)" as an argument: that would be read once.
+qemu_up() { pgrep -f 'qemu-system.* pressmark-vm-' >/dev/null; }
+wait_for qemu_up || wait_for qemu_up
 kill -INT $pid
 wait $pid
 is "$?" 130 "SIGINT during a boot: exit 130"
@@ -176,10 +178,10 @@ is "$(machine_state)" "$before" "  no VM, overlay or scratch left"
 "$PM" suite run kill.ini > out 2> err &
 pid=$!
 wait_for grep -q "booting in a VM" err || wait_for grep -q "booting in a VM" err
-wait_for test -n "$(pgrep -f 'qemu-system.* pressmark-vm-')"
+wait_for qemu_up
 ok "a VM is up" test -n "$(pgrep -f 'qemu-system.* pressmark-vm-')"
 { kill -9 $pid; wait $pid; } 2>/dev/null
-wait_for test -z "$(pgrep -f 'qemu-system.* pressmark-vm-')"
+wait_for sh -c "! pgrep -f 'qemu-system.* pressmark-vm-' >/dev/null"
 is "$(pgrep -fc 'qemu-system.* pressmark-vm-')" 0 "QEMU ended with pressmark (SIGKILL)"
 "$PM" suite run kill.ini > out 2> err
 is "$?" 0 "the next invocation continues the suite"

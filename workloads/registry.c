@@ -7,6 +7,10 @@ extern const struct workload_ops workload_swapout;
 extern const struct workload_ops workload_chat;
 extern const struct workload_ops workload_build;
 extern const struct workload_ops workload_shmio;
+extern const struct workload_ops workload_usemem;
+extern const struct workload_ops workload_pagefault;
+extern const struct workload_ops workload_stutter;
+extern const struct workload_ops workload_filestream;
 
 /* One line per workload. */
 const struct workload_ops *const pm_workloads[] = {
@@ -15,6 +19,10 @@ const struct workload_ops *const pm_workloads[] = {
     &workload_chat,
     &workload_build,
     &workload_shmio,
+    &workload_usemem,
+    &workload_pagefault,
+    &workload_stutter,
+    &workload_filestream,
     NULL,
 };
 

@@ -80,8 +80,9 @@ static const struct opt shmio_options[] = {
     { .type = OPT_END },
 };
 
-static int shmio_check(void *state, struct pm_err *err)
+static int shmio_check(void *state, const struct wl_limits *lim, struct pm_err *err)
 {
+    (void)lim;
     struct shmio_state *st = state;
     if (st->io_min > st->io_max)
         return pm_errf(err, "--io-min is above --io-max");

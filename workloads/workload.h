@@ -6,6 +6,7 @@
  * Workloads never write the database; they hand metrics to the run. */
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "lib/err.h"
 #include "lib/loghist.h"
 #include "lib/metrics.h"
@@ -13,6 +14,17 @@
 
 struct run_ctx;
 
+
+/* What the run's environment will be, for a workload's check: sizes that
+ * cannot fit are refused before anything runs. */
+struct wl_limits {
+    uint64_t mem_cap;                   /* the run's memory cap in bytes; 0: none */
+    uint64_t swap_planned;              /* --swap's size; 0: none */
+};
+
+/* Can bytes of memory be held here: MemTotal + the swap already on + the
+ * run's planned swap? 0, or -1 with err saying so (what names them). */
+int wl_check_fits(const struct wl_limits *lim, uint64_t bytes, const char *what, struct pm_err *err);
 
 /* A helper process of a workload: pressmark's own binary started as
  * "pressmark NAME ...", NAME beginning with "__" (hidden from help). */
@@ -36,8 +48,9 @@ struct workload_ops {
     size_t state_size;
     /* Words after "--" (a command), or none. */
     int (*set_args)(void *state, int argc, char **argv, struct pm_err *err);
-    /* Optional: check the options together once all are set. */
-    int (*check)(void *state, struct pm_err *err);
+    /* Optional: check the options together once all are set, against
+     * the run's cap and swap; it may fill in defaults that depend on them. */
+    int (*check)(void *state, const struct wl_limits *lim, struct pm_err *err);
     /* Once before the runs: check what is needed, build what is shared. */
     int (*prepare)(void *state, struct run_ctx *rc, struct pm_err *err);
     /* One measured run, inside the cap. Returns -1 only on harness errors;

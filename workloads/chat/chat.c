@@ -20,6 +20,7 @@
 #include "lib/timeutil.h"
 #include "lib/units.h"
 #include "workloads/workload.h"
+#include "workloads/latency.h"
 #include "workloads/chat/client.h"
 #include "workloads/chat/server.h"
 
@@ -159,84 +160,6 @@ static double stop_server(pid_t pid, int report, char *stats, size_t len)
            (double)ru.ru_stime.tv_usec / 1e6;
 }
 
-/* The client's report fd while it runs: "progress N" lines become the
- * run's live count; the last other line is the client's result. */
-struct report_reader {
-    int fd;
-    struct run_ctx *rc;
-    atomic_bool stop;            /* the client is gone: drain what is left and end */
-    char result[1024];
-    pthread_t thread;
-    struct loghist lat;          /* the client's delivery latencies, bucket by bucket */
-    bool lat_done;               /* its "latstat" line came: min, max, sum exact */
-    unsigned long long unstamped;
-};
-
-static void report_line(struct report_reader *rr, const char *line)
-{
-    unsigned long long a, b, c, d, e;
-    long double sum;
-    if (strncmp(line, "progress ", 9) == 0) {
-        run_live_count(rr->rc, strtoull(line + 9, NULL, 10), "msg/s");
-        /* The chart's p99 against time: each client window's p99. */
-        if (field(line, "window_n"))
-            run_gauge(rr->rc, "workload.latency_p99_us", (double)field(line, "window_p99_ns") / 1e3);
-    } else if (sscanf(line, "lat %llu %llu", &a, &b) == 2) {
-        loghist_add_bucket(&rr->lat, a, b);
-    } else if (sscanf(line, "latstat %llu %Lf %llu %llu unstamped %llu", &a, &sum, &c, &d, &e) == 5) {
-        /* The buckets gave the count; the client knows min, max and sum exactly. */
-        if (a == rr->lat.count && a) {
-            rr->lat.min = c;
-            rr->lat.max = d;
-            rr->lat.sum = sum;
-        }
-        rr->lat_done = a == rr->lat.count;
-        rr->unstamped = e;
-    } else {
-        snprintf(rr->result, sizeof rr->result, "%s", line);
-    }
-}
-
-static void *read_reports(void *arg)
-{
-    struct report_reader *rr = arg;
-    char buf[2048];
-    size_t o = 0;
-    for (;;) {
-        struct pollfd p = { .fd = rr->fd, .events = POLLIN };
-        int r = poll(&p, 1, 200);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r == 0) {
-            if (atomic_load(&rr->stop))
-                break;
-            continue;
-        }
-        ssize_t n = r > 0 ? read(rr->fd, buf + o, sizeof buf - 1 - o) : -1;
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        o += (size_t)n;
-        buf[o] = '\0';
-        char *start = buf, *nl;
-        while ((nl = strchr(start, '\n'))) {
-            *nl = '\0';
-            report_line(rr, start);
-            start = nl + 1;
-        }
-        o = strlen(start);
-        memmove(buf, start, o + 1);
-        if (o == sizeof buf - 1)
-            o = 0;               /* a line longer than any the client writes: dropped */
-    }
-    if (o) {
-        buf[o] = '\0';
-        report_line(rr, buf);
-    }
-    return NULL;
-}
-
 static int chat_run(void *state, struct run_ctx *rc, struct pm_err *err)
 {
     struct chat_state *st = state;
@@ -273,30 +196,28 @@ static int chat_run(void *state, struct run_ctx *rc, struct pm_err *err)
         }
         return -1;
     }
-    struct report_reader rr = { .fd = p[0], .rc = rc };
-    bool reading = pthread_create(&rr.thread, NULL, read_reports, &rr) == 0;
+    /* The client's report pipe while it runs: live count, latency
+     * windows, its histogram, then its result line. */
+    struct wl_reader rr;
+    wl_reader_start(&rr, p[0], rc, "msg/s");
     struct run_exit ex;
     int w = run_wait(rc, client, &ex, err);
     char line[1024] = "", sstats[256] = "";
-    if (reading) {
-        atomic_store(&rr.stop, true);
-        pthread_join(rr.thread, NULL);
-        snprintf(line, sizeof line, "%s", rr.result);
-        if (rr.lat_done && rr.lat.count && run_latency(rc, "chat.latency", &rr.lat, err) < 0) {
-            loghist_free(&rr.lat);
-            close(p[0]);
-            if (server) {
-                char ignored[256];
-                stop_server(server, server_report, ignored, sizeof ignored);
-            }
-            return -1;
-        }
-        run_metric(rc, "chat.unstamped", (double)rr.unstamped, "count", PM_NEITHER);
-        loghist_free(&rr.lat);
-    } else if (read_line(p[0], line, sizeof line, 100) < 0) {
-        line[0] = '\0';
-    }
+    wl_reader_stop(&rr);
     close(p[0]);
+    snprintf(line, sizeof line, "%s", rr.result);
+    if (w == 0 && rr.lat_done && rr.lat.count && run_latency(rc, "chat.latency", &rr.lat, err) < 0) {
+        wl_reader_free(&rr);
+        if (server) {
+            char ignored[256];
+            stop_server(server, server_report, ignored, sizeof ignored);
+        }
+        return -1;
+    }
+    unsigned long long unstamped = 0;
+    if (sscanf(rr.latstat_extra, "unstamped %llu", &unstamped) == 1)
+        run_metric(rc, "chat.unstamped", (double)unstamped, "count", PM_NEITHER);
+    wl_reader_free(&rr);
     double server_cpu = server ? stop_server(server, server_report, sstats, sizeof sstats) : 0;
     if (w < 0)
         return -1;

@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include "lib/timeutil.h"
 #include "workloads/chat/heap.h"
-#include "workloads/chat/latency.h"
+#include "workloads/latency.h"
 #include "workloads/chat/net.h"
 #include "workloads/chat/proto.h"
 
@@ -49,7 +49,7 @@ struct client {
     char reason[256];
     atomic_uint_fast64_t progress, sent, received, order_errors;
     uint64_t reported_ns;        /* when the last "progress" line went to the report fd */
-    struct chat_latency lat;     /* delivery latencies of stamped messages */
+    struct wl_latency lat;     /* delivery latencies of stamped messages */
     atomic_uint_fast64_t unstamped;  /* messages received without a send time (another client's) */
 };
 
@@ -63,13 +63,10 @@ static void report_progress(struct client *cl, uint64_t now)
     uint64_t window = cl->reported_ns ? now - cl->reported_ns : 0;
     cl->reported_ns = now;
     char line[160];
-    double p99 = 0;
-    uint64_t k = chat_latency_window(&cl->lat, 99, &p99);
     /* With the p99 of the deliveries since the last line, for the chart
      * of latency against time (the window's length said with it). */
-    int n = snprintf(line, sizeof line, "progress %llu window_ns %llu window_n %llu window_p99_ns %.0f\n",
-                     (unsigned long long)(atomic_load(&cl->sent) + atomic_load(&cl->received)),
-                     (unsigned long long)window, (unsigned long long)k, k ? p99 : 0.0);
+    int n = wl_latency_progress(&cl->lat, atomic_load(&cl->sent) + atomic_load(&cl->received), window, line,
+                                sizeof line);
     /* POLLOUT on a pipe means room for PIPE_BUF bytes: the write cannot block. */
     struct pollfd pf = { .fd = cl->cfg->report_fd, .events = POLLOUT };
     if (poll(&pf, 1, 0) == 1 && (pf.revents & POLLOUT) && write(cl->cfg->report_fd, line, (size_t)n) != n) {
@@ -206,7 +203,7 @@ static bool on_chat(struct cuser *us, int32_t type)
         return type == CHAT_INDICATION;
     uint64_t stamp, now = pm_now_ns();
     if (chat_text_stamp(us->rd.str, text_len, &stamp) && now >= stamp)
-        chat_latency_record(&cl->lat, now - stamp);
+        wl_latency_record(&cl->lat, now - stamp);
     else
         atomic_fetch_add(&cl->unstamped, 1);
     unsigned users = cl->cfg->users;
@@ -419,28 +416,13 @@ static void report_line(const struct chat_client_config *cfg, const char *line, 
     }
 }
 
-/* The histogram, bucket by bucket ("lat LOW COUNT"), then its exact
- * count, sum, min and max; before the result line, which comes last. */
+/* The histogram before the result line, which comes last. */
 static void report_latency(struct client *cl)
 {
-    struct loghist h;
-    if (chat_latency_total(&cl->lat, &h) < 0)
-        return;
-    char line[128];
-    int n;
-    for (size_t i = 0; h.count && i < LOGHIST_BUCKETS; i++) {
-        if (!h.b[i])
-            continue;
-        uint64_t lo, hi;
-        loghist_bounds(i, &lo, &hi);
-        n = snprintf(line, sizeof line, "lat %llu %llu\n", (unsigned long long)lo, (unsigned long long)h.b[i]);
-        report_line(cl->cfg, line, n);
-    }
-    n = snprintf(line, sizeof line, "latstat %llu %.0Lf %llu %llu unstamped %llu\n", (unsigned long long)h.count,
-                 h.sum, (unsigned long long)(h.count ? h.min : 0), (unsigned long long)h.max,
-                 (unsigned long long)atomic_load(&cl->unstamped));
-    report_line(cl->cfg, line, n);
-    loghist_free(&h);
+    char extra[64];
+    snprintf(extra, sizeof extra, "unstamped %llu", (unsigned long long)atomic_load(&cl->unstamped));
+    if (wl_latency_report(&cl->lat, cl->cfg->report_fd, extra) < 0)
+        fprintf(stderr, "pressmark chat client: lost the report pipe\n");
 }
 
 int chat_client_main(const struct chat_client_config *cfg)
@@ -457,7 +439,7 @@ int chat_client_main(const struct chat_client_config *cfg)
     struct client cl;
     memset(&cl, 0, sizeof cl);
     cl.cfg = cfg;
-    chat_latency_init(&cl.lat);
+    wl_latency_init(&cl.lat);
     pthread_mutex_init(&cl.mu, NULL);
     pthread_cond_init(&cl.cv, NULL);
     if (chat_heap_init(&cl.heap, cfg->heap, cfg->msg_alloc) < 0) {
