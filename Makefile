@@ -93,7 +93,8 @@ check: layering
 	$(call run-tests,build/check,ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1)
 
 # ThreadSanitizer over the threaded code: sampler, heartbeat, chat, the
-# suite's live progress (drawn from the sampler thread). Every
+# memory workloads' threads and gauges, the suite's live progress (drawn
+# from the sampler thread). Every
 # process writes its reports to build/tsan/report.PID; any report fails the
 # target, also from a process whose exit status no test looks at.
 tsan:
@@ -101,7 +102,7 @@ tsan:
 	rm -f build/tsan/report.*
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PRESSMARK_BIN=$(abspath build/tsan/pressmark) \
 	    TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:log_path=$(abspath build/tsan/report) \
-	    prove -f tests/t10-record.t tests/t30-chat.t tests/t70-suite.t
+	    prove -f tests/t10-record.t tests/t30-chat.t tests/t55-memory-workloads.t tests/t70-suite.t
 	@if ls build/tsan/report.* >/dev/null 2>&1; then cat build/tsan/report.*; echo "make tsan: ThreadSanitizer reports above"; exit 1; fi
 
 # libFuzzer over each harness for FUZZ_TIME seconds (default 600), new

@@ -207,6 +207,7 @@ static int filestream_helper(int argc, char **argv)
             if (n <= 0) {
                 fprintf(stderr, "pressmark filestream: read at %llu: %s\n", (unsigned long long)off,
                         n < 0 ? strerror(errno) : "end of file");
+                free(buf);
                 return 1;
             }
             for (ssize_t b = 0; b + 8 <= n; b += BLOCK) {
@@ -227,6 +228,8 @@ static int filestream_helper(int argc, char **argv)
         atomic_store(&a.stop, true);
         pthread_join(th, NULL);
     }
+    free(buf);
+    close(fd);
     char line[320];
     int n = snprintf(line, sizeof line,
                      "bytes %llu ns %llu passes %llu bad_blocks %llu first_bad %llu anon_touched %llu anon_ns %llu\n",

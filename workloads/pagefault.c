@@ -232,6 +232,12 @@ static int pagefault_helper(int argc, char **argv)
     }
     uint64_t ns = pm_now_ns() - t0;
     getrusage(RUSAGE_SELF, &r1);
+    for (unsigned i = 0; i < threads; i++)
+        if (ts[i].fd >= 0)
+            close(ts[i].fd);
+    free(ts);
+    free(th);
+    pthread_barrier_destroy(&start);
     char line[256];
     int n = snprintf(line, sizeof line, "pages %llu maps %llu ns %llu minflt %llu majflt %llu error %d\n",
                      (unsigned long long)pages, (unsigned long long)maps, (unsigned long long)ns,

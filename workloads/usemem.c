@@ -315,6 +315,14 @@ static int run_process(const struct sweep *sw, unsigned first, unsigned n, int o
         if (write(out, line, (size_t)len) != len)
             rc = 1;
     }
+    for (unsigned i = 0; i < n; i++) {
+        free(ws[i].order);
+        if (ws[i].mem)
+            munmap(ws[i].mem, ws[i].pages * ws[i].page);
+    }
+    free(ws);
+    free(args);
+    free(th);
     return rc;
 }
 
@@ -454,6 +462,7 @@ static int usemem_helper(int argc, char **argv)
             rc = 1;
     }
     free(kids);
+    munmap(gate, sizeof *gate);
     /* One summary for the run, written after the workers are done: small
      * enough for the pipe, so pressmark reads it after waiting. */
     char out[1024];
