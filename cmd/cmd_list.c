@@ -68,7 +68,9 @@ int cmd_list(int argc, char **argv)
     table_init(&t, 8, headers, right);
     if (json) {
         jw_init(&j, stdout, true);
-        jw_array_begin(&j, NULL);
+        jw_object_begin(&j, NULL);
+        jw_int(&j, "format_version", PM_JSON_FORMAT_VERSION);
+        jw_array_begin(&j, "runs");
     }
     int rc = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
@@ -117,6 +119,7 @@ int cmd_list(int argc, char **argv)
     sqlite3_finalize(st);
     if (json) {
         jw_array_end(&j);
+        jw_object_end(&j);
         jw_end(&j);
     } else if (t.nrows) {
         table_print(&t, stdout);

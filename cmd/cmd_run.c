@@ -15,7 +15,7 @@ static void list_workloads(FILE *f, const char *sep, bool with_summary)
         if (pm_workloads[i]->hidden)
             continue;
         if (with_summary)
-            fprintf(f, "  %-9s %s\n", pm_workloads[i]->name, pm_workloads[i]->summary);
+            fprintf(f, "  %-11s %s\n", pm_workloads[i]->name, pm_workloads[i]->summary);
         else
             fprintf(f, "%s%s", sep, pm_workloads[i]->name);
     }

@@ -84,13 +84,14 @@ int cmd_show(int argc, char **argv)
             struct jw j;
             jw_init(&j, stdout, true);
             if (one_run) {
-                summary_json_run(&j, &runs[0]);
+                summary_json_run(&j, &runs[0], true);
             } else {
                 jw_object_begin(&j, NULL);
+                jw_int(&j, "format_version", PM_JSON_FORMAT_VERSION);
                 jw_string(&j, "label", sel);
                 jw_array_begin(&j, "runs");
                 for (int i = 0; i < n; i++)
-                    summary_json_run(&j, &runs[i]);
+                    summary_json_run(&j, &runs[i], false);
                 jw_array_end(&j);
                 jw_object_end(&j);
             }

@@ -24,9 +24,9 @@ static const struct command commands[] = {
     { "chat-server", cmd_chat_server, "a VolanoMark-protocol chat server alone (the netserver side)" },
     { "suite", cmd_suite, "an experiment from a file: cells from its axes (kernels too), interleaved runs, resumable" },
     { "list", cmd_list, "one line per stored run" },
-    { "show", cmd_show, "a run's or a label's summary in the seed tables' layout" },
-    { "compare", cmd_compare, "labels side by side: the seeds' table, Welch's t-test, ratio sentences" },
-    { "plot", cmd_plot, "gnuplot charts: swap rate, CPU, free memory, PSI and heartbeat, headline per run" },
+    { "show", cmd_show, "a run's or a label's summary in the layout of the kernel reports it reproduces" },
+    { "compare", cmd_compare, "labels side by side: the 2002 VolanoMark report's table, Welch's t-test, ratio sentences" },
+    { "plot", cmd_plot, "gnuplot charts: swap rate, CPU, free memory, PSI and heartbeat, reclaim, headline per run, latency" },
     { "report", cmd_report, "one self-contained HTML page: tables, ratio sentences, inline SVG charts, runs" },
     { "merge", cmd_merge, "import other machines' results databases (by run UUID, idempotent)" },
     { "push", cmd_push, "send runs to InfluxDB or VictoriaMetrics (line protocol), each once" },
@@ -59,7 +59,8 @@ static void print_overview(FILE *f)
     fprintf(f, "usage: pressmark [--db PATH] <command> [options]\n\n"
                "pressmark puts a workload under a memory cap, samples /proc/stat, /proc/vmstat,\n"
                "/proc/meminfo, PSI and the workload's memory cgroup into SQLite, and reports\n"
-               "the seeds' tables: msg/s or elapsed, %%CPU, %%sys/%%user, total swap in/out/io.\n\n"
+               "the tables of the kernel reports it grew from: msg/s or elapsed, %%CPU, %%sys/%%user,\n"
+               "total swap in/out/io.\n\n"
                "commands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (commands[i].summary)

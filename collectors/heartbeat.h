@@ -1,8 +1,8 @@
 #ifndef PM_HEARTBEAT_H
 #define PM_HEARTBEAT_H
-/* The heartbeat is the seeds' "vmstat beats": a thread that asks to wake every
+/* The heartbeat is the reports' "vmstat beats": a thread that asks to wake every
  * period and records how late it actually woke. Under memory pressure a
- * system that stalls shows it here first (seed 004: "vmstat skips beats"). */
+ * system that stalls shows it here first (the 2001 swap-out report: "vmstat skips beats"). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>

@@ -3,7 +3,7 @@
 #include <string.h>
 
 /* CPU split the way vmstat reports it: us = user + nice, sy = system + irq +
- * softirq, wa = iowait, st = steal. The seeds' %CPU is everything but idle
+ * softirq, wa = iowait, st = steal. The reports' %CPU is everything but idle
  * and iowait, i.e. 100 - id - wa. */
 static int derive_cpu(const struct series_table *t, struct metric_set *out)
 {
@@ -59,7 +59,7 @@ static int put_prefix_sum(const struct series_table *t, struct metric_set *out, 
 
 /* Swap traffic: /proc/vmstat's pswpin/pswpout (2.6 on), else 2.4's /proc/stat
  * "swap" line. Both count pages. pgpgin/pgpgout are not swap (they include
- * file I/O), so they are never substituted silently as seed 000 had to. */
+ * file I/O), so they are never substituted silently as the 2002 VolanoMark report had to. */
 static int derive_swap(const struct series_table *t, long page_size, struct metric_set *out,
                        struct derive_notes *notes)
 {
@@ -77,7 +77,7 @@ static int derive_swap(const struct series_table *t, long page_size, struct metr
     rc |= metric_set_put(out, "swap.in_kb", in * kb_per_page, "KB", PM_LOWER);
     rc |= metric_set_put(out, "swap.out_kb", outp * kb_per_page, "KB", PM_LOWER);
     rc |= metric_set_put(out, "swap.io_kb", (in + outp) * kb_per_page, "KB", PM_LOWER);
-    /* Seed 001's vmstat table: swap in and out as min-max KB/s per tick. */
+    /* the wblg-disk report's vmstat table: swap in and out as min-max KB/s per tick. */
     double lo, hi;
     const char *in_name = strcmp(notes->swap_source, "/proc/stat swap line") == 0 ? "stat.swap.in" : "vmstat.pswpin";
     const char *out_name = strcmp(notes->swap_source, "/proc/stat swap line") == 0 ? "stat.swap.out" : "vmstat.pswpout";

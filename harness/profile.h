@@ -2,7 +2,7 @@
 #define PM_PROFILE_H
 /* --profile: a system-wide `perf record -e cpu-clock -a` for the run (the
  * software clock works in VMs), then the top kernel symbols with their
- * sample counts and shares, as seed 001's oprofile table. */
+ * sample counts and shares, as the wblg-disk report's oprofile table. */
 #include <stdbool.h>
 #include <sys/types.h>
 #include "store/db.h"

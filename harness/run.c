@@ -28,6 +28,7 @@
 #include "lib/fileio.h"
 #include "pressure/undo.h"
 #include "lib/units.h"
+#include "lib/version.h"
 #include "lib/spawn.h"
 #include <sys/mman.h>
 
@@ -550,6 +551,8 @@ static int execute_one(struct run_ctx *rc, const struct machine_info *mi, int64_
      * environment, with its sysctls, swap devices and THP mode. */
     env_collect(&rc->meta);
     kv_set(&rc->meta, "pressmark.observer", observer_note);
+    /* What measured it: a difference between labels is said by compare. */
+    kv_set(&rc->meta, "pressmark.version", pm_version());
     if (env_rc < 0) {
         run_set_status(rc, "failed", "environment: %s", err->msg);
         result = -1;

@@ -13,6 +13,11 @@
 
 #define JSON_MAX_DEPTH 64
 
+/* The version of the JSON that show, list and compare write, as the key
+ * "format_version" of each document: raised when a key changes meaning or
+ * goes away (new keys do not raise it). Its schema: docs/json/. */
+#define PM_JSON_FORMAT_VERSION 1
+
 struct jw {
     FILE *f;
     bool pretty;

@@ -42,7 +42,7 @@ struct series *series_table_get(struct series_table *t, const char *name, size_t
 const struct series *series_table_find(const struct series_table *t, const char *name);
 
 /* After a tick: the change since the previous tick over dt seconds
- * updates the series' smallest and largest rate (seed 001's min-max). */
+ * updates the series' smallest and largest rate (the wblg-disk report's min-max). */
 void series_rate_step(struct series *s, double dt);
 bool series_rate_range(const struct series_table *t, const char *name, double *min, double *max);
 

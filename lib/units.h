@@ -19,7 +19,7 @@ int pm_parse_duration(const char *s, uint64_t *ns);
 /* Parse a whole number within [min, max]. */
 int pm_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 
-/* "1,987,024": thousands separators as in the seed tables. */
+/* "1,987,024": thousands separators as in the reports' tables. */
 void pm_fmt_thousands(char *buf, size_t len, int64_t v);
 
 /* "6:33.72" (GNU time's elapsed) and "M:SS" for averages. */

@@ -8,7 +8,7 @@
 #include "reports/present.h"
 #include "lib/quote.h"
 
-const char *const cmp_seed_metrics[] = {
+const char *const cmp_report_metrics[] = {
     "stat.cpu.util_pct", "stat.cpu.sys_user_ratio", "swap.in_kb", "swap.out_kb", "swap.io_kb", NULL,
 };
 
@@ -156,7 +156,8 @@ static bool env_key_wanted(const char *k)
                                    "zswap.compressor", "swap.devices", "cap.method", "cap.limit_bytes",
                                    "cap.swap_limit_bytes", "cap.high_bytes", "cgroup.memory_controllers",
                                    "kernel.version", "kernel.package", "kernel.build_id", "kernel.config",
-                                   "vm.accel", "vm.memory", "vm.cpus", "vm.append", "emulated" };
+                                   "vm.accel", "vm.memory", "vm.cpus", "vm.append", "emulated",
+                                   "pressmark.version" };
     for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
         if (strcmp(k, exact[i]) == 0)
             return true;
@@ -390,8 +391,8 @@ int compare_build(struct pm_db *db, const struct compare_request *rq, struct com
     } else {
         for (size_t i = 0; shown.compare_also && shown.compare_also[i]; i++)
             add_metric(c, shown.compare_also[i], workload);
-        for (size_t i = 0; cmp_seed_metrics[i]; i++)
-            add_metric(c, cmp_seed_metrics[i], workload);
+        for (size_t i = 0; cmp_report_metrics[i]; i++)
+            add_metric(c, cmp_report_metrics[i], workload);
         for (size_t i = 0; rq->long_view && long_extra[i]; i++)
             if (strcmp(long_extra[i], c->headline) != 0)
                 add_metric(c, long_extra[i], workload);

@@ -65,7 +65,7 @@ struct comparison {
 };
 
 /* The seed table's columns after the headline. */
-extern const char *const cmp_seed_metrics[];
+extern const char *const cmp_report_metrics[];
 
 /* Workloads that labels have runs of (all workloads when nlabels is 0). */
 int compare_workloads(struct pm_db *db, const char *const *labels, size_t nlabels, char ***out, size_t *n,
@@ -78,7 +78,7 @@ struct compare_request {
     const char *baseline;        /* NULL: the first label (or, with baseline_db, all its runs) */
     struct pm_db *baseline_db;   /* the baseline's runs come from here (--baseline-db) */
     const char *baseline_db_name;
-    const char *const *metrics;  /* empty: the seed table's, or with long_view a wider set */
+    const char *const *metrics;  /* empty: the reports' table's, or with long_view a wider set */
     size_t nmetrics;
     bool long_view;
     double alpha;

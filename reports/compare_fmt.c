@@ -7,7 +7,7 @@
 #include "reports/verdict.h"
 
 
-/* Numbers as the seed tables print them: thousands separators for big
+/* Numbers as the reports' tables print them: thousands separators for big
  * counts, KB for swap, a few significant digits otherwise. */
 static void fmt_value(char *buf, size_t len, double v, const char *unit)
 {
@@ -64,8 +64,8 @@ static void fmt_failures(char *buf, size_t len, const struct cmp_label *lb)
     snprintf(buf, len, "%zu:%zu", lb->runs - lb->ok, lb->runs);
 }
 
-/* The seeds' layout: one row per label. */
-static void build_seed_table(struct table *t, const struct comparison *c, bool with_change)
+/* The reports' layout: one row per label. */
+static void build_report_table(struct table *t, const struct comparison *c, bool with_change)
 {
     const char *headers[TABLE_MAX_COLS];
     bool right[TABLE_MAX_COLS];
@@ -623,7 +623,7 @@ static void render_readable(FILE *f, const struct comparison *c, enum markup mk,
     if (long_view)
         build_long_table(&t, c);
     else
-        build_seed_table(&t, c, c->nlabels > 1);
+        build_report_table(&t, c, c->nlabels > 1);
     char title[256];
     snprintf(title, sizeof title, "%s%s%s: %zu %s%s, baseline %s, alpha %.3g%s", c->workload, c->suite[0] ? ", " : "",
              c->suite, c->nlabels, c->suite[0] ? "cell" : "label", c->nlabels == 1 ? "" : "s", c->labels[c->base].name,
@@ -687,6 +687,7 @@ static void json_begin(struct cmp_writer *w)
 {
     jw_init(&w->j, w->f, true);
     jw_object_begin(&w->j, NULL);
+    jw_int(&w->j, "format_version", PM_JSON_FORMAT_VERSION);
     jw_array_begin(&w->j, "comparisons");
 }
 

@@ -1,6 +1,6 @@
 #ifndef PM_COMPARE_FMT_H
 #define PM_COMPARE_FMT_H
-/* A comparison rendered as text (the seeds' table or mmtests' long layout),
+/* A comparison rendered as text (the reports' table or mmtests' long layout),
  * markdown, csv, json or an html fragment: the same numbers in each. */
 #include <stdbool.h>
 #include <stdio.h>

@@ -186,7 +186,7 @@ static int timeseries_chart(const char *dir, const char *base, const char *title
     return chart_draw(&cf, f, dir, written, err);
 }
 
-/* Seed 002's point: runs drift. The headline of every run in the order it
+/* the 2004 objrmap report's point: runs drift. The headline of every run in the order it
  * ran, per label, and the label's mean with ±sd error bars at the right. */
 static int headline_chart(const char *dir, const char *base, const struct comparison *c, bool svg, char *written,
                           struct pm_err *err)

@@ -1,10 +1,10 @@
 #ifndef PM_PLOT_H
 #define PM_PLOT_H
-/* The charts of a comparison, drawn by gnuplot: swap rate (seed 000's
- * chart a), CPU utilisation (chart b), free memory and swap (seed 000's
+/* The charts of a comparison, drawn by gnuplot: swap rate (the 2002 VolanoMark report's
+ * chart a), CPU utilisation (chart b), free memory and swap (the 2002 VolanoMark report's
  * HighFree/LowFree/SwapFree timeline), PSI and heartbeat lateness, reclaim
  * (pages scanned, stolen, refaulted per second), the headline per run
- * (seed 002's drift), the stall latency CDFs of traced runs, and the
+ * (the 2004 objrmap report's drift), the stall latency CDFs of traced runs, and the
  * latency the workload measured itself (its distribution, and its p99
  * against time). Each chart is written with its
  * gnuplot script (.gp) and data (.dat) beside it, to redraw or restyle. */

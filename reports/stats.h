@@ -1,7 +1,7 @@
 #ifndef PM_STATS_H
 #define PM_STATS_H
 /* The statistics behind every comparison: descriptive summaries, Welch's
- * t-test (distributions from GSL), direction-aware change, and the seeds'
+ * t-test (distributions from GSL), direction-aware change, and the reports'
  * ratio sentence. */
 #include <stdbool.h>
 #include <stddef.h>
@@ -38,7 +38,7 @@ void stats_welch(const struct summary *a, const struct summary *b, struct welch 
  * change. NaN when base is 0. */
 double stats_change_pct(double base, double cand, const char *direction);
 
-/* Seed 000's sentence: "46053/51824 = 88.9 %: chat runs 11.1 % slower
+/* the 2002 VolanoMark report's sentence: "46053/51824 = 88.9 %: chat runs 11.1 % slower
  * with LABEL than with BASE (p = 0.003, n = 5/5)", or "... no significant
  * difference (p = 0.41, n = 5/5)", or "... (n too small: 1/5)". */
 void stats_ratio_sentence(char *buf, size_t len, const char *workload, const char *label, const char *base,

@@ -160,7 +160,7 @@ static void print_latency(FILE *f, const struct run_info *runs, size_t n)
 }
 
 /* The workload's own figures (chat.*, shmio.*, swapout.*, build.*): the
- * seeds' counts such as heap collections per side, bytes and passes. */
+ * reports' counts such as heap collections per side, bytes and passes. */
 static void print_workload_metrics(FILE *f, const struct run_info *ri)
 {
     char prefix[80];
@@ -324,7 +324,7 @@ static void print_reclaim_why(FILE *f, const struct run_info *ri)
 static void print_profile(FILE *f, const struct run_info *ri)
 {
     if (ri->nprofile) {
-        /* Seed 001's layout: No., samples, % of the kernel's samples, symbol. */
+        /* the wblg-disk report's layout: No., samples, % of the kernel's samples, symbol. */
         fprintf(f, "\nkernel profile (top %zu; %s):\n    No.     samples         %%       symbol name\n", ri->nprofile,
                 kv_get(&ri->meta, "profile") ? kv_get(&ri->meta, "profile") : "perf");
         for (size_t i = 0; i < ri->nprofile; i++)
@@ -401,7 +401,7 @@ static void print_extras(FILE *f, const struct run_info *ri)
 }
 
 
-/* Seed 003's "Convergence": how tightly the runs agree, as the width of
+/* the VolanoMark loopback report's "Convergence": how tightly the runs agree, as the width of
  * the 95% confidence interval of the mean divided by the mean. */
 static void print_convergence(FILE *f, const struct run_info *runs, size_t n, const char *headline, const char *title)
 {
@@ -552,9 +552,11 @@ void summary_print_runs(FILE *f, struct run_info *runs, size_t n, bool one_run)
     table_free(&t);
 }
 
-void summary_json_run(struct jw *j, const struct run_info *ri)
+void summary_json_run(struct jw *j, const struct run_info *ri, bool top)
 {
     jw_object_begin(j, NULL);
+    if (top)
+        jw_int(j, "format_version", PM_JSON_FORMAT_VERSION);
     jw_int(j, "id", ri->id);
     jw_string(j, "uuid", ri->uuid);
     jw_string(j, "label", ri->label);

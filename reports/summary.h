@@ -1,13 +1,14 @@
 #ifndef PM_SUMMARY_H
 #define PM_SUMMARY_H
-/* How show prints runs: seed 000's table (label, headline, %CPU, %sys/%user,
- * Total swpin/swpout/swapio), seed 002's GNU time line, and JSON. */
+/* How show prints runs: the 2002 VolanoMark report's table (label, headline, %CPU, %sys/%user,
+ * Total swpin/swpout/swapio), the 2004 objrmap report's GNU time line, and JSON. */
 #include <stdio.h>
 #include "lib/json.h"
 #include "store/runinfo.h"
 
 void summary_print_runs(FILE *f, struct run_info *runs, size_t n, bool one_run);
-void summary_json_run(struct jw *j, const struct run_info *ri);
+/* A run as a JSON object; top: the document itself (with format_version). */
+void summary_json_run(struct jw *j, const struct run_info *ri, bool top);
 /* GNU time's default two lines, from the time.* metrics. */
 void summary_gnu_time(FILE *f, const struct run_info *ri);
 /* "2026-11-30 15:40:01 UTC" */

@@ -1,6 +1,6 @@
 #ifndef PM_TABLE_H
 #define PM_TABLE_H
-/* A text table laid out like the seeds': a header, a dashed rule, columns
+/* A text table laid out like the reports': a header, a dashed rule, columns
  * padded to their widest cell, numbers right-aligned. */
 #include <stdbool.h>
 #include <stddef.h>

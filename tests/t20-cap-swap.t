@@ -66,7 +66,7 @@ else
     for i in 1 2 3; do skip "the cgroup v2 hierarchy here has no memory controller (${v2:-not mounted}); v1 is tested above"; done
 fi
 
-# 4. Prefill: stopped processes holding touched memory, as seed 004's swap-bench-pause.
+# 4. Prefill: stopped processes holding touched memory, as the 2001 swap-out report's swap-bench-pause.
 "$PM" run swapout --quiet --size 96M --prefill 48M --prefill-procs 3 --mem-cap 64M --swap 256M --interval 100ms --label prefill
 is "$(q "select status from run where label = 'prefill'")" ok "prefill then swapout ends ok"
 ge "$(q "select cast(value as int) from metric m join run r on r.id = m.run_id where r.label = 'prefill' and m.name = 'swap.out_kb'")" 40960 \

@@ -23,10 +23,10 @@ for shape in "1 2 1" "3 5 7" "10 20 10"; do
         'BEGIN { d = m - t / e; exit !(d < 1e-6 * m && d > -1e-6 * m) }'
 done
 show=$("$PM" show "$(q "select max(id) from run where label = 'c10x20x10'")")
-like "$show" "chat: client_collections [0-9]+, .*server_collections [0-9]+" "show reports the heap collections per side, as seed 000 counts GCs"
+like "$show" "chat: client_collections [0-9]+, .*server_collections [0-9]+" "show reports the heap collections per side, as the 2002 VolanoMark report counts GCs"
 like "$show" "received 38,000, sent 2000" "and the exact counts"
 show=$("$PM" show c3x5x7)
-like "$show" "msg/s +%CPU +%sys/%user +user +system +idle +Total swpin +Total swpout +Total swapio" "show prints seed 000's and 003's columns"
+like "$show" "msg/s +%CPU +%sys/%user +user +system +idle +Total swpin +Total swpout +Total swapio" "show prints the 2002 VolanoMark report's and 003's columns"
 
 # Delivery latency against a second measurement: a relay written from the
 # protocol document checks every frame pressmark's client sends byte by

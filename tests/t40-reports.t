@@ -10,10 +10,10 @@ setup "a label with markup" "$PM" record --quiet --label '<script>alert(1)</scri
 out=$("$PM" compare --baseline fast slow)
 is "$?" 0 "compare exits 0"
 like "$out" "^record: 2 labels, baseline fast, alpha 0.05" "the table names workload, baseline and alpha"
-like "$out" "label +elapsed +change +%CPU +%sys/%user +Total swpin +Total swpout +Total swapio +n +fail:runs" "the seeds' columns"
+like "$out" "label +elapsed +change +%CPU +%sys/%user +Total swpin +Total swpout +Total swapio +n +fail:runs" "the reports' columns"
 like "$out" "slow +0\.4[0-9]* ±[0-9.e-]+ +-[0-9.]+% p=[0-9.e-]+ \*" "slow is significantly worse, marked"
 like "$out" "slow .* 3 +1:4" "n counts ok runs; fail:runs counts the failed one"
-like "$out" "/0\.2[0-9]* = [0-9.]+ %: record runs [0-9.]+ % slower with slow than with fast \(p [=<] [0-9.e-]+, n = 3/3\)" "the seed's ratio sentence"
+like "$out" "/0\.2[0-9]* = [0-9.]+ %: record runs [0-9.]+ % slower with slow than with fast \(p [=<] [0-9.e-]+, n = 3/3\)" "the report's ratio sentence"
 like "$out" "runs not averaged in \(failed, oom, aborted\): slow 1 failed, 0 oom, 0 aborted of 4" "failed runs are counted, not averaged"
 if [ ${#sw_opts[@]} -gt 0 ]; then
     like "$out" "sysctl.vm.swappiness: fast=[0-9]+, slow=[0-9]+" "environment differences list the changed sysctl"
@@ -102,4 +102,6 @@ if command -v chromium >/dev/null; then
 else
     for i in 1 2 3 4 5 6 7; do skip "chromium is not installed"; done
 fi
+SEEDWORDS="[Ss]eeds? 00[0-9]\\b|[Ss]eeds'|[Ss]eed's|[Ss]eed tables?|[Tt]he seeds\\b"
+is "$(cat "$TMP"/png/*.gp "$TMP"/png/*.dat "$page" | grep -cE "$SEEDWORDS")" 0 "charts, their scripts and the report never call the reference reports seeds"
 done_testing

@@ -64,6 +64,7 @@ like "$out" "sysctl \\\\ thp +never +madvise" "the two axes as rows and columns"
 like "$out" "vm.swappiness=99 +[0-9.]+ ±[0-9.e-]+ \([+-][0-9.]+% p=[0-9.e-]+( \*)?\) +[0-9.]+ ±" "  each entry a cell's mean ±sd and its change"
 is "$(printf '%s\n' "$out" | grep -c '%: .* vm.swappiness=11 never (p')" 3 "a ratio sentence for each other cell"
 ok "json carries the layout" python3 -c 'import json,sys; g = json.load(sys.stdin)["comparisons"][0]["grid"]; assert g["rows_axis"] == "sysctl" and g["columns"] == ["never", "madvise"], g' <<< "$("$PM" compare --suite 1 --format json)"
+is "$("$PM" compare --suite 1 --format json | python3 "$ROOT/tests/json_check.py" compare)" ok "  and matches docs/json/compare.schema.json"
 is "$("$PM" compare --suite 1 | grep -c '^vm.swappiness')" 6 "4 rows of cells in the table, 2 in the grid"
 "$PM" record --quiet --label 'vm.swappiness=11 never' --runs 2 -- sleep 0.2
 like "$("$PM" compare --suite 1 | grep '^vm.swappiness=11 never ')" " 3 +0:3$" "runs of the same label outside the suite are not counted"

@@ -78,7 +78,7 @@ int main(void)
 
     n = parse_file(parse_keyed_lines, "tests/fixtures/meminfo-2.6.8.txt", "meminfo");
     is_num(n, 22, 0, "2.6.8 meminfo: 22 keys");
-    is_num(last("meminfo.LowFree"), 6532, 0, "2.6.8 LowFree in kB (seed 000's timeline)");
+    is_num(last("meminfo.LowFree"), 6532, 0, "2.6.8 LowFree in kB (the 2002 VolanoMark report's timeline)");
     is_num(last("meminfo.SwapFree"), 663664, 0, "SwapFree");
     reset();
     n = parse_file(parse_keyed_lines, "tests/fixtures/meminfo-6.18.txt", "meminfo");

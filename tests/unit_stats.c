@@ -47,13 +47,13 @@ int main(void)
     is_num(stats_change_pct(393.72, 329.08, "lower"), 16.4177, 1e-3, "elapsed down 16.4 %%: +16.4 (better)");
     ok(isnan(stats_change_pct(0, 5, "higher")), "no change against a zero baseline");
 
-    /* Seed 000: 46053/51824 = 88.9 %, "runs 11 % slower with the rmap patch". */
+    /* the 2002 VolanoMark report: 46053/51824 = 88.9 %, "runs 11 % slower with the rmap patch". */
     char buf[512];
     struct summary base = { .n = 5, .mean = 51824 }, cand = { .n = 5, .mean = 46053 };
     struct welch sig = { .valid = true, .p = 0.003 };
     stats_ratio_sentence(buf, sizeof buf, "chat", "2.5.26rmap", "2.5.26", &cand, &base, &sig, "higher", 0.05);
     is_str(buf, "46053/51824 = 88.9 %: chat runs 11.1 % slower with 2.5.26rmap than with 2.5.26 (p = 0.003, n = 5/5)",
-           "the seed's ratio sentence");
+           "the report's ratio sentence");
     struct welch ns = { .valid = true, .p = 0.41 };
     stats_ratio_sentence(buf, sizeof buf, "chat", "B", "A", &cand, &base, &ns, "higher", 0.05);
     is_str(buf, "46053/51824 = 88.9 %: no significant difference between B and A (p = 0.41, n = 5/5)",
@@ -61,7 +61,7 @@ int main(void)
     struct summary t0 = { .n = 5, .mean = 371 }, t1 = { .n = 5, .mean = 343 };
     stats_ratio_sentence(buf, sizeof buf, "build", "anon_mm", "2.6.5", &t1, &t0, &sig, "lower", 0.05);
     is_str(buf, "343/371 = 92.5 %: build runs 7.5 % faster with anon_mm than with 2.6.5 (p = 0.003, n = 5/5)",
-           "for a time, a lower ratio is faster (seed 002's averages)");
+           "for a time, a lower ratio is faster (the 2004 objrmap report's averages)");
     struct welch small = { .valid = false };
     struct summary c1r = { .n = 1, .mean = 46053 };
     stats_ratio_sentence(buf, sizeof buf, "chat", "B", "A", &c1r, &base, &small, "higher", 0.05);

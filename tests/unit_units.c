@@ -1,4 +1,4 @@
-/* Sizes, durations and the number formats of the seed tables. */
+/* Sizes, durations and the number formats of the reports' tables. */
 #include "lib/units.h"
 #include "tests/tap.h"
 
@@ -44,7 +44,7 @@ int main(void)
 
     char buf[64];
     pm_fmt_thousands(buf, sizeof buf, 1987024);
-    is_str(buf, "1,987,024", "seed 000's swpin figure");
+    is_str(buf, "1,987,024", "the 2002 VolanoMark report's swpin figure");
     pm_fmt_thousands(buf, sizeof buf, 0);
     is_str(buf, "0", "zero");
     pm_fmt_thousands(buf, sizeof buf, 999);
@@ -52,9 +52,9 @@ int main(void)
     pm_fmt_thousands(buf, sizeof buf, -4135124);
     is_str(buf, "-4,135,124", "negative");
     pm_fmt_elapsed(buf, sizeof buf, 393.72, true);
-    is_str(buf, "6:33.72", "seed 002's 6:33.72elapsed");
+    is_str(buf, "6:33.72", "the 2004 objrmap report's 6:33.72elapsed");
     pm_fmt_elapsed(buf, sizeof buf, 371, false);
-    is_str(buf, "6:11", "seed 002's Average elapsed = 6:11");
+    is_str(buf, "6:11", "the 2004 objrmap report's Average elapsed = 6:11");
     pm_fmt_elapsed(buf, sizeof buf, 3723.5, true);
     is_str(buf, "1:02:03.50", "hours");
     pm_fmt_size(buf, sizeof buf, 64ull << 20);

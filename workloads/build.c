@@ -1,7 +1,7 @@
-/* Seed 002's workload: `make -j J vmlinux` under a memory cap, measured by
+/* The 2004 objrmap-under-memory-pressure workload: `make -j J vmlinux` under a memory cap, measured by
  * wait4 on make (which has waited for every compiler it ran), shown as
  * GNU time's line. The default tree is generated so it runs anywhere;
- * --tree builds your own (a Linux tree with --target vmlinux). As seed
+ * --tree builds your own (a Linux tree with --target vmlinux). As that report
  * 002 and kernbench do: a priming build first (make clean; make TARGET;
  * make clean), then for each run make clean, sync, optionally drop the
  * caches, and the timed make. */
@@ -308,7 +308,7 @@ static void describe_base(struct build_state *st, char *buf, size_t len)
 
 const struct workload_ops workload_build = {
     .name = "build",
-    .summary = "seed 002's make -j vmlinux under a cap: a generated C tree, or --tree DIR --target T",
+    .summary = "make -j vmlinux on a small-memory machine (objrmap under memory pressure, 2004): a generated C tree, or --tree DIR --target T",
     .headline = "time.elapsed_s",
     .headline_title = "elapsed",
     .options = build_options,

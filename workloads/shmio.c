@@ -1,4 +1,4 @@
-/* Seed 001's wblg-disk: processes that alternate disk writes with a pass
+/* The wblg-disk thrashing benchmark (Hideo Aoki, 2004): processes that alternate disk writes with a pass
  * over a shared memory region (4 bytes every 4 KiB), or, split, writers
  * and touchers apart (the thrashing run). Reported as write MB/s, bytes,
  * passes, and (from the samples, for every workload) swap in and out as
@@ -344,7 +344,7 @@ static const struct wl_helper shmio_helpers[] = {
 
 const struct workload_ops workload_shmio = {
     .name = "shmio",
-    .summary = "seed 001's wblg-disk: processes alternating disk writes with touching shared memory",
+    .summary = "the wblg-disk thrashing benchmark (2.6.8-rc2-mm2, 2004): processes alternating disk writes with touching shared memory",
     .headline = "shmio.write_mb_per_s",
     .headline_title = "MB/s",
     .options = shmio_options,

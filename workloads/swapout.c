@@ -1,7 +1,7 @@
-/* Seed 004's swap-out bandwidth test: with memory pre-filled by stopped
+/* The 2001 mtest01 swap-out bandwidth test (Andrea Arcangeli): with memory pre-filled by stopped
  * processes holding touched anonymous pages (swap-bench-pause), time an
  * mtest01 -b SIZE -w that allocates SIZE in chunks and writes it. What
- * the heartbeat records meanwhile is the seed's "vmstat skips beats". */
+ * the heartbeat records meanwhile is that report's "vmstat skips beats". */
 #include <errno.h>
 #include <stddef.h>
 #include "lib/timeutil.h"
@@ -228,7 +228,7 @@ static const struct wl_helper swapout_helpers[] = {
 
 const struct workload_ops workload_swapout = {
     .name = "swapout",
-    .summary = "seed 004's swap-out bandwidth: mtest01 -b SIZE -w with memory pre-filled by stopped processes",
+    .summary = "mtest01 swap-out bandwidth (2.4.14pre3aa3, 2001): mtest01 -b SIZE -w with memory pre-filled by stopped processes",
     .headline = "swapout.mb_per_s",
     .headline_title = "MB/s",
     .options = swapout_options,

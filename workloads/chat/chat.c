@@ -1,4 +1,4 @@
-/* The chat workload: VolanoMark (seeds 000 and 003) in C. A server and a
+/* The chat workload: VolanoMark (the 2002 memory-pressure and loopback reports) in C. A server and a
  * client process, both inside the run's cap, play the benchmark over
  * loopback; or, with --server, only the client plays against any
  * VolanoMark-protocol server. msg/s = (sent + received) / elapsed, timed
@@ -320,7 +320,7 @@ static const char *const chat_compare_also[] = { "chat.latency_p99_us", NULL };
 
 const struct workload_ops workload_chat = {
     .name = "chat",
-    .summary = "VolanoMark's chat server and client (seeds 000, 003), faithful to the wire, msg/s",
+    .summary = "VolanoMark's chat server and client (the 2002 VolanoMark reports), faithful to the wire, msg/s",
     .headline = "chat.msgs_per_s",
     .headline_title = "msg/s",
     .compare_also = chat_compare_also,

@@ -1,10 +1,10 @@
 #ifndef PM_CHAT_HEAP_H
 #define PM_CHAT_HEAP_H
-/* A heap that behaves like the seeds' JVM heaps: every message sent or
+/* A heap that behaves like the reports' JVM heaps: every message sent or
  * received allocates msg_alloc bytes from a bump pointer and writes them;
  * when the heap is full a "collection" starts again at its beginning. As
  * the pointer cycles the whole heap is touched, so a cap below the heaps
- * makes the chat swap, as in seed 000. */
+ * makes the chat swap, as in the 2002 VolanoMark report. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
