@@ -102,6 +102,10 @@ if command -v chromium >/dev/null; then
 else
     for i in 1 2 3 4 5 6 7; do skip "chromium is not installed"; done
 fi
+# The pressmark that measured each run is part of its environment.
+like "$(q "select value from run_meta m join run r on r.id = m.run_id where r.label = 'fast' and m.key = 'pressmark.version' limit 1")" "^[0-9a-z.+~-]+" "every run stores the pressmark version that measured it"
+q "UPDATE run_meta SET value = 'v0.9-old' WHERE key = 'pressmark.version' AND run_id IN (SELECT id FROM run WHERE label = 'fast')"
+like "$("$PM" compare fast slow)" "pressmark.version: fast=v0.9-old, slow=" "compare lists a pressmark version difference among the environment's"
 SEEDWORDS="[Ss]eeds? 00[0-9]\\b|[Ss]eeds'|[Ss]eed's|[Ss]eed tables?|[Tt]he seeds\\b"
 is "$(cat "$TMP"/png/*.gp "$TMP"/png/*.dat "$page" | grep -cE "$SEEDWORDS")" 0 "charts, their scripts and the report never call the reference reports seeds"
 done_testing
