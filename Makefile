@@ -32,7 +32,7 @@ REPLAY_BIN := $(FUZZERS:%=$(B)/fuzz/%.replay) $(B)/fuzz/writers-emit
 # The version: git describe in a clone, else what the package says.
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || cat VERSION 2>/dev/null || echo unknown)
 
-.PHONY: all test check tsan bench clean fresh-root layering fuzz fuzz-build FORCE
+.PHONY: all test check tsan bench clean fresh-root layering fuzz fuzz-build man install uninstall FORCE
 all: pressmark $(UNIT_BIN) $(REPLAY_BIN)
 
 $(B)/libpressmark.a: $(LIB_OBJ)
@@ -131,6 +131,37 @@ bench: all $(B)/bench/sources_cost
 # (minutes; root). Run it before resolving anything that changes dependencies.
 fresh-root:
 	tests/fresh-root.sh
+
+# Man pages, written from pressmark's own --help (the option tables): one
+# source, so they cannot drift from the program.
+man: $(B)/pressmark
+	rm -rf $(B)/man
+	man/gen.sh $(B)/pressmark $(B)/man '$(VERSION)'
+
+# make install [PREFIX=/usr/local] [DESTDIR=...]; make uninstall takes the
+# same. Exactly these files (tests/t16-install.t lists them).
+PREFIX  ?= /usr/local
+BINDIR   = $(DESTDIR)$(PREFIX)/bin
+MANDIR   = $(DESTDIR)$(PREFIX)/share/man
+SHAREDIR = $(DESTDIR)$(PREFIX)/share/pressmark
+DOCDIR   = $(DESTDIR)$(PREFIX)/share/doc/pressmark
+COMPDIR  = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+INI      = $(wildcard suites/*.ini)
+install: man
+	install -d $(BINDIR) $(MANDIR)/man1 $(MANDIR)/man5 $(SHAREDIR)/suites $(SHAREDIR)/grafana $(DOCDIR)/json $(COMPDIR)
+	install -m 0755 $(B)/pressmark $(BINDIR)/pressmark
+	install -m 0644 $(B)/man/*.1 $(MANDIR)/man1/
+	install -m 0644 $(B)/man/*.5 $(MANDIR)/man5/
+	install -m 0644 $(INI) $(SHAREDIR)/suites/
+	install -m 0644 grafana/*.json $(SHAREDIR)/grafana/
+	install -m 0644 README.md $(DOCDIR)/README.md
+	install -m 0644 docs/json/*.json $(DOCDIR)/json/
+	install -m 0644 completion/pressmark $(COMPDIR)/pressmark
+
+uninstall:
+	rm -f $(BINDIR)/pressmark $(COMPDIR)/pressmark
+	rm -f $(MANDIR)/man1/pressmark.1 $(MANDIR)/man1/pressmark-*.1 $(MANDIR)/man5/pressmark-suite.5
+	rm -rf $(SHAREDIR) $(DOCDIR)
 
 clean:
 	rm -rf build pressmark

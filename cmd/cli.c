@@ -251,7 +251,7 @@ static int set_thp(void *state, const char *value, struct pm_err *err)
 
 const struct opt pm_db_option[] = {
     { .name = "db", .type = OPT_CALLBACK, .set = set_db, .metavar = "PATH",
-      .help = "results database (default: $PRESSMARK_DB or results.db beside the binary)" },
+      .help = "results database (default: $PRESSMARK_DB, else results.db beside the binary in a clone, installed $XDG_DATA_HOME/pressmark/results.db)" },
     { .type = OPT_END },
 };
 
@@ -267,7 +267,7 @@ const struct opt pm_run_options[] = {
     { .name = "timeout", .type = OPT_DURATION, .offset = RO(timeout_ns), .metavar = "D", .min = 1, .max = 1e18,
       .extra = "above zero", .help = "end a run that takes longer as failed (default: none)" },
     { .name = "db", .type = OPT_CALLBACK, .set = set_db, .metavar = "PATH",
-      .help = "results database (default: $PRESSMARK_DB or results.db beside the binary)" },
+      .help = "results database (default: $PRESSMARK_DB, else results.db beside the binary in a clone, installed $XDG_DATA_HOME/pressmark/results.db)" },
     { .name = "quiet", .type = OPT_FLAG, .offset = RO(quiet), .help = "no per-run line on stderr" },
     { .name = "profile", .type = OPT_CALLBACK, .set = set_profile,
       .help = "a system-wide kernel profile per run (perf record -e cpu-clock -a), top 10 stored" },

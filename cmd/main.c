@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmd/cli.h"
+#include "cmd/complete.h"
 #include "pressure/balloon.h"
 #include "pressure/undo.h"
 #include "lib/version.h"
@@ -66,7 +67,8 @@ static void print_overview(FILE *f)
         if (commands[i].summary)
             fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\n'pressmark <command> --help' shows a command's options.\n"
-               "The database is results.db beside the binary unless --db or PRESSMARK_DB say otherwise.\n");
+               "The database is results.db beside the binary in a clone; installed, $XDG_DATA_HOME/pressmark/\n"
+               "(~/.local/share/pressmark/, /var/lib/pressmark/ for root); --db or PRESSMARK_DB choose another.\n");
 }
 
 static const struct command *find_command(const char *name)
@@ -79,6 +81,11 @@ static const struct command *find_command(const char *name)
 
 static int cmd_help(int argc, char **argv)
 {
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        printf("usage: pressmark help [COMMAND]\n\nThe commands and what each does; with COMMAND, that command's\n"
+               "options (the same as 'pressmark COMMAND --help').\n");
+        return 0;
+    }
     if (argc >= 2) {
         const struct command *c = find_command(argv[1]);
         if (!c || !c->summary)
@@ -118,6 +125,8 @@ int main(int argc, char **argv)
         return PM_EXIT_USAGE;
     }
     if (strncmp(argv[i], "__", 2) == 0) {
+        if (strcmp(argv[i], "__complete") == 0)
+            return cmd_complete(argc - i, argv + i);
         if (strcmp(argv[i], "__balloon") == 0)
             return balloon_helper(argc - i, argv + i);
         const struct wl_helper *h = workload_helper(argv[i]);

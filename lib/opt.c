@@ -248,6 +248,15 @@ void opt_help(FILE *f, const struct opt *table)
             fprintf(f, "  %s\n  %-22s", left, "");
         else
             fprintf(f, "  %-22s", left);
-        fprintf(f, " %s%s%s%s\n", o->help, o->def ? " (default " : "", o->def ? o->def : "", o->def ? ")" : "");
+        /* A choice lists its words, a|b|c, as the man pages and Tab
+         * completion read them. */
+        char words[256] = "";
+        size_t n = 0;
+        for (size_t i = 0; o->type == OPT_CHOICE && o->words && o->words[i] && n < sizeof words; i++)
+            n += (size_t)snprintf(words + n, sizeof words - n, "%s%s", i ? "|" : "", o->words[i]);
+        if (words[0])
+            fprintf(f, " %s (%s%s%s)\n", o->help, words, o->def ? "; default " : "", o->def ? o->def : "");
+        else
+            fprintf(f, " %s%s%s%s\n", o->help, o->def ? " (default " : "", o->def ? o->def : "", o->def ? ")" : "");
     }
 }

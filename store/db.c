@@ -1,5 +1,7 @@
 #include "store/db.h"
 #include "store/tick_migrate.h"
+#include <limits.h>
+#include "lib/fileio.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,9 +131,26 @@ int pm_db_default_path(char *buf, size_t len)
     if (!slash)
         return -1;
     *slash = '\0';
-    if ((size_t)snprintf(buf, len, "%s/results.db", exe) >= len)
+    /* Built in a clone (the binary at the top, or in build/...): beside
+     * the binary, as always. Installed: a per-user place. */
+    static const char *const up[] = { "", "/..", "/../.." };
+    for (size_t i = 0; i < sizeof up / sizeof up[0]; i++) {
+        char marker[PATH_MAX + 32];
+        snprintf(marker, sizeof marker, "%s%s/layering.txt", exe, up[i]);
+        if (access(marker, F_OK) == 0)
+            return (size_t)snprintf(buf, len, "%s/results.db", exe) >= len ? -1 : 0;
+    }
+    const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    int w;
+    if (xdg && *xdg == '/')
+        w = snprintf(buf, len, "%s/pressmark/results.db", xdg);
+    else if (geteuid() == 0)
+        w = snprintf(buf, len, "/var/lib/pressmark/results.db");
+    else if (home && *home == '/')
+        w = snprintf(buf, len, "%s/.local/share/pressmark/results.db", home);
+    else
         return -1;
-    return 0;
+    return w < 0 || (size_t)w >= len ? -1 : 0;
 }
 
 int pm_db_exec(struct pm_db *db, const char *sql, struct pm_err *err)
@@ -210,6 +229,18 @@ int pm_db_open(struct pm_db *db, const char *path, bool create, struct pm_err *e
     snprintf(db->path, sizeof db->path, "%s", path);
     if (!create && access(path, F_OK) != 0)
         return pm_errf(err, "%s: no results database here yet (a run command creates it; --db or PRESSMARK_DB choose another)", path);
+    if (create && access(path, F_OK) != 0) {
+        /* The installed default's directory (~/.local/share/pressmark) may
+         * not be there yet; private, as the results are the user's. */
+        char dir[sizeof db->path];
+        snprintf(dir, sizeof dir, "%s", path);
+        char *slash = strrchr(dir, '/');
+        if (slash && slash != dir) {
+            *slash = '\0';
+            if (access(dir, F_OK) != 0 && pm_mkdirs(dir) < 0)
+                return pm_errf(err, "%s: %s", dir, strerror(errno));
+        }
+    }
     int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
     if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK) {
         pm_errf(err, "%s: %s", path, db->h ? sqlite3_errmsg(db->h) : "cannot open");

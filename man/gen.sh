@@ -1,0 +1,105 @@
+#!/bin/bash
+# Write pressmark's man pages into DIR from its own --help output, which is
+# printed from the option tables: one source, so the pages cannot drift
+# from the program. pressmark(1), pressmark-COMMAND(1) for every command
+# (pressmark-run(1) with every workload's options) and pressmark-suite(5).
+#   man/gen.sh PRESSMARK DIR VERSION
+set -euo pipefail
+PM=$1 DIR=$2 VERSION=$3
+mkdir -p "$DIR"
+DATE=$(date -u -d "@${SOURCE_DATE_EPOCH:-$(date +%s)}" +%Y-%m-%d)
+
+# Help text to troff: a line beginning "  --opt ARG   text" becomes a tagged
+# paragraph; "section:" a subsection; anything else running text. Every
+# backslash is escaped, a line may not begin with a dot or quote, and the
+# dashes of options are minus signs (so they can be searched and pasted).
+to_troff() {
+    awk '
+    function esc(s) { gsub(/\\/, "\\e", s); return s }
+    function lead(s) { if (s ~ /^[.\047]/) s = "\\&" s; return s }
+    function opt(s) { gsub(/-/, "\\-", s); return s }
+    /^  [^ ]/ {
+        line = $0; sub(/^  /, "", line)
+        # The option and its argument end at the first run of two spaces.
+        if (match(line, /  +/)) { o = substr(line, 1, RSTART - 1); t = substr(line, RSTART + RLENGTH) }
+        else { o = line; t = "" }
+        split(o, w, " ")
+        printf ".TP\n\\fB%s\\fR", opt(esc(w[1]))
+        for (i = 2; i in w; i++) printf " \\fI%s\\fR", esc(w[i])
+        printf "\n"
+        # A long option has its text on the next, indented line.
+        if (t == "") pend = 1; else printf "%s\n", lead(esc(t))
+        next
+    }
+    pend && /^   +[^ ]/ { line = $0; sub(/^ +/, "", line); print lead(esc(line)); pend = 0; next }
+    { pend = 0 }
+    /^[a-zA-Z][a-zA-Z ,()\/-]*:$/ { printf ".SS %s\n", esc($0); next }
+    /^$/ { print ".PP"; next }
+    { print lead(esc($0)) }'
+}
+
+# pressmark-CMD(1): NAME from the overview, SYNOPSIS from the usage line(s),
+# then the rest of the help as DESCRIPTION and OPTIONS.
+page() {  # page NAME SECTION SUMMARY HELPTEXT [MORE]
+    local name=$1 sec=$2 summary=$3 help=$4 more=${5:-}
+    {
+        printf '.TH %s %s %s "pressmark %s" "pressmark manual"\n' "$(echo "$name" | tr a-z A-Z)" "$sec" "$DATE" "$VERSION"
+        printf '.nh\n.ad l\n'
+        printf '.SH NAME\n%s \\- %s\n' "$name" "$(printf '%s' "$summary" | sed 's/\\/\\e/g')"
+        printf '.SH SYNOPSIS\n.nf\n'
+        printf '%s\n' "$help" | awk '/^usage: / { sub(/^usage: /, ""); on = 1 } on && /^$/ { exit } on { sub(/^ +/, ""); gsub(/\\/, "\\e"); gsub(/-/, "\\-"); print }'
+        printf '.fi\n.SH DESCRIPTION\n'
+        printf '%s\n' "$help" | awk 'f { print } /^$/ && !f { f = 1 }' | to_troff
+        [ -z "$more" ] || printf '%s\n' "$more"
+        printf '.SH ENVIRONMENT\n.TP\n.B PRESSMARK_DB\nthe results database (see \\fBpressmark\\fR(1) for the default)\n'
+        printf '.SH SEE ALSO\n\\fBpressmark\\fR(1), \\fBpressmark\\-suite\\fR(5)\n'
+    } > "$DIR/$name.$sec"
+}
+
+overview=$("$PM" help)
+commands=$(printf '%s\n' "$overview" | awk '/^commands:/ { on = 1; next } on && NF == 0 { exit } on { print $1 }')
+# pressmark(1): the overview and the command list.
+{
+    printf '.TH PRESSMARK 1 %s "pressmark %s" "pressmark manual"\n.nh\n.ad l\n' "$DATE" "$VERSION"
+    printf '.SH NAME\npressmark \\- memory\\-pressure benchmark harness for Linux\n'
+    printf '.SH SYNOPSIS\n.B pressmark\n[\\fB\\-\\-db\\fR \\fIPATH\\fR] \\fICOMMAND\\fR [\\fIoptions\\fR]\n'
+    printf '.SH DESCRIPTION\n'
+    printf '%s\n' "$overview" | awk 'NR > 2 && /^commands:/ { exit } NR > 2' | to_troff
+    printf '.SH COMMANDS\n'
+    printf '%s\n' "$overview" | awk '/^commands:/ { on = 1; next } on && NF == 0 { exit } on { c = $1; $1 = ""; sub(/^ +/, ""); gsub(/\\/, "\\e"); gsub(/-/, "\\-", c); printf ".TP\n\\fBpressmark\\-%s\\fR(1)\n%s\n", c, $0 }'
+    printf '.SH FILES\n.TP\n.I results.db\nbeside the binary in a clone; installed, \\fI$XDG_DATA_HOME/pressmark/results.db\\fR (\\fI~/.local/share/pressmark\\fR), or \\fI/var/lib/pressmark/results.db\\fR for root\n'
+    printf '.SH SEE ALSO\n'
+    for c in $commands; do printf '\\fBpressmark\\-%s\\fR(1),\n' "$c"; done
+    printf '\\fBpressmark\\-suite\\fR(5)\n'
+} > "$DIR/pressmark.1"
+
+for c in $commands; do
+    summary=$(printf '%s\n' "$overview" | awk -v c="$c" '/^commands:/ { on = 1; next } on && $1 == c { $1 = ""; sub(/^ +/, ""); print; exit }')
+    help=$("$PM" "$c" --help 2>&1 || true)
+    more=""
+    if [ "$c" = run ]; then
+        # The options every workload takes (run options, cap, swap and VM
+        # settings), then every workload's own, each from its own table.
+        any=$(printf '%s\n' "$help" | awk '/^workloads:/ { getline; print $1; exit }')
+        more=".SH OPTIONS"$'\n'"$("$PM" run "$any" --help 2>&1 | awk '/^workload options:/ { skip = 1; next } skip && NF == 0 { skip = 0; on = 1; next } on' | to_troff)"
+        more+=$'\n'".SH WORKLOADS"
+        for w in $(printf '%s\n' "$help" | awk '/^workloads:/ { on = 1; next } on && NF == 0 { exit } on { print $1 }'); do
+            wh=$("$PM" run "$w" --help 2>&1 || true)
+            wsum=$(printf '%s\n' "$wh" | awk 'NR == 3')
+            wopts=$(printf '%s\n' "$wh" | awk '/^workload options:/ { on = 1; next } on && NF == 0 { exit } on')
+            more+=$'\n'".SS $w"$'\n'"$(printf '%s\n' "$wsum" | sed 's/\\/\\e/g; s/^[.'"'"']/\\\&&/')"$'\n'"$(printf '%s\n' "$wopts" | to_troff)"
+        done
+    fi
+    page "pressmark-$c" 1 "$summary" "$help" "$more"
+done
+
+# pressmark-suite(5): the file format, as suite --help explains it.
+suite=$("$PM" suite --help 2>&1 || true)
+{
+    printf '.TH PRESSMARK-SUITE 5 %s "pressmark %s" "pressmark manual"\n.nh\n.ad l\n' "$DATE" "$VERSION"
+    printf '.SH NAME\npressmark\\-suite \\- the suite file: an experiment of pressmark runs\n'
+    printf '.SH DESCRIPTION\n'
+    printf '%s\n' "$suite" | awk 'f { print } /^$/ && !f { f = 1 }' | to_troff
+    printf '.SH FILES\n.TP\n.I /usr/share/pressmark/suites/*.ini\nthe reference experiments (under the install prefix)\n'
+    printf '.SH SEE ALSO\n\\fBpressmark\\-suite\\fR(1), \\fBpressmark\\-run\\fR(1)\n'
+} > "$DIR/pressmark-suite.5"
