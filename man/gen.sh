@@ -90,6 +90,13 @@ for c in $commands; do
             more+=$'\n'".SS $w"$'\n'"$(printf '%s\n' "$wsum" | sed 's/\\/\\e/g; s/^[.'"'"']/\\\&&/')"$'\n'"$(printf '%s\n' "$wopts" | to_troff)"
         done
     fi
+    if [ "$c" = suite ]; then
+        # Each subcommand's own options (suite run's --again, --reboot, ...).
+        for sub in plan run status list next-kernel; do
+            sh=$("$PM" suite "$sub" --help 2>&1 | awk '/^options:/ { on = 1; next } on && NF == 0 { exit } on')
+            [ -n "$sh" ] && more+=$'\n'".SH OPTIONS OF SUITE ${sub^^}"$'\n'"$(printf '%s\n' "$sh" | to_troff)"
+        done
+    fi
     page "pressmark-$c" 1 "$summary" "$help" "$more"
 done
 

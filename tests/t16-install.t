@@ -41,7 +41,9 @@ for page in "$STAGE"/usr/share/man/man*/*; do
     case $name in
         pressmark-*.1)
             c=${name#pressmark-}; c=${c%.1}
-            if [ "$c" = run ]; then
+            if [ "$c" = suite ]; then
+                for sub in "" plan run status list next-kernel; do "$PMI" suite $sub --help; done > "$TMP/help.txt" 2>&1
+            elif [ "$c" = run ]; then
                 for w in $("$PMI" run --help | awk '/^workloads:/ { on = 1; next } on && NF == 0 { exit } on { print $1 }'); do
                     "$PMI" run "$w" --help
                 done > "$TMP/help.txt" 2>&1
@@ -77,6 +79,7 @@ is "$(complete_words run chat --cap-method "")" "auto balloon cgroup1 cgroup2 no
 is "$(complete_words compare --format "")" "csv html json markdown text " "compare --format's formats"
 is "$(complete_words --db "$q_db" show nightly)" "nightly-6.1 nightly-6.12 " "labels from the database --db names"
 is "$(PRESSMARK_DB="$q_db" complete_words compare --baseline n)" "nightly-6.1 nightly-6.12 " "--baseline: labels from \$PRESSMARK_DB"
+is "$(complete_words suite run --ag)" "--again " "suite run's own options"
 is "$(complete_words --db "$TMP/none.db" show "")" "" "no database: nothing offered, nothing made"
 ok "  (and none was made)" test ! -e "$TMP/none.db"
 

@@ -4,8 +4,6 @@
  * VolanoMark-protocol server. msg/s = (sent + received) / elapsed, timed
  * from the start gate to the last connection's close, as Mark does. */
 #include <errno.h>
-#include <stdatomic.h>
-#include <pthread.h>
 #include <stddef.h>
 #include <fcntl.h>
 #include <poll.h>
