@@ -153,6 +153,31 @@ static const char exec_script[] =
     "if [ -n \"$cg\" ]; then echo $$ > \"$cg\" || { echo \"pressmark: cannot enter the run's cgroup $cg\" >&2; exit 126; }; fi; "
     "exec \"$@\"";
 
+int run_helper(struct run_ctx *rc, char *const argv[], const char *what, char *report, size_t len,
+               struct pm_err *err)
+{
+    report[0] = '\0';
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) < 0)
+        return pm_errf(err, "pipe: %s", strerror(errno));
+    pid_t pid;
+    int sp = run_spawn_fd(rc, argv, p[1], &pid, err);
+    close(p[1]);
+    struct run_exit ex;
+    if (sp < 0 || run_wait(rc, pid, &ex, err) < 0) {
+        close(p[0]);
+        return -1;
+    }
+    /* Read after the wait: a helper writes its report, smaller than the
+     * pipe, as it ends. */
+    ssize_t n = read(p[0], report, len - 1);
+    close(p[0]);
+    report[n > 0 ? n : 0] = '\0';
+    run_rusage_metrics(rc, &ex);
+    run_status_from_exit(rc, what, &ex);
+    return 0;
+}
+
 int run_spawn_io(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd, pid_t *pid, struct pm_err *err)
 {
     size_t argc = 0;

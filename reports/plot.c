@@ -245,6 +245,32 @@ static int headline_chart(const char *dir, const char *base, const struct compar
     return chart_draw(&cf, f, dir, written, err);
 }
 
+/* One label's latency histogram called name, its runs' buckets added up,
+ * as a data block of "latency_us share_at_most_pct" lines (a NaN point when
+ * it has none); *has says whether it had any. */
+static int cdf_block(struct pm_db *db, FILE *f, const struct cmp_label *lb, const char *name, bool *has,
+                     struct pm_err *err)
+{
+    struct loghist h = { 0 };
+    if (load_latency_hist(db, lb->run_ids, lb->ok, name, &h, err) < 0)
+        return -1;
+    uint64_t seen = 0;
+    for (size_t i = 0; h.count && i < LOGHIST_BUCKETS; i++) {
+        if (!h.b[i])
+            continue;
+        uint64_t lo, hi;
+        loghist_bounds(i, &lo, &hi);
+        seen += h.b[i];
+        fprintf(f, "%.3f %.4f\n", (double)hi / 1e3, 100.0 * (double)seen / (double)h.count);
+    }
+    if (!h.count)
+        fputs("1 NaN\n", f);
+    *has = h.count > 0;
+    loghist_free(&h);
+    fputs("\n\n", f);
+    return 0;
+}
+
 /* --trace-reclaim's stalls: per kind, the share of stalls (%) that took at
  * most x us, x on a log scale, one line per label from the buckets of all
  * its runs added up (their own histograms, never averaged percentiles). */
@@ -275,28 +301,11 @@ static int stall_cdf_chart(struct pm_db *db, const char *dir, const char *base, 
         for (size_t l = 0; l < c->nlabels && rc == 0; l++) {
             char name[64];
             snprintf(name, sizeof name, "stall.%s", kinds[k]);
-            struct loghist h = { 0 };
             fprintf(f, "# %s: %s\n", kinds[k], c->labels[l].name);
-            if (load_latency_hist(db, c->labels[l].run_ids, c->labels[l].ok, name, &h, err) < 0) {
-                rc = -1;
+            if ((rc = cdf_block(db, f, &c->labels[l], name, &has[k][l], err)) < 0)
                 break;
-            }
-            uint64_t seen = 0;
-            for (size_t i = 0; h.count && i < LOGHIST_BUCKETS; i++) {
-                if (!h.b[i])
-                    continue;
-                uint64_t lo, hi;
-                loghist_bounds(i, &lo, &hi);
-                seen += h.b[i];
-                fprintf(f, "%.3f %.4f\n", (double)hi / 1e3, 100.0 * (double)seen / (double)h.count);
-            }
-            if (!h.count)
-                fputs("1 NaN\n", f);
-            any |= h.count > 0;
-            any_k[k] |= h.count > 0;
-            has[k][l] = h.count > 0;
-            loghist_free(&h);
-            fputs("\n\n", f);
+            any |= has[k][l];
+            any_k[k] |= has[k][l];
         }
     if (rc < 0) {
         fclose(f);
@@ -372,27 +381,10 @@ static int latency_chart(struct pm_db *db, const char *dir, const char *base, co
     }
     int rc = 0;
     for (size_t l = 0; l < c->nlabels; l++) {
-        struct loghist h = { 0 };
         fprintf(f, "# %s\n", c->labels[l].name);
-        if (load_latency_hist(db, c->labels[l].run_ids, c->labels[l].ok, hname, &h, err) < 0) {
-            rc = -1;
+        if ((rc = cdf_block(db, f, &c->labels[l], hname, &has[l], err)) < 0)
             break;
-        }
-        uint64_t seen = 0;
-        for (size_t i = 0; h.count && i < LOGHIST_BUCKETS; i++) {
-            if (!h.b[i])
-                continue;
-            uint64_t lo, hi;
-            loghist_bounds(i, &lo, &hi);
-            seen += h.b[i];
-            fprintf(f, "%.3f %.4f\n", (double)hi / 1e3, 100.0 * (double)seen / (double)h.count);
-        }
-        if (!h.count)
-            fputs("1 NaN\n", f);
-        has[l] = h.count > 0;
         any_cdf |= has[l];
-        loghist_free(&h);
-        fputs("\n\n", f);
     }
     for (size_t l = 0; rc == 0 && l < n; l++) {
         fprintf(f, "# %s\n", lines[l].name);

@@ -252,27 +252,9 @@ static int filestream_run(void *state, struct run_ctx *rc, struct pm_err *err)
     for (int i = 0; i < 5; i++)
         snprintf(a[i], sizeof a[i], "%llu", (unsigned long long)v[i]);
     char *argv[] = { (char *)run_exe(rc), "__filestream", st->path, a[0], a[1], a[2], a[3], a[4], NULL };
-    int p[2];
-    if (pipe2(p, O_CLOEXEC) < 0)
-        return pm_errf(err, "pipe: %s", strerror(errno));
-    pid_t pid;
-    int sp = run_spawn_fd(rc, argv, p[1], &pid, err);
-    close(p[1]);
-    if (sp < 0) {
-        close(p[0]);
+    char line[320];
+    if (run_helper(rc, argv, "filestream", line, sizeof line, err) < 0)
         return -1;
-    }
-    struct run_exit ex;
-    if (run_wait(rc, pid, &ex, err) < 0) {
-        close(p[0]);
-        return -1;
-    }
-    char line[320] = "";
-    ssize_t n = read(p[0], line, sizeof line - 1);
-    close(p[0]);
-    line[n > 0 ? n : 0] = '\0';
-    run_rusage_metrics(rc, &ex);
-    run_status_from_exit(rc, "filestream", &ex);
     unsigned long long bytes, ns, passes, bad, first_bad, touched, anon_ns;
     run_metric(rc, "filestream.file_bytes", (double)st->file_size, "bytes", PM_NEITHER);
     run_metric(rc, "filestream.anon_bytes", (double)st->anon, "bytes", PM_NEITHER);

@@ -256,27 +256,9 @@ static int pagefault_run(void *state, struct run_ctx *rc, struct pm_err *err)
     snprintf(a[2], sizeof a[2], "%llu", (unsigned long long)st->duration_ns);
     snprintf(a[3], sizeof a[3], "%u", st->mapping);
     char *argv[] = { (char *)run_exe(rc), "__pagefault", a[0], a[1], a[2], a[3], NULL };
-    int p[2];
-    if (pipe2(p, O_CLOEXEC) < 0)
-        return pm_errf(err, "pipe: %s", strerror(errno));
-    pid_t pid;
-    int sp = run_spawn_fd(rc, argv, p[1], &pid, err);
-    close(p[1]);
-    if (sp < 0) {
-        close(p[0]);
+    char line[256];
+    if (run_helper(rc, argv, "pagefault", line, sizeof line, err) < 0)
         return -1;
-    }
-    struct run_exit ex;
-    if (run_wait(rc, pid, &ex, err) < 0) {
-        close(p[0]);
-        return -1;
-    }
-    char line[256] = "";
-    ssize_t n = read(p[0], line, sizeof line - 1);
-    close(p[0]);
-    line[n > 0 ? n : 0] = '\0';
-    run_rusage_metrics(rc, &ex);
-    run_status_from_exit(rc, "pagefault", &ex);
     unsigned long long pages, maps, ns, minflt, majflt;
     int error;
     run_metric(rc, "pagefault.threads", threads, "count", PM_NEITHER);

@@ -8,7 +8,8 @@
  *      configuration from it; nothing here compares option names.
  *   3. run(): start the work inside the cap with run_spawn*() (the child is
  *      pressmark's own binary for a helper, listed in .helpers), wait with
- *      run_wait(), then hand metrics to the run with run_metric(): named
+ *      run_wait() — or both, with the helper's report, by run_helper() —
+ *      then hand metrics to the run with run_metric(): named
  *      workload.key, with a unit and a direction. Workloads never write
  *      the database, and a failed workload says so with run_set_status().
  *   4. The ops table, then one line in registry.c.
@@ -74,25 +75,12 @@ static int skeleton_run(void *state, struct run_ctx *rc, struct pm_err *err)
     char size[32], passes[16];
     snprintf(size, sizeof size, "%llu", (unsigned long long)st->size);
     snprintf(passes, sizeof passes, "%u", st->passes);
-    int p[2];
-    if (pipe2(p, O_CLOEXEC) < 0)
-        return pm_errf(err, "pipe: %s", strerror(errno));
     char *argv[] = { (char *)run_exe(rc), "__skeleton", size, passes, NULL };
-    pid_t pid;
-    int spawned = run_spawn_fd(rc, argv, p[1], &pid, err);
-    close(p[1]);
-    struct run_exit ex;
-    if (spawned < 0 || run_wait(rc, pid, &ex, err) < 0) {
-        close(p[0]);
+    char line[64];
+    if (run_helper(rc, argv, "the skeleton's helper", line, sizeof line, err) < 0)
         return -1;
-    }
-    char line[64] = "";
-    ssize_t n = read(p[0], line, sizeof line - 1);
-    close(p[0]);
-    run_rusage_metrics(rc, &ex);
-    run_status_from_exit(rc, "the skeleton's helper", &ex);
     unsigned long long ns;
-    if (n > 0 && sscanf(line, "elapsed_ns %llu", &ns) == 1 && ns > 0)
+    if (sscanf(line, "elapsed_ns %llu", &ns) == 1 && ns > 0)
         run_metric(rc, "skeleton.mb_per_s", (double)st->size * st->passes / 1048576.0 / ((double)ns / 1e9), "MB/s",
                    PM_HIGHER);
     else if (strcmp(rc_status(rc), "ok") == 0)

@@ -487,27 +487,9 @@ static int usemem_run(void *state, struct run_ctx *rc, struct pm_err *err)
     for (int i = 0; i < 7; i++)
         snprintf(a[i], sizeof a[i], "%llu", (unsigned long long)v[i]);
     char *argv[] = { (char *)run_exe(rc), "__usemem", a[0], a[1], a[2], a[3], a[4], a[5], a[6], NULL };
-    int p[2];
-    if (pipe2(p, O_CLOEXEC) < 0)
-        return pm_errf(err, "pipe: %s", strerror(errno));
-    pid_t pid;
-    int sp = run_spawn_fd(rc, argv, p[1], &pid, err);
-    close(p[1]);
-    if (sp < 0) {
-        close(p[0]);
+    char buf[2048];
+    if (run_helper(rc, argv, "usemem", buf, sizeof buf, err) < 0)
         return -1;
-    }
-    struct run_exit ex;
-    if (run_wait(rc, pid, &ex, err) < 0) {
-        close(p[0]);
-        return -1;
-    }
-    char buf[2048] = "";
-    ssize_t n = read(p[0], buf, sizeof buf - 1);
-    close(p[0]);
-    buf[n > 0 ? n : 0] = '\0';
-    run_rusage_metrics(rc, &ex);
-    run_status_from_exit(rc, "usemem", &ex);
     struct totals t = { 0 };
     unsigned long long wall = 0, bytes = 0, touched = 0, pages = 0, bad = 0, passes = 0, fill = 0;
     bool got = sscanf(buf, "workers %u errors %u bytes %llu pages_touched %llu pages %llu bad_pages %llu passes_min "

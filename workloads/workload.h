@@ -93,6 +93,12 @@ int run_spawn(struct run_ctx *rc, char *const argv[], pid_t *pid, struct pm_err 
 int run_spawn_fd(struct run_ctx *rc, char *const argv[], int pass_fd, pid_t *pid, struct pm_err *err);
 /* The same, with the child's stdout and stderr going to out_fd (when >= 0). */
 int run_spawn_io(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd, pid_t *pid, struct pm_err *err);
+/* A helper that reports once, at its end, on descriptor 4: spawn argv with
+ * a pipe as that descriptor, wait for it, read what it wrote into report
+ * (NUL-terminated, "" when nothing), store wait4's figures and turn its exit
+ * into the run's status (what names it there). -1 only on harness errors. */
+int run_helper(struct run_ctx *rc, char *const argv[], const char *what, char *report, size_t len,
+               struct pm_err *err);
 /* Wait for pid, handling SIGINT/SIGTERM and the run's timeout. */
 int run_wait(struct run_ctx *rc, pid_t pid, struct run_exit *ex, struct pm_err *err);
 void run_metric(struct run_ctx *rc, const char *name, double value, const char *unit, enum metric_dir dir);
