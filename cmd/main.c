@@ -7,6 +7,7 @@
 #include "cmd/complete.h"
 #include "pressure/balloon.h"
 #include "pressure/undo.h"
+#include "lib/metric_doc.h"
 #include "lib/version.h"
 #include "reports/present.h"
 #include "workloads/workload.h"
@@ -66,7 +67,7 @@ static void print_overview(FILE *f)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (commands[i].summary)
             fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\n'pressmark <command> --help' shows a command's options.\n"
+    fprintf(f, "\n'pressmark <command> --help' shows a command's options; 'pressmark help metrics', every metric.\n"
                "The database is results.db beside the binary in a clone; installed, $XDG_DATA_HOME/pressmark/\n"
                "(~/.local/share/pressmark/, /var/lib/pressmark/ for root); --db or PRESSMARK_DB choose another.\n");
 }
@@ -82,8 +83,19 @@ static const struct command *find_command(const char *name)
 static int cmd_help(int argc, char **argv)
 {
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        printf("usage: pressmark help [COMMAND]\n\nThe commands and what each does; with COMMAND, that command's\n"
-               "options (the same as 'pressmark COMMAND --help').\n");
+        printf("usage: pressmark help [COMMAND]\n       pressmark help metrics\n\nThe commands and what each does; with COMMAND, that command's\n"
+               "options (the same as 'pressmark COMMAND --help'); 'metrics', every metric a run\n"
+               "can store, with its unit, which way is better and where it comes from.\n");
+        return 0;
+    }
+    if (argc >= 2 && strcmp(argv[1], "metrics") == 0) {
+        printf("usage: pressmark help metrics\n\n"
+               "Every metric a run can store: its name (source.key), unit, which way is better\n"
+               "(compare's change, --fail-on-regression and the ratio sentences follow it; a metric\n"
+               "with no better direction is reported, never judged) and what it is. A run stores\n"
+               "those its kernel, cgroup and workload provide. <word> in a name stands for each\n"
+               "of the values listed beside it.\n");
+        metric_doc_print(stdout);
         return 0;
     }
     if (argc >= 2) {

@@ -49,12 +49,12 @@ static int put_delta(const struct series_table *t, struct metric_set *out, const
 }
 
 static int put_prefix_sum(const struct series_table *t, struct metric_set *out, const char *prefix,
-                          const char *metric)
+                          const char *metric, const char *unit)
 {
     double sum;
     if (series_delta_prefix(t, prefix, &sum) == 0)
         return 0;
-    return metric_set_put(out, metric, sum, "pages", PM_LOWER);
+    return metric_set_put(out, metric, sum, unit, PM_LOWER);
 }
 
 /* Swap traffic: /proc/vmstat's pswpin/pswpout (2.6 on), else 2.4's /proc/stat
@@ -103,13 +103,13 @@ static int derive_swap(const struct series_table *t, long page_size, struct metr
 static int derive_reclaim(const struct series_table *t, struct metric_set *out, struct derive_notes *notes)
 {
     int rc = 0;
-    rc |= put_prefix_sum(t, out, "vmstat.pgscan_kswapd", "vmstat.pgscan_kswapd");
-    rc |= put_prefix_sum(t, out, "vmstat.pgscan_direct", "vmstat.pgscan_direct");
+    rc |= put_prefix_sum(t, out, "vmstat.pgscan_kswapd", "vmstat.pgscan_kswapd", "pages");
+    rc |= put_prefix_sum(t, out, "vmstat.pgscan_direct", "vmstat.pgscan_direct", "pages");
     double sum;
     if (series_delta_prefix(t, "vmstat.pgsteal_kswapd", &sum) > 0) {
         notes->steal_source = "pgsteal_kswapd, pgsteal_direct";
-        rc |= put_prefix_sum(t, out, "vmstat.pgsteal_kswapd", "vmstat.pgsteal_kswapd");
-        rc |= put_prefix_sum(t, out, "vmstat.pgsteal_direct", "vmstat.pgsteal_direct");
+        rc |= put_prefix_sum(t, out, "vmstat.pgsteal_kswapd", "vmstat.pgsteal_kswapd", "pages");
+        rc |= put_prefix_sum(t, out, "vmstat.pgsteal_direct", "vmstat.pgsteal_direct", "pages");
     } else {
         double kswapd, zones = 0, z;
         static const char *zone_names[] = { "dma", "dma32", "normal", "high", "movable" };
@@ -128,7 +128,7 @@ static int derive_reclaim(const struct series_table *t, struct metric_set *out, 
             rc |= metric_set_put(out, "vmstat.pgsteal_direct", zones - kswapd, "pages", PM_LOWER);
         }
     }
-    rc |= put_prefix_sum(t, out, "vmstat.allocstall", "vmstat.allocstall");
+    rc |= put_prefix_sum(t, out, "vmstat.allocstall", "vmstat.allocstall", "count");
     /* Since 5.x the kernel counts reclaim caused by a cgroup's limit only
      * in pgscan_anon/_file and pgsteal_anon/_file (and in the cgroup's own
      * stats), not in the kswapd/direct split: the totals include it. */

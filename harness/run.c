@@ -26,6 +26,7 @@
 #include "store/ticks.h"
 #include "lib/timeutil.h"
 #include "lib/fileio.h"
+#include "lib/metric_doc.h"
 #include "pressure/undo.h"
 #include "lib/units.h"
 #include "lib/version.h"
@@ -334,6 +335,25 @@ static void classify_oom(struct run_ctx *rc)
     }
 }
 
+/* The tests set PRESSMARK_TEST_STRICT_METRICS=1: a metric the catalogue
+ * (lib/metric_doc.c) lacks, or stores with another unit or direction, fails
+ * the run, so pressmark-metrics(7) cannot fall behind the code. */
+static void check_catalogue(struct run_ctx *rc)
+{
+    const char *strict = getenv("PRESSMARK_TEST_STRICT_METRICS");
+    if (!strict || strcmp(strict, "1") != 0)
+        return;
+    for (size_t i = 0; i < rc->metrics.n; i++) {
+        const struct metric *m = &rc->metrics.v[i];
+        const char *why = metric_doc_check(m->name, m->unit, metric_dir_parse(m->direction));
+        if (why) {
+            fprintf(stderr, "pressmark: %s\n", why);
+            run_set_status(rc, "failed", "%s", why);
+            return;
+        }
+    }
+}
+
 static void add_sampler_metrics(struct run_ctx *rc, struct sampler *s, struct heartbeat *hb)
 {
     struct sampler_stats ss;
@@ -525,6 +545,7 @@ static void measure_workload(struct run_ctx *rc, struct measure *m, const struct
         add_sampler_metrics(rc, &m->sampler, &m->hb);
     }
     classify_oom(rc);
+    check_catalogue(rc);
     char lost[256];
     if (run_env_intact(&rc->env, lost, sizeof lost) < 0 && strcmp(rc->status, "ok") == 0)
         run_set_status(rc, "failed", "%s", lost);

@@ -4,6 +4,9 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PM="${PRESSMARK_BIN:-$ROOT/pressmark}"
 TMP=$(mktemp -d /tmp/pressmark-test.XXXXXX)
 export PRESSMARK_DB="$TMP/results.db"
+# A metric missing from pressmark-metrics(7), or stored with another unit or
+# direction than it gives, fails the run (harness/run.c check_catalogue).
+export PRESSMARK_TEST_STRICT_METRICS=1
 _n=0
 _failed=0
 _cleanups=()
