@@ -49,7 +49,7 @@ static int set_judge(void *state, const char *value, struct pm_err *err)
     char *end;
     errno = 0;
     double pct = strtod(value, &end);
-    if (errno || *end || end == value || !(pct >= 0 && pct < 1000))
+    if (errno || *end || end == value || !(pct >= 0 && pct <= 1000))
         return pm_errf(err, "'%s' is not a threshold (accepted: a percentage from 0 to 1000, e.g. 5)", value);
     o->pct = pct;
     return 0;

@@ -1,5 +1,6 @@
-/* pressmark __complete labels|runs: candidates for the shell's Tab
- * (completion/pressmark), straight from the database: opened read-only,
+/* pressmark __complete labels|runs|metrics|pairs: candidates for the
+ * shell's Tab (completion/pressmark), and the workload<TAB>label pairs the nightly
+ * service compares one by one, straight from the database: opened read-only,
  * one prepared query, nothing migrated or written; a missing or foreign
  * database completes nothing. Labels with control characters are left
  * out (they would reach the terminal). */
@@ -11,26 +12,38 @@
 
 int cmd_complete(int argc, char **argv)
 {
-    if (argc != 2 || (strcmp(argv[1], "labels") != 0 && strcmp(argv[1], "runs") != 0))
+    static const char *const kinds[] = { "labels", "runs", "pairs", "metrics" };
+    /* The newest first: what is typed next is most often what just ran. */
+    static const char *const queries[] = {
+        "SELECT label FROM run GROUP BY label ORDER BY max(id) DESC LIMIT 2000",
+        "SELECT id FROM run ORDER BY id DESC LIMIT 2000",
+        "SELECT workload || char(9) || label FROM run GROUP BY workload, label ORDER BY min(id)",
+        "SELECT DISTINCT name FROM metric ORDER BY name LIMIT 2000",
+    };
+    size_t k = 0;
+    while (argc == 2 && k < 4 && strcmp(argv[1], kinds[k]) != 0)
+        k++;
+    if (argc != 2 || k == 4)
         return PM_EXIT_USAGE;
-    bool labels = strcmp(argv[1], "labels") == 0;
     sqlite3 *h = NULL;
     if (sqlite3_open_v2(pm_db_path(), &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
         sqlite3_close(h);
         return 0;
     }
-    /* The newest first: what is typed next is most often what just ran. */
-    const char *sql = labels ? "SELECT label FROM run GROUP BY label ORDER BY max(id) DESC LIMIT 2000"
-                             : "SELECT id FROM run ORDER BY id DESC LIMIT 2000";
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK) {
+    if (sqlite3_prepare_v2(h, queries[k], -1, &st, NULL) == SQLITE_OK) {
         while (sqlite3_step(st) == SQLITE_ROW) {
             const unsigned char *v = sqlite3_column_text(st, 0);
             if (!v)
                 continue;
             bool clean = true;
-            for (const unsigned char *p = v; *p && clean; p++)
-                clean = *p >= 0x20 && *p != 0x7f;
+            /* A pair's one tab is its separator. */
+            bool tab = k == 2;
+            for (const unsigned char *p = v; *p && clean; p++) {
+                clean = (*p >= 0x20 && *p != 0x7f) || (*p == '\t' && tab);
+                if (*p == '\t')
+                    tab = false;
+            }
             if (clean)
                 printf("%s\n", (const char *)v);
         }

@@ -1,0 +1,95 @@
+#!/bin/bash
+# pressmark-nightly, the script pressmark-nightly.service runs, for real:
+# three nights of a small usemem suite. The first has no baseline and
+# becomes it; the second is compared, pushed and becomes the baseline; the
+# third runs under a cap with swap (its label unchanged), is judged a
+# regression, and with BASELINE=if-clean leaves the baseline alone; KEEP
+# prunes the oldest night. Bad settings get one line and exit 2.
+. "$(dirname "$0")/lib.sh"
+NIGHTLY="$ROOT/nightly/pressmark-nightly"
+export PRESSMARK_NIGHTLY_PRESSMARK="$PM" PRESSMARK_NIGHTLY_DIR="$TMP/nights"
+unset PRESSMARK_NIGHTLY_SUITE PRESSMARK_NIGHTLY_FAIL_PCT PRESSMARK_NIGHTLY_BASELINE PRESSMARK_NIGHTLY_KEEP \
+      PRESSMARK_NIGHTLY_PUSH_URL PRESSMARK_NIGHTLY_TOKEN_FILE PRESSMARK_NIGHTLY_ALPHA
+suite() {  # suite FILE [KEY = VALUE...]: the test's suite, label 'sweep' always
+    { printf '[global]\nname = nightly-test\nruns = 3\ninterval = 200ms\n[sweep]\nworkload = usemem\nsize = 64M\npasses = 4\nlabel = sweep\n'
+      shift; for kv in "$@"; do printf '%s\n' "$kv"; done; } > "$TMP/$1"
+}
+suite fast.ini
+suite slow.ini "mem-cap = 40M" "swap = 256M"
+
+nightly_bad() {  # nightly_bad DESCRIPTION REGEX [VAR=VALUE...] [-- ARGS]
+    local desc=$1 re=$2; shift 2
+    local vars=() args=()
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do vars+=("$1"); shift; done
+    [ "${1:-}" = -- ] && { shift; args=("$@"); }
+    env "${vars[@]}" "$NIGHTLY" "${args[@]}" > "$TMP/out" 2> "$TMP/err"
+    is "$?:$(wc -l < "$TMP/err")" "2:1" "$desc: exit 2, one line"
+    like "$(cat "$TMP/err")" "$re" "$desc: names the setting and what is accepted"
+}
+nightly_bad "no suite" "PRESSMARK_NIGHTLY_SUITE is not set"
+nightly_bad "a suite not there" "PRESSMARK_NIGHTLY_SUITE=$TMP/none.ini: not a readable file" PRESSMARK_NIGHTLY_SUITE="$TMP/none.ini"
+nightly_bad "a bad percentage" "PRESSMARK_NIGHTLY_FAIL_PCT=five: not a percentage" PRESSMARK_NIGHTLY_SUITE="$TMP/fast.ini" PRESSMARK_NIGHTLY_FAIL_PCT=five
+nightly_bad "a bad policy" "PRESSMARK_NIGHTLY_BASELINE=sometimes: accepted: always or if-clean" PRESSMARK_NIGHTLY_SUITE="$TMP/fast.ini" PRESSMARK_NIGHTLY_BASELINE=sometimes
+nightly_bad "no nights kept" "PRESSMARK_NIGHTLY_KEEP=0: not a number of nights" PRESSMARK_NIGHTLY_SUITE="$TMP/fast.ini" PRESSMARK_NIGHTLY_KEEP=0
+nightly_bad "a relative directory" "PRESSMARK_NIGHTLY_DIR=nights: not an absolute path" PRESSMARK_NIGHTLY_SUITE="$TMP/fast.ini" PRESSMARK_NIGHTLY_DIR=nights
+mkdir "$TMP/elsewhere"; ln -s "$TMP/elsewhere" "$TMP/link"
+nightly_bad "a symlinked directory" "PRESSMARK_NIGHTLY_DIR=$TMP/link: a symlink" PRESSMARK_NIGHTLY_SUITE="$TMP/fast.ini" PRESSMARK_NIGHTLY_DIR="$TMP/link"
+ok "  nothing written through it" test -z "$(ls -A "$TMP/elsewhere")"
+nightly_bad "an argument" "'--now' is not an option" -- --now
+ok "  no night was begun by bad settings" test ! -e "$TMP/nights"
+
+uuids() { sqlite3 -batch "$1" "select uuid from run order by uuid" | tr '\n' ' '; }
+night_dirs() { find "$TMP/nights" -mindepth 1 -maxdepth 1 -type d -name '20*' -printf '%f\n' | LC_ALL=C sort; }
+
+# Night 1: nothing to compare with; it becomes the baseline.
+PRESSMARK_NIGHTLY_SUITE="$TMP/fast.ini" "$NIGHTLY" > "$TMP/n1.out" 2> "$TMP/n1.err"
+is "$?" 0 "night 1: exit 0"
+like "$(tr "\n" " " < "$TMP/n1.out")" "no baseline yet .*tonight is the baseline now" "  no baseline yet: tonight becomes it"
+n1=$(night_dirs | tail -1)
+is "$(sqlite3 -batch "$TMP/nights/$n1/results.db" "select count(*) || ' ' || group_concat(distinct status) from run")" "3 ok" "  its three runs in a database of its own"
+is "$(uuids "$TMP/nights/baseline.db")" "$(uuids "$TMP/nights/$n1/results.db")" "  baseline.db holds exactly them"
+ok "  its report" grep -q '<html' "$TMP/nights/$n1/report.html"
+ok "  nothing compared" test ! -e "$TMP/nights/$n1/compare.txt"
+
+# Night 2: compared (a threshold no noise reaches), pushed, the baseline.
+sleep 1   # nights are named by the second
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+python3 - "$port" "$TMP/pushed" > "$TMP/push.log" 2>&1 <<'PY' &
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        with open(sys.argv[2], "ab") as f:
+            f.write(b"%s %d\n" % (self.path.encode(), len(body)))
+        self.send_response(204)
+        self.end_headers()
+http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+PY
+srv=$!
+cleanup_add "kill $srv"
+for _ in $(seq 50); do python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])))' "$port" 2>/dev/null && break; sleep 0.1; done
+PRESSMARK_NIGHTLY_SUITE="$TMP/fast.ini" PRESSMARK_NIGHTLY_FAIL_PCT=1000 PRESSMARK_NIGHTLY_PUSH_URL="http://127.0.0.1:$port/write" \
+    "$NIGHTLY" > "$TMP/n2.out" 2> "$TMP/n2.err"
+is "$?" 0 "night 2: exit 0 (nothing worse by 1000 %)"
+n2=$(night_dirs | tail -1)
+like "$(cat "$TMP/n2.out")" "1 compared with $TMP/nights/baseline.db: 0 regressed, 0 not judged" "  usemem, sweep compared with last night's sweep"
+like "$(cat "$TMP/nights/$n2/compare.txt")" "verdict: no regression beyond 1000 %" "  compare.txt has the table and the verdict"
+ok "  a JUnit file" grep -q '<testsuite' "$TMP/nights/$n2/junit-1.xml"
+like "$(cat "$TMP/n2.out")" "pushed 3 runs" "  pushed"
+is "$(grep -c '^/write ' "$TMP/pushed")" 1 "  the server got one write"
+is "$(uuids "$TMP/nights/baseline.db")" "$(uuids "$TMP/nights/$n2/results.db")" "  night 2 is the baseline now"
+
+# Night 3: the same label under a 40M cap with swap: much slower.
+mkdir "$TMP/nights/keepme"
+sleep 1   # nights are named by the second
+PRESSMARK_NIGHTLY_SUITE="$TMP/slow.ini" PRESSMARK_NIGHTLY_BASELINE=if-clean PRESSMARK_NIGHTLY_KEEP=2 \
+    "$NIGHTLY" > "$TMP/n3.out" 2> "$TMP/n3.err"
+is "$?" 1 "night 3: exit 1, regressed"
+n3=$(night_dirs | tail -1)
+like "$(cat "$TMP/n3.out")" "regressed: usemem, sweep" "  says which"
+like "$(cat "$TMP/nights/$n3/compare.txt")" "REGRESSION usemem: usemem.mb_per_s MB/s is [0-9.]+ % worse" "  compare.txt names the metric"
+ok "  the JUnit file carries a failure" grep -q '<failure' "$TMP/nights/$n3/junit-1.xml"
+is "$(uuids "$TMP/nights/baseline.db")" "$(uuids "$TMP/nights/$n2/results.db")" "  if-clean: night 2 stays the baseline"
+is "$(night_dirs | tr '\n' ' ')" "$n2 $n3 " "  KEEP=2: night 1 is removed"
+ok "  a directory not named as a night is left alone" test -d "$TMP/nights/keepme"
+done_testing
