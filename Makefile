@@ -5,7 +5,8 @@
 CC      ?= cc
 B       ?= build
 PKGS    := sqlite3 libcurl zlib jansson inih
-# CFLAGS is yours to set (make CFLAGS=-O0); what the code needs is in PM_CFLAGS.
+# CFLAGS, CPPFLAGS and LDFLAGS are yours to set (make CFLAGS=-O0; the Debian
+# package passes dpkg-buildflags' hardening); what the code needs is in PM_CFLAGS.
 CFLAGS  ?= -O2 -g
 # A warning flag goes in only when this compiler knows it, so gcc-only
 # flags do not break clang and the other way round.
@@ -39,7 +40,7 @@ $(B)/libpressmark.a: $(LIB_OBJ)
 	$(AR) rcs $@ $^
 
 $(B)/pressmark: $(B)/cmd/main.o $(B)/libpressmark.a
-	$(CC) $(CFLAGS) $(PM_CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(PM_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The plain build's binary also stands at the top, where the README, the
 # tests and the suites call it.
@@ -48,16 +49,16 @@ pressmark: $(B)/pressmark
 
 $(B)/tests/unit_%.t: tests/unit_%.c tests/tap.h $(B)/libpressmark.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(PM_CFLAGS) -o $@ $< $(B)/libpressmark.a $(LDLIBS)
+	$(CC) $(CFLAGS) $(PM_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libpressmark.a $(LDLIBS)
 
 $(B)/bench/sources_cost: bench/sources_cost.c $(B)/libpressmark.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(PM_CFLAGS) -o $@ $< $(B)/libpressmark.a $(LDLIBS)
+	$(CC) $(CFLAGS) $(PM_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libpressmark.a $(LDLIBS)
 
 $(B)/fuzz/%.replay: $(B)/fuzz/fuzz_%.o $(B)/fuzz/replay.o $(B)/fuzz/split.o $(B)/libpressmark.a
-	$(CC) $(CFLAGS) $(PM_CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(PM_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(B)/fuzz/writers-emit: $(B)/fuzz/writers_emit.o $(B)/fuzz/split.o $(B)/libpressmark.a
-	$(CC) $(CFLAGS) $(PM_CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(PM_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # Only a changed version rebuilds version.o.
 $(B)/version.txt: FORCE
@@ -68,7 +69,7 @@ $(B)/lib/version.o: PM_CFLAGS += -DPM_VERSION='"$(VERSION)"'
 # Header dependencies, so a changed struct rebuilds everything that uses it.
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(PM_CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(PM_CFLAGS) -MMD -MP -c -o $@ $<
 -include $(LIB_OBJ:.o=.d) $(B)/cmd/main.d $(wildcard $(B)/fuzz/*.d)
 
 # prove runs the unit binaries and the shell tests alike (both speak TAP),
@@ -136,7 +137,7 @@ fresh-root:
 # source, so they cannot drift from the program.
 man: $(B)/pressmark
 	rm -rf $(B)/man
-	man/gen.sh $(B)/pressmark $(B)/man '$(VERSION)'
+	SYSCONFDIR='$(SYSCONFDIR)' man/gen.sh $(B)/pressmark $(B)/man '$(VERSION)'
 
 # make install [PREFIX=/usr/local] [DESTDIR=...]; make uninstall takes the
 # same. Exactly these files (tests/t16-install.t lists them).
@@ -147,11 +148,29 @@ SHAREDIR = $(DESTDIR)$(PREFIX)/share/pressmark
 DOCDIR   = $(DESTDIR)$(PREFIX)/share/doc/pressmark
 COMPDIR  = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 INI      = $(wildcard suites/*.ini)
+# The nightly service's files; /usr installs its settings in /etc, as
+# Debian's package does, and its units where debhelper expects them.
+SYSCONFDIR     ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
+LIBEXECDIR     ?= $(PREFIX)/libexec
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+NIGHTLY_CONF    = $(DESTDIR)$(SYSCONFDIR)/pressmark/nightly.conf
+SUBST = sed -e 's|@BINDIR@|$(PREFIX)/bin|g' -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' \
+            -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' -e 's|@SHAREDIR@|$(PREFIX)/share/pressmark|g'
 install: man
-	install -d $(BINDIR) $(MANDIR)/man1 $(MANDIR)/man5 $(SHAREDIR)/suites $(SHAREDIR)/grafana $(DOCDIR)/json $(COMPDIR)
+	install -d $(BINDIR) $(MANDIR)/man1 $(MANDIR)/man5 $(MANDIR)/man7 $(MANDIR)/man8 $(SHAREDIR)/suites $(SHAREDIR)/grafana $(DOCDIR)/json $(COMPDIR)
+	install -d $(DESTDIR)$(LIBEXECDIR)/pressmark $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(SYSCONFDIR)/pressmark
 	install -m 0755 $(B)/pressmark $(BINDIR)/pressmark
 	install -m 0644 $(B)/man/*.1 $(MANDIR)/man1/
 	install -m 0644 $(B)/man/*.5 $(MANDIR)/man5/
+	install -m 0644 $(B)/man/*.7 $(MANDIR)/man7/
+	install -m 0644 $(B)/man/*.8 $(MANDIR)/man8/
+	$(SUBST) nightly/pressmark-nightly > $(DESTDIR)$(LIBEXECDIR)/pressmark/pressmark-nightly
+	chmod 0755 $(DESTDIR)$(LIBEXECDIR)/pressmark/pressmark-nightly
+	$(SUBST) nightly/pressmark-nightly.service > $(DESTDIR)$(SYSTEMDUNITDIR)/pressmark-nightly.service
+	$(SUBST) nightly/pressmark-nightly.timer > $(DESTDIR)$(SYSTEMDUNITDIR)/pressmark-nightly.timer
+	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/pressmark-nightly.service $(DESTDIR)$(SYSTEMDUNITDIR)/pressmark-nightly.timer
+	@# Settings a user has edited are kept.
+	if [ ! -e $(NIGHTLY_CONF) ]; then $(SUBST) nightly/nightly.conf > $(NIGHTLY_CONF) && chmod 0644 $(NIGHTLY_CONF); fi
 	install -m 0644 $(INI) $(SHAREDIR)/suites/
 	install -m 0644 grafana/*.json $(SHAREDIR)/grafana/
 	install -m 0644 README.md $(DOCDIR)/README.md
@@ -160,8 +179,14 @@ install: man
 
 uninstall:
 	rm -f $(BINDIR)/pressmark $(COMPDIR)/pressmark
-	rm -f $(MANDIR)/man1/pressmark.1 $(MANDIR)/man1/pressmark-*.1 $(MANDIR)/man5/pressmark-suite.5
+	rm -f $(MANDIR)/man1/pressmark.1 $(MANDIR)/man1/pressmark-*.1 $(MANDIR)/man5/pressmark-suite.5 $(MANDIR)/man7/pressmark-metrics.7
+	rm -f $(MANDIR)/man8/pressmark-nightly.8 $(DESTDIR)$(LIBEXECDIR)/pressmark/pressmark-nightly
+	rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/pressmark-nightly.service $(DESTDIR)$(SYSTEMDUNITDIR)/pressmark-nightly.timer
 	rm -rf $(SHAREDIR) $(DOCDIR)
+	rmdir $(DESTDIR)$(LIBEXECDIR)/pressmark 2>/dev/null || true
+	@# Settings are removed only as installed; edited ones are kept, and said so.
+	if $(SUBST) nightly/nightly.conf | cmp -s - $(NIGHTLY_CONF); then rm -f $(NIGHTLY_CONF); rmdir $(DESTDIR)$(SYSCONFDIR)/pressmark 2>/dev/null || true; \
+	elif [ -e $(NIGHTLY_CONF) ]; then echo "make uninstall: $(NIGHTLY_CONF) was edited; it is kept"; fi
 
 clean:
 	rm -rf build pressmark

@@ -33,6 +33,8 @@ to_troff() {
     }
     pend && /^   +[^ ]/ { line = $0; sub(/^ +/, "", line); print lead(esc(line)); pend = 0; next }
     { pend = 0 }
+    # A wrapped option text goes on in the same paragraph.
+    /^          +[^ ]/ { line = $0; sub(/^ +/, "", line); print lead(esc(line)); next }
     /^[a-zA-Z][a-zA-Z ,()\/-]*:$/ { printf ".SS %s\n", esc($0); next }
     /^$/ { print ".PP"; next }
     { print lead(esc($0)) }'
@@ -52,7 +54,7 @@ page() {  # page NAME SECTION SUMMARY HELPTEXT [MORE]
         printf '%s\n' "$help" | awk 'f { print } /^$/ && !f { f = 1 }' | to_troff
         [ -z "$more" ] || printf '%s\n' "$more"
         printf '.SH ENVIRONMENT\n.TP\n.B PRESSMARK_DB\nthe results database (see \\fBpressmark\\fR(1) for the default)\n'
-        printf '.SH SEE ALSO\n\\fBpressmark\\fR(1), \\fBpressmark\\-suite\\fR(5)\n'
+        printf '.SH SEE ALSO\n\\fBpressmark\\fR(1), \\fBpressmark\\-suite\\fR(5), \\fBpressmark\\-metrics\\fR(7)\n'
     } > "$DIR/$name.$sec"
 }
 
@@ -70,7 +72,7 @@ commands=$(printf '%s\n' "$overview" | awk '/^commands:/ { on = 1; next } on && 
     printf '.SH FILES\n.TP\n.I results.db\nbeside the binary in a clone; installed, \\fI$XDG_DATA_HOME/pressmark/results.db\\fR (\\fI~/.local/share/pressmark\\fR), or \\fI/var/lib/pressmark/results.db\\fR for root\n'
     printf '.SH SEE ALSO\n'
     for c in $commands; do printf '\\fBpressmark\\-%s\\fR(1),\n' "$c"; done
-    printf '\\fBpressmark\\-suite\\fR(5)\n'
+    printf '\\fBpressmark\\-suite\\fR(5), \\fBpressmark\\-metrics\\fR(7)\n'
 } > "$DIR/pressmark.1"
 
 for c in $commands; do
@@ -99,6 +101,46 @@ for c in $commands; do
     fi
     page "pressmark-$c" 1 "$summary" "$help" "$more"
 done
+
+# pressmark-metrics(7): the catalogue 'pressmark help metrics' prints, a
+# tagged paragraph a metric with its unit and better direction.
+metrics=$("$PM" help metrics)
+{
+    printf '.TH PRESSMARK-METRICS 7 %s "pressmark %s" "pressmark manual"\n.nh\n.ad l\n' "$DATE" "$VERSION"
+    printf '.SH NAME\npressmark\-metrics \\- every metric a pressmark run stores: unit, better direction, source\n'
+    printf '.SH DESCRIPTION\n'
+    printf '%s\n' "$metrics" | awk 'NR > 2 && /^  metric  / { exit } NR > 2' | to_troff
+    printf '.SH METRICS\n'
+    printf '%s\n' "$metrics" | awk '
+    function esc(s) { gsub(/\\/, "\\e", s); return s }
+    function lead(s) { if (s ~ /^[.\047]/) s = "\\&" s; return s }
+    /^  metric  / { on = 1; next }
+    !on { next }
+    /^[a-z][a-z]* metrics:$/ { sub(/:$/, ""); printf ".SS %s\n", $0; group = 1; next }
+    group && /^[^ ]/ { print lead(esc($0)); next }
+    /^  [^ ]/ {
+        group = 0
+        better = $3 == "-" ? "no better direction" : $3 " is better"
+        printf ".TP\n\\fB%s\\fR (%s, %s)\n%s\n", esc($1), esc($2), better, lead(esc(substr($0, 53)))
+        next
+    }
+    /^ +[^ ]/ { line = $0; sub(/^ +/, "", line); print lead(esc(line)); next }
+    /^$/ { group = 0 }'
+    printf '.SH SEE ALSO\n\\fBpressmark\-compare\\fR(1), \\fBpressmark\-show\\fR(1), \\fBpressmark\-run\\fR(1)\n'
+} > "$DIR/pressmark-metrics.7"
+
+# pressmark-nightly(8): the nightly service's script, from its own --help.
+nightly=$("$(dirname "$0")/../nightly/pressmark-nightly" --help | sed "s|/etc/pressmark|${SYSCONFDIR:-/etc}/pressmark|g")
+{
+    printf '.TH PRESSMARK-NIGHTLY 8 %s "pressmark %s" "pressmark manual"\n.nh\n.ad l\n' "$DATE" "$VERSION"
+    printf '.SH NAME\npressmark\-nightly \\- run a pressmark suite every night and judge it against the night before\n'
+    printf '.SH SYNOPSIS\n.B pressmark\-nightly\n.br\n.B systemctl enable \\-\\-now pressmark\-nightly.timer\n'
+    printf '.SH DESCRIPTION\n'
+    printf '%s\n' "$nightly" | awk 'f { print } /^$/ && !f { f = 1 }' | to_troff
+    printf '.SH FILES\n.TP\n.I %s/pressmark/nightly.conf\nthe settings (KEY=value, read by systemd)\n' "${SYSCONFDIR:-/etc}"
+    printf '.TP\n.I pressmark\-nightly.service, pressmark\-nightly.timer\nthe units (installed disabled)\n'
+    printf '.SH SEE ALSO\n\\fBpressmark\-suite\\fR(1), \\fBpressmark\-compare\\fR(1), \\fBpressmark\-push\\fR(1), \\fBsystemd.timer\\fR(5)\n'
+} > "$DIR/pressmark-nightly.8"
 
 # pressmark-suite(5): the file format, as suite --help explains it.
 suite=$("$PM" suite --help 2>&1 || true)

@@ -7,12 +7,18 @@ STAGE="$TMP/stage"
 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$ROOT" install DESTDIR="$STAGE" PREFIX=/usr > "$TMP/install.out" 2>&1
 is "$?" 0 "make install DESTDIR=... PREFIX=/usr"
 want="/usr/bin/pressmark
+/etc/pressmark/nightly.conf
+/usr/libexec/pressmark/pressmark-nightly
+/usr/lib/systemd/system/pressmark-nightly.service
+/usr/lib/systemd/system/pressmark-nightly.timer
+/usr/share/man/man8/pressmark-nightly.8
 /usr/share/bash-completion/completions/pressmark
 /usr/share/doc/pressmark/README.md
 $(cd "$ROOT/docs/json" && ls *.json | sed 's|^|/usr/share/doc/pressmark/json/|')
 $(for c in chat-server compare doctor help list merge plot push record report run show suite; do echo "/usr/share/man/man1/pressmark-$c.1"; done)
 /usr/share/man/man1/pressmark.1
 /usr/share/man/man5/pressmark-suite.5
+/usr/share/man/man7/pressmark-metrics.7
 $(cd "$ROOT/grafana" && ls *.json | sed 's|^|/usr/share/pressmark/grafana/|')
 $(cd "$ROOT/suites" && ls *.ini | sed 's|^|/usr/share/pressmark/suites/|')"
 is "$(cd "$STAGE" && find . -type f | sed 's|^\.||' | LC_ALL=C sort)" "$(printf '%s\n' "$want" | LC_ALL=C sort)" "exactly the listed files are installed"
@@ -57,6 +63,7 @@ for page in "$STAGE"/usr/share/man/man*/*; do
 done
 like "$(LC_ALL=C MANPATH="$STAGE/usr/share/man" man -E ascii pressmark-usemem 2>&1; LC_ALL=C MANPATH="$STAGE/usr/share/man" man -E ascii 1 pressmark-run)" "--access A" "man finds pressmark-run(1) by name, with usemem's options"
 like "$(LC_ALL=C MANPATH="$STAGE/usr/share/man" man -E ascii 5 pressmark-suite)" "A suite file is INI" "pressmark-suite(5): the file format"
+like "$(LC_ALL=C MANWIDTH=200 MANPATH="$STAGE/usr/share/man" man -E ascii 7 pressmark-metrics)" "chat.latency_p99_us \(us, lower is better\)" "pressmark-metrics(7): each metric with its unit and direction"
 
 # Tab completion, through bash's own completion machinery.
 q_db="$TMP/comp.db"
@@ -80,6 +87,8 @@ is "$(complete_words compare --format "")" "csv html json markdown text " "compa
 is "$(complete_words --db "$q_db" show nightly)" "nightly-6.1 nightly-6.12 " "labels from the database --db names"
 is "$(PRESSMARK_DB="$q_db" complete_words compare --baseline n)" "nightly-6.1 nightly-6.12 " "--baseline: labels from \$PRESSMARK_DB"
 is "$(complete_words suite run --ag)" "--again " "suite run's own options"
+is "$(complete_words --db "$q_db" compare --metric time.e)" "time.elapsed_s time.exit_status " "--metric: metric names from the database"
+is "$(complete_words help me)" "merge metrics " "help: the commands, and metrics"
 is "$(complete_words --db "$TMP/none.db" show "")" "" "no database: nothing offered, nothing made"
 ok "  (and none was made)" test ! -e "$TMP/none.db"
 
