@@ -101,8 +101,11 @@ job() {
     echo "fresh-root.sh: $1"
     if inside /bin/bash -c "cd /src/pressmark && $2" > "$DIR/$3" 2>&1; then
         local summary
-        summary=$(grep -E '^Files=' "$DIR/$3" | tail -1 || true)
+        # Every pass's count (make test, then make check), and every test
+        # file that skipped whole, with its reason: what the root lacked.
+        summary=$(grep -E '^Files=' "$DIR/$3" | sed -E 's/, [0-9]+ wallclock.*//' | paste -sd ';' || true)
         echo "fresh-root.sh: $1 passed (${summary:-$(grep -c . "$DIR/$3") lines of output})"
+        grep -E '\.t \.+ skipped:' "$DIR/$3" | sed 's/^/fresh-root.sh:   /' || true
     else
         status=1
         tail -40 "$DIR/$3"
