@@ -13,11 +13,13 @@ DATE=$(date -u -d "@${SOURCE_DATE_EPOCH:-$(date +%s)}" +%Y-%m-%d)
 # paragraph; "section:" a subsection; anything else running text. Every
 # backslash is escaped, a line may not begin with a dot or quote, and the
 # dashes of options are minus signs (so they can be searched and pasted).
-to_troff() {
-    awk '
+# The escapes every page's awk uses.
+TROFF_FUNCS='
     function esc(s) { gsub(/\\/, "\\e", s); return s }
     function lead(s) { if (s ~ /^[.\047]/) s = "\\&" s; return s }
-    function opt(s) { gsub(/-/, "\\-", s); return s }
+    function opt(s) { gsub(/-/, "\\-", s); return s }'
+to_troff() {
+    awk "$TROFF_FUNCS"'
     /^  [^ ]/ {
         line = $0; sub(/^  /, "", line)
         # The option and its argument end at the first run of two spaces.
@@ -111,17 +113,16 @@ metrics=$("$PM" help metrics)
     printf '.SH DESCRIPTION\n'
     printf '%s\n' "$metrics" | awk 'NR > 2 && /^  metric  / { exit } NR > 2' | to_troff
     printf '.SH METRICS\n'
-    printf '%s\n' "$metrics" | awk '
-    function esc(s) { gsub(/\\/, "\\e", s); return s }
-    function lead(s) { if (s ~ /^[.\047]/) s = "\\&" s; return s }
-    /^  metric  / { on = 1; next }
+    # The text of an entry starts where the header's "what it is" does.
+    printf '%s\n' "$metrics" | awk "$TROFF_FUNCS"'
+    /^  metric  / { on = 1; col = index($0, "what it is"); next }
     !on { next }
     /^[a-z][a-z]* metrics:$/ { sub(/:$/, ""); printf ".SS %s\n", $0; group = 1; next }
     group && /^[^ ]/ { print lead(esc($0)); next }
     /^  [^ ]/ {
         group = 0
         better = $3 == "-" ? "no better direction" : $3 " is better"
-        printf ".TP\n\\fB%s\\fR (%s, %s)\n%s\n", esc($1), esc($2), better, lead(esc(substr($0, 53)))
+        printf ".TP\n\\fB%s\\fR (%s, %s)\n%s\n", esc($1), esc($2), better, lead(esc(substr($0, col)))
         next
     }
     /^ +[^ ]/ { line = $0; sub(/^ +/, "", line); print lead(esc(line)); next }

@@ -106,5 +106,7 @@ machine_state() {
 # stop_bg PID: end a server the test started in the background and wait
 # until it has exited, so nothing writes into $TMP while it is removed.
 stop_bg() { kill "$1" 2>/dev/null; wait "$1" 2>/dev/null; true; }
+# free_port: a loopback TCP port nobody listens on now, for a test's server.
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 # wait_for CMD...: poll up to 10 s for a condition.
 wait_for() { local i; for i in $(seq 100); do "$@" && return 0; sleep 0.1; done; return 1; }

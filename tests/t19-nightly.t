@@ -53,7 +53,7 @@ ok "  nothing compared" test ! -e "$TMP/nights/$n1/compare.txt"
 
 # Night 2: compared (a threshold no noise reaches), pushed, the baseline.
 sleep 1   # nights are named by the second
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(free_port)
 python3 - "$port" "$TMP/pushed" > "$TMP/push.log" 2>&1 <<'PY' &
 import http.server, sys
 class H(http.server.BaseHTTPRequestHandler):
@@ -65,9 +65,8 @@ class H(http.server.BaseHTTPRequestHandler):
         self.end_headers()
 http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
 PY
-srv=$!
-cleanup_add "kill $srv"
-for _ in $(seq 50); do python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])))' "$port" 2>/dev/null && break; sleep 0.1; done
+cleanup_add "stop_bg $!"
+wait_for curl -s -o /dev/null "http://127.0.0.1:$port/"   # up: any answer (a GET gets 501)
 PRESSMARK_NIGHTLY_SUITE="$TMP/fast.ini" PRESSMARK_NIGHTLY_FAIL_PCT=1000 PRESSMARK_NIGHTLY_PUSH_URL="http://127.0.0.1:$port/write" \
     "$NIGHTLY" > "$TMP/n2.out" 2> "$TMP/n2.err"
 is "$?" 0 "night 2: exit 0 (nothing worse by 1000 %)"

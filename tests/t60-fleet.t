@@ -2,7 +2,6 @@
 # Nightly CI and fleets: regression exit codes and JUnit, baselines over HTTP, merge, push.
 . "$(dirname "$0")/lib.sh"
 export PRESSMARK_CACHE="$TMP/cache"
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 # Databases with known differences: last night (fast) and tonight (slow).
 NIGHT="$TMP/night.db"
