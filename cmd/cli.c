@@ -14,6 +14,7 @@
 #include "lib/quote.h"
 #include "pressure/undo.h"
 #include "store/foreign_db.h"
+#include "store/runs.h"
 #include "lib/units.h"
 #include <unistd.h>
 
@@ -125,12 +126,13 @@ int cli_suite_id(const char *value, int64_t *id, struct pm_err *err)
 static int set_label(void *state, const char *value, struct pm_err *err)
 {
     struct run_opts *ro = state;
-    if (!value[0] || strlen(value) >= sizeof ro->label_buf)
-        return pm_errf(err, "'%s' is not a label (accepted: 1 to %zu characters)", value, sizeof ro->label_buf - 1);
+    _Static_assert(sizeof ro->label_buf > RUN_LABEL_MAX, "a label fits its buffer");
+    if (!value[0] || strlen(value) > RUN_LABEL_MAX)
+        return pm_errf(err, "'%s' is not a label (accepted: 1 to %d characters)", value, RUN_LABEL_MAX);
     /* "--label -- make" would take "--" for the label and lose the command. */
-    if (value[0] == '-')
-        return pm_errf(err, "'%s' is not a label (accepted: 1 to %zu characters, not starting with '-'; "
-                       "was the label left out?)", value, sizeof ro->label_buf - 1);
+    if (!run_label_ok(value))
+        return pm_errf(err, "'%s' is not a label (accepted: 1 to %d characters, not starting with '-'; "
+                       "was the label left out?)", value, RUN_LABEL_MAX);
     snprintf(ro->label_buf, sizeof ro->label_buf, "%s", value);
     return 0;
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <stddef.h>
 #include "cmd/cli.h"
+#include "store/unstored.h"
 #include "cmd/parse.h"
 #include "store/db.h"
 #include "lib/json.h"
@@ -28,6 +29,18 @@ static const struct opt list_options[] = {
     { .type = OPT_END },
 };
 
+/* Runs whose results wait beside the database are not in it yet. */
+static void say_waiting(void)
+{
+    int waiting = unstored_waiting(pm_db_path());
+    if (waiting > 0) {
+        char dir[PATH_MAX + 16];
+        unstored_dir(pm_db_path(), dir, sizeof dir);
+        fprintf(stderr, "pressmark list: the results of %d run%s wait in %s to be stored (the next pressmark run, "
+                "record or suite run stores them)\n", waiting, waiting == 1 ? "" : "s", dir);
+    }
+}
+
 int cmd_list(int argc, char **argv)
 {
     struct list_opts o = { .format = 0 };
@@ -46,6 +59,7 @@ int cmd_list(int argc, char **argv)
     struct pm_err err;
     if (cmd_open_db(&db, "list") != 0)
         return PM_EXIT_USAGE;
+    say_waiting();
     sqlite3_stmt *st;
     if (pm_db_prepare(&db, &st,
                       "SELECT r.id FROM run r WHERE (?1 IS NULL OR r.label = ?1) AND (?2 IS NULL OR r.workload = ?2)"

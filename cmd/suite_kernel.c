@@ -142,11 +142,12 @@ static int mark_failed(struct runner *r, int group, const char *reason)
             kv_setf(&meta, "suite.round", "%d", round + k + 1);
             kv_setf(&meta, "suite.seq", "%lld", (long long)seq);
             struct metric_set none = { 0 };
-            int64_t run_id;
-            int rc = store_run_begin(&r->rs.db, r->rs.machine_id, cell->label, cell->wl->name, cell->params, 0,
-                                     &run_id, &err);
+            struct run_row row = { .label = cell->label, .workload = cell->wl->name, .params = cell->params };
+            int rc = store_run_begin(&r->rs.db, r->rs.machine_id, &row, &err);
+            int64_t run_id = row.id;
+            struct run_record rec = { .status = "failed", .reason = reason, .metrics = &none, .meta = &meta };
             if (rc == 0)
-                rc = store_run_end(&r->rs.db, run_id, "failed", reason, &none, &meta, NULL, 0, &err);
+                rc = store_run_end(&r->rs.db, run_id, &rec, &err);
             if (rc == 0)
                 rc = suites_add_slot(&r->rs.db, r->suite.id, seq, round + k + 1, (int)c, &err);
             if (rc == 0)

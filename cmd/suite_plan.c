@@ -5,6 +5,7 @@
 #include "kernels/spec.h"
 #include "lib/opt.h"
 #include "lib/units.h"
+#include "store/runs.h"
 
 /* The suite's own keys, in [global]; the part's own keys, anywhere. */
 static const char *const suite_keys[] = { "runs", "target-ci", "order", "order-seed", "question", "baseline",
@@ -494,7 +495,7 @@ static int add_cells(struct suite_plan *p, const struct suite_section *global, c
         } else {
             snprintf(c->label, sizeof c->label, "%s", auto_label);
         }
-        if (!c->label[0] || c->label[0] == '-')
+        if (!run_label_ok(c->label))
             return pm_errf(err, "%s:%d: [%s]: the label '%s' is not one (accepted: 1 to 255 characters, not starting "
                            "with '-')", path, lk ? lk->line : part->line, part->name, c->label);
         for (size_t i = 0; i + 1 < p->ncells; i++)

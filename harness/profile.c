@@ -70,8 +70,9 @@ static int by_samples_desc(const void *a, const void *b)
     return (x < y) - (x > y);
 }
 
-int profile_finish(struct profile *p, struct pm_db *db, int64_t run_id, struct kv_list *meta, struct pm_err *err)
+int profile_finish(struct profile *p, struct run_symbol *top, size_t *ntop, struct kv_list *meta, struct pm_err *err)
 {
+    *ntop = 0;
     if (p->pid <= 0)
         return 0;
     kill(p->pid, SIGINT);
@@ -120,26 +121,16 @@ int profile_finish(struct profile *p, struct pm_db *db, int64_t run_id, struct k
     }
     qsort(all, nall, sizeof *all, by_samples_desc);
     size_t n = nall < PROFILE_TOP ? nall : PROFILE_TOP;
-    struct entry *top = all;
     if (in)
         fclose(in);
     pm_wait(pid, &st, NULL);
-    sqlite3_stmt *ins;
-    if (pm_db_prepare(db, &ins, "INSERT OR REPLACE INTO profile(run_id, rank, symbol, samples, pct_kernel, pct_all)"
-                                " VALUES (?,?,?,?,?,?)", err) < 0) {
-        rc = -1;
-    } else {
-        for (size_t i = 0; i < n && rc == 0; i++) {
-            sqlite3_bind_int64(ins, 1, run_id);
-            sqlite3_bind_int(ins, 2, (int)i + 1);
-            sqlite3_bind_text(ins, 3, top[i].sym, -1, SQLITE_STATIC);
-            sqlite3_bind_int64(ins, 4, top[i].samples);
-            sqlite3_bind_double(ins, 5, kernel ? (double)top[i].samples / (double)kernel * 100.0 : 0);
-            sqlite3_bind_double(ins, 6, top[i].pct);
-            rc = pm_db_step_done(db, ins, err);
-        }
-        sqlite3_finalize(ins);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(top[i].symbol, sizeof top[i].symbol, "%s", all[i].sym);
+        top[i].samples = all[i].samples;
+        top[i].pct_kernel = kernel ? (double)all[i].samples / (double)kernel * 100.0 : 0;
+        top[i].pct_all = all[i].pct;
     }
+    *ntop = n;
     free(all);
     kv_setf(meta, "profile", "perf record -e cpu-clock -a: %lld samples, %lld in the kernel", total, kernel);
     char said[512];

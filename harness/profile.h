@@ -5,7 +5,7 @@
  * sample counts and shares, as the wblg-disk report's oprofile table. */
 #include <stdbool.h>
 #include <sys/types.h>
-#include "store/db.h"
+#include "store/runs.h"
 #include "lib/kv.h"
 
 #define PROFILE_TOP 10
@@ -19,7 +19,8 @@ struct profile {
 bool profile_available(void);
 /* Start recording; perf is tied to pressmark and dies with it. */
 int profile_start(struct profile *p, struct pm_err *err);
-/* Stop, read the top kernel symbols, store them for run_id, clean up. */
-int profile_finish(struct profile *p, struct pm_db *db, int64_t run_id, struct kv_list *meta, struct pm_err *err);
+/* Stop, read the top kernel symbols into top[0..PROFILE_TOP) (*ntop of
+ * them), clean up. */
+int profile_finish(struct profile *p, struct run_symbol *top, size_t *ntop, struct kv_list *meta, struct pm_err *err);
 
 #endif

@@ -24,6 +24,7 @@
 #include "store/runs.h"
 #include "store/reserve.h"
 #include "store/ticks.h"
+#include "store/unstored.h"
 #include "lib/timeutil.h"
 #include "lib/fileio.h"
 #include "lib/metric_doc.h"
@@ -43,8 +44,12 @@ struct run_ctx {
     struct pm_db *db;
     int64_t run_id;
     unsigned index;
+    struct run_row row;
     struct metric_set metrics;
     struct kv_list meta;
+    struct run_hists hists;                  /* run_latency's and the stall tracer's, stored at the end */
+    struct run_symbol symbols[PROFILE_TOP];  /* --profile's top kernel symbols */
+    size_t nsymbols;
     char status[16];
     char reason[1024];
     char exe[PATH_MAX];
@@ -114,7 +119,11 @@ int run_latency(struct run_ctx *rc, const char *name, const struct loghist *h, s
         PUT("mean_us", (double)(h->sum / (long double)h->count) / 1e3, "us");
     }
 #undef PUT
-    return store_latency_hist(rc->db, rc->run_id, name, h, err);
+    /* Kept for the run's end: nothing writes the database while the
+     * sampler's connection does. */
+    if (run_hists_put(&rc->hists, name, h) < 0)
+        return pm_errf(err, "out of memory keeping %s", name);
+    return 0;
 }
 
 void run_meta(struct run_ctx *rc, const char *key, const char *value)
@@ -354,10 +363,11 @@ static void check_catalogue(struct run_ctx *rc)
     }
 }
 
-static void add_sampler_metrics(struct run_ctx *rc, struct sampler *s, struct heartbeat *hb)
+static void add_sampler_metrics(struct run_ctx *rc, struct sampler *s, struct heartbeat *hb, uint64_t deferred)
 {
     struct sampler_stats ss;
     sampler_stats(s, &ss);
+    run_metric(rc, "sampler.store_deferred", (double)deferred, "count", PM_NEITHER);
     run_metric(rc, "sampler.ticks", (double)ss.ticks, "count", PM_NEITHER);
     run_metric(rc, "sampler.missed_ticks", (double)ss.missed, "count", PM_LOWER);
     run_metric(rc, "sampler.late_p99_ms", ss.late_p99_ms, "ms", PM_LOWER);
@@ -374,6 +384,7 @@ static void add_sampler_metrics(struct run_ctx *rc, struct sampler *s, struct he
         run_metric(rc, "pressmark.maxrss_kb", (double)self.ru_maxrss, "KB", PM_LOWER);
 }
 
+/* The run's line; a figure the run does not have is "-", never 0. */
 static void print_run_line(struct run_ctx *rc)
 {
     if (rc->plan->quiet)
@@ -382,12 +393,16 @@ static void print_run_line(struct run_ctx *rc)
     const struct metric *h = metric_set_find(&rc->metrics, headline);
     const struct metric *so = metric_set_find(&rc->metrics, "swap.out_kb");
     const struct metric *hb = metric_set_find(&rc->metrics, "heartbeat.late_p99_ms");
-    char swapout[32] = "-";
+    char head[64] = "-", swapout[32] = "-", beat[32] = "-";
+    if (h)
+        snprintf(head, sizeof head, "%.6g %s", h->value, h->unit);
     if (so)
         pm_fmt_thousands(swapout, sizeof swapout, (int64_t)so->value);
-    fprintf(stderr, "pressmark: run %lld [%s] %s%s%s: %s %.6g %s, swap-out %s KB, heartbeat p99 %.2f ms\n",
-            (long long)rc->run_id, rc->plan->label, rc->status, rc->reason[0] ? " - " : "", rc->reason,
-            headline, h ? h->value : 0.0, h ? h->unit : "", swapout, hb ? hb->value : 0.0);
+    if (hb)
+        snprintf(beat, sizeof beat, "%.2f ms", hb->value);
+    fprintf(stderr, "pressmark: run %lld [%s] %s%s%s: %s %s, swap-out %s KB, heartbeat p99 %s\n",
+            (long long)rc->run_id, rc->plan->label, rc->status, rc->reason[0] ? " - " : "", rc->reason, headline, head,
+            swapout, beat);
 }
 
 /* What measures one run: the heartbeat, the sources, the tick store and
@@ -515,13 +530,12 @@ static void measure_workload(struct run_ctx *rc, struct measure *m, const struct
         run_set_status(rc, "failed", "profile: %s", werr.msg);
     else if (plan->wl->run(plan->wl_state, rc, &werr) < 0)
         run_set_status(rc, "failed", "%s", werr.msg);
-    if (plan->profile && profile_finish(&prof, rc->db, rc->run_id, &rc->meta, &werr) < 0)
+    if (plan->profile && profile_finish(&prof, rc->symbols, &rc->nsymbols, &rc->meta, &werr) < 0)
         kv_set(&rc->meta, "profile.error", werr.msg);
     if (m->trace_on) {
         run_trace_finish(&m->trace, &rc->metrics, &rc->meta);
-        struct pm_err terr;
-        if (run_trace_store(&m->trace, rc->db, rc->run_id, &terr) < 0)
-            kv_set(&rc->meta, "trace.error", terr.msg);
+        if (run_trace_hists(&m->trace, &rc->hists) < 0)
+            kv_set(&rc->meta, "trace.error", "out of memory keeping the stall histograms");
     }
     struct pm_err serr = { "" };
     if (sampler_stop(&m->sampler, &serr) < 0 && m->ts.full) {
@@ -542,7 +556,7 @@ static void measure_workload(struct run_ctx *rc, struct measure *m, const struct
             kv_set(&rc->meta, "derive.swap_source", notes.swap_source);
         if (notes.steal_source)
             kv_set(&rc->meta, "derive.pgsteal_source", notes.steal_source);
-        add_sampler_metrics(rc, &m->sampler, &m->hb);
+        add_sampler_metrics(rc, &m->sampler, &m->hb, m->ts.deferred);
     }
     classify_oom(rc);
     check_catalogue(rc);
@@ -568,6 +582,65 @@ static struct run_source *run_sources(const struct measure *m, size_t *n)
     return v;
 }
 
+/* When the database would not take a run's end: everything it measured on
+ * stderr, and where it is kept for the next pressmark to store. */
+static void say_unstored(struct run_ctx *rc, const char *why, const char *kept, const char *kept_why)
+{
+    fprintf(stderr, "pressmark: run %lld [%s]: its results could not be stored in %s: %s\n", (long long)rc->run_id,
+            rc->plan->label, rc->db->path, why);
+    if (kept)
+        fprintf(stderr, "pressmark: they are kept in %s; the next pressmark run, record or suite run stores them\n",
+                kept);
+    else
+        fprintf(stderr, "pressmark: nor could they be kept beside it (%s): these lines are all that is left of them\n",
+                kept_why);
+    fprintf(stderr, "pressmark: run %lld [%s] %s%s%s; its %zu metrics:\n", (long long)rc->run_id, rc->plan->label,
+            rc->status, rc->reason[0] ? " - " : "", rc->reason, rc->metrics.n);
+    for (size_t i = 0; i < rc->metrics.n; i++)
+        fprintf(stderr, "  %-40s %.15g %s\n", rc->metrics.v[i].name, rc->metrics.v[i].value, rc->metrics.v[i].unit);
+}
+
+/* The run's end into the database in one transaction. Where the database
+ * will not take it (a full disk even after the reserve is given back, the
+ * file removed, locked past PM_DB_RESULT_WAIT_MS), the record is kept
+ * beside it instead (store/unstored.h) and said in full: a storage failure
+ * never costs the run's figures. */
+static int store_end(struct run_ctx *rc, const struct machine_info *mi, const struct measure *m,
+                     struct pm_err *err)
+{
+    size_t nsrc;
+    struct run_source *src = run_sources(m, &nsrc);
+    struct run_record rec = { .status = rc->status, .reason = rc->reason, .metrics = &rc->metrics,
+                              .meta = &rc->meta, .sources = src, .nsources = nsrc, .hists = &rc->hists,
+                              .symbols = rc->symbols, .nsymbols = rc->nsymbols };
+    int stored = store_run_end(rc->db, rc->run_id, &rec, err);
+    if (stored < 0) {
+        bool full = pm_db_full(rc->db);
+        if (full && strcmp(rc->status, "ok") == 0)
+            run_set_status(rc, "failed", "the filesystem of %s is full: the run's results did not fit", rc->db->path);
+        rec.ended_ns = pm_wall_ns();
+        char kept[PATH_MAX + 64];
+        struct pm_err kerr = { "" };
+        /* Kept first, in the reserve's blocks when it is held: on a full
+         * disk that frees the rest of the reserve for the second try. */
+        bool is_kept = unstored_keep(rc->db->path, mi, &rc->row, &rec, err->msg, &rc->reserve, kept, sizeof kept,
+                                     &kerr) == 0;
+        if (full) {
+            db_reserve_release(&rc->reserve);
+            struct pm_err again;
+            if ((stored = store_run_end(rc->db, rc->run_id, &rec, &again)) < 0)
+                *err = again;
+        }
+        if (stored == 0 && is_kept)
+            unstored_forget(rc->db->path, rc->row.uuid);
+        else if (stored < 0)
+            say_unstored(rc, err->msg, is_kept ? kept : NULL, kerr.msg);
+    }
+    db_reserve_release(&rc->reserve);
+    free(src);
+    return stored;
+}
+
 /* One run, start to end. Returns 0 when it was stored (whatever its status),
  * -1 on harness errors (err says what). Every path ends the same way: the
  * environment is undone first, so what the undo did, or failed to do
@@ -579,9 +652,11 @@ static int execute_one(struct run_ctx *rc, const struct machine_info *mi, int64_
     char params[2048] = "";
     workload_describe(plan->wl, plan->wl_state, params, sizeof params);
     run_set_status(rc, "ok", "%s", "");
-    if (store_run_begin(rc->db, machine_id, plan->label, plan->wl->name, params, plan->interval_ns,
-                        &rc->run_id, err) < 0)
+    rc->row = (struct run_row){ .label = plan->label, .workload = plan->wl->name, .params = params,
+                                .interval_ns = plan->interval_ns };
+    if (store_run_begin(rc->db, machine_id, &rc->row, err) < 0)
         return -1;
+    rc->run_id = rc->row.id;
     if (plan->on_begin)
         plan->on_begin(plan->hook_arg, rc->db, rc->run_id);
     for (size_t i = 0; plan->extra_meta && i < plan->extra_meta->n; i++)
@@ -612,24 +687,11 @@ static int execute_one(struct run_ctx *rc, const struct machine_info *mi, int64_
     const char *undo_failed = kv_get(&rc->meta, "env.undo_failed");
     if (undo_failed && strcmp(rc->status, "ok") == 0)
         run_set_status(rc, "failed", "the machine could not be put back: %s", undo_failed);
-    size_t nsrc;
-    struct run_source *src = run_sources(&m, &nsrc);
     struct pm_err store_err;
-    int stored = store_run_end(rc->db, rc->run_id, rc->status, rc->reason, &rc->metrics, &rc->meta, src, nsrc,
-                               &store_err);
-    if (stored < 0 && pm_db_full(rc->db) && rc->reserve.held) {
-        db_reserve_release(&rc->reserve);
-        if (strcmp(rc->status, "ok") == 0)
-            run_set_status(rc, "failed", "the filesystem of %s is full: the run's results did not fit", rc->db->path);
-        stored = store_run_end(rc->db, rc->run_id, rc->status, rc->reason, &rc->metrics, &rc->meta, src, nsrc,
-                               &store_err);
-    }
-    db_reserve_release(&rc->reserve);
-    if (stored < 0 && result == 0) {
+    if (store_end(rc, mi, &m, &store_err) < 0 && result == 0) {
         *err = store_err;
         result = -1;
     }
-    free(src);
     print_run_line(rc);
     if (result == 0 && plan->after_store)
         plan->after_store(plan->after_store_arg, rc->db, rc->run_id);
@@ -727,6 +789,10 @@ int run_session_open(struct run_session *rs, const char *db_path, const char *wh
         undo_unlock();
         return 2;
     }
+    /* A run's results that an earlier pressmark could not store are
+     * stored first: their runs are not abandoned. */
+    unstored_store_all(&rs->db, stderr);
+    pm_db_set_wait(&rs->db, PM_DB_RESULT_WAIT_MS);
     struct pm_err aerr;
     if (store_run_abandoned(&rs->db, "pressmark was killed during this run (found by the next invocation)", &aerr) > 0)
         fprintf(stderr, "pressmark: marked runs left 'running' by a killed pressmark as aborted\n");
@@ -780,6 +846,7 @@ int run_session_execute(struct run_session *rs, struct run_plan *plan, int *abor
         abort_sig = rc.abort_sig;
         metric_set_free(&rc.metrics);
         kv_free(&rc.meta);
+        run_hists_free(&rc.hists);
         gauges_destroy(&rc.gauges);
         if (abort_sig || exit_code == 2)
             break;

@@ -64,14 +64,14 @@ void run_trace_finish(struct run_trace *rt, struct metric_set *metrics, struct k
     metric_set_put(metrics, "stall.events", (double)r->events, "events", PM_NEITHER);
 }
 
-int run_trace_store(struct run_trace *rt, struct pm_db *db, int64_t run_id, struct pm_err *err)
+int run_trace_hists(struct run_trace *rt, struct run_hists *into)
 {
     if (!rt->finished)
         return 0;
     for (int k = 0; k < STALL_KINDS; k++) {
         char name[64];
         snprintf(name, sizeof name, "stall.%s", stall_kind_names[k]);
-        if (store_latency_hist(db, run_id, name, &rt->st.res.hist[k], err) < 0)
+        if (rt->st.res.hist[k].count && run_hists_put(into, name, &rt->st.res.hist[k]) < 0)
             return -1;
     }
     return 0;

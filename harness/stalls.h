@@ -9,7 +9,7 @@
 #include "lib/kv.h"
 #include "lib/metrics.h"
 #include "pressure/tracefs.h"
-#include "store/db.h"
+#include "store/latency.h"
 
 #define STALL_BUFFER_KB 4096
 
@@ -26,8 +26,9 @@ int run_trace_start(struct run_trace *rt, pid_t pid, struct pm_err *err);
  * (stall.KIND.count, total_ms, p50_us, p90_us, p99_us, max_us;
  * stall.lost_events) and meta (trace.*). */
 void run_trace_finish(struct run_trace *rt, struct metric_set *metrics, struct kv_list *meta);
-/* The histograms, as stall.KIND in latency_hist. */
-int run_trace_store(struct run_trace *rt, struct pm_db *db, int64_t run_id, struct pm_err *err);
+/* The histograms, as stall.KIND, kept for the run's end. -1 only when out
+ * of memory. */
+int run_trace_hists(struct run_trace *rt, struct run_hists *into);
 /* Undo whatever is still set up (a run that failed before finishing). */
 void run_trace_free(struct run_trace *rt);
 

@@ -187,6 +187,29 @@ int pm_private_dir(const char *path, struct pm_err *err)
     return 0;
 }
 
+int pm_open_private_dir(const char *path, bool create, struct pm_err *err)
+{
+    if (create && mkdir(path, 0700) < 0 && errno != EEXIST)
+        return pm_errf(err, "%s: %s", path, strerror(errno));
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        pm_errf(err, "%s: %s", path, e == ELOOP || e == ENOTDIR ? "not a directory (a symbolic link or a file)"
+                                                                  : strerror(e));
+        errno = e;
+        return -1;
+    }
+    struct stat st = { 0 };
+    if (fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 077)) {
+        pm_errf(err, "%s is not a private directory of this user (owner %u, mode %04o; accepted: yours, mode 0700)",
+                path, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+        close(fd);
+        errno = EPERM;
+        return -1;
+    }
+    return fd;
+}
+
 static int remove_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
     (void)sb;

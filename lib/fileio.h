@@ -35,6 +35,12 @@ int pm_mkdirs(const char *path);
 int pm_cache_dir(char *buf, size_t len, struct pm_err *err);
 /* The same check for any cache directory of pressmark's (the VM images'). */
 int pm_private_dir(const char *path, struct pm_err *err);
+/* Open a directory of this user's that nobody else can write into or
+ * read (mode 0700), made first with create: a descriptor for openat, so
+ * the path is not looked up again (a directory swapped for a link after
+ * the check is never written into). -1 with errno (ENOENT: not there) and
+ * err saying why. */
+int pm_open_private_dir(const char *path, bool create, struct pm_err *err);
 /* pressmark's cache directory (generated trees, fetched baselines):
  * $PRESSMARK_CACHE, else $XDG_CACHE_HOME/pressmark, else ~/.cache/pressmark. */
 void pm_cache_root(char *buf, size_t len);

@@ -140,6 +140,8 @@ const struct metric_doc metric_docs[] = {
     M("sampler.missed_ticks", "count", PM_LOWER, "sampling intervals passed without a sample"),
     M("sampler.late_p99_ms", "ms", PM_LOWER, "99th percentile of how late a sample was taken"),
     M("sampler.cpu_s", "s", PM_LOWER, "CPU time of the sampling thread"),
+    M("sampler.store_deferred", "count", PM_NEITHER,
+      "times the samples waited in memory because another writer held the database (written a moment later)"),
     M("heartbeat.beats", "count", PM_NEITHER, "wake-ups of the heartbeat thread (every 100 ms)"),
     M("heartbeat.late_p50_ms", "ms", PM_LOWER, "median of how late it woke (a stall of the whole machine shows here)"),
     M("heartbeat.late_p99_ms", "ms", PM_LOWER, "99th percentile of how late it woke"),

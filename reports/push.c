@@ -240,7 +240,7 @@ static int mark_pushed(struct pm_db *db, const char *url, const int64_t *ids, si
     if (pm_db_exec(db, "BEGIN IMMEDIATE", err) < 0)
         return -1;
     if (pm_db_prepare(db, &st, "INSERT OR REPLACE INTO pushed(run_id, url, pushed_ns) VALUES (?,?,?)", err) < 0) {
-        pm_db_exec(db, "ROLLBACK", NULL);
+        pm_db_rollback(db);
         return -1;
     }
     int rc = 0;
@@ -252,7 +252,7 @@ static int mark_pushed(struct pm_db *db, const char *url, const int64_t *ids, si
     }
     sqlite3_finalize(st);
     if (rc < 0 || pm_db_exec(db, "COMMIT", err) < 0) {
-        pm_db_exec(db, "ROLLBACK", NULL);
+        pm_db_rollback(db);
         return -1;
     }
     return 0;

@@ -153,15 +153,31 @@ int pm_db_default_path(char *buf, size_t len)
     return w < 0 || (size_t)w >= len ? -1 : 0;
 }
 
+/* Whether a failure came from a full filesystem is read at once: the
+ * ROLLBACK that follows a failed write resets SQLite's error code.
+ * SQLITE_FULL from a write; a WAL index that cannot grow is an I/O error
+ * whose system errno says why. */
+void pm_db_note_failure(struct pm_db *db)
+{
+    db->full = (sqlite3_errcode(db->h) & 0xff) == SQLITE_FULL || sqlite3_system_errno(db->h) == ENOSPC;
+}
+
 int pm_db_exec(struct pm_db *db, const char *sql, struct pm_err *err)
 {
     char *msg = NULL;
     if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        pm_db_note_failure(db);
         pm_errf(err, "%s: %s", db->path, msg ? msg : sqlite3_errmsg(db->h));
         sqlite3_free(msg);
         return -1;
     }
     return 0;
+}
+
+void pm_db_rollback(struct pm_db *db)
+{
+    if (db->h && !sqlite3_get_autocommit(db->h))
+        sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
 }
 
 int pm_db_prepare(struct pm_db *db, sqlite3_stmt **st, const char *sql, struct pm_err *err)
@@ -174,6 +190,8 @@ int pm_db_prepare(struct pm_db *db, sqlite3_stmt **st, const char *sql, struct p
 int pm_db_step_done(struct pm_db *db, sqlite3_stmt *st, struct pm_err *err)
 {
     int rc = sqlite3_step(st);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        pm_db_note_failure(db);
     sqlite3_reset(st);
     if (rc != SQLITE_DONE && rc != SQLITE_ROW)
         return pm_errf(err, "%s: %s", db->path, sqlite3_errmsg(db->h));
@@ -212,7 +230,7 @@ static int migrate(struct pm_db *db, struct pm_err *err)
             return -1;
         int step = migrations[v] ? pm_db_exec(db, migrations[v], err) : migrate_in_c(db, v, err);
         if (step < 0 || pm_db_exec(db, pragma, err) < 0) {
-            pm_db_exec(db, "ROLLBACK", NULL);
+            pm_db_rollback(db);
             return -1;
         }
         if (pm_db_exec(db, "COMMIT", err) < 0)
@@ -248,7 +266,7 @@ int pm_db_open(struct pm_db *db, const char *path, bool create, struct pm_err *e
         db->h = NULL;
         return -1;
     }
-    sqlite3_busy_timeout(db->h, 10000);
+    sqlite3_busy_timeout(db->h, PM_DB_WAIT_MS);
     int v;
     if (user_version(db, &v, err) < 0)
         goto fail;
@@ -265,6 +283,12 @@ fail:
     sqlite3_close(db->h);
     db->h = NULL;
     return -1;
+}
+
+void pm_db_set_wait(struct pm_db *db, int ms)
+{
+    if (db->h)
+        sqlite3_busy_timeout(db->h, ms);
 }
 
 void pm_db_close(struct pm_db *db)
@@ -290,11 +314,13 @@ const char *pm_col_text(sqlite3_stmt *st, int col)
     return t ? (const char *)t : "";
 }
 
+bool pm_db_moved(const struct pm_db *db)
+{
+    int moved = 0;
+    return db->h && sqlite3_file_control(db->h, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK && moved;
+}
+
 bool pm_db_full(const struct pm_db *db)
 {
-    if (!db->h)
-        return false;
-    /* SQLITE_FULL from a write; a WAL index that cannot grow is an I/O
-     * error whose system errno says why. */
-    return (sqlite3_errcode(db->h) & 0xff) == SQLITE_FULL || sqlite3_system_errno(db->h) == ENOSPC;
+    return db->h && db->full;
 }

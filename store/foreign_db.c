@@ -79,7 +79,7 @@ int foreign_db_open(const char *path, struct foreign_db *f, struct pm_err *err)
         sqlite3_close(ro);
         return -1;
     }
-    sqlite3_busy_timeout(ro, 10000);
+    sqlite3_busy_timeout(ro, PM_DB_WAIT_MS);
     /* Defensive: no writes to the schema through SQL, no functions with
      * side effects called from the file's own schema. */
     sqlite3_db_config(ro, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);

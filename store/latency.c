@@ -1,5 +1,33 @@
 #include "store/latency.h"
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lib/alloc.h"
+
+int run_hists_put(struct run_hists *l, const char *name, const struct loghist *h)
+{
+    struct run_hist *e = NULL;
+    for (size_t i = 0; i < l->n && !e; i++)
+        if (strcmp(l->v[i].name, name) == 0)
+            e = &l->v[i];
+    if (!e) {
+        if (ALLOC_GROW(l->v, l->n + 1, l->cap) < 0)
+            return -1;
+        e = &l->v[l->n++];
+        memset(e, 0, sizeof *e);
+        snprintf(e->name, sizeof e->name, "%s", name);
+    }
+    loghist_free(&e->h);
+    return loghist_merge(&e->h, h);
+}
+
+void run_hists_free(struct run_hists *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        loghist_free(&l->v[i].h);
+    free(l->v);
+    memset(l, 0, sizeof *l);
+}
 
 int store_latency_hist(struct pm_db *db, int64_t run_id, const char *name, const struct loghist *h,
                        struct pm_err *err)

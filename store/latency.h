@@ -7,6 +7,21 @@
 #include "lib/loghist.h"
 #include "store/db.h"
 
+/* A run's histograms, kept until its end is stored. */
+struct run_hist {
+    char name[64];
+    struct loghist h;
+};
+struct run_hists {
+    struct run_hist *v;
+    size_t n, cap;
+};
+
+/* Keep a copy of h as name (replacing one of that name). -1 only when out
+ * of memory. */
+int run_hists_put(struct run_hists *l, const char *name, const struct loghist *h);
+void run_hists_free(struct run_hists *l);
+
 int store_latency_hist(struct pm_db *db, int64_t run_id, const char *name, const struct loghist *h,
                        struct pm_err *err);
 /* Add the buckets of histogram name of every run in ids[0..n) into h.

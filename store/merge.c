@@ -89,7 +89,7 @@ int merge_database(struct pm_db *db, const char *path, int *added, int *present,
     rc = 0;
     goto detach;
 rollback:
-    pm_db_exec(db, "ROLLBACK", NULL);
+    pm_db_rollback(db);
     pm_db_exec(db, "DROP TABLE IF EXISTS temp.new_runs", NULL);
 detach:
     pm_db_exec(db, "DETACH DATABASE other", NULL);

@@ -4,6 +4,12 @@
 #include "lib/fileio.h"
 #include "lib/timeutil.h"
 
+bool run_label_ok(const char *label)
+{
+    size_t n = strlen(label);
+    return n >= 1 && n <= RUN_LABEL_MAX && label[0] != '-';
+}
+
 static int new_uuid(char *buf, size_t len)
 {
     if (pm_read_file("/proc/sys/kernel/random/uuid", buf, len) < 0 || strlen(buf) != 36)
@@ -11,30 +17,34 @@ static int new_uuid(char *buf, size_t len)
     return 0;
 }
 
-int store_run_begin(struct pm_db *db, int64_t machine_id, const char *label, const char *workload,
-                    const char *params, uint64_t interval_ns, int64_t *run_id, struct pm_err *err)
+int store_run_insert(struct pm_db *db, int64_t machine_id, struct run_row *row, struct pm_err *err)
 {
-    char uuid[64];
-    if (new_uuid(uuid, sizeof uuid) < 0)
-        return pm_errf(err, "cannot read a UUID from /proc/sys/kernel/random/uuid");
     sqlite3_stmt *st;
     if (pm_db_prepare(db, &st,
                       "INSERT INTO run(uuid, machine_id, label, workload, params, started_ns, interval_ns, status)"
                       " VALUES (?,?,?,?,?,?,?,'running')", err) < 0)
         return -1;
-    sqlite3_bind_text(st, 1, uuid, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 1, row->uuid, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, machine_id);
-    sqlite3_bind_text(st, 3, label, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 4, workload, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 5, params, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 6, pm_wall_ns());
-    sqlite3_bind_int64(st, 7, (int64_t)interval_ns);
+    sqlite3_bind_text(st, 3, row->label, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, row->workload, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 5, row->params, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 6, row->started_ns);
+    sqlite3_bind_int64(st, 7, (int64_t)row->interval_ns);
     int rc = pm_db_step_done(db, st, err);
     sqlite3_finalize(st);
     if (rc < 0)
         return -1;
-    *run_id = sqlite3_last_insert_rowid(db->h);
+    row->id = sqlite3_last_insert_rowid(db->h);
     return 0;
+}
+
+int store_run_begin(struct pm_db *db, int64_t machine_id, struct run_row *row, struct pm_err *err)
+{
+    if (new_uuid(row->uuid, sizeof row->uuid) < 0)
+        return pm_errf(err, "cannot read a UUID from /proc/sys/kernel/random/uuid");
+    row->started_ns = pm_wall_ns();
+    return store_run_insert(db, machine_id, row, err);
 }
 
 int store_run_meta(struct pm_db *db, int64_t run_id, const struct kv_list *meta, struct pm_err *err)
@@ -97,33 +107,70 @@ static int store_sources(struct pm_db *db, int64_t run_id, const struct run_sour
     return rc;
 }
 
-int store_run_end(struct pm_db *db, int64_t run_id, const char *status, const char *reason,
-                  const struct metric_set *metrics, const struct kv_list *meta,
-                  const struct run_source *cols, size_t ncols, struct pm_err *err)
+static int store_symbols(struct pm_db *db, int64_t run_id, const struct run_symbol *v, size_t n,
+                         struct pm_err *err)
 {
-    if (pm_db_exec(db, "BEGIN IMMEDIATE", err) < 0)
+    sqlite3_stmt *st;
+    if (pm_db_prepare(db, &st, "INSERT OR REPLACE INTO profile(run_id, rank, symbol, samples, pct_kernel, pct_all)"
+                               " VALUES (?,?,?,?,?,?)", err) < 0)
         return -1;
-    if (store_run_meta(db, run_id, meta, err) < 0 || store_metrics(db, run_id, metrics, err) < 0 ||
-        store_sources(db, run_id, cols, ncols, err) < 0)
-        goto fail;
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        sqlite3_bind_int64(st, 1, run_id);
+        sqlite3_bind_int64(st, 2, (int64_t)i + 1);
+        sqlite3_bind_text(st, 3, v[i].symbol, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 4, v[i].samples);
+        sqlite3_bind_double(st, 5, v[i].pct_kernel);
+        sqlite3_bind_double(st, 6, v[i].pct_all);
+        rc = pm_db_step_done(db, st, err);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_run_record(struct pm_db *db, int64_t run_id, const struct run_record *rec, struct pm_err *err)
+{
+    if (store_run_meta(db, run_id, rec->meta, err) < 0 || store_metrics(db, run_id, rec->metrics, err) < 0 ||
+        store_sources(db, run_id, rec->sources, rec->nsources, err) < 0 ||
+        store_symbols(db, run_id, rec->symbols, rec->nsymbols, err) < 0)
+        return -1;
+    for (size_t i = 0; rec->hists && i < rec->hists->n; i++)
+        if (store_latency_hist(db, run_id, rec->hists->v[i].name, &rec->hists->v[i].h, err) < 0)
+            return -1;
     sqlite3_stmt *st;
     if (pm_db_prepare(db, &st, "UPDATE run SET status = ?, reason = ?, ended_ns = ? WHERE id = ?", err) < 0)
-        goto fail;
-    sqlite3_bind_text(st, 1, status, -1, SQLITE_STATIC);
-    if (reason && *reason)
-        sqlite3_bind_text(st, 2, reason, -1, SQLITE_STATIC);
+        return -1;
+    sqlite3_bind_text(st, 1, rec->status, -1, SQLITE_STATIC);
+    if (rec->reason && *rec->reason)
+        sqlite3_bind_text(st, 2, rec->reason, -1, SQLITE_STATIC);
     else
         sqlite3_bind_null(st, 2);
-    sqlite3_bind_int64(st, 3, pm_wall_ns());
+    sqlite3_bind_int64(st, 3, rec->ended_ns ? rec->ended_ns : pm_wall_ns());
     sqlite3_bind_int64(st, 4, run_id);
     int rc = pm_db_step_done(db, st, err);
     sqlite3_finalize(st);
-    if (rc < 0)
-        goto fail;
-    return pm_db_exec(db, "COMMIT", err);
-fail:
-    pm_db_exec(db, "ROLLBACK", NULL);
-    return -1;
+    return rc;
+}
+
+int store_run_end(struct pm_db *db, int64_t run_id, const struct run_record *rec, struct pm_err *err)
+{
+    if (pm_db_exec(db, "BEGIN IMMEDIATE", err) < 0)
+        return -1;
+    if (store_run_record(db, run_id, rec, err) < 0) {
+        pm_db_rollback(db);
+        return -1;
+    }
+    if (pm_db_exec(db, "COMMIT", err) < 0) {
+        pm_db_rollback(db);
+        return -1;
+    }
+    /* SQLite goes on writing into a database file that was removed (or
+     * renamed, or replaced) while it was open: committed, but to a file
+     * nobody will read again. */
+    if (pm_db_moved(db))
+        return pm_errf(err, "%s was removed or replaced while the run went on: what was written since went with "
+                       "the old file", db->path);
+    return 0;
 }
 
 int store_run_abandoned(struct pm_db *db, const char *reason, struct pm_err *err)

@@ -2,75 +2,106 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/alloc.h"
 
-static int commit(struct tick_store *s, struct pm_err *err)
+static void drop_waiting(struct tick_store *s)
 {
-    if (!s->in_tx)
-        return 0;
-    if (pm_db_step_done(&s->db, s->commit, err) < 0)
-        return -1;
-    s->in_tx = false;
-    s->committed += s->pending;
-    s->pending = 0;
-    return 0;
+    for (size_t i = 0; i < s->nseries; i++)
+        free(s->series[i].name);
+    s->nseries = s->nticks = s->nbytes = 0;
 }
 
-/* A write that failed: the transaction is rolled back and its ticks are
- * not counted as kept; a full filesystem is noted for the run's reason. */
-static int abandon(struct tick_store *s)
+/* Everything waiting, in one transaction: the new series first, so
+ * positions and values are never stored apart. With wait false a database
+ * another writer holds is left alone (1: still waiting); otherwise SQLite
+ * waits for it up to the connection's busy timeout. */
+static int write_waiting(struct tick_store *s, bool wait, struct pm_err *err)
 {
+    if (!s->nticks)
+        return 0;
+    sqlite3_busy_timeout(s->db.h, wait ? PM_DB_RESULT_WAIT_MS : 0);
+    int rc = sqlite3_step(s->begin);
+    if (rc != SQLITE_DONE)
+        pm_db_note_failure(&s->db);
+    sqlite3_reset(s->begin);
+    if (!wait && (rc & 0xff) == SQLITE_BUSY) {
+        s->deferred++;
+        return 1;
+    }
+    if (rc != SQLITE_DONE) {
+        s->full |= pm_db_full(&s->db);
+        return pm_errf(err, "%s: %s", s->db.path, sqlite3_errmsg(s->db.h));
+    }
+    for (size_t i = 0; i < s->nseries; i++) {
+        const struct tick_new_series *n = &s->series[i];
+        sqlite3_bind_int64(s->ins_series, 1, s->run_id);
+        sqlite3_bind_int64(s->ins_series, 2, (int64_t)n->idx);
+        sqlite3_bind_text(s->ins_series, 3, n->name, -1, SQLITE_STATIC);
+        sqlite3_bind_int(s->ins_series, 4, n->real);
+        sqlite3_bind_int64(s->ins_series, 5, (int64_t)n->since);
+        if (pm_db_step_done(&s->db, s->ins_series, err) < 0)
+            goto rollback;
+    }
+    for (size_t i = 0; i < s->nticks; i++) {
+        const struct tick_pending *t = &s->ticks[i];
+        sqlite3_bind_int64(s->ins_tick, 1, s->run_id);
+        sqlite3_bind_int64(s->ins_tick, 2, (int64_t)t->seq);
+        sqlite3_bind_int64(s->ins_tick, 3, (int64_t)t->t_ns);
+        sqlite3_bind_blob(s->ins_tick, 4, t->len ? s->bytes + t->off : (const void *)"", (int)t->len, SQLITE_STATIC);
+        if (pm_db_step_done(&s->db, s->ins_tick, err) < 0)
+            goto rollback;
+    }
+    if (pm_db_step_done(&s->db, s->commit, err) < 0)
+        goto rollback;
+    s->committed += s->nticks;
+    drop_waiting(s);
+    return 0;
+rollback:
     s->full |= pm_db_full(&s->db);
-    if (!sqlite3_get_autocommit(s->db.h))
-        pm_db_exec(&s->db, "ROLLBACK", NULL);
-    s->in_tx = false;
-    s->pending = 0;
+    pm_db_rollback(&s->db);
     return -1;
 }
 
-/* New series get their tick_series rows in the same transaction as the
- * first tick that holds them, so positions and values are never stored
- * apart. */
+/* The tick joins the queue (its new series before it); the queue is
+ * written once it holds a second of ticks, and the first tick at once: it
+ * names the run's series, and a run that dies in its first second keeps
+ * it. A write that failed ends the store: what waited is not counted as
+ * kept, a full filesystem is noted for the run's reason. */
 static int write_tick(struct tick_writer *w, uint64_t seq, uint64_t t_ns, const struct series_table *t,
                       size_t first_new, uint64_t mark, struct pm_err *err)
 {
     struct tick_store *s = (struct tick_store *)w;
-    if (tick_encode(&s->enc, t, mark) < 0)
-        return pm_errf(err, "out of memory encoding a tick");
-    if (!s->in_tx) {
-        if (pm_db_step_done(&s->db, s->begin, err) < 0)
-            goto fail;
-        s->in_tx = true;
-        s->tx_start_ns = t_ns;
-    }
+    if (tick_encode(&s->enc, t, mark) < 0 || ALLOC_GROW(s->ticks, s->nticks + 1, s->capticks) < 0 ||
+        ALLOC_GROW(s->bytes, s->nbytes + s->enc.len, s->capbytes) < 0 ||
+        ALLOC_GROW(s->series, s->nseries + (t->n - first_new), s->capseries) < 0)
+        return pm_errf(err, "out of memory keeping a tick");
     for (size_t i = first_new; i < t->n; i++) {
-        sqlite3_bind_int64(s->ins_series, 1, s->run_id);
-        sqlite3_bind_int64(s->ins_series, 2, (int64_t)i);
-        sqlite3_bind_text(s->ins_series, 3, t->v[i].name, -1, SQLITE_STATIC);
-        sqlite3_bind_int(s->ins_series, 4, t->v[i].last.kind == PM_REAL);
-        sqlite3_bind_int64(s->ins_series, 5, (int64_t)seq);
-        if (pm_db_step_done(&s->db, s->ins_series, err) < 0)
-            goto fail;
+        char *name = strdup(t->v[i].name);
+        if (!name)
+            return pm_errf(err, "out of memory keeping a tick");
+        s->series[s->nseries++] = (struct tick_new_series){ i, name, t->v[i].last.kind == PM_REAL, seq };
     }
-    sqlite3_bind_int64(s->ins_tick, 1, s->run_id);
-    sqlite3_bind_int64(s->ins_tick, 2, (int64_t)seq);
-    sqlite3_bind_int64(s->ins_tick, 3, (int64_t)t_ns);
-    sqlite3_bind_blob(s->ins_tick, 4, s->enc.len ? s->enc.buf : (const void *)"", (int)s->enc.len, SQLITE_STATIC);
-    if (pm_db_step_done(&s->db, s->ins_tick, err) < 0)
-        goto fail;
-    s->pending++;
-    /* The first tick at once: it names the run's series, and a run that
-     * dies in its first second keeps it. */
-    if ((seq == 0 || t_ns - s->tx_start_ns + 1000 >= TICK_COMMIT_NS) && commit(s, err) < 0)
-        goto fail;
-    return 0;
-fail:
-    return abandon(s);
+    if (!s->nticks)
+        s->batch_start_ns = t_ns;
+    memcpy(s->bytes + s->nbytes, s->enc.buf, s->enc.len);
+    s->ticks[s->nticks++] = (struct tick_pending){ seq, t_ns, s->nbytes, s->enc.len };
+    s->nbytes += s->enc.len;
+    if (seq != 0 && t_ns - s->batch_start_ns + 1000 < TICK_COMMIT_NS)
+        return 0;
+    int rc = write_waiting(s, s->nbytes >= TICK_QUEUE_MAX, err);
+    if (rc < 0)
+        drop_waiting(s);
+    return rc < 0 ? -1 : 0;
 }
 
 static int flush(struct tick_writer *w, struct pm_err *err)
 {
     struct tick_store *s = (struct tick_store *)w;
-    return commit(s, err) < 0 ? abandon(s) : 0;
+    if (write_waiting(s, true, err) < 0) {
+        drop_waiting(s);
+        return -1;
+    }
+    return 0;
 }
 
 int tick_store_open(struct tick_store *ts, const char *db_path, int64_t run_id, struct pm_err *err)
@@ -85,8 +116,8 @@ int tick_store_open(struct tick_store *ts, const char *db_path, int64_t run_id, 
     if (pm_db_prepare(&ts->db, &ts->ins_tick, "INSERT INTO tick(run_id, seq, t_ns, data) VALUES (?,?,?,?)", err) < 0 ||
         pm_db_prepare(&ts->db, &ts->ins_series,
                       "INSERT INTO tick_series(run_id, idx, name, real, since) VALUES (?,?,?,?,?)", err) < 0 ||
-        /* IMMEDIATE: the write lock is taken (waiting out a busy database)
-         * at BEGIN, never in an upgrade that SQLite could only fail. */
+        /* IMMEDIATE: the write lock is taken at BEGIN (or found busy
+         * there), never in an upgrade that SQLite could only fail. */
         pm_db_prepare(&ts->db, &ts->begin, "BEGIN IMMEDIATE", err) < 0 ||
         pm_db_prepare(&ts->db, &ts->commit, "COMMIT", err) < 0) {
         tick_store_close(ts);
@@ -97,11 +128,17 @@ int tick_store_open(struct tick_store *ts, const char *db_path, int64_t run_id, 
 
 void tick_store_close(struct tick_store *ts)
 {
-    if (ts->in_tx && ts->db.h) {
+    if (ts->db.h) {
         struct pm_err err;
-        if (commit(ts, &err) < 0)
-            pm_db_exec(&ts->db, "ROLLBACK", NULL);
+        write_waiting(ts, true, &err);
     }
+    drop_waiting(ts);
+    free(ts->ticks);
+    free(ts->bytes);
+    free(ts->series);
+    ts->ticks = NULL;
+    ts->bytes = NULL;
+    ts->series = NULL;
     sqlite3_finalize(ts->ins_tick);
     sqlite3_finalize(ts->ins_series);
     sqlite3_finalize(ts->begin);

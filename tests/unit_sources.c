@@ -61,7 +61,8 @@ int main(void)
     struct machine_info mi;
     machine_read(&mi, &err);
     int64_t mid = machine_store(&db, &mi, &err), run_id = 0;
-    ok(mid > 0 && store_run_begin(&db, mid, "old", "record", "", 10000000, &run_id, &err) == 0, "a run row");
+    struct run_row row = { .label = "old", .workload = "record", .params = "", .interval_ns = 10000000 };
+    ok(mid > 0 && store_run_begin(&db, mid, &row, &err) == 0 && (run_id = row.id) > 0, "a run row");
     struct sampler s;
     struct tick_store ts;
     ok(tick_store_open(&ts, db_path, run_id, &err) == 0, "the tick store opens");
@@ -76,7 +77,7 @@ int main(void)
     struct run_source src[16];
     for (size_t i = 0; i < ss.n && i < 16; i++)
         src[i] = (struct run_source){ ss.cols[i].source, ss.cols[i].path, ss.cols[i].note, ss.cols[i].ticks };
-    ok(store_run_end(&db, run_id, "ok", NULL, NULL, NULL, src, ss.n < 16 ? ss.n : 16, &err) == 0, "the run is stored");
+    ok(store_run_end(&db, run_id, &(struct run_record){ .status = "ok", .sources = src, .nsources = ss.n < 16 ? ss.n : 16 }, &err) == 0, "the run is stored");
     sqlite3_stmt *q;
     pm_db_prepare(&db, &q, "SELECT count(*) FROM run_source WHERE run_id = ? AND note LIKE 'absent:%'", &err);
     sqlite3_bind_int64(q, 1, run_id);

@@ -122,7 +122,8 @@ int main(void)
     struct machine_info mi;
     machine_read(&mi, &err);
     int64_t mid = machine_store(&db, &mi, &err), run_id = 0;
-    ok(mid > 0 && store_run_begin(&db, mid, "codec", "record", "", 10000000, &run_id, &err) == 0, "a run row");
+    struct run_row row = { .label = "codec", .workload = "record", .params = "", .interval_ns = 10000000 };
+    ok(mid > 0 && store_run_begin(&db, mid, &row, &err) == 0 && (run_id = row.id) > 0, "a run row");
     struct tick_store ts;
     ok(tick_store_open(&ts, db_path, run_id, &err) == 0, "the tick store opens");
     sql_safe = true;

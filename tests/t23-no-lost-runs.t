@@ -1,0 +1,132 @@
+#!/bin/bash
+# No run loses its result to the database: every workload at the densest
+# interval (10 ms) and at 100 ms, with --trace-reclaim and every collector
+# on, while other processes use the same database as people do: list, show
+# and compare in a loop, the sample view read, a read transaction held for
+# seconds, a writer that holds the write lock 300 ms at a time (a long
+# merge), and merges of a second database. Then 30 chats at 10 ms, which
+# lost 4 runs in 10 to "database is locked" before every writer held the
+# lock for one short transaction at a time. Every run must be ok and keep
+# what it measured: its headline, its latency histograms, every tick taken.
+. "$(dirname "$0")/lib.sh"
+need_root
+[ -d /sys/kernel/tracing ] || skip_all "no /sys/kernel/tracing (a kernel without tracefs)"
+{ [ -d /sys/fs/cgroup/memory ] || grep -qsw memory /sys/fs/cgroup/cgroup.controllers; } ||
+    skip_all "no memory controller (the swap-out workload needs a cap)"
+export PRESSMARK_CACHE="$TMP/cache"
+CHATS=${T23_CHATS:-30}
+before=$(machine_state)
+
+# The second database: two runs of its own, merged before the load starts
+# (so show and compare have labels to read) and again, with a third, during it.
+OTHER="$TMP/other.db"
+PRESSMARK_DB=$OTHER "$PM" record --quiet --label other-a -- true
+PRESSMARK_DB=$OTHER "$PM" record --quiet --label other-b -- true
+setup "the second database merges" "$PM" merge "$OTHER"
+
+STOP="$TMP/stop"
+LOG="$TMP/load"
+mkdir "$LOG"
+# loop NAME COMMAND...: run COMMAND until told to stop; one line per
+# success in NAME.ok, the output of each failure in NAME.failed.
+loop() {
+    local name=$1; shift
+    while [ ! -e "$STOP" ]; do
+        if "$@" >"$LOG/$name.out" 2>&1; then echo >>"$LOG/$name.ok"; else cat "$LOG/$name.out" >>"$LOG/$name.failed"; fi
+    done
+}
+loop list "$PM" list &
+pids=($!)
+loop show "$PM" show other-a &
+pids+=($!)
+loop compare "$PM" compare other-a other-b &
+pids+=($!)
+loop sample sqlite3 -batch -cmd ".timeout 10000" "$PRESSMARK_DB" \
+    "select count(*), sum(value) from sample where run_id = (select max(id) from run)" &
+pids+=($!)
+loop merge "$PM" merge "$OTHER" &
+pids+=($!)
+# A reader that keeps one snapshot for 3 s, and a writer that keeps the
+# write lock for 300 ms at a time.
+loop held-read python3 -c 'import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], timeout=10, isolation_level=None)
+c.execute("BEGIN"); c.execute("select count(*) from tick").fetchone(); time.sleep(3); c.execute("COMMIT")' "$PRESSMARK_DB" &
+pids+=($!)
+loop held-write python3 -c 'import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], timeout=10, isolation_level=None)
+c.execute("BEGIN IMMEDIATE"); time.sleep(0.3); c.execute("COMMIT"); time.sleep(0.3)' "$PRESSMARK_DB" &
+pids+=($!)
+stop_load() { touch "$STOP"; for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done; }
+cleanup_add stop_load
+
+# Every workload, small, at both intervals; the headline each must keep.
+declare -A headline=(
+    [swapout]=swapout.mb_per_s [chat]=chat.msgs_per_s [build]=time.elapsed_s [shmio]=shmio.write_mb_per_s
+    [usemem]=usemem.mb_per_s [pagefault]=pagefault.faults_per_s [stutter]=stutter.latency_p99_us
+    [filestream]=filestream.read_mb_per_s [record]=time.elapsed_s
+)
+declare -A args=(
+    [swapout]="--size 96M --mem-cap 48M --swap 128M" [chat]="--rooms 2 --users 10 --messages 50"
+    [build]="--files 3 --unit-size 100 --headers 2 --jobs 2" [shmio]="--procs 4 --duration 1s"
+    [usemem]="--size 16M --passes 2" [pagefault]="--threads 1 --size 8M --duration 300ms"
+    [stutter]="--hog 32M --probe-size 1M --duration 1s" [filestream]="--file-size 16M --anon 4M"
+)
+planned=0
+for iv in 10ms 100ms; do
+    for w in swapout chat build shmio usemem pagefault stutter filestream; do
+        # shellcheck disable=SC2086
+        "$PM" run "$w" --quiet --label "$w-$iv" --interval "$iv" --trace-reclaim ${args[$w]} >/dev/null 2>>"$TMP/runs.err"
+        planned=$((planned + 1))
+    done
+    "$PM" record --quiet --label "record-$iv" --interval "$iv" --trace-reclaim -- sleep 0.5 2>>"$TMP/runs.err"
+    planned=$((planned + 1))
+done
+# A database merged while runs write: its run arrives whole.
+PRESSMARK_DB="$TMP/late.db" "$PM" record --quiet --label late -- true
+"$PM" merge "$TMP/late.db" 2>>"$TMP/runs.err" &
+late=$!
+for i in $(seq "$CHATS"); do
+    "$PM" run chat --quiet --label c10 --rooms 2 --users 10 --messages 50 --interval 10ms --trace-reclaim \
+        2>>"$TMP/runs.err"
+    planned=$((planned + 1))
+done
+wait $late
+is "$?" 0 "a merge during the runs succeeds"
+stop_load
+
+mine="label not in ('other-a', 'other-b', 'late')"
+is "$(q "select count(*) from run where $mine")" "$planned" "every run is stored ($planned)"
+is "$(q "select count(*) from run where $mine and status != 'ok'")" 0 "every run is ok"
+q "select id, label, status, reason from run where $mine and status != 'ok'" | sed 's/^/#   /'
+grep -i "locked\|busy\|could not be stored" "$TMP/runs.err" | head -5 | sed 's/^/#   /'
+is "$(grep -ci "database is locked\|could not be stored" "$TMP/runs.err")" 0 "no run said the database was locked"
+missing=0
+for w in "${!headline[@]}"; do
+    n=$(q "select count(*) from run r where r.label glob '$w-*' and $mine and not exists
+           (select 1 from metric m where m.run_id = r.id and m.name = '${headline[$w]}')")
+    missing=$((missing + n))
+done
+is "$missing" 0 "every run keeps its headline figure"
+is "$(q "select count(*) from run r where r.label = 'c10' and exists
+         (select 1 from metric m where m.run_id = r.id and m.name = 'chat.msgs_per_s' and m.value > 0)")" \
+   "$CHATS" "each of the $CHATS chats at 10 ms keeps its msg/s"
+is "$(q "select count(*) from run r where r.workload = 'chat' and $mine and not exists
+         (select 1 from latency_hist h where h.run_id = r.id and h.name = 'chat.latency')")" 0 \
+   "every chat keeps its latency histogram"
+is "$(q "select count(*) from run r where $mine and not exists
+         (select 1 from metric m where m.run_id = r.id and m.name = 'stall.events')")" 0 \
+   "every run was traced (stall.events)"
+is "$(q "select count(*) from run r join metric m on m.run_id = r.id and m.name = 'sampler.ticks'
+         where $mine and m.value != (select count(*) from tick t where t.run_id = r.id)")" 0 \
+   "every run stored every tick it took (sampler.ticks = its ticks)"
+is "$(q "select count(*) from run where label = 'late'")" 1 "the database merged meanwhile arrived"
+
+# The load was there all along, and nothing of it failed either.
+for name in list show compare sample merge held-read held-write; do
+    ge "$(cat "$LOG/$name.ok" 2>/dev/null | wc -l)" 3 "$name ran beside the runs"
+    is "$(cat "$LOG/$name.failed" 2>/dev/null | wc -l)" 0 "$name never failed"
+    head -3 "$LOG/$name.failed" 2>/dev/null | sed 's/^/#   /'
+done
+is "$(ls "$PRESSMARK_DB.unstored" 2>/dev/null | wc -l)" 0 "nothing was kept beside the database"
+is "$(machine_state)" "$before" "the machine is as it was"
+done_testing
