@@ -476,6 +476,10 @@ static int measure_start(struct run_ctx *rc, struct measure *m, struct pm_err *e
     if (tick_store_open(&m->ts, rc->db->path, rc->run_id, err) < 0)
         return -1;
     m->ts_on = true;
+    /* The tick store opened the path: the same file as the run's only if
+     * the path has not been given another since. */
+    if (pm_db_moved(rc->db))
+        return pm_errf(err, "%s was removed or replaced during the run", rc->db->path);
     m->plan = rc->plan;
     m->rc = rc;
     m->live.write = write_live;
@@ -652,6 +656,11 @@ static int execute_one(struct run_ctx *rc, const struct machine_info *mi, int64_
     char params[2048] = "";
     workload_describe(plan->wl, plan->wl_state, params, sizeof params);
     run_set_status(rc, "ok", "%s", "");
+    /* A database removed or replaced since the session opened it would
+     * take this run into a file nobody reads: nothing more is run. */
+    if (pm_db_moved(rc->db))
+        return pm_errf(err, "%s was removed or replaced since this pressmark opened it: no more runs go into it",
+                       rc->db->path);
     rc->row = (struct run_row){ .label = plan->label, .workload = plan->wl->name, .params = params,
                                 .interval_ns = plan->interval_ns };
     if (store_run_begin(rc->db, machine_id, &rc->row, err) < 0)
@@ -792,7 +801,7 @@ int run_session_open(struct run_session *rs, const char *db_path, const char *wh
     /* A run's results that an earlier pressmark could not store are
      * stored first: their runs are not abandoned. */
     unstored_store_all(&rs->db, stderr);
-    pm_db_set_wait(&rs->db, PM_DB_RESULT_WAIT_MS);
+    pm_db_set_wait(&rs->db, pm_db_result_wait_ms());
     struct pm_err aerr;
     if (store_run_abandoned(&rs->db, "pressmark was killed during this run (found by the next invocation)", &aerr) > 0)
         fprintf(stderr, "pressmark: marked runs left 'running' by a killed pressmark as aborted\n");

@@ -210,6 +210,27 @@ int pm_open_private_dir(const char *path, bool create, struct pm_err *err)
     return fd;
 }
 
+int pm_link_tmpfile(int fd, const void *data, size_t len, int dfd, const char *name)
+{
+    if (fchmod(fd, 0600) < 0 || lseek(fd, 0, SEEK_SET) < 0)
+        return -1;
+    for (const char *p = data, *end = p + len; p < end;) {
+        ssize_t n = write(fd, p, (size_t)(end - p));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        p += n;
+    }
+    /* A reserve is longer than what it now holds: the rest is freed. */
+    if (ftruncate(fd, (off_t)len) < 0 || fsync(fd) < 0)
+        return -1;
+    /* AT_EMPTY_PATH would need CAP_DAC_READ_SEARCH; /proc's link does not. */
+    char self[64];
+    snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+    return linkat(AT_FDCWD, self, dfd, name, AT_SYMLINK_FOLLOW);
+}
+
 static int remove_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
     (void)sb;

@@ -41,6 +41,10 @@ int pm_private_dir(const char *path, struct pm_err *err);
  * the check is never written into). -1 with errno (ENOENT: not there) and
  * err saying why. */
 int pm_open_private_dir(const char *path, bool create, struct pm_err *err);
+/* Give the unnamed file fd (O_TMPFILE) the contents data[0..len), on
+ * disk, mode 0600, then the name name in directory dfd: the file appears
+ * whole or not at all, and no name is looked up on the way. -1 with errno. */
+int pm_link_tmpfile(int fd, const void *data, size_t len, int dfd, const char *name);
 /* pressmark's cache directory (generated trees, fetched baselines):
  * $PRESSMARK_CACHE, else $XDG_CACHE_HOME/pressmark, else ~/.cache/pressmark. */
 void pm_cache_root(char *buf, size_t len);

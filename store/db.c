@@ -156,15 +156,19 @@ int pm_db_default_path(char *buf, size_t len)
 /* Whether a failure came from a full filesystem is read at once: the
  * ROLLBACK that follows a failed write resets SQLite's error code.
  * SQLITE_FULL from a write; a WAL index that cannot grow is an I/O error
- * whose system errno says why. */
+ * whose system errno says why (SQLite sets that errno only with I/O
+ * errors, and keeps it afterwards). Each call of pm_db_exec, prepare and
+ * step_done says for itself. */
 void pm_db_note_failure(struct pm_db *db)
 {
-    db->full = (sqlite3_errcode(db->h) & 0xff) == SQLITE_FULL || sqlite3_system_errno(db->h) == ENOSPC;
+    int ec = sqlite3_extended_errcode(db->h) & 0xff;
+    db->full = ec == SQLITE_FULL || (ec == SQLITE_IOERR && sqlite3_system_errno(db->h) == ENOSPC);
 }
 
 int pm_db_exec(struct pm_db *db, const char *sql, struct pm_err *err)
 {
     char *msg = NULL;
+    db->full = false;
     if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
         pm_db_note_failure(db);
         pm_errf(err, "%s: %s", db->path, msg ? msg : sqlite3_errmsg(db->h));
@@ -182,13 +186,17 @@ void pm_db_rollback(struct pm_db *db)
 
 int pm_db_prepare(struct pm_db *db, sqlite3_stmt **st, const char *sql, struct pm_err *err)
 {
-    if (sqlite3_prepare_v2(db->h, sql, -1, st, NULL) != SQLITE_OK)
+    db->full = false;
+    if (sqlite3_prepare_v2(db->h, sql, -1, st, NULL) != SQLITE_OK) {
+        pm_db_note_failure(db);
         return pm_errf(err, "%s: %s", db->path, sqlite3_errmsg(db->h));
+    }
     return 0;
 }
 
 int pm_db_step_done(struct pm_db *db, sqlite3_stmt *st, struct pm_err *err)
 {
+    db->full = false;
     int rc = sqlite3_step(st);
     if (rc != SQLITE_DONE && rc != SQLITE_ROW)
         pm_db_note_failure(db);
@@ -283,6 +291,14 @@ fail:
     sqlite3_close(db->h);
     db->h = NULL;
     return -1;
+}
+
+int pm_db_result_wait_ms(void)
+{
+    const char *t = getenv("PRESSMARK_TEST_RESULT_WAIT_MS");
+    char *end;
+    long ms = t && *t ? strtol(t, &end, 10) : -1;
+    return t && *t && !*end && ms >= 0 && ms <= PM_DB_RESULT_WAIT_MS ? (int)ms : PM_DB_RESULT_WAIT_MS;
 }
 
 void pm_db_set_wait(struct pm_db *db, int ms)

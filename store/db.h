@@ -18,6 +18,9 @@
  * Every writer holds the lock for one short transaction at a time. */
 #define PM_DB_WAIT_MS 10000
 #define PM_DB_RESULT_WAIT_MS 120000
+/* PM_DB_RESULT_WAIT_MS, or PRESSMARK_TEST_RESULT_WAIT_MS where the tests
+ * set it (so the lock held past the wait is tested in a second). */
+int pm_db_result_wait_ms(void);
 
 struct pm_db {
     sqlite3 *h;

@@ -1,8 +1,11 @@
 #include "store/reserve.h"
 #include <errno.h>
 #include <fcntl.h>
-#include <sys/types.h>
+#include <limits.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 #include <unistd.h>
 #include "lib/fileio.h"
 
@@ -23,18 +26,28 @@ static bool allocate(int fd, off_t bytes)
 void db_reserve_take(struct db_reserve *r, const char *db_path)
 {
     r->held = false;
-    snprintf(r->path, sizeof r->path, "%s.reserve", db_path);
-    FILE *f = pm_create_file(r->path);
-    if (!f)
+    r->fd = -1;
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", db_path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == dir)
+        dir[1] = '\0';
+    else
+        *slash = '\0';
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd < 0)
         return;
     /* On a filesystem already nearly full, a smaller reserve still helps. */
     bool ok = false;
     for (off_t bytes = PM_RESERVE_BYTES; !ok && bytes >= PM_RESERVE_BYTES / 16; bytes /= 4)
-        ok = ftruncate(fileno(f), 0) == 0 && allocate(fileno(f), bytes);
-    if (fclose(f) != 0 || !ok) {
-        unlink(r->path);
+        ok = ftruncate(fd, 0) == 0 && allocate(fd, bytes);
+    if (!ok) {
+        close(fd);
         return;
     }
+    r->fd = fd;
     r->held = true;
 }
 
@@ -42,6 +55,20 @@ void db_reserve_release(struct db_reserve *r)
 {
     if (!r->held)
         return;
-    unlink(r->path);
+    close(r->fd);
+    r->fd = -1;
     r->held = false;
+}
+
+int db_reserve_keep(struct db_reserve *r, int dfd, const char *name, const void *data, size_t len)
+{
+    if (!r->held) {
+        errno = ENOENT;
+        return -1;
+    }
+    int rc = pm_link_tmpfile(r->fd, data, len, dfd, name);
+    int e = errno;
+    db_reserve_release(r);
+    errno = e;
+    return rc;
 }

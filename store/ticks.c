@@ -19,13 +19,15 @@ static int write_waiting(struct tick_store *s, bool wait, struct pm_err *err)
 {
     if (!s->nticks)
         return 0;
-    sqlite3_busy_timeout(s->db.h, wait ? PM_DB_RESULT_WAIT_MS : 0);
+    sqlite3_busy_timeout(s->db.h, wait ? pm_db_result_wait_ms() : 0);
     int rc = sqlite3_step(s->begin);
     if (rc != SQLITE_DONE)
         pm_db_note_failure(&s->db);
     sqlite3_reset(s->begin);
     if (!wait && (rc & 0xff) == SQLITE_BUSY) {
-        s->deferred++;
+        /* Counted once per batch put off, not once per try. */
+        s->deferred += !s->waiting;
+        s->waiting = true;
         return 1;
     }
     if (rc != SQLITE_DONE) {
@@ -54,6 +56,7 @@ static int write_waiting(struct tick_store *s, bool wait, struct pm_err *err)
     if (pm_db_step_done(&s->db, s->commit, err) < 0)
         goto rollback;
     s->committed += s->nticks;
+    s->waiting = false;
     drop_waiting(s);
     return 0;
 rollback:
@@ -83,7 +86,8 @@ static int write_tick(struct tick_writer *w, uint64_t seq, uint64_t t_ns, const 
     }
     if (!s->nticks)
         s->batch_start_ns = t_ns;
-    memcpy(s->bytes + s->nbytes, s->enc.buf, s->enc.len);
+    if (s->enc.len)
+        memcpy(s->bytes + s->nbytes, s->enc.buf, s->enc.len);
     s->ticks[s->nticks++] = (struct tick_pending){ seq, t_ns, s->nbytes, s->enc.len };
     s->nbytes += s->enc.len;
     if (seq != 0 && t_ns - s->batch_start_ns + 1000 < TICK_COMMIT_NS)

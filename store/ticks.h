@@ -57,6 +57,7 @@ struct tick_store {
     uint64_t batch_start_ns;          /* t_ns of the first waiting tick */
     uint64_t committed;               /* ticks written */
     uint64_t deferred;                /* batches put off: another writer held the database */
+    bool waiting;                     /* the batch now waiting was put off */
     bool full;                        /* a write failed for a full filesystem */
 };
 

@@ -147,63 +147,17 @@ static char *record_text(const char *db_path, const struct machine_info *mi, con
     return text;
 }
 
-static int write_all(int fd, const char *p, size_t len)
-{
-    while (len) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
-/* The text into fd from its start, the file cut to it, on disk. */
-static int fill(int fd, const char *text, size_t len)
-{
-    return fchmod(fd, 0600) < 0 || write_all(fd, text, len) < 0 || ftruncate(fd, (off_t)len) < 0 || fsync(fd) < 0
-               ? -1
-               : 0;
-}
-
-/* Into the reserve's allocated blocks, then renamed into the directory:
- * on a full disk the only room there is. */
-static int keep_in_reserve(struct db_reserve *reserve, int dfd, const char *name, const char *text, size_t len)
-{
-    if (!reserve || !reserve->held)
-        return -1;
-    int fd = open(reserve->path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    int rc = fill(fd, text, len);
-    if (close(fd) < 0)
-        rc = -1;
-    if (rc == 0 && renameat(AT_FDCWD, reserve->path, dfd, name) == 0) {
-        reserve->held = false;
-        return 0;
-    }
-    return -1;
-}
-
+/* A new file of the directory's, unnamed until it is whole. */
 static int keep_in_new_file(int dfd, const char *name, const char *text, size_t len)
 {
-    char tmp[96];
-    snprintf(tmp, sizeof tmp, ".%s.tmp", name);
-    int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+    int fd = openat(dfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
     if (fd < 0)
         return -1;
-    int rc = fill(fd, text, len);
-    if (close(fd) < 0)
-        rc = -1;
-    if (rc == 0 && renameat(dfd, tmp, dfd, name) == 0)
-        return 0;
+    int rc = pm_link_tmpfile(fd, text, len, dfd, name);
     int e = errno;
-    unlinkat(dfd, tmp, 0);
+    close(fd);
     errno = e;
-    return -1;
+    return rc;
 }
 
 int unstored_keep(const char *db_path, const struct machine_info *mi, const struct run_row *row,
@@ -224,11 +178,14 @@ int unstored_keep(const char *db_path, const struct machine_info *mi, const stru
     }
     char name[64];
     snprintf(name, sizeof name, "%s.json", row->uuid);
-    int rc = keep_in_reserve(reserve, dfd, name, text, tlen);
+    /* In the reserve's blocks when it is held: on a full disk the only
+     * room there is. */
+    int rc = reserve ? db_reserve_keep(reserve, dfd, name, text, tlen) : -1;
     if (rc < 0 && (rc = keep_in_new_file(dfd, name, text, tlen)) < 0)
         pm_errf(err, "%s: %s", path, strerror(errno));
-    if (rc == 0 && fsync(dfd) < 0)
-        rc = pm_errf(err, "%s: %s", dir, strerror(errno));
+    /* Made durable if it can be; it is there either way. */
+    if (rc == 0)
+        fsync(dfd);
     close(dfd);
     if (rc < 0)
         rmdir(dir);        /* only when empty: what others kept stays */
@@ -238,11 +195,16 @@ int unstored_keep(const char *db_path, const struct machine_info *mi, const stru
 
 void unstored_forget(const char *db_path, const char *uuid)
 {
-    char dir[PATH_MAX + 16], path[PATH_MAX + 64];
+    char dir[PATH_MAX + 16], name[64];
     unstored_dir(db_path, dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/%s.json", dir, uuid);
-    unlink(path);
-    rmdir(dir);
+    snprintf(name, sizeof name, "%s.json", uuid);
+    struct pm_err err;
+    int dfd = pm_open_private_dir(dir, false, &err);
+    if (dfd < 0)
+        return;
+    unlinkat(dfd, name, 0);
+    close(dfd);
+    rmdir(dir);          /* only when empty */
 }
 
 /* A record's file name: its run's UUID and .json. */
@@ -261,9 +223,14 @@ int unstored_waiting(const char *db_path)
 {
     char dir[PATH_MAX + 16];
     unstored_dir(db_path, dir, sizeof dir);
-    DIR *d = opendir(dir);
-    if (!d)
+    struct pm_err err;
+    int dfd = pm_open_private_dir(dir, false, &err);
+    DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
+    if (!d) {
+        if (dfd >= 0)
+            close(dfd);
         return 0;
+    }
     int n = 0;
     for (struct dirent *e; (e = readdir(d));)
         n += unstored_name(e->d_name);

@@ -17,8 +17,8 @@
 
 /* Counts above a run's real ones by far; metric_set and kv_list find
  * names linearly, so they also keep a crafted record's cost small. */
-#define MAX_METRICS 20000
-#define MAX_META 20000
+#define MAX_METRICS 5000
+#define MAX_META 5000
 #define MAX_SOURCES 1024
 #define MAX_HISTS 256
 #define MAX_SYMBOLS 100
@@ -123,6 +123,9 @@ static int parse_run(const json_t *o, struct record *r, struct pm_err *err)
         known |= strcmp(r->status, statuses[i]) == 0;
     if (!known)
         return pm_errf(err, "\"status\" '%s' is not one of ok, failed, oom, aborted", r->status);
+    if (ended < started)
+        return pm_errf(err, "the run ends (ended_ns %lld) before it starts (started_ns %lld)", (long long)ended,
+                       (long long)started);
     if (!run_label_ok(r->label) || !r->workload[0])
         return pm_errf(err, "the run's label is not one (1 to %d bytes, not starting with '-') or it has no workload",
                        RUN_LABEL_MAX);
@@ -164,9 +167,10 @@ static int parse_meta(const json_t *a, struct kv_list *meta, struct pm_err *err)
     json_array_foreach(a, i, p) {
         const json_t *k = json_array_get(p, 0), *v = json_array_get(p, 1);
         if (!json_is_array(p) || json_array_size(p) != 2 || !json_is_string(k) || !json_is_string(v) ||
-            strlen(json_string_value(k)) != json_string_length(k) || json_string_length(k) > 255 ||
+            strlen(json_string_value(k)) != json_string_length(k) || json_string_length(k) > 1023 ||
             strlen(json_string_value(v)) != json_string_length(v) || json_string_length(v) > 65535)
-            return pm_errf(err, "meta %zu is not a pair of strings (a key of at most 255 bytes)", i + 1);
+            return pm_errf(err, "meta %zu is not a pair of strings (a key of at most 1023 bytes, a value of at most "
+                           "65535)", i + 1);
         if (kv_set(meta, json_string_value(k), json_string_value(v)) < 0)
             return pm_errf(err, "out of memory");
     }
@@ -213,8 +217,9 @@ static int parse_hists(const json_t *a, struct run_hists *hists, struct pm_err *
         size_t k;
         json_array_foreach(b, k, p) {
             const json_t *lo = json_array_get(p, 0), *n = json_array_get(p, 1);
+            /* Counts that add up past what SQLite stores are no histogram. */
             if (!json_is_integer(lo) || !json_is_integer(n) || json_integer_value(lo) < 0 ||
-                json_integer_value(n) <= 0 ||
+                json_integer_value(n) <= 0 || (uint64_t)json_integer_value(n) > (uint64_t)INT64_MAX - lh.count ||
                 loghist_add_bucket(&lh, (uint64_t)json_integer_value(lo), (uint64_t)json_integer_value(n)) < 0) {
                 loghist_free(&lh);
                 return pm_errf(err, "histogram %s: bucket %zu is not [lower bound, count]", name, k + 1);
@@ -304,13 +309,16 @@ static int store_record(struct pm_db *db, struct record *r, int64_t *run_id, str
     if (pm_db_exec(db, "BEGIN IMMEDIATE", err) < 0)
         return -1;
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "SELECT id, status FROM run WHERE uuid = ?", err) < 0)
+    /* A run whose end was never stored: still running, or marked aborted
+     * by a later pressmark that could not store this record then; either
+     * way without an end time. */
+    if (pm_db_prepare(db, &st, "SELECT id, status IN ('running', 'aborted') AND ended_ns IS NULL FROM run WHERE uuid = ?",
+                      err) < 0)
         goto rollback;
     sqlite3_bind_text(st, 1, r->uuid, -1, SQLITE_STATIC);
     int found = sqlite3_step(st) == SQLITE_ROW;
     *run_id = found ? sqlite3_column_int64(st, 0) : 0;
-    /* A killed pressmark's runs are marked aborted: this one was not. */
-    bool open_run = found && (strcmp(pm_col_text(st, 1), "running") == 0 || strcmp(pm_col_text(st, 1), "aborted") == 0);
+    bool open_run = found && sqlite3_column_int(st, 1);
     sqlite3_finalize(st);
     if (found && !open_run) {
         pm_db_rollback(db);
@@ -344,19 +352,22 @@ static bool store_one(struct pm_db *db, int dfd, const char *dir, const char *na
     json_decref(doc);
     if (rc >= 0 && unlinkat(dfd, name, 0) < 0)
         fprintf(say, "pressmark: %s/%s: stored, but not removed: %s\n", dir, name, strerror(errno));
+    /* What comes from the file (a label, the reason, a field quoted in an
+     * error) is shown, never obeyed by the terminal. */
+    char shown[4 * sizeof err.msg];
     if (rc == 0) {
-        /* The label and the reason come from a file: shown, never obeyed. */
-        char label[4 * RUN_LABEL_MAX + 8], why[4 * sizeof r->why];
+        char label[4 * RUN_LABEL_MAX + 8];
         quote_terminal(r->label, label, sizeof label);
-        quote_terminal(r->why, why, sizeof why);
+        quote_terminal(r->why, shown, sizeof shown);
         fprintf(say, "pressmark: stored run %lld [%s] %s from %s/%s, kept there when its store failed (%s)\n",
-                (long long)id, label, r->status, dir, name, why);
-    }
-    else if (rc == 1)
+                (long long)id, label, r->status, dir, name, shown);
+    } else if (rc == 1) {
         fprintf(say, "pressmark: %s/%s: its run is stored already; removed\n", dir, name);
-    else
+    } else {
+        quote_terminal(err.msg, shown, sizeof shown);
         fprintf(say, "pressmark: %s/%s: a run's results kept there could not be stored: %s; the file stays\n", dir,
-                name, err.msg);
+                name, shown);
+    }
     if (r)
         record_free(r);
     free(r);

@@ -37,6 +37,7 @@ for mname in time.user_s time.sys_s time.cpu_pct time.majflt time.minflt time.nv
     is "$(q "select count(*) from metric where run_id = 1 and name = '$mname'")" 1 "metric $mname stored"
 done
 is "$(q "select unit || ' ' || direction from metric where run_id = 1 and name = 'swap.out_kb'")" "KB lower" "units and direction stored"
+is "$(imetric 1 sampler.store_deferred)" 0 "with no other writer, the sampler's ticks never waited"
 beats=$(q "select value from metric where run_id = 1 and name = 'heartbeat.beats'")
 ok "heartbeat beat about every 100 ms ($beats beats in 1.2 s)" awk -v b="$beats" 'BEGIN { exit !(b >= 10 && b <= 13) }'
 is "$(q "select value from run_meta where run_id = 1 and key = 'sysctl.vm.swappiness'")" "$(cat /proc/sys/vm/swappiness)" \

@@ -27,12 +27,20 @@ setup "the second database merges" "$PM" merge "$OTHER"
 STOP="$TMP/stop"
 LOG="$TMP/load"
 mkdir "$LOG"
-# loop NAME COMMAND...: run COMMAND until told to stop; one line per
-# success in NAME.ok, the output of each failure in NAME.failed.
+# loop NAME COMMAND...: run COMMAND until told to stop (or until this
+# script is gone); one line per success in NAME.ok, per failure in
+# NAME.nfail, the failures' status and output in NAME.failed.
 loop() {
     local name=$1; shift
-    while [ ! -e "$STOP" ]; do
-        if "$@" >"$LOG/$name.out" 2>&1; then echo >>"$LOG/$name.ok"; else cat "$LOG/$name.out" >>"$LOG/$name.failed"; fi
+    while [ ! -e "$STOP" ] && kill -0 $$ 2>/dev/null; do
+        "$@" >"$LOG/$name.out" 2>&1
+        local rc=$?
+        if [ $rc -eq 0 ]; then
+            echo >>"$LOG/$name.ok"
+        else
+            echo >>"$LOG/$name.nfail"
+            { echo "exit $rc"; cat "$LOG/$name.out"; } >>"$LOG/$name.failed"
+        fi
     done
 }
 loop list "$PM" list &
@@ -45,6 +53,16 @@ loop sample sqlite3 -batch -cmd ".timeout 10000" "$PRESSMARK_DB" \
     "select count(*), sum(value) from sample where run_id = (select max(id) from run)" &
 pids+=($!)
 loop merge "$PM" merge "$OTHER" &
+pids+=($!)
+# What a reader sees is a run's whole end or none of it: never a run still
+# running with metrics, histograms or a profile (stored with its end, in one
+# transaction, after the sampler stopped).
+torn() {
+    [ "$(sqlite3 -batch -cmd ".timeout 10000" "$PRESSMARK_DB" "select count(*) from run r where status = 'running' and
+         (exists (select 1 from metric where run_id = r.id) or exists (select 1 from latency_hist where run_id = r.id)
+          or exists (select 1 from profile where run_id = r.id))")" = 0 ]
+}
+loop whole-ends torn &
 pids+=($!)
 # A reader that keeps one snapshot for 3 s, and a writer that keeps the
 # write lock for 300 ms at a time.
@@ -81,11 +99,12 @@ for iv in 10ms 100ms; do
     "$PM" record --quiet --label "record-$iv" --interval "$iv" --trace-reclaim -- sleep 0.5 2>>"$TMP/runs.err"
     planned=$((planned + 1))
 done
-# A database merged while runs write: its run arrives whole.
+# A database merged while a chat samples: its run arrives whole.
 PRESSMARK_DB="$TMP/late.db" "$PM" record --quiet --label late -- true
-"$PM" merge "$TMP/late.db" 2>>"$TMP/runs.err" &
+( until [ -e "$TMP/merge-now" ]; do sleep 0.05; done; "$PM" merge "$TMP/late.db" ) >/dev/null 2>>"$TMP/runs.err" &
 late=$!
 for i in $(seq "$CHATS"); do
+    if [ "$i" -eq 2 ]; then (sleep 1; touch "$TMP/merge-now") & fi
     "$PM" run chat --quiet --label c10 --rooms 2 --users 10 --messages 50 --interval 10ms --trace-reclaim \
         2>>"$TMP/runs.err"
     planned=$((planned + 1))
@@ -110,23 +129,51 @@ is "$missing" 0 "every run keeps its headline figure"
 is "$(q "select count(*) from run r where r.label = 'c10' and exists
          (select 1 from metric m where m.run_id = r.id and m.name = 'chat.msgs_per_s' and m.value > 0)")" \
    "$CHATS" "each of the $CHATS chats at 10 ms keeps its msg/s"
-is "$(q "select count(*) from run r where r.workload = 'chat' and $mine and not exists
-         (select 1 from latency_hist h where h.run_id = r.id and h.name = 'chat.latency')")" 0 \
-   "every chat keeps its latency histogram"
+# Each latency histogram whole: its buckets add up to the samples counted.
+for h in chat.latency stutter.latency stall.direct stall.memcg stall.compaction; do
+    m=${h}_samples
+    case $h in stall.*) m=$h.count ;; esac
+    is "$(q "select count(*) from run r join metric m on m.run_id = r.id and m.name = '$m' where $mine and
+             m.value != coalesce((select sum(count) from latency_hist h where h.run_id = r.id and h.name = '$h'), 0)")" 0 \
+       "every run's $h histogram holds exactly its $m"
+done
+is "$(q "select count(*) from run r where r.workload in ('chat', 'stutter') and $mine and not exists
+         (select 1 from latency_hist h where h.run_id = r.id and h.name = r.workload || '.latency')")" 0 \
+   "every chat and stutter keeps its latency histogram"
+ge "$(q "select count(*) from latency_hist where name like 'stall.%'")" 1 "the tracer's stall histograms were stored too"
 is "$(q "select count(*) from run r where $mine and not exists
          (select 1 from metric m where m.run_id = r.id and m.name = 'stall.events')")" 0 \
    "every run was traced (stall.events)"
 is "$(q "select count(*) from run r join metric m on m.run_id = r.id and m.name = 'sampler.ticks'
-         where $mine and m.value != (select count(*) from tick t where t.run_id = r.id)")" 0 \
-   "every run stored every tick it took (sampler.ticks = its ticks)"
+         where $mine and m.value = (select count(*) from tick t where t.run_id = r.id)
+         and m.value = (select max(seq) + 1 from tick t where t.run_id = r.id)")" "$planned" \
+   "every run stored every tick it took, none missing (sampler.ticks = its ticks = last seq + 1)"
+ge "$(q "select cast(sum(value) as int) from metric where name = 'sampler.store_deferred'")" 1 \
+   "the load held the database while runs sampled (ticks waited in memory)"
 is "$(q "select count(*) from run where label = 'late'")" 1 "the database merged meanwhile arrived"
 
 # The load was there all along, and nothing of it failed either.
-for name in list show compare sample merge held-read held-write; do
+for name in list show compare sample merge held-read held-write whole-ends; do
     ge "$(cat "$LOG/$name.ok" 2>/dev/null | wc -l)" 3 "$name ran beside the runs"
-    is "$(cat "$LOG/$name.failed" 2>/dev/null | wc -l)" 0 "$name never failed"
+    is "$(cat "$LOG/$name.nfail" 2>/dev/null | wc -l)" 0 "$name never failed"
     head -3 "$LOG/$name.failed" 2>/dev/null | sed 's/^/#   /'
 done
-is "$(ls "$PRESSMARK_DB.unstored" 2>/dev/null | wc -l)" 0 "nothing was kept beside the database"
+is "$(ls -A "$TMP" | grep -c unstored)" 0 "nothing was kept beside the database"
+
+# Nothing is written while the workload runs: a database of its own with a
+# trigger (which the readers above would refuse) notes how many ticks a
+# run had stored when its latency histogram was written; it must be all
+# of them, as the histogram is written after the sampler's last tick.
+PROBE="$TMP/probe.db"
+PRESSMARK_DB=$PROBE "$PM" record --quiet --label probe -- true
+sqlite3 "$PROBE" "create table probe (run_id, ticks);
+    create trigger probe_hist after insert on latency_hist begin
+        insert into probe select new.run_id, (select count(*) from tick where run_id = new.run_id); end"
+for i in 1 2 3; do
+    PRESSMARK_DB=$PROBE "$PM" run chat --quiet --label probe-chat --rooms 2 --users 10 --messages 50 --interval 10ms
+done
+is "$(sqlite3 "$PROBE" "select count(distinct run_id) from probe")" 3 "the three chats wrote their histograms"
+is "$(sqlite3 "$PROBE" "select count(distinct run_id) from probe p where p.ticks != (select count(*) from tick t where t.run_id = p.run_id)")" 0 \
+    "each after its last tick (all its ticks were stored by then)"
 is "$(machine_state)" "$before" "the machine is as it was"
 done_testing

@@ -208,6 +208,41 @@ int main(void)
     is_num(sqlbad, 0, 0, "and the same values as the reader, int64 extremes included");
     tick_reader_close(&rd);
     tick_store_close(&ts);
+
+    /* Another writer holding the database: the tick store does not wait.
+     * Its due batch waits in memory (put off once, however often tried),
+     * and is written whole at the first tick after the lock is free. */
+    struct run_row row2 = { .label = "held", .workload = "record", .params = "", .interval_ns = 10000000 };
+    ok(store_run_begin(&db, mid, &row2, &err) == 0 && tick_store_open(&ts, db_path, row2.id, &err) == 0,
+       "a second run and its tick store");
+    sqlite3 *holder = NULL;
+    ok(sqlite3_open(db_path, &holder) == SQLITE_OK && sqlite3_exec(holder, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK,
+       "another connection holds the write lock");
+    int held_fail = 0;
+    for (int kk = 0; kk < 150; kk++)   /* 1.5 s of ticks at 10 ms: the first and the 100th are due */
+        held_fail += ts.base.write(&ts.base, (uint64_t)kk, (uint64_t)kk * 10000000, &t2, kk ? t2.n : 0,
+                                   (uint64_t)kk + 1, &err) < 0;
+    is_num(held_fail, 0, 0, "every write returns at once, none failed");
+    is_num(ts.committed, 0, 0, "nothing was written while the lock was held");
+    is_num(ts.nticks, 150, 0, "all 150 ticks wait in memory");
+    is_num(ts.deferred, 1, 0, "the batch was put off once, though tried at every tick after it was due");
+    ok(sqlite3_exec(holder, "COMMIT", NULL, NULL, NULL) == SQLITE_OK, "the other writer lets go");
+    sqlite3_close(holder);
+    ok(ts.base.write(&ts.base, 150, 1500000000, &t2, t2.n, 151, &err) == 0, "the next tick writes");
+    is_num(ts.committed, 151, 0, "all 151 ticks are written, in one transaction");
+    is_num(ts.nticks, 0, 0, "nothing waits any more");
+    sqlite3_stmt *c2;
+    pm_db_prepare(&db, &c2, "SELECT count(*), max(seq) FROM tick WHERE run_id = ?", &err);
+    sqlite3_bind_int64(c2, 1, row2.id);
+    ok(sqlite3_step(c2) == SQLITE_ROW && sqlite3_column_int(c2, 0) == 151 && sqlite3_column_int(c2, 1) == 150,
+       "the database holds ticks 0 to 150");
+    sqlite3_finalize(c2);
+    pm_db_prepare(&db, &c2, "SELECT count(*) FROM tick_series WHERE run_id = ?", &err);
+    sqlite3_bind_int64(c2, 1, row2.id);
+    ok(sqlite3_step(c2) == SQLITE_ROW && (size_t)sqlite3_column_int(c2, 0) == t2.n,
+       "and its series, named with the first tick that waited");
+    sqlite3_finalize(c2);
+    tick_store_close(&ts);
     series_table_free(&t2);
     pm_db_close(&db);
     static const char *files[] = { "results.db", "results.db-wal", "results.db-shm" };
