@@ -97,8 +97,8 @@ ge "$(imetric $busy sampler.store_deferred)" 1 "its ticks waited in memory while
 is "$(imetric $busy sampler.ticks)" "$(q "select count(*) from tick where run_id = $busy")" "and all of them were written after"
 
 # A full disk mid-run: the run fails with the reason, the ticks taken are
-# kept, its end (status, metrics) is still written, in room a reserve file
-# beside the database held for it, which is gone afterwards.
+# kept, its end (status, metrics) is still written, in the room of a
+# reserve held for it on the database's filesystem (a file without a name).
 if [ "$(id -u)" -eq 0 ]; then
     mkdir -p "$TMP/small"
     mount -t tmpfs -o size=600k tmpfs "$TMP/small" && cleanup_add umount -l "$TMP/small"
@@ -118,7 +118,7 @@ if [ "$(id -u)" -eq 0 ]; then
     ge "$n" 1 "some ticks were kept from before the disk filled"
     is "$(sqlite3 "$SMALL" "select count(*) from tick t join run r on r.id = t.run_id where r.label = 'full'")" "$n" "and exactly those are kept"
     ge "$(sqlite3 "$SMALL" "select count(*) from metric m join run r on r.id = m.run_id where r.label = 'full'")" 20 "its metrics are stored"
-    is "$(ls "$TMP/small" | grep -c reserve)" 0 "the reserve file is gone"
+    is "$(ls -A "$TMP/small" | grep -c "reserve\|unstored\|#")" 0 "no reserve or kept record is left beside the database"
     umount "$TMP/small"
 else
     skip "a full filesystem needs a tmpfs mount (root)"
