@@ -1,5 +1,7 @@
 #include "lib/http.h"
+#include <arpa/inet.h>
 #include <curl/curl.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,4 +176,36 @@ void http_response_free(struct http_response *rs)
     free(rs->body);
     rs->body = NULL;
     rs->body_len = 0;
+}
+
+int http_url_private(const char *url, bool *https, bool *loopback, struct pm_err *err)
+{
+    *https = *loopback = false;
+    CURLU *u = curl_url();
+    char *scheme = NULL, *host = NULL;
+    int rc = 0;
+    if (!u)
+        return pm_errf(err, "out of memory");
+    if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
+        curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+        curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK) {
+        rc = pm_errf(err, "'%s' is not a URL (accepted: http://HOST[:PORT]/PATH or https://...)", url);
+        goto out;
+    }
+    *https = strcasecmp(scheme, "https") == 0;
+    struct in_addr a4;
+    struct in6_addr a6;
+    size_t n = strlen(host);
+    char bare[64] = "";
+    /* An IPv6 literal comes back in brackets. */
+    if (n > 2 && host[0] == '[' && host[n - 1] == ']' && n - 2 < sizeof bare)
+        snprintf(bare, sizeof bare, "%.*s", (int)(n - 2), host + 1);
+    *loopback = strcasecmp(host, "localhost") == 0 ||
+                (inet_pton(AF_INET, host, &a4) == 1 && (ntohl(a4.s_addr) >> 24) == 127) ||
+                (bare[0] && inet_pton(AF_INET6, bare, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6));
+out:
+    curl_free(scheme);
+    curl_free(host);
+    curl_url_cleanup(u);
+    return rc;
 }

@@ -33,6 +33,12 @@ struct http_response {
 /* 0 when an answer came, whatever its status; -1 with err otherwise. */
 int http_perform(const struct http_request *rq, struct http_response *rs, struct pm_err *err);
 void http_response_free(struct http_response *rs);
+/* Does url, as libcurl reads it (the reader that will send to it), go
+ * over https, or to this machine (localhost, 127.0.0.0/8, ::1)? Text that
+ * only starts like a loopback host (127.0.0.1.example, localhost:x@host,
+ * [::1]@host) is the other host it names. -1 with err when url is not a
+ * URL libcurl takes. */
+int http_url_private(const char *url, bool *https, bool *loopback, struct pm_err *err);
 /* "pressmark/VERSION", for the User-Agent header. */
 const char *pm_user_agent(void);
 

@@ -323,13 +323,11 @@ int push_runs(struct pm_db *db, const struct push_request *rq, int *runs, size_t
 
 int push_token_allowed(const char *url, bool allow_plain_http, struct pm_err *err)
 {
-    if (strncmp(url, "https://", 8) == 0 || allow_plain_http)
+    bool https, loopback;
+    if (http_url_private(url, &https, &loopback, err) < 0)
+        return -1;
+    if (https || loopback || allow_plain_http)
         return 0;
-    const char *host = url + (strncmp(url, "http://", 7) == 0 ? 7 : 0);
-    static const char *const loopback[] = { "127.", "localhost:", "localhost/", "[::1]" };
-    for (size_t i = 0; i < sizeof loopback / sizeof loopback[0]; i++)
-        if (strncmp(host, loopback[i], strlen(loopback[i])) == 0 || strcmp(host, "localhost") == 0)
-            return 0;
     return pm_errf(err, "a token would go over plain http to %s (accepted: an https:// URL, a loopback address, "
                    "or --allow-plain-http-token)", url);
 }

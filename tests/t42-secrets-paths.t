@@ -31,6 +31,16 @@ PRESSMARK_PUSH_TOKEN=tok "$PM" push http://pressmark-test.invalid/write --allow-
 like "$(cat "$TMP/err")" "cannot resolve host pressmark-test.invalid" "with --allow-plain-http-token it is sent (here: the name does not resolve)"
 PRESSMARK_PUSH_TOKEN=tok bad "run --push with a token over plain http" "--push: a token would go over plain http" \
     record --push http://pressmark-test.invalid/write -- true
+# What only starts like a loopback host names another host: judged from the
+# URL as libcurl (which sends it) reads it, not from its first characters.
+for u in http://127.0.0.1.pressmark-test.invalid/write http://localhost:x@pressmark-test.invalid/write \
+         'http://[::1]@pressmark-test.invalid/write' http://localhost.pressmark-test.invalid/write; do
+    PRESSMARK_PUSH_TOKEN=tok bad "a token to $u" "a token would go over plain http to ${u//[[\].]/.}" push "$u"
+done
+for u in http://127.0.0.1:9/write http://127.8.9.10:9/write 'http://[::1]:9/write' http://LOCALHOST:9/write; do
+    PRESSMARK_PUSH_TOKEN=tok "$PM" push "$u" >/dev/null 2>"$TMP/err"
+    like "$(cat "$TMP/err")" "connection refused" "a token to the loopback address $u is sent (nothing listens)"
+done
 
 # --out and --junit: a symlink planted where a file will be written is not followed.
 echo precious > "$TMP/victim"
