@@ -55,13 +55,13 @@ static void write_unit(FILE *f, const struct suite_plan *p, const char *exe, con
                "Environment=", p->name, p->name);
     char env[PATH_MAX + 16];
     snprintf(env, sizeof env, "PRESSMARK_DB=%s", db);
-    quote_systemd(f, env);
+    quote_systemd_env(f, env);
     fputs("\nExecStart=", f);
     const char *words[] = { exe, "suite", "run", "--reboot", "kexec", suite };
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
         if (i)
             fputc(' ', f);
-        quote_systemd(f, words[i]);
+        quote_systemd_exec(f, words[i]);
     }
     fputs("\n\n[Install]\nWantedBy=multi-user.target\n", f);
 }
@@ -83,10 +83,34 @@ static int command(char *const *argv, bool dry_run, struct pm_err *err)
     return pm_spawn_run(&sp, err);
 }
 
+/* The unit's words: the suite file and the database as absolute paths,
+ * and the binary; systemd drops what a unit cannot carry, so such a path
+ * is refused here instead. */
+static int unit_words(struct runner *r, const char *path, char *suite, char *db)
+{
+    if (!realpath(path, suite) || !realpath(pm_db_path(), db)) {
+        fprintf(stderr, "pressmark suite run: --reboot: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    const char *const carried[] = { suite, db, r->rs.exe };
+    for (size_t i = 0; i < sizeof carried / sizeof carried[0]; i++)
+        if (!quote_systemd_ok(carried[i])) {
+            char q[PATH_MAX * 4];
+            quote_terminal(carried[i], q, sizeof q);
+            fprintf(stderr, "pressmark suite run: --reboot: %s cannot be carried by a systemd unit (accepted: a path "
+                    "in UTF-8 without control characters)\n", q);
+            return -1;
+        }
+    return 0;
+}
+
 static int kexec_into(struct runner *r, int g, const char *path, const struct suite_run_opts *o)
 {
     const struct group_kernel *k = &r->kernels[g];
     struct pm_err err;
+    char suite[PATH_MAX], db[PATH_MAX];
+    if (unit_words(r, path, suite, db) < 0)
+        return -1;
     char vmlinuz[PATH_MAX], initrd[PATH_MAX] = "";
     const char *rel = k->info.release;
     /* The kernel must be installed here to be booted: its package's
@@ -102,11 +126,6 @@ static int kexec_into(struct runner *r, int g, const char *path, const struct su
             if (command(k->spec.kind == KERNEL_DEB ? dpkg : apt, o->dry_run, &err) < 0)
                 goto fail;
         }
-    }
-    char suite[PATH_MAX], db[PATH_MAX];
-    if (!realpath(path, suite) || !realpath(pm_db_path(), db)) {
-        fprintf(stderr, "pressmark suite run: --reboot: %s: %s\n", path, strerror(errno));
-        return -1;
     }
     char unit[200], unit_path[PATH_MAX];
     unit_name(r->p, unit, sizeof unit);

@@ -4,7 +4,9 @@
  * string in hex, one per line: what the parsers must find), DIR/out.csv
  * (a row per string: the string, then "end"), DIR/out.json ({"strings":
  * [...]}), DIR/out.html (each string in a td and a title attribute) and
- * DIR/out.gp (gnuplot printing each string into DIR/printed.txt).
+ * DIR/out.gp (gnuplot printing each string into DIR/printed.txt) and
+ * DIR/out.service (a systemd unit: each string as an Environment=
+ * assignment S<n>=... and as the argument of an ExecStart= line).
  * usage: writers-emit DIR FILE... */
 #include <errno.h>
 #include <string.h>
@@ -57,7 +59,8 @@ int main(int argc, char **argv)
     }
     const char *dir = argv[1];
     FILE *hex = open_out(dir, "strings.hex"), *csv = open_out(dir, "out.csv"), *json = open_out(dir, "out.json"),
-         *html = open_out(dir, "out.html"), *gp = open_out(dir, "out.gp");
+         *html = open_out(dir, "out.html"), *gp = open_out(dir, "out.gp"), *unit = open_out(dir, "out.service");
+    fputs("[Unit]\nDescription=pressmark quoting check\n\n[Service]\nType=oneshot\n", unit);
     struct jw j;
     jw_init(&j, json, false);
     jw_object_begin(&j, NULL);
@@ -94,6 +97,22 @@ int main(int argc, char **argv)
             fputs("print ", gp);
             quote_gnuplot(gp, strs[k]);
             fputc('\n', gp);
+            /* What a unit cannot carry pressmark refuses to write into one:
+             * an empty line in its place keeps the numbering. */
+            const char *u = quote_systemd_ok(strs[k]) ? strs[k] : "";
+            char var[32];
+            snprintf(var, sizeof var, "S%zu=", count);
+            char *assign = malloc(strlen(var) + strlen(u) + 1);
+            if (assign) {
+                strcpy(assign, var);
+                strcat(assign, u);
+                fputs("Environment=", unit);
+                quote_systemd_env(unit, assign);
+                fputs("\nExecStart=/bin/true ", unit);
+                quote_systemd_exec(unit, u);
+                fputc('\n', unit);
+                free(assign);
+            }
             count++;
         }
         free(block);
@@ -103,7 +122,7 @@ int main(int argc, char **argv)
     jw_object_end(&j);
     fputs("</table></body></html>\n", html);
     int bad = jw_end(&j) < 0;
-    FILE *all[] = { hex, csv, json, html, gp };
+    FILE *all[] = { hex, csv, json, html, gp, unit };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         bad |= fclose(all[i]) != 0;
     if (bad) {

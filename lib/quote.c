@@ -1,4 +1,5 @@
 #include "lib/quote.h"
+#include "lib/utf8.h"
 #include <stdbool.h>
 #include <string.h>
 #include <sys/types.h>
@@ -148,17 +149,19 @@ void quote_terminal(const char *s, char *buf, size_t len)
         buf[o < len ? o : len - 1] = '\0';
 }
 
-void quote_systemd(FILE *f, const char *s)
+/* systemd.syntax(7): a double-quoted word with C escapes, and '%' starts
+ * a specifier everywhere in a unit file; in ExecStart= '$' also starts a
+ * variable (systemd.service(5)), in Environment= it is a character like
+ * any other (systemd.exec(5)). */
+static void quote_systemd_word(FILE *f, const char *s, bool dollar_is_variable)
 {
-    /* systemd.syntax(7): a double-quoted word with C escapes; and in unit
-     * files '%' starts a specifier and '$' a variable in ExecStart=. */
     fputc('"', f);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         if (*p == '"' || *p == '\\')
             fprintf(f, "\\%c", *p);
         else if (*p == '%')
             fputs("%%", f);
-        else if (*p == '$')
+        else if (*p == '$' && dollar_is_variable)
             fputs("$$", f);
         else if (*p < 0x20 || *p == 0x7f)
             fprintf(f, "\\x%02x", *p);
@@ -166,4 +169,22 @@ void quote_systemd(FILE *f, const char *s)
             fputc(*p, f);
     }
     fputc('"', f);
+}
+
+bool quote_systemd_ok(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            return false;
+    return utf8_valid(s);
+}
+
+void quote_systemd_exec(FILE *f, const char *s)
+{
+    quote_systemd_word(f, s, true);
+}
+
+void quote_systemd_env(FILE *f, const char *s)
+{
+    quote_systemd_word(f, s, false);
 }

@@ -3,6 +3,7 @@
 /* Strings from a database, a URL or a file are data: each output language
  * has one function here that writes them so they stay data in it. Every
  * writer of that language calls it; none quotes by hand. */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -27,9 +28,17 @@ void quote_html(FILE *f, const char *s);
 /* Markdown: its punctuation backslash-escaped (| * _ ` [ ] < > # \), line
  * breaks as spaces, so a string is text in a table cell or a list item. */
 void quote_markdown(FILE *f, const char *s);
-/* A systemd unit file's word (ExecStart= arguments, Environment=):
- * double-quoted, with \ " % $ and control characters escaped. */
-void quote_systemd(FILE *f, const char *s);
+/* A systemd unit file's word, double-quoted, with \ " % and control
+ * characters escaped, for the directive it goes into: an ExecStart=
+ * argument also has $ doubled (systemd would expand a variable there);
+ * an Environment= assignment keeps $ as it is (systemd expands nothing
+ * there, so $$ would arrive as two). */
+void quote_systemd_exec(FILE *f, const char *s);
+/* Can a unit carry s? systemd ignores an assignment that is not valid
+ * UTF-8 or holds a control character: such a value must be refused, not
+ * written. */
+bool quote_systemd_ok(const char *s);
+void quote_systemd_env(FILE *f, const char *s);
 /* A stream over f that writes what it is given with control characters
  * (but newline and tab) as \xNN: human-readable output from a database
  * goes through it. NULL when it cannot be made. */

@@ -81,4 +81,83 @@ print('\n'.join(bad[:10]) if bad else 'ok %d strings' % len(want))
 PY
 is "$(tail -1 "$TMP/py.out")" "ok $count strings" "csv, json, html.parser and gnuplot read every string back"
 [ "$(tail -1 "$TMP/py.out")" = "ok $count strings" ] || sed 's/^/#   /' "$TMP/py.out" | head -10
+
+# systemd: the unit of every string (an Environment= assignment and an
+# ExecStart= argument each) passes systemd-analyze verify, and read by
+# systemd's rules (systemd.syntax(7): a double-quoted word with C escapes,
+# then specifiers, %% for %; in ExecStart= $$ for $, systemd.service(5);
+# in Environment= $ is plain, systemd.exec(5)) gives each string back. No
+# systemd manager runs here to ask (PID 1 is not systemd), so the reading
+# is the test's own, by those rules. Strings a unit cannot carry (not
+# UTF-8, control characters) pressmark refuses before writing a unit.
+if command -v systemd-analyze >/dev/null; then
+    systemd-analyze verify --man=no "$TMP/emit/out.service" >"$TMP/verify" 2>&1
+    is "$?:$(cat "$TMP/verify")" "0:" "systemd-analyze verify takes the unit of every string"
+else
+    skip "systemd-analyze is missing"
+fi
+python3 - "$TMP/emit" > "$TMP/sd.out" 2>&1 <<'PY'
+import re, sys
+d = sys.argv[1]
+want = [bytes.fromhex(l.strip()) for l in open(d + '/strings.hex')]
+def carried(b):
+    try:
+        s = b.decode('utf-8')
+    except UnicodeDecodeError:
+        return None
+    return None if any(ord(c) < 0x20 or ord(c) == 0x7f for c in s) else s
+def word(v, dollar):
+    # one double-quoted word, its escapes and specifiers undone
+    if len(v) < 2 or v[0] != '"' or v[-1] != '"':
+        raise ValueError('not one quoted word: %r' % v)
+    out, i, body = [], 0, v[1:-1]
+    while i < len(body):
+        c = body[i]
+        if c == '"':
+            raise ValueError('a bare quote in %r' % v)
+        if c == '\\':
+            n = body[i + 1]
+            if n in '\\"':
+                out.append(n); i += 2
+            elif n == 'x':
+                out.append(chr(int(body[i + 2:i + 4], 16))); i += 4
+            else:
+                raise ValueError('escape \\%s in %r' % (n, v))
+            continue
+        if c == '%':
+            if body[i + 1:i + 2] != '%':
+                raise ValueError('a specifier in %r' % v)
+            out.append('%'); i += 2; continue
+        if c == '$' and dollar:
+            if body[i + 1:i + 2] != '$':
+                raise ValueError('a variable in %r' % v)
+            out.append('$'); i += 2; continue
+        out.append(c); i += 1
+    return ''.join(out)
+env, argv = [], []
+for line in open(d + '/out.service', encoding='utf-8', errors='surrogateescape').read().split('\n'):
+    if line.startswith('Environment='):
+        env.append(line[len('Environment='):])
+    elif line.startswith('ExecStart=/bin/true '):
+        argv.append(line[len('ExecStart=/bin/true '):])
+bad, n = [], 0
+for k, w in enumerate(want):
+    s = carried(w)
+    if s is None:
+        continue
+    n += 1
+    try:
+        e, a = word(env[k], False), word(argv[k], True)
+    except ValueError as x:
+        bad.append(str(x)); continue
+    if e != 'S%d=%s' % (k, s): bad.append('Environment: %r read as %r' % (s, e))
+    if a != s: bad.append('ExecStart: %r read as %r' % (s, a))
+print('\n'.join(bad[:10]) if bad else 'ok %d strings' % n)
+PY
+like "$(tail -1 "$TMP/sd.out")" "^ok [0-9]+ strings$" "systemd's Environment= and ExecStart= give every string a unit can carry back"
+grep -q "^ok" "$TMP/sd.out" || sed 's/^/#   /' "$TMP/sd.out" | head -10
+ge "$(sed -n 's/^ok \([0-9]*\) strings$/\1/p' "$TMP/sd.out")" 50 "  at least 50 of them"
+is "$(python3 -c "import sys; print(sum(1 for l in open(sys.argv[1]) if all(0x20 <= c != 0x7f for c in bytes.fromhex(l.strip()))
+      and b'\$' in bytes.fromhex(l.strip()) and b'%' in bytes.fromhex(l.strip())) > 0)" "$TMP/emit/strings.hex")" True \
+   "  some of them hold a \$ and a %"
 done_testing

@@ -248,6 +248,16 @@ like "$(cat dry)" "would write /etc/systemd/system/pressmark-suite-hostk.service
 like "$(cat dry)" "ExecStart=\"[^\"]*pressmark\" \"suite\" \"run\" \"--reboot\" \"kexec\" \"$TMP/host.ini\"" "  the unit continues the suite"
 like "$(cat dry)" "would run: systemctl enable pressmark-suite-hostk.service" "  enabled for the next boot"
 ok "  installing nothing" test ! -e /etc/systemd/system/pressmark-suite-hostk.service
+# A database path a unit cannot carry (a control character: systemd would
+# drop the assignment and the suite would go on in another database) is
+# refused before anything is written or run.
+weird="$TMP/db"$'\n'"x.db"
+cp "$PRESSMARK_DB" "$weird"
+PRESSMARK_DB=$weird "$PM" suite run --reboot kexec --dry-run host.ini > dry 2> err
+is "$?" 2 "--reboot with a database path a systemd unit cannot carry: exit 2"
+like "$(cat err)" "--reboot: .*db\\x0ax\.db cannot be carried by a systemd unit \(accepted: a path in UTF-8 without control characters\)" \
+    "  saying which path and what is accepted"
+is "$(grep -c 'would' dry)" 0 "  nothing would be run or written"
 ok "at most 8 kernel images stay cached (the least recently used go)" \
     test "$(ls -d /var/cache/pressmark/vm/kernel-* | wc -l)" -le 8
 is "$(machine_state)" "$before" "machine as it was"
