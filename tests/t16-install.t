@@ -92,6 +92,37 @@ is "$(complete_words help me)" "merge metrics " "help: the commands, and metrics
 is "$(complete_words --db "$TMP/none.db" show "")" "" "no database: nothing offered, nothing made"
 ok "  (and none was made)" test ! -e "$TMP/none.db"
 
+# Words from a database are data: labels and a metric name that are
+# command substitutions, a glob, a variable, words with spaces; completing
+# them runs nothing and expands nothing, and each offered word, as typed,
+# is its label. The run happens in a directory of the test's own, where
+# the glob would match a file.
+h_db="$TMP/hostile-comp.db"
+mkdir "$TMP/pwn"
+touch "$TMP/pwn/xfile"
+for l in 'x$(touch${IFS}pwned-label)' 'x`touch pwned-tick`' 'x*' 'x two  words' 'x$HOME' "x'q'\"d\";ls"; do
+    PRESSMARK_DB="$h_db" "$PMI" record --quiet --label "$l" -- true
+done
+sqlite3 "$h_db" "update metric set name = 'x\$(touch\${IFS}pwned-metric)' where name = 'time.elapsed_s'"
+complete_lines() {  # like complete_words, one candidate a line
+    bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _pressmark; printf "%s\n" "${COMPREPLY[@]}"' \
+        bash "$STAGE/usr/share/bash-completion/completions/pressmark" "$PMI" "$@"
+}
+offered=$(cd "$TMP/pwn" && complete_lines --db "$h_db" show x)
+is "$(ls "$TMP/pwn")" "xfile" "completing hostile labels runs nothing (no file made) and globs nothing"
+is "$(printf '%s\n' "$offered" | grep -c .)" 6 "  every label is offered, each as one word"
+is "$(printf '%s\n' "$offered" | grep -c xfile)" 0 "  the glob's file is not among them"
+labels=$(cd "$TMP/pwn" && bash -c '
+    . "$1"; COMP_WORDS=("$2" --db "$3" show x); COMP_CWORD=4; _pressmark
+    for w in "${COMPREPLY[@]}"; do eval "set -- $w"; printf "%s\n" "$1"; done | LC_ALL=C sort' bash \
+    "$STAGE/usr/share/bash-completion/completions/pressmark" "$PMI" "$h_db")
+is "$labels" "$(sqlite3 "$h_db" "select distinct label from run" | LC_ALL=C sort)" \
+    "  each offered word, typed, is its label byte for byte"
+is "$(ls "$TMP/pwn")" "xfile" "  (typing them ran nothing either)"
+m=$(cd "$TMP/pwn" && complete_words --db "$h_db" compare --metric 'x')
+is "$(ls "$TMP/pwn")" "xfile" "a hostile metric name is completed without running it"
+like "$m" '^x\\\$\\\(touch\\\$\\\{IFS\\\}pwned-metric\\\) $' "  offered quoted, as it is"
+
 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$ROOT" uninstall DESTDIR="$STAGE" PREFIX=/usr > "$TMP/uninstall.out" 2>&1
 is "$?" 0 "make uninstall"
 is "$(cd "$STAGE" && find . -type f | wc -l)" 0 "  every installed file is gone"

@@ -1,0 +1,237 @@
+/* Tab completion's words from a database, through bash itself: the input
+ * is a list of labels (cut at NUL and newline), offered by a stand-in for
+ * `pressmark __complete labels` to completion/pressmark's _pressmark in a
+ * bash that lives for the whole run, completing `pressmark show <Tab>`.
+ * Properties: every label comes back, once, and nothing else does; each
+ * offered word, read as the shell reads a typed word (backslashes and
+ * $'...'), is its label byte for byte, so completing neither expanded it
+ * ($(...), backticks, $VAR, globs) nor split it, and accepting it types
+ * the label itself. The bash runs as nobody (when root) with a PATH of the
+ * stand-in alone, in the harness's own directory. */
+#include "fuzz/fuzz.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "lib/fileio.h"
+
+#define MAX_WORDS 64
+
+static char dir[64], words_path[128];
+static pid_t bash_pid;
+static FILE *to_bash, *from_bash;
+
+static void stop_bash(void)
+{
+    if (to_bash)
+        fclose(to_bash);
+    if (from_bash)
+        fclose(from_bash);
+    if (bash_pid > 0) {
+        kill(bash_pid, SIGKILL);
+        waitpid(bash_pid, NULL, 0);
+    }
+    pm_remove_all(dir);
+}
+
+/* completion/pressmark beside the build: build/fuzz/x -> ../../completion. */
+static void completion_path(char *buf, size_t len)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        abort();
+    exe[n] = '\0';
+    for (int up = 0; up < 4; up++) {
+        char *slash = strrchr(exe, '/');
+        if (!slash)
+            break;
+        *slash = '\0';
+        snprintf(buf, len, "%s/completion/pressmark", exe);
+        if (access(buf, R_OK) == 0)
+            return;
+    }
+    fprintf(stderr, "fuzz_complete: completion/pressmark not found beside %s\n", exe);
+    abort();
+}
+
+static void start_bash(void)
+{
+    char comp[PATH_MAX + 32], pm[160];
+    completion_path(comp, sizeof comp);
+    snprintf(pm, sizeof pm, "%s/pressmark", dir);
+    FILE *f = fopen(pm, "w");
+    if (!f || fprintf(f, "#!/bin/sh\ncase \"$*\" in *'__complete labels'*) exec /bin/cat %s ;; esac\n", words_path) < 0 ||
+        fclose(f) != 0 || chmod(pm, 0755) < 0 || chmod(dir, 0755) < 0)
+        abort();
+    int in[2], out[2];
+    if (pipe(in) < 0 || pipe(out) < 0)
+        abort();
+    bash_pid = fork();
+    if (bash_pid < 0)
+        abort();
+    if (bash_pid == 0) {
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        close(in[1]);
+        close(out[0]);
+        if (chdir(dir) < 0)
+            _exit(127);
+        /* As root, nobody: a word that ran after all could do little. */
+        if (geteuid() == 0 && (setgid(65534) < 0 || setuid(65534) < 0))
+            _exit(127);
+        char path_env[96];
+        snprintf(path_env, sizeof path_env, "PATH=%s", dir);
+        char *envp[] = { path_env, "LC_ALL=C", NULL };
+        char *bargv[] = { "/bin/bash", "--norc", "--noprofile", NULL };
+        execve("/bin/bash", bargv, envp);
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    to_bash = fdopen(in[1], "w");
+    from_bash = fdopen(out[0], "r");
+    if (!to_bash || !from_bash)
+        abort();
+    /* The completion is sourced from the real file; the function below
+     * completes `pressmark show ""` and writes each candidate and then an
+     * empty one, NUL-terminated. */
+    fprintf(to_bash, ". '%s' || exit 1\n"
+                     "offer() { COMP_WORDS=(pressmark show ''); COMP_CWORD=2; COMPREPLY=(); _pressmark;"
+                     " local w; for w in \"${COMPREPLY[@]}\"; do printf '%%s\\0' \"$w\"; done; printf '\\0'; }\n",
+            comp);
+    fflush(to_bash);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    signal(SIGPIPE, SIG_IGN);
+    snprintf(dir, sizeof dir, "/tmp/pressmark-fuzz.XXXXXX");
+    if (!mkdtemp(dir))
+        abort();
+    snprintf(words_path, sizeof words_path, "%s/words", dir);
+    atexit(stop_bash);
+    start_bash();
+    return 0;
+}
+
+/* A word as the shell reads it when typed: \c is c; $'...' holds C
+ * escapes (\NNN octal, \xHH, \n, \t, \\, \'); anything else is itself.
+ * -1 when it is not such a word (a bare space, quote or $ would be). */
+static int shell_word(const char *w, char *out, size_t len)
+{
+    size_t o = 0;
+    for (const char *p = w; *p;) {
+        if (o + 1 >= len)
+            return -1;
+        if (p[0] == '$' && p[1] == '\'') {
+            for (p += 2; *p && *p != '\''; ) {
+                if (o + 1 >= len)
+                    return -1;
+                if (*p != '\\') {
+                    out[o++] = *p++;
+                    continue;
+                }
+                p++;
+                if (*p >= '0' && *p <= '7') {
+                    int v = 0;
+                    for (int k = 0; k < 3 && *p >= '0' && *p <= '7'; k++)
+                        v = v * 8 + (*p++ - '0');
+                    out[o++] = (char)v;
+                } else if (*p == 'x') {
+                    int v = 0, k = 0;
+                    for (p++; k < 2 && strchr("0123456789abcdefABCDEF", *p) && *p; k++, p++)
+                        v = v * 16 + (*p <= '9' ? *p - '0' : (*p | 0x20) - 'a' + 10);
+                    out[o++] = (char)v;
+                } else {
+                    const char *from = "ntrabefv\\'\"", *to = "\n\t\r\a\b\x1b\f\v\\'\"";
+                    const char *c = *p ? strchr(from, *p) : NULL;
+                    if (!c)
+                        return -1;
+                    out[o++] = to[c - from];
+                    p++;
+                }
+            }
+            if (*p != '\'')
+                return -1;
+            p++;
+        } else if (*p == '\\') {
+            if (!p[1])
+                return -1;
+            out[o++] = p[1];
+            p += 2;
+        } else if (strchr(" \t\n'\"$`*?[|&;<>()", *p)) {
+            return -1;
+        } else {
+            out[o++] = *p++;
+        }
+    }
+    out[o] = '\0';
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    /* The labels, as __complete would print them: no empty ones, no
+     * control characters (it leaves those out), each once. */
+    char *text = malloc(size + 1);
+    if (!text)
+        abort();
+    memcpy(text, data, size);
+    text[size] = '\0';
+    char *want[MAX_WORDS];
+    size_t n = 0;
+    for (char *p = text, *end = text + size; p < end && n < MAX_WORDS; p += strlen(p) + 1) {
+        char *nl;
+        while ((nl = strchr(p, '\n')))
+            *nl = '\0';
+        bool clean = *p != '\0';
+        for (const unsigned char *c = (const unsigned char *)p; *c && clean; c++)
+            clean = *c >= 0x20 && *c != 0x7f;
+        for (size_t k = 0; k < n && clean; k++)
+            clean = strcmp(want[k], p) != 0;
+        if (clean)
+            want[n++] = p;
+    }
+    FILE *w = fopen(words_path, "w");
+    if (!w)
+        abort();
+    for (size_t k = 0; k < n; k++)
+        fprintf(w, "%s\n", want[k]);
+    if (fclose(w) != 0)
+        abort();
+    fputs("offer\n", to_bash);
+    if (fflush(to_bash) != 0)
+        FUZZ_ASSERT(false, "bash is gone");
+    bool seen[MAX_WORDS] = { false };
+    size_t got = 0;
+    char *line = NULL;
+    size_t cap = 0;
+    for (;;) {
+        ssize_t len = getdelim(&line, &cap, '\0', from_bash);
+        FUZZ_ASSERT(len > 0, "bash ended or said nothing (%zd)", len);
+        if (len == 1)
+            break;                  /* the empty record: the end */
+        char *decoded = malloc((size_t)len + 1);
+        FUZZ_ASSERT(decoded && shell_word(line, decoded, (size_t)len + 1) == 0, "offered '%s' is not one typed word", line);
+        size_t k = 0;
+        while (k < n && strcmp(want[k], decoded) != 0)
+            k++;
+        FUZZ_ASSERT(k < n, "offered '%s' (read as '%s'), which is no label", line, decoded);
+        FUZZ_ASSERT(!seen[k], "'%s' offered twice", want[k]);
+        seen[k] = true;
+        got++;
+        free(decoded);
+    }
+    free(line);
+    FUZZ_ASSERT(got == n, "%zu of %zu labels offered", got, n);
+    free(text);
+    return 0;
+}
