@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "store/foreign_db.h"
+#include "store/runs.h"
+#include "lib/quote.h"
 
 /* Every table that hangs off a run, copied for the new runs only. */
 static const char *const child_copies[] = {
@@ -31,6 +33,31 @@ static const char *const child_copies[] = {
     " JOIN other.run o ON o.id = c.run_id JOIN new_runs x ON x.uuid = o.uuid JOIN main.run n ON n.uuid = o.uuid",
 };
 
+/* Labels arrive here from other machines and guests: the rule --label
+ * has (run_label_ok) holds for them too, or nothing is merged. A label
+ * that starts with '-' would be taken for an option where a script passes
+ * it on (the nightly's compare). */
+static int check_labels(struct pm_db *f, const char *path, struct pm_err *err)
+{
+    sqlite3_stmt *st;
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT count(*), min(label) FROM run WHERE status != 'running' AND"
+                              " (length(CAST(label AS BLOB)) NOT BETWEEN 1 AND %d OR substr(label, 1, 1) = '-')",
+             RUN_LABEL_MAX);
+    if (pm_db_prepare(f, &st, sql, err) < 0)
+        return -1;
+    int rc = 0;
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0) {
+        char q[4 * RUN_LABEL_MAX + 8];
+        quote_terminal(pm_col_text(st, 1), q, sizeof q);
+        long long n = sqlite3_column_int64(st, 0);
+        rc = pm_errf(err, "%s: %lld run%s with a label --label would refuse (empty, over %d bytes or starting with "
+                     "'-'; e.g. '%s'): nothing merged", path, n, n == 1 ? "" : "s", RUN_LABEL_MAX, q);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int merge_database(struct pm_db *db, const char *path, int *added, int *present, struct pm_err *err)
 {
     struct foreign_db f;
@@ -39,6 +66,8 @@ int merge_database(struct pm_db *db, const char *path, int *added, int *present,
     const char *file = f.db.copy[0] ? f.db.copy : path;
     sqlite3_stmt *st;
     int rc = -1;
+    if (check_labels(&f.db, path, err) < 0)
+        goto out;
     /* The migrated copy (or the original) is attached read-only by URI. */
     sqlite3_close(f.db.h);
     f.db.h = NULL;

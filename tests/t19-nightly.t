@@ -91,4 +91,33 @@ ok "  the JUnit file carries a failure" grep -q '<failure' "$TMP/nights/$n3/juni
 is "$(uuids "$TMP/nights/baseline.db")" "$(uuids "$TMP/nights/$n2/results.db")" "  if-clean: night 2 stays the baseline"
 is "$(night_dirs | tr '\n' ' ')" "$n2 $n3 " "  KEEP=2: night 1 is removed"
 ok "  a directory not named as a night is left alone" test -d "$TMP/nights/keepme"
+
+# Night 4: labels are data. The night's runs carry labels that are options
+# (as a guest or a merge could have brought before labels were checked
+# there): one names a decoy baseline database that would judge it clean,
+# one is --help, which exits 0. Each is compared as the label it is: no
+# baseline holds it, so neither is judged, and neither enters the baseline.
+evil="$TMP/evil.db"
+cp "$TMP/nights/$n2/results.db" "$evil"
+sqlite3 "$evil" "update run set label = '--baseline-db=$evil'"
+cat > "$TMP/pm-wrap" <<WRAP
+#!/bin/sh
+"$PM" "\$@"; rc=\$?
+case "\$*" in
+    *"suite run"*) sqlite3 "\$2" "update run set label = '--baseline-db=$evil' where label = 'sweep' and id < 3;
+                                 update run set label = '--help' where label = 'sweep'" ;;
+esac
+exit \$rc
+WRAP
+chmod +x "$TMP/pm-wrap"
+sleep 1   # nights are named by the second
+PRESSMARK_NIGHTLY_PRESSMARK="$TMP/pm-wrap" PRESSMARK_NIGHTLY_SUITE="$TMP/fast.ini" PRESSMARK_NIGHTLY_KEEP=9 \
+    "$NIGHTLY" > "$TMP/n4.out" 2> "$TMP/n4.err"
+n4=$(night_dirs | tail -1)
+like "$(cat "$TMP/n4.out")" "2 compared with $TMP/nights/baseline.db: 0 regressed, 2 not judged" \
+    "night 4: labels that look like options are compared as labels (not judged: no baseline has them)"
+is "$(grep -c "'--baseline-db=$evil' has no runs\|'--help' has no runs" "$TMP/nights/$n4/compare.txt")" 2 \
+    "  compare.txt says why, for each"
+like "$(cat "$TMP/n4.out")" "the baseline could not be replaced; it stays last night's" \
+    "  and labels --label would refuse do not enter the baseline (merge refuses them)"
 done_testing
