@@ -169,19 +169,30 @@ static int mark_failed(struct runner *r, int group, const char *reason)
 
 /* Where a boot's logs are kept: beside the database, one directory per
  * boot, so a failed cell's reason can name its console. */
+/* A boot's directory, DB.boots/suiteS-kernelG-bootN: private (0700, in a
+ * 0700 DB.boots of this user's), as a guest's results are unpacked into
+ * it and merged from it. */
 static int boot_dir(const struct runner *r, int group, char *buf, size_t len, struct pm_err *err)
 {
     char base[PATH_MAX];
     snprintf(base, sizeof base, "%s.boots", pm_db_path());
+    int bfd = pm_open_private_dir(base, true, err);
+    if (bfd < 0)
+        return -1;
     for (int n = 1; n < 10000; n++) {
-        snprintf(buf, len, "%s/suite%lld-kernel%d-boot%d", base, (long long)r->suite.id, group, n);
-        if (pm_mkdirs(base) < 0)
-            return pm_errf(err, "%s: %s", base, strerror(errno));
-        if (mkdir(buf, 0755) == 0)
+        char name[96];
+        snprintf(name, sizeof name, "suite%lld-kernel%d-boot%d", (long long)r->suite.id, group, n);
+        snprintf(buf, len, "%s/%s", base, name);
+        if (mkdirat(bfd, name, 0700) == 0) {
+            close(bfd);
             return 0;
-        if (errno != EEXIST)
+        }
+        if (errno != EEXIST) {
+            close(bfd);
             return pm_errf(err, "%s: %s", buf, strerror(errno));
+        }
     }
+    close(bfd);
     return pm_errf(err, "%s: no free boot directory", base);
 }
 

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 
 /* Each entry moves the schema from version i to i + 1. Never edit a released
  * entry: add a new one, so every older database migrates the same way. */
@@ -247,6 +249,36 @@ static int migrate(struct pm_db *db, struct pm_err *err)
     return 0;
 }
 
+/* A results database pressmark makes is private: its directory, when
+ * pressmark makes that too, 0700, the file 0600 (SQLite gives its -wal
+ * and -shm the file's mode). Root's own place, /var/lib/pressmark, is made
+ * 0700 if an older pressmark left it open. A database that is there
+ * already keeps the mode its owner gave it. */
+static int make_private(const char *path, struct pm_err *err)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash && slash != dir) {
+        *slash = '\0';
+        mode_t old = umask(077);
+        int made = access(dir, F_OK) == 0 ? 0 : pm_mkdirs(dir);
+        umask(old);
+        if (made < 0)
+            return pm_errf(err, "%s: %s", dir, strerror(errno));
+        struct stat st;
+        if (strcmp(dir, "/var/lib/pressmark") == 0 && geteuid() == 0 && lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+            st.st_uid == 0 && (st.st_mode & 077) && chmod(dir, 0700) < 0)
+            return pm_errf(err, "%s: %s", dir, strerror(errno));
+    }
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0)
+        close(fd);
+    else if (errno != EEXIST)
+        return pm_errf(err, "%s: %s", path, strerror(errno));
+    return 0;
+}
+
 /* Each connection belongs to one thread (the sampler opens its own), so
  * SQLite's per-call mutexes are pure overhead: NOMUTEX. */
 int pm_db_open(struct pm_db *db, const char *path, bool create, struct pm_err *err)
@@ -255,18 +287,8 @@ int pm_db_open(struct pm_db *db, const char *path, bool create, struct pm_err *e
     snprintf(db->path, sizeof db->path, "%s", path);
     if (!create && access(path, F_OK) != 0)
         return pm_errf(err, "%s: no results database here yet (a run command creates it; --db or PRESSMARK_DB choose another)", path);
-    if (create && access(path, F_OK) != 0) {
-        /* The installed default's directory (~/.local/share/pressmark) may
-         * not be there yet; private, as the results are the user's. */
-        char dir[sizeof db->path];
-        snprintf(dir, sizeof dir, "%s", path);
-        char *slash = strrchr(dir, '/');
-        if (slash && slash != dir) {
-            *slash = '\0';
-            if (access(dir, F_OK) != 0 && pm_mkdirs(dir) < 0)
-                return pm_errf(err, "%s: %s", dir, strerror(errno));
-        }
-    }
+    if (create && make_private(path, err) < 0)
+        return -1;
     int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
     if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK) {
         pm_errf(err, "%s: %s", path, db->h ? sqlite3_errmsg(db->h) : "cannot open");

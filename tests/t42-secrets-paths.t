@@ -54,4 +54,20 @@ ln -s "$TMP/victim" "$TMP/junit.xml"
 "$PM" compare --baseline base base --junit "$TMP/junit.xml" >/dev/null 2>"$TMP/err"
 is "$?" 2 "--junit onto a symlink: exit 2"
 is "$(cat "$TMP/victim")" precious "its target is untouched"
+
+# A database pressmark makes is private: its new directories 0700, the
+# file 0600, and its -wal and -shm (which SQLite makes with the file's
+# mode) while a run writes; one that is there already keeps its mode.
+PRIV="$TMP/priv/deeper/r.db"
+PRESSMARK_DB=$PRIV "$PM" record --quiet --label priv --interval 100ms -- \
+    sh -c 'touch "$1"; until [ -e "$2" ]; do sleep 0.05; done' sh "$TMP/priv-started" "$TMP/priv-go" &
+pid=$!
+ok "a run into a new database has begun" wait_for test -e "$TMP/priv-started"
+is "$(stat -c %a "$TMP/priv" "$TMP/priv/deeper" "$PRIV" "$PRIV-wal" "$PRIV-shm" | tr '\n' ' ')" "700 700 600 600 600 " \
+   "  its directories, the database, -wal and -shm are private"
+touch "$TMP/priv-go"
+wait $pid
+chmod 644 "$PRIV"
+PRESSMARK_DB=$PRIV "$PM" record --quiet --label shared -- true
+is "$(stat -c %a "$PRIV")" 644 "a database its owner opened up stays so"
 done_testing
