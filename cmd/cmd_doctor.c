@@ -96,5 +96,11 @@ int cmd_doctor(int argc, char **argv)
     printf("  samplers                     /proc/stat, /proc/vmstat, /proc/meminfo%s, heartbeat every 100 ms\n",
            has_psi ? ", /proc/pressure/{memory,cpu,io}" : "");
     printf("  database                     %s\n", pm_db_path());
+    char cache[PATH_MAX];
+    if (pm_cache_root(cache, sizeof cache) == 0)
+        printf("  cache                        %s (generated trees, fetched baselines, filestream's files)\n", cache);
+    else
+        printf("  cache                        none: neither HOME nor XDG_CACHE_HOME is an absolute path (set "
+               "PRESSMARK_CACHE)\n");
     return 0;
 }

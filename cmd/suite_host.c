@@ -56,6 +56,13 @@ static void write_unit(FILE *f, const struct suite_plan *p, const char *exe, con
     char env[PATH_MAX + 16];
     snprintf(env, sizeof env, "PRESSMARK_DB=%s", db);
     quote_systemd_env(f, env);
+    /* A service has no HOME: the cache this suite began with, said. */
+    char cache[PATH_MAX];
+    if (pm_cache_root(cache, sizeof cache) == 0 && quote_systemd_ok(cache)) {
+        fputs("\nEnvironment=", f);
+        snprintf(env, sizeof env, "PRESSMARK_CACHE=%s", cache);
+        quote_systemd_env(f, env);
+    }
     fputs("\nExecStart=", f);
     const char *words[] = { exe, "suite", "run", "--reboot", "kexec", suite };
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {

@@ -26,7 +26,7 @@ int image_cache_dir(char *buf, size_t len, struct pm_err *err)
         snprintf(buf, len, "%s/vm", env);
     else
         snprintf(buf, len, "/var/cache/pressmark/vm");
-    return pm_private_dir(buf, err);
+    return pm_private_dir(buf, len, err);
 }
 
 static int download_deb(const char *cache, const struct kernel_info *ki, FILE *say, struct pm_err *err)

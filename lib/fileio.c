@@ -2,6 +2,7 @@
 #include <ftw.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,15 +136,20 @@ int pm_mkdirs(const char *path)
     return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -1 : 0;
 }
 
-void pm_cache_root(char *buf, size_t len)
+int pm_cache_root(char *buf, size_t len)
 {
     const char *env = getenv("PRESSMARK_CACHE"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
     if (env && *env)
         snprintf(buf, len, "%s", env);
-    else if (xdg && *xdg)
+    else if (geteuid() == 0)
+        snprintf(buf, len, "/var/cache/pressmark");
+    else if (xdg && *xdg == '/')
         snprintf(buf, len, "%s/pressmark", xdg);
+    else if (home && *home == '/')
+        snprintf(buf, len, "%s/.cache/pressmark", home);
     else
-        snprintf(buf, len, "%s/.cache/pressmark", home && *home ? home : "/tmp");
+        return -1;
+    return 0;
 }
 
 FILE *pm_create_file(const char *path)
@@ -162,17 +168,59 @@ FILE *pm_create_file(const char *path)
 
 int pm_cache_dir(char *buf, size_t len, struct pm_err *err)
 {
-    pm_cache_root(buf, len);
-    return pm_private_dir(buf, err);
+    if (pm_cache_root(buf, len) < 0)
+        return pm_errf(err, "no cache directory: neither HOME nor XDG_CACHE_HOME is an absolute path (accepted: "
+                       "either, or PRESSMARK_CACHE)");
+    return pm_private_dir(buf, len, err);
 }
 
-int pm_private_dir(const char *path, struct pm_err *err)
+/* A directory only root or this user can change: theirs, and writable by
+ * nobody else unless sticky (where others cannot move what is not theirs). */
+static int trusted_dir(const char *dir, const char *path, struct pm_err *err)
+{
+    struct stat st;
+    if (lstat(dir, &st) < 0)
+        return pm_errf(err, "%s: %s", dir, strerror(errno));
+    if (!S_ISDIR(st.st_mode) || (st.st_uid != 0 && st.st_uid != geteuid()) ||
+        ((st.st_mode & 022) && !(st.st_mode & S_ISVTX)))
+        return pm_errf(err, "%s is below %s, which another user could change (owner %u, mode %04o; accepted: "
+                       "directories of root's or this user's that nobody else can write)", path, dir,
+                       (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+    return 0;
+}
+
+int pm_trusted_path(const char *path, struct pm_err *err)
+{
+    size_t n = strlen(path);
+    char walk[PATH_MAX];
+    if (path[0] != '/' || n >= sizeof walk)
+        return pm_errf(err, "%s: not an absolute path", path);
+    if (trusted_dir("/", path, err) < 0)
+        return -1;
+    for (size_t i = 1; i <= n; i++) {
+        if ((i < n && path[i] != '/') || path[i - 1] == '/')
+            continue;
+        memcpy(walk, path, i);
+        walk[i] = '\0';
+        if (trusted_dir(walk, path, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int pm_private_dir(char *path, size_t len, struct pm_err *err)
 {
     mode_t old = umask(077);
     int made = pm_mkdirs(path);
     umask(old);
     if (made < 0)
         return pm_errf(err, "%s: %s", path, strerror(errno));
+    /* From now on the path without links: a link swapped later is not
+     * followed. */
+    char real[PATH_MAX];
+    if (!realpath(path, real))
+        return pm_errf(err, "%s: %s", path, strerror(errno));
+    snprintf(path, len, "%s", real);
     struct stat st;
     if (lstat(path, &st) < 0)
         return pm_errf(err, "%s: %s", path, strerror(errno));
@@ -184,7 +232,7 @@ int pm_private_dir(const char *path, struct pm_err *err)
         return pm_errf(err, "the cache %s is not a private directory of this user (owner %u, mode %04o; accepted: "
                        "yours, mode 0700; PRESSMARK_CACHE chooses another)", path, (unsigned)st.st_uid,
                        (unsigned)(st.st_mode & 07777));
-    return 0;
+    return pm_trusted_path(path, err);
 }
 
 int pm_open_private_dir(const char *path, bool create, struct pm_err *err)

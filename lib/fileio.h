@@ -28,13 +28,21 @@ FILE *pm_create_file(const char *path);
 int pm_remove_all(const char *path);
 /* mkdir -p, 0755. */
 int pm_mkdirs(const char *path);
-/* pressmark's cache directory, made if missing (mode 0700) and checked: a
- * directory of this user's that nobody else can write, or -1 with err
- * saying why not (a root pressmark never builds or reads a cache another
- * user could have planted). buf receives its path either way. */
+/* pressmark's cache directory (pm_cache_root), made and checked by
+ * pm_private_dir; buf receives its path (without links). -1 with err when
+ * there is none or it is not private. */
 int pm_cache_dir(char *buf, size_t len, struct pm_err *err);
-/* The same check for any cache directory of pressmark's (the VM images'). */
-int pm_private_dir(const char *path, struct pm_err *err);
+/* A directory of pressmark's (a cache, the VM images'), made if missing
+ * (0700) and checked: its own path resolved (path is replaced by it, so a
+ * link swapped later is not followed), every directory above it one only
+ * root or this user can change (pm_trusted_path), it this user's with
+ * mode 0700. A root pressmark never builds from, runs or reads what
+ * another user could have planted or swapped. */
+int pm_private_dir(char *path, size_t len, struct pm_err *err);
+/* Is every directory from / down to path (absolute, without links) one
+ * that only root or this user can change: theirs, and writable by nobody
+ * else unless sticky? -1 with err naming the first that is not. */
+int pm_trusted_path(const char *path, struct pm_err *err);
 /* Open a directory of this user's that nobody else can write into or
  * read (mode 0700), made first with create: a descriptor for openat, so
  * the path is not looked up again (a directory swapped for a link after
@@ -45,8 +53,10 @@ int pm_open_private_dir(const char *path, bool create, struct pm_err *err);
  * disk, mode 0600, then the name name in directory dfd: the file appears
  * whole or not at all, and no name is looked up on the way. -1 with errno. */
 int pm_link_tmpfile(int fd, const void *data, size_t len, int dfd, const char *name);
-/* pressmark's cache directory (generated trees, fetched baselines):
- * $PRESSMARK_CACHE, else $XDG_CACHE_HOME/pressmark, else ~/.cache/pressmark. */
-void pm_cache_root(char *buf, size_t len);
+/* pressmark's cache directory (generated trees, fetched baselines,
+ * filestream's files): $PRESSMARK_CACHE, else for root /var/cache/pressmark,
+ * else $XDG_CACHE_HOME/pressmark or ~/.cache/pressmark (absolute only);
+ * -1 when none of them says (never a shared place like /tmp). */
+int pm_cache_root(char *buf, size_t len);
 
 #endif

@@ -30,6 +30,26 @@ mkdir -m 0777 "$TMP/opencache"
 PRESSMARK_CACHE="$TMP/opencache" bad "a cache directory others can write" \
     "the cache .*/opencache is not a private directory of this user \(owner [0-9]+, mode 0777" \
     run build --quiet --files 3 --unit-size 100 --headers 2 --jobs 2
+# The whole path counts: a private cache inside a directory another user
+# owns could be swapped by them after the check (and their Makefile run by
+# root), so it is refused, naming that directory.
+if [ "$(id -u)" -eq 0 ]; then
+    mkdir -m 0755 "$TMP/theirs" && mkdir -m 0700 "$TMP/theirs/cache" && chown 65534 "$TMP/theirs"
+    PRESSMARK_CACHE="$TMP/theirs/cache" bad "a private cache below another user's directory" \
+        "$TMP/theirs/cache is below $TMP/theirs, which another user could change \(owner 65534, mode 0755" \
+        run build --quiet --files 3 --unit-size 100 --headers 2 --jobs 2
+    is "$(ls -A "$TMP/theirs/cache")" "" "  nothing was built there"
+    # Root's cache without HOME (a systemd service): /var/cache/pressmark,
+    # never /tmp/.cache.
+    is "$(env -i PATH="$PATH" PRESSMARK_DB="$PRESSMARK_DB" "$PM" doctor | sed -n 's/^  cache  *//p')" \
+       "/var/cache/pressmark (generated trees, fetched baselines, filestream's files)" \
+       "root's cache without HOME is /var/cache/pressmark"
+else
+    skip "another user's directory needs root to make"
+fi
+is "$(setpriv --reuid=65534 --regid=65534 --clear-groups env -i PATH="$PATH" PRESSMARK_DB=/nonexistent "$PM" doctor 2>&1 | sed -n 's/^  cache  *//p')" \
+   "none: neither HOME nor XDG_CACHE_HOME is an absolute path (set PRESSMARK_CACHE)" \
+   "a user without HOME has no cache (not one in /tmp)"
 
 # The generated tree is the same for the same seed, and another for another.
 tree() { ls -d "$PRESSMARK_CACHE"/trees/v1-f3-u100-h2-s$1 2>/dev/null; }

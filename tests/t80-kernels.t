@@ -246,6 +246,8 @@ like "$(cat dry)" "would run: kexec -l /boot/vmlinuz-$er61 --initrd=/boot/initrd
 like "$(cat dry)" "would run: systemctl kexec" "  and the reboot into it"
 like "$(cat dry)" "would write /etc/systemd/system/pressmark-suite-hostk.service:" "  and the unit it would install"
 like "$(cat dry)" "ExecStart=\"[^\"]*pressmark\" \"suite\" \"run\" \"--reboot\" \"kexec\" \"$TMP/host.ini\"" "  the unit continues the suite"
+like "$(cat dry)" "Environment=\"PRESSMARK_DB=$PRESSMARK_DB\"" "  with its database"
+like "$(cat dry)" "Environment=\"PRESSMARK_CACHE=/" "  and its cache said (a service has no HOME)"
 like "$(cat dry)" "would run: systemctl enable pressmark-suite-hostk.service" "  enabled for the next boot"
 ok "  installing nothing" test ! -e /etc/systemd/system/pressmark-suite-hostk.service
 # A database path a unit cannot carry (a control character: systemd would

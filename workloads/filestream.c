@@ -123,9 +123,7 @@ static int filestream_prepare(void *state, struct run_ctx *rc, struct pm_err *er
     if (pm_cache_dir(root, sizeof root, err) < 0)
         return -1;
     snprintf(dir, sizeof dir, "%s/filestream", root);
-    if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-        return pm_errf(err, "%s: %s", dir, strerror(errno));
-    if (pm_private_dir(dir, err) < 0)
+    if (pm_private_dir(dir, sizeof dir, err) < 0)
         return -1;
     snprintf(st->path, sizeof st->path, "%s/v%d-%llu.dat", dir, FILE_VERSION, (unsigned long long)st->file_size);
     struct stat sb;
