@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include "lib/err.h"
 
-#define PM_SCHEMA_VERSION 6
+#define PM_SCHEMA_VERSION 7
 
 /* How long a connection waits for another's write lock (SQLite's busy
  * timeout) before giving up with "database is locked": 10 s for commands;

@@ -127,6 +127,15 @@ int foreign_db_open(const char *path, struct foreign_db *f, struct pm_err *err)
         return pm_errf(err, "%s: cannot copy it to migrate its schema", path);
     }
     if (pm_db_open(&f->db, f->copy, false, err) < 0) {
+        /* The migration failed on the copy: the message names the file
+         * the user gave. */
+        char *at = err ? strstr(err->msg, f->copy) : NULL;
+        if (at) {
+            char was[sizeof err->msg];
+            snprintf(was, sizeof was, "%s", err->msg);
+            snprintf(err->msg, sizeof err->msg, "%.*s%s%s", (int)(at - err->msg), was, path,
+                     was + (at - err->msg) + strlen(f->copy));
+        }
         unlink(f->copy);
         f->copy[0] = '\0';
         return -1;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "store/foreign_db.h"
 #include "store/runs.h"
+#include "store/tickcodec.h"
 #include "lib/quote.h"
 
 /* Every table that hangs off a run, copied for the new runs only. */
@@ -58,6 +59,35 @@ static int check_labels(struct pm_db *f, const char *path, struct pm_err *err)
     return rc;
 }
 
+/* What a run of pressmark's could hold, at most: ticks of TICK_MAX_BYTES,
+ * TICK_MAX_SERIES series at positions 0 to n - 1. A database beyond it is
+ * refused whole, so what merging costs, and what reading the merged runs
+ * costs later, is what runs could make. */
+static int check_sizes(struct pm_db *f, const char *path, struct pm_err *err)
+{
+    sqlite3_stmt *st;
+    char sql[320];
+    snprintf(sql, sizeof sql, "SELECT (SELECT count(*) FROM tick WHERE length(data) > %u),"
+                              " (SELECT count(*) FROM (SELECT run_id FROM tick_series GROUP BY run_id"
+                              "   HAVING count(*) > %d OR max(idx) + 1 != count(*) OR min(idx) != 0))",
+             TICK_MAX_BYTES, TICK_MAX_SERIES);
+    if (pm_db_prepare(f, &st, sql, err) < 0)
+        return -1;
+    int rc = 0;
+    if (sqlite3_step(st) != SQLITE_ROW)
+        rc = pm_errf(err, "%s: %s", path, sqlite3_errmsg(f->h));
+    else if (sqlite3_column_int64(st, 0) > 0)
+        rc = pm_errf(err, "%s: %lld tick%s larger than %u bytes (not what a run writes): nothing merged", path,
+                     (long long)sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 0) == 1 ? "" : "s",
+                     TICK_MAX_BYTES);
+    else if (sqlite3_column_int64(st, 1) > 0)
+        rc = pm_errf(err, "%s: %lld run%s whose series positions are not 0 to n - 1 (at most %d series): nothing "
+                     "merged", path, (long long)sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 1) == 1 ? "" : "s",
+                     TICK_MAX_SERIES);
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int merge_database(struct pm_db *db, const char *path, int *added, int *present, struct pm_err *err)
 {
     struct foreign_db f;
@@ -66,7 +96,7 @@ int merge_database(struct pm_db *db, const char *path, int *added, int *present,
     const char *file = f.db.copy[0] ? f.db.copy : path;
     sqlite3_stmt *st;
     int rc = -1;
-    if (check_labels(&f.db, path, err) < 0)
+    if (check_labels(&f.db, path, err) < 0 || check_sizes(&f.db, path, err) < 0)
         goto out;
     /* The migrated copy (or the original) is attached read-only by URI. */
     sqlite3_close(f.db.h);

@@ -43,6 +43,59 @@ const char tick_sample_view_sql[] =
     "    LEFT JOIN chg c ON c.run_id = t.run_id AND c.seq = t.seq AND c.idx = s.idx"
     "    WINDOW w AS (PARTITION BY t.run_id, s.idx ORDER BY t.seq);";
 
+/* Schema 7's sample view: the same rows as schema 5's, at a cost linear in
+ * what the ticks hold. Schema 5's walked each tick's hex text a byte at a
+ * time, carrying the whole text in every step (a 40 KB tick took 10 s,
+ * 80 KB 45 s), and looked up each change by scanning them all. Here each
+ * tick's bytes are split in halves down to 32-byte pieces (log n copies
+ * of each byte), a varint's bytes are found by the terminators before them
+ * (window functions, no walk), and changes meet the grid of ticks and
+ * series by sorting, not by lookups. */
+const char tick_sample_view_v7_sql[] =
+    "DROP VIEW IF EXISTS sample;"
+    "CREATE VIEW sample AS "
+    "  WITH RECURSIVE "
+    "  split(run_id, seq, off, piece) AS ( "
+    "    SELECT run_id, seq, 0, data FROM tick WHERE length(data) > 0 "
+    "    UNION ALL "
+    "    SELECT s.run_id, s.seq, s.off + h.k * max(32, length(s.piece) / 64 * 32), "
+    "           CASE h.k WHEN 0 THEN substr(s.piece, 1, max(32, length(s.piece) / 64 * 32)) "
+    "                    ELSE substr(s.piece, max(32, length(s.piece) / 64 * 32) + 1) END "
+    "      FROM split s, (SELECT 0 AS k UNION ALL SELECT 1) h "
+    "      WHERE length(s.piece) > 32), "
+    "  nums(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM nums WHERE k < 31), "
+    "  bytes(run_id, seq, pos, b) AS ( "
+    "    SELECT run_id, seq, off + n.k, "
+    "           (instr('0123456789ABCDEF', substr(hex(substr(piece, n.k + 1, 1)), 1, 1)) - 1) * 16 "
+    "             + instr('0123456789ABCDEF', substr(hex(substr(piece, n.k + 1, 1)), 2, 1)) - 1 "
+    "      FROM split, nums n WHERE length(piece) <= 32 AND n.k < length(piece)), "
+    "  marks(run_id, seq, pos, b, vnum, start) AS ( "
+    "    SELECT run_id, seq, pos, b, "
+    "           coalesce(sum(b < 128) OVER p, 0), "
+    "           coalesce(max(CASE WHEN b < 128 THEN pos END) OVER p, -1) + 1 "
+    "      FROM bytes WINDOW p AS (PARTITION BY run_id, seq ORDER BY pos ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)), "
+    "  varints(run_id, seq, vnum, val) AS ( "
+    "    SELECT run_id, seq, vnum, sum((b & 127) << (7 * (pos - start))) "
+    "      FROM marks GROUP BY run_id, seq, vnum HAVING min(b) < 128), "
+    "  pairs(run_id, seq, vnum, gap, z) AS ( "
+    "    SELECT run_id, seq, vnum, val, lead(val) OVER (PARTITION BY run_id, seq ORDER BY vnum) FROM varints), "
+    "  chg(run_id, seq, idx, d) AS ( "
+    "    SELECT run_id, seq, sum(gap) OVER (PARTITION BY run_id, seq ORDER BY vnum ROWS UNBOUNDED PRECEDING) + vnum / 2, "
+    "           CASE WHEN z & 1 THEN ~((z >> 1) & 9223372036854775807) ELSE (z >> 1) & 9223372036854775807 END "
+    "      FROM pairs WHERE vnum % 2 = 0 AND z IS NOT NULL), "
+    "  grid(run_id, seq, t_ns, idx, name, real, d, here) AS ( "
+    "    SELECT t.run_id, t.seq, t.t_ns, s.idx, s.name, s.real, 0, 1 "
+    "      FROM tick t JOIN tick_series s ON s.run_id = t.run_id AND s.since <= t.seq "
+    "    UNION ALL "
+    "    SELECT run_id, seq, NULL, idx, NULL, NULL, d, 0 FROM chg), "
+    "  cell(run_id, seq, t_ns, idx, name, real, d) AS ( "
+    "    SELECT run_id, seq, max(t_ns), idx, max(name), max(real), sum(d) "
+    "      FROM grid GROUP BY run_id, seq, idx HAVING max(here) = 1) "
+    "  SELECT run_id, seq, t_ns, name, "
+    "         CASE WHEN real THEN sum(d) OVER w / 1000000.0 ELSE sum(d) OVER w END AS value "
+    "    FROM cell "
+    "    WINDOW w AS (PARTITION BY run_id, idx ORDER BY seq);";
+
 static bool real_name(const char *name)
 {
     /* Schema 4 wrote PSI's averages, the only real values, with %.15g, so
@@ -57,18 +110,22 @@ static bool real_name(const char *name)
     return false;
 }
 
+/* A run's series, and the values one tick holds as a list (k of them),
+ * so each tick costs what it holds, not what the run has. */
 struct run_series {
     size_t n;
-    bool *real, *have, *seen;
-    int64_t *since, *v;
+    bool *real, *seen;
+    int64_t *since;
+    size_t *idx, k;
+    int64_t *v;
 };
 
 static void run_series_free(struct run_series *rs)
 {
     free(rs->real);
-    free(rs->have);
     free(rs->seen);
     free(rs->since);
+    free(rs->idx);
     free(rs->v);
     memset(rs, 0, sizeof *rs);
 }
@@ -77,21 +134,31 @@ static int load_series(struct pm_db *db, int64_t run_id, struct run_series *rs, 
 {
     memset(rs, 0, sizeof *rs);
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "SELECT coalesce(max(idx), -1) + 1 FROM tick_series WHERE run_id = ?", err) < 0)
+    /* Positions are 0 to n - 1, each named once, as pressmark writes
+     * them: a run whose positions reach past its series (one at 999,999)
+     * would cost what it does not hold. */
+    if (pm_db_prepare(db, &st, "SELECT coalesce(max(idx), -1) + 1, count(*), coalesce(min(idx), 0) FROM tick_series"
+                               " WHERE run_id = ?", err) < 0)
         return -1;
     sqlite3_bind_int64(st, 1, run_id);
-    int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    int64_t n = -1, rows = 0, lo = 0;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        n = sqlite3_column_int64(st, 0);
+        rows = sqlite3_column_int64(st, 1);
+        lo = sqlite3_column_int64(st, 2);
+    }
     sqlite3_finalize(st);
-    if (n < 0 || n > 1000000)
-        return pm_errf(err, "%s: run %lld: series positions out of range", db->path, (long long)run_id);
+    if (n < 0 || n != rows || lo < 0 || n > TICK_MAX_SERIES)
+        return pm_errf(err, "%s: run %lld: series positions are not 0 to %lld (at most %d series)", db->path,
+                       (long long)run_id, (long long)rows - 1, TICK_MAX_SERIES);
     rs->n = (size_t)n;
     size_t k = rs->n ? rs->n : 1;
     rs->real = calloc(k, sizeof *rs->real);
-    rs->have = calloc(k, sizeof *rs->have);
     rs->seen = calloc(k, sizeof *rs->seen);
     rs->since = calloc(k, sizeof *rs->since);
+    rs->idx = calloc(k, sizeof *rs->idx);
     rs->v = calloc(k, sizeof *rs->v);
-    if (!rs->real || !rs->have || !rs->seen || !rs->since || !rs->v)
+    if (!rs->real || !rs->seen || !rs->since || !rs->idx || !rs->v)
         return pm_errf(err, "out of memory");
     if (pm_db_prepare(db, &st, "SELECT idx, name FROM tick_series WHERE run_id = ?", err) < 0)
         return -1;
@@ -105,10 +172,11 @@ static int load_series(struct pm_db *db, int64_t run_id, struct run_series *rs, 
     return 0;
 }
 
-/* One schema-4 tick, "[v,v,null,...]", into have[] and v[] (fixed-point). */
+/* One schema-4 tick, "[v,v,null,...]", into the list idx[], v[]
+ * (fixed-point) of the series it has a value for. */
 static int parse_json_tick(const char *p, struct run_series *rs)
 {
-    memset(rs->have, 0, rs->n * sizeof *rs->have);
+    rs->k = 0;
     if (*p++ != '[')
         return -1;
     for (size_t i = 0; *p && *p != ']'; i++) {
@@ -116,23 +184,25 @@ static int parse_json_tick(const char *p, struct run_series *rs)
             p += 4;
         } else {
             char *end;
+            int64_t x;
             errno = 0;
             if (i < rs->n && rs->real[i]) {
                 double d = strtod(p, &end);
                 if (end == p)
                     return -1;
-                rs->v[i] = (int64_t)llround(d * TICK_REAL_SCALE);
+                x = (int64_t)llround(d * TICK_REAL_SCALE);
             } else {
-                long long x = strtoll(p, &end, 10);
+                long long y = strtoll(p, &end, 10);
                 if (end == p)
                     return -1;
-                if (*end == '.' || *end == 'e' || *end == 'E') {
-                    x = (long long)llround(strtod(p, &end));
-                }
-                rs->v[i] = (int64_t)x;
+                if (*end == '.' || *end == 'e' || *end == 'E')
+                    y = (long long)llround(strtod(p, &end));
+                x = (int64_t)y;
             }
-            if (i < rs->n)
-                rs->have[i] = true;
+            if (i < rs->n) {
+                rs->idx[rs->k] = i;
+                rs->v[rs->k++] = x;
+            }
             p = end;
         }
         if (*p == ',')
@@ -162,12 +232,12 @@ static int migrate_run(struct pm_db *db, int64_t run_id, sqlite3_stmt *ins, sqli
                     (long long)seq);
             goto out;
         }
-        for (size_t i = 0; i < rs.n; i++)
-            if (rs.have[i] && !rs.seen[i]) {
-                rs.seen[i] = true;
-                rs.since[i] = seq;
+        for (size_t j = 0; j < rs.k; j++)
+            if (!rs.seen[rs.idx[j]]) {
+                rs.seen[rs.idx[j]] = true;
+                rs.since[rs.idx[j]] = seq;
             }
-        if (tick_encode_values(&enc, rs.v, rs.have, rs.n) < 0) {
+        if (tick_encode_values(&enc, rs.n, rs.idx, rs.v, rs.k) < 0) {
             pm_errf(err, "out of memory");
             goto out;
         }

@@ -9,5 +9,7 @@ int tick_migrate_v5(struct pm_db *db, struct pm_err *err);
 
 /* The sample view over the encoded ticks, in SQL alone (see db.c). */
 extern const char tick_sample_view_sql[];
+/* DROP and CREATE of schema 7's sample view (store/db.c's 6 -> 7). */
+extern const char tick_sample_view_v7_sql[];
 
 #endif

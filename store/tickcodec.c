@@ -95,15 +95,15 @@ int tick_encode(struct tick_encoder *e, const struct series_table *t, uint64_t m
     return 0;
 }
 
-int tick_encode_values(struct tick_encoder *e, const int64_t *v, const bool *have, size_t n)
+int tick_encode_values(struct tick_encoder *e, size_t nseries, const size_t *idx, const int64_t *v, size_t k)
 {
-    if (reserve(e, n) < 0)
+    if (reserve(e, nseries) < 0)
         return -1;
     uint8_t *p = e->buf;
     size_t prev = 0;
-    for (size_t i = 0; i < n; i++)
-        if (have[i])
-            p = put_value(e, p, i, v[i], &prev);
+    for (size_t j = 0; j < k; j++)
+        if (idx[j] < nseries && (j == 0 || idx[j] > idx[j - 1]))
+            p = put_value(e, p, idx[j], v[j], &prev);
     e->len = (size_t)(p - e->buf);
     return 0;
 }

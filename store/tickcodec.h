@@ -15,6 +15,11 @@
 #include "lib/series.h"
 
 #define TICK_REAL_SCALE 1000000.0
+/* A run's series at the most, far above any real run's (some 300 to 600),
+ * and a stored tick's bytes: what a database from elsewhere may hold
+ * before it is refused, so reading it costs what a run could make. */
+#define TICK_MAX_SERIES 100000
+#define TICK_MAX_BYTES (1u << 20)
 
 struct tick_encoder {
     int64_t *last;            /* per series: the value last stored (fixed-point for reals) */
@@ -29,9 +34,10 @@ void tick_encoder_free(struct tick_encoder *e);
 /* Encode the series of t that have a value this tick (seen_tick == mark)
  * into e->buf[0..e->len). -1 only when out of memory. */
 int tick_encode(struct tick_encoder *e, const struct series_table *t, uint64_t mark);
-/* Encode from plain arrays (migration of JSON ticks): have[i] says whether
- * series i has a value this tick, v[i] its fixed-point value. */
-int tick_encode_values(struct tick_encoder *e, const int64_t *v, const bool *have, size_t n);
+/* Encode from a list (migration of JSON ticks): the k series that have a
+ * value this tick, positions idx[] in increasing order (below nseries),
+ * values v[] fixed-point. The cost is k's, not the run's series'. */
+int tick_encode_values(struct tick_encoder *e, size_t nseries, const size_t *idx, const int64_t *v, size_t k);
 
 /* Apply one stored tick to acc[0..n): acc[i] += change; changed[i] set
  * for every series the tick names (may be NULL). -1 when the bytes are not

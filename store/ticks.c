@@ -160,13 +160,15 @@ int tick_reader_open(struct tick_reader *r, struct pm_db *db, int64_t run_id, st
         return -1;
     sqlite3_bind_int64(st, 1, run_id);
     size_t cap = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    /* Positions 0, 1, 2 ... as pressmark writes them: one far out (a
+     * database from elsewhere) would cost what the run does not hold. */
+    for (int64_t row = 0; sqlite3_step(st) == SQLITE_ROW; row++) {
         int64_t idx = sqlite3_column_int64(st, 0);
-        if (idx < 0 || idx > 1000000) {
+        if (idx != row || idx >= TICK_MAX_SERIES) {
             sqlite3_finalize(st);
             tick_reader_close(r);
-            return pm_errf(err, "%s: run %lld: series position %lld out of range", db->path, (long long)run_id,
-                           (long long)idx);
+            return pm_errf(err, "%s: run %lld: series position %lld where %lld belongs (positions run from 0, at most "
+                           "%d)", db->path, (long long)run_id, (long long)idx, (long long)row, TICK_MAX_SERIES);
         }
         size_t need = (size_t)idx + 1;
         if (need > cap) {

@@ -163,7 +163,7 @@ is "$?" 0 "list reads a schema-4 database (through a migrated copy)"
 is "$(sqlite3 -batch "$old" "pragma user_version")" 4 "  without changing it"
 PRESSMARK_DB="$old" "$PM" record --quiet --label after -- true
 is "$?" 0 "a run writes to the schema-4 database"
-is "$(sqlite3 -batch "$old" "pragma user_version")" 6 "  which migrates it to the current schema (6)"
+is "$(sqlite3 -batch "$old" "pragma user_version")" 7 "  which migrates it to the current schema (7)"
 sqlite3 -batch "$old" "$view" | norm | awk -F'|' '$1 <= 2' > "$TMP/after.txt"
 ok "  its old runs' samples are the same, value for value ($(wc -l < "$TMP/after.txt") rows)" cmp -s "$TMP/before.txt" "$TMP/after.txt"
 is "$(sqlite3 -batch "$old" "select count(*) from tick where typeof(data) != 'blob'")" 0 "  every tick is in the new encoding"

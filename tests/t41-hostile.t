@@ -91,4 +91,31 @@ like "$(cat "$TMP/list")" 'esc \\x1b\]0;owned\\x07' "it is shown escaped instead
 "$PM" show 1 > "$TMP/show"
 ok "show: neither (a hostile reason)" sh -c "! grep -q \$(printf '\\033') '$TMP/show'"
 is "$(pwned)" 0 "in all of it, nothing ran"
+
+# Sizes from a database are data too: what reading or merging a crafted one
+# costs is bounded by what it holds. A schema-4 database with one series
+# at position 999,999 and 20,000 ticks (its migration cost positions times
+# ticks: 55 s of CPU for 356 KB) is refused by name, as is merging ticks
+# larger than a run writes or runs whose positions do not run from 0.
+FIX="$ROOT/tests/fixtures/results-schema4.db"
+cp "$FIX" "$TMP/sparse4.db"
+sqlite3 "$TMP/sparse4.db" "delete from tick_series where run_id = 1 and idx > 0;
+    update tick_series set idx = 999999 where run_id = 1;
+    with recursive n(i) as (select 100 union all select i + 1 from n where i < 20099)
+    insert into tick(run_id, seq, t_ns, data) select 1, i, i * 1000000, '[]' from n"
+before=$(md5sum < "$TMP/sparse4.db")
+PRESSMARK_DB="$TMP/sparse4.db" "$PM" list > "$TMP/out" 2> "$TMP/err"
+is "$?" 2 "list of a schema-4 database with a series at position 999,999: exit 2"
+is "$(cat "$TMP/err")" "pressmark list: $TMP/sparse4.db: run 1: series positions are not 0 to 0 (at most 100000 series)" \
+    "  refused in one line, naming the run"
+is "$(md5sum < "$TMP/sparse4.db")" "$before" "  the file untouched"
+cp "$FIX" "$TMP/bigtick.db"
+PRESSMARK_DB="$TMP/bigtick.db" "$PM" record --quiet --label big -- true
+sqlite3 "$TMP/bigtick.db" "update tick set data = zeroblob(2 * 1048576) where seq = 1 and run_id = (select max(id) from run)"
+bad "merging a database with a 2 MiB tick" "bigtick.db: 1 tick larger than 1048576 bytes \(not what a run writes\): nothing merged" \
+    merge "$TMP/bigtick.db"
+PRESSMARK_DB="$TMP/gap.db" "$PM" record --quiet --label gap -- true
+sqlite3 "$TMP/gap.db" "update tick_series set idx = idx + 1000 where idx > 10"
+bad "merging runs whose series positions skip" "gap.db: 1 run whose series positions are not 0 to n - 1 \(at most 100000 series\): nothing merged" \
+    merge "$TMP/gap.db"
 done_testing
