@@ -12,6 +12,7 @@ cd "$(dirname "$0")"
 # tests/fresh-root.sh proves it on a bare debootstrap root.
 PACKAGES=(
     gcc make pkg-config libsqlite3-dev libcurl4-openssl-dev libgsl-dev zlib1g-dev libjansson-dev libinih-dev  # build
+    libarchive-dev                                                               # build: a guest's results, read strictly
     gnuplot-nox linux-perf                                                       # plot, --profile
     sqlite3 perl procps iproute2 python3 curl ca-certificates openssl            # tests: sqlite3, prove, pgrep, ip netns, peers, HTTP, TLS
     python3-jsonschema man-db                                                    # tests: the JSON outputs against docs/json, man pages

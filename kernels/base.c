@@ -13,7 +13,7 @@
  * what a kernel package needs to install (kmod, linux-base, the
  * initramfs tools), loopback for the chat (iproute2), and the sanitizer
  * runtimes so that a make check build runs in the guest as well. */
-static const char guest_packages[] = "libsqlite3-0,libcurl4,libgsl27,zlib1g,libinih1,libjansson4,kmod,linux-base,"
+static const char guest_packages[] = "libsqlite3-0,libcurl4,libgsl27,zlib1g,libinih1,libjansson4,libarchive13,kmod,linux-base,"
                                      "initramfs-tools,zstd,e2fsprogs,iproute2,libasan8,libubsan1";
 
 /* Process 1 of every guest. Fixed text (no suite's string is ever put in

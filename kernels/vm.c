@@ -1,4 +1,5 @@
 #include "kernels/vm.h"
+#include "kernels/results.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -192,7 +193,7 @@ int vm_boot(const struct vm_boot *b, struct vm_result *r, struct pm_err *err)
     /* The results disk: sparse, written by the guest as one tar archive. */
     if (rc == 0) {
         int fd = open(result, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-        if (fd < 0 || ftruncate(fd, 2ll << 30) < 0)
+        if (fd < 0 || ftruncate(fd, (off_t)RESULTS_DISK_BYTES) < 0)
             rc = pm_errf(err, "%s: %s", result, strerror(errno));
         if (fd >= 0)
             close(fd);
@@ -339,16 +340,18 @@ int vm_boot(const struct vm_boot *b, struct vm_result *r, struct pm_err *err)
     if (pid_undo >= 0)
         undo_done(pid_undo);
     if (rc == 0 && r->how == VM_DONE) {
-        /* Unpacked by tar, which keeps what it writes inside log_dir. */
-        char *argv[] = { "tar", "-xf", result, "-C", (char *)b->log_dir, "--no-same-owner", NULL };
-        struct pm_spawn sp = { .argv = argv, .in = PM_FD_NULL, .out = PM_FD_NULL, .err = PM_FD_NULL };
+        /* Read strictly (kernels/results.h): the guest is not trusted. */
         struct pm_err e;
         char db[PATH_MAX + 32], st[PATH_MAX + 32], v[32];
         snprintf(db, sizeof db, "%s/results.db", b->log_dir);
         snprintf(st, sizeof st, "%s/status", b->log_dir);
-        if (pm_spawn_run(&sp, &e) == 0 && pm_read_file(st, v, sizeof v) == 0)
+        if (results_unpack(result, b->log_dir, &e) < 0) {
+            r->how = VM_BAD_RESULTS;
+            snprintf(r->reason, sizeof r->reason, "the guest's results were refused: %s", e.msg);
+        } else if (pm_read_file(st, v, sizeof v) == 0) {
             r->guest_status = atoi(v);
-        if (!pm_path_exists(db)) {
+        }
+        if (r->how == VM_DONE && !pm_path_exists(db)) {
             char tail[800];
             vm_console_tail(console, 5, tail, sizeof tail);
             r->how = VM_NO_RESULTS;

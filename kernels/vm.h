@@ -31,7 +31,7 @@ struct vm_boot {
     FILE *say;                  /* the guest's progress lines, as they come; NULL: quiet */
 };
 
-enum vm_outcome { VM_DONE, VM_NO_RESULTS, VM_TIMEOUT, VM_KVM_FAILED, VM_INTERRUPTED };
+enum vm_outcome { VM_DONE, VM_NO_RESULTS, VM_BAD_RESULTS, VM_TIMEOUT, VM_KVM_FAILED, VM_INTERRUPTED };
 
 struct vm_result {
     enum vm_outcome how;

@@ -91,6 +91,10 @@ is "$(q "select count(distinct m.value) from run_meta m where m.key = 'suite.uui
 is "$(q "select group_concat(distinct value) from run_meta where key = 'suite.id'")" 1 "  with the host's suite id"
 like "$("$PM" suite status)" "complete" "suite status: complete"
 ok "the boot's console is kept beside the database" test -s "$PRESSMARK_DB.boots/suite1-kernel1-boot1/console.log"
+is "$(stat -c %a "$PRESSMARK_DB.boots" "$PRESSMARK_DB.boots/suite1-kernel1-boot1" | tr '\n' ' ')" "700 700 " \
+   "  in private directories (a guest's results are unpacked there)"
+is "$(find "$PRESSMARK_DB.boots/suite1-kernel1-boot1" -type f ! -perm 600 -name 'results.db' | wc -l)$(find "$PRESSMARK_DB.boots" ! -type f ! -type d | wc -l)" "00" \
+   "  the guest's files taken as private regular files, nothing else"
 
 "$PM" compare --suite > out 2> err
 is "$?" 2 "compare refuses emulated runs as kernel results"
