@@ -31,7 +31,7 @@ int cmd_merge(int argc, char **argv)
     int rc = 0;
     for (int i = first; i < argc; i++) {
         int added = 0, present = 0;
-        if (merge_database(&db, argv[i], &added, &present, &err) < 0) {
+        if (merge_database(&db, argv[i], NULL, 0, &added, &present, &err) < 0) {
             rc = pm_usage("merge", "%s", err.msg);
             continue;
         }

@@ -16,6 +16,7 @@
 #include "lib/fileio.h"
 #include "lib/quote.h"
 #include "lib/units.h"
+#include "store/guest_runs.h"
 #include "store/merge.h"
 #include "store/runs.h"
 #include "store/suites.h"
@@ -239,6 +240,49 @@ static char *meta_text(const struct kv_list *m)
     return t;
 }
 
+/* The guest's runs into the host's database and the suite: only those of
+ * the cells this boot ran, with their labels and workloads, at most the
+ * suite's runs for each (store/guest_runs.h); each refused run gets a line
+ * in the boot's host.log. */
+static int merge_guest(struct runner *r, int group, const char *dir, int *adopted, int *refused, struct pm_err *err)
+{
+    const struct suite_plan *p = r->p;
+    char db[PATH_MAX + 80], log[PATH_MAX + 80];
+    snprintf(db, sizeof db, "%s/results.db", dir);
+    snprintf(log, sizeof log, "%s/host.log", dir);
+    struct guest_cell *cells = calloc(p->ncells + 1, sizeof *cells);
+    if (!cells)
+        return pm_errf(err, "out of memory");
+    for (size_t c = 0; c < p->ncells; c++)
+        cells[c] = (struct guest_cell){ .planned = p->cells[c].group == group, .max_runs = (int)p->runs_max,
+                                        .label = p->cells[c].label, .workload = p->cells[c].wl->name };
+    struct guest_selection sel;
+    int rc = guest_runs_select(db, r->suite.uuid, cells, p->ncells, &sel, err);
+    free(cells);
+    if (rc < 0)
+        return -1;
+    *refused = (int)sel.nrefused;
+    FILE *f = sel.nrefused ? pm_create_file(log) : NULL;
+    for (size_t i = 0; f && i < sel.nrefused; i++) {
+        char label[4 * sizeof sel.refused[i].label];
+        quote_terminal(sel.refused[i].label, label, sizeof label);
+        fprintf(f, "refused run %s, label '%s': %s\n", sel.refused[i].uuid, label, sel.refused[i].reason);
+    }
+    if (f)
+        fclose(f);
+    const char **only = calloc(sel.n + 1, sizeof *only);
+    for (size_t i = 0; only && i < sel.n; i++)
+        only[i] = sel.uuids[i];
+    int added = 0, present = 0;
+    rc = !only ? pm_errf(err, "out of memory")
+               : merge_database(&r->rs.db, db, only, sel.n, &added, &present, err);
+    if (rc == 0)
+        rc = suites_adopt_runs(&r->rs.db, r->suite.id, r->suite.uuid, (int)p->ncells, only, sel.n, adopted, err);
+    free(only);
+    guest_selection_free(&sel);
+    return rc;
+}
+
 int suite_vm_group(struct runner *r, int group, const struct suite_run_opts *o, int *abort_sig, int *worst)
 {
     const struct suite_plan *p = r->p;
@@ -334,11 +378,8 @@ int suite_vm_group(struct runner *r, int group, const struct suite_run_opts *o, 
                 *worst = 1;
             break;
         }
-        char db[PATH_MAX + 80];
-        snprintf(db, sizeof db, "%s/results.db", dir);
-        int added = 0, present = 0, adopted = 0;
-        if (merge_database(&r->rs.db, db, &added, &present, &err) < 0 ||
-            suites_adopt_runs(&r->rs.db, r->suite.id, r->suite.uuid, (int)p->ncells, &adopted, &err) < 0) {
+        int adopted = 0, refused = 0;
+        if (merge_guest(r, group, dir, &adopted, &refused, &err) < 0) {
             snprintf(reason, sizeof reason, "kernel %s: the guest's results could not be merged: %s", sg->kernel,
                      err.msg);
             rc = mark_failed(r, group, reason);
@@ -348,6 +389,9 @@ int suite_vm_group(struct runner *r, int group, const struct suite_run_opts *o, 
         if (!o->quiet)
             fprintf(stderr, "pressmark: kernel %s: %d runs from the VM (up after %.1f s, first run at %.1f s, %.1f s "
                     "in all)\n", q, adopted, res.up_s, res.first_run_s, res.wall_s);
+        if (refused)
+            fprintf(stderr, "pressmark: kernel %s: %d run%s of the guest's refused (see %s/host.log)\n", q, refused,
+                    refused == 1 ? "" : "s", dir);
         if (runner_reload(r, &err) < 0) {
             fprintf(stderr, "pressmark suite run: %s\n", err.msg);
             rc = 2;

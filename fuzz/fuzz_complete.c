@@ -24,14 +24,14 @@
 
 static char dir[64], words_path[128];
 static pid_t bash_pid;
-static FILE *to_bash, *from_bash;
+static int to_bash = -1, from_bash = -1;
 
 static void stop_bash(void)
 {
-    if (to_bash)
-        fclose(to_bash);
-    if (from_bash)
-        fclose(from_bash);
+    if (to_bash >= 0)
+        close(to_bash);
+    if (from_bash >= 0)
+        close(from_bash);
     if (bash_pid > 0) {
         kill(bash_pid, SIGKILL);
         waitpid(bash_pid, NULL, 0);
@@ -58,6 +58,41 @@ static void completion_path(char *buf, size_t len)
     }
     fprintf(stderr, "fuzz_complete: completion/pressmark not found beside %s\n", exe);
     abort();
+}
+
+/* To bash and from it by plain reads and writes, again after a signal:
+ * libFuzzer's timer interrupts them. */
+static int say(const char *text)
+{
+    for (size_t len = strlen(text); len;) {
+        ssize_t n = write(to_bash, text, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        text += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* The next NUL-terminated record bash wrote, into line; its length with
+ * the NUL, or -1 when bash is gone. */
+static ssize_t record(char *line, size_t cap)
+{
+    size_t n = 0;
+    for (;;) {
+        char c;
+        ssize_t r = read(from_bash, &c, 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1;
+        if (n + 1 < cap)
+            line[n++] = c;
+        if (c == '\0')
+            return (ssize_t)n;
+    }
 }
 
 static void start_bash(void)
@@ -94,18 +129,19 @@ static void start_bash(void)
     }
     close(in[0]);
     close(out[1]);
-    to_bash = fdopen(in[1], "w");
-    from_bash = fdopen(out[0], "r");
-    if (!to_bash || !from_bash)
-        abort();
+    to_bash = in[1];
+    from_bash = out[0];
     /* The completion is sourced from the real file; the function below
      * completes `pressmark show ""` and writes each candidate and then an
      * empty one, NUL-terminated. */
-    fprintf(to_bash, ". '%s' || exit 1\n"
-                     "offer() { COMP_WORDS=(pressmark show ''); COMP_CWORD=2; COMPREPLY=(); _pressmark;"
-                     " local w; for w in \"${COMPREPLY[@]}\"; do printf '%%s\\0' \"$w\"; done; printf '\\0'; }\n",
-            comp);
-    fflush(to_bash);
+    char setup[PATH_MAX + 400];
+    snprintf(setup, sizeof setup,
+             ". '%s' || exit 1\n"
+             "offer() { COMP_WORDS=(pressmark show ''); COMP_CWORD=2; COMPREPLY=(); _pressmark;"
+             " local w; for w in \"${COMPREPLY[@]}\"; do printf '%%s\\0' \"$w\"; done; printf '\\0'; }\n",
+             comp);
+    if (say(setup) < 0)
+        abort();
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -207,15 +243,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fprintf(w, "%s\n", want[k]);
     if (fclose(w) != 0)
         abort();
-    fputs("offer\n", to_bash);
-    if (fflush(to_bash) != 0)
-        FUZZ_ASSERT(false, "bash is gone");
+    FUZZ_ASSERT(say("offer\n") == 0, "bash is gone");
     bool seen[MAX_WORDS] = { false };
     size_t got = 0;
-    char *line = NULL;
-    size_t cap = 0;
+    static char line[65536];
     for (;;) {
-        ssize_t len = getdelim(&line, &cap, '\0', from_bash);
+        ssize_t len = record(line, sizeof line);
         FUZZ_ASSERT(len > 0, "bash ended or said nothing (%zd)", len);
         if (len == 1)
             break;                  /* the empty record: the end */
@@ -230,7 +263,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         got++;
         free(decoded);
     }
-    free(line);
     FUZZ_ASSERT(got == n, "%zu of %zu labels offered", got, n);
     free(text);
     return 0;

@@ -88,7 +88,26 @@ static int check_sizes(struct pm_db *f, const char *path, struct pm_err *err)
     return rc;
 }
 
-int merge_database(struct pm_db *db, const char *path, int *added, int *present, struct pm_err *err)
+/* The UUIDs a merge may take, in a temporary table of db's connection. */
+static int only_table(struct pm_db *db, const char *const *only, size_t n, struct pm_err *err)
+{
+    if (pm_db_exec(db, "DROP TABLE IF EXISTS temp.merge_only; CREATE TEMP TABLE merge_only (uuid TEXT PRIMARY KEY)",
+                   err) < 0)
+        return -1;
+    sqlite3_stmt *st;
+    if (pm_db_prepare(db, &st, "INSERT OR IGNORE INTO temp.merge_only(uuid) VALUES (?)", err) < 0)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        sqlite3_bind_text(st, 1, only[i], -1, SQLITE_STATIC);
+        rc = pm_db_step_done(db, st, err);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int merge_database(struct pm_db *db, const char *path, const char *const *only, size_t n, int *added, int *present,
+                   struct pm_err *err)
 {
     struct foreign_db f;
     if (foreign_db_open(path, &f, err) < 0)
@@ -117,11 +136,16 @@ int merge_database(struct pm_db *db, const char *path, int *added, int *present,
     if (rc < 0)
         goto out;
     rc = -1;
+    if (only && only_table(db, only, n, err) < 0)
+        goto detach;
     if (pm_db_exec(db, "BEGIN IMMEDIATE", err) < 0)
         goto detach;
+    if (pm_db_exec(db, only ? "CREATE TEMP TABLE new_runs AS SELECT uuid FROM other.run WHERE status != 'running'"
+                              " AND uuid NOT IN (SELECT uuid FROM main.run) AND uuid IN (SELECT uuid FROM temp.merge_only)"
+                            : "CREATE TEMP TABLE new_runs AS SELECT uuid FROM other.run WHERE status != 'running'"
+                              " AND uuid NOT IN (SELECT uuid FROM main.run)", err) < 0)
+        goto rollback;
     if (pm_db_exec(db,
-                   "CREATE TEMP TABLE new_runs AS SELECT uuid FROM other.run"
-                   " WHERE status != 'running' AND uuid NOT IN (SELECT uuid FROM main.run);"
                    "INSERT OR IGNORE INTO machine(hostname, kernel, proc_version, cmdline, cpu_model, cpus, mem_total_kb, page_size)"
                    " SELECT hostname, kernel, proc_version, cmdline, cpu_model, cpus, mem_total_kb, page_size FROM other.machine;"
                    "INSERT INTO run(uuid, machine_id, label, workload, params, started_ns, ended_ns, interval_ns, status, reason)"
@@ -151,6 +175,7 @@ rollback:
     pm_db_rollback(db);
     pm_db_exec(db, "DROP TABLE IF EXISTS temp.new_runs", NULL);
 detach:
+    pm_db_exec(db, "DROP TABLE IF EXISTS temp.merge_only", NULL);
     pm_db_exec(db, "DETACH DATABASE other", NULL);
 out:
     foreign_db_close(&f);

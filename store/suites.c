@@ -279,12 +279,21 @@ int suites_latest_id(struct pm_db *db, int64_t *id, struct pm_err *err)
     return 0;
 }
 
-int suites_adopt_runs(struct pm_db *db, int64_t suite_id, const char *uuid, int ncells, int *n, struct pm_err *err)
+static bool listed(const char *uuid, const char *const *only, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(uuid, only[i]) == 0)
+            return true;
+    return false;
+}
+
+int suites_adopt_runs(struct pm_db *db, int64_t suite_id, const char *uuid, int ncells, const char *const *only,
+                      size_t nonly, int *n, struct pm_err *err)
 {
     *n = 0;
     sqlite3_stmt *st;
     if (pm_db_prepare(db, &st,
-                      "SELECT r.id, CAST(rd.value AS INTEGER), CAST(c.value AS INTEGER) FROM run r"
+                      "SELECT r.id, CAST(rd.value AS INTEGER), CAST(c.value AS INTEGER), r.uuid FROM run r"
                       " JOIN run_meta u ON u.run_id = r.id AND u.key = 'suite.uuid' AND u.value = ?1"
                       " JOIN run_meta c ON c.run_id = r.id AND c.key = 'suite.cell_index'"
                       " JOIN run_meta rd ON rd.run_id = r.id AND rd.key = 'suite.round'"
@@ -298,8 +307,8 @@ int suites_adopt_runs(struct pm_db *db, int64_t suite_id, const char *uuid, int 
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int cell = sqlite3_column_int(st, 2);
-        if (cell < 0 || cell >= ncells)
-            continue;           /* a run of a cell this suite does not have */
+        if (cell < 0 || cell >= ncells || !listed(pm_col_text(st, 3), only, nonly))
+            continue;           /* a run of a cell this suite does not have, or not this boot's */
         struct adopt *nvv = realloc(v, (nv + 1) * sizeof *v);
         if (!nvv) {
             rc = SQLITE_NOMEM;

@@ -1,0 +1,99 @@
+#include "store/guest_runs.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lib/alloc.h"
+#include "store/foreign_db.h"
+
+void guest_selection_free(struct guest_selection *sel)
+{
+    free(sel->uuids);
+    free(sel->refused);
+    memset(sel, 0, sizeof *sel);
+}
+
+static int refuse(struct guest_selection *sel, size_t *cap, const char *uuid, const char *label, const char *why)
+{
+    if (ALLOC_GROW(sel->refused, sel->nrefused + 1, *cap) < 0)
+        return -1;
+    struct guest_refusal *r = &sel->refused[sel->nrefused++];
+    snprintf(r->uuid, sizeof r->uuid, "%s", uuid);
+    snprintf(r->label, sizeof r->label, "%s", label);
+    snprintf(r->reason, sizeof r->reason, "%s", why);
+    return 0;
+}
+
+/* Why a run of the guest's is refused, or "" when it is taken. taken[c]
+ * counts the runs of cell c taken so far. */
+static void why_refused(const struct guest_cell *cells, size_t ncells, const int *taken, const char *label,
+                        const char *workload, const char *status, bool ours, long long cell, char *why, size_t len)
+{
+    why[0] = '\0';
+    if (!ours)
+        snprintf(why, len, "not a run of this suite");
+    else if (strcmp(status, "running") == 0)
+        snprintf(why, len, "still running (it never finished)");
+    else if (cell < 0 || (size_t)cell >= ncells || !cells[cell].planned)
+        snprintf(why, len, "cell %lld is not one this boot ran", cell);
+    else if (strcmp(label, cells[cell].label) != 0)
+        snprintf(why, len, "cell %lld's label is another", cell);
+    else if (strcmp(workload, cells[cell].workload) != 0)
+        snprintf(why, len, "cell %lld's workload is %s", cell, cells[cell].workload);
+    else if (taken[cell] >= cells[cell].max_runs)
+        snprintf(why, len, "cell %lld was asked for %d run%s", cell, cells[cell].max_runs,
+                 cells[cell].max_runs == 1 ? "" : "s");
+}
+
+static int judge(struct guest_selection *sel, size_t *cap, size_t *rcap, const struct guest_cell *cells,
+                 size_t ncells, int *taken, const char *uuid, const char *label, const char *workload,
+                 const char *status, bool ours, long long cell)
+{
+    char why[160];
+    why_refused(cells, ncells, taken, label, workload, status, ours, cell, why, sizeof why);
+    if (why[0])
+        return refuse(sel, rcap, uuid, label, why);
+    if (ALLOC_GROW(sel->uuids, sel->n + 1, *cap) < 0)
+        return -1;
+    snprintf(sel->uuids[sel->n++], sizeof sel->uuids[0], "%s", uuid);
+    taken[cell]++;
+    return 0;
+}
+
+int guest_runs_select(const char *path, const char *suite_uuid, const struct guest_cell *cells, size_t ncells,
+                      struct guest_selection *sel, struct pm_err *err)
+{
+    memset(sel, 0, sizeof *sel);
+    struct foreign_db f;
+    if (foreign_db_open(path, &f, err) < 0)
+        return -1;
+    sqlite3_stmt *st;
+    /* Every run, the first started first: those are the ones taken. */
+    if (pm_db_prepare(&f.db, &st,
+                      "SELECT r.uuid, r.label, r.workload, r.status,"
+                      " EXISTS (SELECT 1 FROM run_meta u WHERE u.run_id = r.id AND u.key = 'suite.uuid' AND u.value = ?1),"
+                      " (SELECT CASE WHEN c.value GLOB '[0-9]*' AND length(c.value) < 10 THEN CAST(c.value AS INTEGER)"
+                      "  ELSE -1 END FROM run_meta c WHERE c.run_id = r.id AND c.key = 'suite.cell_index')"
+                      " FROM run r ORDER BY r.started_ns, r.id", err) < 0) {
+        foreign_db_close(&f);
+        return -1;
+    }
+    sqlite3_bind_text(st, 1, suite_uuid, -1, SQLITE_STATIC);
+    int *taken = calloc(ncells + 1, sizeof *taken);
+    size_t cap = 0, rcap = 0;
+    int rc = taken ? 0 : pm_errf(err, "out of memory");
+    int step;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        long long cell = sqlite3_column_type(st, 5) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 5);
+        if (judge(sel, &cap, &rcap, cells, ncells, taken, pm_col_text(st, 0), pm_col_text(st, 1), pm_col_text(st, 2),
+                  pm_col_text(st, 3), sqlite3_column_int(st, 4) != 0, cell) < 0)
+            rc = pm_errf(err, "out of memory");
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = pm_errf(err, "%s: %s", path, sqlite3_errmsg(f.db.h));
+    sqlite3_finalize(st);
+    free(taken);
+    foreign_db_close(&f);
+    if (rc < 0)
+        guest_selection_free(sel);
+    return rc;
+}
