@@ -60,11 +60,57 @@ int build_write_text(const char *path, const char *text, mode_t mode, struct pm_
     return 0;
 }
 
+int build_step_in_root(const char *root, char *const *argv, const char *log, const char *what, struct pm_err *err)
+{
+    size_t n = 0;
+    while (argv[n])
+        n++;
+    char rootopt[PATH_MAX + 16];
+    snprintf(rootopt, sizeof rootopt, "--root=%s", root);
+    char *pre[] = { "unshare", "--fork", "--kill-child", "--pid", "--mount", "--mount-proc", "--net", "--ipc", "--uts",
+                    rootopt, "--", "/usr/bin/setpriv",
+                    "--bounding-set=-all,+chown,+dac_override,+dac_read_search,+fowner,+fsetid,+setuid,+setgid,"
+                    "+setfcap,+kill,+setpcap", "--" };
+    size_t k = sizeof pre / sizeof pre[0];
+    char **all = calloc(k + n + 1, sizeof *all);
+    if (!all)
+        return pm_errf(err, "out of memory");
+    memcpy(all, pre, sizeof pre);
+    memcpy(all + k, argv, n * sizeof *argv);
+    int rc = build_step(all, NULL, log, what, err);
+    free(all);
+    return rc;
+}
+
+static int copy_fd(int in, const char *from, const char *to, mode_t mode, struct pm_err *err);
+
+int build_copy_from_root(const char *root, const char *rel, const char *to, mode_t mode, struct pm_err *err)
+{
+    int in = pm_open_beneath(root, rel);
+    struct stat st;
+    if (in < 0)
+        return pm_errf(err, "%s/%s: %s", root, rel,
+                       errno == ELOOP || errno == EXDEV ? "a link (refused: the guest's root is not trusted)" : strerror(errno));
+    if (fstat(in, &st) < 0 || !S_ISREG(st.st_mode)) {
+        close(in);
+        return pm_errf(err, "%s/%s: not a regular file", root, rel);
+    }
+    char from[PATH_MAX + 256];
+    snprintf(from, sizeof from, "%s/%s", root, rel);
+    return copy_fd(in, from, to, mode, err);
+}
+
 int build_copy_file(const char *from, const char *to, mode_t mode, struct pm_err *err)
 {
     int in = open(from, O_RDONLY | O_CLOEXEC);
     if (in < 0)
         return pm_errf(err, "%s: %s", from, strerror(errno));
+    return copy_fd(in, from, to, mode, err);
+}
+
+/* Copies in's bytes into to; closes in. */
+static int copy_fd(int in, const char *from, const char *to, mode_t mode, struct pm_err *err)
+{
     int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
     if (out < 0) {
         close(in);

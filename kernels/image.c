@@ -111,8 +111,8 @@ static int install_kernel(const struct kernel_spec *k, const struct kernel_info 
             return -1;
         /* Its own maintainer scripts: depmod, and the initramfs through
          * initramfs-tools' hook, as on a machine that installs it. */
-        char *argv[] = { "chroot", (char *)merged, "dpkg", "-i", "/tmp/pressmark-kernel.deb", NULL };
-        int rc = build_step(argv, NULL, log, "dpkg -i (in the guest's root)", err);
+        char *argv[] = { "dpkg", "-i", "/tmp/pressmark-kernel.deb", NULL };
+        int rc = build_step_in_root(merged, argv, log, "dpkg -i (in the guest's root, sandboxed)", err);
         unlink(path);
         return rc;
     }
@@ -143,10 +143,11 @@ static int install_kernel(const struct kernel_spec *k, const struct kernel_info 
         return pm_errf(err, "%s: %s", path, strerror(errno));
     snprintf(path, sizeof path, "%s/lib/modules/%s", merged, ki->release);
     char *cp[] = { "cp", "-a", "--no-dereference", src, path, NULL };
-    char *dm[] = { "chroot", (char *)merged, "depmod", (char *)ki->release, NULL };
-    char *ir[] = { "chroot", (char *)merged, "update-initramfs", "-c", "-k", (char *)ki->release, NULL };
-    if (build_step(cp, NULL, log, "copying the modules", err) < 0 || build_step(dm, NULL, log, "depmod", err) < 0 ||
-        build_step(ir, NULL, log, "update-initramfs", err) < 0)
+    char *dm[] = { "depmod", (char *)ki->release, NULL };
+    char *ir[] = { "update-initramfs", "-c", "-k", (char *)ki->release, NULL };
+    if (build_step(cp, NULL, log, "copying the modules", err) < 0 ||
+        build_step_in_root(merged, dm, log, "depmod", err) < 0 ||
+        build_step_in_root(merged, ir, log, "update-initramfs", err) < 0)
         return -1;
     return 0;
 }
@@ -182,23 +183,21 @@ static int build_kernel_image(const struct kernel_spec *k, const struct kernel_i
     }
     if (rc == 0)
         rc = install_kernel(k, ki, merged, log, err);
+    /* The boot files from the guest's root, which a package's scripts
+     * wrote: looked up without following any link. */
     char from[PATH_MAX + 200], to[PATH_MAX + 32];
-    if (rc == 0) {
-        snprintf(from, sizeof from, "%s/boot/vmlinuz-%s", merged, ki->release);
-        snprintf(to, sizeof to, "%s/vmlinuz", dir);
-        rc = build_copy_file(from, to, 0644, err);
-    }
-    if (rc == 0) {
-        snprintf(from, sizeof from, "%s/boot/initrd.img-%s", merged, ki->release);
-        snprintf(to, sizeof to, "%s/initrd.img", dir);
-        if (pm_path_exists(from))
-            rc = build_copy_file(from, to, 0644, err);
-    }
-    if (rc == 0) {
-        snprintf(from, sizeof from, "%s/boot/config-%s", merged, ki->release);
-        snprintf(to, sizeof to, "%s/config", dir);
-        if (pm_path_exists(from))
-            rc = build_copy_file(from, to, 0644, err);
+    static const char *const boot_files[][3] = { { "vmlinuz", "vmlinuz", "" }, { "initrd.img", "initrd.img", "?" },
+                                                 { "config", "config", "?" } };
+    for (size_t i = 0; rc == 0 && i < sizeof boot_files / sizeof boot_files[0]; i++) {
+        snprintf(from, sizeof from, "boot/%s-%s", boot_files[i][0], ki->release);
+        snprintf(to, sizeof to, "%s/%s", dir, boot_files[i][1]);
+        char full[PATH_MAX + 400];
+        snprintf(full, sizeof full, "%s/%s", merged, from);
+        struct stat lst;
+        /* An optional file that is not there at all is no error. */
+        if (boot_files[i][2][0] && lstat(full, &lst) < 0 && errno == ENOENT)
+            continue;
+        rc = build_copy_from_root(merged, from, to, 0644, err);
     }
     if (rc == 0) {
         snprintf(to, sizeof to, "%s/root.img", dir);

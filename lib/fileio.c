@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,9 +154,35 @@ int pm_cache_root(char *buf, size_t len)
     return 0;
 }
 
+int pm_open_output(const char *path, int flags)
+{
+    /* O_NONBLOCK: a FIFO planted at path must not hold root at open;
+     * whatever is not a regular file is refused. */
+    int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | (flags & O_APPEND), 0644);
+    if (fd < 0) {
+        if (errno == ENXIO)
+            errno = EINVAL;     /* a FIFO nobody reads: not a file to write */
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || fcntl(fd, F_SETFL, flags & O_APPEND) < 0) {
+        close(fd);
+        errno = EINVAL;
+        return -1;
+    }
+    if ((flags & O_TRUNC) && ftruncate(fd, 0) < 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
+
 FILE *pm_create_file(const char *path)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    /* Truncated only once it is known to be a regular file. */
+    int fd = pm_open_output(path, O_TRUNC);
     if (fd < 0)
         return NULL;
     FILE *f = fdopen(fd, "w");
@@ -255,6 +283,21 @@ int pm_open_private_dir(const char *path, bool create, struct pm_err *err)
         errno = EPERM;
         return -1;
     }
+    return fd;
+}
+
+int pm_open_beneath(const char *root, const char *rel)
+{
+    int dfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return -1;
+    /* openat2 is in every kernel since 5.6; without it, nothing is opened. */
+    struct open_how how = { .flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW,
+                            .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+    int fd = (int)syscall(SYS_openat2, dfd, rel, &how, sizeof how);
+    int e = errno;
+    close(dfd);
+    errno = e;
     return fd;
 }
 

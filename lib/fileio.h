@@ -22,8 +22,11 @@ bool pm_path_exists(const char *path);
 bool pm_in_path(const char *name);
 /* Create (or truncate) a file for writing without following a symlink at
  * path: pressmark runs as root and writes where users point it (--out,
- * --junit). NULL with errno set (ELOOP for a symlink). */
+ * --junit). NULL with errno set (ELOOP for a symlink, EINVAL for what is
+ * not a regular file: a FIFO or a device planted there). */
 FILE *pm_create_file(const char *path);
+/* The same as a descriptor: flags O_TRUNC or O_APPEND. -1 with errno. */
+int pm_open_output(const char *path, int flags);
 /* rm -rf without following symlinks (a link is removed, not its target). */
 int pm_remove_all(const char *path);
 /* mkdir -p, 0755. */
@@ -49,6 +52,11 @@ int pm_trusted_path(const char *path, struct pm_err *err);
  * the check is never written into). -1 with errno (ENOENT: not there) and
  * err saying why. */
 int pm_open_private_dir(const char *path, bool create, struct pm_err *err);
+/* Open rel (relative) beneath the directory root for reading, following
+ * no link on the way and never leaving root (openat2's RESOLVE_BENEATH and
+ * RESOLVE_NO_SYMLINKS). -1 with errno (ELOOP or EXDEV for a link or a way
+ * out, ENOSYS on a kernel before 5.6). */
+int pm_open_beneath(const char *root, const char *rel);
 /* Give the unnamed file fd (O_TMPFILE) the contents data[0..len), on
  * disk, mode 0600, then the name name in directory dfd: the file appears
  * whole or not at all, and no name is looked up on the way. -1 with errno. */

@@ -61,7 +61,7 @@ static int run_gnuplot(const char *dir, const char *script, struct pm_err *err)
     char logpath[4200];
     snprintf(logpath, sizeof logpath, "%s/gnuplot.log", dir);
     /* Its warnings (an empty y range when nothing swapped) are kept, not shown. */
-    int log = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+    int log = pm_open_output(logpath, O_APPEND);
     if (log < 0)
         return pm_errf(err, "%s: %s", logpath, strerror(errno));
     struct pm_spawn sp = { .argv = argv, .dir = dir, .err = log, .missing_hint = "(install gnuplot-nox)" };

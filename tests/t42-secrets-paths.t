@@ -54,6 +54,10 @@ ln -s "$TMP/victim" "$TMP/junit.xml"
 "$PM" compare --baseline base base --junit "$TMP/junit.xml" >/dev/null 2>"$TMP/err"
 is "$?" 2 "--junit onto a symlink: exit 2"
 is "$(cat "$TMP/victim")" precious "its target is untouched"
+mkfifo "$TMP/junit-fifo.xml"
+timeout 60 "$PM" compare --baseline base base --junit "$TMP/junit-fifo.xml" >/dev/null 2>"$TMP/err"
+is "$?" 2 "--junit onto a FIFO planted there: exit 2, at once (not held at open)"
+like "$(cat "$TMP/err")" "junit-fifo.xml: Invalid argument" "  naming the file"
 
 # A database pressmark makes is private: its new directories 0700, the
 # file 0600, and its -wal and -shm (which SQLite makes with the file's

