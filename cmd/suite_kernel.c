@@ -264,21 +264,26 @@ static int merge_guest(struct runner *r, int group, const char *dir, int *adopte
     *refused = (int)sel.nrefused;
     FILE *f = sel.nrefused ? pm_create_file(log) : NULL;
     for (size_t i = 0; f && i < sel.nrefused; i++) {
-        char label[4 * sizeof sel.refused[i].label];
+        char label[4 * sizeof sel.refused[i].label], uuid[4 * sizeof sel.refused[i].uuid];
         quote_terminal(sel.refused[i].label, label, sizeof label);
-        fprintf(f, "refused run %s, label '%s': %s\n", sel.refused[i].uuid, label, sel.refused[i].reason);
+        quote_terminal(sel.refused[i].uuid, uuid, sizeof uuid);
+        fprintf(f, "refused run %s, label '%s': %s\n", uuid, label, sel.refused[i].reason);
     }
     if (f)
         fclose(f);
     const char **only = calloc(sel.n + 1, sizeof *only);
-    for (size_t i = 0; only && i < sel.n; i++)
-        only[i] = sel.uuids[i];
+    struct suite_adoption *adopt = calloc(sel.n + 1, sizeof *adopt);
+    for (size_t i = 0; only && adopt && i < sel.n; i++) {
+        only[i] = sel.runs[i].uuid;
+        adopt[i] = (struct suite_adoption){ sel.runs[i].uuid, sel.runs[i].round, sel.runs[i].cell };
+    }
     int added = 0, present = 0;
-    rc = !only ? pm_errf(err, "out of memory")
-               : merge_database(&r->rs.db, db, only, sel.n, &added, &present, err);
+    rc = !only || !adopt ? pm_errf(err, "out of memory")
+                         : merge_database(&r->rs.db, db, only, sel.n, &added, &present, err);
     if (rc == 0)
-        rc = suites_adopt_runs(&r->rs.db, r->suite.id, r->suite.uuid, (int)p->ncells, only, sel.n, adopted, err);
+        rc = suites_adopt_runs(&r->rs.db, r->suite.id, adopt, sel.n, adopted, err);
     free(only);
+    free(adopt);
     guest_selection_free(&sel);
     return rc;
 }

@@ -24,7 +24,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    snprintf(base, sizeof base, "/tmp/pressmark-fuzz.XXXXXX");
+    const char *tmp = getenv("TMPDIR");
+    snprintf(base, sizeof base, "%s/pressmark-fuzz.XXXXXX", tmp && *tmp == '/' && strlen(tmp) < 32 ? tmp : "/tmp");
     if (!mkdtemp(base))
         abort();
     snprintf(image, sizeof image, "%s/result.img", base);

@@ -34,7 +34,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argc;
     (void)argv;
     struct pm_err err = { "" };
-    snprintf(dir, sizeof dir, "/tmp/pressmark-fuzz.XXXXXX");
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/pressmark-fuzz.XXXXXX", tmp && *tmp == '/' && strlen(tmp) < 32 ? tmp : "/tmp");
     if (!mkdtemp(dir))
         abort();
     snprintf(db_path, sizeof db_path, "%s/r.db", dir);

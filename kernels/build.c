@@ -67,10 +67,17 @@ int build_step_in_root(const char *root, char *const *argv, const char *log, con
         n++;
     char rootopt[PATH_MAX + 16];
     snprintf(rootopt, sizeof rootopt, "--root=%s", root);
-    char *pre[] = { "unshare", "--fork", "--kill-child", "--pid", "--mount", "--mount-proc", "--net", "--ipc", "--uts",
-                    rootopt, "--", "/usr/bin/setpriv",
-                    "--bounding-set=-all,+chown,+dac_override,+dac_read_search,+fowner,+fsetid,+setuid,+setgid,"
-                    "+setfcap,+kill,+setpcap", "--" };
+    /* No /proc inside (its sysctls answer to uid 0, whatever the
+     * capabilities), a session of its own (no terminal to inject into), a
+     * clean environment (no token of the host's), and of root's
+     * capabilities only those that installing files needs: not
+     * dac_read_search (open_by_handle_at reaches the host's files from
+     * any descriptor), not setpcap, none inheritable or ambient. */
+    char *pre[] = { "unshare", "--fork", "--kill-child", "--pid", "--mount", "--net", "--ipc", "--uts", rootopt, "--",
+                    "/usr/bin/setsid", "--wait", "/usr/bin/setpriv",
+                    "--bounding-set=-all,+chown,+dac_override,+fowner,+fsetid,+setuid,+setgid,+setfcap,+kill",
+                    "--inh-caps=-all", "--ambient-caps=-all", "--", "/usr/bin/env", "-i",
+                    "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C.UTF-8" };
     size_t k = sizeof pre / sizeof pre[0];
     char **all = calloc(k + n + 1, sizeof *all);
     if (!all)
@@ -91,9 +98,11 @@ int build_copy_from_root(const char *root, const char *rel, const char *to, mode
     if (in < 0)
         return pm_errf(err, "%s/%s: %s", root, rel,
                        errno == ELOOP || errno == EXDEV ? "a link (refused: the guest's root is not trusted)" : strerror(errno));
-    if (fstat(in, &st) < 0 || !S_ISREG(st.st_mode)) {
+    /* A boot file is a regular file of a size a kernel's files have (a
+     * sparse one of a terabyte would fill the cache). */
+    if (fstat(in, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > BUILD_ROOT_FILE_MAX) {
         close(in);
-        return pm_errf(err, "%s/%s: not a regular file", root, rel);
+        return pm_errf(err, "%s/%s: not a regular file of at most %lld bytes", root, rel, (long long)BUILD_ROOT_FILE_MAX);
     }
     char from[PATH_MAX + 256];
     snprintf(from, sizeof from, "%s/%s", root, rel);

@@ -15,15 +15,19 @@ int build_step(char *const *argv, const char *dir, const char *log, const char *
  * and its maintainer scripts, depmod, update-initramfs), which is not
  * trusted: run in root as its / in namespaces of its own (mount, PID,
  * network, IPC, UTS: no network, nothing it starts outlives it, no mount
- * seen outside) with only the capabilities installing files needs (no
- * mount, chroot, module, device, raw I/O, ptrace or network admin). */
+ * seen outside), without /proc, in a session of its own, with a clean
+ * environment and only the capabilities installing files needs (no
+ * mount, chroot, module, device, raw I/O, ptrace, handle or network
+ * admin). */
 int build_step_in_root(const char *root, char *const *argv, const char *log, const char *what, struct pm_err *err);
 int build_write_text(const char *path, const char *text, mode_t mode, struct pm_err *err);
 /* Copy a file to a new or truncated one of this mode (never through a link). */
 int build_copy_file(const char *from, const char *to, mode_t mode, struct pm_err *err);
 /* The same for a file of the guest's root: rel is looked up beneath root
  * without following any link (a /boot/initrd.img that points at a host
- * file is refused, not copied), and must be a regular file. */
+ * file is refused, not copied), and must be a regular file of at most
+ * BUILD_ROOT_FILE_MAX bytes. */
+#define BUILD_ROOT_FILE_MAX (1ll << 30)
 int build_copy_from_root(const char *root, const char *rel, const char *to, mode_t mode, struct pm_err *err);
 /* A journalled build directory CACHE/pressmark-build-XXXXXX. */
 int build_dir_make(const char *cache, char *dir, size_t len, int *undo_id, struct pm_err *err);

@@ -113,7 +113,13 @@ static int install_kernel(const struct kernel_spec *k, const struct kernel_info 
          * initramfs-tools' hook, as on a machine that installs it. */
         char *argv[] = { "dpkg", "-i", "/tmp/pressmark-kernel.deb", NULL };
         int rc = build_step_in_root(merged, argv, log, "dpkg -i (in the guest's root, sandboxed)", err);
-        unlink(path);
+        /* Removed beneath the root: the package's scripts may have made
+         * its /tmp a link to a host directory. */
+        int tfd = pm_open_beneath(merged, "tmp");
+        if (tfd >= 0) {
+            unlinkat(tfd, "pressmark-kernel.deb", 0);
+            close(tfd);
+        }
         return rc;
     }
     snprintf(path, sizeof path, "%s/boot/vmlinuz-%s", merged, ki->release);

@@ -23,6 +23,14 @@ static const struct {
 };
 #define NMEMBERS (sizeof members / sizeof members[0])
 
+/* libarchive's words may quote the archive: shown, never obeyed. */
+static void quote_err(struct pm_err *err)
+{
+    char was[sizeof err->msg];
+    snprintf(was, sizeof was, "%s", err->msg);
+    quote_terminal(was, err->msg, sizeof err->msg);
+}
+
 /* A member's name without "./" in front; "" for the archive's own root. */
 static const char *plain_name(const char *name)
 {
@@ -53,6 +61,7 @@ static int copy_member(struct archive *a, int dfd, const char *name, int64_t max
             break;
         if (n < 0) {
             rc = pm_errf(err, "%s: %s", name, archive_error_string(a));
+            quote_err(err);
             break;
         }
         total += n;
@@ -129,13 +138,16 @@ int results_unpack(const char *image, const char *dir, struct pm_err *err)
     if (!a || archive_read_support_format_tar(a) != ARCHIVE_OK ||
         archive_read_open_fd(a, fd, 65536) != ARCHIVE_OK) {
         rc = pm_errf(err, "the results are not a tar archive (%s)", a ? archive_error_string(a) : "out of memory");
+        quote_err(err);
     } else {
         struct archive_entry *e;
         int r;
         while (rc == 0 && (r = archive_read_next_header(a, &e)) == ARCHIVE_OK)
             rc = take_member(a, e, dfd, taken, err);
-        if (rc == 0 && r != ARCHIVE_EOF)
+        if (rc == 0 && r != ARCHIVE_EOF) {
             rc = pm_errf(err, "the results archive is broken (%s)", archive_error_string(a));
+            quote_err(err);
+        }
     }
     if (a)
         archive_read_free(a);

@@ -236,8 +236,47 @@ int pm_trusted_path(const char *path, struct pm_err *err)
     return 0;
 }
 
+/* The nearest directory path has that exists (path itself if it does),
+ * resolved, into buf. -1 when none resolves. */
+static int existing_ancestor(const char *path, char *buf)
+{
+    char walk[PATH_MAX];
+    snprintf(walk, sizeof walk, "%s", path);
+    for (;;) {
+        if (realpath(walk, buf))
+            return 0;
+        char *slash = strrchr(walk, '/');
+        if (!slash)
+            return -1;
+        if (slash == walk) {
+            snprintf(walk, sizeof walk, "/");
+            continue;
+        }
+        *slash = '\0';
+    }
+}
+
 int pm_private_dir(char *path, size_t len, struct pm_err *err)
 {
+    /* Nothing is made below a directory another user could change: the
+     * nearest one there is above path, checked first. */
+    char parent[PATH_MAX], above[PATH_MAX];
+    snprintf(parent, sizeof parent, "%s", path);
+    char *slash = strrchr(parent, '/');
+    if (slash && slash != parent)
+        *slash = '\0';
+    else
+        snprintf(parent, sizeof parent, "%s", slash ? "/" : ".");
+    if (existing_ancestor(parent, above) < 0)
+        return pm_errf(err, "%s: %s", path, strerror(errno));
+    if (pm_trusted_path(above, err) < 0) {
+        /* Said of the cache asked for. */
+        char was[sizeof err->msg];
+        snprintf(was, sizeof was, "%s", err->msg);
+        char *below = strstr(was, " is below ");
+        snprintf(err->msg, sizeof err->msg, "%s%s", path, below ? below : was);
+        return -1;
+    }
     mode_t old = umask(077);
     int made = pm_mkdirs(path);
     umask(old);
@@ -275,8 +314,19 @@ int pm_open_private_dir(const char *path, bool create, struct pm_err *err)
         errno = e;
         return -1;
     }
-    struct stat st = { 0 };
-    if (fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 077)) {
+    struct stat st;
+    if (fstat(fd, &st) < 0) {
+        int e = errno;
+        pm_errf(err, "%s: %s", path, strerror(e));
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    /* One an older pressmark made 0755 is ours: made private, not refused. */
+    if (st.st_uid == geteuid() && !(st.st_mode & 022) && (st.st_mode & 077) &&
+        fchmod(fd, 0700) == 0)
+        st.st_mode &= ~(mode_t)077;
+    if (st.st_uid != geteuid() || (st.st_mode & 077)) {
         pm_errf(err, "%s is not a private directory of this user (owner %u, mode %04o; accepted: yours, mode 0700)",
                 path, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
         close(fd);
@@ -292,7 +342,8 @@ int pm_open_beneath(const char *root, const char *rel)
     if (dfd < 0)
         return -1;
     /* openat2 is in every kernel since 5.6; without it, nothing is opened. */
-    struct open_how how = { .flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW,
+    /* O_NONBLOCK: a FIFO there must not hold root at open. */
+    struct open_how how = { .flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
                             .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
     int fd = (int)syscall(SYS_openat2, dfd, rel, &how, sizeof how);
     int e = errno;

@@ -124,6 +124,8 @@ int http_perform(const struct http_request *rq, struct http_response *rs, struct
     char errbuf[CURL_ERROR_SIZE] = "";
     curl_easy_setopt(c, CURLOPT_URL, rq->url);
     curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    if (rq->no_proxy)
+        curl_easy_setopt(c, CURLOPT_NOPROXY, "*");
     /* A redirect never takes an https request to plain http. */
     curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, strncmp(rq->url, "https://", 8) == 0 ? "https" : "http,https");
     curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, rq->follow_redirects ? 1L : 0L);

@@ -20,6 +20,7 @@ struct http_request {
     long timeout_s;               /* the whole exchange; 0: 120 s */
     uint64_t max_bytes;           /* a larger answer is abandoned, an error; 0: no limit */
     bool follow_redirects;
+    bool no_proxy;                /* straight to the host, whatever http_proxy says (a token for loopback) */
 };
 
 struct http_response {

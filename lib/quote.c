@@ -110,9 +110,13 @@ static ssize_t terminal_write(void *cookie, const char *buf, size_t size)
     for (size_t i = 0; i < size; i++) {
         unsigned char c = (unsigned char)buf[i];
         int rc;
-        if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
-            char esc[5];
+        /* C1 as UTF-8 (U+0080 to U+009F): both bytes shown. */
+        bool c1 = c == 0xc2 && i + 1 < size && (unsigned char)buf[i + 1] >= 0x80 && (unsigned char)buf[i + 1] <= 0x9f;
+        if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f || c1) {
+            char esc[9];
             hex_escape(c, esc);
+            if (c1)
+                hex_escape((unsigned char)buf[++i], esc + 4);
             rc = fputs(esc, f);
         } else {
             rc = fputc(c, f);
@@ -138,9 +142,17 @@ void quote_terminal(const char *s, char *buf, size_t len)
 {
     size_t o = 0;
     for (const unsigned char *p = (const unsigned char *)s; *p && o + 5 < len; p++) {
-        if (*p < 0x20 || *p == 0x7f) {
+        /* C0 and DEL; C1 (U+0080 to U+009F, which some terminals take as
+         * ESC [ and the like) whether as UTF-8 or as a bare byte. */
+        size_t n = utf8_seq(p);
+        bool c1 = (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) || (n == 0 && *p >= 0x80 && *p <= 0x9f);
+        if (*p < 0x20 || *p == 0x7f || c1) {
             hex_escape(*p, buf + o);
             o += 4;
+            if (c1 && p[0] == 0xc2 && o + 5 < len) {
+                hex_escape(*++p, buf + o);
+                o += 4;
+            }
         } else {
             buf[o++] = (char)*p;
         }

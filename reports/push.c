@@ -173,7 +173,13 @@ static int post(const struct push_request *rq, const struct buf *body, struct pm
         snprintf(auth, sizeof auth, "Authorization: %s %s", strstr(rq->url, "/api/v2/") ? "Token" : "Bearer", rq->token);
         headers[2] = auth;
     }
-    struct http_request hr = { .url = rq->url, .headers = headers, .body = gz.p, .body_len = gz.n, .timeout_s = 120 };
+    /* A loopback host is reached directly: a token allowed over plain http
+     * because it stays on this machine must not go to a proxy. */
+    bool https = false, loopback = false;
+    struct pm_err uerr;
+    http_url_private(rq->url, &https, &loopback, &uerr);
+    struct http_request hr = { .url = rq->url, .headers = headers, .body = gz.p, .body_len = gz.n, .timeout_s = 120,
+                               .no_proxy = loopback };
     int result = -1;
     for (int attempt = 0; attempt < 4; attempt++) {
         if (attempt) {

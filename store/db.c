@@ -274,10 +274,15 @@ static int make_private(const char *path, struct pm_err *err)
             return pm_errf(err, "%s: %s", dir, strerror(errno));
     }
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    struct stat st;
     if (fd >= 0)
         close(fd);
     else if (errno != EEXIST)
         return pm_errf(err, "%s: %s", path, strerror(errno));
+    /* A link to a database is taken; a link to nothing would have SQLite
+     * make its target, not privately. */
+    else if (stat(path, &st) < 0)
+        return pm_errf(err, "%s: a symbolic link to nothing (%s)", path, strerror(errno));
     return 0;
 }
 
@@ -325,6 +330,22 @@ int pm_db_result_wait_ms(void)
     return t && *t && !*end && ms >= 0 && ms <= PM_DB_RESULT_WAIT_MS ? (int)ms : PM_DB_RESULT_WAIT_MS;
 }
 
+void pm_db_remove_copy(const char *copy)
+{
+    static const char *const side[] = { "", "-wal", "-shm", "-journal" };
+    char p[PATH_MAX + 16];
+    for (size_t i = 0; i < sizeof side / sizeof side[0]; i++) {
+        snprintf(p, sizeof p, "%s%s", copy, side[i]);
+        unlink(p);
+    }
+    snprintf(p, sizeof p, "%s", copy);
+    char *slash = strrchr(p, '/');
+    if (slash) {
+        *slash = '\0';
+        rmdir(p);
+    }
+}
+
 void pm_db_set_wait(struct pm_db *db, int ms)
 {
     if (db->h)
@@ -338,12 +359,7 @@ void pm_db_close(struct pm_db *db)
         db->h = NULL;
     }
     if (db->copy[0]) {
-        static const char *const side[] = { "", "-wal", "-shm", "-journal" };
-        for (size_t i = 0; i < sizeof side / sizeof side[0]; i++) {
-            char p[PATH_MAX + 16];
-            snprintf(p, sizeof p, "%s%s", db->copy, side[i]);
-            unlink(p);
-        }
+        pm_db_remove_copy(db->copy);
         db->copy[0] = '\0';
     }
 }

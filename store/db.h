@@ -25,7 +25,7 @@ int pm_db_result_wait_ms(void);
 struct pm_db {
     sqlite3 *h;
     char path[PATH_MAX];
-    char copy[PATH_MAX];      /* a private migrated copy, removed by pm_db_close; "" when none */
+    char copy[PATH_MAX];      /* a private migrated copy, alone in its directory: both removed by pm_db_close */
     bool full;                /* the last failed statement failed for a full filesystem */
 };
 
@@ -37,6 +37,9 @@ int pm_db_default_path(char *buf, size_t len);
  * missing file is an error, so read-only commands never leave an empty db. */
 int pm_db_open(struct pm_db *db, const char *path, bool create, struct pm_err *err);
 void pm_db_close(struct pm_db *db);
+/* Remove a migrated copy: the file, its -wal, -shm and -journal, and the
+ * directory of its own it lives in. */
+void pm_db_remove_copy(const char *copy);
 /* Wait up to ms for another connection's write lock (default PM_DB_WAIT_MS). */
 void pm_db_set_wait(struct pm_db *db, int ms);
 

@@ -37,6 +37,12 @@ static int verify_schema(sqlite3 *h, const char *path, struct pm_err *err)
 {
     if (count_of(h, "SELECT count(*) FROM sqlite_schema WHERE type = 'trigger'") != 0)
         return pm_errf(err, "%s has triggers (not a pressmark results file)", path);
+    /* pressmark's tables compare text byte for byte and compute nothing: a
+     * collation (NOCASE would let 'SUITE.CELL_INDEX' stand for
+     * 'suite.cell_index') or a generated column is another file's. */
+    if (count_of(h, "SELECT count(*) FROM sqlite_schema WHERE type IN ('table', 'index') AND (upper(sql) LIKE '%COLLATE%'"
+                    " OR upper(sql) LIKE '%GENERATED%' OR upper(sql) LIKE '% AS (%' OR upper(sql) LIKE '% AS(%')") != 0)
+        return pm_errf(err, "%s declares collations or generated columns (not a pressmark results file)", path);
     static const char *const tables[] = { "machine", "run", "run_meta", "metric", "run_source", "tick_series", "tick" };
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
         char sql[160];
@@ -104,16 +110,18 @@ int foreign_db_open(const char *path, struct foreign_db *f, struct pm_err *err)
         return 0;
     }
     /* Older: copy with SQLite's backup API, then migrate the copy. */
+    /* In a directory of its own (0700): SQLite makes -wal and -journal
+     * beside the copy, names nobody else can take first. */
     const char *tmp = getenv("TMPDIR");
-    snprintf(f->copy, sizeof f->copy, "%s/pressmark-foreign.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    int cfd = mkstemp(f->copy);
-    if (cfd < 0) {
+    char cdir[PATH_MAX];
+    snprintf(cdir, sizeof cdir, "%s/pressmark-foreign.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(cdir)) {
         sqlite3_close(ro);
-        return pm_errf(err, "%s: %s", f->copy, strerror(errno));
+        return pm_errf(err, "%s: %s", cdir, strerror(errno));
     }
-    close(cfd);
+    snprintf(f->copy, sizeof f->copy, "%s/copy.db", cdir);
     sqlite3 *dst;
-    int rc = sqlite3_open_v2(f->copy, &dst, SQLITE_OPEN_READWRITE, NULL);
+    int rc = sqlite3_open_v2(f->copy, &dst, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
     sqlite3_backup *b = rc == SQLITE_OK ? sqlite3_backup_init(dst, "main", ro, "main") : NULL;
     if (b) {
         sqlite3_backup_step(b, -1);
@@ -123,7 +131,7 @@ int foreign_db_open(const char *path, struct foreign_db *f, struct pm_err *err)
     sqlite3_close(dst);
     sqlite3_close(ro);
     if (rc != SQLITE_OK) {
-        unlink(f->copy);
+        pm_db_remove_copy(f->copy);
         return pm_errf(err, "%s: cannot copy it to migrate its schema", path);
     }
     if (pm_db_open(&f->db, f->copy, false, err) < 0) {
@@ -136,7 +144,7 @@ int foreign_db_open(const char *path, struct foreign_db *f, struct pm_err *err)
             snprintf(err->msg, sizeof err->msg, "%.*s%s%s", (int)(at - err->msg), was, path,
                      was + (at - err->msg) + strlen(f->copy));
         }
-        unlink(f->copy);
+        pm_db_remove_copy(f->copy);
         f->copy[0] = '\0';
         return -1;
     }

@@ -6,7 +6,9 @@
  * than were asked for. Only runs of this suite's cells planned for this
  * boot, with the cell's label and workload, finished, are taken, at most
  * as many per cell as the boot was asked for (the first ones started);
- * every other run is refused with its reason. */
+ * every other run is refused with its reason. Its UUID must be one as
+ * pressmark makes them, its cell index and round plain numbers; text is
+ * compared byte for byte whatever collation the guest's schema declares. */
 #include <stdbool.h>
 #include <stddef.h>
 #include "lib/err.h"
@@ -23,8 +25,14 @@ struct guest_refusal {
     char reason[160];
 };
 
+/* A run taken: its UUID, and the cell and round it is adopted as. */
+struct guest_run {
+    char uuid[40];
+    int cell, round;
+};
+
 struct guest_selection {
-    char (*uuids)[40];          /* the runs taken */
+    struct guest_run *runs;     /* the runs taken, the first started first */
     size_t n;
     struct guest_refusal *refused;
     size_t nrefused;

@@ -67,7 +67,7 @@ static int check_sizes(struct pm_db *f, const char *path, struct pm_err *err)
 {
     sqlite3_stmt *st;
     char sql[320];
-    snprintf(sql, sizeof sql, "SELECT (SELECT count(*) FROM tick WHERE length(data) > %u),"
+    snprintf(sql, sizeof sql, "SELECT (SELECT count(*) FROM tick WHERE length(CAST(data AS BLOB)) > %u),"
                               " (SELECT count(*) FROM (SELECT run_id FROM tick_series GROUP BY run_id"
                               "   HAVING count(*) > %d OR max(idx) + 1 != count(*) OR min(idx) != 0))",
              TICK_MAX_BYTES, TICK_MAX_SERIES);

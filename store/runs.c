@@ -10,6 +10,15 @@ bool run_label_ok(const char *label)
     return n >= 1 && n <= RUN_LABEL_MAX && label[0] != '-';
 }
 
+bool run_uuid_ok(const char *uuid)
+{
+    size_t i = 0;
+    for (; uuid[i] && i < 36; i++)
+        if (i == 8 || i == 13 || i == 18 || i == 23 ? uuid[i] != '-' : !strchr("0123456789abcdef", uuid[i]))
+            return false;
+    return i == 36 && !uuid[i];
+}
+
 static int new_uuid(char *buf, size_t len)
 {
     if (pm_read_file("/proc/sys/kernel/random/uuid", buf, len) < 0 || strlen(buf) != 36)

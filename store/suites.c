@@ -279,72 +279,44 @@ int suites_latest_id(struct pm_db *db, int64_t *id, struct pm_err *err)
     return 0;
 }
 
-static bool listed(const char *uuid, const char *const *only, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(uuid, only[i]) == 0)
-            return true;
-    return false;
-}
-
-int suites_adopt_runs(struct pm_db *db, int64_t suite_id, const char *uuid, int ncells, const char *const *only,
-                      size_t nonly, int *n, struct pm_err *err)
+int suites_adopt_runs(struct pm_db *db, int64_t suite_id, const struct suite_adoption *runs, size_t nruns,
+                      int *n, struct pm_err *err)
 {
     *n = 0;
-    sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st,
-                      "SELECT r.id, CAST(rd.value AS INTEGER), CAST(c.value AS INTEGER), r.uuid FROM run r"
-                      " JOIN run_meta u ON u.run_id = r.id AND u.key = 'suite.uuid' AND u.value = ?1"
-                      " JOIN run_meta c ON c.run_id = r.id AND c.key = 'suite.cell_index'"
-                      " JOIN run_meta rd ON rd.run_id = r.id AND rd.key = 'suite.round'"
-                      " WHERE NOT EXISTS (SELECT 1 FROM suite_run s WHERE s.suite_id = ?2 AND s.run_id = r.id)"
-                      " ORDER BY r.started_ns, r.id", err) < 0)
-        return -1;
-    sqlite3_bind_text(st, 1, uuid, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, suite_id);
-    struct adopt { int64_t run; int round, cell; } *v = NULL;
-    size_t nv = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int cell = sqlite3_column_int(st, 2);
-        if (cell < 0 || cell >= ncells || !listed(pm_col_text(st, 3), only, nonly))
-            continue;           /* a run of a cell this suite does not have, or not this boot's */
-        struct adopt *nvv = realloc(v, (nv + 1) * sizeof *v);
-        if (!nvv) {
-            rc = SQLITE_NOMEM;
-            break;
-        }
-        v = nvv;
-        v[nv++] = (struct adopt){ sqlite3_column_int64(st, 0), sqlite3_column_int(st, 1), cell };
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
-        free(v);
-        return pm_errf(err, "reading the merged runs: %s", sqlite3_errstr(rc));
-    }
+    sqlite3_stmt *find;
     int64_t seq = 0;
-    if (pm_db_prepare(db, &st, "SELECT COALESCE(MAX(seq) + 1, 0) FROM suite_run WHERE suite_id = ?", err) < 0) {
-        free(v);
+    if (pm_db_prepare(db, &find, "SELECT COALESCE(MAX(seq) + 1, 0) FROM suite_run WHERE suite_id = ?", err) < 0)
         return -1;
-    }
-    sqlite3_bind_int64(st, 1, suite_id);
-    if (sqlite3_step(st) == SQLITE_ROW)
-        seq = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    for (size_t i = 0; i < nv; i++, seq++) {
+    sqlite3_bind_int64(find, 1, suite_id);
+    if (sqlite3_step(find) == SQLITE_ROW)
+        seq = sqlite3_column_int64(find, 0);
+    sqlite3_finalize(find);
+    /* Each run by its UUID exactly, its cell and round as chosen: nothing
+     * is read back from the meta rows a guest wrote. */
+    if (pm_db_prepare(db, &find, "SELECT r.id FROM run r WHERE r.uuid = ?1 COLLATE BINARY AND NOT EXISTS"
+                                 " (SELECT 1 FROM suite_run s WHERE s.suite_id = ?2 AND s.run_id = r.id)", err) < 0)
+        return -1;
+    int rc = 0;
+    char sid[24];
+    snprintf(sid, sizeof sid, "%lld", (long long)suite_id);
+    for (size_t i = 0; i < nruns && rc == 0; i++) {
+        sqlite3_reset(find);
+        sqlite3_bind_text(find, 1, runs[i].uuid, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(find, 2, suite_id);
+        if (sqlite3_step(find) != SQLITE_ROW)
+            continue;               /* not merged (a merge refused it), or adopted already */
+        int64_t rid = sqlite3_column_int64(find, 0);
         /* The guest's own suite id means nothing here: the host's replaces it. */
-        int64_t rid = v[i].run;
-        char sid[24];
-        snprintf(sid, sizeof sid, "%lld", (long long)suite_id);
         const void *a[] = { sid, &rid };
-        if (suites_add_slot(db, suite_id, seq, v[i].round, v[i].cell, err) < 0 ||
-            suites_link_run(db, suite_id, seq, v[i].run, err) < 0 ||
-            exec_bound(db, "UPDATE run_meta SET value = ?1 WHERE run_id = ?2 AND key = 'suite.id'", "ti", a, err) < 0) {
-            free(v);
-            return -1;
+        if (suites_add_slot(db, suite_id, seq, runs[i].round, runs[i].cell, err) < 0 ||
+            suites_link_run(db, suite_id, seq, rid, err) < 0 ||
+            exec_bound(db, "UPDATE run_meta SET value = ?1 WHERE run_id = ?2 AND key = 'suite.id'", "ti", a, err) < 0)
+            rc = -1;
+        else {
+            seq++;
+            (*n)++;
         }
-        (*n)++;
     }
-    free(v);
-    return 0;
+    sqlite3_finalize(find);
+    return rc;
 }

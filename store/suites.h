@@ -55,13 +55,17 @@ int suites_put_cell(struct pm_db *db, int64_t suite_id, int idx, const char *lab
                     const char *headline, const char *axes_json, struct pm_err *err);
 int suites_add_slot(struct pm_db *db, int64_t suite_id, int64_t seq, int round, int cell, struct pm_err *err);
 int suites_link_run(struct pm_db *db, int64_t suite_id, int64_t seq, int64_t run_id, struct pm_err *err);
-/* Runs of this suite (by its UUID in their suite.uuid meta) that are no
- * planned run of it yet, those a guest ran and merge brought in, become
- * its next slots in the order they ran; only the runs with the n UUIDs in
- * only (those chosen from a boot's guest, store/guest_runs.h), never
- * another run that claims to be of the suite. *adopted: how many. */
-int suites_adopt_runs(struct pm_db *db, int64_t suite_id, const char *uuid, int ncells, const char *const *only,
-                      size_t n, int *adopted, struct pm_err *err);
+/* Runs a guest ran for this suite, chosen from its database
+ * (store/guest_runs.h) and merged: each becomes the suite's next slot, in
+ * the order given, with the cell and round given; a run that is not in
+ * the database (by its UUID exactly) or is linked already is passed over.
+ * *n: how many were adopted. */
+struct suite_adoption {
+    const char *uuid;
+    int round, cell;
+};
+int suites_adopt_runs(struct pm_db *db, int64_t suite_id, const struct suite_adoption *runs, size_t nruns,
+                      int *n, struct pm_err *err);
 /* Slots not started yet of cells at or beyond ncells go (a --continue
  * with fewer cells). */
 int suites_drop_cells_from(struct pm_db *db, int64_t suite_id, int ncells, struct pm_err *err);

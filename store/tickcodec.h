@@ -18,7 +18,7 @@
 /* A run's series at the most, far above any real run's (some 300 to 600),
  * and a stored tick's bytes: what a database from elsewhere may hold
  * before it is refused, so reading it costs what a run could make. */
-#define TICK_MAX_SERIES 100000
+#define TICK_MAX_SERIES 10000
 #define TICK_MAX_BYTES (1u << 20)
 
 struct tick_encoder {

@@ -210,13 +210,12 @@ void unstored_forget(const char *db_path, const char *uuid)
 /* A record's file name: its run's UUID and .json. */
 bool unstored_name(const char *name)
 {
+    char uuid[40];
     size_t n = strlen(name);
     if (n != 41 || strcmp(name + 36, ".json") != 0)
         return false;
-    for (size_t i = 0; i < 36; i++)
-        if (!(i == 8 || i == 13 || i == 18 || i == 23 ? name[i] == '-' : strchr("0123456789abcdef", name[i]) && name[i]))
-            return false;
-    return true;
+    snprintf(uuid, sizeof uuid, "%.36s", name);
+    return run_uuid_ok(uuid);
 }
 
 int unstored_waiting(const char *db_path)

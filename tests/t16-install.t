@@ -119,6 +119,7 @@ labels=$(cd "$TMP/pwn" && bash -c '
 is "$labels" "$(sqlite3 "$h_db" "select distinct label from run" | LC_ALL=C sort)" \
     "  each offered word, typed, is its label byte for byte"
 is "$(ls "$TMP/pwn")" "xfile" "  (typing them ran nothing either)"
+is "$(cd "$TMP/pwn" && complete_lines --db "$h_db" show 'x*')" 'x\*' "a typed prefix is matched as text: 'x*' offers the label x* alone"
 m=$(cd "$TMP/pwn" && complete_words --db "$h_db" compare --metric 'x')
 is "$(ls "$TMP/pwn")" "xfile" "a hostile metric name is completed without running it"
 like "$m" '^x\\\$\\\(touch\\\$\\\{IFS\\\}pwned-metric\\\) $' "  offered quoted, as it is"

@@ -120,4 +120,5 @@ is "$(grep -c "'--baseline-db=$evil' has no runs\|'--help' has no runs" "$TMP/ni
     "  compare.txt says why, for each"
 like "$(cat "$TMP/n4.out")" "the baseline could not be replaced; it stays last night's" \
     "  and labels --label would refuse do not enter the baseline (merge refuses them)"
+is "$(uuids "$TMP/nights/baseline.db")" "$(uuids "$TMP/nights/$n2/results.db")" "  night 2 is still the baseline"
 done_testing

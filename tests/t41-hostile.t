@@ -106,7 +106,7 @@ sqlite3 "$TMP/sparse4.db" "delete from tick_series where run_id = 1 and idx > 0;
 before=$(md5sum < "$TMP/sparse4.db")
 PRESSMARK_DB="$TMP/sparse4.db" "$PM" list > "$TMP/out" 2> "$TMP/err"
 is "$?" 2 "list of a schema-4 database with a series at position 999,999: exit 2"
-is "$(cat "$TMP/err")" "pressmark list: $TMP/sparse4.db: run 1: series positions are not 0 to 0 (at most 100000 series)" \
+is "$(cat "$TMP/err")" "pressmark list: $TMP/sparse4.db: run 1: series positions are not 0 to 0 (at most 10000 series)" \
     "  refused in one line, naming the run"
 is "$(md5sum < "$TMP/sparse4.db")" "$before" "  the file untouched"
 cp "$FIX" "$TMP/bigtick.db"
@@ -114,8 +114,13 @@ PRESSMARK_DB="$TMP/bigtick.db" "$PM" record --quiet --label big -- true
 sqlite3 "$TMP/bigtick.db" "update tick set data = zeroblob(2 * 1048576) where seq = 1 and run_id = (select max(id) from run)"
 bad "merging a database with a 2 MiB tick" "bigtick.db: 1 tick larger than 1048576 bytes \(not what a run writes\): nothing merged" \
     merge "$TMP/bigtick.db"
+PRESSMARK_DB="$TMP/optlabel.db" "$PM" record --quiet --label plain -- true
+sqlite3 "$TMP/optlabel.db" "update run set label = '--baseline-db=x'"
+bad "merging a database whose label is an option" \
+    "optlabel.db: 1 run with a label --label would refuse \(empty, over 255 bytes or starting with '-'; e.g. '--baseline-db=x'\): nothing merged" \
+    merge "$TMP/optlabel.db"
 PRESSMARK_DB="$TMP/gap.db" "$PM" record --quiet --label gap -- true
 sqlite3 "$TMP/gap.db" "update tick_series set idx = idx + 1000 where idx > 10"
-bad "merging runs whose series positions skip" "gap.db: 1 run whose series positions are not 0 to n - 1 \(at most 100000 series\): nothing merged" \
+bad "merging runs whose series positions skip" "gap.db: 1 run whose series positions are not 0 to n - 1 \(at most 10000 series\): nothing merged" \
     merge "$TMP/gap.db"
 done_testing

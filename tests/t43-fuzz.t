@@ -14,7 +14,7 @@ for h in "$ROOT"/fuzz/fuzz_*.c; do
     n=$(find "$CORPUS/$name" -type f | wc -l)
     ge "$n" 3 "$name: a committed corpus"
     # --help from the options harness goes to stdout too: the count is last.
-    "$FZ/$name.replay" "$CORPUS/$name" >"$TMP/$name.out" 2>"$TMP/$name.err"
+    TMPDIR="$TMP" timeout 300 "$FZ/$name.replay" "$CORPUS/$name" >"$TMP/$name.out" 2>"$TMP/$name.err"
     rc=$?
     out=$(tail -1 "$TMP/$name.out")
     is "$rc" 0 "$name: every corpus input passes its properties"

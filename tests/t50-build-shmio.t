@@ -44,12 +44,22 @@ if [ "$(id -u)" -eq 0 ]; then
     is "$(env -i PATH="$PATH" PRESSMARK_DB="$PRESSMARK_DB" "$PM" doctor | sed -n 's/^  cache  *//p')" \
        "/var/cache/pressmark (generated trees, fetched baselines, filestream's files)" \
        "root's cache without HOME is /var/cache/pressmark"
+    is "$(setpriv --reuid=65534 --regid=65534 --clear-groups env -i PATH="$PATH" PRESSMARK_DB=/nonexistent "$PM" doctor 2>&1 | sed -n 's/^  cache  *//p')" \
+       "none: neither HOME nor XDG_CACHE_HOME is an absolute path (set PRESSMARK_CACHE)" \
+       "a user without HOME has no cache (not one in /tmp)"
 else
     skip "another user's directory needs root to make"
+    skip "another user needs root to become"
 fi
-is "$(setpriv --reuid=65534 --regid=65534 --clear-groups env -i PATH="$PATH" PRESSMARK_DB=/nonexistent "$PM" doctor 2>&1 | sed -n 's/^  cache  *//p')" \
-   "none: neither HOME nor XDG_CACHE_HOME is an absolute path (set PRESSMARK_CACHE)" \
-   "a user without HOME has no cache (not one in /tmp)"
+# A directory others can write is trusted above the cache only when sticky
+# (others cannot move what is not theirs there), as /tmp.
+mkdir -m 1777 "$TMP/sticky" && mkdir -m 0777 "$TMP/open"
+PRESSMARK_CACHE="$TMP/open/cache" bad "a cache below a directory anyone can write" \
+    "$TMP/open/cache is below $TMP/open, which another user could change \(owner [0-9]+, mode 0777" \
+    run build --quiet --files 3 --unit-size 100 --headers 2 --jobs 2
+is "$(ls -A "$TMP/open")" "" "  not even made there"
+PRESSMARK_CACHE="$TMP/sticky/cache" "$PM" run build --quiet --files 3 --unit-size 100 --headers 2 --jobs 2 --label sticky
+is "$?" 0 "a cache below a sticky directory anyone can write (as /tmp) is taken"
 
 # The generated tree is the same for the same seed, and another for another.
 tree() { ls -d "$PRESSMARK_CACHE"/trees/v1-f3-u100-h2-s$1 2>/dev/null; }

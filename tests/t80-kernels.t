@@ -71,7 +71,8 @@ $chat_cell
 INI
 plan=$("$PM" suite plan two.ini)
 like "$plan" "2 cells x 2 runs = 4 runs" "plan: a cell per kernel"
-"$PM" suite run two.ini > out 2> err
+# (under umask 022: the boot directories' modes are pressmark's)
+( umask 022; exec "$PM" suite run two.ini ) > out 2> err
 is "$?" 0 "suite run with two kernels exits 0"
 like "$(cat err)" "kernel $e61 \($er61\): booting in a VM \((TCG emulation|KVM)" "each kernel boots in a VM"
 like "$(cat err)" "guest: pressmark-guest: $er612 up after" "the guest's own lines are relayed"
@@ -278,6 +279,8 @@ s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(5)
 while True:
     c, _ = s.accept(); open(sys.argv[2], "a").write("connected\n"); c.close()' "$port" "$TMP/evil-connections" &
 cleanup_add "stop_bg $!"
+ok "the test's server on the host answers from the host" wait_for bash -c "exec 3<>/dev/tcp/127.0.0.1/$port" 2>/dev/null
+ok "  (and counts it)" wait_for sh -c "[ \"\$(wc -l < '$TMP/evil-connections' 2>/dev/null)\" = 1 ]"
 echo "a host secret" > "$TMP/decoy-secret"
 mkdir -p evil/DEBIAN evil/boot
 printf 'Package: linux-image-%s\nVersion: 1\nArchitecture: amd64\nMaintainer: t <t@example.invalid>\nDescription: hostile\n' \
@@ -290,11 +293,13 @@ perl -e 'mkdir "/pm-esc"; chroot "/pm-esc" or exit 1; chdir ".." for 1 .. 64; ch
 setsid sleep 1007 < /dev/null > /dev/null 2>&1 &
 exec 3<>/dev/tcp/127.0.0.1/$port 2>/dev/null && echo hi >&3
 ln -sf "$TMP/decoy-secret" "/boot/initrd.img-$evil_rel"
+echo "PROBE proc=\$(ls /proc 2>/dev/null | wc -l) tty=\$(tty) token=\${PRESSMARK_PUSH_TOKEN:-none}"
+setpriv -d | sed -n 's/^Capability bounding set: /PROBE bounding=/p'
 exit 0
 POST
 chmod 755 evil/DEBIAN/postinst
 dpkg-deb --build --root-owner-group evil "$TMP/evil.deb" > /dev/null
-cleanup_add pkill -f "^sleep 1007"
+cleanup_add pkill -f "^sleep 1007\$"
 cat > evil.ini <<INI
 [global]
 runs = 1
@@ -307,14 +312,17 @@ workload = record
 command = true
 label = evil
 INI
-"$PM" suite run evil.ini > out 2> err
+PRESSMARK_PUSH_TOKEN=host-secret "$PM" suite run evil.ini > out 2> err
 is "$?" 1 "a hostile kernel package: the suite ends with exit 1"
 like "$(cat err)" "kernel $TMP/evil.deb: its VM image could not be made: .*boot/initrd.img-$evil_rel: a link \(refused: the guest's root is not trusted\)" \
     "  its image is refused: the initrd is a link"
 is "$(q "select count(*) from run where label = 'evil' and status = 'failed'")" 1 "  its cell failed"
 ok "  the postinst did not break out of the root" test ! -e "$TMP/pwned-escape"
-is "$(pgrep -fc '^sleep 1007' || true)" 0 "  nothing it started outlived the install"
-is "$(cat "$TMP/evil-connections" 2>/dev/null | wc -l)" 0 "  it reached no server on the host"
+is "$(pgrep -fc '^sleep 1007$' || true)" 0 "  nothing it started outlived the install"
+is "$(wc -l < "$TMP/evil-connections")" 1 "  it reached no server on the host (the one connection is the test's own)"
+probe=$(grep '^PROBE' /var/cache/pressmark/vm/last-failed-build.log | tr '\n' ' ')
+is "$probe" "PROBE proc=0 tty=not a tty token=none PROBE bounding=chown,dac_override,fowner,fsetid,kill,setgid,setuid,setfcap " \
+    "  in its sandbox: no /proc, no terminal, none of the host's environment, only the capabilities installing needs"
 is "$(ls /var/cache/pressmark/vm | grep -c "$evil_rel")" 0 "  and no image of it is left in the cache"
 ok "at most 8 kernel images stay cached (the least recently used go)" \
     test "$(ls -d /var/cache/pressmark/vm/kernel-* | wc -l)" -le 8
