@@ -171,6 +171,29 @@ static int make_job(const char *scratch, const struct vm_boot *b, char *job, siz
     return rc;
 }
 
+/* What the guest left on its results disk, into the boot's directory:
+ * read strictly (kernels/results.h), as the guest is not trusted. */
+static void collect_results(const struct vm_boot *b, const char *result, const char *console, struct vm_result *r)
+{
+    struct pm_err e;
+    char db[PATH_MAX + 32], st[PATH_MAX + 32], v[32];
+    snprintf(db, sizeof db, "%s/results.db", b->log_dir);
+    snprintf(st, sizeof st, "%s/status", b->log_dir);
+    if (results_unpack(result, b->log_dir, &e) < 0) {
+        r->how = VM_BAD_RESULTS;
+        snprintf(r->reason, sizeof r->reason, "the guest's results were refused: %s", e.msg);
+    } else if (pm_read_file(st, v, sizeof v) == 0) {
+        r->guest_status = atoi(v);
+    }
+    if (r->how == VM_DONE && !pm_path_exists(db)) {
+        char tail[800];
+        vm_console_tail(console, 5, tail, sizeof tail);
+        r->how = VM_NO_RESULTS;
+        snprintf(r->reason, sizeof r->reason, "the guest ended without results after %.0f s; console's last lines: %s",
+                 r->wall_s, tail[0] ? tail : "(none)");
+    }
+}
+
 int vm_boot(const struct vm_boot *b, struct vm_result *r, struct pm_err *err)
 {
     memset(r, 0, sizeof *r);
@@ -339,26 +362,8 @@ int vm_boot(const struct vm_boot *b, struct vm_result *r, struct pm_err *err)
     }
     if (pid_undo >= 0)
         undo_done(pid_undo);
-    if (rc == 0 && r->how == VM_DONE) {
-        /* Read strictly (kernels/results.h): the guest is not trusted. */
-        struct pm_err e;
-        char db[PATH_MAX + 32], st[PATH_MAX + 32], v[32];
-        snprintf(db, sizeof db, "%s/results.db", b->log_dir);
-        snprintf(st, sizeof st, "%s/status", b->log_dir);
-        if (results_unpack(result, b->log_dir, &e) < 0) {
-            r->how = VM_BAD_RESULTS;
-            snprintf(r->reason, sizeof r->reason, "the guest's results were refused: %s", e.msg);
-        } else if (pm_read_file(st, v, sizeof v) == 0) {
-            r->guest_status = atoi(v);
-        }
-        if (r->how == VM_DONE && !pm_path_exists(db)) {
-            char tail[800];
-            vm_console_tail(console, 5, tail, sizeof tail);
-            r->how = VM_NO_RESULTS;
-            snprintf(r->reason, sizeof r->reason, "the guest ended without results after %.0f s; console's last lines: %s",
-                     r->wall_s, tail[0] ? tail : "(none)");
-        }
-    }
+    if (rc == 0 && r->how == VM_DONE)
+        collect_results(b, result, console, r);
     char said[256];
     undo_apply(UNDO_SCRATCH, scratch, "vm-", said, sizeof said);
     undo_done(sid);
