@@ -206,9 +206,12 @@ static int shell_word(const char *w, char *out, size_t len)
             out[o++] = p[1];
             p += 2;
         } else if ((unsigned char)*p >= 0x80 || (*p && strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                                  "0123456789._/:@%+=-", *p))) {
-            /* What printf %q leaves unescaped; anything else bare would
-             * be read by the shell as more than itself. */
+                                                                  "0123456789._/:@%+=-", *p)) ||
+                   (p != w && *p == '#') || (p != w && *p == '~' && p[-1] != '=' && p[-1] != ':')) {
+            /* What printf %q leaves unescaped (a # but first in the word,
+             * a ~ but first or after = or :, where bash would expand it);
+             * anything else bare would be read by the shell as more than
+             * itself. */
             out[o++] = *p++;
         } else {
             return -1;
