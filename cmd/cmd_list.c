@@ -29,6 +29,41 @@ static const struct opt list_options[] = {
     { .type = OPT_END },
 };
 
+/* One run as an object of list's JSON. */
+static void json_run(struct jw *j, const struct run_info *ri, const char *hname, const struct metric *h)
+{
+    jw_object_begin(j, NULL);
+    jw_int(j, "id", ri->id);
+    jw_string(j, "uuid", ri->uuid);
+    jw_int(j, "started_ns", ri->started_ns);
+    jw_string(j, "label", ri->label);
+    jw_string(j, "workload", ri->workload);
+    jw_string(j, "status", ri->status);
+    jw_string(j, "headline_metric", hname);
+    if (h)
+        jw_number(j, "headline", h->value);
+    else
+        jw_null(j, "headline");
+    jw_int(j, "ticks", ri->ticks);
+    jw_string(j, "reason", ri->reason[0] ? ri->reason : NULL);
+    jw_object_end(j);
+}
+
+/* One run as a row of list's table. */
+static void text_row(struct table *t, const struct run_info *ri, const char *title, const struct metric *h)
+{
+    char id[24], started[64], head[64] = "-", ticks[24];
+    snprintf(id, sizeof id, "%lld", (long long)ri->id);
+    summary_fmt_time(started, sizeof started, ri->started_ns);
+    if (h && strcmp(h->unit, title) == 0)
+        snprintf(head, sizeof head, "%.6g %s", h->value, h->unit);
+    else if (h)
+        snprintf(head, sizeof head, "%.6g %s %s", h->value, h->unit, title);
+    snprintf(ticks, sizeof ticks, "%lld", (long long)ri->ticks);
+    const char *row[] = { id, started, ri->label, ri->workload, ri->status, head, ticks, ri->reason };
+    table_add_row(t, row);
+}
+
 /* Runs whose results wait beside the database are not in it yet. */
 static void say_waiting(void)
 {
@@ -100,34 +135,10 @@ int cmd_list(int argc, char **argv)
         const char *title;
         const char *hname = summary_headline(ri.workload, &title);
         const struct metric *h = metric_set_find(&ri.metrics, hname);
-        if (json) {
-            jw_object_begin(&j, NULL);
-            jw_int(&j, "id", ri.id);
-            jw_string(&j, "uuid", ri.uuid);
-            jw_int(&j, "started_ns", ri.started_ns);
-            jw_string(&j, "label", ri.label);
-            jw_string(&j, "workload", ri.workload);
-            jw_string(&j, "status", ri.status);
-            jw_string(&j, "headline_metric", hname);
-            if (h)
-                jw_number(&j, "headline", h->value);
-            else
-                jw_null(&j, "headline");
-            jw_int(&j, "ticks", ri.ticks);
-            jw_string(&j, "reason", ri.reason[0] ? ri.reason : NULL);
-            jw_object_end(&j);
-        } else {
-            char id[24], started[64], head[64] = "-", ticks[24];
-            snprintf(id, sizeof id, "%lld", (long long)ri.id);
-            summary_fmt_time(started, sizeof started, ri.started_ns);
-            if (h && strcmp(h->unit, title) == 0)
-                snprintf(head, sizeof head, "%.6g %s", h->value, h->unit);
-            else if (h)
-                snprintf(head, sizeof head, "%.6g %s %s", h->value, h->unit, title);
-            snprintf(ticks, sizeof ticks, "%lld", (long long)ri.ticks);
-            const char *row[] = { id, started, ri.label, ri.workload, ri.status, head, ticks, ri.reason };
-            table_add_row(&t, row);
-        }
+        if (json)
+            json_run(&j, &ri, hname, h);
+        else
+            text_row(&t, &ri, title, h);
         run_info_free(&ri);
     }
     sqlite3_finalize(st);

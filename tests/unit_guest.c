@@ -150,6 +150,7 @@ int main(void)
     guest_run(&host, "c0", "record", "ok", S, "0");
     if (sel.n != 3) {
         printf("Bail out! %zu runs taken, not 3\n", sel.n);
+        pm_remove_all(dir);
         return 1;
     }
     const char *only[3] = { sel.runs[0].uuid, sel.runs[1].uuid, sel.runs[2].uuid };
