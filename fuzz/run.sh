@@ -32,7 +32,8 @@ for name in "$@"; do
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     peak=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log" | tail -1)
     # Merge: only inputs that add coverage go into the committed corpus.
-    "$bin" -merge=1 -timeout=10 "$corpus" "$work" >>"$log" 2>&1
+    # (its artefacts go beside the run's, never into the working directory)
+    "$bin" -merge=1 -timeout=10 -artifact_prefix="build/fuzz/$name-" "$corpus" "$work" >>"$log" 2>&1
     after=$(find "$corpus" -type f | wc -l)
     bytes=$(du -sb "$corpus" | cut -f1)
     if [ $rc -ne 0 ]; then
