@@ -20,7 +20,7 @@ LDLIBS  += $(shell pkg-config --libs $(PKGS)) -lgsl -lgslcblas -lz -lm -pthread
 
 # The folders in the order their includes may point: each may include
 # itself and those before it on its line in layering.txt (make layering).
-SRC_DIRS := lib store pressure collectors workloads workloads/chat harness kernels reports cmd
+SRC_DIRS := lib store pressure collectors workloads workloads/chat harness kernels reports experiment cmd
 LIB_SRC  := $(filter-out cmd/main.c,$(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c)))
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)
 UNIT_SRC := $(wildcard tests/unit_*.c)
@@ -36,7 +36,10 @@ VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || cat VERSI
 .PHONY: all test check tsan bench clean fresh-root layering fuzz fuzz-build man install uninstall FORCE
 all: pressmark $(UNIT_BIN) $(REPLAY_BIN)
 
+# Made anew each time: ar only adds and replaces, so a member of a source
+# that was removed or moved would stay and clash with its new home.
 $(B)/libpressmark.a: $(LIB_OBJ)
+	rm -f $@
 	$(AR) rcs $@ $^
 
 $(B)/pressmark: $(B)/cmd/main.o $(B)/libpressmark.a
@@ -89,8 +92,8 @@ test: all layering
 
 # The same tests against a sanitised build in its own build directory.
 SAN := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-check: layering
-	$(MAKE) B=build/check CFLAGS="$(SAN)" build/check/pressmark $(UNIT_SRC:%.c=build/check/%.t)
+check:
+	$(MAKE) B=build/check CFLAGS="$(SAN)" layering build/check/pressmark $(UNIT_SRC:%.c=build/check/%.t)
 	$(call run-tests,build/check,ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1)
 
 # ThreadSanitizer over the threaded code: sampler, heartbeat, chat, the
@@ -120,10 +123,12 @@ fuzz-build:
 	        build/fuzz/libpressmark.a $(LDLIBS) || exit 1; \
 	done
 
-# Includes only point down (layering.txt); a test adds one that points up
-# and checks that this target fails.
-layering:
-	@tests/layering.sh
+# The tree's shape (tools/layering.sh): includes and calls between the
+# objects point down only (layering.txt), no files of one folder call each
+# other in a circle, no function is over 100 lines. t05 plants each kind
+# of violation and checks that this target fails.
+layering: $(LIB_OBJ) $(B)/cmd/main.o
+	@tools/layering.sh . $(B)
 
 bench: all $(B)/bench/sources_cost
 	bench/run-all.sh
@@ -131,7 +136,7 @@ bench: all $(B)/bench/sources_cost
 # A bare Debian 12 root, a clone of HEAD, ./run.sh test and ./run.sh inside
 # (minutes; root). Run it before resolving anything that changes dependencies.
 fresh-root:
-	tests/fresh-root.sh
+	tools/fresh-root.sh
 
 # Man pages, written from pressmark's own --help (the option tables): one
 # source, so they cannot drift from the program.

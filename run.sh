@@ -9,7 +9,7 @@ cd "$(dirname "$0")"
 # the tests, bench/ and the main job execute comes from this list or from
 # what every Debian system has (essential: bash, coreutils, grep, sed,
 # findutils, mawk, util-linux's setpriv, mkswap and findmnt, perl-base).
-# tests/fresh-root.sh proves it on a bare debootstrap root.
+# tools/fresh-root.sh proves it on a bare debootstrap root.
 PACKAGES=(
     gcc make pkg-config libsqlite3-dev libcurl4-openssl-dev libgsl-dev zlib1g-dev libjansson-dev libinih-dev  # build
     libarchive-dev                                                               # build: a guest's results, read strictly

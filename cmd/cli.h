@@ -4,8 +4,7 @@
  * nothing written), the database path, and the options of run commands. */
 #include <stdbool.h>
 #include <stdint.h>
-#include "pressure/env.h"
-#include "harness/run.h"
+#include "experiment/run_opts.h"
 #include "lib/opt.h"
 #include "store/db.h"
 #include "store/runinfo.h"
@@ -21,10 +20,6 @@
 /* Print "pressmark CMD: message" to stderr and return 2. */
 int pm_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* The database path chosen by --db (global or per command), PRESSMARK_DB,
- * or the default beside the binary. */
-void pm_set_db_path(const char *path);
-const char *pm_db_path(void);
 /* Open the database for a command that only reads it (it must exist):
  * read-only, verified, an older schema migrated in a private copy, so
  * reading never changes the file. On failure print "pressmark CMD: why"
@@ -46,44 +41,9 @@ void cmd_output_done(void);
 int cli_check_workload(void *state, const char *value, struct pm_err *err);
 /* --suite [ID] of compare and report: "" is the newest suite (*id 0). */
 int cli_suite_id(const char *value, int64_t *id, struct pm_err *err);
-/* The option table of --db, for commands that take nothing else of the
- * run options. */
-extern const struct opt pm_db_option[];
-
-/* Options shared by every command that runs a workload. */
-struct run_opts {
-    const char *label;
-    uint64_t interval_ns;
-    unsigned runs;
-    uint64_t gap_ns;
-    uint64_t timeout_ns;
-    bool quiet;
-    bool profile;
-    bool trace_reclaim;
-    unsigned collect_off;
-    bool no_sample;
-    const char *push_url;
-    char push_token[1024];
-    struct env_config env;
-    char label_buf[256];
-};
-
-/* The run options and the environment options, as option tables whose
- * state is a struct run_opts (for cmd_parse groups). */
-extern const struct opt pm_run_options[];
-extern const struct opt pm_env_options[];
-extern const char pm_env_options_title[];
-
-void run_opts_defaults(struct run_opts *ro);
-/* The cap and planned swap, as a workload's check sees them. */
-void run_opts_limits(const struct run_opts *ro, struct wl_limits *lim);
 /* Check the options together once all are parsed (root, cap method here,
  * mem-high below the cap). Returns 0, or 2 after printing the one line. */
 int run_opts_finish(struct run_opts *ro, const char *cmd);
-/* The same checks, the reason in err instead of printed (suite files). */
-int run_opts_check(struct run_opts *ro, struct pm_err *err);
-/* Fill the plan's common fields from the options. */
-void run_opts_to_plan(const struct run_opts *ro, struct run_plan *plan);
 
 /* Commands. */
 int cmd_record(int argc, char **argv);

@@ -8,7 +8,7 @@
 #include "cmd/cli.h"
 #include "lib/fileio.h"
 #include "cmd/parse.h"
-#include "cmd/suite_view.h"
+#include "experiment/view.h"
 #include "reports/compare.h"
 #include "reports/compare_fmt.h"
 #include "reports/verdict.h"

@@ -5,7 +5,7 @@
 #include <string.h>
 #include "cmd/cli.h"
 #include "cmd/parse.h"
-#include "cmd/suite_view.h"
+#include "experiment/view.h"
 #include "store/db.h"
 #include "reports/html_report.h"
 

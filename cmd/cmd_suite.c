@@ -6,10 +6,11 @@
 #include <time.h>
 #include "cmd/cli.h"
 #include "cmd/parse.h"
-#include "cmd/suite_host.h"
-#include "cmd/suite_plan.h"
-#include "cmd/suite_run.h"
-#include "cmd/suite_view.h"
+#include "cmd/suite_output.h"
+#include "experiment/host.h"
+#include "experiment/plan.h"
+#include "experiment/suite.h"
+#include "experiment/view.h"
 #include "kernels/spec.h"
 #include "lib/quote.h"
 #include "lib/units.h"
@@ -86,6 +87,161 @@ static int parse_sub(const char *name, const struct opt *table, void *state, int
     return cmd_parse(&spec, argc, argv);
 }
 
+/* The plan's first lines: the suite, its cells times its runs (a fixed
+ * count, or a range that target-ci stops within), the order, and the
+ * question when the file asks one. */
+static void print_plan_header(const struct suite_plan *p)
+{
+    printf("suite %s (%s): %zu cell%s x ", p->name, p->file.path, p->ncells, p->ncells == 1 ? "" : "s");
+    if (p->runs_min == p->runs_max)
+        printf("%u runs = %zu runs", p->runs_min, p->ncells * p->runs_min);
+    else
+        printf("%u to %u runs until each cell's 95%% CI is within %.3g%% of its mean = %zu to %zu runs", p->runs_min,
+               p->runs_max, p->target_ci * 100, p->ncells * p->runs_min, p->ncells * p->runs_max);
+    printf(", %s\n", p->order == ORDER_INTERLEAVED ? "interleaved (every round in a new order)" : "sequential");
+    if (p->question[0])
+        printf("question: %s\n", p->question);
+}
+
+/* The cells table's column widths, one per axis as well. */
+struct plan_widths {
+    int label, workload, axis[16];
+};
+
+/* Columns as wide as their longest entry (kernel package names are long),
+ * never narrower than the widths the table was first laid out with. */
+static void measure_plan_columns(const struct suite_plan *p, struct plan_widths *w)
+{
+    w->label = 28;
+    w->workload = 8;
+    for (size_t i = 0; i < p->ncells; i++) {
+        w->label = (int)strlen(p->cells[i].label) > w->label ? (int)strlen(p->cells[i].label) : w->label;
+        w->workload = (int)strlen(p->cells[i].wl->name) > w->workload ? (int)strlen(p->cells[i].wl->name) : w->workload;
+    }
+    for (size_t a = 0; a < p->naxes; a++) {
+        w->axis[a] = (int)strlen(p->axis_names[a]) > 12 ? (int)strlen(p->axis_names[a]) : 12;
+        for (size_t i = 0; i < p->ncells; i++) {
+            const char *v = kv_get(&p->cells[i].axes, p->axis_names[a]);
+            w->axis[a] = v && (int)strlen(v) > w->axis[a] ? (int)strlen(v) : w->axis[a];
+        }
+    }
+}
+
+/* A cell's estimate column, from its earlier runs in the database when
+ * there are any: true (and *secs, one run's time) when it is known. */
+static bool print_cell_estimate(struct pm_db *db, bool have_db, const struct suite_cell *c, double *secs)
+{
+    struct pm_err err;
+    int n = 0;
+    *secs = 0;
+    if (have_db && suites_estimate(db, c->wl->name, c->label, c->params, secs, &n, &err) == 0 && n > 0) {
+        char t[32];
+        pm_fmt_elapsed(t, sizeof t, *secs, true);
+        printf(" %s a run (%d earlier run%s)\n", t, n, n == 1 ? "" : "s");
+        return true;
+    }
+    printf(" no earlier runs\n");
+    return false;
+}
+
+/* One line per cell: its number, label, workload, axis values ("-" where
+ * the cell has none) and estimate. Adds up the estimated total (one run's
+ * time times the runs each cell gets at least) and counts the cells it is
+ * known for. */
+static void print_plan_cells(const struct suite_plan *p, struct pm_db *db, bool have_db, double *total, size_t *known)
+{
+    struct plan_widths w;
+    measure_plan_columns(p, &w);
+    printf("\n  #  %-*s %-*s", w.label, "label", w.workload, "workload");
+    for (size_t a = 0; a < p->naxes; a++)
+        printf(" %-*s", w.axis[a], p->axis_names[a]);
+    printf(" estimate\n");
+    *total = 0;
+    *known = 0;
+    for (size_t i = 0; i < p->ncells; i++) {
+        const struct suite_cell *c = &p->cells[i];
+        printf("%3zu  %-*s %-*s", i, w.label, c->label, w.workload, c->wl->name);
+        for (size_t a = 0; a < p->naxes; a++) {
+            const char *v = kv_get(&c->axes, p->axis_names[a]);
+            printf(" %-*s", w.axis[a], v ? v : "-");
+        }
+        double secs;
+        if (print_cell_estimate(db, have_db, c, &secs)) {
+            *total += secs * p->runs_min;
+            (*known)++;
+        }
+    }
+}
+
+/* One boot per kernel and machine: where each group's cells run. */
+static void print_plan_kernels(const struct suite_plan *p)
+{
+    printf("\nkernels (backend %s):\n", p->backend == BACKEND_VM ? "vm" : "host");
+    for (size_t g = 0; g < p->ngroups; g++) {
+        const struct suite_group *sg = &p->groups[g];
+        struct kernel_spec ks;
+        struct pm_err err;
+        bool here = kernel_spec_parse(sg->kernel, &ks, &err) == 0 && kernel_spec_is_running(&ks);
+        char q[300], where[160], mem[32];
+        quote_terminal(sg->kernel, q, sizeof q);
+        pm_fmt_size(mem, sizeof mem, sg->vm_memory);
+        if (here)
+            snprintf(where, sizeof where, "the running kernel: runs here");
+        else if (p->backend == BACKEND_VM)
+            snprintf(where, sizeof where, "boots in a VM (%s, %u CPUs%s)", mem, sg->vm_cpus,
+                     sg->vm_append[0] ? ", more kernel parameters" : "");
+        else
+            snprintf(where, sizeof where, "runs after a boot into it");
+        printf("  %-40s %s: cells", q, where);
+        for (size_t i = 0; i < p->ncells; i++)
+            if (p->cells[i].group == (int)g)
+                printf(" %zu", i);
+        printf("\n");
+    }
+}
+
+/* The order the runs go in. A seed in the file fixes the interleaved
+ * order, so the first rounds (at most 3) are shown as they will run;
+ * otherwise the seed is drawn when the suite starts. */
+static void print_plan_order(const struct suite_plan *p)
+{
+    if (p->has_seed && p->order == ORDER_INTERLEAVED) {
+        printf("\norder: interleaved, seed %llu (each round shuffled from it); the first rounds:\n",
+               (unsigned long long)p->seed);
+        int *order = calloc(p->ncells ? p->ncells : 1, sizeof *order);
+        for (int round = 1; order && round <= 3 && (unsigned)round <= p->runs_min; round++) {
+            for (size_t i = 0; i < p->ncells; i++)
+                order[i] = (int)i;
+            suite_shuffle(p->seed & 0x7fffffffffffffffull, round, order, p->ncells);
+            printf("  round %d: cells", round);
+            for (size_t i = 0; i < p->ncells; i++)
+                printf(" %d", order[i]);
+            printf("\n");
+        }
+        free(order);
+    }
+    else if (p->order == ORDER_INTERLEAVED)
+        printf("\norder: interleaved%s; the seed is drawn when the suite starts and recorded\n",
+               p->has_kernels ? " within each kernel's boot, the kernels one after another" : "");
+    else
+        printf("\norder: sequential, cell 0's runs first\n");
+}
+
+/* The suite's estimated duration: only from the cells with earlier runs,
+ * and for a run range only its least ("at least ... the first"). */
+static void print_plan_estimate(const struct suite_plan *p, double total, size_t known)
+{
+    if (known) {
+        char t[32];
+        pm_fmt_elapsed(t, sizeof t, total, false);
+        printf("estimated duration: %s%s for %s runs (from earlier runs of %zu of %zu cells)\n",
+               p->runs_min == p->runs_max ? "" : "at least ", t, p->runs_min == p->runs_max ? "the" : "the first",
+               known, p->ncells);
+    } else {
+        printf("estimated duration: not known (no earlier runs of these cells); shown after the first round\n");
+    }
+}
+
 static int cmd_suite_plan(int argc, char **argv)
 {
     struct suite_opts o = { 0 };
@@ -105,107 +261,14 @@ static int cmd_suite_plan(int argc, char **argv)
     struct pm_db db;
     struct pm_err dberr;
     bool have_db = cli_read_db(&db, &dberr) == 0;
-    unsigned runs = p.runs_min;
-    printf("suite %s (%s): %zu cell%s x ", p.name, p.file.path, p.ncells, p.ncells == 1 ? "" : "s");
-    if (p.runs_min == p.runs_max)
-        printf("%u runs = %zu runs", runs, p.ncells * runs);
-    else
-        printf("%u to %u runs until each cell's 95%% CI is within %.3g%% of its mean = %zu to %zu runs", p.runs_min,
-               p.runs_max, p.target_ci * 100, p.ncells * p.runs_min, p.ncells * p.runs_max);
-    printf(", %s\n", p.order == ORDER_INTERLEAVED ? "interleaved (every round in a new order)" : "sequential");
-    if (p.question[0])
-        printf("question: %s\n", p.question);
-    /* Columns as wide as their longest entry (kernel package names are long). */
-    int lw = 28, ww = 8, aw[16];
-    for (size_t i = 0; i < p.ncells; i++) {
-        lw = (int)strlen(p.cells[i].label) > lw ? (int)strlen(p.cells[i].label) : lw;
-        ww = (int)strlen(p.cells[i].wl->name) > ww ? (int)strlen(p.cells[i].wl->name) : ww;
-    }
-    for (size_t a = 0; a < p.naxes; a++) {
-        aw[a] = (int)strlen(p.axis_names[a]) > 12 ? (int)strlen(p.axis_names[a]) : 12;
-        for (size_t i = 0; i < p.ncells; i++) {
-            const char *v = kv_get(&p.cells[i].axes, p.axis_names[a]);
-            aw[a] = v && (int)strlen(v) > aw[a] ? (int)strlen(v) : aw[a];
-        }
-    }
-    printf("\n  #  %-*s %-*s", lw, "label", ww, "workload");
-    for (size_t a = 0; a < p.naxes; a++)
-        printf(" %-*s", aw[a], p.axis_names[a]);
-    printf(" estimate\n");
-    double total = 0;
-    size_t known = 0;
-    for (size_t i = 0; i < p.ncells; i++) {
-        const struct suite_cell *c = &p.cells[i];
-        printf("%3zu  %-*s %-*s", i, lw, c->label, ww, c->wl->name);
-        for (size_t a = 0; a < p.naxes; a++) {
-            const char *v = kv_get(&c->axes, p.axis_names[a]);
-            printf(" %-*s", aw[a], v ? v : "-");
-        }
-        double secs = 0;
-        int n = 0;
-        if (have_db && suites_estimate(&db, c->wl->name, c->label, c->params, &secs, &n, &err) == 0 && n > 0) {
-            char t[32];
-            pm_fmt_elapsed(t, sizeof t, secs, true);
-            printf(" %s a run (%d earlier run%s)\n", t, n, n == 1 ? "" : "s");
-            total += secs * runs;
-            known++;
-        } else {
-            printf(" no earlier runs\n");
-        }
-    }
-    if (p.has_kernels) {
-        /* One boot per kernel and machine: where each group's cells run. */
-        printf("\nkernels (backend %s):\n", p.backend == BACKEND_VM ? "vm" : "host");
-        for (size_t g = 0; g < p.ngroups; g++) {
-            const struct suite_group *sg = &p.groups[g];
-            struct kernel_spec ks;
-            bool here = kernel_spec_parse(sg->kernel, &ks, &err) == 0 && kernel_spec_is_running(&ks);
-            char q[300], where[160], mem[32];
-            quote_terminal(sg->kernel, q, sizeof q);
-            pm_fmt_size(mem, sizeof mem, sg->vm_memory);
-            if (here)
-                snprintf(where, sizeof where, "the running kernel: runs here");
-            else if (p.backend == BACKEND_VM)
-                snprintf(where, sizeof where, "boots in a VM (%s, %u CPUs%s)", mem, sg->vm_cpus,
-                         sg->vm_append[0] ? ", more kernel parameters" : "");
-            else
-                snprintf(where, sizeof where, "runs after a boot into it");
-            printf("  %-40s %s: cells", q, where);
-            for (size_t i = 0; i < p.ncells; i++)
-                if (p.cells[i].group == (int)g)
-                    printf(" %zu", i);
-            printf("\n");
-        }
-    }
-    if (p.has_seed && p.order == ORDER_INTERLEAVED) {
-        printf("\norder: interleaved, seed %llu (each round shuffled from it); the first rounds:\n",
-               (unsigned long long)p.seed);
-        int *order = calloc(p.ncells ? p.ncells : 1, sizeof *order);
-        for (int round = 1; order && round <= 3 && (unsigned)round <= p.runs_min; round++) {
-            for (size_t i = 0; i < p.ncells; i++)
-                order[i] = (int)i;
-            suite_shuffle(p.seed & 0x7fffffffffffffffull, round, order, p.ncells);
-            printf("  round %d: cells", round);
-            for (size_t i = 0; i < p.ncells; i++)
-                printf(" %d", order[i]);
-            printf("\n");
-        }
-        free(order);
-    }
-    else if (p.order == ORDER_INTERLEAVED)
-        printf("\norder: interleaved%s; the seed is drawn when the suite starts and recorded\n",
-               p.has_kernels ? " within each kernel's boot, the kernels one after another" : "");
-    else
-        printf("\norder: sequential, cell 0's runs first\n");
-    if (known) {
-        char t[32];
-        pm_fmt_elapsed(t, sizeof t, total, false);
-        printf("estimated duration: %s%s for %s runs (from earlier runs of %zu of %zu cells)\n",
-               p.runs_min == p.runs_max ? "" : "at least ", t, p.runs_min == p.runs_max ? "the" : "the first", known,
-               p.ncells);
-    } else {
-        printf("estimated duration: not known (no earlier runs of these cells); shown after the first round\n");
-    }
+    print_plan_header(&p);
+    double total;
+    size_t known;
+    print_plan_cells(&p, &db, have_db, &total, &known);
+    if (p.has_kernels)
+        print_plan_kernels(&p);
+    print_plan_order(&p);
+    print_plan_estimate(&p, total, known);
     if (have_db)
         pm_db_close(&db);
     suite_plan_free(&p);
@@ -227,7 +290,12 @@ static int cmd_suite_run(int argc, char **argv)
         return pm_usage("suite run", "--dry-run goes with --reboot kexec (accepted: --reboot kexec --dry-run)");
     snprintf(ro.suite_uuid, sizeof ro.suite_uuid, "%s", o.guest_suite);
     snprintf(ro.meta_path, sizeof ro.meta_path, "%s", o.guest_meta);
-    return suite_run(argv[first], &ro);
+    struct suite_output so;
+    struct exp_events ev;
+    suite_output_init(&so, ro.quiet, &ev);
+    int rc = suite_run(argv[first], &ro, &ev);
+    suite_output_free(&so);
+    return rc;
 }
 
 static void list_one(void *arg, const struct suite_rec *s, int cells, int planned, int finished)

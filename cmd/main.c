@@ -147,7 +147,11 @@ int main(int argc, char **argv)
     }
     const struct command *c = find_command(argv[i]);
     if (!c) {
-        fprintf(stderr, "pressmark: '%s' is not a command (accepted: record, run, chat-server, list, show, compare, plot, report, merge, push, doctor, help)\n", argv[i]);
+        /* What is accepted comes from the table, so it cannot drift from it. */
+        fprintf(stderr, "pressmark: '%s' is not a command (accepted: ", argv[i]);
+        for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
+            fprintf(stderr, "%s%s", k ? ", " : "", commands[k].name);
+        fputs(")\n", stderr);
         return PM_EXIT_USAGE;
     }
     /* Whatever command comes next after a pressmark was killed mid-run

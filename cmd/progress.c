@@ -52,7 +52,7 @@ static void draw_locked(struct progress *p)
             el, eta);
     lines++;
     for (size_t i = 0; i < p->ncells; i++) {
-        const struct progress_cell *c = &p->cells[i];
+        const struct exp_cell *c = &p->cells[i];
         char label[300], mean[64] = "";
         quote_terminal(c->label, label, sizeof label);
         if (c->has_mean)
@@ -85,6 +85,20 @@ void progress_draw(struct progress *p)
 {
     pthread_mutex_lock(&p->mu);
     draw_locked(p);
+    pthread_mutex_unlock(&p->mu);
+}
+
+void progress_set(struct progress *p, const struct exp_progress *pr)
+{
+    pthread_mutex_lock(&p->mu);
+    for (size_t c = 0; c < pr->ncells && c < p->ncells; c++)
+        p->cells[c] = pr->cells[c];
+    p->runs_planned = pr->runs_planned;
+    p->finished_total = pr->finished_total;
+    p->run_no = pr->run_no;
+    p->round = pr->round;
+    p->rounds = pr->rounds;
+    p->eta_s = pr->eta_s;
     pthread_mutex_unlock(&p->mu);
 }
 
@@ -150,7 +164,7 @@ void progress_run_end(struct progress *p, int cell, const char *status, bool has
     pthread_mutex_lock(&p->mu);
     p->current = -1;
     if (cell >= 0 && (size_t)cell < p->ncells) {
-        const struct progress_cell *c = &p->cells[cell];
+        const struct exp_cell *c = &p->cells[cell];
         char label[300], el[32], eta[32], v[64] = "", mean[80] = "";
         quote_terminal(c->label, label, sizeof label);
         fmt_secs(el, sizeof el, (double)(pm_now_ns() - p->started_ns) / 1e9);

@@ -9,23 +9,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "experiment/events.h"
 #include "harness/run.h"
 #include "lib/series.h"
 
-struct progress_cell {
-    char label[256];
-    int finished, planned, failed;
-    bool has_mean;
-    double mean, ci_pct;         /* the headline's mean and CI half-width in % of it */
-    const char *state;           /* "", "converged", "at maximum", "running" */
-};
 
 struct progress {
     FILE *out;
     bool tty;
     pthread_mutex_t mu;
     char title[256];
-    struct progress_cell *cells;
+    struct exp_cell *cells;
     size_t ncells;
     int run_no, runs_planned;    /* the run in progress, of those planned so far */
     int finished_total;          /* runs ended so far */
@@ -47,6 +41,8 @@ struct progress {
 
 void progress_init(struct progress *p, FILE *out, bool tty, const char *title, size_t ncells);
 void progress_free(struct progress *p);
+/* A suite's figures (experiment/events.h), copied in. */
+void progress_set(struct progress *p, const struct exp_progress *pr);
 /* A run of cell i starts. */
 void progress_run_start(struct progress *p, int cell);
 /* The sampler's tick (its thread): live rates (swap, the workload's own

@@ -45,7 +45,7 @@ static void after_store(void *arg, struct pm_db *db, int64_t run_id)
     }
     struct progress *p = &rp->prog;
     pthread_mutex_lock(&p->mu);
-    struct progress_cell *c = &p->cells[0];
+    struct exp_cell *c = &p->cells[0];
     c->finished++;
     c->failed += strcmp(status, "ok") != 0;
     if (rp->nvalues >= 2 && stats_mean_ci(rp->values, rp->nvalues, &c->mean, &c->ci_pct) == 0)

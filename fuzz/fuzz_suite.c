@@ -7,8 +7,8 @@
  * workload share one. */
 #include "fuzz/fuzz.h"
 #include <string.h>
-#include "cmd/suite_file.h"
-#include "cmd/suite_plan.h"
+#include "experiment/file.h"
+#include "experiment/plan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -40,6 +40,7 @@ static char observer_note[256] = "not protected";
 #define KILL_GRACE_NS 3000000000ull
 
 struct run_ctx {
+    const struct run_ops *ops;   /* first: workloads reach the run through it (workloads/workload.h) */
     struct run_plan *plan;
     struct pm_db *db;
     int64_t run_id;
@@ -86,69 +87,13 @@ int run_pending_abort(void)
     return sig > 0 ? sig : 0;
 }
 
-void run_metric(struct run_ctx *rc, const char *name, double value, const char *unit, enum metric_dir dir)
-{
-    metric_set_put(&rc->metrics, name, value, unit, dir);
-}
 
-void run_live_count(struct run_ctx *rc, uint64_t count, const char *unit)
-{
-    atomic_store(&rc->live_count, count);
-    atomic_store(&rc->live_unit, unit);
-}
 
-void run_gauge(struct run_ctx *rc, const char *name, double value)
-{
-    if (gauges_set(&rc->gauges, name, value) < 0)
-        kv_set(&rc->meta, "workload.gauge_dropped", name);
-}
 
-int run_latency(struct run_ctx *rc, const char *name, const struct loghist *h, struct pm_err *err)
-{
-    char m[96];
-#define PUT(suffix, value, unit) \
-    (snprintf(m, sizeof m, "%s_%s", name, suffix), metric_set_put(&rc->metrics, m, (value), unit, PM_LOWER))
-    snprintf(m, sizeof m, "%s_samples", name);
-    metric_set_put(&rc->metrics, m, (double)h->count, "count", PM_NEITHER);
-    if (h->count) {
-        PUT("p50_us", loghist_percentile(h, 50) / 1e3, "us");
-        PUT("p90_us", loghist_percentile(h, 90) / 1e3, "us");
-        PUT("p99_us", loghist_percentile(h, 99) / 1e3, "us");
-        PUT("p999_us", loghist_percentile(h, 99.9) / 1e3, "us");
-        PUT("max_us", (double)h->max / 1e3, "us");
-        PUT("mean_us", (double)(h->sum / (long double)h->count) / 1e3, "us");
-    }
-#undef PUT
-    /* Kept for the run's end: nothing writes the database while the
-     * sampler's connection does. */
-    if (run_hists_put(&rc->hists, name, h) < 0)
-        return pm_errf(err, "out of memory keeping %s", name);
-    return 0;
-}
 
-void run_meta(struct run_ctx *rc, const char *key, const char *value)
-{
-    kv_set(&rc->meta, key, value);
-}
 
-void run_set_status(struct run_ctx *rc, const char *status, const char *fmt, ...)
-{
-    snprintf(rc->status, sizeof rc->status, "%s", status);
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(rc->reason, sizeof rc->reason, fmt, ap);
-    va_end(ap);
-}
 
-int run_spawn(struct run_ctx *rc, char *const argv[], pid_t *pid, struct pm_err *err)
-{
-    return run_spawn_fd(rc, argv, -1, pid, err);
-}
 
-int run_spawn_fd(struct run_ctx *rc, char *const argv[], int pass_fd, pid_t *pid, struct pm_err *err)
-{
-    return run_spawn_io(rc, argv, pass_fd, -1, pid, err);
-}
 
 /* The workload's first steps, as a fixed script: join the run's cgroup,
  * make itself killable by the OOM killer again (pressmark's -1000 would be
@@ -163,32 +108,8 @@ static const char exec_script[] =
     "if [ -n \"$cg\" ]; then echo $$ > \"$cg\" || { echo \"pressmark: cannot enter the run's cgroup $cg\" >&2; exit 126; }; fi; "
     "exec \"$@\"";
 
-int run_helper(struct run_ctx *rc, char *const argv[], const char *what, char *report, size_t len,
-               struct pm_err *err)
-{
-    report[0] = '\0';
-    int p[2];
-    if (pipe2(p, O_CLOEXEC) < 0)
-        return pm_errf(err, "pipe: %s", strerror(errno));
-    pid_t pid;
-    int sp = run_spawn_fd(rc, argv, p[1], &pid, err);
-    close(p[1]);
-    struct run_exit ex;
-    if (sp < 0 || run_wait(rc, pid, &ex, err) < 0) {
-        close(p[0]);
-        return -1;
-    }
-    /* Read after the wait: a helper writes its report, smaller than the
-     * pipe, as it ends. */
-    ssize_t n = read(p[0], report, len - 1);
-    close(p[0]);
-    report[n > 0 ? n : 0] = '\0';
-    run_rusage_metrics(rc, &ex);
-    run_status_from_exit(rc, what, &ex);
-    return 0;
-}
 
-int run_spawn_io(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd, pid_t *pid, struct pm_err *err)
+static int ops_spawn_io(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd, pid_t *pid, struct pm_err *err)
 {
     size_t argc = 0;
     while (argv[argc])
@@ -231,7 +152,7 @@ static void signal_group(pid_t pid, int sig)
         kill(pid, sig);
 }
 
-int run_wait(struct run_ctx *rc, pid_t pid, struct run_exit *ex, struct pm_err *err)
+static int ops_wait(struct run_ctx *rc, pid_t pid, struct run_exit *ex, struct pm_err *err)
 {
     memset(ex, 0, sizeof *ex);
     sigset_t set;
@@ -286,41 +207,77 @@ int run_wait(struct run_ctx *rc, pid_t pid, struct run_exit *ex, struct pm_err *
     }
 }
 
-void run_rusage_metrics(struct run_ctx *rc, const struct run_exit *ex)
+/* The run's side of what workloads ask of it (workloads/run_api.c). */
+static void ops_metric(struct run_ctx *rc, const char *name, double value, const char *unit, enum metric_dir dir)
 {
-    double user = (double)ex->ru.ru_utime.tv_sec + (double)ex->ru.ru_utime.tv_usec / 1e6;
-    double sys = (double)ex->ru.ru_stime.tv_sec + (double)ex->ru.ru_stime.tv_usec / 1e6;
-    double elapsed = (double)ex->elapsed_ns / 1e9;
-    run_metric(rc, "time.elapsed_s", elapsed, "s", PM_LOWER);
-    run_metric(rc, "time.user_s", user, "s", PM_LOWER);
-    run_metric(rc, "time.sys_s", sys, "s", PM_LOWER);
-    run_metric(rc, "time.cpu_pct", elapsed > 0 ? (user + sys) / elapsed * 100.0 : 0, "%", PM_NEITHER);
-    run_metric(rc, "time.majflt", (double)ex->ru.ru_majflt, "count", PM_LOWER);
-    run_metric(rc, "time.minflt", (double)ex->ru.ru_minflt, "count", PM_LOWER);
-    run_metric(rc, "time.nvcsw", (double)ex->ru.ru_nvcsw, "count", PM_NEITHER);
-    run_metric(rc, "time.nivcsw", (double)ex->ru.ru_nivcsw, "count", PM_NEITHER);
-    run_metric(rc, "time.maxrss_kb", (double)ex->ru.ru_maxrss, "KB", PM_LOWER);
-    run_metric(rc, "time.inblock", (double)ex->ru.ru_inblock, "count", PM_NEITHER);
-    run_metric(rc, "time.oublock", (double)ex->ru.ru_oublock, "count", PM_NEITHER);
+    metric_set_put(&rc->metrics, name, value, unit, dir);
 }
 
-void run_status_from_exit(struct run_ctx *rc, const char *what, const struct run_exit *ex)
+static void ops_live_count(struct run_ctx *rc, uint64_t count, const char *unit)
 {
-    if (ex->aborted)
-        run_set_status(rc, "aborted", "interrupted by %s", sigabbrev_np(rc->abort_sig) ? sigabbrev_np(rc->abort_sig) : "a signal");
-    else if (ex->timed_out)
-        run_set_status(rc, "failed", "%s did not finish within the timeout of %.1f s", what,
-                       (double)rc->plan->timeout_ns / 1e9);
-    else if (WIFEXITED(ex->wstatus) && WEXITSTATUS(ex->wstatus) == 0)
-        run_set_status(rc, "ok", "%s", "");
-    else if (WIFEXITED(ex->wstatus))
-        run_set_status(rc, "failed", "%s exited with status %d", what, WEXITSTATUS(ex->wstatus));
-    else if (WIFSIGNALED(ex->wstatus))
-        run_set_status(rc, "failed", "%s was killed by SIG%s", what,
-                       sigabbrev_np(WTERMSIG(ex->wstatus)) ? sigabbrev_np(WTERMSIG(ex->wstatus)) : "?");
-    else
-        run_set_status(rc, "failed", "%s ended with wait status %#x", what, ex->wstatus);
+    atomic_store(&rc->live_count, count);
+    atomic_store(&rc->live_unit, unit);
 }
+
+static void ops_gauge(struct run_ctx *rc, const char *name, double value)
+{
+    if (gauges_set(&rc->gauges, name, value) < 0)
+        kv_set(&rc->meta, "workload.gauge_dropped", name);
+}
+
+/* Kept for the run's end: nothing writes the database while the sampler's
+ * connection does. */
+static int ops_keep_hist(struct run_ctx *rc, const char *name, const struct loghist *h)
+{
+    return run_hists_put(&rc->hists, name, h);
+}
+
+static void ops_meta(struct run_ctx *rc, const char *key, const char *value)
+{
+    kv_set(&rc->meta, key, value);
+}
+
+static void ops_set_status(struct run_ctx *rc, const char *status, const char *reason)
+{
+    snprintf(rc->status, sizeof rc->status, "%s", status);
+    snprintf(rc->reason, sizeof rc->reason, "%s", reason);
+}
+
+static const char *ops_status(struct run_ctx *rc)
+{
+    return rc->status;
+}
+
+static const char *ops_exe(struct run_ctx *rc)
+{
+    return rc->exe;
+}
+
+static int ops_abort_signal(struct run_ctx *rc)
+{
+    if (!rc->abort_sig)
+        rc->abort_sig = run_pending_abort();
+    return rc->abort_sig;
+}
+
+static const char *ops_cgroup(struct run_ctx *rc)
+{
+    return rc->env.cgroup_dir[0] ? rc->env.cgroup_dir : NULL;
+}
+
+static uint64_t ops_timeout_ns(struct run_ctx *rc)
+{
+    return rc->plan->timeout_ns;
+}
+
+static const struct run_ops harness_ops = {
+    .spawn_io = ops_spawn_io, .wait = ops_wait, .metric = ops_metric, .live_count = ops_live_count,
+    .gauge = ops_gauge, .keep_hist = ops_keep_hist, .meta = ops_meta, .set_status = ops_set_status,
+    .status = ops_status, .exe = ops_exe, .abort_signal = ops_abort_signal, .cgroup = ops_cgroup,
+    .timeout_ns = ops_timeout_ns,
+};
+
+
 
 /* A failed run whose cgroup (or, uncapped, the system) saw the OOM killer
  * during the run was killed for memory: say so, it is the thing measured. */
@@ -750,27 +707,9 @@ static void protect_observer(void)
     snprintf(observer_note, sizeof observer_note, "%s; %s", adj_note, lock_note);
 }
 
-const char *rc_status(struct run_ctx *rc)
-{
-    return rc->status;
-}
 
-const char *run_exe(struct run_ctx *rc)
-{
-    return rc->exe;
-}
 
-bool run_check_abort(struct run_ctx *rc)
-{
-    if (!rc->abort_sig)
-        rc->abort_sig = run_pending_abort();
-    return rc->abort_sig != 0;
-}
 
-const char *run_cgroup(struct run_ctx *rc)
-{
-    return rc->env.cgroup_dir[0] ? rc->env.cgroup_dir : NULL;
-}
 
 int run_session_open(struct run_session *rs, const char *db_path, const char *what)
 {
@@ -831,7 +770,7 @@ int run_session_execute(struct run_session *rs, struct run_plan *plan, int *abor
     struct pm_err err = { "" };
     int exit_code = 0;
     *abort_sig_out = 0;
-    struct run_ctx prep = { .plan = plan, .db = &rs->db };
+    struct run_ctx prep = { .ops = &harness_ops, .plan = plan, .db = &rs->db };
     snprintf(prep.exe, sizeof prep.exe, "%s", rs->exe);
     if (plan->wl->prepare && plan->wl->prepare(plan->wl_state, &prep, &err) < 0) {
         fprintf(stderr, "pressmark: %s: %s\n", plan->wl->name, err.msg);
@@ -841,7 +780,7 @@ int run_session_execute(struct run_session *rs, struct run_plan *plan, int *abor
     for (unsigned i = 0; i < plan->runs; i++) {
         if ((abort_sig = run_pending_abort()))
             break;
-        struct run_ctx rc = { .plan = plan, .db = &rs->db, .index = i };
+        struct run_ctx rc = { .ops = &harness_ops, .plan = plan, .db = &rs->db, .index = i };
         gauges_init(&rc.gauges);
         rc.env.cfg = plan->env;
         snprintf(rc.exe, sizeof rc.exe, "%s", rs->exe);

@@ -3,8 +3,9 @@
  * package file, a bzImage and its modules, the running kernel. */
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include "kernels/image.h"
+#include "kernels/find.h"
 #include "lib/fileio.h"
 #include "lib/spawn.h"
 
@@ -60,7 +61,17 @@ static int apt_show(const char *name, char *text, size_t len, struct pm_err *err
     return 0;
 }
 
-int image_check_kernel(const struct kernel_spec *k, struct kernel_info *ki, struct pm_err *err)
+int kernel_cache_dir(char *buf, size_t len, struct pm_err *err)
+{
+    const char *env = getenv("PRESSMARK_CACHE");
+    if (env && *env)
+        snprintf(buf, len, "%s/vm", env);
+    else
+        snprintf(buf, len, "/var/cache/pressmark/vm");
+    return pm_private_dir(buf, len, err);
+}
+
+int kernel_find(const struct kernel_spec *k, struct kernel_info *ki, struct pm_err *err)
 {
     memset(ki, 0, sizeof *ki);
     switch (k->kind) {
@@ -129,7 +140,7 @@ int image_check_kernel(const struct kernel_spec *k, struct kernel_info *ki, stru
                                     : snprintf(ver + o, sizeof ver - o, "%c", *c));
         ver[o] = '\0';
         char cache[PATH_MAX];
-        if (image_cache_dir(cache, sizeof cache, err) < 0)
+        if (kernel_cache_dir(cache, sizeof cache, err) < 0)
             return -1;
         snprintf(ki->deb, sizeof ki->deb, "%s/debs/%s_%s_%s.deb", cache, ki->package, ver, arch);
         return 0;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "kernels/base.h"
 #include "kernels/build.h"
+#include "kernels/find.h"
 #include "kernels/kconfig.h"
 #include "lib/fileio.h"
 #include "lib/hash.h"
@@ -18,16 +19,6 @@
 /* The image's root file system: sparse, so only what is written takes
  * space; room for a suite's swap file and its results. */
 #define ROOT_IMAGE_SIZE "6G"
-
-int image_cache_dir(char *buf, size_t len, struct pm_err *err)
-{
-    const char *env = getenv("PRESSMARK_CACHE");
-    if (env && *env)
-        snprintf(buf, len, "%s/vm", env);
-    else
-        snprintf(buf, len, "/var/cache/pressmark/vm");
-    return pm_private_dir(buf, len, err);
-}
 
 static int download_deb(const char *cache, const struct kernel_info *ki, FILE *say, struct pm_err *err)
 {
@@ -297,10 +288,10 @@ int image_prepare(const struct kernel_spec *k, struct vm_image *img, FILE *say, 
     memset(img, 0, sizeof *img);
     if (k->kind == KERNEL_RUNNING)
         return pm_errf(err, "kernel = running: the running kernel runs on this machine, not in a VM");
-    if (image_check_kernel(k, &img->info, err) < 0)
+    if (kernel_find(k, &img->info, err) < 0)
         return -1;
     char cache[PATH_MAX], base[PATH_MAX];
-    if (image_cache_dir(cache, sizeof cache, err) < 0 || base_image(cache, base, sizeof base, say, err) < 0)
+    if (kernel_cache_dir(cache, sizeof cache, err) < 0 || base_image(cache, base, sizeof base, say, err) < 0)
         return -1;
     if (k->kind == KERNEL_PACKAGE && download_deb(cache, &img->info, say, err) < 0)
         return -1;

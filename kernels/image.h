@@ -18,13 +18,6 @@ struct vm_image {
     struct kernel_info info;
 };
 
-/* The cache of images: $PRESSMARK_CACHE/vm, else /var/cache/pressmark/vm;
- * made private (0700) and checked as the cache of built trees is. */
-int image_cache_dir(char *buf, size_t len, struct pm_err *err);
-/* Find the kernel without building anything: the package in apt's lists
- * (or cached), the package file, the bzImage. What a suite checks before
- * anything boots; fills ki->package/version/release where it can. */
-int image_check_kernel(const struct kernel_spec *k, struct kernel_info *ki, struct pm_err *err);
 /* The image for k, built when not cached (say gets one line per step).
  * -1 with err naming the step that failed and its last output. */
 int image_prepare(const struct kernel_spec *k, struct vm_image *img, FILE *say, struct pm_err *err);

@@ -194,178 +194,255 @@ static void collect_results(const struct vm_boot *b, const char *result, const c
     }
 }
 
-int vm_boot(const struct vm_boot *b, struct vm_result *r, struct pm_err *err)
-{
-    memset(r, 0, sizeof *r);
-    r->up_s = r->first_run_s = -1;
-    r->guest_status = -1;
-    const char *tmp = getenv("TMPDIR");
+/* One boot's files and its QEMU. The disks live in the journalled
+ * scratch directory; console.log and qemu.log in the boot's log_dir. */
+struct boot_state {
     char scratch[PATH_MAX];
-    snprintf(scratch, sizeof scratch, "%s/pressmark-vm-XXXXXX", tmp && *tmp ? tmp : "/var/tmp");
-    if (!mkdtemp(scratch))
-        return pm_errf(err, "%s: %s", scratch, strerror(errno));
-    int sid = undo_push(UNDO_SCRATCH, scratch, "vm-", err);
+    char job[PATH_MAX + 32], result[PATH_MAX + 32], overlay[PATH_MAX + 32];
+    char console[PATH_MAX + 32], qlog[PATH_MAX + 32];
+    pid_t pid;                  /* QEMU until it is reaped; -1 then */
+    int pid_undo;               /* QEMU's journal entry; -1: none */
+    uint64_t t0;                /* the boot's times count from here */
+};
+
+/* The scratch directory is journalled as soon as it exists, so a
+ * pressmark killed from here on still has it removed. Its journal id,
+ * or -1 with err and no directory left behind. */
+static int make_scratch(struct boot_state *s, struct pm_err *err)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(s->scratch, sizeof s->scratch, "%s/pressmark-vm-XXXXXX", tmp && *tmp ? tmp : "/var/tmp");
+    if (!mkdtemp(s->scratch))
+        return pm_errf(err, "%s: %s", s->scratch, strerror(errno));
+    int sid = undo_push(UNDO_SCRATCH, s->scratch, "vm-", err);
     if (sid < 0) {
-        rmdir(scratch);
+        rmdir(s->scratch);
         return -1;
     }
-    char job[PATH_MAX + 32], result[PATH_MAX + 32], overlay[PATH_MAX + 32];
-    snprintf(result, sizeof result, "%s/vm-result.img", scratch);
-    snprintf(overlay, sizeof overlay, "%s/vm-overlay.qcow2", scratch);
-    int rc = make_job(scratch, b, job, sizeof job, err);
+    return sid;
+}
+
+/* The guest's three disks, in the scratch directory. The first failure
+ * stops the rest; what was made goes with the directory, so nothing is
+ * undone here. */
+static int make_disks(const struct vm_boot *b, struct boot_state *s, struct pm_err *err)
+{
+    snprintf(s->result, sizeof s->result, "%s/vm-result.img", s->scratch);
+    snprintf(s->overlay, sizeof s->overlay, "%s/vm-overlay.qcow2", s->scratch);
+    int rc = make_job(s->scratch, b, s->job, sizeof s->job, err);
     /* The results disk: sparse, written by the guest as one tar archive. */
     if (rc == 0) {
-        int fd = open(result, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        int fd = open(s->result, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd < 0 || ftruncate(fd, (off_t)RESULTS_DISK_BYTES) < 0)
-            rc = pm_errf(err, "%s: %s", result, strerror(errno));
+            rc = pm_errf(err, "%s: %s", s->result, strerror(errno));
         if (fd >= 0)
             close(fd);
     }
     if (rc == 0) {
         char backing[PATH_MAX + 16];
         snprintf(backing, sizeof backing, "%s", b->img->root);
-        char *argv[] = { "qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw", "-b", backing, overlay, NULL };
+        char *argv[] = { "qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw", "-b", backing, s->overlay, NULL };
         struct pm_spawn sp = { .argv = argv, .in = PM_FD_NULL, .out = PM_FD_NULL,
                                .missing_hint = "(Debian's qemu-utils)" };
         rc = pm_spawn_run(&sp, err);
     }
-    char console[PATH_MAX + 32], qlog[PATH_MAX + 32];
-    snprintf(console, sizeof console, "%s/console.log", b->log_dir);
-    snprintf(qlog, sizeof qlog, "%s/qemu.log", b->log_dir);
-    pid_t pid = -1;
-    int pid_undo = -1;
-    uint64_t t0 = pm_now_ns();
-    if (rc == 0) {
-        char mem[32], cpus[16], append[1024], d_root[PATH_MAX + 64], d_job[PATH_MAX + 64], d_res[PATH_MAX + 64],
-            chardev[PATH_MAX + 64];
-        snprintf(mem, sizeof mem, "%llu", (unsigned long long)(b->memory >> 20));
-        snprintf(cpus, sizeof cpus, "%u", b->cpus);
-        /* panic=-1 with -no-reboot: a guest that panics ends QEMU at once. */
-        snprintf(append, sizeof append, "console=ttyS0 root=/dev/vda rw init=/usr/lib/pressmark/guest-init panic=-1%s%s",
-                 b->append && *b->append ? " " : "", b->append ? b->append : "");
-        qemu_value(d_root, sizeof d_root, "file=", overlay, ",format=qcow2,if=virtio,cache=unsafe");
-        qemu_value(d_job, sizeof d_job, "file=", job, ",format=raw,if=virtio,readonly=on");
-        qemu_value(d_res, sizeof d_res, "file=", result, ",format=raw,if=virtio");
-        qemu_value(chardev, sizeof chardev, "file,id=console,path=", console, "");
-        const char *name = strrchr(scratch, '/') + 1;
-        int qfd = open(qlog, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-        char *argv[48];
-        int n = 0;
-        argv[n++] = "qemu-system-x86_64";
-        argv[n++] = "-name";
-        argv[n++] = (char *)name;       /* the word the journal knows this QEMU by */
-        argv[n++] = "-accel";
-        argv[n++] = b->accel == VM_KVM ? "kvm" : "tcg";
-        argv[n++] = "-cpu";
-        argv[n++] = b->accel == VM_KVM ? "host" : "max";
-        argv[n++] = "-m";
-        argv[n++] = mem;
-        argv[n++] = "-smp";
-        argv[n++] = cpus;
-        argv[n++] = "-display";
-        argv[n++] = "none";
-        argv[n++] = "-monitor";
-        argv[n++] = "none";
-        argv[n++] = "-no-reboot";
-        argv[n++] = "-nic";
-        argv[n++] = "none";
-        argv[n++] = "-chardev";
-        argv[n++] = chardev;
-        argv[n++] = "-serial";
-        argv[n++] = "chardev:console";
-        argv[n++] = "-kernel";
-        argv[n++] = (char *)b->img->vmlinuz;
-        if (b->img->initrd[0]) {
-            argv[n++] = "-initrd";
-            argv[n++] = (char *)b->img->initrd;
-        }
-        argv[n++] = "-append";
-        argv[n++] = append;
-        argv[n++] = "-drive";
-        argv[n++] = d_root;
-        argv[n++] = "-drive";
-        argv[n++] = d_job;
-        argv[n++] = "-drive";
-        argv[n++] = d_res;
-        argv[n] = NULL;
-        struct pm_spawn sp = { .argv = argv, .in = PM_FD_NULL, .out = qfd < 0 ? PM_FD_NULL : qfd,
-                               .err = qfd < 0 ? PM_FD_NULL : qfd, .new_group = true, .die_with_parent = true,
-                               .missing_hint = "(Debian's qemu-system-x86)" };
-        /* Journalled before it starts: a pressmark killed at any moment
-         * leaves no QEMU behind (and pdeathsig ends it before that). */
-        char word[64];
-        snprintf(word, sizeof word, "%s", name);
-        if (qfd < 0)
-            rc = pm_errf(err, "%s: %s", qlog, strerror(errno));
-        else if (pm_spawn(&sp, &pid, err) < 0)
-            rc = -1;
-        if (qfd >= 0)
-            close(qfd);
-        if (rc == 0) {
-            char pids[16];
-            snprintf(pids, sizeof pids, "%d", (int)pid);
-            pid_undo = undo_push(UNDO_PROCESS, pids, word, err);
-        }
+    return rc;
+}
+
+/* QEMU's command line and the strings it points into. */
+struct qemu_cmd {
+    char mem[32], cpus[16], append[1024], d_root[PATH_MAX + 64], d_job[PATH_MAX + 64], d_res[PATH_MAX + 64],
+        chardev[PATH_MAX + 64];
+    char *argv[48];
+};
+
+/* How the guest is run: no display, monitor or network, the serial
+ * console into console.log, the three disks; name is the word the
+ * journal knows this QEMU by. */
+static void qemu_argv(const struct vm_boot *b, const struct boot_state *s, const char *name, struct qemu_cmd *c)
+{
+    snprintf(c->mem, sizeof c->mem, "%llu", (unsigned long long)(b->memory >> 20));
+    snprintf(c->cpus, sizeof c->cpus, "%u", b->cpus);
+    /* panic=-1 with -no-reboot: a guest that panics ends QEMU at once. */
+    snprintf(c->append, sizeof c->append,
+             "console=ttyS0 root=/dev/vda rw init=/usr/lib/pressmark/guest-init panic=-1%s%s",
+             b->append && *b->append ? " " : "", b->append ? b->append : "");
+    qemu_value(c->d_root, sizeof c->d_root, "file=", s->overlay, ",format=qcow2,if=virtio,cache=unsafe");
+    qemu_value(c->d_job, sizeof c->d_job, "file=", s->job, ",format=raw,if=virtio,readonly=on");
+    qemu_value(c->d_res, sizeof c->d_res, "file=", s->result, ",format=raw,if=virtio");
+    qemu_value(c->chardev, sizeof c->chardev, "file,id=console,path=", s->console, "");
+    char **argv = c->argv;
+    int n = 0;
+    argv[n++] = "qemu-system-x86_64";
+    argv[n++] = "-name";
+    argv[n++] = (char *)name;       /* the word the journal knows this QEMU by */
+    argv[n++] = "-accel";
+    argv[n++] = b->accel == VM_KVM ? "kvm" : "tcg";
+    argv[n++] = "-cpu";
+    argv[n++] = b->accel == VM_KVM ? "host" : "max";
+    argv[n++] = "-m";
+    argv[n++] = c->mem;
+    argv[n++] = "-smp";
+    argv[n++] = c->cpus;
+    argv[n++] = "-display";
+    argv[n++] = "none";
+    argv[n++] = "-monitor";
+    argv[n++] = "none";
+    argv[n++] = "-no-reboot";
+    argv[n++] = "-nic";
+    argv[n++] = "none";
+    argv[n++] = "-chardev";
+    argv[n++] = c->chardev;
+    argv[n++] = "-serial";
+    argv[n++] = "chardev:console";
+    argv[n++] = "-kernel";
+    argv[n++] = (char *)b->img->vmlinuz;
+    if (b->img->initrd[0]) {
+        argv[n++] = "-initrd";
+        argv[n++] = (char *)b->img->initrd;
     }
+    argv[n++] = "-append";
+    argv[n++] = c->append;
+    argv[n++] = "-drive";
+    argv[n++] = c->d_root;
+    argv[n++] = "-drive";
+    argv[n++] = c->d_job;
+    argv[n++] = "-drive";
+    argv[n++] = c->d_res;
+    argv[n] = NULL;
+}
+
+/* QEMU in a process group of its own, dying with pressmark, its output
+ * in qemu.log. 0 once it runs (s->pid); its journal entry, when that
+ * could be written, in s->pid_undo. -1 with err if it did not start. */
+static int start_qemu(const struct vm_boot *b, struct boot_state *s, struct pm_err *err)
+{
+    struct qemu_cmd c;
+    const char *name = strrchr(s->scratch, '/') + 1;
+    qemu_argv(b, s, name, &c);
+    int qfd = open(s->qlog, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    struct pm_spawn sp = { .argv = c.argv, .in = PM_FD_NULL, .out = qfd < 0 ? PM_FD_NULL : qfd,
+                           .err = qfd < 0 ? PM_FD_NULL : qfd, .new_group = true, .die_with_parent = true,
+                           .missing_hint = "(Debian's qemu-system-x86)" };
+    /* Journalled before it starts: a pressmark killed at any moment
+     * leaves no QEMU behind (and pdeathsig ends it before that). */
+    char word[64];
+    snprintf(word, sizeof word, "%s", name);
+    int rc = 0;
+    if (qfd < 0)
+        rc = pm_errf(err, "%s: %s", s->qlog, strerror(errno));
+    else if (pm_spawn(&sp, &s->pid, err) < 0)
+        rc = -1;
+    if (qfd >= 0)
+        close(qfd);
+    if (rc == 0) {
+        char pids[16];
+        snprintf(pids, sizeof pids, "%d", (int)s->pid);
+        s->pid_undo = undo_push(UNDO_PROCESS, pids, word, err);
+    }
+    return rc;
+}
+
+/* QEMU ended by itself, already reaped: the guest powered off or
+ * panicked, or QEMU gave up. One that ends before the guest printed
+ * anything could not run it: under KVM, KVM failed (on this project's
+ * machines nested KVM dies at once with an MSR assertion). */
+static void qemu_ended(const struct vm_boot *b, struct boot_state *s, double t, struct vm_result *r)
+{
+    r->wall_s = t;
+    s->pid = -1;
+    struct stat cst;
+    if (b->accel == VM_KVM && (stat(s->console, &cst) < 0 || cst.st_size == 0)) {
+        char last[300];
+        vm_console_tail(s->qlog, 1, last, sizeof last);
+        r->how = VM_KVM_FAILED;
+        snprintf(r->reason, sizeof r->reason, "QEMU ended before the guest printed anything: %s",
+                 last[0] ? last : "(nothing in qemu.log)");
+    }
+}
+
+/* A boot that is interrupted, hit KVM's internal error or ran out of
+ * time: QEMU is killed and reaped here, and the reason says which. */
+static void stop_qemu(const struct vm_boot *b, struct boot_state *s, double t, int sig, bool kvm_failed,
+                      struct vm_result *r)
+{
+    int status;
+    kill(s->pid, SIGKILL);
+    waitpid(s->pid, &status, 0);
+    s->pid = -1;
+    r->wall_s = t;
+    char tail[800];
+    vm_console_tail(s->console, 5, tail, sizeof tail);
+    if (sig) {
+        r->how = VM_INTERRUPTED;
+        r->signal = sig;
+        snprintf(r->reason, sizeof r->reason, "interrupted by SIG%s", sigabbrev_np(sig));
+    } else if (kvm_failed) {
+        r->how = VM_KVM_FAILED;
+        snprintf(r->reason, sizeof r->reason, "KVM failed to run the guest (\"KVM internal error\" in qemu.log)");
+    } else {
+        r->how = VM_TIMEOUT;
+        snprintf(r->reason, sizeof r->reason, "the guest did not finish within %.0f s; console's last lines: %s",
+                 b->timeout_s, tail[0] ? tail : "(none)");
+    }
+}
+
+/* Until QEMU is gone: polled every 100 ms, as the console is a plain
+ * file. The guest's lines are relayed and its milestones timed; when
+ * this returns, QEMU has been reaped and r says how the boot ended. */
+static void watch_boot(const struct vm_boot *b, struct boot_state *s, struct vm_result *r)
+{
     off_t kvm_pos = 0, con_pos = 0;
     bool up_seen = false, run_seen = false;
-    while (rc == 0) {
+    for (;;) {
         int status;
-        pid_t w = waitpid(pid, &status, WNOHANG);
-        double t = (double)(pm_now_ns() - t0) / 1e9;
-        relay(console, &con_pos, b->say, &up_seen, &run_seen);
+        pid_t w = waitpid(s->pid, &status, WNOHANG);
+        double t = (double)(pm_now_ns() - s->t0) / 1e9;
+        relay(s->console, &con_pos, b->say, &up_seen, &run_seen);
         if (up_seen && r->up_s < 0)
             r->up_s = t;
         if (run_seen && r->first_run_s < 0)
             r->first_run_s = t;
-        if (w == pid) {
-            r->wall_s = t;
-            pid = -1;
-            /* QEMU that ends before the guest printed anything could not
-             * run it: under KVM, KVM failed (on this project's machines
-             * nested KVM dies at once with an MSR assertion). */
-            struct stat cst;
-            if (b->accel == VM_KVM && (stat(console, &cst) < 0 || cst.st_size == 0)) {
-                char last[300];
-                vm_console_tail(qlog, 1, last, sizeof last);
-                r->how = VM_KVM_FAILED;
-                snprintf(r->reason, sizeof r->reason, "QEMU ended before the guest printed anything: %s",
-                         last[0] ? last : "(nothing in qemu.log)");
-            }
-            break;
+        if (w == s->pid) {
+            qemu_ended(b, s, t, r);
+            return;
         }
         int sig = run_pending_abort();
-        bool kvm_failed = b->accel == VM_KVM && log_has(qlog, &kvm_pos, "KVM internal error");
+        bool kvm_failed = b->accel == VM_KVM && log_has(s->qlog, &kvm_pos, "KVM internal error");
         if (sig || kvm_failed || t > b->timeout_s) {
-            kill(pid, SIGKILL);
-            waitpid(pid, &status, 0);
-            pid = -1;
-            r->wall_s = t;
-            char tail[800];
-            vm_console_tail(console, 5, tail, sizeof tail);
-            if (sig) {
-                r->how = VM_INTERRUPTED;
-                r->signal = sig;
-                snprintf(r->reason, sizeof r->reason, "interrupted by SIG%s", sigabbrev_np(sig));
-            } else if (kvm_failed) {
-                r->how = VM_KVM_FAILED;
-                snprintf(r->reason, sizeof r->reason, "KVM failed to run the guest (\"KVM internal error\" in qemu.log)");
-            } else {
-                r->how = VM_TIMEOUT;
-                snprintf(r->reason, sizeof r->reason, "the guest did not finish within %.0f s; console's last lines: %s",
-                         b->timeout_s, tail[0] ? tail : "(none)");
-            }
-            break;
+            stop_qemu(b, s, t, sig, kvm_failed, r);
+            return;
         }
         struct timespec ts = { 0, 100 * 1000000 };
         nanosleep(&ts, NULL);
     }
-    if (pid_undo >= 0)
-        undo_done(pid_undo);
+}
+
+int vm_boot(const struct vm_boot *b, struct vm_result *r, struct pm_err *err)
+{
+    memset(r, 0, sizeof *r);
+    r->up_s = r->first_run_s = -1;
+    r->guest_status = -1;
+    struct boot_state s;
+    int sid = make_scratch(&s, err);
+    if (sid < 0)
+        return -1;
+    int rc = make_disks(b, &s, err);
+    snprintf(s.console, sizeof s.console, "%s/console.log", b->log_dir);
+    snprintf(s.qlog, sizeof s.qlog, "%s/qemu.log", b->log_dir);
+    s.pid = -1;
+    s.pid_undo = -1;
+    s.t0 = pm_now_ns();
+    if (rc == 0)
+        rc = start_qemu(b, &s, err);
+    if (rc == 0)
+        watch_boot(b, &s, r);
+    if (s.pid_undo >= 0)
+        undo_done(s.pid_undo);
     if (rc == 0 && r->how == VM_DONE)
-        collect_results(b, result, console, r);
+        collect_results(b, s.result, s.console, r);
     char said[256];
-    undo_apply(UNDO_SCRATCH, scratch, "vm-", said, sizeof said);
+    undo_apply(UNDO_SCRATCH, s.scratch, "vm-", said, sizeof said);
     undo_done(sid);
     return rc;
 }

@@ -252,6 +252,118 @@ static int remove_zram(const char *id, char *said, size_t len)
     return 0;
 }
 
+/* Swapoff first, so its pages are back in memory before the file goes;
+ * a file that is already off (or gone) is no failure. */
+static int remove_swapfile(const char *path, char *said, size_t len)
+{
+    if (swapoff(path) < 0 && errno != EINVAL && errno != ENOENT) {
+        snprintf(said, len, "could not swapoff %s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (unlink(path) < 0 && errno != ENOENT) {
+        snprintf(said, len, "could not remove swap file %s: %s", path, strerror(errno));
+        return -1;
+    }
+    snprintf(said, len, "removed swap file %s", path);
+    return 0;
+}
+
+/* A pid may have been reused since: it is ours only when its command line
+ * has the word we journalled. A process already gone is not ours. */
+static bool pid_is_ours(const char *pid, const char *word)
+{
+    char path[64], cmdline[4096];
+    snprintf(path, sizeof path, "/proc/%s/cmdline", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, cmdline, sizeof cmdline - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    bool ours = false;
+    for (ssize_t i = 0; n > 0 && i < n; i += (ssize_t)strlen(cmdline + i) + 1) {
+        cmdline[n] = '\0';
+        if (strcmp(cmdline + i, word) == 0)
+            ours = true;
+    }
+    return ours;
+}
+
+/* Kill only our own helper, and never report failure: a helper that is
+ * gone is what undoing it wants. */
+static int stop_helper(const char *a, const char *b, char *said, size_t len)
+{
+    if (pid_is_ours(a, b)) {
+        pid_t pid = (pid_t)atoi(a);
+        kill(pid, SIGKILL);
+        /* Wait until it is gone: a balloon frees gigabytes on exit, and
+         * the next run must not start before they are back. */
+        for (int i = 0; i < 6000; i++) {
+            pid_t r = waitpid(pid, NULL, WNOHANG);
+            if (r == pid || (r < 0 && kill(pid, 0) < 0 && errno == ESRCH))
+                break;
+            struct timespec ts = { 0, 5000000 };
+            nanosleep(&ts, NULL);
+        }
+        snprintf(said, len, "killed pressmark %s (pid %s)", b, a);
+    } else {
+        snprintf(said, len, "pressmark %s (pid %s) already gone", b, a);
+    }
+    return 0;
+}
+
+/* A controller is switched off for a cgroup's children by writing its
+ * name with a minus to the cgroup's subtree_control. */
+static int disable_controller(const char *dir, const char *controller, char *said, size_t len)
+{
+    struct pm_err err;
+    char path[600], value[64];
+    snprintf(path, sizeof path, "%s/cgroup.subtree_control", dir);
+    snprintf(value, sizeof value, "-%s", controller);
+    if (pm_write_file(path, value, &err) < 0) {
+        snprintf(said, len, "could not disable %s in %s: %s", controller, path, err.msg);
+        return -1;
+    }
+    snprintf(said, len, "disabled the %s controller for children of %s again", controller, dir);
+    return 0;
+}
+
+/* Only files with the given prefix: never anything else there. Whatever
+ * else is left keeps the directory, and that is the failure reported. */
+static int remove_scratch(const char *dir, const char *prefix, char *said, size_t len)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        size_t bl = strlen(prefix);
+        while ((e = readdir(d)))
+            if (bl && strncmp(e->d_name, prefix, bl) == 0 && !strchr(e->d_name, '/')) {
+                char path[1200];
+                snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+                unlink(path);
+            }
+        closedir(d);
+    }
+    if (rmdir(dir) < 0 && errno != ENOENT) {
+        snprintf(said, len, "could not remove %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    snprintf(said, len, "removed scratch directory %s", dir);
+    return 0;
+}
+
+/* Lazily: a process still inside (a killed dpkg's children, a reader of
+ * another tool's trace instance) must not keep the mount, and so a build
+ * tree, alive. A tracefs mount says so in what is reported. */
+static int unmount_lazily(enum undo_kind kind, const char *a, char *said, size_t len)
+{
+    const char *what = kind == UNDO_TRACEFS ? "tracefs from " : "";
+    if (umount2(a, MNT_DETACH) < 0 && errno != EINVAL && errno != ENOENT) {
+        snprintf(said, len, "could not unmount %s%s: %s", what, a, strerror(errno));
+        return -1;
+    }
+    snprintf(said, len, "unmounted %s%s", what, a);
+    return 0;
+}
+
 int undo_apply(enum undo_kind kind, const char *a, const char *b, char *said, size_t len)
 {
     struct pm_err err;
@@ -266,50 +378,11 @@ int undo_apply(enum undo_kind kind, const char *a, const char *b, char *said, si
     case UNDO_CGROUP:
         return remove_cgroup(a, said, len);
     case UNDO_SWAPFILE:
-        if (swapoff(a) < 0 && errno != EINVAL && errno != ENOENT) {
-            snprintf(said, len, "could not swapoff %s: %s", a, strerror(errno));
-            return -1;
-        }
-        if (unlink(a) < 0 && errno != ENOENT) {
-            snprintf(said, len, "could not remove swap file %s: %s", a, strerror(errno));
-            return -1;
-        }
-        snprintf(said, len, "removed swap file %s", a);
-        return 0;
+        return remove_swapfile(a, said, len);
     case UNDO_ZRAM:
         return remove_zram(a, said, len);
-    case UNDO_PROCESS: {
-        /* A pid may have been reused since: kill only our own helper. */
-        char path[64], cmdline[4096];
-        snprintf(path, sizeof path, "/proc/%s/cmdline", a);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        ssize_t n = fd >= 0 ? read(fd, cmdline, sizeof cmdline - 1) : -1;
-        if (fd >= 0)
-            close(fd);
-        bool ours = false;
-        for (ssize_t i = 0; n > 0 && i < n; i += (ssize_t)strlen(cmdline + i) + 1) {
-            cmdline[n] = '\0';
-            if (strcmp(cmdline + i, b) == 0)
-                ours = true;
-        }
-        if (ours) {
-            pid_t pid = (pid_t)atoi(a);
-            kill(pid, SIGKILL);
-            /* Wait until it is gone: a balloon frees gigabytes on exit, and
-             * the next run must not start before they are back. */
-            for (int i = 0; i < 6000; i++) {
-                pid_t r = waitpid(pid, NULL, WNOHANG);
-                if (r == pid || (r < 0 && kill(pid, 0) < 0 && errno == ESRCH))
-                    break;
-                struct timespec ts = { 0, 5000000 };
-                nanosleep(&ts, NULL);
-            }
-            snprintf(said, len, "killed pressmark %s (pid %s)", b, a);
-        } else {
-            snprintf(said, len, "pressmark %s (pid %s) already gone", b, a);
-        }
-        return 0;
-    }
+    case UNDO_PROCESS:
+        return stop_helper(a, b, said, len);
     case UNDO_RMDIR:
         if (rmdir(a) < 0 && errno != ENOENT && errno != ENOTEMPTY && errno != EBUSY) {
             snprintf(said, len, "could not remove %s: %s", a, strerror(errno));
@@ -317,51 +390,13 @@ int undo_apply(enum undo_kind kind, const char *a, const char *b, char *said, si
         }
         snprintf(said, len, "removed %s", a);
         return 0;
-    case UNDO_SUBTREE: {
-        char path[600], value[64];
-        snprintf(path, sizeof path, "%s/cgroup.subtree_control", a);
-        snprintf(value, sizeof value, "-%s", b);
-        if (pm_write_file(path, value, &err) < 0) {
-            snprintf(said, len, "could not disable %s in %s: %s", b, path, err.msg);
-            return -1;
-        }
-        snprintf(said, len, "disabled the %s controller for children of %s again", b, a);
-        return 0;
-    }
-    case UNDO_SCRATCH: {
-        /* Only files with the given prefix: never anything else there. */
-        DIR *d = opendir(a);
-        if (d) {
-            struct dirent *e;
-            size_t bl = strlen(b);
-            while ((e = readdir(d)))
-                if (bl && strncmp(e->d_name, b, bl) == 0 && !strchr(e->d_name, '/')) {
-                    char path[1200];
-                    snprintf(path, sizeof path, "%s/%s", a, e->d_name);
-                    unlink(path);
-                }
-            closedir(d);
-        }
-        if (rmdir(a) < 0 && errno != ENOENT) {
-            snprintf(said, len, "could not remove %s: %s", a, strerror(errno));
-            return -1;
-        }
-        snprintf(said, len, "removed scratch directory %s", a);
-        return 0;
-    }
+    case UNDO_SUBTREE:
+        return disable_controller(a, b, said, len);
+    case UNDO_SCRATCH:
+        return remove_scratch(a, b, said, len);
     case UNDO_MOUNT:
-    case UNDO_TRACEFS: {
-        /* Lazily: a process still inside (a killed dpkg's children, a
-         * reader of another tool's trace instance) must not keep the
-         * mount, and so a build tree, alive. */
-        const char *what = kind == UNDO_TRACEFS ? "tracefs from " : "";
-        if (umount2(a, MNT_DETACH) < 0 && errno != EINVAL && errno != ENOENT) {
-            snprintf(said, len, "could not unmount %s%s: %s", what, a, strerror(errno));
-            return -1;
-        }
-        snprintf(said, len, "unmounted %s%s", what, a);
-        return 0;
-    }
+    case UNDO_TRACEFS:
+        return unmount_lazily(kind, a, said, len);
     case UNDO_TRACE_INSTANCE:
         /* rmdir of an instance stops its tracing and frees its buffers;
          * it fails while a file of it is open (our readers close first). */

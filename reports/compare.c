@@ -340,75 +340,92 @@ static int label_emulated(struct pm_db *db, struct cmp_label *lb, struct pm_err 
     return 0;
 }
 
-int compare_build(struct pm_db *db, const struct compare_request *rq, struct comparison *c, struct pm_err *err)
+/* With --baseline-db the baseline is named after its database, and reads
+ * every run of the workload there unless --baseline names one label. */
+static int add_baseline(const struct compare_request *rq, struct comparison *c)
 {
-    memset(c, 0, sizeof *c);
-    const char *workload = rq->workload;
-    snprintf(c->workload, sizeof c->workload, "%s", workload);
-    c->alpha = rq->alpha;
-    struct wl_present wp;
-    report_workload(workload, &wp);
-    snprintf(c->headline, sizeof c->headline, "%s", wp.headline);
-    sqlite3_stmt *st;
-
-    /* Labels: the baseline first (from its own database with --baseline-db),
-     * then as given, or every label of the workload. */
     if (rq->baseline_db) {
         char name[256];
         snprintf(name, sizeof name, "%s (%s)", rq->baseline ? rq->baseline : "baseline",
                  rq->baseline_db_name ? rq->baseline_db_name : "baseline database");
         if (add_label(c, name) < 0)
-            return pm_errf(err, "out of memory");
+            return -1;
         c->labels[0].foreign = true;
         c->labels[0].any_label = !rq->baseline;
         if (rq->baseline)
             snprintf(c->labels[0].query, sizeof c->labels[0].query, "%s", rq->baseline);
     } else if (rq->baseline && add_label(c, rq->baseline) < 0) {
-        return pm_errf(err, "out of memory");
+        return -1;
     }
+    return 0;
+}
+
+/* Labels: the baseline first (from its own database with --baseline-db),
+ * then as given, or every label of the workload. With no label at all
+ * there is nothing to compare. */
+static int choose_labels(struct pm_db *db, const struct compare_request *rq, struct comparison *c, struct pm_err *err)
+{
+    if (add_baseline(rq, c) < 0)
+        return pm_errf(err, "out of memory");
     for (size_t i = 0; i < rq->nlabels; i++)
         if (add_label(c, rq->labels[i]) < 0)
             return pm_errf(err, "out of memory");
     if (rq->nlabels == 0) {
+        sqlite3_stmt *st;
         if (pm_db_prepare(db, &st, "SELECT label FROM run WHERE workload = ? GROUP BY label ORDER BY min(id)", err) < 0)
             return -1;
-        sqlite3_bind_text(st, 1, workload, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 1, rq->workload, -1, SQLITE_STATIC);
         while (sqlite3_step(st) == SQLITE_ROW)
             add_label(c, pm_col_text(st, 0));
         sqlite3_finalize(st);
     }
     if (c->nlabels == 0)
-        return pm_errf(err, "no runs of workload %s", workload);
-    c->base = 0;
+        return pm_errf(err, "no runs of workload %s", rq->workload);
+    return 0;
+}
 
-    /* Metrics: the headline first, then as asked. */
+/* Metrics: the headline first, then as asked, or else the workload's own
+ * figures and the reports' table (wider with --long). shown is left with
+ * the workload's presentation: the sentences judge its figures too. */
+static void choose_metrics(struct comparison *c, const struct compare_request *rq, struct wl_present *shown)
+{
+    const char *workload = rq->workload;
     add_metric(c, c->headline, workload);
-    struct wl_present shown;
-    report_workload(workload, &shown);
+    report_workload(workload, shown);
     if (rq->nmetrics) {
         for (size_t i = 0; i < rq->nmetrics; i++)
             add_metric(c, rq->metrics[i], workload);
     } else {
-        for (size_t i = 0; shown.compare_also && shown.compare_also[i]; i++)
-            add_metric(c, shown.compare_also[i], workload);
+        for (size_t i = 0; shown->compare_also && shown->compare_also[i]; i++)
+            add_metric(c, shown->compare_also[i], workload);
         for (size_t i = 0; cmp_report_metrics[i]; i++)
             add_metric(c, cmp_report_metrics[i], workload);
         for (size_t i = 0; rq->long_view && long_extra[i]; i++)
             if (strcmp(long_extra[i], c->headline) != 0)
                 add_metric(c, long_extra[i], workload);
     }
+}
+
+/* Each label is read from its own database: a foreign baseline's runs
+ * are not limited to this suite's. */
+static int load_cells(struct pm_db *db, const struct compare_request *rq, struct comparison *c, struct pm_err *err)
+{
     c->cells = calloc(c->nlabels * c->nmetrics, sizeof *c->cells);
     if (!c->cells)
         return pm_errf(err, "out of memory");
     for (size_t l = 0; l < c->nlabels; l++) {
         struct pm_db *from = c->labels[l].foreign ? rq->baseline_db : db;
         const char *suite = c->labels[l].foreign ? NULL : rq->suite_uuid;
-        if (load_label(from, workload, suite, &c->labels[l], err) < 0 || load_values(from, c, l, suite, err) < 0)
+        if (load_label(from, rq->workload, suite, &c->labels[l], err) < 0 || load_values(from, c, l, suite, err) < 0)
             return -1;
     }
+    return 0;
+}
 
-    /* Timings taken under TCG measure QEMU's emulation as much as the
-     * kernel: not presented as kernel results unless asked for. */
+/* Timings taken under TCG measure QEMU's emulation as much as the
+ * kernel: not presented as kernel results unless asked for. */
+static int check_emulated(struct pm_db *db, const struct compare_request *rq, struct comparison *c, struct pm_err *err)
+{
     char emulated[512] = "";
     for (size_t l = 0; l < c->nlabels; l++) {
         struct pm_db *from = c->labels[l].foreign ? rq->baseline_db : db;
@@ -423,8 +440,13 @@ int compare_build(struct pm_db *db, const struct compare_request *rq, struct com
         return pm_errf(err, "the runs of %s ran under QEMU's TCG emulation (no KVM): their timings measure the emulator "
                        "as much as the kernel, so they are not compared as kernel results (accepted: --allow-emulated "
                        "to compare them with that caveat)", emulated);
+    return 0;
+}
 
-    double alpha = rq->alpha;
+/* A metric's cells are all summarised before any is tested: each test is
+ * against the baseline's summary of the same metric. */
+static int summarise_cells(struct comparison *c, double alpha, struct pm_err *err)
+{
     for (size_t m = 0; m < c->nmetrics; m++) {
         for (size_t l = 0; l < c->nlabels; l++) {
             struct cmp_cell *cell = cmp_cell_at(c, l, m);
@@ -445,6 +467,38 @@ int compare_build(struct pm_db *db, const struct compare_request *rq, struct com
             cell->significant = l != c->base && cell->w.valid && cell->w.p < alpha;
         }
     }
+    return 0;
+}
+
+/* The workload's second figure (the chat's p99 latency) gets its own
+ * judgement in the same sentence: throughput alone hides stalls. Only a
+ * figure the workload names, with runs on both sides, is judged. */
+static void append_also(struct comparison *c, size_t l, size_t m, const struct wl_present *shown, double alpha)
+{
+    bool also = false;
+    for (size_t i = 0; shown->compare_also && shown->compare_also[i]; i++)
+        also |= strcmp(shown->compare_also[i], c->metrics[m].name) == 0;
+    const struct cmp_cell *am = cmp_cell_at(c, c->base, m), *bm = cmp_cell_at(c, l, m);
+    if (!also || !am->s.n || !bm->s.n || am->s.mean == 0)
+        return;
+    size_t o = strlen(c->labels[l].sentence);
+    char p[32];
+    if (!bm->w.valid)
+        snprintf(p, sizeof p, "n too small to judge");
+    else if (bm->w.p < 0.001)
+        snprintf(p, sizeof p, "p < 0.001%s", bm->w.p < alpha ? ", significant" : "");
+    else
+        snprintf(p, sizeof p, "p = %.3g%s", bm->w.p, bm->w.p < alpha ? ", significant" : "");
+    snprintf(c->labels[l].sentence + o, sizeof c->labels[l].sentence - o, "; %s %.6g against %.6g %s: %.3g times (%s)",
+             c->metrics[m].name, bm->s.mean, am->s.mean, c->metrics[m].unit, bm->s.mean / am->s.mean, p);
+}
+
+/* Each label's sentence against the baseline, on the headline metric; a
+ * side with no ok runs gets a sentence saying so instead of a judgement.
+ * Metrics the user picked get no second figures. */
+static void write_sentences(struct comparison *c, const struct compare_request *rq, const struct wl_present *shown)
+{
+    double alpha = rq->alpha;
     for (size_t l = 0; l < c->nlabels; l++) {
         if (l == c->base)
             continue;
@@ -454,29 +508,31 @@ int compare_build(struct pm_db *db, const struct compare_request *rq, struct com
                      c->labels[l].name, a->s.n == 0 ? c->labels[c->base].name : c->labels[l].name);
             continue;
         }
-        stats_ratio_sentence(c->labels[l].sentence, sizeof c->labels[l].sentence, workload, c->labels[l].name,
+        stats_ratio_sentence(c->labels[l].sentence, sizeof c->labels[l].sentence, rq->workload, c->labels[l].name,
                              c->labels[c->base].name, &b->s, &a->s, &b->w, c->metrics[0].direction, alpha);
-        /* The workload's second figure (the chat's p99 latency) gets its own
-         * judgement in the same sentence: throughput alone hides stalls. */
-        for (size_t m = 1; !rq->nmetrics && m < c->nmetrics; m++) {
-            bool also = false;
-            for (size_t i = 0; shown.compare_also && shown.compare_also[i]; i++)
-                also |= strcmp(shown.compare_also[i], c->metrics[m].name) == 0;
-            const struct cmp_cell *am = cmp_cell_at(c, c->base, m), *bm = cmp_cell_at(c, l, m);
-            if (!also || !am->s.n || !bm->s.n || am->s.mean == 0)
-                continue;
-            size_t o = strlen(c->labels[l].sentence);
-            char p[32];
-            if (!bm->w.valid)
-                snprintf(p, sizeof p, "n too small to judge");
-            else if (bm->w.p < 0.001)
-                snprintf(p, sizeof p, "p < 0.001%s", bm->w.p < alpha ? ", significant" : "");
-            else
-                snprintf(p, sizeof p, "p = %.3g%s", bm->w.p, bm->w.p < alpha ? ", significant" : "");
-            snprintf(c->labels[l].sentence + o, sizeof c->labels[l].sentence - o, "; %s %.6g against %.6g %s: %.3g times (%s)",
-                     c->metrics[m].name, bm->s.mean, am->s.mean, c->metrics[m].unit, bm->s.mean / am->s.mean, p);
-        }
+        for (size_t m = 1; !rq->nmetrics && m < c->nmetrics; m++)
+            append_also(c, l, m, shown, alpha);
     }
+}
+
+int compare_build(struct pm_db *db, const struct compare_request *rq, struct comparison *c, struct pm_err *err)
+{
+    memset(c, 0, sizeof *c);
+    const char *workload = rq->workload;
+    snprintf(c->workload, sizeof c->workload, "%s", workload);
+    c->alpha = rq->alpha;
+    struct wl_present wp;
+    report_workload(workload, &wp);
+    snprintf(c->headline, sizeof c->headline, "%s", wp.headline);
+
+    if (choose_labels(db, rq, c, err) < 0)
+        return -1;
+    c->base = 0;
+    struct wl_present shown;
+    choose_metrics(c, rq, &shown);
+    if (load_cells(db, rq, c, err) < 0 || check_emulated(db, rq, c, err) < 0 || summarise_cells(c, rq->alpha, err) < 0)
+        return -1;
+    write_sentences(c, rq, &shown);
     return build_env_diffs(db, rq->baseline_db, c, err);
 }
 

@@ -3,13 +3,13 @@
 /* Schema 4 -> 5: ticks stored as JSON arrays of every value become the
  * changes-only encoding of store/tickcodec.h. Runs inside the migration's
  * transaction; a failure leaves the database at version 4. */
-#include "store/db.h"
+#include "store/sql.h"
 
 int tick_migrate_v5(struct pm_db *db, struct pm_err *err);
 
-/* The sample view over the encoded ticks, in SQL alone (see db.c). */
+/* The sample view over the encoded ticks, in SQL alone (see schema.c). */
 extern const char tick_sample_view_sql[];
-/* DROP and CREATE of schema 7's sample view (store/db.c's 6 -> 7). */
+/* DROP and CREATE of schema 7's sample view (store/schema.c's 6 -> 7). */
 extern const char tick_sample_view_v7_sql[];
 
 #endif

@@ -1,21 +1,29 @@
 #!/bin/bash
-# The folders' includes point down only (layering.txt): the tree passes the
-# check, and an include pointing up or sideways makes it fail, naming it.
+# The tree's shape (tools/layering.sh, make layering): includes and calls
+# between the built objects point down only (layering.txt), no files of one
+# folder call each other in a circle, no function is over 100 lines. The
+# tree passes; each kind of violation, planted in a copy, fails the check
+# and is named.
 . "$(dirname "$0")/lib.sh"
-out=$("$ROOT/tests/layering.sh" "$ROOT" 2>&1)
-is "$?" 0 "the tree's includes all point down"
+CHECK=$ROOT/tools/layering.sh
+# The objects of the build under test (build/, or build/check under make check).
+OBJ=$(dirname "$PM")
+[ -f "$OBJ/lib/err.o" ] || OBJ=$ROOT/build
+DIRS=(lib store pressure collectors workloads harness kernels reports experiment cmd)
+
+out=$("$CHECK" "$ROOT" "$OBJ" 2>&1)
+is "$?" 0 "the tree's includes and calls all point down, in no circle, no function too long"
 is "$out" "" "and the check says nothing"
 
 # A copy of the sources with one include added where it may not be.
 copy() {
     rm -rf "$TMP/tree"; mkdir -p "$TMP/tree"
-    cp -r "$ROOT"/layering.txt "$ROOT"/lib "$ROOT"/store "$ROOT"/pressure "$ROOT"/collectors "$ROOT"/workloads \
-          "$ROOT"/harness "$ROOT"/reports "$ROOT"/cmd "$TMP/tree/"
+    cp -r "$ROOT"/layering.txt "${DIRS[@]/#/$ROOT/}" "$TMP/tree/"
 }
 upward() {  # upward FILE INCLUDE DESCRIPTION
     copy
     sed -i "0,/^#include/s||#include \"$2\"\n#include|" "$TMP/tree/$1"
-    out=$("$ROOT/tests/layering.sh" "$TMP/tree" 2>&1)
+    out=$("$CHECK" "$TMP/tree" 2>&1)
     is "$?" 1 "$3: the check fails"
     like "$out" "^layering: $1:[0-9]+ includes \"$2\"" "$3: naming the file, line and include"
 }
@@ -27,9 +35,126 @@ upward reports/plot.c workloads/workload.h "reports including workloads"
 upward harness/run.c cmd/cli.h "the engine including a command"
 copy
 sed -i '0,/^#include/s||#include "store/db.h"\n#include|' "$TMP/tree/cmd/cmd_list.c"
-"$ROOT/tests/layering.sh" "$TMP/tree" >/dev/null 2>&1
+"$CHECK" "$TMP/tree" >/dev/null 2>&1
 is "$?" 0 "a command including the store is allowed"
-# make layering runs this check.
-out=$(make -s -C "$ROOT" layering 2>&1)
+
+# Calls, read from the objects: a copy of the build's objects with planted
+# ones compiled beside them (the real symbols they call are the tree's).
+objcopy() {
+    rm -rf "$TMP/obj"; mkdir -p "$TMP/obj"
+    local d; for d in "${DIRS[@]}"; do cp -r "$OBJ/$d" "$TMP/obj/"; done
+    copy
+}
+plant() {  # plant FILE C-SOURCE: FILE in the tree, compiled as its object
+    printf '%s\n' "$2" > "$TMP/tree/$1"
+    cc -std=c11 -c -o "$TMP/obj/${1%.c}.o" "$TMP/tree/$1"
+}
+calls() { out=$("$CHECK" "$TMP/tree" "$TMP/obj" 2>&1); rc=$?; }
+
+objcopy
+plant lib/planted.c 'int pm_db_exec(void); int planted(void); int planted(void) { return pm_db_exec(); }'
+calls
+is "$rc" 1 "lib calling the store: the check fails"
+like "$out" '^layering: lib/planted\.c calls pm_db_exec \(store/sql\.c\): lib/ may call only lib$' \
+    "naming the caller, the symbol, where it is made and what the folder may call"
+
+# A build under a path with + and ( in it is read the same (its path is
+# a prefix, not a pattern).
+mv "$TMP/obj" "$TMP/obj+(x)"
+out=$("$CHECK" "$TMP/tree" "$TMP/obj+(x)" 2>&1); rc=$?
+is "$rc" 1 "objects below a path with + and ( in it: the upward call still fails the check"
+like "$out" '^layering: lib/planted\.c calls pm_db_exec' "and is named"
+
+# A comment on a folder's line does not widen what it may use.
+objcopy
+sed -i 's|^lib: *lib$|lib:        lib   # the bottom: store and the rest are above|' "$TMP/tree/layering.txt"
+plant lib/planted.c 'int pm_db_exec(void); int planted(void); int planted(void) { return pm_db_exec(); }'
+calls
+is "$rc" 1 "a comment on lib's line: lib calling the store still fails"
+
+objcopy
+plant workloads/planted.c 'int run_plan_execute(void); int planted(void); int planted(void) { return run_plan_execute(); }'
+calls
+is "$rc" 1 "a workload calling the run engine above it: the check fails"
+like "$out" '^layering: workloads/planted\.c calls run_plan_execute \(harness/run\.c\)' "naming it"
+
+objcopy
+plant cmd/planted.c 'int pm_db_exec(void); int planted(void); int planted(void) { return pm_db_exec(); }'
+calls
+is "$rc" 0 "a command calling the store is allowed"
+is "$out" "" "and nothing is said"
+
+objcopy
+printf 'call: lib/planted.c store/sql.c  # a reason\n' >> "$TMP/tree/layering.txt"
+plant lib/planted.c 'int pm_db_exec(void); int planted(void); int planted(void) { return pm_db_exec(); }'
+calls
+is "$rc" 0 "an upward call kept in layering.txt with its reason passes"
+
+objcopy
+plant lib/planted.c 'int pm_db_exec(void); int planted(void); int planted(void) { return pm_db_exec(); }'
+rm "$TMP/tree/lib/planted.c"
+calls
+is "$rc" 0 "an object whose source is gone (a stale build) is not read"
+
+objcopy
+plant store/planted_a.c 'int planted_b(void); int planted_a(void); int planted_a(void) { return planted_b(); }'
+plant store/planted_b.c 'int planted_a(void); int planted_b(void); int planted_b(void) { return planted_a() + 1; }'
+calls
+is "$rc" 1 "two files of one folder calling each other: the check fails"
+like "$out" '^layering: files of store/ call each other in a circle: planted_a\.c planted_b\.c ' "naming the folder and the files"
+
+objcopy
+plant store/planted_a.c 'int planted_b(void); int planted_a(void); int planted_a(void) { return planted_b(); }'
+plant store/planted_b.c 'int planted_c(void); int planted_b(void); int planted_b(void) { return planted_c(); }'
+plant store/planted_c.c 'int planted_a(void); int planted_c(void); int planted_c(void) { return planted_a(); }'
+calls
+is "$rc" 1 "three files in a circle: the check fails"
+like "$out" 'circle: planted_a\.c planted_b\.c planted_c\.c ' "naming all three"
+
+objcopy
+plant store/planted_a.c 'int planted_b(void); int planted_a(void); int planted_a(void) { return planted_b(); }'
+plant store/planted_b.c 'int pm_db_exec(void); int planted_b(void); int planted_b(void) { return pm_db_exec(); }'
+calls
+is "$rc" 0 "a chain of calls in one folder without a circle passes"
+
+objcopy
+printf 'cycle: store/planted_a.c store/planted_b.c  # a reason\n' >> "$TMP/tree/layering.txt"
+plant store/planted_a.c 'int planted_b(void); int planted_a(void); int planted_a(void) { return planted_b(); }'
+plant store/planted_b.c 'int planted_a(void); int planted_b(void); int planted_b(void) { return planted_a() + 1; }'
+calls
+is "$rc" 0 "a circle kept in layering.txt with its reason passes"
+
+# Function lengths, from the sources.
+long() {  # long LINES: a function of that many lines, first to last brace line
+    copy
+    { printf 'int planted_long(int x);\nint planted_long(int x)\n{\n'
+      for ((i = 0; i < $1 - 4; i++)); do printf '    x += %d;\n' "$i"; done
+      printf '    return x;\n}\n'; } >> "$TMP/tree/lib/units.c"
+    out=$("$CHECK" "$TMP/tree" 2>&1); rc=$?
+}
+long 101
+is "$rc" 1 "a function of 101 lines: the check fails"
+like "$out" '^layering: lib/units\.c:[0-9]+ planted_long is 101 lines \(at most 100\)$' "naming the file, line, function and length"
+long 100
+is "$rc" 0 "a function of 100 lines passes"
+copy
+{ printf 'int planted_long(int x);\nint planted_long(int x) {\n'
+  for ((i = 0; i < 99; i++)); do printf '    x += %d;\n' "$i"; done
+  printf '    return x;\n}\n'; } >> "$TMP/tree/lib/units.c"
+out=$("$CHECK" "$TMP/tree" 2>&1); rc=$?
+is "$rc" 1 "a function of 102 lines with its brace on the signature line: the check fails"
+like "$out" 'planted_long is 102 lines' "naming it"
+copy
+{ printf 'static int planted_short(int x);\nstatic int planted_short(int x)\n{\n    return x;\n}\n'
+  printf 'static const int planted_table[] =\n{\n'
+  for ((i = 0; i < 120; i++)); do printf '    %d,\n' "$i"; done
+  printf '};\nint planted_use(void);\nint planted_use(void)\n{\n    return planted_table[0] + planted_short(1);\n}\n'; } >> "$TMP/tree/lib/units.c"
+out=$("$CHECK" "$TMP/tree" 2>&1); rc=$?
+is "$rc" 0 "a long table after a short function is no function: the check passes"
+is "$out" "" "and says nothing"
+
+# make layering runs these checks over the build's objects (this build's:
+# under make check, build/check).
+out=$(make -s -C "$ROOT" B="$OBJ" layering 2>&1)
 is "$?" 0 "make layering passes on the tree"
 done_testing

@@ -25,45 +25,45 @@ int main(void)
 
     /* writeUTF("A\0é€😀") from the protocol document, byte for byte. */
     const char s[] = "A\0\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80";
-    frame_init(&f, b, sizeof b);
-    int n = mutf8_encode(s, sizeof s - 1, b + 2, sizeof b - 2);
+    chat_frame_init(&f, b, sizeof b);
+    int n = chat_mutf8_encode(s, sizeof s - 1, b + 2, sizeof b - 2);
     b[0] = (uint8_t)(n >> 8);
     b[1] = (uint8_t)n;
     ok(hex_eq(b, (size_t)n + 2, "00 0e 41 c0 80 c3 a9 e2 82 ac ed a0 bd ed b8 80"),
        "modified UTF-8 of A NUL e-acute euro U+1F600 matches Java's writeUTF");
     char back[64];
-    int m = mutf8_decode(b + 2, (size_t)n, back, sizeof back);
+    int m = chat_mutf8_decode(b + 2, (size_t)n, back, sizeof back);
     ok(m == (int)(sizeof s - 1) && memcmp(back, s, sizeof s - 1) == 0, "and decodes back to the same UTF-8, NUL included");
     static const uint8_t four_byte[] = { 0xf0, 0x9f, 0x98, 0x80 };
-    ok(mutf8_decode(four_byte, 4, back, sizeof back) < 0, "a 4-byte form is rejected, as readUTF does");
+    ok(chat_mutf8_decode(four_byte, 4, back, sizeof back) < 0, "a 4-byte form is rejected, as readUTF does");
     static const uint8_t raw_nul[] = { 'a', 0x00 };
-    ok(mutf8_decode(raw_nul, 2, back, sizeof back) < 0, "a raw 0x00 byte is rejected");
+    ok(chat_mutf8_decode(raw_nul, 2, back, sizeof back) < 0, "a raw 0x00 byte is rejected");
     static const uint8_t lone[] = { 0xed, 0xa0, 0xbd };
-    ok(mutf8_decode(lone, 3, back, sizeof back) < 0, "an unpaired high surrogate is rejected");
+    ok(chat_mutf8_decode(lone, 3, back, sizeof back) < 0, "an unpaired high surrogate is rejected");
     static const uint8_t overlong[] = { 0xc1, 0x81 };
-    ok(mutf8_decode(overlong, 2, back, sizeof back) < 0, "an overlong form other than C0 80 is rejected");
+    ok(chat_mutf8_decode(overlong, 2, back, sizeof back) < 0, "an overlong form other than C0 80 is rejected");
     static const uint8_t cut[] = { 0xe2, 0x82 };
-    ok(mutf8_decode(cut, 2, back, sizeof back) < 0, "a truncated sequence is rejected");
+    ok(chat_mutf8_decode(cut, 2, back, sizeof back) < 0, "a truncated sequence is rejected");
 
-    frame_init(&f, b, sizeof b);
-    build_chat_request(&f, "Room1", "Mark1", CHAT_TEXT);
+    chat_frame_init(&f, b, sizeof b);
+    chat_build_chat_request(&f, "Room1", "Mark1", CHAT_TEXT);
     is_num(f.len, 87, 0, "Chat request from Mark1 in Room1 is 87 bytes");
     ok(hex_eq(b, 11, "00 cb 00 00 00 01 00 00 00 00 00"), "id 203, REQUEST, question false, roomId 0");
     is_num(strlen(CHAT_TEXT), 60, 0, "the message text is 60 characters");
-    frame_init(&f, b, sizeof b);
-    build_chat_request(&f, "Room12", "Mark20", CHAT_TEXT);
+    chat_frame_init(&f, b, sizeof b);
+    chat_build_chat_request(&f, "Room12", "Mark20", CHAT_TEXT);
     is_num(f.len, 89, 0, "Room12/Mark20: 89 bytes");
-    frame_init(&f, b, sizeof b);
-    build_enter_request(&f, "Room1", "Mark1", "This is the profile for Mark1 in Room1.");
+    chat_frame_init(&f, b, sizeof b);
+    chat_build_enter_request(&f, "Room1", "Mark1", "This is the profile for Mark1 in Room1.");
     is_num(f.len, 61, 0, "EnterRoom request is 61 bytes");
-    frame_init(&f, b, sizeof b);
-    build_exit_request(&f, "Room1", "Mark1");
+    chat_frame_init(&f, b, sizeof b);
+    chat_build_exit_request(&f, "Room1", "Mark1");
     is_num(f.len, 20, 0, "ExitRoom request is 20 bytes");
-    frame_init(&f, b, sizeof b);
-    build_roomlist_request(&f);
+    chat_frame_init(&f, b, sizeof b);
+    chat_build_roomlist_request(&f);
     ok(hex_eq(b, f.len, "00 d7 00 00 00 01 00 00 00 00 00 00"), "RoomList request is 00d7 00000001 0000 00000000");
-    frame_init(&f, b, sizeof b);
-    build_access_request(&f, "Room1");
+    chat_frame_init(&f, b, sizeof b);
+    chat_build_access_request(&f, "Room1");
     ok(b[0] == 0 && b[1] == 1 && b[5] == 1, "Access request: id 1, REQUEST");
     /* Parse it back: exactly 11 strings, the second the applet version. */
     int p[2];
@@ -73,19 +73,19 @@ int main(void)
         return 1;
     close(p[1]);
     struct reader rd;
-    reader_init(&rd, p[0]);
+    chat_reader_init(&rd, p[0]);
     uint16_t id;
     int32_t type;
     char first[64], second[64];
-    ok(read_u16(&rd, &id) && read_i32(&rd, &type) && read_utf_copy(&rd, first, sizeof first) &&
-       read_utf_copy(&rd, second, sizeof second), "the Access request reads back");
+    ok(chat_read_u16(&rd, &id) && chat_read_i32(&rd, &type) && chat_read_utf_copy(&rd, first, sizeof first) &&
+       chat_read_utf_copy(&rd, second, sizeof second), "the Access request reads back");
     is_str(first, "Room1", "defaultRoom first");
     is_str(second, "2.13.4", "then the applet version");
     int more = 0;
-    while (read_utf(&rd, NULL))
+    while (chat_read_utf(&rd, NULL))
         more++;
     is_num(more, 9, 0, "nine more strings: 11 in all, then the end");
-    reader_free(&rd);
+    chat_reader_free(&rd);
     close(p[0]);
 
     /* A short frame is an error, not a hang or a crash. */
@@ -95,12 +95,12 @@ int main(void)
     if (write(p[1], partial, sizeof partial) != (ssize_t)sizeof partial)
         return 1;
     close(p[1]);
-    reader_init(&rd, p[0]);
+    chat_reader_init(&rd, p[0]);
     bool q;
     int32_t rid;
-    ok(read_u16(&rd, &id) && read_i32(&rd, &type) && read_bool(&rd, &q) && read_i32(&rd, &rid) &&
-       !read_utf(&rd, NULL), "a string cut short by EOF reads as an error");
-    reader_free(&rd);
+    ok(chat_read_u16(&rd, &id) && chat_read_i32(&rd, &type) && chat_read_bool(&rd, &q) && chat_read_i32(&rd, &rid) &&
+       !chat_read_utf(&rd, NULL), "a string cut short by EOF reads as an error");
+    chat_reader_free(&rd);
     close(p[0]);
 
     char t[] = "  123456789 123456789 123456789 123456789 123456789 123456789   ";

@@ -372,6 +372,125 @@ static void add_line(struct totals *t, const char *line)
     t->bad_pages += bad;
 }
 
+/* The helper's seven numbers, in the order usemem_run writes them; -1
+ * when one is not a number, which the helper treats as a wrong count. */
+static int helper_args(char **argv, struct usemem_state *st)
+{
+    uint64_t v[7];
+    for (int i = 0; i < 7; i++)
+        if (pm_parse_uint(argv[i + 1], 0, UINT64_MAX, &v[i]) < 0)
+            return -1;
+    st->size = v[0];
+    st->procs = (unsigned)v[1];
+    st->threads = (unsigned)v[2];
+    st->pattern = (unsigned)v[3];
+    st->access = (unsigned)v[4];
+    st->passes = (unsigned)v[5];
+    st->duration_ns = v[6];
+    return 0;
+}
+
+/* The worker processes, each writing its lines to res[1]. When a fork
+ * fails, -1, and those already forked are killed: the workers that were
+ * never forked would hold them at the gate. */
+static int fork_workers(const struct sweep *sw, pid_t *kids, const int res[2])
+{
+    const struct usemem_state *st = sw->st;
+    for (unsigned p = 0; p < st->procs; p++) {
+        kids[p] = fork();
+        if (kids[p] < 0) {
+            fprintf(stderr, "pressmark usemem: fork: %s\n", strerror(errno));
+            for (unsigned q = 0; q < p; q++)
+                kill(kids[q], SIGKILL);
+            return -1;
+        }
+        if (kids[p] == 0) {
+            close(res[0]);
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            _exit(run_process(sw, p * st->threads, st->threads, res[1]));
+        }
+    }
+    return 0;
+}
+
+/* A worker process gone before the start would hold the others at the
+ * gate for ever, so one that has exited abandons the gate. It is left
+ * unreaped (WNOWAIT) for reap_workers. */
+static void abandon_if_one_exited(const pid_t *kids, unsigned procs, struct gate *gate)
+{
+    for (unsigned p = 0; p < procs; p++) {
+        siginfo_t si = { .si_pid = 0 };
+        if (waitid(P_PID, (id_t)kids[p], &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == kids[p])
+            atomic_store(&gate->abandoned, true);
+    }
+}
+
+/* The workers' lines into t as they come (4096 workers' lines would not
+ * fit a pipe), until the last process closes the pipe or reading it
+ * fails. Each quiet 200 ms, the processes are checked for one gone. */
+static void read_lines(int fd, const pid_t *kids, unsigned procs, struct gate *gate, struct totals *t)
+{
+    char buf[8192];
+    size_t len = 0;
+    for (;;) {
+        struct pollfd pf = { .fd = fd, .events = POLLIN };
+        int pr = poll(&pf, 1, 200);
+        if (pr == 0) {
+            abandon_if_one_exited(kids, procs, gate);
+            continue;
+        }
+        ssize_t n = pr > 0 ? read(fd, buf + len, sizeof buf - 1 - len) : -1;
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+        buf[len] = '\0';
+        char *start = buf, *nl;
+        while ((nl = strchr(start, '\n'))) {
+            *nl = '\0';
+            add_line(t, start);
+            start = nl + 1;
+        }
+        len = strlen(start);
+        memmove(buf, start, len + 1);
+    }
+}
+
+/* Every worker process waited for; 1 when any of them did not exit
+ * with 0, which fails the helper. */
+static int reap_workers(const pid_t *kids, unsigned procs)
+{
+    int rc = 0;
+    for (unsigned p = 0; p < procs; p++) {
+        int ws;
+        while (waitpid(kids[p], &ws, 0) < 0 && errno == EINTR)
+            ;
+        if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0)
+            rc = 1;
+    }
+    return rc;
+}
+
+/* One summary for the run, written after the workers are done: small
+ * enough for the pipe, so pressmark reads it after waiting. -1 when it
+ * was not written whole. */
+static int write_summary(const struct totals *t)
+{
+    char out[1024];
+    int n = snprintf(out, sizeof out,
+                     "workers %u errors %u bytes %llu pages_touched %llu pages %llu bad_pages %llu passes_min %llu "
+                     "wall_ns %llu fill_ns_max %llu rate_min %.6f rate_max %.6f rate_sum %.6f\n"
+                     "first_bad %s\nerror %s\n",
+                     t->workers, t->errors, (unsigned long long)t->bytes, (unsigned long long)t->pages_touched,
+                     (unsigned long long)t->pages, (unsigned long long)t->bad_pages, (unsigned long long)t->passes_min,
+                     (unsigned long long)(t->t1 > t->t0 ? t->t1 - t->t0 : 0), (unsigned long long)t->fill_ns_max,
+                     t->rate_min, t->rate_max, t->rate_sum, t->first_bad, t->error);
+    if (write(4, out, (size_t)n) != n)
+        return -1;
+    return 0;
+}
+
 /* "pressmark __usemem SIZE PROCS THREADS PATTERN ACCESS PASSES DURATION_NS":
  * the processes are forked here, so every one is in the run's cap from
  * birth; their lines come back on fd 4 after a "wall_ns" line. */
@@ -380,17 +499,8 @@ static int usemem_helper(int argc, char **argv)
     if (argc != 8)
         return 2;
     struct usemem_state st = { 0 };
-    uint64_t v[7];
-    for (int i = 0; i < 7; i++)
-        if (pm_parse_uint(argv[i + 1], 0, UINT64_MAX, &v[i]) < 0)
-            return 2;
-    st.size = v[0];
-    st.procs = (unsigned)v[1];
-    st.threads = (unsigned)v[2];
-    st.pattern = (unsigned)v[3];
-    st.access = (unsigned)v[4];
-    st.passes = (unsigned)v[5];
-    st.duration_ns = v[6];
+    if (helper_args(argv, &st) < 0)
+        return 2;
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     struct gate *gate = mmap(NULL, sizeof *gate, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (gate == MAP_FAILED)
@@ -405,76 +515,15 @@ static int usemem_helper(int argc, char **argv)
     pid_t *kids = calloc(st.procs, sizeof *kids);
     if (!kids)
         return 1;
-    for (unsigned p = 0; p < st.procs; p++) {
-        kids[p] = fork();
-        if (kids[p] < 0) {
-            fprintf(stderr, "pressmark usemem: fork: %s\n", strerror(errno));
-            for (unsigned q = 0; q < p; q++)
-                kill(kids[q], SIGKILL);
-            return 1;
-        }
-        if (kids[p] == 0) {
-            close(res[0]);
-            prctl(PR_SET_PDEATHSIG, SIGKILL);
-            _exit(run_process(&sw, p * st.threads, st.threads, res[1]));
-        }
-    }
+    if (fork_workers(&sw, kids, res) < 0)
+        return 1;
     close(res[1]);
-    /* Lines as they come (4096 workers' lines would not fit a pipe). */
     struct totals t = { 0 };
-    char buf[8192];
-    size_t len = 0;
-    for (;;) {
-        struct pollfd pf = { .fd = res[0], .events = POLLIN };
-        int pr = poll(&pf, 1, 200);
-        if (pr == 0) {
-            /* A worker process gone before the start would hold the others
-             * at the gate for ever. */
-            for (unsigned p = 0; p < st.procs; p++) {
-                siginfo_t si = { .si_pid = 0 };
-                if (waitid(P_PID, (id_t)kids[p], &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == kids[p])
-                    atomic_store(&gate->abandoned, true);
-            }
-            continue;
-        }
-        ssize_t n = pr > 0 ? read(res[0], buf + len, sizeof buf - 1 - len) : -1;
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        len += (size_t)n;
-        buf[len] = '\0';
-        char *start = buf, *nl;
-        while ((nl = strchr(start, '\n'))) {
-            *nl = '\0';
-            add_line(&t, start);
-            start = nl + 1;
-        }
-        len = strlen(start);
-        memmove(buf, start, len + 1);
-    }
-    int rc = 0;
-    for (unsigned p = 0; p < st.procs; p++) {
-        int ws;
-        while (waitpid(kids[p], &ws, 0) < 0 && errno == EINTR)
-            ;
-        if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0)
-            rc = 1;
-    }
+    read_lines(res[0], kids, st.procs, gate, &t);
+    int rc = reap_workers(kids, st.procs);
     free(kids);
     munmap(gate, sizeof *gate);
-    /* One summary for the run, written after the workers are done: small
-     * enough for the pipe, so pressmark reads it after waiting. */
-    char out[1024];
-    int n = snprintf(out, sizeof out,
-                     "workers %u errors %u bytes %llu pages_touched %llu pages %llu bad_pages %llu passes_min %llu "
-                     "wall_ns %llu fill_ns_max %llu rate_min %.6f rate_max %.6f rate_sum %.6f\n"
-                     "first_bad %s\nerror %s\n",
-                     t.workers, t.errors, (unsigned long long)t.bytes, (unsigned long long)t.pages_touched,
-                     (unsigned long long)t.pages, (unsigned long long)t.bad_pages, (unsigned long long)t.passes_min,
-                     (unsigned long long)(t.t1 > t.t0 ? t.t1 - t.t0 : 0), (unsigned long long)t.fill_ns_max,
-                     t.rate_min, t.rate_max, t.rate_sum, t.first_bad, t.error);
-    if (write(4, out, (size_t)n) != n)
+    if (write_summary(&t) < 0)
         rc = 1;
     return rc;
 }

@@ -71,10 +71,11 @@ struct workload_ops {
 /* The helper called name, from any workload; NULL when none has it. */
 const struct wl_helper *workload_helper(const char *name);
 
-/* What a workload may ask of the run it is part of. The harness implements
- * these (harness/run.c); workloads see only this interface, so they include
- * nothing above them. */
-#include <stdint.h>
+/* What a workload may ask of the run it is part of. The harness fills a
+ * table of operations (struct run_ops) and hands each workload a run whose
+ * first member points at it; the functions below (workloads/run_api.c)
+ * call down through that table, so workloads neither include nor link
+ * against the layer above them. */
 #include <sys/resource.h>
 #include <sys/types.h>
 
@@ -85,6 +86,26 @@ struct run_exit {
     uint64_t elapsed_ns;
     bool timed_out;
     bool aborted;                /* SIGINT or SIGTERM reached pressmark */
+};
+
+/* The harness's side of a run, one function each; struct run_ctx begins
+ * with a pointer to this table (harness/run.c). */
+struct run_ops {
+    int (*spawn_io)(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd, pid_t *pid, struct pm_err *err);
+    int (*wait)(struct run_ctx *rc, pid_t pid, struct run_exit *ex, struct pm_err *err);
+    void (*metric)(struct run_ctx *rc, const char *name, double value, const char *unit, enum metric_dir dir);
+    void (*live_count)(struct run_ctx *rc, uint64_t count, const char *unit);
+    void (*gauge)(struct run_ctx *rc, const char *name, double value);
+    /* Keep a latency histogram for the run's end; -1 out of memory. */
+    int (*keep_hist)(struct run_ctx *rc, const char *name, const struct loghist *h);
+    void (*meta)(struct run_ctx *rc, const char *key, const char *value);
+    void (*set_status)(struct run_ctx *rc, const char *status, const char *reason);
+    const char *(*status)(struct run_ctx *rc);
+    const char *(*exe)(struct run_ctx *rc);
+    /* The signal that interrupted the run, checking for a pending one; 0: none. */
+    int (*abort_signal)(struct run_ctx *rc);
+    const char *(*cgroup)(struct run_ctx *rc);
+    uint64_t (*timeout_ns)(struct run_ctx *rc);
 };
 
 /* Spawn argv inside the run's cap (own process group, oom_score_adj 0). */
@@ -133,7 +154,6 @@ const char *run_exe(struct run_ctx *rc);
 bool run_check_abort(struct run_ctx *rc);
 /* The run's cgroup directory, or NULL when it has none. */
 const char *run_cgroup(struct run_ctx *rc);
-
 
 const struct workload_ops *workload_find(const char *name);
 /* Every workload's name, "record, swapout, ...", for what is accepted. */

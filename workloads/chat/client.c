@@ -95,21 +95,21 @@ static void queue_frame(struct cuser *us, const struct frame *f)
         fprintf(stderr, "pressmark chat client: internal error: a frame did not fit its buffer\n");
         abort();
     }
-    struct shared_frame *sf = shared_frame_new(f->buf, f->len, 1);
+    struct shared_frame *sf = chat_shared_frame_new(f->buf, f->len, 1);
     if (sf)
-        outq_push(&us->q, sf);
+        chat_outq_push(&us->q, sf);
 }
 
 static void send_chat(struct cuser *us)
 {
     uint8_t buf[256];
     struct frame f;
-    frame_init(&f, buf, sizeof buf);
+    chat_frame_init(&f, buf, sizeof buf);
     /* Stamped as it is handed to the user's sending thread: time queued in
      * the client counts, as a user would feel it. */
     char text[CHAT_TEXT_LEN + 1];
     chat_stamp_text(text, pm_now_ns());
-    build_chat_request(&f, us->room, us->name, text);
+    chat_build_chat_request(&f, us->room, us->name, text);
     queue_frame(us, &f);
     us->sent++;
     atomic_fetch_add(&us->cl->sent, 1);
@@ -121,11 +121,11 @@ static void send_exit(struct cuser *us)
 {
     uint8_t buf[256];
     struct frame f;
-    frame_init(&f, buf, sizeof buf);
-    build_exit_request(&f, us->room, us->name);
+    chat_frame_init(&f, buf, sizeof buf);
+    chat_build_exit_request(&f, us->room, us->name);
     queue_frame(us, &f);
-    frame_init(&f, buf, sizeof buf);
-    build_roomlist_request(&f);
+    chat_frame_init(&f, buf, sizeof buf);
+    chat_build_roomlist_request(&f);
     queue_frame(us, &f);
 }
 
@@ -148,7 +148,7 @@ static void at_gate(struct cuser *us)
 static bool skip_utfs(struct reader *rd, int n)
 {
     for (int i = 0; i < n; i++)
-        if (!read_utf(rd, NULL))
+        if (!chat_read_utf(rd, NULL))
             return false;
     return true;
 }
@@ -157,7 +157,7 @@ static bool on_enter(struct cuser *us, int32_t type)
 {
     struct client *cl = us->cl;
     char user[64];
-    if (!read_utf(&us->rd, NULL) || !read_utf(&us->rd, NULL) || !read_utf_copy(&us->rd, user, sizeof user))
+    if (!chat_read_utf(&us->rd, NULL) || !chat_read_utf(&us->rd, NULL) || !chat_read_utf_copy(&us->rd, user, sizeof user))
         return false;
     unsigned users = cl->cfg->users;
     if (type == CHAT_INDICATION) {
@@ -170,8 +170,8 @@ static bool on_enter(struct cuser *us, int32_t type)
     if (type != CHAT_CONFIRM)
         return false;
     int32_t result, room_type, count, n;
-    if (!read_i32(&us->rd, &result) || !read_i32(&us->rd, &room_type) || !read_i32(&us->rd, &count) ||
-        !read_i32(&us->rd, &n) || n < 0 || n > 1000000 || !skip_utfs(&us->rd, 5 * n))
+    if (!chat_read_i32(&us->rd, &result) || !chat_read_i32(&us->rd, &room_type) || !chat_read_i32(&us->rd, &count) ||
+        !chat_read_i32(&us->rd, &n) || n < 0 || n > 1000000 || !skip_utfs(&us->rd, 5 * n))
         return false;
     if (result != ENTER_OKAY) {
         /* Mark would hang here; a benchmark must not. */
@@ -194,8 +194,8 @@ static bool on_chat(struct cuser *us, int32_t type)
     int32_t room_id;
     char sender[64];
     size_t text_len;
-    if (!read_bool(&us->rd, &question) || !read_i32(&us->rd, &room_id) || !read_utf(&us->rd, NULL) ||
-        !read_utf_copy(&us->rd, sender, sizeof sender) || !read_utf(&us->rd, &text_len))
+    if (!chat_read_bool(&us->rd, &question) || !chat_read_i32(&us->rd, &room_id) || !chat_read_utf(&us->rd, NULL) ||
+        !chat_read_utf_copy(&us->rd, sender, sizeof sender) || !chat_read_utf(&us->rd, &text_len))
         return false;
     if (type == CHAT_CONFIRM)
         return true;                            /* Mark ignores the pacing confirm */
@@ -235,17 +235,17 @@ static bool on_frame(struct cuser *us)
 {
     uint16_t id;
     int32_t type;
-    if (!read_u16(&us->rd, &id) || !read_i32(&us->rd, &type))
+    if (!chat_read_u16(&us->rd, &id) || !chat_read_i32(&us->rd, &type))
         return false;
     switch (id) {
     case PKT_ACCESS: {
         int32_t result, n;
         uint8_t nbytes, b;
-        if (type != CHAT_CONFIRM || !read_i32(&us->rd, &result) || !read_i32(&us->rd, &n) || n < 0 ||
-            n > 1000000 || !skip_utfs(&us->rd, n) || !read_u8(&us->rd, &nbytes))
+        if (type != CHAT_CONFIRM || !chat_read_i32(&us->rd, &result) || !chat_read_i32(&us->rd, &n) || n < 0 ||
+            n > 1000000 || !skip_utfs(&us->rd, n) || !chat_read_u8(&us->rd, &nbytes))
             return false;
         for (unsigned i = 0; i < nbytes; i++)
-            if (!read_u8(&us->rd, &b))
+            if (!chat_read_u8(&us->rd, &b))
                 return false;
         if (result != ACCESS_OKAY) {
             fail(us->cl, "Access denied for %s in %s (%d).", us->name, us->room, result);
@@ -253,8 +253,8 @@ static bool on_frame(struct cuser *us)
         }
         uint8_t buf[512];
         struct frame f;
-        frame_init(&f, buf, sizeof buf);
-        build_enter_request(&f, us->room, us->name, us->profile);
+        chat_frame_init(&f, buf, sizeof buf);
+        chat_build_enter_request(&f, us->room, us->name, us->profile);
         queue_frame(us, &f);
         return true;
     }
@@ -263,21 +263,21 @@ static bool on_frame(struct cuser *us)
     case PKT_CHAT:
         return on_chat(us, type);
     case PKT_EXIT_ROOM:
-        if (type != CHAT_INDICATION || !read_utf(&us->rd, NULL) || !read_utf(&us->rd, NULL))
+        if (type != CHAT_INDICATION || !chat_read_utf(&us->rd, NULL) || !chat_read_utf(&us->rd, NULL))
             return false;
         if (++us->exit_count == us->u - 1)
             send_exit(us);
         return true;
     case PKT_ROOM_LIST: {
         int32_t n;
-        if (type != CHAT_CONFIRM || !read_utf(&us->rd, NULL) || !read_i32(&us->rd, &n) || n < 0 || n > 1000000 ||
+        if (type != CHAT_CONFIRM || !chat_read_utf(&us->rd, NULL) || !chat_read_i32(&us->rd, &n) || n < 0 || n > 1000000 ||
             !skip_utfs(&us->rd, n))
             return false;
         us->done = true;
         return false;                           /* the client closes first */
     }
     case PKT_ERROR:
-        return read_utf(&us->rd, NULL);         /* ignored, as Mark does */
+        return chat_read_utf(&us->rd, NULL);         /* ignored, as Mark does */
     case PKT_PING:
         return true;
     default:
@@ -288,7 +288,7 @@ static bool on_frame(struct cuser *us)
 static void *user_tx(void *arg)
 {
     struct cuser *us = arg;
-    outq_drain(&us->q, us->fd);
+    chat_outq_drain(&us->q, us->fd);
     return NULL;
 }
 
@@ -300,7 +300,7 @@ static void *user_rx(void *arg)
         ;
     if (!us->done)
         fail(cl, "%s in %s disconnected from server.", us->name, us->room);
-    outq_close(&us->q);
+    chat_outq_close(&us->q);
     pthread_join(us->tx, NULL);
     close(us->fd);
     pthread_mutex_lock(&cl->mu);
@@ -324,18 +324,18 @@ static int connect_user(struct client *cl, struct cuser *us, const struct sockad
         close(us->fd);
         return -1;
     }
-    outq_init(&us->q);
-    reader_init(&us->rd, us->fd);
+    chat_outq_init(&us->q);
+    chat_reader_init(&us->rd, us->fd);
     int rc = chat_thread(&us->tx, user_tx, us, false);
     if (rc == 0 && (rc = chat_thread(&us->rx, user_rx, us, false)) != 0) {
-        outq_close(&us->q);
+        chat_outq_close(&us->q);
         pthread_join(us->tx, NULL);
     }
     if (rc) {
         fail(cl, "cannot start threads for %s in %s: %s (raise the thread limit or use fewer users)", us->name,
              us->room, strerror(rc));
         close(us->fd);
-        outq_destroy(&us->q);
+        chat_outq_destroy(&us->q);
         return -1;
     }
     us->started = true;
@@ -344,8 +344,8 @@ static int connect_user(struct client *cl, struct cuser *us, const struct sockad
     pthread_mutex_unlock(&cl->mu);
     uint8_t buf[1024];
     struct frame f;
-    frame_init(&f, buf, sizeof buf);
-    build_access_request(&f, us->room);
+    chat_frame_init(&f, buf, sizeof buf);
+    chat_build_access_request(&f, us->room);
     queue_frame(us, &f);
     return 0;
 }
@@ -489,8 +489,8 @@ int chat_client_main(const struct chat_client_config *cfg)
         if (!cl.users[i].started)
             continue;
         pthread_join(cl.users[i].rx, NULL);
-        reader_free(&cl.users[i].rd);
-        outq_destroy(&cl.users[i].q);
+        chat_reader_free(&cl.users[i].rd);
+        chat_outq_destroy(&cl.users[i].q);
     }
     unsigned long long sent = atomic_load(&cl.sent), received = atomic_load(&cl.received);
     unsigned long long want_sent = (unsigned long long)n * cfg->messages;

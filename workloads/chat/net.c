@@ -62,7 +62,7 @@ int chat_thread(pthread_t *t, void *(*fn)(void *), void *arg, bool detached)
     return rc;
 }
 
-struct shared_frame *shared_frame_new(const uint8_t *data, size_t len, int refs)
+struct shared_frame *chat_shared_frame_new(const uint8_t *data, size_t len, int refs)
 {
     struct shared_frame *f = malloc(sizeof *f + len);
     if (!f)
@@ -73,34 +73,34 @@ struct shared_frame *shared_frame_new(const uint8_t *data, size_t len, int refs)
     return f;
 }
 
-void shared_frame_unref(struct shared_frame *f)
+void chat_shared_frame_unref(struct shared_frame *f)
 {
     if (__atomic_sub_fetch(&f->refs, 1, __ATOMIC_ACQ_REL) == 0)
         free(f);
 }
 
-void outq_init(struct outq *q)
+void chat_outq_init(struct outq *q)
 {
     memset(q, 0, sizeof *q);
     pthread_mutex_init(&q->mu, NULL);
     pthread_cond_init(&q->cv, NULL);
 }
 
-void outq_destroy(struct outq *q)
+void chat_outq_destroy(struct outq *q)
 {
     for (size_t i = 0; i < q->n; i++)
-        shared_frame_unref(q->v[(q->head + i) % q->cap]);
+        chat_shared_frame_unref(q->v[(q->head + i) % q->cap]);
     free(q->v);
     pthread_mutex_destroy(&q->mu);
     pthread_cond_destroy(&q->cv);
 }
 
-bool outq_push(struct outq *q, struct shared_frame *f)
+bool chat_outq_push(struct outq *q, struct shared_frame *f)
 {
     pthread_mutex_lock(&q->mu);
     if (q->closing) {
         pthread_mutex_unlock(&q->mu);
-        shared_frame_unref(f);
+        chat_shared_frame_unref(f);
         return false;
     }
     if (q->n == q->cap) {
@@ -108,7 +108,7 @@ bool outq_push(struct outq *q, struct shared_frame *f)
         struct shared_frame **v = malloc(cap * sizeof *v);
         if (!v) {
             pthread_mutex_unlock(&q->mu);
-            shared_frame_unref(f);
+            chat_shared_frame_unref(f);
             return false;
         }
         for (size_t i = 0; i < q->n; i++)
@@ -125,7 +125,7 @@ bool outq_push(struct outq *q, struct shared_frame *f)
     return true;
 }
 
-void outq_close(struct outq *q)
+void chat_outq_close(struct outq *q)
 {
     pthread_mutex_lock(&q->mu);
     q->closing = true;
@@ -133,7 +133,7 @@ void outq_close(struct outq *q)
     pthread_mutex_unlock(&q->mu);
 }
 
-void outq_drain(struct outq *q, int fd)
+void chat_outq_drain(struct outq *q, int fd)
 {
     enum { BATCH = 64 };
     struct shared_frame *batch[BATCH];
@@ -179,7 +179,7 @@ void outq_drain(struct outq *q, int fd)
             }
         }
         for (size_t i = 0; i < k; i++)
-            shared_frame_unref(batch[i]);
+            chat_shared_frame_unref(batch[i]);
         if (!ok) {
             pthread_mutex_lock(&q->mu);
             q->failed = true;

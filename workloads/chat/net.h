@@ -23,8 +23,8 @@ struct shared_frame {
     size_t len;
     uint8_t data[];
 };
-struct shared_frame *shared_frame_new(const uint8_t *data, size_t len, int refs);
-void shared_frame_unref(struct shared_frame *f);
+struct shared_frame *chat_shared_frame_new(const uint8_t *data, size_t len, int refs);
+void chat_shared_frame_unref(struct shared_frame *f);
 
 struct outq {
     pthread_mutex_t mu;
@@ -34,13 +34,13 @@ struct outq {
     bool closing;            /* no more frames: the sender drains and stops */
     bool failed;             /* a write failed */
 };
-void outq_init(struct outq *q);
-void outq_destroy(struct outq *q);
+void chat_outq_init(struct outq *q);
+void chat_outq_destroy(struct outq *q);
 /* Takes one reference of f. False when the queue is closing. */
-bool outq_push(struct outq *q, struct shared_frame *f);
-void outq_close(struct outq *q);
+bool chat_outq_push(struct outq *q, struct shared_frame *f);
+void chat_outq_close(struct outq *q);
 /* The sender thread's loop: writes frames (several per writev) until
  * closed and drained or a write fails. */
-void outq_drain(struct outq *q, int fd);
+void chat_outq_drain(struct outq *q, int fd);
 
 #endif

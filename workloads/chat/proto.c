@@ -7,7 +7,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-int mutf8_encode(const char *utf8, size_t len, uint8_t *out, size_t cap)
+int chat_mutf8_encode(const char *utf8, size_t len, uint8_t *out, size_t cap)
 {
     const uint8_t *s = (const uint8_t *)utf8;
     size_t o = 0;
@@ -85,7 +85,7 @@ static int put_utf8(char *out, size_t cap, size_t *o, uint32_t cp)
     return 0;
 }
 
-int mutf8_decode(const uint8_t *in, size_t len, char *out, size_t cap)
+int chat_mutf8_decode(const uint8_t *in, size_t len, char *out, size_t cap)
 {
     size_t o = 0;
     uint32_t high = 0;          /* a pending high surrogate */
@@ -131,7 +131,7 @@ int mutf8_decode(const uint8_t *in, size_t len, char *out, size_t cap)
     return (int)o;
 }
 
-void frame_init(struct frame *f, uint8_t *storage, size_t cap)
+void chat_frame_init(struct frame *f, uint8_t *storage, size_t cap)
 {
     f->buf = storage;
     f->cap = cap;
@@ -149,31 +149,31 @@ static void put(struct frame *f, const void *p, size_t n)
     f->len += n;
 }
 
-void frame_u16(struct frame *f, uint16_t v)
+void chat_frame_u16(struct frame *f, uint16_t v)
 {
     uint8_t b[2] = { (uint8_t)(v >> 8), (uint8_t)v };
     put(f, b, 2);
 }
 
-void frame_i32(struct frame *f, int32_t v)
+void chat_frame_i32(struct frame *f, int32_t v)
 {
     uint32_t u = (uint32_t)v;
     uint8_t b[4] = { (uint8_t)(u >> 24), (uint8_t)(u >> 16), (uint8_t)(u >> 8), (uint8_t)u };
     put(f, b, 4);
 }
 
-void frame_bool(struct frame *f, bool v)
+void chat_frame_bool(struct frame *f, bool v)
 {
     uint8_t b = v ? 1 : 0;
     put(f, &b, 1);
 }
 
-void frame_u8(struct frame *f, uint8_t v)
+void chat_frame_u8(struct frame *f, uint8_t v)
 {
     put(f, &v, 1);
 }
 
-void frame_utf(struct frame *f, const char *s)
+void chat_frame_utf(struct frame *f, const char *s)
 {
     size_t n = strlen(s);
     /* ASCII without NUL is its own modified UTF-8: the common case. */
@@ -181,7 +181,7 @@ void frame_utf(struct frame *f, const char *s)
     for (size_t i = 0; i < n && ascii; i++)
         ascii = (unsigned char)s[i] < 0x80;
     if (ascii && n <= CHAT_MAX_STR && f->len + 2 + n <= f->cap) {
-        frame_u16(f, (uint16_t)n);
+        chat_frame_u16(f, (uint16_t)n);
         put(f, s, n);
         return;
     }
@@ -189,16 +189,16 @@ void frame_utf(struct frame *f, const char *s)
         f->bad = true;
         return;
     }
-    int m = mutf8_encode(s, n, f->buf + f->len + 2, f->cap - f->len - 2);
+    int m = chat_mutf8_encode(s, n, f->buf + f->len + 2, f->cap - f->len - 2);
     if (m < 0) {
         f->bad = true;
         return;
     }
-    frame_u16(f, (uint16_t)m);
+    chat_frame_u16(f, (uint16_t)m);
     f->len += (size_t)m;
 }
 
-void reader_init(struct reader *r, int fd)
+void chat_reader_init(struct reader *r, int fd)
 {
     r->fd = fd;
     r->pos = r->len = 0;
@@ -207,7 +207,7 @@ void reader_init(struct reader *r, int fd)
     r->rawcap = r->strcap = 0;
 }
 
-void reader_free(struct reader *r)
+void chat_reader_free(struct reader *r)
 {
     free(r->raw);
     free(r->str);
@@ -248,7 +248,7 @@ static bool read_bytes(struct reader *r, void *dst, size_t n)
     return true;
 }
 
-bool read_u16(struct reader *r, uint16_t *v)
+bool chat_read_u16(struct reader *r, uint16_t *v)
 {
     uint8_t b[2];
     if (!read_bytes(r, b, 2))
@@ -257,7 +257,7 @@ bool read_u16(struct reader *r, uint16_t *v)
     return true;
 }
 
-bool read_i32(struct reader *r, int32_t *v)
+bool chat_read_i32(struct reader *r, int32_t *v)
 {
     uint8_t b[4];
     if (!read_bytes(r, b, 4))
@@ -266,7 +266,7 @@ bool read_i32(struct reader *r, int32_t *v)
     return true;
 }
 
-bool read_bool(struct reader *r, bool *v)
+bool chat_read_bool(struct reader *r, bool *v)
 {
     uint8_t b;
     if (!read_bytes(r, &b, 1))
@@ -275,15 +275,15 @@ bool read_bool(struct reader *r, bool *v)
     return true;
 }
 
-bool read_u8(struct reader *r, uint8_t *v)
+bool chat_read_u8(struct reader *r, uint8_t *v)
 {
     return read_bytes(r, v, 1);
 }
 
-bool read_utf(struct reader *r, size_t *len)
+bool chat_read_utf(struct reader *r, size_t *len)
 {
     uint16_t n;
-    if (!read_u16(r, &n))
+    if (!chat_read_u16(r, &n))
         return false;
     /* Decoding never makes a string longer (C0 80 -> 1 byte, a surrogate
      * pair's 6 -> 4), so n + 1 bytes always hold the result. */
@@ -301,7 +301,7 @@ bool read_utf(struct reader *r, size_t *len)
     }
     if (!read_bytes(r, r->raw, n))
         return false;
-    int m = mutf8_decode(r->raw, n, r->str, r->strcap);
+    int m = chat_mutf8_decode(r->raw, n, r->str, r->strcap);
     if (m < 0)
         return false;
     if (len)
@@ -309,73 +309,73 @@ bool read_utf(struct reader *r, size_t *len)
     return true;
 }
 
-bool read_utf_copy(struct reader *r, char *dst, size_t cap)
+bool chat_read_utf_copy(struct reader *r, char *dst, size_t cap)
 {
     size_t n;
-    if (!read_utf(r, &n) || n >= cap)
+    if (!chat_read_utf(r, &n) || n >= cap)
         return false;
     memcpy(dst, r->str, n + 1);
     return true;
 }
 
-void build_access_request(struct frame *f, const char *room)
+void chat_build_access_request(struct frame *f, const char *room)
 {
     struct utsname u;
     if (uname(&u) < 0)
         memset(&u, 0, sizeof u);
-    frame_u16(f, PKT_ACCESS);
-    frame_i32(f, CHAT_REQUEST);
-    frame_utf(f, room);
-    frame_utf(f, CHAT_APPLET_VERSION);
-    frame_utf(f, "http://www.volano.com/chat.html");
-    frame_utf(f, "http://chat.volano.net/vcclient");
+    chat_frame_u16(f, PKT_ACCESS);
+    chat_frame_i32(f, CHAT_REQUEST);
+    chat_frame_utf(f, room);
+    chat_frame_utf(f, CHAT_APPLET_VERSION);
+    chat_frame_utf(f, "http://www.volano.com/chat.html");
+    chat_frame_utf(f, "http://chat.volano.net/vcclient");
     /* The JVM property values Mark sends; pressmark is the "JVM" here. */
-    frame_utf(f, "pressmark");
-    frame_utf(f, "https://packages.debian.org/");
-    frame_utf(f, "1.3.1");
-    frame_utf(f, "47.0");
-    frame_utf(f, "Linux");
-    frame_utf(f, u.release);
-    frame_utf(f, u.machine);
+    chat_frame_utf(f, "pressmark");
+    chat_frame_utf(f, "https://packages.debian.org/");
+    chat_frame_utf(f, "1.3.1");
+    chat_frame_utf(f, "47.0");
+    chat_frame_utf(f, "Linux");
+    chat_frame_utf(f, u.release);
+    chat_frame_utf(f, u.machine);
 }
 
-void build_enter_request(struct frame *f, const char *room, const char *user, const char *profile)
+void chat_build_enter_request(struct frame *f, const char *room, const char *user, const char *profile)
 {
-    frame_u16(f, PKT_ENTER_ROOM);
-    frame_i32(f, CHAT_REQUEST);
-    frame_utf(f, profile);
-    frame_utf(f, room);
-    frame_utf(f, user);
+    chat_frame_u16(f, PKT_ENTER_ROOM);
+    chat_frame_i32(f, CHAT_REQUEST);
+    chat_frame_utf(f, profile);
+    chat_frame_utf(f, room);
+    chat_frame_utf(f, user);
 }
 
-void build_chat_request(struct frame *f, const char *room, const char *user, const char *text)
+void chat_build_chat_request(struct frame *f, const char *room, const char *user, const char *text)
 {
-    frame_u16(f, PKT_CHAT);
-    frame_i32(f, CHAT_REQUEST);
-    frame_bool(f, false);
-    frame_i32(f, 0);
-    frame_utf(f, room);
-    frame_utf(f, user);
-    frame_utf(f, text);
+    chat_frame_u16(f, PKT_CHAT);
+    chat_frame_i32(f, CHAT_REQUEST);
+    chat_frame_bool(f, false);
+    chat_frame_i32(f, 0);
+    chat_frame_utf(f, room);
+    chat_frame_utf(f, user);
+    chat_frame_utf(f, text);
 }
 
-void build_exit_request(struct frame *f, const char *room, const char *user)
+void chat_build_exit_request(struct frame *f, const char *room, const char *user)
 {
-    frame_u16(f, PKT_EXIT_ROOM);
-    frame_i32(f, CHAT_REQUEST);
-    frame_utf(f, room);
-    frame_utf(f, user);
+    chat_frame_u16(f, PKT_EXIT_ROOM);
+    chat_frame_i32(f, CHAT_REQUEST);
+    chat_frame_utf(f, room);
+    chat_frame_utf(f, user);
 }
 
-void build_roomlist_request(struct frame *f)
+void chat_build_roomlist_request(struct frame *f)
 {
-    frame_u16(f, PKT_ROOM_LIST);
-    frame_i32(f, CHAT_REQUEST);
-    frame_utf(f, "");
-    frame_i32(f, 0);
+    chat_frame_u16(f, PKT_ROOM_LIST);
+    chat_frame_i32(f, CHAT_REQUEST);
+    chat_frame_utf(f, "");
+    chat_frame_i32(f, 0);
 }
 
-bool write_all(int fd, const uint8_t *buf, size_t len)
+bool chat_write_all(int fd, const uint8_t *buf, size_t len)
 {
     while (len > 0) {
         ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);

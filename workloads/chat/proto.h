@@ -35,10 +35,10 @@ bool chat_text_stamp(const char *text, size_t len, uint64_t *ns);
 
 /* Modified UTF-8 from standard UTF-8 (which may hold NUL, given len).
  * Returns the encoded length, or -1 for invalid UTF-8 or too long. */
-int mutf8_encode(const char *utf8, size_t len, uint8_t *out, size_t cap);
+int chat_mutf8_encode(const char *utf8, size_t len, uint8_t *out, size_t cap);
 /* Standard UTF-8 from modified UTF-8; strict: -1 for 4-byte forms, bad
  * continuations, overlong forms other than C0 80, unpaired surrogates. */
-int mutf8_decode(const uint8_t *in, size_t len, char *out, size_t cap);
+int chat_mutf8_decode(const uint8_t *in, size_t len, char *out, size_t cap);
 
 /* A frame being built. */
 struct frame {
@@ -46,12 +46,12 @@ struct frame {
     size_t len, cap;
     bool bad;                    /* a string did not fit or was invalid */
 };
-void frame_init(struct frame *f, uint8_t *storage, size_t cap);
-void frame_u16(struct frame *f, uint16_t v);
-void frame_i32(struct frame *f, int32_t v);
-void frame_bool(struct frame *f, bool v);
-void frame_u8(struct frame *f, uint8_t v);
-void frame_utf(struct frame *f, const char *s);
+void chat_frame_init(struct frame *f, uint8_t *storage, size_t cap);
+void chat_frame_u16(struct frame *f, uint16_t v);
+void chat_frame_i32(struct frame *f, int32_t v);
+void chat_frame_bool(struct frame *f, bool v);
+void chat_frame_u8(struct frame *f, uint8_t v);
+void chat_frame_utf(struct frame *f, const char *s);
 
 /* Reading frames from a socket, buffered. */
 struct reader {
@@ -63,27 +63,27 @@ struct reader {
     char *str;                   /* the last string read, as UTF-8 (decoding never grows it) */
     size_t strcap;
 };
-void reader_init(struct reader *r, int fd);
-void reader_free(struct reader *r);
+void chat_reader_init(struct reader *r, int fd);
+void chat_reader_free(struct reader *r);
 /* Each returns false on EOF, error or malformed data. */
-bool read_u16(struct reader *r, uint16_t *v);
-bool read_i32(struct reader *r, int32_t *v);
-bool read_bool(struct reader *r, bool *v);
-bool read_u8(struct reader *r, uint8_t *v);
+bool chat_read_u16(struct reader *r, uint16_t *v);
+bool chat_read_i32(struct reader *r, int32_t *v);
+bool chat_read_bool(struct reader *r, bool *v);
+bool chat_read_u8(struct reader *r, uint8_t *v);
 /* Reads a string into r->str (NUL-terminated; *len its byte length). */
-bool read_utf(struct reader *r, size_t *len);
+bool chat_read_utf(struct reader *r, size_t *len);
 /* Read a string and copy it (up to cap - 1 bytes; longer is malformed). */
-bool read_utf_copy(struct reader *r, char *dst, size_t cap);
+bool chat_read_utf_copy(struct reader *r, char *dst, size_t cap);
 
 /* Frames Mark sends, built into f. */
-void build_access_request(struct frame *f, const char *room);
-void build_enter_request(struct frame *f, const char *room, const char *user, const char *profile);
-void build_chat_request(struct frame *f, const char *room, const char *user, const char *text);
-void build_exit_request(struct frame *f, const char *room, const char *user);
-void build_roomlist_request(struct frame *f);
+void chat_build_access_request(struct frame *f, const char *room);
+void chat_build_enter_request(struct frame *f, const char *room, const char *user, const char *profile);
+void chat_build_chat_request(struct frame *f, const char *room, const char *user, const char *text);
+void chat_build_exit_request(struct frame *f, const char *room, const char *user);
+void chat_build_roomlist_request(struct frame *f);
 
 /* Write all of buf; false on error. */
-bool write_all(int fd, const uint8_t *buf, size_t len);
+bool chat_write_all(int fd, const uint8_t *buf, size_t len);
 
 /* Trim leading and trailing blanks in place, as the server does with names and text. */
 char *chat_trim(char *s);

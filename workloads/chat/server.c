@@ -87,8 +87,8 @@ static void send_to(struct sconn *c, const struct frame *f)
         fprintf(stderr, "pressmark chat-server: internal error: a frame did not fit its buffer\n");
         abort();
     }
-    struct shared_frame *sf = shared_frame_new(f->buf, f->len, 1);
-    if (sf && outq_push(&c->q, sf))
+    struct shared_frame *sf = chat_shared_frame_new(f->buf, f->len, 1);
+    if (sf && chat_outq_push(&c->q, sf))
         chat_heap_message(&c->srv->heap);
 }
 
@@ -104,13 +104,13 @@ static void broadcast(struct room *r, struct sconn *skip, const struct frame *f)
         n += r->members[i] != skip;
     if (n == 0)
         return;
-    struct shared_frame *sf = shared_frame_new(f->buf, f->len, n);
+    struct shared_frame *sf = chat_shared_frame_new(f->buf, f->len, n);
     if (!sf)
         return;
     for (size_t i = 0; i < r->n; i++) {
         if (r->members[i] == skip)
             continue;
-        if (outq_push(&r->members[i]->q, sf))
+        if (chat_outq_push(&r->members[i]->q, sf))
             chat_heap_message(&skip->srv->heap);
     }
 }
@@ -119,11 +119,11 @@ static void send_exit_indication(struct room *r, struct sconn *c)
 {
     uint8_t buf[512];
     struct frame f;
-    frame_init(&f, buf, sizeof buf);
-    frame_u16(&f, PKT_EXIT_ROOM);
-    frame_i32(&f, CHAT_INDICATION);
-    frame_utf(&f, r->name);
-    frame_utf(&f, c->user);
+    chat_frame_init(&f, buf, sizeof buf);
+    chat_frame_u16(&f, PKT_EXIT_ROOM);
+    chat_frame_i32(&f, CHAT_INDICATION);
+    chat_frame_utf(&f, r->name);
+    chat_frame_utf(&f, c->user);
     broadcast(r, c, &f);
 }
 
@@ -149,10 +149,10 @@ static void leave_room(struct sconn *c)
 static bool handle_access(struct sconn *c)
 {
     char room[128], version[64];
-    if (!read_utf_copy(&c->rd, room, sizeof room) || !read_utf_copy(&c->rd, version, sizeof version))
+    if (!chat_read_utf_copy(&c->rd, room, sizeof room) || !chat_read_utf_copy(&c->rd, version, sizeof version))
         return false;
     for (int i = 0; i < 9; i++)             /* documentBase, codeBase and the JVM's properties */
-        if (!read_utf(&c->rd, NULL))
+        if (!chat_read_utf(&c->rd, NULL))
             return false;
     if (c->accessed)
         return false;                       /* one Access per connection */
@@ -163,37 +163,37 @@ static bool handle_access(struct sconn *c)
         find_room(c->srv, name, true);
     uint8_t buf[8192];
     struct frame f;
-    frame_init(&f, buf, sizeof buf);
-    frame_u16(&f, PKT_ACCESS);
-    frame_i32(&f, CHAT_CONFIRM);
-    frame_i32(&f, ok ? ACCESS_OKAY : ACCESS_VERSION_DENIED);
+    chat_frame_init(&f, buf, sizeof buf);
+    chat_frame_u16(&f, PKT_ACCESS);
+    chat_frame_i32(&f, CHAT_CONFIRM);
+    chat_frame_i32(&f, ok ? ACCESS_OKAY : ACCESS_VERSION_DENIED);
     pthread_mutex_lock(&c->srv->rooms_mu);
     int nrooms = 0;
     for (struct room *r = c->srv->rooms; r; r = r->next)
         nrooms++;
-    frame_i32(&f, ok ? nrooms : 0);
+    chat_frame_i32(&f, ok ? nrooms : 0);
     for (struct room *r = c->srv->rooms; ok && r; r = r->next)
-        frame_utf(&f, r->name);
+        chat_frame_utf(&f, r->name);
     pthread_mutex_unlock(&c->srv->rooms_mu);
-    frame_u8(&f, 0);
+    chat_frame_u8(&f, 0);
     send_to(c, &f);
     return ok;                              /* a refused client is disconnected, as the real server does */
 }
 
 static void enter_head(struct frame *f, int type, const char *profile, const char *room, const char *user)
 {
-    frame_u16(f, PKT_ENTER_ROOM);
-    frame_i32(f, type);
-    frame_utf(f, profile);
-    frame_utf(f, room);
-    frame_utf(f, user);
+    chat_frame_u16(f, PKT_ENTER_ROOM);
+    chat_frame_i32(f, type);
+    chat_frame_utf(f, profile);
+    chat_frame_utf(f, room);
+    chat_frame_utf(f, user);
 }
 
 static bool handle_enter(struct sconn *c)
 {
     char profile[256], room[128], user[64];
-    if (!read_utf_copy(&c->rd, profile, sizeof profile) || !read_utf_copy(&c->rd, room, sizeof room) ||
-        !read_utf_copy(&c->rd, user, sizeof user) || !c->accessed)
+    if (!chat_read_utf_copy(&c->rd, profile, sizeof profile) || !chat_read_utf_copy(&c->rd, room, sizeof room) ||
+        !chat_read_utf_copy(&c->rd, user, sizeof user) || !c->accessed)
         return false;
     char *rname = chat_trim(room), *uname = chat_trim(user);
     if (!*uname)
@@ -224,11 +224,11 @@ static bool handle_enter(struct sconn *c)
             snprintf(c->profile, sizeof c->profile, "%s", profile);
             r->members[r->n++] = c;
             c->room = r;
-            frame_init(&f, small, sizeof small);
+            chat_frame_init(&f, small, sizeof small);
             enter_head(&f, CHAT_INDICATION, profile, rname, uname);
-            frame_utf(&f, "");
-            frame_utf(&f, "false");
-            frame_utf(&f, "false");
+            chat_frame_utf(&f, "");
+            chat_frame_utf(&f, "false");
+            chat_frame_utf(&f, "false");
             broadcast(r, c, &f);
             /* The confirm lists everyone, entrant included, in entry order. */
             size_t need = 64 + strlen(profile) + strlen(rname) + strlen(uname);
@@ -238,18 +238,18 @@ static bool handle_enter(struct sconn *c)
                 need += 20 + strlen(r->members[i]->user) + strlen(r->members[i]->profile);
             uint8_t *big = malloc(need);
             if (big) {
-                frame_init(&f, big, need);
+                chat_frame_init(&f, big, need);
                 enter_head(&f, CHAT_CONFIRM, profile, rname, uname);
-                frame_i32(&f, ENTER_OKAY);
-                frame_i32(&f, 1);
-                frame_i32(&f, (int32_t)r->n);
-                frame_i32(&f, (int32_t)r->n);
+                chat_frame_i32(&f, ENTER_OKAY);
+                chat_frame_i32(&f, 1);
+                chat_frame_i32(&f, (int32_t)r->n);
+                chat_frame_i32(&f, (int32_t)r->n);
                 for (size_t i = 0; i < r->n; i++) {
-                    frame_utf(&f, r->members[i]->user);
-                    frame_utf(&f, r->members[i]->profile);
-                    frame_utf(&f, "");
-                    frame_utf(&f, "false");
-                    frame_utf(&f, "false");
+                    chat_frame_utf(&f, r->members[i]->user);
+                    chat_frame_utf(&f, r->members[i]->profile);
+                    chat_frame_utf(&f, "");
+                    chat_frame_utf(&f, "false");
+                    chat_frame_utf(&f, "false");
                 }
                 send_to(c, &f);
                 free(big);
@@ -259,12 +259,12 @@ static bool handle_enter(struct sconn *c)
         }
         pthread_mutex_unlock(&r->mu);
     }
-    frame_init(&f, small, sizeof small);
+    chat_frame_init(&f, small, sizeof small);
     enter_head(&f, CHAT_CONFIRM, profile, rname, uname);
-    frame_i32(&f, result);
-    frame_i32(&f, 1);
-    frame_i32(&f, 0);
-    frame_i32(&f, 0);
+    chat_frame_i32(&f, result);
+    chat_frame_i32(&f, 1);
+    chat_frame_i32(&f, 0);
+    chat_frame_i32(&f, 0);
     send_to(c, &f);
     return true;
 }
@@ -275,8 +275,8 @@ static bool handle_chat(struct sconn *c)
     int32_t room_id;
     char room[128], user[64];
     size_t tlen;
-    if (!read_bool(&c->rd, &question) || !read_i32(&c->rd, &room_id) || !read_utf_copy(&c->rd, room, sizeof room) ||
-        !read_utf_copy(&c->rd, user, sizeof user) || !read_utf(&c->rd, &tlen))
+    if (!chat_read_bool(&c->rd, &question) || !chat_read_i32(&c->rd, &room_id) || !chat_read_utf_copy(&c->rd, room, sizeof room) ||
+        !chat_read_utf_copy(&c->rd, user, sizeof user) || !chat_read_utf(&c->rd, &tlen))
         return false;
     chat_heap_message(&c->srv->heap);
     char *text = chat_trim(c->rd.str);
@@ -293,26 +293,26 @@ static bool handle_chat(struct sconn *c)
     if (!buf)
         return false;
     struct frame f;
-    frame_init(&f, buf, need);
-    frame_u16(&f, PKT_CHAT);
-    frame_i32(&f, CHAT_INDICATION);
-    frame_bool(&f, question);
-    frame_i32(&f, 0);
-    frame_utf(&f, rname);
-    frame_utf(&f, c->user);
-    frame_utf(&f, text);
+    chat_frame_init(&f, buf, need);
+    chat_frame_u16(&f, PKT_CHAT);
+    chat_frame_i32(&f, CHAT_INDICATION);
+    chat_frame_bool(&f, question);
+    chat_frame_i32(&f, 0);
+    chat_frame_utf(&f, rname);
+    chat_frame_utf(&f, c->user);
+    chat_frame_utf(&f, text);
     pthread_mutex_lock(&r->mu);
     broadcast(r, c, &f);
     pthread_mutex_unlock(&r->mu);
     /* The sender's CONFIRM ("for pacing") after the indications. */
-    frame_init(&f, buf, need);
-    frame_u16(&f, PKT_CHAT);
-    frame_i32(&f, CHAT_CONFIRM);
-    frame_bool(&f, question);
-    frame_i32(&f, 0);
-    frame_utf(&f, rname);
-    frame_utf(&f, "");
-    frame_utf(&f, "");
+    chat_frame_init(&f, buf, need);
+    chat_frame_u16(&f, PKT_CHAT);
+    chat_frame_i32(&f, CHAT_CONFIRM);
+    chat_frame_bool(&f, question);
+    chat_frame_i32(&f, 0);
+    chat_frame_utf(&f, rname);
+    chat_frame_utf(&f, "");
+    chat_frame_utf(&f, "");
     send_to(c, &f);
     if (buf != stackbuf)
         free(buf);
@@ -323,31 +323,31 @@ static bool handle_roomlist(struct sconn *c)
 {
     char filter[256];
     int32_t n;
-    if (!read_utf_copy(&c->rd, filter, sizeof filter) || !read_i32(&c->rd, &n) || n < 0 || n > 100000)
+    if (!chat_read_utf_copy(&c->rd, filter, sizeof filter) || !chat_read_i32(&c->rd, &n) || n < 0 || n > 100000)
         return false;
     for (int32_t i = 0; i < n; i++)
-        if (!read_utf(&c->rd, NULL))
+        if (!chat_read_utf(&c->rd, NULL))
             return false;
     uint8_t buf[16384];
     struct frame f;
-    frame_init(&f, buf, sizeof buf);
-    frame_u16(&f, PKT_ROOM_LIST);
-    frame_i32(&f, CHAT_CONFIRM);
-    frame_utf(&f, filter);
+    chat_frame_init(&f, buf, sizeof buf);
+    chat_frame_u16(&f, PKT_ROOM_LIST);
+    chat_frame_i32(&f, CHAT_CONFIRM);
+    chat_frame_utf(&f, filter);
     size_t count_at = f.len;
-    frame_i32(&f, 0);
+    chat_frame_i32(&f, 0);
     int32_t count = 0;
     pthread_mutex_lock(&c->srv->rooms_mu);
     for (struct room *r = c->srv->rooms; r; r = r->next) {
         if (!*filter || strcasestr(r->name, filter)) {
-            frame_utf(&f, r->name);
+            chat_frame_utf(&f, r->name);
             count++;
         }
     }
     pthread_mutex_unlock(&c->srv->rooms_mu);
     size_t end = f.len;
     f.len = count_at;
-    frame_i32(&f, count);
+    chat_frame_i32(&f, count);
     f.len = end;
     send_to(c, &f);
     return true;
@@ -358,7 +358,7 @@ static bool handle_frame(struct sconn *c)
 {
     uint16_t id;
     int32_t type;
-    if (!read_u16(&c->rd, &id) || !read_i32(&c->rd, &type))
+    if (!chat_read_u16(&c->rd, &id) || !chat_read_i32(&c->rd, &type))
         return false;
     if (type != CHAT_REQUEST)
         return false;
@@ -371,7 +371,7 @@ static bool handle_frame(struct sconn *c)
         return handle_chat(c);
     case PKT_EXIT_ROOM: {
         char room[128], user[64];
-        if (!read_utf_copy(&c->rd, room, sizeof room) || !read_utf_copy(&c->rd, user, sizeof user))
+        if (!chat_read_utf_copy(&c->rd, room, sizeof room) || !chat_read_utf_copy(&c->rd, user, sizeof user))
             return false;
         leave_room(c);
         return true;
@@ -388,7 +388,7 @@ static bool handle_frame(struct sconn *c)
 static void *sender_main(void *arg)
 {
     struct sconn *c = arg;
-    outq_drain(&c->q, c->fd);
+    chat_outq_drain(&c->q, c->fd);
     /* A write that failed means the client is gone: wake the receiver. */
     shutdown(c->fd, SHUT_RD);
     return NULL;
@@ -422,19 +422,19 @@ static void *receiver_main(void *arg)
 {
     struct sconn *c = arg;
     struct server *s = c->srv;
-    reader_init(&c->rd, c->fd);
+    chat_reader_init(&c->rd, c->fd);
     bool started = chat_thread(&c->tx, sender_main, c, false) == 0;
     if (started)
         while (!atomic_load(&s->stop) && handle_frame(c))
             ;
     leave_room(c);
-    outq_close(&c->q);
+    chat_outq_close(&c->q);
     if (started)
         pthread_join(c->tx, NULL);
     untrack(s, c);
     close(c->fd);
-    reader_free(&c->rd);
-    outq_destroy(&c->q);
+    chat_reader_free(&c->rd);
+    chat_outq_destroy(&c->q);
     free(c);
     atomic_fetch_sub(&s->active, 1);
     return NULL;
@@ -468,9 +468,9 @@ static void serve_connection(struct server *s, int fd)
     }
     c->srv = s;
     c->fd = fd;
-    outq_init(&c->q);
+    chat_outq_init(&c->q);
     if (!track(s, c)) {
-        outq_destroy(&c->q);
+        chat_outq_destroy(&c->q);
         close(fd);
         free(c);
         return;
@@ -484,7 +484,7 @@ static void serve_connection(struct server *s, int fd)
         fprintf(stderr, "pressmark chat-server: cannot start a thread: %s\n", strerror(rc));
         untrack(s, c);
         atomic_fetch_sub(&s->active, 1);
-        outq_destroy(&c->q);
+        chat_outq_destroy(&c->q);
         close(fd);
         free(c);
     }

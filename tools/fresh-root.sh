@@ -8,7 +8,7 @@
 # Not part of `./run.sh test` (it takes about thirteen minutes): `make fresh-root`.
 # Run it before resolving any issue that changes dependencies.
 #
-#   tests/fresh-root.sh [--keep] [--mirror URL] [--dir DIR]
+#   tools/fresh-root.sh [--keep] [--mirror URL] [--dir DIR]
 #
 # Every mount and file it makes is removed at the end, also on failure and
 # on SIGINT/SIGTERM; --keep leaves the root (unmounted) for a look inside.

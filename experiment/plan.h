@@ -8,8 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "cmd/cli.h"
-#include "cmd/suite_file.h"
+#include "experiment/run_opts.h"
+#include "experiment/file.h"
 #include "lib/kv.h"
 #include "workloads/workload.h"
 

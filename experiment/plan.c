@@ -1,4 +1,4 @@
-#include "cmd/suite_plan.h"
+#include "experiment/plan.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -376,153 +376,263 @@ static int find_group(struct suite_plan *p, const struct suite_group *g)
     return (int)p->ngroups++;
 }
 
-static int add_cells(struct suite_plan *p, const struct suite_section *global, const struct suite_section *part,
-                     bool prefix_part, struct pm_err *err)
+/* One part on its way to becoming cells: what every cell of it shares,
+ * and the combination of axis values the next cell takes. */
+struct part_cells {
+    const struct suite_section *global, *part;
+    bool prefix_part;                   /* its name begins its cells' automatic labels */
+    const struct workload_ops *wl;
+    struct eff_key keys[128];
+    size_t nkeys;
+    size_t axis_of[128];                /* the axes, as indices into keys */
+    size_t naxes;
+    const struct suite_key *lk;         /* label = template, or NULL */
+    size_t pick[128];                   /* by key: the value this cell takes */
+};
+
+/* A part runs the workload its workload key names, else the one its
+ * section is named after. Naming none is an error that lists them. */
+static int part_workload(const struct suite_plan *p, struct part_cells *pc, struct pm_err *err)
 {
     const char *path = p->file.path;
-    struct eff_key keys[128];
-    size_t nkeys = effective_keys(global, part, keys, 128);
-    const struct suite_key *wk = key_in(part, "workload");
+    const struct suite_key *wk = key_in(pc->part, "workload");
     if (!wk)
-        wk = key_in(global, "workload");
-    const char *wname = wk ? wk->raw : part->name;
-    const struct workload_ops *wl = workload_find(wname);
-    if (!wl) {
+        wk = key_in(pc->global, "workload");
+    const char *wname = wk ? wk->raw : pc->part->name;
+    pc->wl = workload_find(wname);
+    if (!pc->wl) {
         char names[256];
         workload_names(names, sizeof names);
         if (wk)
             return pm_errf(err, "%s:%d: workload = %s: not a workload (accepted: %s)", path, wk->line, wname, names);
-        return pm_errf(err, "%s:%d: [%s] names no workload (accepted: workload = NAME, NAME one of %s)", path, part->line,
-                       part->name, names);
+        return pm_errf(err, "%s:%d: [%s] names no workload (accepted: workload = NAME, NAME one of %s)", path,
+                       pc->part->line, pc->part->name, names);
     }
-    /* Every key is one this workload or a run takes. */
-    size_t naxes = 0;
-    size_t axis_of[128];
-    for (size_t i = 0; i < nkeys; i++) {
-        const struct suite_key *k = keys[i].k;
-        bool is_run;
-        if (in_list(machine_keys, k->name)) {
-            for (size_t v = 0; v < k->nvalues; v++)
-                if (machine_value(p, k->name, k->values[v], k->line, NULL, err) < 0)
-                    return -1;
-        } else if (in_list(part_keys, k->name)) {
-            if (strcmp(k->name, "command") == 0 && !wl->set_args)
-                return pm_errf(err, "%s:%d: command: workload %s takes no command (accepted with workload = record)",
-                               path, k->line, wl->name);
-        } else if (in_list(refused_keys, k->name) || !find_option(wl, k->name, &is_run)) {
-            return pm_errf(err, "%s:%d: '%s' is not a key of a suite part running %s (accepted: workload, label, "
-                           "command, the options of 'pressmark run %s --help' and of the run and environment, "
-                           "without their dashes; kernel, vm-memory, vm-cpus, vm-append; in [global] also runs, "
-                           "target-ci, order, order-seed, question, baseline, name, backend, vm-timeout, vm-accel)",
-                           path, k->line, k->name, wl->name, wl->name);
-        }
+    return 0;
+}
+
+/* Every key is one this workload or a run takes. A machine key's values
+ * are all checked here, before any cell is made, so that setting them in
+ * a cell later cannot fail. */
+static int check_key(struct suite_plan *p, const struct workload_ops *wl, const struct suite_key *k,
+                     struct pm_err *err)
+{
+    const char *path = p->file.path;
+    bool is_run;
+    if (in_list(machine_keys, k->name)) {
+        for (size_t v = 0; v < k->nvalues; v++)
+            if (machine_value(p, k->name, k->values[v], k->line, NULL, err) < 0)
+                return -1;
+    } else if (in_list(part_keys, k->name)) {
+        if (strcmp(k->name, "command") == 0 && !wl->set_args)
+            return pm_errf(err, "%s:%d: command: workload %s takes no command (accepted with workload = record)",
+                           path, k->line, wl->name);
+    } else if (in_list(refused_keys, k->name) || !find_option(wl, k->name, &is_run)) {
+        return pm_errf(err, "%s:%d: '%s' is not a key of a suite part running %s (accepted: workload, label, "
+                       "command, the options of 'pressmark run %s --help' and of the run and environment, "
+                       "without their dashes; kernel, vm-memory, vm-cpus, vm-append; in [global] also runs, "
+                       "target-ci, order, order-seed, question, baseline, name, backend, vm-timeout, vm-accel)",
+                       path, k->line, k->name, wl->name, wl->name);
+    }
+    return 0;
+}
+
+/* Check the part's keys and note its axes, the keys given a list of
+ * values. A workload that runs a command must be given one. */
+static int part_axes(struct suite_plan *p, struct part_cells *pc, struct pm_err *err)
+{
+    for (size_t i = 0; i < pc->nkeys; i++) {
+        const struct suite_key *k = pc->keys[i].k;
+        if (check_key(p, pc->wl, k, err) < 0)
+            return -1;
         if (list_key(k)) {
-            axis_of[naxes++] = i;
+            pc->axis_of[pc->naxes++] = i;
             add_axis_name(p, k->name);
         }
     }
-    if (wl->set_args && !key_in(part, "command") && !key_in(global, "command"))
-        return pm_errf(err, "%s:%d: [%s] runs %s but gives no command (accepted: command = CMD ARGS...)", path, part->line,
-                       part->name, wl->name);
-    /* The product is counted before it is made: ten axes of ten values
-     * would be ten billion cells, a typo rather than an experiment. */
+    if (pc->wl->set_args && !key_in(pc->part, "command") && !key_in(pc->global, "command"))
+        return pm_errf(err, "%s:%d: [%s] runs %s but gives no command (accepted: command = CMD ARGS...)",
+                       p->file.path, pc->part->line, pc->part->name, pc->wl->name);
+    return 0;
+}
+
+/* The product is counted before it is made: ten axes of ten values
+ * would be ten billion cells, a typo rather than an experiment. */
+static int check_cell_count(const struct suite_plan *p, const struct part_cells *pc, struct pm_err *err)
+{
     size_t cells = 1;
-    for (size_t a = 0; a < naxes; a++) {
-        const struct suite_key *k = keys[axis_of[a]].k;
+    for (size_t a = 0; a < pc->naxes; a++) {
+        const struct suite_key *k = pc->keys[pc->axis_of[a]].k;
         cells *= k->nvalues;            /* at most 1024 x the values a line holds: no overflow */
         if (cells + p->ncells > SUITE_MAX_CELLS)
             return pm_errf(err, "%s:%d: [%s]'s axes make more than %d cells with %s (accepted: at most %d cells in a "
-                           "suite)", path, k->line, part->name, SUITE_MAX_CELLS, k->name, SUITE_MAX_CELLS);
+                           "suite)", p->file.path, k->line, pc->part->name, SUITE_MAX_CELLS, k->name,
+                           SUITE_MAX_CELLS);
     }
-    const struct suite_key *lk = key_in(part, "label");
-    if (!lk)
-        lk = key_in(global, "label");
-    /* The product of the axes, the last varying fastest. */
-    size_t pick[128] = { 0 };
-    for (;;) {
-        struct suite_cell *nc = realloc(p->cells, (p->ncells + 1) * sizeof *nc);
-        if (!nc)
-            return pm_errf(err, "out of memory");
-        p->cells = nc;
-        struct suite_cell *c = &p->cells[p->ncells];
-        memset(c, 0, sizeof *c);
-        p->ncells++;
-        c->wl = wl;
-        snprintf(c->part, sizeof c->part, "%s", part->name);
-        snprintf(c->headline, sizeof c->headline, "%s", wl->headline);
-        size_t nvalues = 0;
-        for (size_t i = 0; i < nkeys; i++)
-            nvalues += keys[i].k->nvalues;
-        c->settings = calloc(nvalues ? nvalues : 1, sizeof *c->settings);
-        if (!c->settings)
-            return pm_errf(err, "out of memory");
-        struct suite_group g = { .kernel = "running", .vm_memory = SUITE_VM_MEMORY_DEFAULT, .vm_cpus = 2 };
-        char auto_label[256] = "";
-        size_t al = 0;
-        if (prefix_part || naxes == 0)
-            al += (size_t)snprintf(auto_label + al, sizeof auto_label - al, "%s", part->name);
-        for (size_t i = 0; i < nkeys; i++) {
-            const struct suite_key *k = keys[i].k;
-            if (strcmp(k->name, "command") == 0) {
-                c->command = k->raw;
-                c->command_line = k->line;
-                continue;
-            }
-            if (in_list(part_keys, k->name))
-                continue;
-            if (list_key(k)) {
-                const char *v = k->values[pick[i]];
-                kv_set(&c->axes, k->name, v);
-                if (al < sizeof auto_label)
-                    al += (size_t)snprintf(auto_label + al, sizeof auto_label - al, "%s%s", al ? " " : "", v);
-                if (in_list(machine_keys, k->name))
-                    machine_value(p, k->name, v, k->line, &g, err);
-                else
-                    c->settings[c->nsettings++] = (struct suite_setting){ k->name, v, k->line };
-            } else if (in_list(machine_keys, k->name)) {
-                machine_value(p, k->name, k->values[0], k->line, &g, err);
-            } else {
-                /* Repeatable options (sysctl, make-arg) given once with
-                 * one value each: every value is set. */
-                for (size_t v = 0; v < k->nvalues; v++)
-                    c->settings[c->nsettings++] = (struct suite_setting){ k->name, k->values[v], k->line };
-            }
+    return 0;
+}
+
+/* A new, empty cell at the end of the plan, with room for every value of
+ * every key as a setting. It is the plan's as soon as it is counted, so
+ * suite_plan_free frees it whatever fails after. */
+static struct suite_cell *new_cell(struct suite_plan *p, const struct part_cells *pc, struct pm_err *err)
+{
+    struct suite_cell *nc = realloc(p->cells, (p->ncells + 1) * sizeof *nc);
+    if (!nc) {
+        pm_errf(err, "out of memory");
+        return NULL;
+    }
+    p->cells = nc;
+    struct suite_cell *c = &p->cells[p->ncells];
+    memset(c, 0, sizeof *c);
+    p->ncells++;
+    c->wl = pc->wl;
+    snprintf(c->part, sizeof c->part, "%s", pc->part->name);
+    snprintf(c->headline, sizeof c->headline, "%s", pc->wl->headline);
+    size_t nvalues = 0;
+    for (size_t i = 0; i < pc->nkeys; i++)
+        nvalues += pc->keys[i].k->nvalues;
+    c->settings = calloc(nvalues ? nvalues : 1, sizeof *c->settings);
+    if (!c->settings) {
+        pm_errf(err, "out of memory");
+        return NULL;
+    }
+    return c;
+}
+
+/* Give a cell the picked value of each axis, every value of the other
+ * keys, its command, and its kernel and machine in g. The machine values
+ * were checked by check_key, so setting them here does not fail. */
+static void fill_cell(struct suite_plan *p, const struct part_cells *pc, struct suite_cell *c, struct suite_group *g,
+                      struct pm_err *err)
+{
+    for (size_t i = 0; i < pc->nkeys; i++) {
+        const struct suite_key *k = pc->keys[i].k;
+        if (strcmp(k->name, "command") == 0) {
+            c->command = k->raw;
+            c->command_line = k->line;
+            continue;
         }
-        if (lk) {
-            if (expand_label(lk->raw, keys, nkeys, pick, c->label, sizeof c->label) < 0)
-                return pm_errf(err, "%s:%d: label = %s: a {key} that is not a key of [%s] (accepted: {KEY} for any key "
-                               "it sets, e.g. {mem-cap})", path, lk->line, lk->raw, part->name);
+        if (in_list(part_keys, k->name))
+            continue;
+        if (list_key(k)) {
+            const char *v = k->values[pc->pick[i]];
+            kv_set(&c->axes, k->name, v);
+            if (in_list(machine_keys, k->name))
+                machine_value(p, k->name, v, k->line, g, err);
+            else
+                c->settings[c->nsettings++] = (struct suite_setting){ k->name, v, k->line };
+        } else if (in_list(machine_keys, k->name)) {
+            machine_value(p, k->name, k->values[0], k->line, g, err);
         } else {
-            snprintf(c->label, sizeof c->label, "%s", auto_label);
+            /* Repeatable options (sysctl, make-arg) given once with
+             * one value each: every value is set. */
+            for (size_t v = 0; v < k->nvalues; v++)
+                c->settings[c->nsettings++] = (struct suite_setting){ k->name, k->values[v], k->line };
         }
-        if (!run_label_ok(c->label))
-            return pm_errf(err, "%s:%d: [%s]: the label '%s' is not one (accepted: 1 to 255 characters, not starting "
-                           "with '-')", path, lk ? lk->line : part->line, part->name, c->label);
-        for (size_t i = 0; i + 1 < p->ncells; i++)
-            if (p->cells[i].wl == c->wl && strcmp(p->cells[i].label, c->label) == 0)
-                return pm_errf(err, "%s:%d: two cells of workload %s are labelled '%s' (accepted: a label = template "
-                               "with a {key} for each axis)", path, lk ? lk->line : part->line, wl->name, c->label);
-        if ((c->group = find_group(p, &g)) < 0)
-            return pm_errf(err, "%s:%d: more than %d kernels and machines in one suite (accepted: at most %d)", path,
-                           g.line, SUITE_MAX_GROUPS, SUITE_MAX_GROUPS);
-        /* Applied once now: a cell that loads is a cell that can run. */
-        struct cell_run cr;
-        if (suite_cell_prepare(p, c, &cr, err) < 0)
-            return -1;
-        workload_describe(c->wl, cr.wl_state, c->params, sizeof c->params);
-        suite_cell_release(&cr);
-        /* Next combination. */
-        size_t a = naxes;
-        while (a > 0) {
-            size_t i = axis_of[a - 1];
-            if (++pick[i] < keys[i].k->nvalues)
-                break;
-            pick[i] = 0;
-            a--;
-        }
-        if (a == 0)
-            return 0;
     }
+}
+
+/* A cell's label when the part gives no template: its axis values in
+ * order, after the part's name when the part needs telling apart from
+ * another of its workload, or when there are no axes to name it by. */
+static void auto_label(const struct part_cells *pc, char *out, size_t len)
+{
+    size_t al = 0;
+    out[0] = '\0';
+    if (pc->prefix_part || pc->naxes == 0)
+        al += (size_t)snprintf(out + al, len - al, "%s", pc->part->name);
+    for (size_t i = 0; i < pc->nkeys; i++) {
+        const struct suite_key *k = pc->keys[i].k;
+        if (in_list(part_keys, k->name) || !list_key(k))
+            continue;
+        if (al < len)
+            al += (size_t)snprintf(out + al, len - al, "%s%s", al ? " " : "", k->values[pc->pick[i]]);
+    }
+}
+
+/* Label the cell from the part's template, or automatically. The label
+ * must be one a run takes, and no two cells of one workload may share
+ * one: their results could not be told apart. */
+static int label_cell(const struct suite_plan *p, const struct part_cells *pc, struct suite_cell *c,
+                      struct pm_err *err)
+{
+    const char *path = p->file.path;
+    const struct suite_key *lk = pc->lk;
+    const struct suite_section *part = pc->part;
+    if (lk) {
+        if (expand_label(lk->raw, pc->keys, pc->nkeys, pc->pick, c->label, sizeof c->label) < 0)
+            return pm_errf(err, "%s:%d: label = %s: a {key} that is not a key of [%s] (accepted: {KEY} for any key "
+                           "it sets, e.g. {mem-cap})", path, lk->line, lk->raw, part->name);
+    } else {
+        auto_label(pc, c->label, sizeof c->label);
+    }
+    if (!run_label_ok(c->label))
+        return pm_errf(err, "%s:%d: [%s]: the label '%s' is not one (accepted: 1 to 255 characters, not starting "
+                       "with '-')", path, lk ? lk->line : part->line, part->name, c->label);
+    for (size_t i = 0; i + 1 < p->ncells; i++)
+        if (p->cells[i].wl == c->wl && strcmp(p->cells[i].label, c->label) == 0)
+            return pm_errf(err, "%s:%d: two cells of workload %s are labelled '%s' (accepted: a label = template "
+                           "with a {key} for each axis)", path, lk ? lk->line : part->line, c->wl->name, c->label);
+    return 0;
+}
+
+/* The cell of the combination pc->pick holds: made, labelled, put in the
+ * group of its kernel and machine, and applied once. */
+static int add_cell(struct suite_plan *p, const struct part_cells *pc, struct pm_err *err)
+{
+    struct suite_cell *c = new_cell(p, pc, err);
+    if (!c)
+        return -1;
+    struct suite_group g = { .kernel = "running", .vm_memory = SUITE_VM_MEMORY_DEFAULT, .vm_cpus = 2 };
+    fill_cell(p, pc, c, &g, err);
+    if (label_cell(p, pc, c, err) < 0)
+        return -1;
+    if ((c->group = find_group(p, &g)) < 0)
+        return pm_errf(err, "%s:%d: more than %d kernels and machines in one suite (accepted: at most %d)",
+                       p->file.path, g.line, SUITE_MAX_GROUPS, SUITE_MAX_GROUPS);
+    /* Applied once now: a cell that loads is a cell that can run. */
+    struct cell_run cr;
+    if (suite_cell_prepare(p, c, &cr, err) < 0)
+        return -1;
+    workload_describe(c->wl, cr.wl_state, c->params, sizeof c->params);
+    suite_cell_release(&cr);
+    return 0;
+}
+
+/* Step to the next combination of axis values, the last axis varying
+ * fastest. False once every combination has been made. */
+static bool next_pick(struct part_cells *pc)
+{
+    size_t a = pc->naxes;
+    while (a > 0) {
+        size_t i = pc->axis_of[a - 1];
+        if (++pc->pick[i] < pc->keys[i].k->nvalues)
+            break;
+        pc->pick[i] = 0;
+        a--;
+    }
+    return a > 0;
+}
+
+/* A part's cells, one for each combination of its axes' values, added
+ * to the plan; everything is checked before the first is made. */
+static int add_cells(struct suite_plan *p, const struct suite_section *global, const struct suite_section *part,
+                     bool prefix_part, struct pm_err *err)
+{
+    struct part_cells pc = { .global = global, .part = part, .prefix_part = prefix_part };
+    pc.nkeys = effective_keys(global, part, pc.keys, 128);
+    if (part_workload(p, &pc, err) < 0 || part_axes(p, &pc, err) < 0 || check_cell_count(p, &pc, err) < 0)
+        return -1;
+    pc.lk = key_in(part, "label");
+    if (!pc.lk)
+        pc.lk = key_in(global, "label");
+    /* The product of the axes, the last varying fastest. */
+    do {
+        if (add_cell(p, &pc, err) < 0)
+            return -1;
+    } while (next_pick(&pc));
+    return 0;
 }
 
 int suite_plan_read(const char *path, const char *text, struct suite_plan *p, struct pm_err *err)

@@ -1,4 +1,4 @@
-#include "cmd/suite_file.h"
+#include "experiment/file.h"
 #include "lib/alloc.h"
 #include "lib/hash.h"
 #include <errno.h>

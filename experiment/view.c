@@ -1,8 +1,8 @@
-#include "cmd/suite_view.h"
+#include "experiment/view.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cmd/suite_run.h"
+#include "experiment/suite.h"
 
 int suite_view_load(struct pm_db *db, int64_t id, struct suite_view *v, struct pm_err *err)
 {

@@ -1,5 +1,5 @@
-#ifndef PM_SUITE_RUN_H
-#define PM_SUITE_RUN_H
+#ifndef PM_EXPERIMENT_SUITE_H
+#define PM_EXPERIMENT_SUITE_H
 /* Running a suite: its planned runs in results.db, executed in order,
  * more planned a round at a time (interleaved: every cell still needing
  * runs, in an order shuffled per round from the suite's seed; sequential:
@@ -10,7 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "cmd/suite_plan.h"
+#include "experiment/events.h"
+#include "experiment/plan.h"
 #include "store/suites.h"
 
 /* Per cell, from the stored runs. */
@@ -53,6 +54,6 @@ struct suite_run_opts {
 
 /* suite run FILE: returns the exit status (0 done and every run ok, 1 a run
  * failed, 2 bad input or harness errors, 128 + N interrupted by signal N). */
-int suite_run(const char *path, const struct suite_run_opts *o);
+int suite_run(const char *path, const struct suite_run_opts *o, const struct exp_events *ev);
 
 #endif

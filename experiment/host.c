@@ -9,9 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "cmd/cli.h"
-#include "cmd/suite_host.h"
-#include "cmd/suite_runner.h"
+#include "experiment/run_opts.h"
+#include "experiment/host.h"
+#include "experiment/backend.h"
+#include "experiment/runner.h"
 #include "lib/fileio.h"
 #include "lib/quote.h"
 #include "lib/spawn.h"
@@ -74,16 +75,27 @@ static void write_unit(FILE *f, const struct suite_plan *p, const char *exe, con
 }
 
 /* Show a command (dry run) or run it. */
-static int command(char *const *argv, bool dry_run, struct pm_err *err)
+static int command(const struct exp_events *ev, char *const *argv, bool dry_run, struct pm_err *err)
 {
     if (dry_run) {
-        printf("would run:");
+        char *line = NULL;
+        size_t len;
+        FILE *f = open_memstream(&line, &len);
+        if (!f)
+            return pm_errf(err, "out of memory");
+        fputs("would run:", f);
         for (char *const *a = argv; *a; a++) {
             char q[PATH_MAX + 64];
             quote_terminal(*a, q, sizeof q);
-            printf(" %s", q);
+            fprintf(f, " %s", q);
         }
-        printf("\n");
+        fputc('\n', f);
+        if (fclose(f) != 0) {
+            free(line);
+            return pm_errf(err, "out of memory");
+        }
+        exp_say(ev, EXP_DRY_RUN, "%s", line);
+        free(line);
         return 0;
     }
     struct pm_spawn sp = { .argv = argv, .in = PM_FD_NULL };
@@ -96,7 +108,7 @@ static int command(char *const *argv, bool dry_run, struct pm_err *err)
 static int unit_words(struct runner *r, const char *path, char *suite, char *db)
 {
     if (!realpath(path, suite) || !realpath(pm_db_path(), db)) {
-        fprintf(stderr, "pressmark suite run: --reboot: %s: %s\n", path, strerror(errno));
+        exp_say(r->ev, EXP_LOG, "pressmark suite run: --reboot: %s: %s\n", path, strerror(errno));
         return -1;
     }
     const char *const carried[] = { suite, db, r->rs.exe };
@@ -104,7 +116,7 @@ static int unit_words(struct runner *r, const char *path, char *suite, char *db)
         if (!quote_systemd_ok(carried[i])) {
             char q[PATH_MAX * 4];
             quote_terminal(carried[i], q, sizeof q);
-            fprintf(stderr, "pressmark suite run: --reboot: %s cannot be carried by a systemd unit (accepted: a path "
+            exp_say(r->ev, EXP_LOG, "pressmark suite run: --reboot: %s cannot be carried by a systemd unit (accepted: a path "
                     "in UTF-8 without control characters)\n", q);
             return -1;
         }
@@ -130,7 +142,7 @@ static int kexec_into(struct runner *r, int g, const char *path, const struct su
         if (!pm_path_exists(vmlinuz)) {
             char *apt[] = { "apt-get", "install", "-y", (char *)k->info.package, NULL };
             char *dpkg[] = { "dpkg", "-i", (char *)k->spec.path, NULL };
-            if (command(k->spec.kind == KERNEL_DEB ? dpkg : apt, o->dry_run, &err) < 0)
+            if (command(r->ev, k->spec.kind == KERNEL_DEB ? dpkg : apt, o->dry_run, &err) < 0)
                 goto fail;
         }
     }
@@ -138,17 +150,25 @@ static int kexec_into(struct runner *r, int g, const char *path, const struct su
     unit_name(r->p, unit, sizeof unit);
     snprintf(unit_path, sizeof unit_path, "%s/%s", UNIT_DIR, unit);
     if (o->dry_run) {
-        printf("would write %s:\n", unit_path);
-        write_unit(stdout, r->p, r->rs.exe, suite, db);
+        char *text = NULL;
+        size_t len;
+        FILE *f = open_memstream(&text, &len);
+        if (!f || (write_unit(f, r->p, r->rs.exe, suite, db), fclose(f)) != 0) {
+            free(text);
+            pm_errf(&err, "out of memory");
+            goto fail;
+        }
+        exp_say(r->ev, EXP_DRY_RUN, "would write %s:\n%s", unit_path, text);
+        free(text);
     } else {
         FILE *f = pm_create_file(unit_path);
         if (!f) {
-            fprintf(stderr, "pressmark suite run: --reboot: %s: %s\n", unit_path, strerror(errno));
+            exp_say(r->ev, EXP_LOG, "pressmark suite run: --reboot: %s: %s\n", unit_path, strerror(errno));
             return -1;
         }
         write_unit(f, r->p, r->rs.exe, suite, db);
         if (fclose(f) != 0) {
-            fprintf(stderr, "pressmark suite run: --reboot: %s: %s\n", unit_path, strerror(errno));
+            exp_say(r->ev, EXP_LOG, "pressmark suite run: --reboot: %s: %s\n", unit_path, strerror(errno));
             return -1;
         }
     }
@@ -160,20 +180,20 @@ static int kexec_into(struct runner *r, int g, const char *path, const struct su
                      initrd[0] ? "--reuse-cmdline" : NULL, NULL };
     /* systemctl kexec: a clean shutdown, then the loaded kernel. */
     char *boot[] = { "systemctl", "kexec", NULL };
-    if (command(reload, o->dry_run, &err) < 0 || command(enable, o->dry_run, &err) < 0 ||
-        command(load, o->dry_run, &err) < 0)
+    if (command(r->ev, reload, o->dry_run, &err) < 0 || command(r->ev, enable, o->dry_run, &err) < 0 ||
+        command(r->ev, load, o->dry_run, &err) < 0)
         goto fail;
     if (!o->dry_run)
-        fprintf(stderr, "pressmark: rebooting into %s with kexec; %s continues the suite after the boot\n", rel, unit);
-    if (command(boot, o->dry_run, &err) < 0)
+        exp_say(r->ev, EXP_LOG, "pressmark: rebooting into %s with kexec; %s continues the suite after the boot\n", rel, unit);
+    if (command(r->ev, boot, o->dry_run, &err) < 0)
         goto fail;
     return 0;
 fail:
-    fprintf(stderr, "pressmark suite run: --reboot kexec: %s\n", err.msg);
+    exp_say(r->ev, EXP_LOG, "pressmark suite run: --reboot kexec: %s\n", err.msg);
     return -1;
 }
 
-int suite_host_next(struct runner *r, const char *path, const struct suite_run_opts *o)
+static int host_next(struct runner *r, const char *path, const struct suite_run_opts *o)
 {
     const struct suite_plan *p = r->p;
     bool running[SUITE_MAX_GROUPS];
@@ -186,11 +206,11 @@ int suite_host_next(struct runner *r, const char *path, const struct suite_run_o
     quote_terminal(p->groups[g].kernel, q, sizeof q);
     quote_terminal(path, qp, sizeof qp);
     if (running[g]) {
-        fprintf(stderr, "pressmark: suite %lld: the running kernel's cells are not done; 'pressmark suite run %s' "
+        exp_say(r->ev, EXP_LOG, "pressmark: suite %lld: the running kernel's cells are not done; 'pressmark suite run %s' "
                 "continues them\n", (long long)r->suite.id, qp);
         return 0;
     }
-    fprintf(stderr, "pressmark: suite %lld: this kernel's cells are done; boot %s (%s) next and run 'pressmark suite "
+    exp_say(r->ev, EXP_LOG, "pressmark: suite %lld: this kernel's cells are done; boot %s (%s) next and run 'pressmark suite "
             "run %s' again ('pressmark suite next-kernel %s' prints it)\n", (long long)r->suite.id, q,
             r->kernels[g].info.release, qp, qp);
     if (!o->reboot)
@@ -198,9 +218,11 @@ int suite_host_next(struct runner *r, const char *path, const struct suite_run_o
     return kexec_into(r, g, path, o);
 }
 
-int suite_host_finish(struct runner *r, const char *path, const struct suite_run_opts *o)
+static int host_finish(struct runner *r, const char *path, const struct suite_run_opts *o)
 {
     (void)path;
+    if (!o->reboot)
+        return 0;
     char unit[200], unit_path[PATH_MAX];
     unit_name(r->p, unit, sizeof unit);
     snprintf(unit_path, sizeof unit_path, "%s/%s", UNIT_DIR, unit);
@@ -209,13 +231,25 @@ int suite_host_finish(struct runner *r, const char *path, const struct suite_run
     struct pm_err err;
     char *disable[] = { "systemctl", "disable", unit, NULL };
     char *reload[] = { "systemctl", "daemon-reload", NULL };
-    if (command(disable, o->dry_run, &err) < 0)
-        fprintf(stderr, "pressmark suite run: %s\n", err.msg);
+    if (command(r->ev, disable, o->dry_run, &err) < 0)
+        exp_say(r->ev, EXP_LOG, "pressmark suite run: %s\n", err.msg);
     if (o->dry_run)
-        printf("would remove %s\n", unit_path);
+        exp_say(r->ev, EXP_DRY_RUN, "would remove %s\n", unit_path);
     else if (unlink(unit_path) < 0)
-        fprintf(stderr, "pressmark suite run: %s: %s\n", unit_path, strerror(errno));
-    command(reload, o->dry_run, &err);
-    fprintf(stderr, "pressmark: suite complete; %s removed\n", unit);
+        exp_say(r->ev, EXP_LOG, "pressmark suite run: %s: %s\n", unit_path, strerror(errno));
+    command(r->ev, reload, o->dry_run, &err);
+    exp_say(r->ev, EXP_LOG, "pressmark: suite complete; %s removed\n", unit);
     return 0;
 }
+
+/* A group whose kernel is not the one running waits for its boot. */
+static int host_defer_group(struct runner *r, int group, const struct suite_run_opts *o, int *abort_sig, int *worst)
+{
+    (void)group, (void)o, (void)abort_sig, (void)worst;
+    r->incomplete = true;
+    return 0;
+}
+
+const struct exp_backend exp_backend_host = {
+    .name = "host", .run_group = host_defer_group, .next = host_next, .finish = host_finish,
+};

@@ -1,8 +1,8 @@
 #ifndef PM_SUITE_HOST_H
 #define PM_SUITE_HOST_H
 #include <stdbool.h>
-#include "cmd/suite_plan.h"
-#include "cmd/suite_run.h"
+#include "experiment/plan.h"
+#include "experiment/suite.h"
 
 /* The group whose kernel is to be booted next: the first in the file's
  * order with cells still wanting runs that is not the running kernel

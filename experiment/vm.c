@@ -9,8 +9,10 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-#include "cmd/cli.h"
-#include "cmd/suite_runner.h"
+#include "experiment/run_opts.h"
+#include "experiment/backend.h"
+#include "experiment/runner.h"
+#include "kernels/find.h"
 #include "kernels/image.h"
 #include "kernels/vm.h"
 #include "lib/fileio.h"
@@ -21,101 +23,6 @@
 #include "store/runs.h"
 #include "store/suites.h"
 
-static const char *kind_name(enum kernel_kind k)
-{
-    return k == KERNEL_RUNNING ? "running" : k == KERNEL_PACKAGE ? "package" : k == KERNEL_DEB ? "package file"
-                                                                                               : "bzImage";
-}
-
-/* What every run of the group carries about its kernel. */
-static void kernel_meta(struct kv_list *m, const struct group_kernel *k)
-{
-    kv_set(m, "kernel.value", k->spec.value);
-    kv_set(m, "kernel.source", kind_name(k->spec.kind));
-    kv_set(m, "kernel.release", k->info.release);
-    if (k->info.version[0])
-        kv_set(m, "kernel.version", k->info.version);
-    if (k->info.package[0])
-        kv_set(m, "kernel.package", k->info.package);
-    if (k->info.build_id[0])
-        kv_set(m, "kernel.build_id", k->info.build_id);
-    kv_set(m, "kernel.config", k->info.config_known ? "known" : "unknown");
-    for (size_t i = 0; i < k->info.config.n; i++)
-        kv_set(m, k->info.config.v[i].key, k->info.config.v[i].value);
-}
-
-int suite_kernels_check(struct runner *r, const struct suite_run_opts *o)
-{
-    const struct suite_plan *p = r->p;
-    r->kernels = calloc(p->ngroups, sizeof *r->kernels);
-    r->kernel_meta = calloc(p->ngroups, sizeof *r->kernel_meta);
-    if (!r->kernels || !r->kernel_meta) {
-        fprintf(stderr, "pressmark suite run: out of memory\n");
-        return -1;
-    }
-    struct utsname now;
-    if (uname(&now) < 0)
-        now.release[0] = '\0';
-    for (size_t g = 0; g < p->ngroups; g++) {
-        const struct suite_group *sg = &p->groups[g];
-        struct group_kernel *k = &r->kernels[g];
-        struct pm_err err;
-        if (kernel_spec_parse(sg->kernel, &k->spec, &err) < 0) {
-            fprintf(stderr, "pressmark suite run: %s:%d: %s\n", p->file.path, sg->line, err.msg);
-            return -1;
-        }
-        k->running = kernel_spec_is_running(&k->spec);
-        int rc = k->running ? kernel_running_info(&k->info, &err) : image_check_kernel(&k->spec, &k->info, &err);
-        if (rc < 0) {
-            fprintf(stderr, "pressmark suite run: %s:%d: %s\n", p->file.path, sg->line, err.msg);
-            return -1;
-        }
-        /* A metapackage or package file may stand for the kernel booted now. */
-        if (!k->running && strcmp(k->info.release, now.release) == 0) {
-            kernel_info_free(&k->info);
-            k->running = kernel_running_info(&k->info, &err) == 0;
-        }
-        if (!k->running && p->backend == BACKEND_VM) {
-            if (geteuid() != 0) {
-                fprintf(stderr, "pressmark suite run: %s:%d: kernel = %s: booting it in a VM needs root (it builds "
-                        "the guest's image with debootstrap and mounts; accepted: run as root, or backend = host)\n",
-                        p->file.path, sg->line, sg->kernel);
-                return -1;
-            }
-            static const char *const tools[][2] = { { "qemu-system-x86_64", "qemu-system-x86" },
-                                                    { "qemu-img", "qemu-utils" }, { "debootstrap", "debootstrap" },
-                                                    { "mkfs.ext4", "e2fsprogs" } };
-            for (size_t t = 0; t < sizeof tools / sizeof tools[0]; t++)
-                if (!pm_in_path(tools[t][0])) {
-                    fprintf(stderr, "pressmark suite run: %s:%d: kernel = %s: booting it in a VM needs %s (accepted: "
-                            "apt-get install %s)\n", p->file.path, sg->line, sg->kernel, tools[t][0], tools[t][1]);
-                    return -1;
-                }
-        }
-        if (!k->running && p->backend == BACKEND_HOST && o->reboot && !o->dry_run && !pm_in_path("kexec")) {
-            fprintf(stderr, "pressmark suite run: --reboot kexec needs kexec (accepted: apt-get install kexec-tools)\n");
-            return -1;
-        }
-        kernel_meta(&r->kernel_meta[g], k);
-        if (k->running)
-            kv_set(&r->kernel_meta[g], "vm.accel", "none");
-    }
-    return 0;
-}
-
-void suite_kernels_free(struct runner *r)
-{
-    const struct suite_plan *p = r->p;
-    for (size_t g = 0; r->kernels && g < p->ngroups; g++)
-        kernel_info_free(&r->kernels[g].info);
-    for (size_t g = 0; r->kernel_meta && g < p->ngroups; g++)
-        kv_free(&r->kernel_meta[g]);
-    free(r->kernels);
-    free(r->kernel_meta);
-    r->kernels = NULL;
-    r->kernel_meta = NULL;
-}
-
 /* Runs the group's cells still need get a failed run each, with reason,
  * so the suite goes on and status and the report say why. */
 static int mark_failed(struct runner *r, int group, const char *reason)
@@ -123,7 +30,7 @@ static int mark_failed(struct runner *r, int group, const char *reason)
     const struct suite_plan *p = r->p;
     struct pm_err err;
     if (runner_reload(r, &err) < 0) {
-        fprintf(stderr, "pressmark suite run: %s\n", err.msg);
+        exp_say(r->ev, EXP_LOG, "pressmark suite run: %s\n", err.msg);
         return 2;
     }
     int64_t seq = r->nslots ? r->slots[r->nslots - 1].seq + 1 : 0;
@@ -155,13 +62,13 @@ static int mark_failed(struct runner *r, int group, const char *reason)
                 rc = suites_link_run(&r->rs.db, r->suite.id, seq, run_id, &err);
             kv_free(&meta);
             if (rc < 0) {
-                fprintf(stderr, "pressmark suite run: %s\n", err.msg);
+                exp_say(r->ev, EXP_LOG, "pressmark suite run: %s\n", err.msg);
                 return 2;
             }
         }
     }
     if (runner_reload(r, &err) < 0) {
-        fprintf(stderr, "pressmark suite run: %s\n", err.msg);
+        exp_say(r->ev, EXP_LOG, "pressmark suite run: %s\n", err.msg);
         return 2;
     }
     runner_update_progress(r);
@@ -204,7 +111,7 @@ static void kvm_flag(char *buf, size_t len)
 {
     char cache[PATH_MAX];
     struct pm_err e;
-    if (image_cache_dir(cache, sizeof cache, &e) < 0)
+    if (kernel_cache_dir(cache, sizeof cache, &e) < 0)
         buf[0] = '\0';
     else
         snprintf(buf, len, "%s/kvm-failed", cache);
@@ -288,71 +195,134 @@ static int merge_guest(struct runner *r, int group, const char *dir, int *adopte
     return rc;
 }
 
-int suite_vm_group(struct runner *r, int group, const struct suite_run_opts *o, int *abort_sig, int *worst)
+/* The image of the group's kernel, and what its runs carry of it. -1
+ * when it cannot be made: the group's cells are then marked failed (rc
+ * says how that went). */
+static int prepare_image(struct runner *r, int group, const struct suite_run_opts *o, struct vm_image *img,
+                         FILE *say, int *worst, int *rc)
 {
-    const struct suite_plan *p = r->p;
-    const struct suite_group *sg = &p->groups[group];
-    struct group_kernel *k = &r->kernels[group];
+    const struct suite_group *sg = &r->p->groups[group];
     struct pm_err err;
-    char mem[32], q[300];
-    pm_fmt_size(mem, sizeof mem, sg->vm_memory);
-    quote_terminal(sg->kernel, q, sizeof q);
-    struct vm_image img;
-    if (image_prepare(&k->spec, &img, o->quiet ? NULL : stderr, &err) < 0) {
+    (void)o;
+    if (image_prepare(&r->kernels[group].spec, img, say, &err) < 0) {
         char reason[1400];
         snprintf(reason, sizeof reason, "kernel %s: its VM image could not be made: %s", sg->kernel, err.msg);
         char qr[1500];
         quote_terminal(reason, qr, sizeof qr);
-        fprintf(stderr, "pressmark: %s; its cells are marked failed\n", qr);
-        image_free(&img);
+        exp_say(r->ev, EXP_LOG, "pressmark: %s; its cells are marked failed\n", qr);
+        image_free(img);
         if (*worst < 1)
             *worst = 1;
-        return mark_failed(r, group, reason);
+        *rc = mark_failed(r, group, reason);
+        return -1;
     }
     /* The image knows the kernel's configuration (its /boot/config). */
     struct kv_list *m = &r->kernel_meta[group];
-    kv_set(m, "kernel.config", img.info.config_known ? "known" : "unknown");
-    for (size_t i = 0; i < img.info.config.n; i++)
-        kv_set(m, img.info.config.v[i].key, img.info.config.v[i].value);
+    kv_set(m, "kernel.config", img->info.config_known ? "known" : "unknown");
+    for (size_t i = 0; i < img->info.config.n; i++)
+        kv_set(m, img->info.config.v[i].key, img->info.config.v[i].value);
     kv_setf(m, "vm.memory", "%llu", (unsigned long long)sg->vm_memory);
     kv_setf(m, "vm.cpus", "%u", sg->vm_cpus);
     if (sg->vm_append[0])
         kv_set(m, "vm.append", sg->vm_append);
-    enum vm_accel accel = choose_accel(p);
+    return 0;
+}
+
+/* Boot the group's VM once with accel; the runs it made are merged in.
+ * Returns 0 (res says how the boot ended), or 2 for a harness error. */
+static int boot_once(struct runner *r, int group, const struct suite_run_opts *o, const struct vm_image *img,
+                     enum vm_accel accel, FILE *say, char *dir, size_t dirlen, struct vm_result *res)
+{
+    const struct suite_plan *p = r->p;
+    const struct suite_group *sg = &p->groups[group];
+    struct kv_list *m = &r->kernel_meta[group];
+    struct pm_err err;
+    char mem[32], q[300];
+    pm_fmt_size(mem, sizeof mem, sg->vm_memory);
+    quote_terminal(sg->kernel, q, sizeof q);
+    kv_set(m, "vm.accel", accel == VM_KVM ? "kvm" : "tcg");
+    kv_set(m, "emulated", accel == VM_TCG ? "yes" : "no");
+    if (boot_dir(r, group, dir, dirlen, &err) < 0) {
+        exp_say(r->ev, EXP_LOG, "pressmark suite run: %s\n", err.msg);
+        return 2;
+    }
+    char *mt = meta_text(m);
+    /* The guest's arguments: numbers and pressmark's own words only. */
+    char args[512], file[160];
+    snprintf(file, sizeof file, "%s.ini", p->name);
+    snprintf(args, sizeof args, "--guest-group %d --guest-suite %s --guest-seed %llu --guest-meta job-meta %s\n",
+             group, r->suite.uuid, (unsigned long long)r->suite.seed, file);
+    if (!o->quiet)
+        exp_say(r->ev, EXP_LOG, "pressmark: kernel %s (%s): booting in a VM (%s, %s RAM, %u CPUs); logs in %s\n", q,
+                img->info.release, accel == VM_KVM ? "KVM" : "TCG emulation", mem, sg->vm_cpus, dir);
+    struct vm_boot b = { .img = img, .memory = sg->vm_memory, .cpus = sg->vm_cpus, .append = sg->vm_append,
+                         .accel = accel, .timeout_s = p->vm_timeout_s, .exe = r->rs.exe,
+                         .suite_text = p->file.canonical, .suite_file = file, .args = args,
+                         .meta = mt ? mt : "", .log_dir = dir, .say = say };
+    int brc = vm_boot(&b, res, &err);
+    free(mt);
+    if (brc < 0) {
+        exp_say(r->ev, EXP_LOG, "pressmark suite run: kernel %s: %s\n", q, err.msg);
+        return 2;
+    }
+    return 0;
+}
+
+/* After a boot that ended as it should: bring the guest's runs in and
+ * check the group is done. Returns the group's status (0, or 2). */
+static int take_runs(struct runner *r, int group, const struct suite_run_opts *o, const char *dir,
+                     const struct vm_result *res, int *worst)
+{
+    const struct suite_group *sg = &r->p->groups[group];
+    struct pm_err err;
+    char reason[1500], q[300];
+    quote_terminal(sg->kernel, q, sizeof q);
+    int adopted = 0, refused = 0;
+    if (merge_guest(r, group, dir, &adopted, &refused, &err) < 0) {
+        snprintf(reason, sizeof reason, "kernel %s: the guest's results could not be merged: %s", sg->kernel,
+                 err.msg);
+        *worst = *worst < 1 ? 1 : *worst;
+        return mark_failed(r, group, reason);
+    }
+    if (!o->quiet)
+        exp_say(r->ev, EXP_LOG, "pressmark: kernel %s: %d runs from the VM (up after %.1f s, first run at %.1f s, %.1f s "
+                "in all)\n", q, adopted, res->up_s, res->first_run_s, res->wall_s);
+    if (refused)
+        exp_say(r->ev, EXP_LOG, "pressmark: kernel %s: %d run%s of the guest's refused (see %s/host.log)\n", q, refused,
+                refused == 1 ? "" : "s", dir);
+    if (runner_reload(r, &err) < 0) {
+        exp_say(r->ev, EXP_LOG, "pressmark suite run: %s\n", err.msg);
+        return 2;
+    }
+    runner_update_progress(r);
+    if (!runner_group_done(r, group)) {
+        snprintf(reason, sizeof reason, "kernel %s: the guest's suite ended with runs left (its exit status %d; "
+                 "its log: %s/guest.log)", sg->kernel, res->guest_status, dir);
+        *worst = *worst < 1 ? 1 : *worst;
+        return mark_failed(r, group, reason);
+    }
+    return 0;
+}
+
+/* Boot the group's kernel in a VM, run its cells there, bring the runs
+ * in: KVM first where it may work, TCG when KVM cannot run guests here. */
+static int vm_run_group(struct runner *r, int group, const struct suite_run_opts *o, int *abort_sig, int *worst)
+{
+    const struct suite_group *sg = &r->p->groups[group];
+    FILE *say = o->quiet ? NULL : exp_say_file(r->ev);
+    struct vm_image img;
     int rc = 0;
+    if (prepare_image(r, group, o, &img, say, worst, &rc) < 0) {
+        if (say)
+            fclose(say);
+        return rc;
+    }
+    enum vm_accel accel = choose_accel(r->p);
     for (int attempt = 0; attempt < 2; attempt++) {
-        kv_set(m, "vm.accel", accel == VM_KVM ? "kvm" : "tcg");
-        kv_set(m, "emulated", accel == VM_TCG ? "yes" : "no");
         char dir[PATH_MAX + 64];
-        if (boot_dir(r, group, dir, sizeof dir, &err) < 0) {
-            fprintf(stderr, "pressmark suite run: %s\n", err.msg);
-            rc = 2;
-            break;
-        }
-        char meta_path[PATH_MAX + 80];
-        snprintf(meta_path, sizeof meta_path, "%s/job-meta", dir);
-        char *mt = meta_text(m);
-        /* The guest's arguments: numbers and pressmark's own words only. */
-        char args[512], file[160];
-        snprintf(file, sizeof file, "%s.ini", p->name);
-        snprintf(args, sizeof args, "--guest-group %d --guest-suite %s --guest-seed %llu --guest-meta job-meta %s\n",
-                 group, r->suite.uuid, (unsigned long long)r->suite.seed, file);
-        if (!o->quiet)
-            fprintf(stderr, "pressmark: kernel %s (%s): booting in a VM (%s, %s RAM, %u CPUs); logs in %s\n", q,
-                    img.info.release, accel == VM_KVM ? "KVM" : "TCG emulation", mem, sg->vm_cpus, dir);
-        struct vm_boot b = { .img = &img, .memory = sg->vm_memory, .cpus = sg->vm_cpus, .append = sg->vm_append,
-                             .accel = accel, .timeout_s = p->vm_timeout_s, .exe = r->rs.exe,
-                             .suite_text = p->file.canonical, .suite_file = file, .args = args,
-                             .meta = mt ? mt : "", .log_dir = dir,
-                             .say = o->quiet ? NULL : stderr };
         struct vm_result res;
-        int brc = vm_boot(&b, &res, &err);
-        free(mt);
-        if (brc < 0) {
-            fprintf(stderr, "pressmark suite run: kernel %s: %s\n", q, err.msg);
-            rc = 2;
+        if ((rc = boot_once(r, group, o, &img, accel, say, dir, sizeof dir, &res)) != 0)
             break;
-        }
         if (res.how == VM_KVM_FAILED && attempt == 0) {
             char flag[PATH_MAX + 16];
             kvm_flag(flag, sizeof flag);
@@ -361,7 +331,7 @@ int suite_vm_group(struct runner *r, int group, const struct suite_run_opts *o, 
                 if (f)
                     fclose(f);
             }
-            fprintf(stderr, "pressmark: KVM cannot run guests here (%s); booting with TCG emulation instead, and "
+            exp_say(r->ev, EXP_LOG, "pressmark: KVM cannot run guests here (%s); booting with TCG emulation instead, and "
                     "from now on (remove %s to try KVM again)\n", res.reason, flag);
             accel = VM_TCG;
             continue;
@@ -370,47 +340,27 @@ int suite_vm_group(struct runner *r, int group, const struct suite_run_opts *o, 
             *abort_sig = res.signal;
             break;
         }
-        char reason[1500];
         if (res.how != VM_DONE) {
+            char reason[1500];
             snprintf(reason, sizeof reason, "kernel %s: %s (console: %s/console.log)", sg->kernel, res.reason, dir);
             if (!o->quiet) {
                 char qr[1600];
                 quote_terminal(reason, qr, sizeof qr);
-                fprintf(stderr, "pressmark: %s\n", qr);
+                exp_say(r->ev, EXP_LOG, "pressmark: %s\n", qr);
             }
             rc = mark_failed(r, group, reason);
             if (*worst < 1)
                 *worst = 1;
             break;
         }
-        int adopted = 0, refused = 0;
-        if (merge_guest(r, group, dir, &adopted, &refused, &err) < 0) {
-            snprintf(reason, sizeof reason, "kernel %s: the guest's results could not be merged: %s", sg->kernel,
-                     err.msg);
-            rc = mark_failed(r, group, reason);
-            *worst = *worst < 1 ? 1 : *worst;
-            break;
-        }
-        if (!o->quiet)
-            fprintf(stderr, "pressmark: kernel %s: %d runs from the VM (up after %.1f s, first run at %.1f s, %.1f s "
-                    "in all)\n", q, adopted, res.up_s, res.first_run_s, res.wall_s);
-        if (refused)
-            fprintf(stderr, "pressmark: kernel %s: %d run%s of the guest's refused (see %s/host.log)\n", q, refused,
-                    refused == 1 ? "" : "s", dir);
-        if (runner_reload(r, &err) < 0) {
-            fprintf(stderr, "pressmark suite run: %s\n", err.msg);
-            rc = 2;
-            break;
-        }
-        runner_update_progress(r);
-        if (!runner_group_done(r, group)) {
-            snprintf(reason, sizeof reason, "kernel %s: the guest's suite ended with runs left (its exit status %d; "
-                     "its log: %s/guest.log)", sg->kernel, res.guest_status, dir);
-            rc = mark_failed(r, group, reason);
-            *worst = *worst < 1 ? 1 : *worst;
-        }
+        rc = take_runs(r, group, o, dir, &res, worst);
         break;
     }
     image_free(&img);
+    if (say)
+        fclose(say);
     return rc;
 }
+
+/* A group whose kernel is not the one running: its VM. */
+const struct exp_backend exp_backend_vm = { .name = "vm", .run_group = vm_run_group };

@@ -1,0 +1,50 @@
+#ifndef PM_EXPERIMENT_RUN_OPTS_H
+#define PM_EXPERIMENT_RUN_OPTS_H
+/* The options of every run, declared once as option tables: the command
+ * line of run and record, a suite file's keys, the stored configuration.
+ * Their state is a struct run_opts, which becomes a run plan. */
+#include <stdbool.h>
+#include <stdint.h>
+#include "harness/run.h"
+#include "lib/opt.h"
+#include "pressure/env.h"
+#include "workloads/workload.h"
+
+/* The option table of --db, for commands that take nothing else of the
+ * run options. */
+extern const struct opt pm_db_option[];
+
+/* Options shared by every command that runs a workload. */
+struct run_opts {
+    const char *label;
+    uint64_t interval_ns;
+    unsigned runs;
+    uint64_t gap_ns;
+    uint64_t timeout_ns;
+    bool quiet;
+    bool profile;
+    bool trace_reclaim;
+    unsigned collect_off;
+    bool no_sample;
+    const char *push_url;
+    char push_token[1024];
+    struct env_config env;
+    char label_buf[256];
+};
+
+/* The run options and the environment options, as option tables whose
+ * state is a struct run_opts (for cmd_parse groups). */
+extern const struct opt pm_run_options[];
+extern const struct opt pm_env_options[];
+extern const char pm_env_options_title[];
+
+void run_opts_defaults(struct run_opts *ro);
+/* The cap and planned swap, as a workload's check sees them. */
+void run_opts_limits(const struct run_opts *ro, struct wl_limits *lim);
+/* Check the options together (root, the cap method here, mem-high below
+ * the cap): 0, or -1 with err saying why (run_opts_finish prints it). */
+int run_opts_check(struct run_opts *ro, struct pm_err *err);
+/* Fill the plan's common fields from the options. */
+void run_opts_to_plan(const struct run_opts *ro, struct run_plan *plan);
+
+#endif

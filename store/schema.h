@@ -1,0 +1,16 @@
+#ifndef PM_STORE_SCHEMA_H
+#define PM_STORE_SCHEMA_H
+/* results.db's schema: its version lives in PRAGMA user_version and only
+ * moves forward, one migration a version, each in its own transaction. */
+#include "store/sql.h"
+
+#define PM_SCHEMA_VERSION 7
+
+/* The database's schema version (0: empty). The first real read of a
+ * file: one that is not a database fails here, err saying so. */
+int pm_schema_version(struct pm_db *db, int *v, struct pm_err *err);
+/* Bring db's schema to PM_SCHEMA_VERSION. -1 with err when it is newer
+ * than this pressmark's or a migration fails (that one is rolled back). */
+int pm_schema_migrate(struct pm_db *db, struct pm_err *err);
+
+#endif

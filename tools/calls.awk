@@ -1,0 +1,70 @@
+# Calls between object files, read from `nm -A -g` over them: a file that
+# leaves a symbol undefined calls the file that defines it. Two rules:
+# a folder calls only itself and the folders layering.txt lists for it
+# (the include rule, now for calls), and no files of one folder call each
+# other in a circle. "call:" and "cycle:" lines in layering.txt keep an
+# exception, each with its reason. One line per violation.
+# awk -v objdir=DIR -f calls.awk layering.txt NM-OUTPUT
+FNR == NR {
+    if ($1 == "call:") { keep_call[$2 " " $3] = 1; next }
+    if ($1 == "cycle:") { k = ""; for (i = 2; i <= NF && $i !~ /^#/; i++) k = k $i " "; keep_cycle[k] = 1; next }
+    if ($0 ~ /^[ \t]*(#|$)/) next
+    dir = $1; sub(/:$/, "", dir)
+    for (i = 2; i <= NF && $i !~ /^#/; i++) allow[dir " " $i] = 1
+    allow_list[dir] = substr($0, index($0, ":") + 1); sub(/#.*/, "", allow_list[dir])
+    next
+}
+{
+    colon = index($0, ":")
+    obj = substr($0, 1, colon - 1)
+    # The directory is a prefix, not a pattern: a path may hold + or (.
+    if (index(obj, objdir "/") == 1) obj = substr(obj, length(objdir) + 2)
+    sub(/\.o$/, ".c", obj)
+    n = split(substr($0, colon + 1), f, " ")
+    if (n == 2 && f[1] == "U") { nuse++; use_file[nuse] = obj; use_sym[nuse] = f[2] }
+    else if (n == 3 && f[2] ~ /^[TDBRVWG]$/) def[f[3]] = obj
+    files[obj] = 1
+}
+function folder(file,   d) { d = file; sub(/\/.*/, "", d); return d }
+function base(file,   b) { b = file; sub("^" folder(file) "/", "", b); return b }
+END {
+    for (i = 1; i <= nuse; i++) {
+        a = use_file[i]; s = use_sym[i]
+        if (!(s in def) || def[s] == a) continue
+        b = def[s]; fa = folder(a); fb = folder(b)
+        if (fa != fb) {
+            if (!((fa " " fb) in allow) && !((a " " b) in keep_call) && !reported[a " " b]) {
+                list = allow_list[fa]; gsub(/^[ \t]+|[ \t]+$/, "", list); gsub(/[ \t]+/, " ", list)
+                printf "layering: %s calls %s (%s): %s/ may call only %s\n", a, s, b, fa, list
+                reported[a " " b] = 1; bad = 1
+            }
+        } else if (!((a SUBSEP b) in edge)) {
+            edge[a, b] = 1; nout[a]++; out[a, nout[a]] = b
+        }
+    }
+    # Tarjan's strongly connected components over each folder's files.
+    for (v in files) if (!(v in index_of)) strong(v)
+    exit bad
+}
+function strong(v,   i, w, comp, k, n, names) {
+    index_of[v] = low[v] = ++counter; stack[++sp] = v; on_stack[v] = 1
+    for (i = 1; i <= nout[v]; i++) {
+        w = out[v, i]
+        if (!(w in index_of)) { strong(w); if (low[w] < low[v]) low[v] = low[w] }
+        else if (on_stack[w] && index_of[w] < low[v]) low[v] = index_of[w]
+    }
+    if (low[v] != index_of[v]) return
+    n = 0
+    do { w = stack[sp--]; on_stack[w] = 0; comp[++n] = w } while (w != v)
+    if (n < 2) return
+    sort_names(comp, n)
+    names = ""; for (k = 1; k <= n; k++) names = names comp[k] " "
+    if (names in keep_cycle) return
+    printf "layering: files of %s/ call each other in a circle:", folder(v)
+    for (k = 1; k <= n; k++) printf " %s", base(comp[k])
+    printf " (keep it in layering.txt as \"cycle: %s\" with the reason, or break it)\n", substr(names, 1, length(names) - 1)
+    bad = 1
+}
+function sort_names(a, n,   i, j, t) {
+    for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+}

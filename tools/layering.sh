@@ -1,0 +1,52 @@
+#!/bin/bash
+# make layering: the tree's shape, three checks, one line per violation,
+# exit 1 if any.
+#  - includes: every #include "dir/file.h" names a folder that layering.txt
+#    allows for the including file's folder;
+#  - calls (with OBJDIR, the build's objects): a file calls only into the
+#    folders its folder may include, and no files of one folder call each
+#    other in a circle (tools/calls.awk; exceptions in layering.txt);
+#  - lengths: no function of the sources is over 100 lines (tools/funclen.awk).
+# tools/layering.sh [ROOT [OBJDIR]] (default: this tree, no call check).
+set -euo pipefail
+tools=$(cd "$(dirname "$0")" && pwd)
+root=${1:-$(cd "$tools/.." && pwd)}
+objdir=${2:-}
+[ -z "$objdir" ] || objdir=$(cd "$objdir" && pwd)
+cd "$root"
+declare -A allowed
+while read -r dir rest; do
+    case "$dir" in ''|\#*|call:|cycle:) continue ;; esac
+    allowed[${dir%:}]=" ${rest%%#*} "
+done < layering.txt
+bad=0
+for dir in "${!allowed[@]}"; do
+    while IFS=: read -r file line text; do
+        inc=$(printf '%s' "$text" | sed -E 's/.*#include "([^"]+)".*/\1/')
+        top=${inc%%/*}
+        [ "$top" = "$inc" ] && top=$dir        # "x.h": same folder
+        if [[ "${allowed[$dir]}" != *" $top "* ]]; then
+            echo "layering: $file:$line includes \"$inc\": $dir/ may include only${allowed[$dir]% }"
+            bad=1
+        fi
+    done < <(grep -rn --include='*.c' --include='*.h' -E '^[[:space:]]*#[[:space:]]*include[[:space:]]+"' "$dir" 2>/dev/null || true)
+done
+if [ -n "$objdir" ]; then
+    objs=()
+    for dir in "${!allowed[@]}"; do
+        # Only objects of sources in the tree: one left from a removed file is not part of it.
+        [ -d "$objdir/$dir" ] && while IFS= read -r o; do
+            rel=${o#"$objdir"/}
+            [ -f "${rel%.o}.c" ] && objs+=("$o")
+        done < <(find "$objdir/$dir" -name '*.o' | sort)
+    done
+    [ ${#objs[@]} -gt 0 ] || { echo "layering: no objects under $objdir (build first)"; exit 1; }
+    nm -A -g "${objs[@]}" | awk -v objdir="$objdir" -f "$tools/calls.awk" layering.txt - || bad=1
+fi
+srcs=()
+for dir in "${!allowed[@]}"; do
+    [ -d "$dir" ] && while IFS= read -r f; do srcs+=("$f"); done < <(find "$dir" -name '*.c' | sort)
+done
+[ ${#srcs[@]} -gt 0 ] || { echo "layering: no sources under $root"; exit 1; }
+awk -v max=100 -f "$tools/funclen.awk" "${srcs[@]}" || bad=1
+exit $bad

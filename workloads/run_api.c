@@ -1,0 +1,174 @@
+/* What a workload may ask of its run, in terms of the harness's table of
+ * operations (struct run_ops): spawning and waiting are the harness's;
+ * what can be said with them (a helper's report, GNU time's fields, a
+ * status from an exit, a histogram's percentiles) is said here, once. */
+#include "workloads/workload.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* struct run_ctx begins with its table (harness/run.c): a pointer to a
+ * structure, converted, points to its first member (C11 6.7.2.1). */
+static const struct run_ops *ops(struct run_ctx *rc)
+{
+    return *(const struct run_ops *const *)(void *)rc;
+}
+
+int run_spawn(struct run_ctx *rc, char *const argv[], pid_t *pid, struct pm_err *err)
+{
+    return ops(rc)->spawn_io(rc, argv, -1, -1, pid, err);
+}
+
+int run_spawn_fd(struct run_ctx *rc, char *const argv[], int pass_fd, pid_t *pid, struct pm_err *err)
+{
+    return ops(rc)->spawn_io(rc, argv, pass_fd, -1, pid, err);
+}
+
+int run_spawn_io(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd, pid_t *pid, struct pm_err *err)
+{
+    return ops(rc)->spawn_io(rc, argv, pass_fd, out_fd, pid, err);
+}
+
+int run_wait(struct run_ctx *rc, pid_t pid, struct run_exit *ex, struct pm_err *err)
+{
+    return ops(rc)->wait(rc, pid, ex, err);
+}
+
+int run_helper(struct run_ctx *rc, char *const argv[], const char *what, char *report, size_t len,
+               struct pm_err *err)
+{
+    report[0] = '\0';
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) < 0)
+        return pm_errf(err, "pipe: %s", strerror(errno));
+    pid_t pid;
+    int sp = run_spawn_fd(rc, argv, p[1], &pid, err);
+    close(p[1]);
+    struct run_exit ex;
+    if (sp < 0 || run_wait(rc, pid, &ex, err) < 0) {
+        close(p[0]);
+        return -1;
+    }
+    /* Read after the wait: a helper writes its report, smaller than the
+     * pipe, as it ends. */
+    ssize_t n = read(p[0], report, len - 1);
+    close(p[0]);
+    report[n > 0 ? n : 0] = '\0';
+    run_rusage_metrics(rc, &ex);
+    run_status_from_exit(rc, what, &ex);
+    return 0;
+}
+
+void run_metric(struct run_ctx *rc, const char *name, double value, const char *unit, enum metric_dir dir)
+{
+    ops(rc)->metric(rc, name, value, unit, dir);
+}
+
+void run_live_count(struct run_ctx *rc, uint64_t count, const char *unit)
+{
+    ops(rc)->live_count(rc, count, unit);
+}
+
+void run_gauge(struct run_ctx *rc, const char *name, double value)
+{
+    ops(rc)->gauge(rc, name, value);
+}
+
+int run_latency(struct run_ctx *rc, const char *name, const struct loghist *h, struct pm_err *err)
+{
+    char m[96];
+#define PUT(suffix, value, unit) \
+    (snprintf(m, sizeof m, "%s_%s", name, suffix), run_metric(rc, m, (value), unit, PM_LOWER))
+    snprintf(m, sizeof m, "%s_samples", name);
+    run_metric(rc, m, (double)h->count, "count", PM_NEITHER);
+    if (h->count) {
+        PUT("p50_us", loghist_percentile(h, 50) / 1e3, "us");
+        PUT("p90_us", loghist_percentile(h, 90) / 1e3, "us");
+        PUT("p99_us", loghist_percentile(h, 99) / 1e3, "us");
+        PUT("p999_us", loghist_percentile(h, 99.9) / 1e3, "us");
+        PUT("max_us", (double)h->max / 1e3, "us");
+        PUT("mean_us", (double)(h->sum / (long double)h->count) / 1e3, "us");
+    }
+#undef PUT
+    if (ops(rc)->keep_hist(rc, name, h) < 0)
+        return pm_errf(err, "out of memory keeping %s", name);
+    return 0;
+}
+
+void run_meta(struct run_ctx *rc, const char *key, const char *value)
+{
+    ops(rc)->meta(rc, key, value);
+}
+
+void run_set_status(struct run_ctx *rc, const char *status, const char *fmt, ...)
+{
+    char reason[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof reason, fmt, ap);
+    va_end(ap);
+    ops(rc)->set_status(rc, status, reason);
+}
+
+void run_rusage_metrics(struct run_ctx *rc, const struct run_exit *ex)
+{
+    double user = (double)ex->ru.ru_utime.tv_sec + (double)ex->ru.ru_utime.tv_usec / 1e6;
+    double sys = (double)ex->ru.ru_stime.tv_sec + (double)ex->ru.ru_stime.tv_usec / 1e6;
+    double elapsed = (double)ex->elapsed_ns / 1e9;
+    run_metric(rc, "time.elapsed_s", elapsed, "s", PM_LOWER);
+    run_metric(rc, "time.user_s", user, "s", PM_LOWER);
+    run_metric(rc, "time.sys_s", sys, "s", PM_LOWER);
+    run_metric(rc, "time.cpu_pct", elapsed > 0 ? (user + sys) / elapsed * 100.0 : 0, "%", PM_NEITHER);
+    run_metric(rc, "time.majflt", (double)ex->ru.ru_majflt, "count", PM_LOWER);
+    run_metric(rc, "time.minflt", (double)ex->ru.ru_minflt, "count", PM_LOWER);
+    run_metric(rc, "time.nvcsw", (double)ex->ru.ru_nvcsw, "count", PM_NEITHER);
+    run_metric(rc, "time.nivcsw", (double)ex->ru.ru_nivcsw, "count", PM_NEITHER);
+    run_metric(rc, "time.maxrss_kb", (double)ex->ru.ru_maxrss, "KB", PM_LOWER);
+    run_metric(rc, "time.inblock", (double)ex->ru.ru_inblock, "count", PM_NEITHER);
+    run_metric(rc, "time.oublock", (double)ex->ru.ru_oublock, "count", PM_NEITHER);
+}
+
+void run_status_from_exit(struct run_ctx *rc, const char *what, const struct run_exit *ex)
+{
+    /* Aborted: run_wait noted the signal, so nothing pending is taken here. */
+    int sig = ex->aborted ? ops(rc)->abort_signal(rc) : 0;
+    if (ex->aborted)
+        run_set_status(rc, "aborted", "interrupted by %s", sigabbrev_np(sig) ? sigabbrev_np(sig) : "a signal");
+    else if (ex->timed_out)
+        run_set_status(rc, "failed", "%s did not finish within the timeout of %.1f s", what,
+                       (double)ops(rc)->timeout_ns(rc) / 1e9);
+    else if (WIFEXITED(ex->wstatus) && WEXITSTATUS(ex->wstatus) == 0)
+        run_set_status(rc, "ok", "%s", "");
+    else if (WIFEXITED(ex->wstatus))
+        run_set_status(rc, "failed", "%s exited with status %d", what, WEXITSTATUS(ex->wstatus));
+    else if (WIFSIGNALED(ex->wstatus))
+        run_set_status(rc, "failed", "%s was killed by SIG%s", what,
+                       sigabbrev_np(WTERMSIG(ex->wstatus)) ? sigabbrev_np(WTERMSIG(ex->wstatus)) : "?");
+    else
+        run_set_status(rc, "failed", "%s ended with wait status %#x", what, ex->wstatus);
+}
+
+const char *rc_status(struct run_ctx *rc)
+{
+    return ops(rc)->status(rc);
+}
+
+const char *run_exe(struct run_ctx *rc)
+{
+    return ops(rc)->exe(rc);
+}
+
+bool run_check_abort(struct run_ctx *rc)
+{
+    return ops(rc)->abort_signal(rc) != 0;
+}
+
+const char *run_cgroup(struct run_ctx *rc)
+{
+    return ops(rc)->cgroup(rc);
+}
