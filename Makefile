@@ -15,7 +15,7 @@ cc-flag = $(shell $(CC) -Werror $(1) -E -x c /dev/null >/dev/null 2>&1 && echo $
 # truncates on purpose (paths, notes); every such call is bounded.
 WARN    := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes -Wvla \
            $(call cc-flag,-Wno-format-truncation)
-PM_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -I. $(shell pkg-config --cflags $(PKGS))
+PM_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -I. -I$(B)/gen $(shell pkg-config --cflags $(PKGS))
 LDLIBS  += $(shell pkg-config --libs $(PKGS)) -lgsl -lgslcblas -lz -lm -pthread
 
 # The folders in the order their includes may point: each may include
@@ -69,6 +69,15 @@ $(B)/version.txt: FORCE
 $(B)/lib/version.o: $(B)/version.txt
 $(B)/lib/version.o: PM_CFLAGS += -DPM_VERSION='"$(VERSION)"'
 
+# metric_names.h: a macro per declared metric (tools/metric-names.awk), so
+# code that reads a metric by name is checked by the compiler. Rewritten
+# only when it changes, so editing a table rebuilds only its readers.
+METRIC_DECL := $(wildcard collectors/*.c harness/*.c workloads/*.c workloads/chat/*.c)
+$(B)/gen/metric_names.h: tools/metric-names.awk $(METRIC_DECL)
+	@mkdir -p $(@D)
+	@awk -f tools/metric-names.awk $(METRIC_DECL) > $@.tmp && { cmp -s $@.tmp $@ || mv $@.tmp $@; } && rm -f $@.tmp
+$(LIB_OBJ) $(B)/cmd/main.o: | $(B)/gen/metric_names.h
+
 # Header dependencies, so a changed struct rebuilds everything that uses it.
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
@@ -82,7 +91,7 @@ $(B)/%.o: %.c
 # was not there before fails the target.
 define run-tests
 	@ls -d /tmp/pressmark-test.* 2>/dev/null | sort > $(1)/tmp-before || true
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PRESSMARK_BIN=$(abspath $(1)/pressmark) $(2) prove -f tests/ $(1)/tests/
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PRESSMARK_BIN=$(abspath $(1)/pressmark) $(2) prove -f tests/ $(UNIT_SRC:tests/%.c=$(1)/tests/%.t)
 	@ls -d /tmp/pressmark-test.* 2>/dev/null | sort | comm -13 $(1)/tmp-before - > $(1)/tmp-left || true; \
 	 if [ -s $(1)/tmp-left ]; then echo "tests left behind: $$(cat $(1)/tmp-left)"; exit 1; fi
 endef

@@ -7,7 +7,7 @@
 #include "cmd/complete.h"
 #include "pressure/balloon.h"
 #include "pressure/undo.h"
-#include "lib/metric_doc.h"
+#include "harness/catalogue.h"
 #include "lib/version.h"
 #include "reports/present.h"
 #include "workloads/workload.h"
@@ -95,7 +95,7 @@ static int cmd_help(int argc, char **argv)
                "with no better direction is reported, never judged) and what it is. A run stores\n"
                "those its kernel, cgroup and workload provide. <word> in a name stands for each\n"
                "of the values listed beside it.\n");
-        metric_doc_print(stdout);
+        catalogue_print(stdout);
         return 0;
     }
     if (argc >= 2) {

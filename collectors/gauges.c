@@ -1,4 +1,5 @@
 #include "collectors/gauges.h"
+#include "collectors/source.h"
 #include <string.h>
 
 void gauges_init(struct gauges *gs)
@@ -96,3 +97,13 @@ void gauges_collector_init(struct collector *c, struct gauges *gs)
     c->priv = gs;
     c->fd = -1;
 }
+
+static void gauges_source_init(struct source_set *ss, const struct source_opts *o)
+{
+    struct collector *c = o->gauges ? source_next(ss) : NULL;
+    if (c)
+        gauges_collector_init(c, o->gauges);
+}
+
+/* The workload's own values while it runs (run_gauge): series only. */
+const struct source_def source_workload = { .name = "workload", .init = gauges_source_init };

@@ -1,4 +1,5 @@
 #include "collectors/heartbeat.h"
+#include "collectors/source.h"
 #include "lib/alloc.h"
 #include <errno.h>
 #include <stdlib.h>
@@ -125,3 +126,14 @@ void heartbeat_collector_init(struct collector *c, struct heartbeat *hb)
     c->priv = hb;
     c->fd = -1;
 }
+
+static void heartbeat_source_init(struct source_set *ss, const struct source_opts *o)
+{
+    struct collector *c = o->hb ? source_next(ss) : NULL;
+    if (c)
+        heartbeat_collector_init(c, o->hb);
+}
+
+/* Its metrics (heartbeat.*) are the run's own, made from its statistics
+ * where the sampler's are (the observer's group in harness/). */
+const struct source_def source_heartbeat = { .name = "heartbeat", .init = heartbeat_source_init };

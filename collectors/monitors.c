@@ -1,4 +1,5 @@
 #include "collectors/monitors.h"
+#include "collectors/source.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -519,3 +520,198 @@ void zones_collector_init(struct collector *c, const char *proc_root)
     procfile_collector_init(c, "zoneinfo", path, "zoneinfo", NULL);
     c->ops = &zones_ops;
 }
+
+/* ---- The monitors as sources: their rows and the metrics each derives. */
+
+enum { FRAG_UNUSABLE_O9_MAX_PCT, ZONE_BELOW_LOW_MAX_PAGES, ZONE_BELOW_MIN_MAX_PAGES, SWAPDEV_READS,
+    SWAPDEV_WRITES, SWAPDEV_READ_KB, SWAPDEV_WRITE_KB, SWAPDEV_AWAIT_MS, PROCS_RSS_MAX_KB, PROCS_SWAP_MAX_KB,
+    MTHP_ANON_FAULT_ALLOC, MTHP_ANON_FAULT_FALLBACK, MTHP_SWPOUT, MTHP_SWPOUT_FALLBACK, MTHP_SPLIT };
+static const struct metric_def monitor_defs[] = {
+    [FRAG_UNUSABLE_O9_MAX_PCT] = METRIC("frag.unusable_o9_max_pct", "%", PM_LOWER,
+                  "the unusable free space index for order 9 (2 MB) at its worst, from /proc/buddyinfo"),
+    [ZONE_BELOW_LOW_MAX_PAGES] = METRIC("zone.below_low_max_pages", "pages", PM_LOWER,
+                  "the most any zone's free pages fell below its low watermark (/proc/zoneinfo)"),
+    [ZONE_BELOW_MIN_MAX_PAGES] = METRIC("zone.below_min_max_pages", "pages", PM_LOWER,
+                  "the most any zone's free pages fell below its min watermark"),
+    [SWAPDEV_READS] = METRIC("swapdev.reads", "ops", PM_LOWER,
+                  "reads completed by the swap devices' disks (/proc/diskstats)"),
+    [SWAPDEV_WRITES] = METRIC("swapdev.writes", "ops", PM_LOWER, "writes completed by the swap devices' disks"),
+    [SWAPDEV_READ_KB] = METRIC("swapdev.read_kb", "KB", PM_LOWER, "read from the swap devices' disks"),
+    [SWAPDEV_WRITE_KB] = METRIC("swapdev.write_kb", "KB", PM_LOWER, "written to the swap devices' disks"),
+    [SWAPDEV_AWAIT_MS] = METRIC("swapdev.await_ms", "ms", PM_LOWER,
+                  "(read + write ms) / requests, iostat's await; a swap file's disk counts its other files' I/O too"),
+    [PROCS_RSS_MAX_KB] = METRIC("procs.rss_max_kb", "KB", PM_NEITHER,
+                  "the workload's largest process at its largest (VmRSS)"),
+    [PROCS_SWAP_MAX_KB] = METRIC("procs.swap_max_kb", "KB", PM_LOWER,
+                  "the most any of its five largest processes had swapped (VmSwap)"),
+    [MTHP_ANON_FAULT_ALLOC] = METRIC("mthp.anon_fault_alloc", "count", PM_NEITHER,
+                  "mTHP folios allocated at fault, all sizes that are on"),
+    [MTHP_ANON_FAULT_FALLBACK] = METRIC("mthp.anon_fault_fallback", "count", PM_LOWER,
+                  "mTHP faults that fell back to smaller folios"),
+    [MTHP_SWPOUT] = METRIC("mthp.swpout", "count", PM_LOWER, "mTHP folios swapped out whole"),
+    [MTHP_SWPOUT_FALLBACK] = METRIC("mthp.swpout_fallback", "count", PM_LOWER, "mTHP folios split before swap-out"),
+    [MTHP_SPLIT] = METRIC("mthp.split", "count", PM_LOWER, "mTHP folios split"),
+};
+static const struct metric_group monitor_metrics = METRIC_GROUP(
+    "monitors: fragmentation, watermarks, the swap devices, the largest processes, mTHP",
+    monitor_defs);
+
+
+static bool ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), k = strlen(tail);
+    return n >= k && strcmp(s + n - k, tail) == 0;
+}
+
+/* The largest of the maxima of the series named PREFIX...TAIL; false when none is. */
+static bool max_of(const struct series_table *t, const char *prefix, const char *tail, double *out)
+{
+    bool have = false;
+    for (size_t i = 0; i < t->n; i++)
+        if (strncmp(t->v[i].name, prefix, strlen(prefix)) == 0 && ends_with(t->v[i].name, tail) &&
+            (!have || t->v[i].max > *out)) {
+            *out = t->v[i].max;
+            have = true;
+        }
+    return have;
+}
+
+/* The sum of the changes of the series named PREFIX...TAIL; false when none is. */
+static bool sum_of(const struct series_table *t, const char *prefix, const char *tail, double *out)
+{
+    bool have = false;
+    double v;
+    *out = 0;
+    for (size_t i = 0; i < t->n; i++)
+        if (strncmp(t->v[i].name, prefix, strlen(prefix)) == 0 && ends_with(t->v[i].name, tail) &&
+            series_delta(t, t->v[i].name, &v)) {
+            *out += v;
+            have = true;
+        }
+    return have;
+}
+
+/* Fragmentation at its worst. */
+static int buddyinfo_derive(const struct series_table *t, long page_size, struct metric_set *out,
+                            struct derive_notes *notes)
+{
+    (void)page_size, (void)notes;
+    double v;
+    if (series_max(t, "buddyinfo.unusable_o9_permille", &v))
+        return metric_put(out, &monitor_defs[FRAG_UNUSABLE_O9_MAX_PCT], v / 10);
+    return 0;
+}
+
+/* The zones' free pages below their watermarks, at the worst of any zone. */
+static int zoneinfo_derive(const struct series_table *t, long page_size, struct metric_set *out,
+                           struct derive_notes *notes)
+{
+    (void)page_size, (void)notes;
+    double low, min = -1;
+    if (!max_of(t, "zoneinfo.", ".below_low", &low))
+        return 0;
+    max_of(t, "zoneinfo.", ".below_min", &min);
+    return metric_put(out, &monitor_defs[ZONE_BELOW_LOW_MAX_PAGES], low) |
+           metric_put(out, &monitor_defs[ZONE_BELOW_MIN_MAX_PAGES], min);
+}
+
+/* The swap devices' disks: requests, bytes, and their latency. */
+static int diskstats_derive(const struct series_table *t, long page_size, struct metric_set *out,
+                            struct derive_notes *notes)
+{
+    (void)page_size, (void)notes;
+    static const char *const cols[] = { ".reads", ".writes", ".read_sectors", ".write_sectors", ".read_ms", ".write_ms" };
+    double d[6];
+    bool have = false;
+    for (int k = 0; k < 6; k++)
+        have |= sum_of(t, "diskstats.", cols[k], &d[k]);
+    if (!have)
+        return 0;
+    int rc = metric_put(out, &monitor_defs[SWAPDEV_READS], d[0]);
+    rc |= metric_put(out, &monitor_defs[SWAPDEV_WRITES], d[1]);
+    rc |= metric_put(out, &monitor_defs[SWAPDEV_READ_KB], d[2] / 2);
+    rc |= metric_put(out, &monitor_defs[SWAPDEV_WRITE_KB], d[3] / 2);
+    /* The swap devices' I/O latency: time the requests took over their
+     * count (iostat's await). A swap file shares its disk with other
+     * files: this is the disk's, over the run. */
+    if (d[0] + d[1] > 0)
+        rc |= metric_put(out, &monitor_defs[SWAPDEV_AWAIT_MS], (d[4] + d[5]) / (d[0] + d[1]));
+    return rc;
+}
+
+/* The workload's largest process, and the most any of them swapped. */
+static int procs_derive(const struct series_table *t, long page_size, struct metric_set *out,
+                        struct derive_notes *notes)
+{
+    (void)page_size, (void)notes;
+    double rss, swap = -1;
+    if (!max_of(t, "procs.top", ".rss_kb", &rss))
+        return 0;
+    max_of(t, "procs.top", ".swap_kb", &swap);
+    return metric_put(out, &monitor_defs[PROCS_RSS_MAX_KB], rss) | metric_put(out, &monitor_defs[PROCS_SWAP_MAX_KB], swap);
+}
+
+/* mTHP's counters, summed over the sizes that are on. */
+static int mthp_derive(const struct series_table *t, long page_size, struct metric_set *out, struct derive_notes *notes)
+{
+    (void)page_size, (void)notes;
+    static const struct { const char *tail; int def; } stats[] = {
+        { ".anon_fault_alloc", MTHP_ANON_FAULT_ALLOC }, { ".anon_fault_fallback", MTHP_ANON_FAULT_FALLBACK },
+        { ".swpout", MTHP_SWPOUT }, { ".swpout_fallback", MTHP_SWPOUT_FALLBACK }, { ".split", MTHP_SPLIT },
+    };
+    double v[5];
+    bool have = false;
+    for (int k = 0; k < 5; k++)
+        have |= sum_of(t, "mthp.", stats[k].tail, &v[k]);
+    int rc = 0;
+    for (int k = 0; have && k < 5; k++)
+        rc |= metric_put(out, &monitor_defs[stats[k].def], v[k]);
+    return rc;
+}
+
+static void buddyinfo_init(struct source_set *ss, const struct source_opts *o)
+{
+    source_add_file(ss, "buddyinfo", o->proc_root, "buddyinfo", "buddyinfo", parse_buddyinfo);
+}
+
+static void zoneinfo_init(struct source_set *ss, const struct source_opts *o)
+{
+    struct collector *c = source_next(ss);
+    if (c)
+        zones_collector_init(c, o->proc_root);
+}
+
+static void diskstats_init(struct source_set *ss, const struct source_opts *o)
+{
+    struct collector *c = source_next(ss);
+    if (c)
+        diskstats_collector_init(c, o->proc_root);
+}
+
+static void procs_init(struct source_set *ss, const struct source_opts *o)
+{
+    if (!o->memcg_dir)
+        return;
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/cgroup.procs", o->memcg_dir);
+    struct collector *c = source_next(ss);
+    if (c)
+        procs_collector_init(c, path);
+}
+
+static void mthp_init(struct source_set *ss, const struct source_opts *o)
+{
+    struct collector *c = source_next(ss);
+    if (c)
+        mthp_collector_init(c, o->thp_dir ? o->thp_dir : "/sys/kernel/mm/transparent_hugepage");
+}
+
+/* The monitors' metrics share one heading, given with the first of them. */
+static const struct metric_group *const monitor_groups[] = { &monitor_metrics, NULL };
+const struct source_def source_buddyinfo = {
+    .name = "buddyinfo", .init = buddyinfo_init, .derive = buddyinfo_derive, .metrics = monitor_groups,
+};
+const struct source_def source_zoneinfo = { .name = "zoneinfo", .init = zoneinfo_init, .derive = zoneinfo_derive };
+const struct source_def source_diskstats = { .name = "diskstats", .init = diskstats_init, .derive = diskstats_derive };
+const struct source_def source_procs = { .name = "procs", .init = procs_init, .derive = procs_derive };
+const struct source_def source_mthp = { .name = "mthp", .init = mthp_init, .derive = mthp_derive };

@@ -1,4 +1,5 @@
 #include "collectors/collector.h"
+#include "collectors/source.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -94,3 +95,18 @@ const struct collector_ops procfile_collector_ops = {
     .sample = procfile_sample,
     .close = procfile_close,
 };
+
+struct collector *source_next(struct source_set *ss)
+{
+    return ss->n < PM_MAX_SOURCES ? &ss->cols[ss->n++] : NULL;
+}
+
+void source_add_file(struct source_set *ss, const char *source, const char *dir, const char *file,
+                     const char *prefix, proc_parse_fn parse)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    struct collector *c = source_next(ss);
+    if (c)
+        procfile_collector_init(c, source, path, prefix, parse);
+}

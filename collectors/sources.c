@@ -2,73 +2,49 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "collectors/monitors.h"
 
-const char *const source_names[SRC_COUNT] = {
-    "stat", "vmstat", "meminfo", "psi", "memcg", "heartbeat", "buddyinfo", "zoneinfo", "diskstats", "procs", "mthp", "workload",
+/* One row per source, in the order of enum source_id: adding a source is
+ * its own file (its row, its collectors, its derived metrics) and a line here. */
+extern const struct source_def source_stat, source_vmstat, source_meminfo, source_psi, source_memcg,
+    source_heartbeat, source_buddyinfo, source_zoneinfo, source_diskstats, source_procs, source_mthp, source_workload;
+const struct source_def *const pm_sources[SRC_COUNT] = {
+    [SRC_STAT] = &source_stat,
+    [SRC_VMSTAT] = &source_vmstat,
+    [SRC_MEMINFO] = &source_meminfo,
+    [SRC_PSI] = &source_psi,
+    [SRC_MEMCG] = &source_memcg,
+    [SRC_HEARTBEAT] = &source_heartbeat,
+    [SRC_BUDDYINFO] = &source_buddyinfo,
+    [SRC_ZONEINFO] = &source_zoneinfo,
+    [SRC_DISKSTATS] = &source_diskstats,
+    [SRC_PROCS] = &source_procs,
+    [SRC_MTHP] = &source_mthp,
+    [SRC_WORKLOAD] = &source_workload,
 };
-
-static void add_file(struct source_set *ss, const char *source, const char *dir, const char *file,
-                     const char *prefix, proc_parse_fn parse)
-{
-    if (ss->n >= PM_MAX_SOURCES)
-        return;
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", dir, file);
-    procfile_collector_init(&ss->cols[ss->n++], source, path, prefix, parse);
-}
 
 void sources_init(struct source_set *ss, const struct source_opts *o)
 {
     memset(ss, 0, sizeof *ss);
-    const char *proc = o->proc_root ? o->proc_root : "/proc";
-    const char *memcg_dir = o->memcg_dir;
-    int memcg_version = o->memcg_version;
-#define ON(id) (!(o->off & (1u << (id))))
-    char pressure[PATH_MAX];
-    snprintf(pressure, sizeof pressure, "%s/pressure", proc);
-    if (ON(SRC_STAT))
-        add_file(ss, "stat", proc, "stat", "stat", parse_proc_stat);
-    if (ON(SRC_VMSTAT))
-        add_file(ss, "vmstat", proc, "vmstat", "vmstat", parse_keyed_lines);
-    if (ON(SRC_MEMINFO))
-        add_file(ss, "meminfo", proc, "meminfo", "meminfo", parse_keyed_lines);
-    if (ON(SRC_PSI)) {
-        add_file(ss, "psi", pressure, "memory", "psi.memory", parse_psi);
-        add_file(ss, "psi", pressure, "cpu", "psi.cpu", parse_psi);
-        add_file(ss, "psi", pressure, "io", "psi.io", parse_psi);
-    }
-    if (ON(SRC_MEMCG) && memcg_dir && memcg_version == 2) {
-        add_file(ss, "memcg", memcg_dir, "memory.current", "memcg.memory.current", parse_single_value);
-        add_file(ss, "memcg", memcg_dir, "memory.swap.current", "memcg.memory.swap.current", parse_single_value);
-        add_file(ss, "memcg", memcg_dir, "memory.events", "memcg.memory.events", parse_keyed_lines);
-        add_file(ss, "memcg", memcg_dir, "memory.stat", "memcg.memory.stat", parse_keyed_lines);
-        add_file(ss, "memcg", memcg_dir, "memory.pressure", "memcg.memory.pressure", parse_psi);
-    } else if (ON(SRC_MEMCG) && memcg_dir && memcg_version == 1) {
-        add_file(ss, "memcg", memcg_dir, "memory.usage_in_bytes", "memcg.memory.usage_in_bytes", parse_single_value);
-        add_file(ss, "memcg", memcg_dir, "memory.memsw.usage_in_bytes", "memcg.memory.memsw.usage_in_bytes", parse_single_value);
-        add_file(ss, "memcg", memcg_dir, "memory.failcnt", "memcg.memory.failcnt", parse_single_value);
-        add_file(ss, "memcg", memcg_dir, "memory.stat", "memcg.memory.stat", parse_keyed_lines);
-        add_file(ss, "memcg", memcg_dir, "memory.oom_control", "memcg.memory.oom_control", parse_keyed_lines);
-    }
-    if (ON(SRC_HEARTBEAT) && o->hb && ss->n < PM_MAX_SOURCES)
-        heartbeat_collector_init(&ss->cols[ss->n++], o->hb);
-    if (ON(SRC_BUDDYINFO))
-        add_file(ss, "buddyinfo", proc, "buddyinfo", "buddyinfo", parse_buddyinfo);
-    if (ON(SRC_ZONEINFO) && ss->n < PM_MAX_SOURCES)
-        zones_collector_init(&ss->cols[ss->n++], proc);
-    if (ON(SRC_DISKSTATS) && ss->n < PM_MAX_SOURCES)
-        diskstats_collector_init(&ss->cols[ss->n++], proc);
-    if (ON(SRC_PROCS) && memcg_dir && ss->n < PM_MAX_SOURCES) {
-        char path[PATH_MAX];
-        snprintf(path, sizeof path, "%s/cgroup.procs", memcg_dir);
-        procs_collector_init(&ss->cols[ss->n++], path);
-    }
-    if (ON(SRC_MTHP) && ss->n < PM_MAX_SOURCES)
-        mthp_collector_init(&ss->cols[ss->n++], o->thp_dir ? o->thp_dir : "/sys/kernel/mm/transparent_hugepage");
-    if (ON(SRC_WORKLOAD) && o->gauges && ss->n < PM_MAX_SOURCES)
-        gauges_collector_init(&ss->cols[ss->n++], o->gauges);
-#undef ON
+    struct source_opts with_root = *o;
+    if (!with_root.proc_root)
+        with_root.proc_root = "/proc";
+    for (int i = 0; i < SRC_COUNT; i++)
+        if (!(o->off & (1u << i)))
+            pm_sources[i]->init(ss, &with_root);
+}
+
+int derive_metrics(const struct series_table *t, long page_size, struct metric_set *out,
+                   struct derive_notes *notes)
+{
+    struct derive_notes unused;
+    if (!notes)
+        notes = &unused;
+    memset(notes, 0, sizeof *notes);
+    int rc = 0;
+    for (int i = 0; i < SRC_COUNT; i++)
+        if (pm_sources[i]->derive)
+            rc |= pm_sources[i]->derive(t, page_size, out, notes);
+    return rc ? -1 : 0;
 }
 
 void sources_open(struct source_set *ss)
@@ -114,13 +90,13 @@ int sources_parse_collect(const char *text, unsigned *off, struct pm_err *err)
         }
         int id = -1;
         for (int i = 0; i < SRC_COUNT; i++)
-            if (strlen(source_names[i]) == wn && strncmp(source_names[i], w, wn) == 0)
+            if (strlen(pm_sources[i]->name) == wn && strncmp(pm_sources[i]->name, w, wn) == 0)
                 id = i;
         if (id < 0) {
             char accepted[256] = "";
             for (int i = 0; i < SRC_COUNT; i++)
                 snprintf(accepted + strlen(accepted), sizeof accepted - strlen(accepted), "%s%s", i ? ", " : "",
-                         source_names[i]);
+                         pm_sources[i]->name);
             return pm_errf(err, "'%.*s' is not a source (accepted: -NAME or +NAME, separated by commas or spaces, "
                            "NAME one of %s)", (int)n, p, accepted);
         }
@@ -144,5 +120,5 @@ void sources_describe_off(unsigned off, char *buf, size_t len)
     buf[0] = '\0';
     for (int i = 0; i < SRC_COUNT && o < len; i++)
         if (off & (1u << i))
-            o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? " " : "", source_names[i]);
+            o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? " " : "", pm_sources[i]->name);
 }

@@ -14,7 +14,7 @@
 #include "collectors/sampler.h"
 #include "collectors/sources.h"
 #include "store/db.h"
-#include "harness/derive.h"
+#include "collectors/sources.h"
 #include "pressure/env.h"
 #include "pressure/probe.h"
 #include "store/machine.h"
@@ -27,11 +27,13 @@
 #include "store/unstored.h"
 #include "lib/timeutil.h"
 #include "lib/fileio.h"
-#include "lib/metric_doc.h"
+#include "harness/catalogue.h"
+#include "harness/observer.h"
 #include "pressure/undo.h"
 #include "lib/units.h"
 #include "lib/version.h"
 #include "lib/spawn.h"
+#include "metric_names.h"     /* generated from the metric tables (tools/metric-names.awk) */
 #include <sys/mman.h>
 
 #define HEARTBEAT_PERIOD_NS 100000000ull
@@ -287,10 +289,10 @@ static void classify_oom(struct run_ctx *rc)
      * (a tracking cgroup without limits) meets only the system's. */
     const char *cap = kv_get(&rc->meta, "cap.method");
     bool capped = cap && strcmp(cap, "none") != 0;
-    const struct metric *m = capped ? metric_set_find(&rc->metrics, "memcg.oom_kill") : NULL;
+    const struct metric *m = capped ? metric_set_find(&rc->metrics, MN_memcg_oom_kill) : NULL;
     double kills = m ? m->value : 0;
     if (!m) {
-        const struct metric *v = metric_set_find(&rc->metrics, "vmstat.oom_kill");
+        const struct metric *v = metric_set_find(&rc->metrics, MN_vmstat_oom_kill);
         kills = v ? v->value : 0;
     }
     if (kills > 0 && strcmp(rc->status, "failed") == 0) {
@@ -302,7 +304,7 @@ static void classify_oom(struct run_ctx *rc)
 }
 
 /* The tests set PRESSMARK_TEST_STRICT_METRICS=1: a metric the catalogue
- * (lib/metric_doc.c) lacks, or stores with another unit or direction, fails
+ * (harness/catalogue.h) lacks, or stores with another unit or direction, fails
  * the run, so pressmark-metrics(7) cannot fall behind the code. */
 static void check_catalogue(struct run_ctx *rc)
 {
@@ -311,7 +313,7 @@ static void check_catalogue(struct run_ctx *rc)
         return;
     for (size_t i = 0; i < rc->metrics.n; i++) {
         const struct metric *m = &rc->metrics.v[i];
-        const char *why = metric_doc_check(m->name, m->unit, metric_dir_parse(m->direction));
+        const char *why = catalogue_check(m->name, m->unit, metric_dir_parse(m->direction));
         if (why) {
             fprintf(stderr, "pressmark: %s\n", why);
             run_set_status(rc, "failed", "%s", why);
@@ -320,26 +322,6 @@ static void check_catalogue(struct run_ctx *rc)
     }
 }
 
-static void add_sampler_metrics(struct run_ctx *rc, struct sampler *s, struct heartbeat *hb, uint64_t deferred)
-{
-    struct sampler_stats ss;
-    sampler_stats(s, &ss);
-    run_metric(rc, "sampler.store_deferred", (double)deferred, "count", PM_NEITHER);
-    run_metric(rc, "sampler.ticks", (double)ss.ticks, "count", PM_NEITHER);
-    run_metric(rc, "sampler.missed_ticks", (double)ss.missed, "count", PM_LOWER);
-    run_metric(rc, "sampler.late_p99_ms", ss.late_p99_ms, "ms", PM_LOWER);
-    run_metric(rc, "sampler.cpu_s", ss.cpu_s, "s", PM_LOWER);
-    struct heartbeat_stats hs;
-    heartbeat_stats(hb, &hs);
-    run_metric(rc, "heartbeat.beats", (double)hs.beats, "count", PM_NEITHER);
-    run_metric(rc, "heartbeat.skipped", (double)hs.skipped, "count", PM_LOWER);
-    run_metric(rc, "heartbeat.late_p50_ms", hs.p50_ms, "ms", PM_LOWER);
-    run_metric(rc, "heartbeat.late_p99_ms", hs.p99_ms, "ms", PM_LOWER);
-    run_metric(rc, "heartbeat.late_max_ms", hs.max_ms, "ms", PM_LOWER);
-    struct rusage self;
-    if (getrusage(RUSAGE_SELF, &self) == 0)
-        run_metric(rc, "pressmark.maxrss_kb", (double)self.ru_maxrss, "KB", PM_LOWER);
-}
 
 /* The run's line; a figure the run does not have is "-", never 0. */
 static void print_run_line(struct run_ctx *rc)
@@ -348,8 +330,8 @@ static void print_run_line(struct run_ctx *rc)
         return;
     const char *headline = rc->plan->wl->headline;
     const struct metric *h = metric_set_find(&rc->metrics, headline);
-    const struct metric *so = metric_set_find(&rc->metrics, "swap.out_kb");
-    const struct metric *hb = metric_set_find(&rc->metrics, "heartbeat.late_p99_ms");
+    const struct metric *so = metric_set_find(&rc->metrics, MN_swap_out_kb);
+    const struct metric *hb = metric_set_find(&rc->metrics, MN_heartbeat_late_p99_ms);
     char head[64] = "-", swapout[32] = "-", beat[32] = "-";
     if (h)
         snprintf(head, sizeof head, "%.6g %s", h->value, h->unit);
@@ -517,7 +499,7 @@ static void measure_workload(struct run_ctx *rc, struct measure *m, const struct
             kv_set(&rc->meta, "derive.swap_source", notes.swap_source);
         if (notes.steal_source)
             kv_set(&rc->meta, "derive.pgsteal_source", notes.steal_source);
-        add_sampler_metrics(rc, &m->sampler, &m->hb, m->ts.deferred);
+        observer_put_metrics(rc, &m->sampler, &m->hb, m->ts.deferred);
     }
     classify_oom(rc);
     check_catalogue(rc);

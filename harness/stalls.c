@@ -3,6 +3,27 @@
 #include <string.h>
 #include "store/latency.h"
 
+enum { STALL_COUNT, STALL_TOTAL_MS, STALL_P50_US, STALL_P90_US, STALL_P99_US, STALL_MAX_US, STALL_EVENTS,
+    STALL_LOST_EVENTS, STALL_UNPAIRED, STALL_NESTED };
+static const struct metric_def stall_defs[] = {
+    [STALL_COUNT] = METRIC("stall.<kind>.count", "stalls", PM_LOWER, "stalls of this kind"),
+    [STALL_TOTAL_MS] = METRIC("stall.<kind>.total_ms", "ms", PM_LOWER, "their summed duration"),
+    [STALL_P50_US] = METRIC("stall.<kind>.p50_us", "us", PM_LOWER, "median duration (within 0.8%)"),
+    [STALL_P90_US] = METRIC("stall.<kind>.p90_us", "us", PM_LOWER, "90th percentile duration"),
+    [STALL_P99_US] = METRIC("stall.<kind>.p99_us", "us", PM_LOWER, "99th percentile duration"),
+    [STALL_MAX_US] = METRIC("stall.<kind>.max_us", "us", PM_LOWER, "the longest"),
+    [STALL_EVENTS] = METRIC("stall.events", "events", PM_NEITHER, "trace events read"),
+    [STALL_LOST_EVENTS] = METRIC("stall.lost_events", "events", PM_LOWER,
+                  "events the trace buffers dropped (the stalls are then a lower bound)"),
+    [STALL_UNPAIRED] = METRIC("stall.unpaired", "events", PM_NEITHER,
+                  "an end without its begin or the reverse (the run's edges)"),
+    [STALL_NESTED] = METRIC("stall.nested", "events", PM_NEITHER,
+                  "a begin inside an open stall of the same task and kind"),
+};
+const struct metric_group stall_metrics = METRIC_GROUP(
+    "stall: --trace-reclaim, each stall from its begin to its end tracepoint per task (trace buffers); <kind> is direct (direct reclaim), memcg (a cgroup's limit reclaim) or compaction",
+    stall_defs);
+
 int run_trace_start(struct run_trace *rt, pid_t pid, struct pm_err *err)
 {
     memset(rt, 0, sizeof *rt);
@@ -42,26 +63,22 @@ void run_trace_finish(struct run_trace *rt, struct metric_set *metrics, struct k
     uint64_t unpaired = 0, nested = 0;
     for (int k = 0; k < STALL_KINDS; k++) {
         const struct loghist *h = &r->hist[k];
-        char name[64];
-#define PUT(suffix, value, unit) \
-        (snprintf(name, sizeof name, "stall.%s.%s", stall_kind_names[k], suffix), \
-         metric_set_put(metrics, name, (value), unit, PM_LOWER))
-        PUT("count", (double)h->count, "stalls");
-        PUT("total_ms", (double)(h->sum / 1e6L), "ms");
+        const char *kind = stall_kind_names[k];
+        metric_put_word(metrics, &stall_defs[STALL_COUNT], kind, (double)h->count);
+        metric_put_word(metrics, &stall_defs[STALL_TOTAL_MS], kind, (double)(h->sum / 1e6L));
         if (h->count) {
-            PUT("p50_us", loghist_percentile(h, 50) / 1e3, "us");
-            PUT("p90_us", loghist_percentile(h, 90) / 1e3, "us");
-            PUT("p99_us", loghist_percentile(h, 99) / 1e3, "us");
-            PUT("max_us", (double)h->max / 1e3, "us");
+            metric_put_word(metrics, &stall_defs[STALL_P50_US], kind, loghist_percentile(h, 50) / 1e3);
+            metric_put_word(metrics, &stall_defs[STALL_P90_US], kind, loghist_percentile(h, 90) / 1e3);
+            metric_put_word(metrics, &stall_defs[STALL_P99_US], kind, loghist_percentile(h, 99) / 1e3);
+            metric_put_word(metrics, &stall_defs[STALL_MAX_US], kind, (double)h->max / 1e3);
         }
-#undef PUT
         unpaired += r->unpaired[k];
         nested += r->nested[k];
     }
-    metric_set_put(metrics, "stall.lost_events", (double)r->lost, "events", PM_LOWER);
-    metric_set_put(metrics, "stall.unpaired", (double)unpaired, "events", PM_NEITHER);
-    metric_set_put(metrics, "stall.nested", (double)nested, "events", PM_NEITHER);
-    metric_set_put(metrics, "stall.events", (double)r->events, "events", PM_NEITHER);
+    metric_put(metrics, &stall_defs[STALL_LOST_EVENTS], (double)r->lost);
+    metric_put(metrics, &stall_defs[STALL_UNPAIRED], (double)unpaired);
+    metric_put(metrics, &stall_defs[STALL_NESTED], (double)nested);
+    metric_put(metrics, &stall_defs[STALL_EVENTS], (double)r->events);
 }
 
 int run_trace_hists(struct run_trace *rt, struct run_hists *into)

@@ -13,6 +13,9 @@
 
 #define STALL_BUFFER_KB 4096
 
+/* The stall.* metrics run_trace_finish stores. */
+extern const struct metric_group stall_metrics;
+
 struct run_trace {
     struct trace_instance ti;
     struct stalltrace st;

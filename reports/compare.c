@@ -7,29 +7,30 @@
 #include <string.h>
 #include "reports/present.h"
 #include "lib/quote.h"
+#include "metric_names.h"     /* generated from the metric tables (tools/metric-names.awk) */
 
 const char *const cmp_report_metrics[] = {
-    "stat.cpu.util_pct", "stat.cpu.sys_user_ratio", "swap.in_kb", "swap.out_kb", "swap.io_kb", NULL,
+    MN_stat_cpu_util_pct, MN_stat_cpu_sys_user_ratio, MN_swap_in_kb, MN_swap_out_kb, MN_swap_io_kb, NULL,
 };
 
 /* --long adds what kernel reports usually ask next. */
 static const char *const long_extra[] = {
-    "stat.cpu.user_pct", "stat.cpu.system_pct", "stat.cpu.iowait_pct", "time.elapsed_s", "time.majflt",
-    "vmstat.pgmajfault", "vmstat.pgscan_total", "vmstat.pgsteal_total", "vmstat.allocstall",
-    "reclaim.efficiency_pct", "reclaim.direct_scan_pct", "reclaim.scan_velocity", "reclaim.refaults",
-    "vmstat.compact_stall", "vmstat.thp_fault_fallback", "psi.memory.some_s", "psi.memory.full_s",
-    "heartbeat.late_p99_ms", "heartbeat.skipped", "memcg.usage_max_bytes", "stall.memcg.count",
-    "stall.memcg.total_ms", "stall.memcg.p99_us", "stall.direct.count", "stall.direct.p99_us",
-    "stall.compaction.count", NULL,
+    MN_stat_cpu_user_pct, MN_stat_cpu_system_pct, MN_stat_cpu_iowait_pct, MN_time_elapsed_s, MN_time_majflt,
+    MN_vmstat_pgmajfault, MN_vmstat_pgscan_total, MN_vmstat_pgsteal_total, MN_vmstat_allocstall,
+    MN_reclaim_efficiency_pct, MN_reclaim_direct_scan_pct, MN_reclaim_scan_velocity, MN_reclaim_refaults,
+    MN_vmstat_compact_stall, MN_vmstat_thp_fault_fallback, MN_psi_some_s("memory"), MN_psi_full_s("memory"),
+    MN_heartbeat_late_p99_ms, MN_heartbeat_skipped, MN_memcg_usage_max_bytes, MN_stall_count("memcg"),
+    MN_stall_total_ms("memcg"), MN_stall_p99_us("memcg"), MN_stall_count("direct"), MN_stall_p99_us("direct"),
+    MN_stall_count("compaction"), NULL,
 };
 
 static const struct { const char *name, *title; } titles[] = {
-    { "stat.cpu.util_pct", "%CPU" }, { "stat.cpu.sys_user_ratio", "%sys/%user" },
-    { "stat.cpu.user_pct", "%user" }, { "stat.cpu.system_pct", "%sys" }, { "stat.cpu.iowait_pct", "%iowait" },
-    { "swap.in_kb", "Total swpin" }, { "swap.out_kb", "Total swpout" }, { "swap.io_kb", "Total swapio" },
-    { "time.elapsed_s", "elapsed" }, { "heartbeat.late_p99_ms", "beat p99" },
-    { "chat.latency_p99_us", "p99 us" }, { "stutter.hog_mb_per_s", "hog MB/s" },
-    { "filestream.anon_pages_per_s", "anon pages/s" },
+    { MN_stat_cpu_util_pct, "%CPU" }, { MN_stat_cpu_sys_user_ratio, "%sys/%user" },
+    { MN_stat_cpu_user_pct, "%user" }, { MN_stat_cpu_system_pct, "%sys" }, { MN_stat_cpu_iowait_pct, "%iowait" },
+    { MN_swap_in_kb, "Total swpin" }, { MN_swap_out_kb, "Total swpout" }, { MN_swap_io_kb, "Total swapio" },
+    { MN_time_elapsed_s, "elapsed" }, { MN_heartbeat_late_p99_ms, "beat p99" },
+    { MN_chat_latency_p99_us, "p99 us" }, { MN_stutter_hog_mb_per_s, "hog MB/s" },
+    { MN_filestream_anon_pages_per_s, "anon pages/s" },
 };
 
 static void metric_title(const char *name, const char *workload, char *buf, size_t len)

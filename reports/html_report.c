@@ -15,6 +15,7 @@
 #include "reports/stats.h"
 #include "store/runinfo.h"
 #include "reports/summary.h"
+#include "metric_names.h"     /* generated from the metric tables (tools/metric-names.awk) */
 
 static const char css[] =
     "body{font-family:'DejaVu Sans',Arial,sans-serif;margin:1em auto;padding:0 1em;color:#222;max-width:1200px;"
@@ -92,7 +93,7 @@ static void run_rows(FILE *f, struct pm_db *db, const char *suite_uuid)
         const char *title;
         const char *hname = summary_headline(ri.workload, &title);
         const struct metric *h = metric_set_find(&ri.metrics, hname);
-        const struct metric *so = metric_set_find(&ri.metrics, "swap.out_kb");
+        const struct metric *so = metric_set_find(&ri.metrics, MN_swap_out_kb);
         char head[96] = "-", swapout[64] = "-", started[64];
         if (h)
             snprintf(head, sizeof head, "%.6g %s", h->value, h->unit);

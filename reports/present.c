@@ -1,4 +1,5 @@
 #include "reports/present.h"
+#include "metric_names.h"     /* generated from the metric tables (tools/metric-names.awk) */
 #include <stddef.h>
 
 static wl_present_fn lookup;
@@ -18,7 +19,7 @@ bool report_workload(const char *workload, struct wl_present *out)
 {
     if (workload && lookup && lookup(workload, out))
         return true;
-    *out = (struct wl_present){ .headline = "time.elapsed_s", .title = "elapsed", .cpu_split = false,
+    *out = (struct wl_present){ .headline = MN_time_elapsed_s, .title = "elapsed", .cpu_split = false,
                                 .params_title = "parameters" };
     return false;
 }

@@ -8,6 +8,7 @@
 #include "reports/stats.h"
 #include "reports/table.h"
 #include "reports/present.h"
+#include "metric_names.h"     /* generated from the metric tables (tools/metric-names.awk) */
 
 void summary_fmt_time(char *buf, size_t len, int64_t wall_ns)
 {
@@ -61,17 +62,17 @@ static void fmt_fixed(char *buf, size_t len, const struct run_info *ri, const ch
 
 void summary_gnu_time(FILE *f, const struct run_info *ri)
 {
-    const struct metric *el = metric_set_find(&ri->metrics, "time.elapsed_s");
+    const struct metric *el = metric_set_find(&ri->metrics, MN_time_elapsed_s);
     if (!el)
         return;
     char elapsed[32];
     pm_fmt_elapsed(elapsed, sizeof elapsed, el->value, true);
     fprintf(f, "%.2fuser %.2fsystem %selapsed %.0f%%CPU (0avgtext+0avgdata %.0fmaxresident)k\n"
                "%.0finputs+%.0foutputs (%.0fmajor+%.0fminor)pagefaults 0swaps\n",
-            run_metric_or(ri, "time.user_s", 0), run_metric_or(ri, "time.sys_s", 0), elapsed,
-            run_metric_or(ri, "time.cpu_pct", 0), run_metric_or(ri, "time.maxrss_kb", 0),
-            run_metric_or(ri, "time.inblock", 0), run_metric_or(ri, "time.oublock", 0),
-            run_metric_or(ri, "time.majflt", 0), run_metric_or(ri, "time.minflt", 0));
+            run_metric_or(ri, MN_time_user_s, 0), run_metric_or(ri, MN_time_sys_s, 0), elapsed,
+            run_metric_or(ri, MN_time_cpu_pct, 0), run_metric_or(ri, MN_time_maxrss_kb, 0),
+            run_metric_or(ri, MN_time_inblock, 0), run_metric_or(ri, MN_time_oublock, 0),
+            run_metric_or(ri, MN_time_majflt, 0), run_metric_or(ri, MN_time_minflt, 0));
 }
 
 static void print_details(FILE *f, const struct run_info *ri)
@@ -199,30 +200,30 @@ static void pct(char *buf, size_t len, const struct run_info *ri, const char *na
 static void print_monitors(FILE *f, const struct run_info *ri)
 {
     const struct metric_set *m = &ri->metrics;
-    if (metric_set_find(m, "frag.unusable_o9_max_pct") || metric_set_find(m, "zone.below_low_max_pages")) {
+    if (metric_set_find(m, MN_frag_unusable_o9_max_pct) || metric_set_find(m, MN_zone_below_low_max_pages)) {
         fprintf(f, "fragmentation: free memory unusable for an order-9 block at most %.1f%%",
-                run_metric_or(ri, "frag.unusable_o9_max_pct", 0));
-        if (metric_set_find(m, "zone.below_low_max_pages"))
+                run_metric_or(ri, MN_frag_unusable_o9_max_pct, 0));
+        if (metric_set_find(m, MN_zone_below_low_max_pages))
             fprintf(f, "; zones below their low watermark by at most %.0f pages (below min %.0f)",
-                    run_metric_or(ri, "zone.below_low_max_pages", 0), run_metric_or(ri, "zone.below_min_max_pages", 0));
+                    run_metric_or(ri, MN_zone_below_low_max_pages, 0), run_metric_or(ri, MN_zone_below_min_max_pages, 0));
         fputc('\n', f);
     }
-    if (metric_set_find(m, "swapdev.reads")) {
-        fprintf(f, "swap devices: %.0f reads (%.0f KB), %.0f writes (%.0f KB)", run_metric_or(ri, "swapdev.reads", 0),
-                run_metric_or(ri, "swapdev.read_kb", 0), run_metric_or(ri, "swapdev.writes", 0),
-                run_metric_or(ri, "swapdev.write_kb", 0));
-        if (metric_set_find(m, "swapdev.await_ms"))
-            fprintf(f, ", await %.3f ms per request", run_metric_or(ri, "swapdev.await_ms", 0));
+    if (metric_set_find(m, MN_swapdev_reads)) {
+        fprintf(f, "swap devices: %.0f reads (%.0f KB), %.0f writes (%.0f KB)", run_metric_or(ri, MN_swapdev_reads, 0),
+                run_metric_or(ri, MN_swapdev_read_kb, 0), run_metric_or(ri, MN_swapdev_writes, 0),
+                run_metric_or(ri, MN_swapdev_write_kb, 0));
+        if (metric_set_find(m, MN_swapdev_await_ms))
+            fprintf(f, ", await %.3f ms per request", run_metric_or(ri, MN_swapdev_await_ms, 0));
         fputc('\n', f);
     }
-    if (metric_set_find(m, "procs.rss_max_kb"))
+    if (metric_set_find(m, MN_procs_rss_max_kb))
         fprintf(f, "largest process: %.0f KB RSS at most; %.0f KB swapped at most (top 5 by RSS, each tick)\n",
-                run_metric_or(ri, "procs.rss_max_kb", 0), run_metric_or(ri, "procs.swap_max_kb", 0));
-    if (metric_set_find(m, "mthp.anon_fault_alloc"))
+                run_metric_or(ri, MN_procs_rss_max_kb, 0), run_metric_or(ri, MN_procs_swap_max_kb, 0));
+    if (metric_set_find(m, MN_mthp_anon_fault_alloc))
         fprintf(f, "mTHP: anon faults %.0f (fallbacks %.0f), swap-outs %.0f (fallbacks %.0f), splits %.0f\n",
-                run_metric_or(ri, "mthp.anon_fault_alloc", 0), run_metric_or(ri, "mthp.anon_fault_fallback", 0),
-                run_metric_or(ri, "mthp.swpout", 0), run_metric_or(ri, "mthp.swpout_fallback", 0),
-                run_metric_or(ri, "mthp.split", 0));
+                run_metric_or(ri, MN_mthp_anon_fault_alloc, 0), run_metric_or(ri, MN_mthp_anon_fault_fallback, 0),
+                run_metric_or(ri, MN_mthp_swpout, 0), run_metric_or(ri, MN_mthp_swpout_fallback, 0),
+                run_metric_or(ri, MN_mthp_split, 0));
 }
 
 /* Which sources gave values, which were switched off, which are absent. */
@@ -251,11 +252,11 @@ static void print_collected(FILE *f, const struct run_info *ri)
 static void print_stalls(FILE *f, const struct run_info *ri)
 {
     static const char *const kinds[] = { "direct", "memcg", "compaction" };
-    if (!metric_set_find(&ri->metrics, "stall.memcg.count"))
+    if (!metric_set_find(&ri->metrics, MN_stall_count("memcg")))
         return;
     fprintf(f, "reclaim stalls (traced): lost events %.0f, nested %.0f, unpaired %.0f\n",
-            run_metric_or(ri, "stall.lost_events", 0), run_metric_or(ri, "stall.nested", 0),
-            run_metric_or(ri, "stall.unpaired", 0));
+            run_metric_or(ri, MN_stall_lost_events, 0), run_metric_or(ri, MN_stall_nested, 0),
+            run_metric_or(ri, MN_stall_unpaired, 0));
     fprintf(f, "    %-11s %8s %11s %10s %10s %10s %10s\n", "kind", "count", "total ms", "p50 us", "p90 us", "p99 us",
             "max us");
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
@@ -280,44 +281,44 @@ static void print_stalls(FILE *f, const struct run_info *ri)
  * what came back because of it. */
 static void print_reclaim_why(FILE *f, const struct run_info *ri)
 {
-    if (!metric_set_find(&ri->metrics, "vmstat.pgscan_kswapd") && !metric_set_find(&ri->metrics, "reclaim.refaults"))
+    if (!metric_set_find(&ri->metrics, MN_vmstat_pgscan_kswapd) && !metric_set_find(&ri->metrics, MN_reclaim_refaults))
         return;
     char k[16], d[16], a[16], share[16];
-    pct(k, sizeof k, ri, "reclaim.kswapd_efficiency_pct");
-    pct(d, sizeof d, ri, "reclaim.direct_efficiency_pct");
-    pct(a, sizeof a, ri, "reclaim.efficiency_pct");
-    pct(share, sizeof share, ri, "reclaim.direct_scan_pct");
+    pct(k, sizeof k, ri, MN_reclaim_kswapd_efficiency_pct);
+    pct(d, sizeof d, ri, MN_reclaim_direct_efficiency_pct);
+    pct(a, sizeof a, ri, MN_reclaim_efficiency_pct);
+    pct(share, sizeof share, ri, MN_reclaim_direct_scan_pct);
     fprintf(f, "reclaim efficiency (stolen/scanned): kswapd %s, direct %s, overall %s; direct share of scanning %s", k,
             d, a, share);
-    if (metric_set_find(&ri->metrics, "reclaim.scan_velocity"))
-        fprintf(f, "; scan velocity %.0f pages/s", run_metric_or(ri, "reclaim.scan_velocity", 0));
+    if (metric_set_find(&ri->metrics, MN_reclaim_scan_velocity))
+        fprintf(f, "; scan velocity %.0f pages/s", run_metric_or(ri, MN_reclaim_scan_velocity, 0));
     fputc('\n', f);
-    if (metric_set_find(&ri->metrics, "reclaim.refaults")) {
-        fprintf(f, "came back: refaults %.0f pages", run_metric_or(ri, "reclaim.refaults", 0));
-        if (metric_set_find(&ri->metrics, "vmstat.workingset_refault_anon"))
+    if (metric_set_find(&ri->metrics, MN_reclaim_refaults)) {
+        fprintf(f, "came back: refaults %.0f pages", run_metric_or(ri, MN_reclaim_refaults, 0));
+        if (metric_set_find(&ri->metrics, MN_vmstat_workingset_refault_anon))
             fprintf(f, " (anon %.0f, file %.0f; activated %.0f + %.0f, restored %.0f + %.0f)",
-                    run_metric_or(ri, "vmstat.workingset_refault_anon", 0),
-                    run_metric_or(ri, "vmstat.workingset_refault_file", 0),
-                    run_metric_or(ri, "vmstat.workingset_activate_anon", 0),
-                    run_metric_or(ri, "vmstat.workingset_activate_file", 0),
-                    run_metric_or(ri, "vmstat.workingset_restore_anon", 0),
-                    run_metric_or(ri, "vmstat.workingset_restore_file", 0));
-        if (metric_set_find(&ri->metrics, "memcg.refaults"))
-            fprintf(f, ", in the cgroup %.0f", run_metric_or(ri, "memcg.refaults", 0));
+                    run_metric_or(ri, MN_vmstat_workingset_refault_anon, 0),
+                    run_metric_or(ri, MN_vmstat_workingset_refault_file, 0),
+                    run_metric_or(ri, MN_vmstat_workingset_activate_anon, 0),
+                    run_metric_or(ri, MN_vmstat_workingset_activate_file, 0),
+                    run_metric_or(ri, MN_vmstat_workingset_restore_anon, 0),
+                    run_metric_or(ri, MN_vmstat_workingset_restore_file, 0));
+        if (metric_set_find(&ri->metrics, MN_memcg_refaults))
+            fprintf(f, ", in the cgroup %.0f", run_metric_or(ri, MN_memcg_refaults, 0));
         fputc('\n', f);
     }
-    if (metric_set_find(&ri->metrics, "vmstat.compact_stall"))
+    if (metric_set_find(&ri->metrics, MN_vmstat_compact_stall))
         fprintf(f, "compaction stalls %.0f (failed %.0f, succeeded %.0f); THP faults %.0f, fallbacks %.0f; swap "
                    "readahead %.0f pages (%.0f hits)",
-                run_metric_or(ri, "vmstat.compact_stall", 0), run_metric_or(ri, "vmstat.compact_fail", 0),
-                run_metric_or(ri, "vmstat.compact_success", 0), run_metric_or(ri, "vmstat.thp_fault_alloc", 0),
-                run_metric_or(ri, "vmstat.thp_fault_fallback", 0), run_metric_or(ri, "vmstat.swap_ra", 0),
-                run_metric_or(ri, "vmstat.swap_ra_hit", 0));
-    bool compact = metric_set_find(&ri->metrics, "vmstat.compact_stall") != NULL;
-    if (metric_set_find(&ri->metrics, "vmstat.zswpwb"))
+                run_metric_or(ri, MN_vmstat_compact_stall, 0), run_metric_or(ri, MN_vmstat_compact_fail, 0),
+                run_metric_or(ri, MN_vmstat_compact_success, 0), run_metric_or(ri, MN_vmstat_thp_fault_alloc, 0),
+                run_metric_or(ri, MN_vmstat_thp_fault_fallback, 0), run_metric_or(ri, MN_vmstat_swap_ra, 0),
+                run_metric_or(ri, MN_vmstat_swap_ra_hit, 0));
+    bool compact = metric_set_find(&ri->metrics, MN_vmstat_compact_stall) != NULL;
+    if (metric_set_find(&ri->metrics, MN_vmstat_zswpwb))
         fprintf(f, "%szswap written back %.0f pages, pool at most %.0f KB", compact ? "; " : "",
-                run_metric_or(ri, "vmstat.zswpwb", 0), run_metric_or(ri, "zswap.stored_max_kb", 0));
-    if (compact || metric_set_find(&ri->metrics, "vmstat.zswpwb"))
+                run_metric_or(ri, MN_vmstat_zswpwb, 0), run_metric_or(ri, MN_zswap_stored_max_kb, 0));
+    if (compact || metric_set_find(&ri->metrics, MN_vmstat_zswpwb))
         fputc('\n', f);
 }
 
@@ -338,44 +339,44 @@ static void print_profile(FILE *f, const struct run_info *ri)
 static void print_sampled(FILE *f, const struct run_info *ri)
 {
     fprintf(f, "\nheartbeat: %.0f beats, lateness p50 %.2f ms, p99 %.2f ms, max %.2f ms, %.0f skipped\n",
-            run_metric_or(ri, "heartbeat.beats", 0), run_metric_or(ri, "heartbeat.late_p50_ms", 0),
-            run_metric_or(ri, "heartbeat.late_p99_ms", 0), run_metric_or(ri, "heartbeat.late_max_ms", 0),
-            run_metric_or(ri, "heartbeat.skipped", 0));
+            run_metric_or(ri, MN_heartbeat_beats, 0), run_metric_or(ri, MN_heartbeat_late_p50_ms, 0),
+            run_metric_or(ri, MN_heartbeat_late_p99_ms, 0), run_metric_or(ri, MN_heartbeat_late_max_ms, 0),
+            run_metric_or(ri, MN_heartbeat_skipped, 0));
     fprintf(f, "reclaim: pgscan kswapd %.0f direct %.0f, pgsteal kswapd %.0f direct %.0f, allocstall %.0f,"
                " pgmajfault %.0f, oom_kill %.0f\n",
-            run_metric_or(ri, "vmstat.pgscan_kswapd", 0), run_metric_or(ri, "vmstat.pgscan_direct", 0),
-            run_metric_or(ri, "vmstat.pgsteal_kswapd", 0), run_metric_or(ri, "vmstat.pgsteal_direct", 0),
-            run_metric_or(ri, "vmstat.allocstall", 0), run_metric_or(ri, "vmstat.pgmajfault", 0),
-            run_metric_or(ri, "vmstat.oom_kill", 0));
-    if (metric_set_find(&ri->metrics, "swap.out_kbps_max"))
+            run_metric_or(ri, MN_vmstat_pgscan_kswapd, 0), run_metric_or(ri, MN_vmstat_pgscan_direct, 0),
+            run_metric_or(ri, MN_vmstat_pgsteal_kswapd, 0), run_metric_or(ri, MN_vmstat_pgsteal_direct, 0),
+            run_metric_or(ri, MN_vmstat_allocstall, 0), run_metric_or(ri, MN_vmstat_pgmajfault, 0),
+            run_metric_or(ri, MN_vmstat_oom_kill, 0));
+    if (metric_set_find(&ri->metrics, MN_swap_out_kbps_max))
         fprintf(f, "swap per tick (vmstat's view): in %.0f - %.0f KB/s, out %.0f - %.0f KB/s (min - max)\n",
-                run_metric_or(ri, "swap.in_kbps_min", 0), run_metric_or(ri, "swap.in_kbps_max", 0),
-                run_metric_or(ri, "swap.out_kbps_min", 0), run_metric_or(ri, "swap.out_kbps_max", 0));
-    if (metric_set_find(&ri->metrics, "vmstat.pgscan_total"))
+                run_metric_or(ri, MN_swap_in_kbps_min, 0), run_metric_or(ri, MN_swap_in_kbps_max, 0),
+                run_metric_or(ri, MN_swap_out_kbps_min, 0), run_metric_or(ri, MN_swap_out_kbps_max, 0));
+    if (metric_set_find(&ri->metrics, MN_vmstat_pgscan_total))
         fprintf(f, "reclaim including cgroup-limit reclaim (pgscan/pgsteal anon+file): scanned %.0f, stolen %.0f pages\n",
-                run_metric_or(ri, "vmstat.pgscan_total", 0), run_metric_or(ri, "vmstat.pgsteal_total", 0));
+                run_metric_or(ri, MN_vmstat_pgscan_total, 0), run_metric_or(ri, MN_vmstat_pgsteal_total, 0));
     print_reclaim_why(f, ri);
     print_stalls(f, ri);
-    if (metric_set_find(&ri->metrics, "psi.memory.some_s"))
+    if (metric_set_find(&ri->metrics, MN_psi_some_s("memory")))
         fprintf(f, "PSI: memory some %.3f s full %.3f s, io some %.3f s full %.3f s, cpu some %.3f s\n",
-                run_metric_or(ri, "psi.memory.some_s", 0), run_metric_or(ri, "psi.memory.full_s", 0),
-                run_metric_or(ri, "psi.io.some_s", 0), run_metric_or(ri, "psi.io.full_s", 0),
-                run_metric_or(ri, "psi.cpu.some_s", 0));
+                run_metric_or(ri, MN_psi_some_s("memory"), 0), run_metric_or(ri, MN_psi_full_s("memory"), 0),
+                run_metric_or(ri, MN_psi_some_s("io"), 0), run_metric_or(ri, MN_psi_full_s("io"), 0),
+                run_metric_or(ri, MN_psi_some_s("cpu"), 0));
     else
         fprintf(f, "PSI: not available on this kernel\n");
-    const struct metric *peak = metric_set_find(&ri->metrics, "memcg.usage_max_bytes");
+    const struct metric *peak = metric_set_find(&ri->metrics, MN_memcg_usage_max_bytes);
     if (peak) {
         char p[32], s[32] = "0 B";
         pm_fmt_size(p, sizeof p, (uint64_t)peak->value);
-        const struct metric *sw = metric_set_find(&ri->metrics, "memcg.swap_max_bytes");
+        const struct metric *sw = metric_set_find(&ri->metrics, MN_memcg_swap_max_bytes);
         if (sw)
             pm_fmt_size(s, sizeof s, (uint64_t)sw->value);
         fprintf(f, "cgroup: peak usage %s%s%s, limit hits %.0f, OOM kills %.0f\n", p, sw ? ", peak swap " : "",
-                sw ? s : "", run_metric_or(ri, "memcg.limit_hits", 0), run_metric_or(ri, "memcg.oom_kill", 0));
+                sw ? s : "", run_metric_or(ri, MN_memcg_limit_hits, 0), run_metric_or(ri, MN_memcg_oom_kill, 0));
     }
     fprintf(f, "sampler: %.0f ticks, %.0f missed, lateness p99 %.2f ms, %.3f s CPU\n",
-            run_metric_or(ri, "sampler.ticks", 0), run_metric_or(ri, "sampler.missed_ticks", 0),
-            run_metric_or(ri, "sampler.late_p99_ms", 0), run_metric_or(ri, "sampler.cpu_s", 0));
+            run_metric_or(ri, MN_sampler_ticks, 0), run_metric_or(ri, MN_sampler_missed_ticks, 0),
+            run_metric_or(ri, MN_sampler_late_p99_ms, 0), run_metric_or(ri, MN_sampler_cpu_s, 0));
     print_monitors(f, ri);
     print_collected(f, ri);
     for (size_t i = 0; i < ri->nsources; i++)
@@ -387,7 +388,7 @@ static void print_extras(FILE *f, const struct run_info *ri)
 {
     print_latency(f, ri, 1);
     print_workload_metrics(f, ri);
-    if (metric_set_find(&ri->metrics, "time.elapsed_s")) {
+    if (metric_set_find(&ri->metrics, MN_time_elapsed_s)) {
         fputc('\n', f);
         summary_gnu_time(f, ri);
     }
@@ -436,11 +437,11 @@ static void add_run_row(struct table *t, const struct run_info *ri, const char *
     else
         snprintf(c0, sizeof c0, "%lld", (long long)ri->id);
     fmt_headline(c1, sizeof c1, metric_set_find(&ri->metrics, headline));
-    fmt_fixed(c2, sizeof c2, ri, "stat.cpu.util_pct", 1);
-    fmt_fixed(c3, sizeof c3, ri, "stat.cpu.sys_user_ratio", 2);
-    fmt_kb(c4, sizeof c4, ri, "swap.in_kb");
-    fmt_kb(c5, sizeof c5, ri, "swap.out_kb");
-    fmt_kb(c6, sizeof c6, ri, "swap.io_kb");
+    fmt_fixed(c2, sizeof c2, ri, MN_stat_cpu_util_pct, 1);
+    fmt_fixed(c3, sizeof c3, ri, MN_stat_cpu_sys_user_ratio, 2);
+    fmt_kb(c4, sizeof c4, ri, MN_swap_in_kb);
+    fmt_kb(c5, sizeof c5, ri, MN_swap_out_kb);
+    fmt_kb(c6, sizeof c6, ri, MN_swap_io_kb);
     char cap[64] = "none", beat[32];
     const char *method = kv_get(&ri->meta, "cap.method");
     const char *limit = kv_get(&ri->meta, "cap.limit_bytes");
@@ -450,13 +451,13 @@ static void add_run_row(struct table *t, const struct run_info *ri, const char *
             pm_fmt_size(size, sizeof size, strtoull(limit, NULL, 10));
         snprintf(cap, sizeof cap, "%s %s", method, size);
     }
-    fmt_fixed(beat, sizeof beat, ri, "heartbeat.late_p99_ms", 2);
+    fmt_fixed(beat, sizeof beat, ri, MN_heartbeat_late_p99_ms, 2);
     if (strcmp(beat, "-") != 0)
         strncat(beat, " ms", sizeof beat - strlen(beat) - 1);
     char us[16], sy[16], id[16];
-    fmt_fixed(us, sizeof us, ri, "stat.cpu.user_pct", 2);
-    fmt_fixed(sy, sizeof sy, ri, "stat.cpu.system_pct", 2);
-    fmt_fixed(id, sizeof id, ri, "stat.cpu.idle_pct", 2);
+    fmt_fixed(us, sizeof us, ri, MN_stat_cpu_user_pct, 2);
+    fmt_fixed(sy, sizeof sy, ri, MN_stat_cpu_system_pct, 2);
+    fmt_fixed(id, sizeof id, ri, MN_stat_cpu_idle_pct, 2);
     const char *row[TABLE_MAX_COLS];
     size_t k = 0;
     row[k++] = c0;
@@ -486,12 +487,12 @@ static void print_time_lines(FILE *f, struct run_info *runs, size_t n)
     double sum = 0;
     size_t ok = 0;
     for (size_t i = 0; i < n; i++) {
-        if (strcmp(runs[i].status, "ok") != 0 || !metric_set_find(&runs[i].metrics, "time.elapsed_s"))
+        if (strcmp(runs[i].status, "ok") != 0 || !metric_set_find(&runs[i].metrics, MN_time_elapsed_s))
             continue;
         if (ok == 0)
             fputc('\n', f);
         summary_gnu_time(f, &runs[i]);
-        sum += run_metric_or(&runs[i], "time.elapsed_s", 0);
+        sum += run_metric_or(&runs[i], MN_time_elapsed_s, 0);
         ok++;
     }
     if (ok) {

@@ -1,6 +1,6 @@
 #!/bin/bash
 # pressmark-metrics(7)'s catalogue against the code: every metric the
-# sources name literally, with its unit and direction, is in 'pressmark help
+# sources declare, with its unit and direction, is in 'pressmark help
 # metrics' as written. (Names built at run time are checked on every run the
 # tests make: lib.sh sets PRESSMARK_TEST_STRICT_METRICS=1.)
 . "$(dirname "$0")/lib.sh"
@@ -12,21 +12,17 @@ ge "$(wc -l < "$TMP/cat")" 150 "the catalogue lists every metric (150 or more)"
 is "$(awk '{ print $1 }' "$TMP/cat" | uniq -d)" "" "no metric twice"
 is "$(awk '$3 != "higher" && $3 != "lower" && $3 != "-"' "$TMP/cat")" "" "each has a direction: higher, lower or -"
 
-# Literal names in run_metric() / metric_set_put() / put_*() calls, with
-# the unit and direction they are stored with (the skeleton is a template,
-# never registered).
+# The metrics as the sources declare them (METRIC and LATENCY_METRIC rows
+# of the producers' tables), with their units and directions (the skeleton
+# is a template, never registered).
 cd "$ROOT" || exit 1
 perl -0777 -ne '
-    while (/(run_metric|metric_set_put|put_pct|put_delta|put_prefix_sum)\(\s*[^,()]+,\s*(?:t,\s*out,\s*"[^"]+",\s*)?"([a-z0-9_.]+)"([^;]*);/g) {
-        my ($f, $n, $r) = ($1, $2, $3);
-        my ($u, $d) = $r =~ /"([^"]*)"\s*,\s*PM_(\w+)/;
-        ($u, $d) = ("%", $r =~ /PM_(\w+)/) if $f eq "put_pct";   # put_pct: always %
-        next unless defined $u && defined $d;
-        print "$n $u ", ($d eq "HIGHER" ? "higher" : $d eq "LOWER" ? "lower" : "-"), "\n";
-    }
-    # The vmstat counters derive.c copies by key, and the mTHP sums.
-    while (/\{ "([a-z_]+)", "([a-z]+)", PM_(\w+) \}/g) {
-        print "vmstat.$1 $2 ", ($3 eq "HIGHER" ? "higher" : $3 eq "LOWER" ? "lower" : "-"), "\n";
+    sub dir { $_[0] eq "HIGHER" ? "higher" : $_[0] eq "LOWER" ? "lower" : "-" }
+    while (/(?<![A-Z_])METRIC\(\s*"([a-z0-9_.<>]+)",\s*"([^"]*)",\s*PM_(\w+)/g) { print "$1 $2 ", dir($3), "\n" }
+    # A latency family: the seven metrics run_latency stores.
+    while (/LATENCY_METRIC\(\s*"([a-z0-9_.]+)"/g) {
+        print "$1_samples count -\n";
+        print "$1_$_ us lower\n" for qw(p50_us p90_us p99_us p999_us max_us mean_us);
     }' $(git ls-files '*.c' | grep -v '^tests/\|^fuzz/\|^workloads/skeleton.c$') | LC_ALL=C sort -u > "$TMP/src"
 ge "$(wc -l < "$TMP/src")" 140 "metrics found in the sources (140 or more)"
 is "$(LC_ALL=C comm -23 "$TMP/src" "$TMP/cat")" "" "every metric of the sources is in the catalogue with its unit and direction"

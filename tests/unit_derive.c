@@ -2,7 +2,7 @@
  * value below is the hand-computed difference between the fixture pair. */
 #include "collectors/proc_parse.h"
 #include <math.h>
-#include "harness/derive.h"
+#include "collectors/sources.h"
 #include "tests/tap.h"
 
 static void feed(struct series_table *t, proc_parse_fn fn, const char *path, const char *prefix)

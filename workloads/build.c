@@ -19,6 +19,17 @@
 #include "lib/units.h"
 #include "workloads/build_tree.h"
 #include "workloads/workload.h"
+#include "metric_names.h"     /* generated from the metric tables (tools/metric-names.awk) */
+
+/* What this workload stores, declared once: help metrics, the man page
+ * and the tests' strict check read it. */
+enum { BUILD_JOBS };
+static const struct metric_def build_defs[] = {
+    [BUILD_JOBS] = METRIC("build.jobs", "count", PM_NEITHER, "make's -j"),
+};
+static const struct metric_group build_metrics = METRIC_GROUP(
+    "build: run build, make -j on a generated tree (time.elapsed_s is the headline)",
+    build_defs);
 
 
 #define MAX_PHASES 16
@@ -258,7 +269,7 @@ static int build_run(void *state, struct run_ctx *rc, struct pm_err *err)
         return -1;
     run_rusage_metrics(rc, &ex);
     run_status_from_exit(rc, "make", &ex);
-    run_metric(rc, "build.jobs", (double)j, "count", PM_NEITHER);
+    run_metric(rc, &build_defs[BUILD_JOBS], (double)j);
     char tail[1024];
     if (strcmp(rc_status(rc), "failed") == 0 && WIFEXITED(ex.wstatus)) {
         log_tail(log, tail, sizeof tail);
@@ -307,9 +318,10 @@ static void describe_base(struct build_state *st, char *buf, size_t len)
 }
 
 const struct workload_ops workload_build = {
+    .metrics = &build_metrics,
     .name = "build",
     .summary = "make -j vmlinux on a small-memory machine (objrmap under memory pressure, 2004): a generated C tree, or --tree DIR --target T",
-    .headline = "time.elapsed_s",
+    .headline = MN_time_elapsed_s,
     .headline_title = "elapsed",
     .options = build_options,
     .state_size = sizeof(struct build_state),

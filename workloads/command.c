@@ -9,6 +9,16 @@
 #include "lib/metrics.h"
 #include "lib/fileio.h"
 #include "workloads/workload.h"
+#include "metric_names.h"     /* generated from the metric tables (tools/metric-names.awk) */
+
+enum { TIME_EXIT_STATUS };
+static const struct metric_def record_defs[] = {
+    [TIME_EXIT_STATUS] = METRIC("time.exit_status", "code", PM_NEITHER,
+                  "the recorded command's exit status (record only)"),
+};
+static const struct metric_group record_metrics = METRIC_GROUP(
+    "record: pressmark record, any command as the workload",
+    record_defs);
 
 struct command_state {
     int argc;
@@ -41,7 +51,7 @@ static int command_run(void *state, struct run_ctx *rc, struct pm_err *err)
     run_rusage_metrics(rc, &ex);
     run_status_from_exit(rc, cs->argv[0], &ex);
     if (WIFEXITED(ex.wstatus))
-        run_metric(rc, "time.exit_status", WEXITSTATUS(ex.wstatus), "code", PM_NEITHER);
+        run_metric(rc, &record_defs[TIME_EXIT_STATUS], WEXITSTATUS(ex.wstatus));
     return 0;
 }
 
@@ -73,9 +83,10 @@ static void command_describe(void *state, char *buf, size_t len)
 }
 
 const struct workload_ops workload_command = {
+    .metrics = &record_metrics,
     .name = "record",
     .summary = "any command, given after --",
-    .headline = "time.elapsed_s",
+    .headline = MN_time_elapsed_s,
     .headline_title = "elapsed",
     .hidden = true,
     .params_title = "command",

@@ -33,6 +33,31 @@
 #include "lib/timeutil.h"
 #include "lib/units.h"
 #include "workloads/workload.h"
+#include "metric_names.h"     /* generated from the metric tables (tools/metric-names.awk) */
+
+/* What this workload stores, declared once: help metrics, the man page
+ * and the tests' strict check read it. */
+enum { FILESTREAM_READ_MB_PER_S, FILESTREAM_ELAPSED_S, FILESTREAM_ANON_PAGES_PER_S, FILESTREAM_FILE_BYTES,
+    FILESTREAM_ANON_BYTES, FILESTREAM_BYTES_READ, FILESTREAM_PASSES, FILESTREAM_ANON_PAGES_TOUCHED,
+    FILESTREAM_BAD_BLOCKS };
+static const struct metric_def filestream_defs[] = {
+    [FILESTREAM_READ_MB_PER_S] = METRIC("filestream.read_mb_per_s", "MB/s", PM_HIGHER,
+                  "the stream's read rate (the headline)"),
+    [FILESTREAM_ELAPSED_S] = METRIC("filestream.elapsed_s", "s", PM_LOWER, "the timed stream"),
+    [FILESTREAM_ANON_PAGES_PER_S] = METRIC("filestream.anon_pages_per_s", "pages/s", PM_HIGHER,
+                  "anonymous pages touched per second meanwhile"),
+    [FILESTREAM_FILE_BYTES] = METRIC("filestream.file_bytes", "bytes", PM_NEITHER, "the file's size"),
+    [FILESTREAM_ANON_BYTES] = METRIC("filestream.anon_bytes", "bytes", PM_NEITHER, "the anonymous set's size"),
+    [FILESTREAM_BYTES_READ] = METRIC("filestream.bytes_read", "bytes", PM_NEITHER, "read from the file"),
+    [FILESTREAM_PASSES] = METRIC("filestream.passes", "count", PM_NEITHER, "passes over the file"),
+    [FILESTREAM_ANON_PAGES_TOUCHED] = METRIC("filestream.anon_pages_touched", "pages", PM_NEITHER,
+                  "anonymous pages touched"),
+    [FILESTREAM_BAD_BLOCKS] = METRIC("filestream.bad_blocks", "blocks", PM_LOWER,
+                  "4K blocks that held another offset's data (the run fails)"),
+};
+static const struct metric_group filestream_metrics = METRIC_GROUP(
+    "filestream: run filestream, a file streamed beside an anonymous set",
+    filestream_defs);
 
 #define BLOCK 4096u
 #define FILE_VERSION 1
@@ -254,18 +279,18 @@ static int filestream_run(void *state, struct run_ctx *rc, struct pm_err *err)
     if (run_helper(rc, argv, "filestream", line, sizeof line, err) < 0)
         return -1;
     unsigned long long bytes, ns, passes, bad, first_bad, touched, anon_ns;
-    run_metric(rc, "filestream.file_bytes", (double)st->file_size, "bytes", PM_NEITHER);
-    run_metric(rc, "filestream.anon_bytes", (double)st->anon, "bytes", PM_NEITHER);
+    run_metric(rc, &filestream_defs[FILESTREAM_FILE_BYTES], (double)st->file_size);
+    run_metric(rc, &filestream_defs[FILESTREAM_ANON_BYTES], (double)st->anon);
     if (sscanf(line, "bytes %llu ns %llu passes %llu bad_blocks %llu first_bad %llu anon_touched %llu anon_ns %llu",
                &bytes, &ns, &passes, &bad, &first_bad, &touched, &anon_ns) != 7) {
         if (strcmp(rc_status(rc), "ok") == 0)
             run_set_status(rc, "failed", "filestream reported nothing");
         return 0;
     }
-    run_metric(rc, "filestream.bytes_read", (double)bytes, "bytes", PM_NEITHER);
-    run_metric(rc, "filestream.passes", (double)passes, "count", PM_NEITHER);
-    run_metric(rc, "filestream.bad_blocks", (double)bad, "blocks", PM_LOWER);
-    run_metric(rc, "filestream.anon_pages_touched", (double)touched, "pages", PM_NEITHER);
+    run_metric(rc, &filestream_defs[FILESTREAM_BYTES_READ], (double)bytes);
+    run_metric(rc, &filestream_defs[FILESTREAM_PASSES], (double)passes);
+    run_metric(rc, &filestream_defs[FILESTREAM_BAD_BLOCKS], (double)bad);
+    run_metric(rc, &filestream_defs[FILESTREAM_ANON_PAGES_TOUCHED], (double)touched);
     if (bad && strcmp(rc_status(rc), "ok") == 0) {
         /* Not what make_file wrote: the next invocation writes it afresh. */
         bool gone = unlink(st->path) == 0;
@@ -274,11 +299,10 @@ static int filestream_run(void *state, struct run_ctx *rc, struct pm_err *err)
     }
     if (strcmp(rc_status(rc), "ok") != 0 || !ns)
         return 0;
-    run_metric(rc, "filestream.read_mb_per_s", (double)bytes / 1048576.0 / ((double)ns / 1e9), "MB/s", PM_HIGHER);
-    run_metric(rc, "filestream.elapsed_s", (double)ns / 1e9, "s", PM_LOWER);
+    run_metric(rc, &filestream_defs[FILESTREAM_READ_MB_PER_S], (double)bytes / 1048576.0 / ((double)ns / 1e9));
+    run_metric(rc, &filestream_defs[FILESTREAM_ELAPSED_S], (double)ns / 1e9);
     if (anon_ns)
-        run_metric(rc, "filestream.anon_pages_per_s", (double)touched / ((double)anon_ns / 1e9), "pages/s",
-                   PM_HIGHER);
+        run_metric(rc, &filestream_defs[FILESTREAM_ANON_PAGES_PER_S], (double)touched / ((double)anon_ns / 1e9));
     return 0;
 }
 
@@ -302,13 +326,14 @@ static const struct wl_helper filestream_helpers[] = {
     { NULL, NULL },
 };
 
-static const char *const filestream_compare_also[] = { "filestream.anon_pages_per_s", NULL };
+static const char *const filestream_compare_also[] = { MN_filestream_anon_pages_per_s, NULL };
 
 const struct workload_ops workload_filestream = {
+    .metrics = &filestream_metrics,
     .name = "filestream",
     .summary = "page cache against anonymous memory: a file larger than the cap read sequentially beside a working "
                "set touched in a loop; read MB/s and the set's rate",
-    .headline = "filestream.read_mb_per_s",
+    .headline = MN_filestream_read_mb_per_s,
     .headline_title = "MB/s",
     .compare_also = filestream_compare_also,
     .options = filestream_options,

@@ -26,6 +26,30 @@
 #include "lib/timeutil.h"
 #include "lib/units.h"
 #include "workloads/workload.h"
+#include "metric_names.h"     /* generated from the metric tables (tools/metric-names.awk) */
+
+/* What this workload stores, declared once: help metrics, the man page
+ * and the tests' strict check read it. */
+enum { PAGEFAULT_FAULTS_PER_S, PAGEFAULT_PER_THREAD_PER_S, PAGEFAULT_ELAPSED_S, PAGEFAULT_THREADS,
+    PAGEFAULT_PAGES_TOUCHED, PAGEFAULT_MAPPINGS, PAGEFAULT_MINOR_FAULTS, PAGEFAULT_MAJOR_FAULTS,
+    PAGEFAULT_FAULTS_PER_PAGE };
+static const struct metric_def pagefault_defs[] = {
+    [PAGEFAULT_FAULTS_PER_S] = METRIC("pagefault.faults_per_s", "faults/s", PM_HIGHER,
+                  "pages faulted per second, all threads (the headline)"),
+    [PAGEFAULT_PER_THREAD_PER_S] = METRIC("pagefault.per_thread_per_s", "faults/s", PM_HIGHER, "the same per thread"),
+    [PAGEFAULT_ELAPSED_S] = METRIC("pagefault.elapsed_s", "s", PM_NEITHER, "the timed part (set by --duration)"),
+    [PAGEFAULT_THREADS] = METRIC("pagefault.threads", "count", PM_NEITHER, "threads of this phase"),
+    [PAGEFAULT_PAGES_TOUCHED] = METRIC("pagefault.pages_touched", "pages", PM_NEITHER, "pages written, one byte each"),
+    [PAGEFAULT_MAPPINGS] = METRIC("pagefault.mappings", "count", PM_NEITHER, "mmap + munmap rounds"),
+    [PAGEFAULT_MINOR_FAULTS] = METRIC("pagefault.minor_faults", "faults", PM_NEITHER,
+                  "the kernel's minor faults over the timed part"),
+    [PAGEFAULT_MAJOR_FAULTS] = METRIC("pagefault.major_faults", "faults", PM_LOWER, "major faults over the timed part"),
+    [PAGEFAULT_FAULTS_PER_PAGE] = METRIC("pagefault.faults_per_page", "ratio", PM_NEITHER,
+                  "(minor + major) / pages: 1 or more for anonymous and private file mappings"),
+};
+static const struct metric_group pagefault_metrics = METRIC_GROUP(
+    "pagefault: run pagefault, will-it-scale's page_fault1/2/3",
+    pagefault_defs);
 
 #define MAX_PHASES 16
 #define MAX_THREADS 4096
@@ -261,7 +285,7 @@ static int pagefault_run(void *state, struct run_ctx *rc, struct pm_err *err)
         return -1;
     unsigned long long pages, maps, ns, minflt, majflt;
     int error;
-    run_metric(rc, "pagefault.threads", threads, "count", PM_NEITHER);
+    run_metric(rc, &pagefault_defs[PAGEFAULT_THREADS], threads);
     run_meta(rc, "pagefault.test", mapping_test[st->mapping]);
     if (sscanf(line, "pages %llu maps %llu ns %llu minflt %llu majflt %llu error %d", &pages, &maps, &ns, &minflt,
                &majflt, &error) != 6) {
@@ -271,20 +295,20 @@ static int pagefault_run(void *state, struct run_ctx *rc, struct pm_err *err)
     }
     if (error && strcmp(rc_status(rc), "oom") != 0)
         run_set_status(rc, "failed", "pagefault: mmap: %s", strerror(error));
-    run_metric(rc, "pagefault.pages_touched", (double)pages, "pages", PM_NEITHER);
-    run_metric(rc, "pagefault.mappings", (double)maps, "count", PM_NEITHER);
-    run_metric(rc, "pagefault.minor_faults", (double)minflt, "faults", PM_NEITHER);
-    run_metric(rc, "pagefault.major_faults", (double)majflt, "faults", PM_LOWER);
+    run_metric(rc, &pagefault_defs[PAGEFAULT_PAGES_TOUCHED], (double)pages);
+    run_metric(rc, &pagefault_defs[PAGEFAULT_MAPPINGS], (double)maps);
+    run_metric(rc, &pagefault_defs[PAGEFAULT_MINOR_FAULTS], (double)minflt);
+    run_metric(rc, &pagefault_defs[PAGEFAULT_MAJOR_FAULTS], (double)majflt);
     /* 1 for anon and private-file mappings; below 1 where the kernel maps
      * several pages per fault (fault-around, a shared file's large folios). */
     if (pages)
-        run_metric(rc, "pagefault.faults_per_page", (double)(minflt + majflt) / (double)pages, "ratio", PM_NEITHER);
+        run_metric(rc, &pagefault_defs[PAGEFAULT_FAULTS_PER_PAGE], (double)(minflt + majflt) / (double)pages);
     if (strcmp(rc_status(rc), "ok") != 0 || !ns)
         return 0;
     double secs = (double)ns / 1e9;
-    run_metric(rc, "pagefault.faults_per_s", (double)pages / secs, "faults/s", PM_HIGHER);
-    run_metric(rc, "pagefault.per_thread_per_s", (double)pages / secs / threads, "faults/s", PM_HIGHER);
-    run_metric(rc, "pagefault.elapsed_s", secs, "s", PM_NEITHER);
+    run_metric(rc, &pagefault_defs[PAGEFAULT_FAULTS_PER_S], (double)pages / secs);
+    run_metric(rc, &pagefault_defs[PAGEFAULT_PER_THREAD_PER_S], (double)pages / secs / threads);
+    run_metric(rc, &pagefault_defs[PAGEFAULT_ELAPSED_S], secs);
     return 0;
 }
 
@@ -294,9 +318,10 @@ static const struct wl_helper pagefault_helpers[] = {
 };
 
 const struct workload_ops workload_pagefault = {
+    .metrics = &pagefault_metrics,
     .name = "pagefault",
     .summary = "will-it-scale's page_fault: threads map, touch every page, unmap, again; faults/s per thread count",
-    .headline = "pagefault.faults_per_s",
+    .headline = MN_pagefault_faults_per_s,
     .headline_title = "faults/s",
     .options = pagefault_options,
     .state_size = sizeof(struct pagefault_state),

@@ -12,6 +12,30 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* GNU time's fields of every run (run_rusage_metrics). */
+enum { TIME_ELAPSED_S, TIME_USER_S, TIME_SYS_S, TIME_CPU_PCT, TIME_MAJFLT, TIME_MINFLT, TIME_NVCSW,
+    TIME_NIVCSW, TIME_MAXRSS_KB, TIME_INBLOCK, TIME_OUBLOCK };
+static const struct metric_def time_defs[] = {
+    [TIME_ELAPSED_S] = METRIC("time.elapsed_s", "s", PM_LOWER,
+                  "wall time from the workload's start to the end of its last process"),
+    [TIME_USER_S] = METRIC("time.user_s", "s", PM_LOWER,
+                  "CPU time in user mode of the workload and its waited-for children"),
+    [TIME_SYS_S] = METRIC("time.sys_s", "s", PM_LOWER,
+                  "CPU time in the kernel of the workload and its waited-for children"),
+    [TIME_CPU_PCT] = METRIC("time.cpu_pct", "%", PM_NEITHER,
+                  "(user + sys) / elapsed, as GNU time's %CPU (200 is two CPUs busy)"),
+    [TIME_MAJFLT] = METRIC("time.majflt", "count", PM_LOWER, "major page faults (needed I/O: swap-in or file read)"),
+    [TIME_MINFLT] = METRIC("time.minflt", "count", PM_LOWER, "minor page faults (no I/O)"),
+    [TIME_NVCSW] = METRIC("time.nvcsw", "count", PM_NEITHER, "voluntary context switches (waits)"),
+    [TIME_NIVCSW] = METRIC("time.nivcsw", "count", PM_NEITHER, "involuntary context switches (preemptions)"),
+    [TIME_MAXRSS_KB] = METRIC("time.maxrss_kb", "KB", PM_LOWER, "largest resident set of any one of its processes"),
+    [TIME_INBLOCK] = METRIC("time.inblock", "count", PM_NEITHER, "file system inputs, 512-byte blocks"),
+    [TIME_OUBLOCK] = METRIC("time.oublock", "count", PM_NEITHER, "file system outputs, 512-byte blocks"),
+};
+const struct metric_group run_time_metrics = METRIC_GROUP(
+    "time: the workload's processes, from wait4()'s rusage and the wall clock (every run)",
+    time_defs);
+
 /* struct run_ctx begins with its table (harness/run.c): a pointer to a
  * structure, converted, points to its first member (C11 6.7.2.1). */
 static const struct run_ops *ops(struct run_ctx *rc)
@@ -64,9 +88,9 @@ int run_helper(struct run_ctx *rc, char *const argv[], const char *what, char *r
     return 0;
 }
 
-void run_metric(struct run_ctx *rc, const char *name, double value, const char *unit, enum metric_dir dir)
+void run_metric(struct run_ctx *rc, const struct metric_def *m, double value)
 {
-    ops(rc)->metric(rc, name, value, unit, dir);
+    ops(rc)->metric(rc, m->name, value, m->unit, m->dir);
 }
 
 void run_live_count(struct run_ctx *rc, uint64_t count, const char *unit)
@@ -79,24 +103,26 @@ void run_gauge(struct run_ctx *rc, const char *name, double value)
     ops(rc)->gauge(rc, name, value);
 }
 
-int run_latency(struct run_ctx *rc, const char *name, const struct loghist *h, struct pm_err *err)
+int run_latency(struct run_ctx *rc, const struct metric_def *m, const struct loghist *h, struct pm_err *err)
 {
-    char m[96];
-#define PUT(suffix, value, unit) \
-    (snprintf(m, sizeof m, "%s_%s", name, suffix), run_metric(rc, m, (value), unit, PM_LOWER))
-    snprintf(m, sizeof m, "%s_samples", name);
-    run_metric(rc, m, (double)h->count, "count", PM_NEITHER);
-    if (h->count) {
-        PUT("p50_us", loghist_percentile(h, 50) / 1e3, "us");
-        PUT("p90_us", loghist_percentile(h, 90) / 1e3, "us");
-        PUT("p99_us", loghist_percentile(h, 99) / 1e3, "us");
-        PUT("p999_us", loghist_percentile(h, 99.9) / 1e3, "us");
-        PUT("max_us", (double)h->max / 1e3, "us");
-        PUT("mean_us", (double)(h->sum / (long double)h->count) / 1e3, "us");
+    double v[LAT_MEMBERS] = {
+        [LAT_SAMPLES] = (double)h->count,
+        [LAT_P50] = loghist_percentile(h, 50) / 1e3,
+        [LAT_P90] = loghist_percentile(h, 90) / 1e3,
+        [LAT_P99] = loghist_percentile(h, 99) / 1e3,
+        [LAT_P999] = loghist_percentile(h, 99.9) / 1e3,
+        [LAT_MAX] = (double)h->max / 1e3,
+        [LAT_MEAN] = h->count ? (double)(h->sum / (long double)h->count) / 1e3 : 0,
+    };
+    /* An empty histogram has its count and nothing else. */
+    for (size_t i = 0; i < (h->count ? LAT_MEMBERS : 1); i++) {
+        const struct latency_member_def *lm = &metric_latency_members[i];
+        char name[96];
+        snprintf(name, sizeof name, "%s%s", m->name, lm->suffix);
+        ops(rc)->metric(rc, name, v[i], lm->unit, lm->dir);
     }
-#undef PUT
-    if (ops(rc)->keep_hist(rc, name, h) < 0)
-        return pm_errf(err, "out of memory keeping %s", name);
+    if (ops(rc)->keep_hist(rc, m->name, h) < 0)
+        return pm_errf(err, "out of memory keeping %s", m->name);
     return 0;
 }
 
@@ -120,17 +146,17 @@ void run_rusage_metrics(struct run_ctx *rc, const struct run_exit *ex)
     double user = (double)ex->ru.ru_utime.tv_sec + (double)ex->ru.ru_utime.tv_usec / 1e6;
     double sys = (double)ex->ru.ru_stime.tv_sec + (double)ex->ru.ru_stime.tv_usec / 1e6;
     double elapsed = (double)ex->elapsed_ns / 1e9;
-    run_metric(rc, "time.elapsed_s", elapsed, "s", PM_LOWER);
-    run_metric(rc, "time.user_s", user, "s", PM_LOWER);
-    run_metric(rc, "time.sys_s", sys, "s", PM_LOWER);
-    run_metric(rc, "time.cpu_pct", elapsed > 0 ? (user + sys) / elapsed * 100.0 : 0, "%", PM_NEITHER);
-    run_metric(rc, "time.majflt", (double)ex->ru.ru_majflt, "count", PM_LOWER);
-    run_metric(rc, "time.minflt", (double)ex->ru.ru_minflt, "count", PM_LOWER);
-    run_metric(rc, "time.nvcsw", (double)ex->ru.ru_nvcsw, "count", PM_NEITHER);
-    run_metric(rc, "time.nivcsw", (double)ex->ru.ru_nivcsw, "count", PM_NEITHER);
-    run_metric(rc, "time.maxrss_kb", (double)ex->ru.ru_maxrss, "KB", PM_LOWER);
-    run_metric(rc, "time.inblock", (double)ex->ru.ru_inblock, "count", PM_NEITHER);
-    run_metric(rc, "time.oublock", (double)ex->ru.ru_oublock, "count", PM_NEITHER);
+    run_metric(rc, &time_defs[TIME_ELAPSED_S], elapsed);
+    run_metric(rc, &time_defs[TIME_USER_S], user);
+    run_metric(rc, &time_defs[TIME_SYS_S], sys);
+    run_metric(rc, &time_defs[TIME_CPU_PCT], elapsed > 0 ? (user + sys) / elapsed * 100.0 : 0);
+    run_metric(rc, &time_defs[TIME_MAJFLT], (double)ex->ru.ru_majflt);
+    run_metric(rc, &time_defs[TIME_MINFLT], (double)ex->ru.ru_minflt);
+    run_metric(rc, &time_defs[TIME_NVCSW], (double)ex->ru.ru_nvcsw);
+    run_metric(rc, &time_defs[TIME_NIVCSW], (double)ex->ru.ru_nivcsw);
+    run_metric(rc, &time_defs[TIME_MAXRSS_KB], (double)ex->ru.ru_maxrss);
+    run_metric(rc, &time_defs[TIME_INBLOCK], (double)ex->ru.ru_inblock);
+    run_metric(rc, &time_defs[TIME_OUBLOCK], (double)ex->ru.ru_oublock);
 }
 
 void run_status_from_exit(struct run_ctx *rc, const char *what, const struct run_exit *ex)

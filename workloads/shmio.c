@@ -25,6 +25,24 @@
 #include "pressure/undo.h"
 #include "lib/units.h"
 #include "workloads/workload.h"
+#include "metric_names.h"     /* generated from the metric tables (tools/metric-names.awk) */
+
+/* What this workload stores, declared once: help metrics, the man page
+ * and the tests' strict check read it. */
+enum { SHMIO_WRITE_MB_PER_S, SHMIO_PASSES, SHMIO_BYTES_WRITTEN, SHMIO_BYTES_READ, SHMIO_BYTES_ON_DISK,
+    SHMIO_PROCESSES };
+static const struct metric_def shmio_defs[] = {
+    [SHMIO_WRITE_MB_PER_S] = METRIC("shmio.write_mb_per_s", "MB/s", PM_HIGHER, "written per second (the headline)"),
+    [SHMIO_PASSES] = METRIC("shmio.passes", "count", PM_HIGHER, "passes over the shared memory segments"),
+    [SHMIO_BYTES_WRITTEN] = METRIC("shmio.bytes_written", "bytes", PM_NEITHER, "written to the files"),
+    [SHMIO_BYTES_READ] = METRIC("shmio.bytes_read", "bytes", PM_NEITHER, "read from the files (--read-pct)"),
+    [SHMIO_BYTES_ON_DISK] = METRIC("shmio.bytes_on_disk", "bytes", PM_NEITHER,
+                  "the files' sizes at the end (bytes_written is checked against them)"),
+    [SHMIO_PROCESSES] = METRIC("shmio.processes", "count", PM_NEITHER, "processes that started"),
+};
+static const struct metric_group shmio_metrics = METRIC_GROUP(
+    "shmio: run shmio, the wblg-disk benchmark: processes writing files between passes over SysV shared memory",
+    shmio_defs);
 
 #define MAX_PROCS 4096
 #define MAX_REGIONS 64
@@ -199,14 +217,14 @@ static void report_metrics(const struct shmio_state *st, struct shmio_run *r, st
             on_disk += (uint64_t)sb.st_size;
     }
     double secs = (double)st->duration_ns / 1e9;
-    run_metric(rc, "shmio.bytes_written", (double)written, "bytes", PM_NEITHER);
-    run_metric(rc, "shmio.bytes_on_disk", (double)on_disk, "bytes", PM_NEITHER);
-    run_metric(rc, "shmio.bytes_read", (double)reads, "bytes", PM_NEITHER);
-    run_metric(rc, "shmio.passes", (double)passes, "count", PM_HIGHER);
-    run_metric(rc, "shmio.processes", (double)r->started, "count", PM_NEITHER);
+    run_metric(rc, &shmio_defs[SHMIO_BYTES_WRITTEN], (double)written);
+    run_metric(rc, &shmio_defs[SHMIO_BYTES_ON_DISK], (double)on_disk);
+    run_metric(rc, &shmio_defs[SHMIO_BYTES_READ], (double)reads);
+    run_metric(rc, &shmio_defs[SHMIO_PASSES], (double)passes);
+    run_metric(rc, &shmio_defs[SHMIO_PROCESSES], (double)r->started);
     if (strcmp(rc_status(rc), "ok") != 0)
         return;
-    run_metric(rc, "shmio.write_mb_per_s", (double)written / 1048576.0 / secs, "MB/s", PM_HIGHER);
+    run_metric(rc, &shmio_defs[SHMIO_WRITE_MB_PER_S], (double)written / 1048576.0 / secs);
     if (reports != r->started)
         run_set_status(rc, "failed", "%llu of %u processes reported", (unsigned long long)reports, r->started);
     else if (written != on_disk)
@@ -343,9 +361,10 @@ static const struct wl_helper shmio_helpers[] = {
 };
 
 const struct workload_ops workload_shmio = {
+    .metrics = &shmio_metrics,
     .name = "shmio",
     .summary = "the wblg-disk thrashing benchmark (2.6.8-rc2-mm2, 2004): processes alternating disk writes with touching shared memory",
-    .headline = "shmio.write_mb_per_s",
+    .headline = MN_shmio_write_mb_per_s,
     .headline_title = "MB/s",
     .options = shmio_options,
     .state_size = sizeof(struct shmio_state),

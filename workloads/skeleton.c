@@ -6,13 +6,16 @@
  *   2. An option table: name, type, field, bounds, default, help. The run
  *      command parses, checks bounds, prints --help and writes the stored
  *      configuration from it; nothing here compares option names.
- *   3. run(): start the work inside the cap with run_spawn*() (the child is
+ *   3. Its metrics, declared once in a table: name (workload.key), unit,
+ *      which way is better, what it means. help metrics, the man page and
+ *      the tests' strict check read the table; nothing else names a unit.
+ *   4. run(): start the work inside the cap with run_spawn*() (the child is
  *      pressmark's own binary for a helper, listed in .helpers), wait with
  *      run_wait() — or both, with the helper's report, by run_helper() —
- *      then hand metrics to the run with run_metric(): named
- *      workload.key, with a unit and a direction. Workloads never write
- *      the database, and a failed workload says so with run_set_status().
- *   4. The ops table, then one line in registry.c.
+ *      then hand metrics to the run with run_metric(rc, &defs[X], value).
+ *      Workloads never write the database, and a failed workload says so
+ *      with run_set_status().
+ *   5. The ops table, then one line in registry.c.
  *
  * This one is a complete workload: N passes writing one word per page over
  * --size of anonymous memory, in a helper process, as MB/s. */
@@ -28,6 +31,7 @@
 #include "lib/metrics.h"
 #include "lib/timeutil.h"
 #include "workloads/workload.h"
+#include "metric_names.h"     /* generated from the metric tables (tools/metric-names.awk) */
 
 struct skeleton_state {
     uint64_t size;
@@ -64,6 +68,14 @@ static int skeleton_helper(int argc, char **argv)
     return write(4, line, (size_t)n) == n ? 0 : 1;
 }
 
+enum { SKELETON_MB_PER_S, SKELETON_BYTES };
+static const struct metric_def skeleton_defs[] = {
+    [SKELETON_MB_PER_S] = METRIC("skeleton.mb_per_s", "MB/s", PM_HIGHER, "size x passes / the helper's time (the headline)"),
+    [SKELETON_BYTES] = METRIC("skeleton.bytes", "bytes", PM_NEITHER, "memory written, all passes"),
+};
+static const struct metric_group skeleton_metrics =
+    METRIC_GROUP("skeleton: run skeleton, the template workload", skeleton_defs);
+
 static const struct wl_helper skeleton_helpers[] = {
     { "__skeleton", skeleton_helper },
     { NULL, NULL },
@@ -80,10 +92,11 @@ static int skeleton_run(void *state, struct run_ctx *rc, struct pm_err *err)
     if (run_helper(rc, argv, "the skeleton's helper", line, sizeof line, err) < 0)
         return -1;
     unsigned long long ns;
-    if (sscanf(line, "elapsed_ns %llu", &ns) == 1 && ns > 0)
-        run_metric(rc, "skeleton.mb_per_s", (double)st->size * st->passes / 1048576.0 / ((double)ns / 1e9), "MB/s",
-                   PM_HIGHER);
-    else if (strcmp(rc_status(rc), "ok") == 0)
+    if (sscanf(line, "elapsed_ns %llu", &ns) == 1 && ns > 0) {
+        double bytes = (double)st->size * st->passes;
+        run_metric(rc, &skeleton_defs[SKELETON_MB_PER_S], bytes / 1048576.0 / ((double)ns / 1e9));
+        run_metric(rc, &skeleton_defs[SKELETON_BYTES], bytes);
+    } else if (strcmp(rc_status(rc), "ok") == 0)
         run_set_status(rc, "failed", "the helper reported no time");
     return 0;
 }
@@ -91,10 +104,11 @@ static int skeleton_run(void *state, struct run_ctx *rc, struct pm_err *err)
 const struct workload_ops workload_skeleton = {
     .name = "skeleton",
     .summary = "a template: passes writing one word per page over anonymous memory",
-    .headline = "skeleton.mb_per_s",
+    .headline = MN_skeleton_mb_per_s,
     .headline_title = "MB/s",
     .options = skeleton_options,
     .state_size = sizeof(struct skeleton_state),
     .run = skeleton_run,
     .helpers = skeleton_helpers,
+    .metrics = &skeleton_metrics,
 };

@@ -26,6 +26,25 @@
 #include "lib/units.h"
 #include "workloads/latency.h"
 #include "workloads/workload.h"
+#include "metric_names.h"     /* generated from the metric tables (tools/metric-names.awk) */
+
+/* What this workload stores, declared once: help metrics, the man page
+ * and the tests' strict check read it. */
+enum { STUTTER_HOG_MB_PER_S, STUTTER_HOG_SWEEPS, STUTTER_HOG_BYTES, STUTTER_FILL_S, STUTTER_ROUNDS,
+    STUTTER_LATENCY };
+static const struct metric_def stutter_defs[] = {
+    [STUTTER_HOG_MB_PER_S] = METRIC("stutter.hog_mb_per_s", "MB/s", PM_HIGHER,
+                  "the hog's write rate while the probe runs"),
+    [STUTTER_HOG_SWEEPS] = METRIC("stutter.hog_sweeps", "count", PM_NEITHER, "the hog's passes over its memory"),
+    [STUTTER_HOG_BYTES] = METRIC("stutter.hog_bytes", "bytes", PM_NEITHER, "the hog's memory"),
+    [STUTTER_FILL_S] = METRIC("stutter.fill_s", "s", PM_LOWER, "the hog's first fill"),
+    [STUTTER_ROUNDS] = METRIC("stutter.rounds", "count", PM_NEITHER, "probe rounds"),
+    [STUTTER_LATENCY] = LATENCY_METRIC("stutter.latency",
+                          "a probe round: map, touch and unmap --probe-size (the headline is p99)"),
+};
+static const struct metric_group stutter_metrics = METRIC_GROUP(
+    "stutter: run stutter, mmtests' stutterp",
+    stutter_defs);
 
 struct stutter_state {
     uint64_t hog, probe_size, duration_ns, gap_ns;
@@ -212,7 +231,7 @@ static int stutter_run(void *state, struct run_ctx *rc, struct pm_err *err)
             run_set_status(rc, hex.aborted ? "aborted" : "failed", "the hog ended before it had filled its memory");
         return 0;
     }
-    run_metric(rc, "stutter.fill_s", (double)(pm_now_ns() - f0) / 1e9, "s", PM_LOWER);
+    run_metric(rc, &stutter_defs[STUTTER_FILL_S], (double)(pm_now_ns() - f0) / 1e9);
     snprintf(a[0], sizeof a[0], "%llu", (unsigned long long)st->probe_size);
     snprintf(a[1], sizeof a[1], "%llu", (unsigned long long)st->duration_ns);
     snprintf(a[2], sizeof a[2], "%llu", (unsigned long long)st->gap_ns);
@@ -257,15 +276,15 @@ static int stutter_run(void *state, struct run_ctx *rc, struct pm_err *err)
     unsigned long long pages = 0, ns = 0, sweeps = 0, rounds = 0;
     if (sscanf(line, "hog pages %llu ns %llu sweeps %llu", &pages, &ns, &sweeps) == 3 && ns) {
         double mb = (double)pages * (double)sysconf(_SC_PAGESIZE) / 1048576.0;
-        run_metric(rc, "stutter.hog_mb_per_s", mb / ((double)ns / 1e9), "MB/s", PM_HIGHER);
-        run_metric(rc, "stutter.hog_sweeps", (double)sweeps, "count", PM_NEITHER);
+        run_metric(rc, &stutter_defs[STUTTER_HOG_MB_PER_S], mb / ((double)ns / 1e9));
+        run_metric(rc, &stutter_defs[STUTTER_HOG_SWEEPS], (double)sweeps);
     }
-    run_metric(rc, "stutter.hog_bytes", (double)st->hog, "bytes", PM_NEITHER);
+    run_metric(rc, &stutter_defs[STUTTER_HOG_BYTES], (double)st->hog);
     if (sscanf(rr.latstat_extra, "rounds %llu", &rounds) == 1)
-        run_metric(rc, "stutter.rounds", (double)rounds, "count", PM_NEITHER);
+        run_metric(rc, &stutter_defs[STUTTER_ROUNDS], (double)rounds);
     int rcl = 0;
     if (rr.lat_done && rr.lat.count)
-        rcl = run_latency(rc, "stutter.latency", &rr.lat, err);
+        rcl = run_latency(rc, &stutter_defs[STUTTER_LATENCY], &rr.lat, err);
     else if (strcmp(rc_status(rc), "ok") == 0)
         run_set_status(rc, "failed", "the probe reported no latencies");
     wl_reader_free(&rr);
@@ -278,12 +297,13 @@ static const struct wl_helper stutter_helpers[] = {
     { NULL, NULL },
 };
 
-static const char *const stutter_compare_also[] = { "stutter.hog_mb_per_s", NULL };
+static const char *const stutter_compare_also[] = { MN_stutter_hog_mb_per_s, NULL };
 
 const struct workload_ops workload_stutter = {
+    .metrics = &stutter_metrics,
     .name = "stutter",
     .summary = "mmtests' stutterp: a small probe maps, touches and unmaps while a hog keeps memory full; probe latency",
-    .headline = "stutter.latency_p99_us",
+    .headline = MN_stutter_latency_p99_us,
     .headline_title = "p99 us",
     .compare_also = stutter_compare_also,
     .options = stutter_options,

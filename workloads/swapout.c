@@ -20,6 +20,25 @@
 #include "lib/fileio.h"
 #include "lib/units.h"
 #include "workloads/workload.h"
+#include "metric_names.h"     /* generated from the metric tables (tools/metric-names.awk) */
+
+/* What this workload stores, declared once: help metrics, the man page
+ * and the tests' strict check read it. */
+enum { SWAPOUT_MB_PER_S, SWAPOUT_ELAPSED_S, SWAPOUT_TIMED_SWAP_OUT_KB, SWAPOUT_SIZE_BYTES,
+    SWAPOUT_PREFILL_BYTES };
+static const struct metric_def swapout_defs[] = {
+    [SWAPOUT_MB_PER_S] = METRIC("swapout.mb_per_s", "MB/s", PM_HIGHER,
+                  "size / the timed allocation's seconds (the headline)"),
+    [SWAPOUT_ELAPSED_S] = METRIC("swapout.elapsed_s", "s", PM_LOWER, "the timed allocation"),
+    [SWAPOUT_TIMED_SWAP_OUT_KB] = METRIC("swapout.timed_swap_out_kb", "KB", PM_LOWER,
+                  "swapped out, system-wide (pswpout), while the allocator ran"),
+    [SWAPOUT_SIZE_BYTES] = METRIC("swapout.size_bytes", "bytes", PM_NEITHER, "memory allocated and written"),
+    [SWAPOUT_PREFILL_BYTES] = METRIC("swapout.prefill_bytes", "bytes", PM_NEITHER,
+                  "memory filled before the timed part"),
+};
+static const struct metric_group swapout_metrics = METRIC_GROUP(
+    "swapout: run swapout, mtest01's swap-out bandwidth",
+    swapout_defs);
 
 #define MAX_HOLDERS 64
 
@@ -139,14 +158,13 @@ static int swapout_run(void *state, struct run_ctx *rc, struct pm_err *err)
     double secs = sscanf(line, "elapsed_ns %llu", &loop_ns) == 1 && loop_ns ? (double)loop_ns / 1e9
                                                                           : (double)ex.elapsed_ns / 1e9;
     if (strcmp(rc_status(rc), "ok") == 0) {
-        run_metric(rc, "swapout.mb_per_s", secs > 0 ? (double)st->size / 1048576.0 / secs : 0, "MB/s", PM_HIGHER);
-        run_metric(rc, "swapout.elapsed_s", secs, "s", PM_LOWER);
+        run_metric(rc, &swapout_defs[SWAPOUT_MB_PER_S], secs > 0 ? (double)st->size / 1048576.0 / secs : 0);
+        run_metric(rc, &swapout_defs[SWAPOUT_ELAPSED_S], secs);
     }
     if (out0 >= 0 && out1 >= 0)
-        run_metric(rc, "swapout.timed_swap_out_kb", (double)(out1 - out0) * (double)sysconf(_SC_PAGESIZE) / 1024.0,
-                   "KB", PM_LOWER);
-    run_metric(rc, "swapout.size_bytes", (double)st->size, "bytes", PM_NEITHER);
-    run_metric(rc, "swapout.prefill_bytes", (double)st->prefill, "bytes", PM_NEITHER);
+        run_metric(rc, &swapout_defs[SWAPOUT_TIMED_SWAP_OUT_KB], (double)(out1 - out0) * (double)sysconf(_SC_PAGESIZE) / 1024.0);
+    run_metric(rc, &swapout_defs[SWAPOUT_SIZE_BYTES], (double)st->size);
+    run_metric(rc, &swapout_defs[SWAPOUT_PREFILL_BYTES], (double)st->prefill);
     return 0;
 }
 
@@ -227,9 +245,10 @@ static const struct wl_helper swapout_helpers[] = {
 };
 
 const struct workload_ops workload_swapout = {
+    .metrics = &swapout_metrics,
     .name = "swapout",
     .summary = "mtest01 swap-out bandwidth (2.4.14pre3aa3, 2001): mtest01 -b SIZE -w with memory pre-filled by stopped processes",
-    .headline = "swapout.mb_per_s",
+    .headline = MN_swapout_mb_per_s,
     .headline_title = "MB/s",
     .options = swapout_options,
     .state_size = sizeof(struct swapout_state),

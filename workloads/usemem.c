@@ -29,6 +29,33 @@
 #include "lib/timeutil.h"
 #include "lib/units.h"
 #include "workloads/workload.h"
+#include "metric_names.h"     /* generated from the metric tables (tools/metric-names.awk) */
+
+/* What this workload stores, declared once: help metrics, the man page
+ * and the tests' strict check read it. */
+enum { USEMEM_MB_PER_S, USEMEM_ELAPSED_S, USEMEM_WORKER_MB_PER_S_MIN, USEMEM_WORKER_MB_PER_S_MEAN,
+    USEMEM_WORKER_MB_PER_S_MAX, USEMEM_FILL_MB_PER_S, USEMEM_WORKERS, USEMEM_SIZE_BYTES, USEMEM_BYTES,
+    USEMEM_PAGES_TOUCHED, USEMEM_PASSES_MIN, USEMEM_VERIFIED_PAGES, USEMEM_BAD_PAGES };
+static const struct metric_def usemem_defs[] = {
+    [USEMEM_MB_PER_S] = METRIC("usemem.mb_per_s", "MB/s", PM_HIGHER,
+                  "bytes swept / wall time from the start gate to the last worker's end (the headline)"),
+    [USEMEM_ELAPSED_S] = METRIC("usemem.elapsed_s", "s", PM_LOWER, "that wall time"),
+    [USEMEM_WORKER_MB_PER_S_MIN] = METRIC("usemem.worker_mb_per_s_min", "MB/s", PM_HIGHER, "the slowest worker's rate"),
+    [USEMEM_WORKER_MB_PER_S_MEAN] = METRIC("usemem.worker_mb_per_s_mean", "MB/s", PM_HIGHER, "the workers' mean rate"),
+    [USEMEM_WORKER_MB_PER_S_MAX] = METRIC("usemem.worker_mb_per_s_max", "MB/s", PM_HIGHER, "the fastest worker's rate"),
+    [USEMEM_FILL_MB_PER_S] = METRIC("usemem.fill_mb_per_s", "MB/s", PM_HIGHER, "the untimed fill before read sweeps"),
+    [USEMEM_WORKERS] = METRIC("usemem.workers", "count", PM_NEITHER, "procs x threads"),
+    [USEMEM_SIZE_BYTES] = METRIC("usemem.size_bytes", "bytes", PM_NEITHER, "each worker's mapping"),
+    [USEMEM_BYTES] = METRIC("usemem.bytes", "bytes", PM_NEITHER, "bytes swept, all workers"),
+    [USEMEM_PAGES_TOUCHED] = METRIC("usemem.pages_touched", "pages", PM_NEITHER, "pages swept, all workers"),
+    [USEMEM_PASSES_MIN] = METRIC("usemem.passes_min", "count", PM_NEITHER, "the fewest passes any worker finished"),
+    [USEMEM_VERIFIED_PAGES] = METRIC("usemem.verified_pages", "pages", PM_NEITHER,
+                  "pages checked word by word at the end"),
+    [USEMEM_BAD_PAGES] = METRIC("usemem.bad_pages", "pages", PM_LOWER, "pages that held a wrong word (the run fails)"),
+};
+static const struct metric_group usemem_metrics = METRIC_GROUP(
+    "usemem: run usemem, vm-scalability's usemem",
+    usemem_defs);
 
 typedef uint64_t u64x2 __attribute__((vector_size(16)));
 
@@ -566,26 +593,24 @@ static int usemem_run(void *state, struct run_ctx *rc, struct pm_err *err)
     if (t.bad_pages && strcmp(rc_status(rc), "oom") != 0)
         run_set_status(rc, "failed", "%llu pages came back wrong (first: %s)", (unsigned long long)t.bad_pages,
                        t.first_bad);
-    run_metric(rc, "usemem.workers", want, "count", PM_NEITHER);
-    run_metric(rc, "usemem.size_bytes", (double)st->size, "bytes", PM_NEITHER);
+    run_metric(rc, &usemem_defs[USEMEM_WORKERS], want);
+    run_metric(rc, &usemem_defs[USEMEM_SIZE_BYTES], (double)st->size);
     if (!t.workers)
         return 0;
-    run_metric(rc, "usemem.pages_touched", (double)t.pages_touched, "pages", PM_NEITHER);
-    run_metric(rc, "usemem.bytes", (double)t.bytes, "bytes", PM_NEITHER);
-    run_metric(rc, "usemem.passes_min", (double)t.passes_min, "count", PM_NEITHER);
-    run_metric(rc, "usemem.verified_pages", (double)t.pages, "pages", PM_NEITHER);
-    run_metric(rc, "usemem.bad_pages", (double)t.bad_pages, "pages", PM_LOWER);
+    run_metric(rc, &usemem_defs[USEMEM_PAGES_TOUCHED], (double)t.pages_touched);
+    run_metric(rc, &usemem_defs[USEMEM_BYTES], (double)t.bytes);
+    run_metric(rc, &usemem_defs[USEMEM_PASSES_MIN], (double)t.passes_min);
+    run_metric(rc, &usemem_defs[USEMEM_VERIFIED_PAGES], (double)t.pages);
+    run_metric(rc, &usemem_defs[USEMEM_BAD_PAGES], (double)t.bad_pages);
     if (strcmp(rc_status(rc), "ok") != 0 || !wall)
         return 0;
-    run_metric(rc, "usemem.mb_per_s", (double)t.bytes / 1048576.0 / ((double)wall / 1e9), "MB/s", PM_HIGHER);
-    run_metric(rc, "usemem.elapsed_s", (double)wall / 1e9, "s", PM_LOWER);
-    run_metric(rc, "usemem.worker_mb_per_s_min", t.rate_min, "MB/s", PM_HIGHER);
-    run_metric(rc, "usemem.worker_mb_per_s_mean", t.rate_sum / t.workers, "MB/s", PM_HIGHER);
-    run_metric(rc, "usemem.worker_mb_per_s_max", t.rate_max, "MB/s", PM_HIGHER);
+    run_metric(rc, &usemem_defs[USEMEM_MB_PER_S], (double)t.bytes / 1048576.0 / ((double)wall / 1e9));
+    run_metric(rc, &usemem_defs[USEMEM_ELAPSED_S], (double)wall / 1e9);
+    run_metric(rc, &usemem_defs[USEMEM_WORKER_MB_PER_S_MIN], t.rate_min);
+    run_metric(rc, &usemem_defs[USEMEM_WORKER_MB_PER_S_MEAN], t.rate_sum / t.workers);
+    run_metric(rc, &usemem_defs[USEMEM_WORKER_MB_PER_S_MAX], t.rate_max);
     if (t.fill_ns_max)
-        run_metric(rc, "usemem.fill_mb_per_s",
-                   (double)t.pages * (double)sysconf(_SC_PAGESIZE) / 1048576.0 / ((double)t.fill_ns_max / 1e9) ,
-                   "MB/s", PM_HIGHER);
+        run_metric(rc, &usemem_defs[USEMEM_FILL_MB_PER_S], (double)t.pages * (double)sysconf(_SC_PAGESIZE) / 1048576.0 / ((double)t.fill_ns_max / 1e9));
     return 0;
 }
 
@@ -595,10 +620,11 @@ static const struct wl_helper usemem_helpers[] = {
 };
 
 const struct workload_ops workload_usemem = {
+    .metrics = &usemem_metrics,
     .name = "usemem",
     .summary = "vm-scalability's usemem: workers sweep anonymous memory (seq or rand; write, read or rw), MB/s, every "
                "page verified at the end",
-    .headline = "usemem.mb_per_s",
+    .headline = MN_usemem_mb_per_s,
     .headline_title = "MB/s",
     .options = usemem_options,
     .state_size = sizeof(struct usemem_state),

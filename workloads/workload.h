@@ -66,6 +66,10 @@ struct workload_ops {
     /* Select phase i; suffix names it for the label ("j8"). */
     void (*set_phase)(void *state, int i, char *suffix, size_t len);
     const struct wl_helper *helpers;    /* NULL-terminated, or NULL */
+    /* What it stores, declared once (METRIC rows under its heading):
+     * run_metric takes these; help metrics, the man page and the tests'
+     * strict check read them. */
+    const struct metric_group *metrics;
 };
 
 /* The helper called name, from any workload; NULL when none has it. */
@@ -122,7 +126,8 @@ int run_helper(struct run_ctx *rc, char *const argv[], const char *what, char *r
                struct pm_err *err);
 /* Wait for pid, handling SIGINT/SIGTERM and the run's timeout. */
 int run_wait(struct run_ctx *rc, pid_t pid, struct run_exit *ex, struct pm_err *err);
-void run_metric(struct run_ctx *rc, const char *name, double value, const char *unit, enum metric_dir dir);
+/* Store a metric the workload declared (its ops table's metrics). */
+void run_metric(struct run_ctx *rc, const struct metric_def *m, double value);
 /* A running count of the workload's work so far (messages, bytes), for
  * the live progress: shown as its rate per second. Any thread may call it;
  * unit names the rate ("msg/s"). */
@@ -133,11 +138,11 @@ void run_meta(struct run_ctx *rc, const char *key, const char *value);
  * "workload.latency_p99_us", the p99 over the workload's last window).
  * Any thread may call it. */
 void run_gauge(struct run_ctx *rc, const char *name, double value);
-/* A latency histogram of the run (ns), called name ("WORKLOAD.latency" is
- * the one the charts draw as a distribution):
+/* A latency histogram of the run (ns), declared as a LATENCY_METRIC called
+ * name ("WORKLOAD.latency" is the one the charts draw as a distribution):
  * stored bucket by bucket, and its percentiles as the metrics
- * name_p50_us, _p90_us, _p99_us, _p999_us, _max_us, with name_samples. */
-int run_latency(struct run_ctx *rc, const char *name, const struct loghist *h, struct pm_err *err);
+ * name_p50_us, _p90_us, _p99_us, _p999_us, _max_us, _mean_us, with name_samples. */
+int run_latency(struct run_ctx *rc, const struct metric_def *m, const struct loghist *h, struct pm_err *err);
 /* status is "ok", "failed", "oom" or "aborted"; the reason is stored as is. */
 void run_set_status(struct run_ctx *rc, const char *status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -145,6 +150,9 @@ void run_set_status(struct run_ctx *rc, const char *status, const char *fmt, ...
 void run_rusage_metrics(struct run_ctx *rc, const struct run_exit *ex);
 /* Turn a wait status into the run's status and reason. */
 void run_status_from_exit(struct run_ctx *rc, const char *what, const struct run_exit *ex);
+
+/* The time.* metrics run_rusage_metrics stores, every run's. */
+extern const struct metric_group run_time_metrics;
 
 /* The run's status so far ("ok" until something says otherwise). */
 const char *rc_status(struct run_ctx *rc);

@@ -21,6 +21,39 @@
 #include "workloads/latency.h"
 #include "workloads/chat/client.h"
 #include "workloads/chat/server.h"
+#include "metric_names.h"     /* generated from the metric tables (tools/metric-names.awk) */
+
+/* What this workload stores, declared once: help metrics, the man page
+ * and the tests' strict check read it. */
+enum { CHAT_MSGS_PER_S, CHAT_DELIVERED_PER_S, CHAT_ELAPSED_S, CHAT_SENT, CHAT_RECEIVED, CHAT_TOTAL,
+    CHAT_ORDER_ERRORS, CHAT_CONNECTIONS, CHAT_CLIENT_COLLECTIONS, CHAT_SERVER_COLLECTIONS, CHAT_SERVER_CPU_S,
+    CHAT_CPU_US_PER_DELIVERY, CHAT_UNSTAMPED, CHAT_LATENCY };
+static const struct metric_def chat_defs[] = {
+    [CHAT_MSGS_PER_S] = METRIC("chat.msgs_per_s", "msg/s", PM_HIGHER,
+                  "messages sent + received per second: VolanoMark's throughput (the headline)"),
+    [CHAT_DELIVERED_PER_S] = METRIC("chat.delivered_per_s", "msg/s", PM_HIGHER, "messages received per second"),
+    [CHAT_ELAPSED_S] = METRIC("chat.elapsed_s", "s", PM_LOWER,
+                  "the client's chatting time: from every room full to every connection closed (VolanoMark's)"),
+    [CHAT_SENT] = METRIC("chat.sent", "count", PM_NEITHER, "messages the users sent"),
+    [CHAT_RECEIVED] = METRIC("chat.received", "count", PM_NEITHER, "messages the users received"),
+    [CHAT_TOTAL] = METRIC("chat.total", "count", PM_NEITHER, "sent + received"),
+    [CHAT_ORDER_ERRORS] = METRIC("chat.order_errors", "count", PM_LOWER,
+                  "messages received out of their sender's order"),
+    [CHAT_CONNECTIONS] = METRIC("chat.connections", "count", PM_NEITHER, "client connections made"),
+    [CHAT_CLIENT_COLLECTIONS] = METRIC("chat.client_collections", "count", PM_LOWER,
+                  "collections of the client's simulated Java heap (--heap)"),
+    [CHAT_SERVER_COLLECTIONS] = METRIC("chat.server_collections", "count", PM_LOWER,
+                  "collections of the server's simulated heap"),
+    [CHAT_SERVER_CPU_S] = METRIC("chat.server_cpu_s", "s", PM_LOWER, "the server's CPU time"),
+    [CHAT_CPU_US_PER_DELIVERY] = METRIC("chat.cpu_us_per_delivery", "us", PM_LOWER,
+                  "client + server CPU time per message received"),
+    [CHAT_UNSTAMPED] = METRIC("chat.unstamped", "count", PM_NEITHER,
+                  "messages without pressmark's send time (the Java client's)"),
+    [CHAT_LATENCY] = LATENCY_METRIC("chat.latency", "delivery latency, from the send stamp to the receiving user"),
+};
+static const struct metric_group chat_metrics = METRIC_GROUP(
+    "chat: run chat, the VolanoMark client and server",
+    chat_defs);
 
 struct chat_state {
     uint64_t rooms, users, messages;
@@ -204,7 +237,7 @@ static int chat_run(void *state, struct run_ctx *rc, struct pm_err *err)
     wl_reader_stop(&rr);
     close(p[0]);
     snprintf(line, sizeof line, "%s", rr.result);
-    if (w == 0 && rr.lat_done && rr.lat.count && run_latency(rc, "chat.latency", &rr.lat, err) < 0) {
+    if (w == 0 && rr.lat_done && rr.lat.count && run_latency(rc, &chat_defs[CHAT_LATENCY], &rr.lat, err) < 0) {
         wl_reader_free(&rr);
         if (server) {
             char ignored[256];
@@ -214,7 +247,7 @@ static int chat_run(void *state, struct run_ctx *rc, struct pm_err *err)
     }
     unsigned long long unstamped = 0;
     if (sscanf(rr.latstat_extra, "unstamped %llu", &unstamped) == 1)
-        run_metric(rc, "chat.unstamped", (double)unstamped, "count", PM_NEITHER);
+        run_metric(rc, &chat_defs[CHAT_UNSTAMPED], (double)unstamped);
     wl_reader_free(&rr);
     double server_cpu = server ? stop_server(server, server_report, sstats, sizeof sstats) : 0;
     if (w < 0)
@@ -228,25 +261,24 @@ static int chat_run(void *state, struct run_ctx *rc, struct pm_err *err)
         run_set_status(rc, "failed", "%s", why + 8);
     else if (strcmp(rc_status(rc), "ok") == 0 && !line[0])
         run_set_status(rc, "failed", "the chat client reported nothing");
-    run_metric(rc, "chat.sent", (double)sent, "count", PM_NEITHER);
-    run_metric(rc, "chat.received", (double)received, "count", PM_NEITHER);
-    run_metric(rc, "chat.total", (double)(sent + received), "count", PM_NEITHER);
-    run_metric(rc, "chat.order_errors", (double)field(line, "order_errors"), "count", PM_LOWER);
-    run_metric(rc, "chat.connections", (double)field(line, "connections"), "count", PM_NEITHER);
-    run_metric(rc, "chat.client_collections", (double)field(line, "collections"), "count", PM_LOWER);
+    run_metric(rc, &chat_defs[CHAT_SENT], (double)sent);
+    run_metric(rc, &chat_defs[CHAT_RECEIVED], (double)received);
+    run_metric(rc, &chat_defs[CHAT_TOTAL], (double)(sent + received));
+    run_metric(rc, &chat_defs[CHAT_ORDER_ERRORS], (double)field(line, "order_errors"));
+    run_metric(rc, &chat_defs[CHAT_CONNECTIONS], (double)field(line, "connections"));
+    run_metric(rc, &chat_defs[CHAT_CLIENT_COLLECTIONS], (double)field(line, "collections"));
     if (sstats[0])
-        run_metric(rc, "chat.server_collections", (double)field(sstats, "collections"), "count", PM_LOWER);
+        run_metric(rc, &chat_defs[CHAT_SERVER_COLLECTIONS], (double)field(sstats, "collections"));
     if (strcmp(rc_status(rc), "ok") == 0 && elapsed > 0) {
-        run_metric(rc, "chat.elapsed_s", elapsed, "s", PM_LOWER);
-        run_metric(rc, "chat.msgs_per_s", (double)(sent + received) / elapsed, "msg/s", PM_HIGHER);
-        run_metric(rc, "chat.delivered_per_s", (double)received / elapsed, "msg/s", PM_HIGHER);
+        run_metric(rc, &chat_defs[CHAT_ELAPSED_S], elapsed);
+        run_metric(rc, &chat_defs[CHAT_MSGS_PER_S], (double)(sent + received) / elapsed);
+        run_metric(rc, &chat_defs[CHAT_DELIVERED_PER_S], (double)received / elapsed);
         double client_cpu = (double)ex.ru.ru_utime.tv_sec + (double)ex.ru.ru_utime.tv_usec / 1e6 +
                             (double)ex.ru.ru_stime.tv_sec + (double)ex.ru.ru_stime.tv_usec / 1e6;
         if (server)
-            run_metric(rc, "chat.server_cpu_s", server_cpu, "s", PM_LOWER);
+            run_metric(rc, &chat_defs[CHAT_SERVER_CPU_S], server_cpu);
         if (received)
-            run_metric(rc, "chat.cpu_us_per_delivery", (client_cpu + server_cpu) / (double)received * 1e6, "us",
-                       PM_LOWER);
+            run_metric(rc, &chat_defs[CHAT_CPU_US_PER_DELIVERY], (client_cpu + server_cpu) / (double)received * 1e6);
     }
     return 0;
 }
@@ -314,12 +346,13 @@ static const struct wl_helper chat_helpers[] = {
     { NULL, NULL },
 };
 
-static const char *const chat_compare_also[] = { "chat.latency_p99_us", NULL };
+static const char *const chat_compare_also[] = { MN_chat_latency_p99_us, NULL };
 
 const struct workload_ops workload_chat = {
+    .metrics = &chat_metrics,
     .name = "chat",
     .summary = "VolanoMark's chat server and client (the 2002 VolanoMark reports), faithful to the wire, msg/s",
-    .headline = "chat.msgs_per_s",
+    .headline = MN_chat_msgs_per_s,
     .headline_title = "msg/s",
     .compare_also = chat_compare_also,
     .show_cpu_split = true,

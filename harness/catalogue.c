@@ -1,0 +1,62 @@
+#include "harness/catalogue.h"
+#include <string.h>
+#include "collectors/sources.h"
+#include "harness/observer.h"
+#include "harness/stalls.h"
+#include "workloads/workload.h"
+
+#define MAX_GROUPS 64
+
+const struct metric_group *const *catalogue_groups(size_t *n)
+{
+    static const struct metric_group *groups[MAX_GROUPS];
+    static size_t count;
+    if (count) {
+        *n = count;
+        return groups;
+    }
+    size_t k = 0;
+    groups[k++] = &run_time_metrics;
+    for (int i = 0; i < SRC_COUNT; i++)
+        for (size_t g = 0; pm_sources[i]->metrics && pm_sources[i]->metrics[g] && k < MAX_GROUPS; g++)
+            groups[k++] = pm_sources[i]->metrics[g];
+    if (k + 2 <= MAX_GROUPS) {
+        groups[k++] = &stall_metrics;
+        groups[k++] = &observer_metrics;
+    }
+    for (size_t i = 0; pm_workloads[i] && k < MAX_GROUPS; i++)
+        if (pm_workloads[i]->metrics)
+            groups[k++] = pm_workloads[i]->metrics;
+    count = k;
+    *n = count;
+    return groups;
+}
+
+const struct metric_def *catalogue_find(const char *name, const char **unit, enum metric_dir *dir)
+{
+    size_t n;
+    const struct metric_group *const *g = catalogue_groups(&n);
+    return metric_groups_find(g, n, name, unit, dir);
+}
+
+const char *catalogue_check(const char *name, const char *unit, enum metric_dir dir)
+{
+    static char why[256];
+    const char *du;
+    enum metric_dir dd;
+    if (!catalogue_find(name, &du, &dd))
+        snprintf(why, sizeof why, "metric %s is not declared (add it to its producer's metric table)", name);
+    else if (strcmp(du, unit) != 0 || dd != dir)
+        snprintf(why, sizeof why, "metric %s is stored as %s, %s; its declaration says %s, %s", name, unit,
+                 metric_dir_name(dir), du, metric_dir_name(dd));
+    else
+        return NULL;
+    return why;
+}
+
+void catalogue_print(FILE *f)
+{
+    size_t n;
+    const struct metric_group *const *g = catalogue_groups(&n);
+    metric_groups_print(f, g, n);
+}

@@ -1,0 +1,23 @@
+#ifndef PM_HARNESS_CATALOGUE_H
+#define PM_HARNESS_CATALOGUE_H
+/* Every metric a run can store, gathered from where each is declared: the
+ * time group (workloads/run_api.c), each source's (collectors/), the stall
+ * tracer's and the observer's (harness/), each workload's (its ops table).
+ * 'pressmark help metrics' prints it, pressmark-metrics(7) is written from
+ * that, and with PRESSMARK_TEST_STRICT_METRICS=1 (the tests) a run that
+ * stores a metric nothing declares, or with another unit or direction,
+ * fails. */
+#include <stddef.h>
+#include <stdio.h>
+#include "lib/metrics.h"
+
+/* The groups in the order help metrics shows them; *n their number. */
+const struct metric_group *const *catalogue_groups(size_t *n);
+/* The def name stands for (*unit, *dir: its member's), or NULL. */
+const struct metric_def *catalogue_find(const char *name, const char **unit, enum metric_dir *dir);
+/* NULL when name is declared with this unit and direction; otherwise
+ * what is wrong, in words (a static buffer). */
+const char *catalogue_check(const char *name, const char *unit, enum metric_dir dir);
+void catalogue_print(FILE *f);
+
+#endif
