@@ -73,7 +73,10 @@ $(B)/lib/version.o: PM_CFLAGS += -DPM_VERSION='"$(VERSION)"'
 # code that reads a metric by name is checked by the compiler. Rewritten
 # only when it changes, so editing a table rebuilds only its readers.
 METRIC_DECL := $(wildcard collectors/*.c harness/*.c workloads/*.c workloads/chat/*.c)
-$(B)/gen/metric_names.h: tools/metric-names.awk $(METRIC_DECL)
+# (the list of files is a prerequisite too: a file that goes takes its names)
+$(B)/gen/metric-files.txt: FORCE
+	@mkdir -p $(@D); echo '$(METRIC_DECL)' | cmp -s - $@ || echo '$(METRIC_DECL)' > $@
+$(B)/gen/metric_names.h: tools/metric-names.awk $(METRIC_DECL) $(B)/gen/metric-files.txt
 	@mkdir -p $(@D)
 	@awk -f tools/metric-names.awk $(METRIC_DECL) > $@.tmp && { cmp -s $@.tmp $@ || mv $@.tmp $@; } && rm -f $@.tmp
 $(LIB_OBJ) $(B)/cmd/main.o: | $(B)/gen/metric_names.h

@@ -55,7 +55,7 @@ build() {
 case "${1:-main}" in
     main)
         setup; build
-        exec suites/main.sh
+        exec tools/main-job.sh
         ;;
     test)
         setup; build

@@ -115,3 +115,11 @@ int run_opts_finish(struct run_opts *ro, const char *cmd)
         return pm_usage(cmd, "%s", err.msg);
     return 0;
 }
+
+void cli_push_after_store(void *arg, struct pm_db *db, int64_t run_id)
+{
+    struct pm_err err;
+    if (run_opts_push(arg, db, run_id, &err) < 0)
+        fprintf(stderr, "pressmark: push: %s; run %lld stays queued for the next 'pressmark push'\n", err.msg,
+                (long long)run_id);
+}

@@ -45,6 +45,11 @@ int cli_suite_id(const char *value, int64_t *id, struct pm_err *err);
  * mem-high below the cap). Returns 0, or 2 after printing the one line. */
 int run_opts_finish(struct run_opts *ro, const char *cmd);
 
+/* --push's hook for a run plan (arg: the struct run_opts): each run goes
+ * out as soon as it is stored; a server that is down leaves it queued for
+ * the next 'pressmark push', and the one line says so. */
+void cli_push_after_store(void *arg, struct pm_db *db, int64_t run_id);
+
 /* Commands. */
 int cmd_record(int argc, char **argv);
 int cmd_run(int argc, char **argv);

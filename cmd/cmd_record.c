@@ -38,6 +38,10 @@ int cmd_record(int argc, char **argv)
     }
     struct run_plan plan = { .wl = wl, .wl_state = state };
     run_opts_to_plan(&ro, &plan);
+    if (ro.push_url) {
+        plan.after_store = cli_push_after_store;
+        plan.after_store_arg = &ro;
+    }
     run_block_signals();
     struct run_progress rp;
     run_progress_attach(&rp, &plan);

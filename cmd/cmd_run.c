@@ -96,6 +96,10 @@ int cmd_run(int argc, char **argv)
     }
     struct run_plan plan = { .wl = wl, .wl_state = state };
     run_opts_to_plan(&ro, &plan);
+    if (ro.push_url) {
+        plan.after_store = cli_push_after_store;
+        plan.after_store_arg = &ro;
+    }
     run_block_signals();
     rc = run_phases(wl, state, &plan, ro.label);
 out:

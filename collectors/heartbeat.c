@@ -17,61 +17,42 @@ static void record_beat(struct heartbeat *hb, int64_t late)
     hb->late_ns[hb->n++] = late;
 }
 
-static void *heartbeat_main(void *arg)
+/* A beat: how late it woke, kept for the run's percentiles and as the
+ * worst since the sampler's last tick. A beat that could not happen because
+ * this one was so late is skipped, as vmstat's missing lines were: the
+ * thread counts it and aims for the next slot. */
+static int heartbeat_beat(void *arg, uint64_t deadline, uint64_t now)
 {
     struct heartbeat *hb = arg;
-    uint64_t deadline = pm_now_ns() + hb->period_ns;
-    while (!atomic_load(&hb->stop)) {
-        struct timespec ts = pm_ns_to_timespec(deadline);
-        int rc;
-        while ((rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL)) == EINTR)
-            ;
-        uint64_t now = pm_now_ns();
-        int64_t late = now > deadline ? (int64_t)(now - deadline) : 0;
-        record_beat(hb, late);
-        atomic_fetch_add(&hb->beats, 1);
-        int64_t prev = atomic_load(&hb->late_max_since_sample);
-        while (late > prev && !atomic_compare_exchange_weak(&hb->late_max_since_sample, &prev, late))
-            ;
-        /* A beat that could not happen because we were this late is skipped,
-         * as vmstat's missing lines were: count them and aim for the next slot. */
-        uint64_t missed = (uint64_t)late / hb->period_ns;
-        if (missed)
-            atomic_fetch_add(&hb->skipped, missed);
-        deadline += (missed + 1) * hb->period_ns;
-    }
-    return NULL;
+    int64_t late = now > deadline ? (int64_t)(now - deadline) : 0;
+    record_beat(hb, late);
+    atomic_fetch_add(&hb->beats, 1);
+    int64_t prev = atomic_load(&hb->late_max_since_sample);
+    while (late > prev && !atomic_compare_exchange_weak(&hb->late_max_since_sample, &prev, late))
+        ;
+    return 0;
 }
 
 int heartbeat_start(struct heartbeat *hb, uint64_t period_ns, struct pm_err *err)
 {
     memset(hb, 0, sizeof *hb);
     hb->period_ns = period_ns;
-    atomic_init(&hb->stop, false);
     atomic_init(&hb->beats, 0);
-    atomic_init(&hb->skipped, 0);
     atomic_init(&hb->late_max_since_sample, 0);
-    int rc = pthread_create(&hb->thread, NULL, heartbeat_main, hb);
-    if (rc)
-        return pm_errf(err, "heartbeat thread: %s", strerror(rc));
-    hb->running = true;
-    return 0;
+    hb->thread = (struct periodic){ .tick = heartbeat_beat, .arg = hb, .skip_by_wake = true };
+    return periodic_start(&hb->thread, "pm-heartbeat", pm_now_ns() + period_ns, period_ns, err);
 }
 
 void heartbeat_stop(struct heartbeat *hb)
 {
-    if (!hb->running)
-        return;
-    atomic_store(&hb->stop, true);
-    pthread_join(hb->thread, NULL);
-    hb->running = false;
+    periodic_stop(&hb->thread);
 }
 
 int heartbeat_stats(struct heartbeat *hb, struct heartbeat_stats *out)
 {
     memset(out, 0, sizeof *out);
     out->beats = atomic_load(&hb->beats);
-    out->skipped = atomic_load(&hb->skipped);
+    out->skipped = periodic_missed(&hb->thread);
     if (hb->n == 0)
         return 0;
     out->p50_ms = pm_percentile_i64(hb->late_ns, hb->n, 50) / 1e6;
@@ -103,7 +84,7 @@ static int hb_sample(struct collector *c, struct sink *sink, struct pm_err *err)
     static const char skip_name[] = "heartbeat.skipped";
     sink->put(sink, late_name, sizeof late_name - 1, (struct pm_value){ .kind = PM_INT, .i = late / 1000 });
     sink->put(sink, skip_name, sizeof skip_name - 1,
-              (struct pm_value){ .kind = PM_INT, .i = (int64_t)atomic_load(&hb->skipped) });
+              (struct pm_value){ .kind = PM_INT, .i = (int64_t)periodic_missed(&hb->thread) });
     return 0;
 }
 

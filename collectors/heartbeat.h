@@ -3,22 +3,19 @@
 /* The heartbeat is the reports' "vmstat beats": a thread that asks to wake every
  * period and records how late it actually woke. Under memory pressure a
  * system that stalls shows it here first (the 2001 swap-out report: "vmstat skips beats"). */
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include "collectors/collector.h"
 #include "lib/err.h"
+#include "lib/periodic.h"
 
 struct heartbeat {
     uint64_t period_ns;
-    pthread_t thread;
-    bool running;
-    atomic_bool stop;
+    struct periodic thread;    /* its beats; what it skipped is the thread's missed */
     int64_t *late_ns;          /* one entry per beat, owned by the thread until stop */
     size_t n, cap;
     atomic_uint_fast64_t beats;
-    atomic_uint_fast64_t skipped;
     atomic_int_fast64_t late_max_since_sample;   /* reset by each sampler tick */
     bool alloc_failed;
 };

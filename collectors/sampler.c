@@ -124,37 +124,22 @@ static void record_lateness(struct sampler *s, int64_t late)
     s->late_ns[s->nlate++] = late;
 }
 
-static void *sampler_main(void *arg)
+static int sampler_tick(void *arg, uint64_t deadline, uint64_t now)
 {
     struct sampler *s = arg;
-    /* A name top -H and perf report --comm show. */
-    pthread_setname_np(pthread_self(), "pm-sampler");
-    uint64_t deadline = s->t0 + s->interval_ns;
-    pthread_mutex_lock(&s->mu);
-    while (!s->stop && !s->failed) {
-        struct timespec ts = pm_ns_to_timespec(deadline);
-        int rc = pthread_cond_timedwait(&s->cv, &s->mu, &ts);
-        if (s->stop)
-            break;
-        if (rc != ETIMEDOUT)
-            continue;       /* spurious wake-up: the deadline has not come */
-        pthread_mutex_unlock(&s->mu);
-        uint64_t now = pm_now_ns();
-        record_lateness(s, now > deadline ? (int64_t)(now - deadline) : 0);
-        if (take_tick(s, now, false) < 0)
-            s->failed = true;
-        /* Deadlines stay on the grid t0 + k * interval; slots we are already
-         * past are skipped and counted rather than taken in a burst. */
-        uint64_t after = pm_now_ns();
-        deadline += s->interval_ns;
-        if (after >= deadline) {
-            uint64_t behind = (after - deadline) / s->interval_ns + 1;
-            s->missed_ticks += behind;
-            deadline += behind * s->interval_ns;
-        }
-        pthread_mutex_lock(&s->mu);
+    record_lateness(s, now > deadline ? (int64_t)(now - deadline) : 0);
+    if (take_tick(s, now, false) < 0) {
+        s->failed = true;
+        return -1;
     }
-    pthread_mutex_unlock(&s->mu);
+    return 0;
+}
+
+/* The tick at stop (run totals cover the run to its end), the writer's
+ * flush, and the thread's own CPU time. */
+static void sampler_last(void *arg)
+{
+    struct sampler *s = arg;
     if (!s->failed && take_tick(s, pm_now_ns(), true) < 0)
         s->failed = true;
     if (!s->failed && s->writer->flush && s->writer->flush(s->writer, &s->err) < 0)
@@ -162,7 +147,6 @@ static void *sampler_main(void *arg)
     struct timespec cpu;
     if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)
         s->cpu_s = (double)cpu.tv_sec + (double)cpu.tv_nsec / 1e9;
-    return NULL;
 }
 
 int sampler_start(struct sampler *s, struct tick_writer *writer, uint64_t interval_ns,
@@ -174,43 +158,25 @@ int sampler_start(struct sampler *s, struct tick_writer *writer, uint64_t interv
     s->writer = writer;
     s->interval_ns = interval_ns;
     series_table_init(&s->table);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&s->cv, &ca);
-    pthread_condattr_destroy(&ca);
-    pthread_mutex_init(&s->mu, NULL);
     s->t0 = pm_now_ns();
     if (take_tick(s, s->t0, true) < 0) {
         pm_errf(err, "first tick: %s", s->err.msg);
-        goto fail_sync;
+        sampler_free(s);
+        return -1;
     }
-    int rc = pthread_create(&s->thread, NULL, sampler_main, s);
-    if (rc) {
-        pm_errf(err, "sampler thread: %s", strerror(rc));
-        goto fail_sync;
+    s->thread = (struct periodic){ .tick = sampler_tick, .last = sampler_last, .arg = s };
+    if (periodic_start(&s->thread, "pm-sampler", s->t0 + interval_ns, interval_ns, err) < 0) {
+        sampler_free(s);
+        return -1;
     }
-    s->running = true;
     return 0;
-fail_sync:
-    pthread_cond_destroy(&s->cv);
-    pthread_mutex_destroy(&s->mu);
-    sampler_free(s);
-    return -1;
 }
 
 int sampler_stop(struct sampler *s, struct pm_err *err)
 {
-    if (!s->running)
+    if (!s->thread.running)
         return 0;
-    pthread_mutex_lock(&s->mu);
-    s->stop = true;
-    pthread_cond_signal(&s->cv);
-    pthread_mutex_unlock(&s->mu);
-    pthread_join(s->thread, NULL);
-    s->running = false;
-    pthread_cond_destroy(&s->cv);
-    pthread_mutex_destroy(&s->mu);
+    periodic_stop(&s->thread);
     if (s->failed)
         return pm_errf(err, "sampler: %s", s->err.msg);
     return 0;
@@ -220,7 +186,7 @@ void sampler_stats(struct sampler *s, struct sampler_stats *out)
 {
     memset(out, 0, sizeof *out);
     out->ticks = s->seq;
-    out->missed = s->missed_ticks;
+    out->missed = periodic_missed(&s->thread);
     out->cpu_s = s->cpu_s;
     if (s->nlate) {
         out->late_p50_ms = pm_percentile_i64(s->late_ns, s->nlate, 50) / 1e6;

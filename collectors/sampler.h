@@ -5,10 +5,10 @@
  * for its values, and hands the tick to a writer. It takes a tick at
  * start and one at stop so that run totals cover exactly the run. Where
  * ticks are stored is the writer's business (store/ticks.c). */
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include "collectors/collector.h"
+#include "lib/periodic.h"
 #include "lib/series.h"
 
 struct sampler {
@@ -20,13 +20,9 @@ struct sampler {
     uint64_t interval_ns, t0;
     uint64_t seq;
     uint64_t last_tick_ns;            /* for per-tick rates */
-    pthread_t thread;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    bool stop, running;
+    struct periodic thread;           /* its ticks on the grid t0 + k * interval */
     int64_t *late_ns;                 /* per tick: how late the tick woke */
     size_t nlate, caplate;
-    uint64_t missed_ticks;
     double cpu_s;                     /* the sampler thread's own CPU time */
     bool failed;
     struct pm_err err;

@@ -435,26 +435,16 @@ static int drain(struct stalltrace *st)
  * has given up what it recorded before them (mono is CLOCK_MONOTONIC). */
 #define PAIR_HOLDBACK_NS 100000000ull
 
-static void *reader_main(void *arg)
+static int reader_tick(void *arg, uint64_t deadline, uint64_t now)
 {
     struct stalltrace *st = arg;
-    pthread_setname_np(pthread_self(), "pm-stalltrace");
-    pthread_mutex_lock(&st->mu);
-    while (!st->stop && !st->failed) {
-        pthread_mutex_unlock(&st->mu);
-        uint64_t now = pm_now_ns();
-        if (drain(st) < 0 ||
-            stall_pair_upto(&st->pending, now > PAIR_HOLDBACK_NS ? now - PAIR_HOLDBACK_NS : 0, &st->res) < 0)
-            st->failed = true;
-        pthread_mutex_lock(&st->mu);
-        /* Every 20 ms: at thousands of stalls a second a buffer of 4 MB per
-         * CPU stays far from full. */
-        struct timespec ts = pm_ns_to_timespec(pm_now_ns() + 20000000ull);
-        if (!st->stop)
-            pthread_cond_timedwait(&st->cv, &st->mu, &ts);
+    (void)deadline;
+    if (drain(st) < 0 ||
+        stall_pair_upto(&st->pending, now > PAIR_HOLDBACK_NS ? now - PAIR_HOLDBACK_NS : 0, &st->res) < 0) {
+        st->failed = true;
+        return -1;
     }
-    pthread_mutex_unlock(&st->mu);
-    return NULL;
+    return 0;
 }
 
 int stalltrace_start(struct stalltrace *st, const char *instance_dir, struct pm_err *err)
@@ -472,20 +462,13 @@ int stalltrace_start(struct stalltrace *st, const char *instance_dir, struct pm_
         stalltrace_free(st);
         return -1;
     }
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&st->cv, &ca);
-    pthread_condattr_destroy(&ca);
-    pthread_mutex_init(&st->mu, NULL);
-    int rc = pthread_create(&st->thread, NULL, reader_main, st);
-    if (rc) {
-        pthread_cond_destroy(&st->cv);
-        pthread_mutex_destroy(&st->mu);
+    /* Every 20 ms, the first at once: at thousands of stalls a second a
+     * buffer of 4 MB per CPU stays far from full. */
+    st->thread = (struct periodic){ .tick = reader_tick, .arg = st };
+    if (periodic_start(&st->thread, "pm-stalltrace", pm_now_ns(), 20000000ull, err) < 0) {
         stalltrace_free(st);
-        return pm_errf(err, "trace reader thread: %s", strerror(rc));
+        return -1;
     }
-    st->running = true;
     return 0;
 }
 
@@ -512,16 +495,9 @@ static uint64_t lost_in_stats(const char *dir, int cpu)
 
 int stalltrace_stop(struct stalltrace *st, struct pm_err *err)
 {
-    if (!st->running)
+    if (!st->thread.running)
         return 0;
-    pthread_mutex_lock(&st->mu);
-    st->stop = true;
-    pthread_cond_signal(&st->cv);
-    pthread_mutex_unlock(&st->mu);
-    pthread_join(st->thread, NULL);
-    st->running = false;
-    pthread_cond_destroy(&st->cv);
-    pthread_mutex_destroy(&st->mu);
+    periodic_stop(&st->thread);
     if (!st->failed && (drain(st) < 0 || stall_pair_upto(&st->pending, UINT64_MAX, &st->res) < 0))
         st->failed = true;
     uint64_t lost = 0;

@@ -9,9 +9,9 @@
  * stats count overruns and drops; a page says when events were missed
  * before it) are counted, never hidden. Setting the instance up is
  * pressure/tracefs's business; this needs only its directory. */
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include "lib/periodic.h"
 #include "lib/err.h"
 #include "lib/loghist.h"
 
@@ -50,10 +50,7 @@ struct stalltrace {
     uint8_t *buf;
     struct stall_pending *pending;
     struct stall_result res;
-    pthread_t thread;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    bool stop, running;
+    struct periodic thread;                /* drains the buffers every 20 ms */
     struct pm_err err;
     bool failed;
 };

@@ -244,18 +244,12 @@ int run_opts_check(struct run_opts *ro, struct pm_err *err)
 }
 
 
-/* --push: each run goes out as soon as it is stored; a server that is
- * down leaves it queued for the next 'pressmark push'. */
-static void push_after_store(void *arg, struct pm_db *db, int64_t run_id)
+int run_opts_push(const struct run_opts *ro, struct pm_db *db, int64_t run_id, struct pm_err *err)
 {
-    const struct run_opts *ro = arg;
     struct push_request prq = { .url = ro->push_url, .token = ro->push_token, .only_run = run_id };
     int pushed;
     size_t lines;
-    struct pm_err perr;
-    if (push_runs(db, &prq, &pushed, &lines, &perr) < 0)
-        fprintf(stderr, "pressmark: push: %s; run %lld stays queued for the next 'pressmark push'\n", perr.msg,
-                (long long)run_id);
+    return push_runs(db, &prq, &pushed, &lines, err);
 }
 
 void run_opts_to_plan(const struct run_opts *ro, struct run_plan *plan)
@@ -272,8 +266,4 @@ void run_opts_to_plan(const struct run_opts *ro, struct run_plan *plan)
     plan->trace_reclaim = ro->trace_reclaim;
     plan->collect_off = ro->collect_off;
     plan->no_sample = ro->no_sample;
-    if (ro->push_url) {
-        plan->after_store = push_after_store;
-        plan->after_store_arg = (void *)ro;
-    }
 }

@@ -44,7 +44,11 @@ void run_opts_limits(const struct run_opts *ro, struct wl_limits *lim);
 /* Check the options together (root, the cap method here, mem-high below
  * the cap): 0, or -1 with err saying why (run_opts_finish prints it). */
 int run_opts_check(struct run_opts *ro, struct pm_err *err);
-/* Fill the plan's common fields from the options. */
+/* Fill the plan's common fields from the options (not --push's hook: its
+ * caller says where a failure to deliver is told, run_opts_push does it). */
 void run_opts_to_plan(const struct run_opts *ro, struct run_plan *plan);
+/* --push: send the stored run to ro->push_url now. -1 with err when it
+ * could not be delivered (the run stays queued for 'pressmark push'). */
+int run_opts_push(const struct run_opts *ro, struct pm_db *db, int64_t run_id, struct pm_err *err);
 
 #endif

@@ -165,6 +165,22 @@ static void link_run(void *arg, struct pm_db *db, int64_t run_id)
         exp_say(r->ev, EXP_LOG, "pressmark suite: %s\n", err.msg);
 }
 
+/* A cell's --push (a suite file's push = URL): the run goes out once stored;
+ * a failure is told, the run stays queued. */
+struct cell_push {
+    struct runner *r;
+    const struct run_opts *ro;
+};
+
+static void push_run(void *arg, struct pm_db *db, int64_t run_id)
+{
+    const struct cell_push *cp = arg;
+    struct pm_err err;
+    if (run_opts_push(cp->ro, db, run_id, &err) < 0)
+        exp_say(cp->r->ev, EXP_LOG, "pressmark: push: %s; run %lld stays queued for the next 'pressmark push'\n",
+                err.msg, (long long)run_id);
+}
+
 static void on_tick(void *arg, const struct series_table *t, uint64_t t_ns, const struct run_live *live)
 {
     struct runner *r = arg;
@@ -279,6 +295,11 @@ static int execute_slot(struct runner *r, const struct suite_slot *s, int *abort
     fill_meta(r, s, &meta);
     struct run_plan plan = { .wl = c->wl, .wl_state = cr.wl_state };
     run_opts_to_plan(&cr.ro, &plan);
+    struct cell_push cp = { r, &cr.ro };
+    if (cr.ro.push_url) {
+        plan.after_store = push_run;
+        plan.after_store_arg = &cp;
+    }
     plan.runs = 1;
     plan.quiet = true;
     plan.on_begin = link_run;

@@ -189,8 +189,8 @@ void metric_groups_print(FILE *f, const struct metric_group *const *g, size_t n)
         const char *colon = strchr(g[i]->title, ':');
         size_t len = colon ? (size_t)(colon - g[i]->title) : strlen(g[i]->title);
         fprintf(f, "\n%.*s metrics:\n", (int)len, g[i]->title);
-        if (colon)
-            wrapped(f, colon + 2, 0, 0);
+        if (colon && colon[1])
+            wrapped(f, colon + (colon[1] == ' ' ? 2 : 1), 0, 0);
         for (size_t k = 0; k < g[i]->n; k++)
             print_def(f, &g[i]->defs[k]);
     }

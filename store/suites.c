@@ -151,6 +151,51 @@ int suites_drop_cells_from(struct pm_db *db, int64_t suite_id, int ncells, struc
     return exec_bound(db, "DELETE FROM suite_cell WHERE suite_id = ?1 AND idx >= ?2", "ii", a, err);
 }
 
+/* Step st to its end, each row read by row() into the next element of a
+ * growing array (*v, *n; elem bytes each, zeroed first). st is finalized. */
+static int read_rows(struct pm_db *db, sqlite3_stmt *st, void **v, size_t *n, size_t elem,
+                     void (*row)(sqlite3_stmt *st, void *out), struct pm_err *err)
+{
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (pm_alloc_grow(v, elem, *n + 1, &cap) < 0) {
+            sqlite3_finalize(st);
+            return pm_errf(err, "out of memory");
+        }
+        void *out = (char *)*v + elem * (*n)++;
+        memset(out, 0, elem);
+        row(st, out);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return pm_errf(err, "%s: %s", db->path, sqlite3_errmsg(db->h));
+    return 0;
+}
+
+static void slot_row(sqlite3_stmt *st, void *out)
+{
+    struct suite_slot *s = out;
+    s->seq = sqlite3_column_int64(st, 0);
+    s->round = sqlite3_column_int(st, 1);
+    s->cell = sqlite3_column_int(st, 2);
+    s->run_id = sqlite3_column_int64(st, 3);
+    snprintf(s->status, sizeof s->status, "%s", pm_col_text(st, 4));
+    s->has_value = sqlite3_column_type(st, 5) != SQLITE_NULL;
+    s->value = sqlite3_column_double(st, 5);
+    s->elapsed_s = sqlite3_column_type(st, 6) != SQLITE_NULL ? sqlite3_column_double(st, 6) : 0;
+}
+
+static void cell_row(sqlite3_stmt *st, void *out)
+{
+    struct suite_cell_rec *c = out;
+    c->idx = sqlite3_column_int(st, 0);
+    snprintf(c->label, sizeof c->label, "%s", pm_col_text(st, 1));
+    snprintf(c->workload, sizeof c->workload, "%s", pm_col_text(st, 2));
+    snprintf(c->headline, sizeof c->headline, "%s", pm_col_text(st, 3));
+    snprintf(c->axes, sizeof c->axes, "%s", pm_col_text(st, 4));
+}
+
 int suites_slots(struct pm_db *db, int64_t suite_id, struct suite_slot **v, size_t *n, struct pm_err *err)
 {
     *v = NULL;
@@ -164,28 +209,7 @@ int suites_slots(struct pm_db *db, int64_t suite_id, struct suite_slot **v, size
                       " LEFT JOIN run r ON r.id = s.run_id WHERE s.suite_id = ? ORDER BY s.seq", err) < 0)
         return -1;
     sqlite3_bind_int64(st, 1, suite_id);
-    size_t cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (ALLOC_GROW(*v, *n + 1, cap) < 0) {
-            sqlite3_finalize(st);
-            return pm_errf(err, "out of memory");
-        }
-        struct suite_slot *s = &(*v)[(*n)++];
-        memset(s, 0, sizeof *s);
-        s->seq = sqlite3_column_int64(st, 0);
-        s->round = sqlite3_column_int(st, 1);
-        s->cell = sqlite3_column_int(st, 2);
-        s->run_id = sqlite3_column_int64(st, 3);
-        snprintf(s->status, sizeof s->status, "%s", pm_col_text(st, 4));
-        s->has_value = sqlite3_column_type(st, 5) != SQLITE_NULL;
-        s->value = sqlite3_column_double(st, 5);
-        s->elapsed_s = sqlite3_column_type(st, 6) != SQLITE_NULL ? sqlite3_column_double(st, 6) : 0;
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
-        return pm_errf(err, "%s: %s", db->path, sqlite3_errmsg(db->h));
-    return 0;
+    return read_rows(db, st, (void **)v, n, sizeof **v, slot_row, err);
 }
 
 int suites_each(struct pm_db *db, void (*fn)(void *arg, const struct suite_rec *s, int cells, int planned, int finished),
@@ -246,25 +270,7 @@ int suites_cells(struct pm_db *db, int64_t suite_id, struct suite_cell_rec **v, 
                       err) < 0)
         return -1;
     sqlite3_bind_int64(st, 1, suite_id);
-    size_t cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (ALLOC_GROW(*v, *n + 1, cap) < 0) {
-            sqlite3_finalize(st);
-            return pm_errf(err, "out of memory");
-        }
-        struct suite_cell_rec *c = &(*v)[(*n)++];
-        memset(c, 0, sizeof *c);
-        c->idx = sqlite3_column_int(st, 0);
-        snprintf(c->label, sizeof c->label, "%s", pm_col_text(st, 1));
-        snprintf(c->workload, sizeof c->workload, "%s", pm_col_text(st, 2));
-        snprintf(c->headline, sizeof c->headline, "%s", pm_col_text(st, 3));
-        snprintf(c->axes, sizeof c->axes, "%s", pm_col_text(st, 4));
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
-        return pm_errf(err, "%s: %s", db->path, sqlite3_errmsg(db->h));
-    return 0;
+    return read_rows(db, st, (void **)v, n, sizeof **v, cell_row, err);
 }
 
 int suites_latest_id(struct pm_db *db, int64_t *id, struct pm_err *err)

@@ -9,7 +9,9 @@ CHECK=$ROOT/tools/layering.sh
 # The objects of the build under test (build/, or build/check under make check).
 OBJ=$(dirname "$PM")
 [ -f "$OBJ/lib/err.o" ] || OBJ=$ROOT/build
-DIRS=(lib store pressure collectors workloads harness kernels reports experiment cmd)
+# The folders layering.txt names (its exceptions' lines aside).
+mapfile -t DIRS < <(awk '/^[a-z]+:/ && $1 != "call:" && $1 != "cycle:" { sub(":", "", $1); print $1 }' "$ROOT/layering.txt")
+ge "${#DIRS[@]}" 10 "layering.txt names the folders (${DIRS[*]})"
 
 out=$("$CHECK" "$ROOT" "$OBJ" 2>&1)
 is "$?" 0 "the tree's includes and calls all point down, in no circle, no function too long"
@@ -33,6 +35,9 @@ upward collectors/sampler.c store/ticks.h "a collector including the database"
 upward workloads/swapout.c harness/run.h "a workload including the run engine"
 upward reports/plot.c workloads/workload.h "reports including workloads"
 upward harness/run.c cmd/cli.h "the engine including a command"
+upward experiment/plan.c cmd/cli.h "the experiment layer including a command"
+upward kernels/vm.c experiment/runner.h "kernels including the experiment layer"
+upward lib/hash.h store/db.h "a header of lib including store"
 copy
 sed -i '0,/^#include/s||#include "store/db.h"\n#include|' "$TMP/tree/cmd/cmd_list.c"
 "$CHECK" "$TMP/tree" >/dev/null 2>&1
@@ -42,7 +47,8 @@ is "$?" 0 "a command including the store is allowed"
 # ones compiled beside them (the real symbols they call are the tree's).
 objcopy() {
     rm -rf "$TMP/obj"; mkdir -p "$TMP/obj"
-    local d; for d in "${DIRS[@]}"; do cp -r "$OBJ/$d" "$TMP/obj/"; done
+    # Links to the build's objects (copies of them cost a second a time).
+    local d; for d in "${DIRS[@]}"; do cp -rs "$OBJ/$d" "$TMP/obj/"; done
     copy
 }
 plant() {  # plant FILE C-SOURCE: FILE in the tree, compiled as its object
@@ -68,9 +74,12 @@ like "$out" '^layering: lib/planted\.c calls pm_db_exec' "and is named"
 # A comment on a folder's line does not widen what it may use.
 objcopy
 sed -i 's|^lib: *lib$|lib:        lib   # the bottom: store and the rest are above|' "$TMP/tree/layering.txt"
+ok "  (the comment is on lib's line)" grep -q '^lib: *lib *# the bottom' "$TMP/tree/layering.txt"
 plant lib/planted.c 'int pm_db_exec(void); int planted(void); int planted(void) { return pm_db_exec(); }'
 calls
 is "$rc" 1 "a comment on lib's line: lib calling the store still fails"
+sed -i '0,/^#include/s||#include "store/db.h"\n#include|' "$TMP/tree/lib/units.c"
+like "$("$CHECK" "$TMP/tree" 2>&1)" '^layering: lib/units\.c:[0-9]+ includes "store/db\.h"' "  and lib including the store too"
 
 objcopy
 plant workloads/planted.c 'int run_plan_execute(void); int planted(void); int planted(void) { return run_plan_execute(); }'
@@ -89,6 +98,37 @@ printf 'call: lib/planted.c store/sql.c  # a reason\n' >> "$TMP/tree/layering.tx
 plant lib/planted.c 'int pm_db_exec(void); int planted(void); int planted(void) { return pm_db_exec(); }'
 calls
 is "$rc" 0 "an upward call kept in layering.txt with its reason passes"
+plant lib/planted2.c 'int pm_db_exec(void); int planted2(void); int planted2(void) { return pm_db_exec(); }'
+calls
+is "$rc" 1 "  but it excuses that file only: another lib file calling the store fails"
+like "$out" '^layering: lib/planted2\.c calls pm_db_exec' "  naming the other"
+objcopy
+printf 'call: lib/planted.c store/sql.c\n' >> "$TMP/tree/layering.txt"
+plant lib/planted.c 'int pm_db_exec(void); int planted(void); int planted(void) { return pm_db_exec(); }'
+calls
+is "$rc" 1 "an exception without its reason fails"
+like "$out" 'layering\.txt:[0-9]+ keeps an exception without its reason' "  naming its line"
+objcopy
+printf 'call: lib/units.c store/sql.c  # once needed\n' >> "$TMP/tree/layering.txt"
+calls
+is "$rc" 1 "an exception no call needs any more fails"
+like "$out" 'keeps call: lib/units\.c store/sql\.c, which no object makes' "  naming it"
+
+# A folder with sources but no line in layering.txt.
+objcopy
+mkdir -p "$TMP/tree/net" "$TMP/obj/net"
+plant net/wire.c 'int net_wire(void); int net_wire(void) { return 1; }'
+plant lib/planted.c 'int net_wire(void); int planted(void); int planted(void) { return net_wire(); }'
+calls
+is "$rc" 1 "a call into a folder layering.txt does not name fails"
+like "$out" '^layering: net/ has no line in layering\.txt' "  naming the folder"
+
+# A call from a folder's subfolder (workloads/chat) is its folder's.
+objcopy
+plant workloads/chat/planted.c 'int run_plan_execute(void); int planted(void); int planted(void) { return run_plan_execute(); }'
+calls
+is "$rc" 1 "the chat workload calling the run engine fails"
+like "$out" '^layering: workloads/chat/planted\.c calls run_plan_execute \(harness/run\.c\): workloads/' "  naming it"
 
 objcopy
 plant lib/planted.c 'int pm_db_exec(void); int planted(void); int planted(void) { return pm_db_exec(); }'
@@ -119,6 +159,15 @@ is "$rc" 0 "a chain of calls in one folder without a circle passes"
 
 objcopy
 printf 'cycle: store/planted_a.c store/planted_b.c  # a reason\n' >> "$TMP/tree/layering.txt"
+plant store/planted_a.c 'int planted_b(void); int planted_a(void); int planted_a(void) { return planted_b(); }'
+plant store/planted_b.c 'int planted_c(void); int planted_b(void); int planted_b(void) { return planted_c(); }'
+plant store/planted_c.c 'int planted_a(void); int planted_c(void); int planted_c(void) { return planted_a(); }'
+calls
+is "$rc" 1 "a circle of three where two are kept: the check fails"
+like "$out" 'circle: planted_a\.c planted_b\.c planted_c\.c ' "  naming the three"
+
+objcopy
+printf 'cycle: store/planted_b.c store/planted_a.c  # a reason, the files in any order\n' >> "$TMP/tree/layering.txt"
 plant store/planted_a.c 'int planted_b(void); int planted_a(void); int planted_a(void) { return planted_b(); }'
 plant store/planted_b.c 'int planted_a(void); int planted_b(void); int planted_b(void) { return planted_a() + 1; }'
 calls
@@ -152,9 +201,27 @@ copy
 out=$("$CHECK" "$TMP/tree" 2>&1); rc=$?
 is "$rc" 0 "a long table after a short function is no function: the check passes"
 is "$out" "" "and says nothing"
+body() { for ((i = 0; i < $1; i++)); do printf '    x += %d;\n' "$i"; done; }
+shape() {  # shape FILE DESCRIPTION: FILE's appended function of 120 lines is found
+    out=$("$CHECK" "$TMP/tree" 2>&1); rc=$?
+    is "$rc" 1 "$2: the check fails"
+    like "$out" "^layering: $1:[0-9]+ planted_long is 1[0-9][0-9] lines" "  naming it"
+}
+copy
+{ printf 'int planted_long(int x,\n                 int y);\nint planted_long(int x,\n                 int y) {\n'; body 115
+  printf '    return x + y;\n}\n'; } >> "$TMP/tree/experiment/plan.c"
+shape experiment/plan.c "a long function whose signature wraps, its brace on the last line"
+copy
+{ printf 'int planted_long(int x);\nint planted_long(int x)   /* why */\n#if 1\n{\n'; body 115
+  printf '    return x;\n}\n#endif\n'; } >> "$TMP/tree/workloads/chat/proto.c"
+shape workloads/chat/proto.c "a long function with a comment after its signature and #if before its brace"
+copy
+{ printf 'static inline int planted_long(int x)\n{\n'; body 115; printf '    return x;\n}\n'; } >> "$TMP/tree/lib/hash.h"
+shape lib/hash.h "a long static inline function in a header"
 
 # make layering runs these checks over the build's objects (this build's:
 # under make check, build/check).
+like "$(make -n -s -C "$ROOT" B="$OBJ" layering 2>&1 | tail -1)" "tools/layering\.sh \. $OBJ\$" "make layering hands the check its build's objects"
 out=$(make -s -C "$ROOT" B="$OBJ" layering 2>&1)
 is "$?" 0 "make layering passes on the tree"
 done_testing

@@ -28,4 +28,15 @@ ge "$(wc -l < "$TMP/src")" 140 "metrics found in the sources (140 or more)"
 is "$(LC_ALL=C comm -23 "$TMP/src" "$TMP/cat")" "" "every metric of the sources is in the catalogue with its unit and direction"
 ok "the vmstat counters copied by key are among them" grep -q '^vmstat.workingset_restore_file pages lower$' "$TMP/src"
 is "$(grep -c '^reclaim.*%' "$TMP/src")" 4 "  and put_pct()'s four percentages"
+
+# The generated metric_names.h has a macro for every declaration (reports and
+# headlines name metrics through it): the awk misses none.
+GEN=$(dirname "$PM")/gen/metric_names.h
+[ -f "$GEN" ] || GEN=$ROOT/build/gen/metric_names.h
+awk '{ print $1 }' "$TMP/src" | LC_ALL=C sort -u > "$TMP/declared"
+sed -n 's/^#define MN_[A-Za-z0-9_]*\(([a-z]*)\)\? "\([^"]*\)"\( [a-z]* "\([^"]*\)"\)\?$/\2<word>\4/p' "$GEN" |
+    LC_ALL=C sort -u > "$TMP/macros"
+like "$(wc -l < "$TMP/macros")" '^1[4-9][0-9]$|^[2-9][0-9][0-9]$' "metric_names.h defines a macro a metric ($(wc -l < "$TMP/macros"))"
+is "$(sed 's/<[a-z_]*>/<word>/' "$TMP/declared" | sed 's/<word>$//' | LC_ALL=C sort -u | LC_ALL=C comm -23 - <(sed 's/<word>$//' "$TMP/macros"))" "" \
+   "every declared metric has its macro in metric_names.h"
 done_testing

@@ -6,8 +6,15 @@
 # exception, each with its reason. One line per violation.
 # awk -v objdir=DIR -f calls.awk layering.txt NM-OUTPUT
 FNR == NR {
-    if ($1 == "call:") { keep_call[$2 " " $3] = 1; next }
-    if ($1 == "cycle:") { k = ""; for (i = 2; i <= NF && $i !~ /^#/; i++) k = k $i " "; keep_cycle[k] = 1; next }
+    if (($1 == "call:" || $1 == "cycle:") && $0 !~ /#[ \t]*[^ \t]/) {
+        printf "layering: layering.txt:%d keeps an exception without its reason (accepted: ... # why)\n", FNR; bad = 1
+    }
+    if ($1 == "call:") { keep_call[$2 " " $3] = FNR; next }
+    if ($1 == "cycle:") {
+        m = 0; for (i = 2; i <= NF && $i !~ /^#/; i++) c[++m] = $i
+        sort_names(c, m); k = ""; for (i = 1; i <= m; i++) k = k c[i] " "
+        keep_cycle[k] = FNR; next
+    }
     if ($0 ~ /^[ \t]*(#|$)/) next
     dir = $1; sub(/:$/, "", dir)
     for (i = 2; i <= NF && $i !~ /^#/; i++) allow[dir " " $i] = 1
@@ -33,7 +40,17 @@ END {
         if (!(s in def) || def[s] == a) continue
         b = def[s]; fa = folder(a); fb = folder(b)
         if (fa != fb) {
-            if (!((fa " " fb) in allow) && !((a " " b) in keep_call) && !reported[a " " b]) {
+            if ((a " " b) in keep_call) used[keep_call[a " " b]] = 1
+            if (!(fa in allow_list) && !reported[fa]) {
+                printf "layering: %s/ has no line in layering.txt (say which folders it may use)\n", fa
+                reported[fa] = 1; bad = 1
+            }
+            if (!(fb in allow_list) && !reported[fb]) {
+                printf "layering: %s/ has no line in layering.txt (say which folders it may use)\n", fb
+                reported[fb] = 1; bad = 1
+            }
+            if ((fa in allow_list) && (fb in allow_list) && !((fa " " fb) in allow) && !((a " " b) in keep_call) &&
+                !reported[a " " b]) {
                 list = allow_list[fa]; gsub(/^[ \t]+|[ \t]+$/, "", list); gsub(/[ \t]+/, " ", list)
                 printf "layering: %s calls %s (%s): %s/ may call only %s\n", a, s, b, fa, list
                 reported[a " " b] = 1; bad = 1
@@ -44,6 +61,13 @@ END {
     }
     # Tarjan's strongly connected components over each folder's files.
     for (v in files) if (!(v in index_of)) strong(v)
+    # An exception that nothing needs any more goes, so none outlives its reason.
+    for (k in keep_call) if (!(keep_call[k] in used)) {
+        printf "layering: layering.txt:%d keeps call: %s, which no object makes (remove it)\n", keep_call[k], k; bad = 1
+    }
+    for (k in keep_cycle) if (!(keep_cycle[k] in used)) {
+        printf "layering: layering.txt:%d keeps cycle: %s, which is no circle (remove it)\n", keep_cycle[k], k; bad = 1
+    }
     exit bad
 }
 function strong(v,   i, w, comp, k, n, names) {
@@ -59,7 +83,7 @@ function strong(v,   i, w, comp, k, n, names) {
     if (n < 2) return
     sort_names(comp, n)
     names = ""; for (k = 1; k <= n; k++) names = names comp[k] " "
-    if (names in keep_cycle) return
+    if (names in keep_cycle) { used[keep_cycle[names]] = 1; return }
     printf "layering: files of %s/ call each other in a circle:", folder(v)
     for (k = 1; k <= n; k++) printf " %s", base(comp[k])
     printf " (keep it in layering.txt as \"cycle: %s\" with the reason, or break it)\n", substr(names, 1, length(names) - 1)

@@ -2,29 +2,23 @@
 #include <string.h>
 #include "workloads/workload.h"
 
-extern const struct workload_ops workload_command;
-extern const struct workload_ops workload_swapout;
-extern const struct workload_ops workload_chat;
-extern const struct workload_ops workload_build;
-extern const struct workload_ops workload_shmio;
-extern const struct workload_ops workload_usemem;
-extern const struct workload_ops workload_pagefault;
-extern const struct workload_ops workload_stutter;
-extern const struct workload_ops workload_filestream;
+/* One line per workload, in the order help and help metrics list them:
+ * X(name) stands for the ops table workload_name its own file defines. */
+#define PM_WORKLOADS(X) \
+    X(command)          \
+    X(swapout)          \
+    X(chat)             \
+    X(build)            \
+    X(shmio)            \
+    X(usemem)           \
+    X(pagefault)        \
+    X(stutter)          \
+    X(filestream)
 
-/* One line per workload. */
-const struct workload_ops *const pm_workloads[] = {
-    &workload_command,
-    &workload_swapout,
-    &workload_chat,
-    &workload_build,
-    &workload_shmio,
-    &workload_usemem,
-    &workload_pagefault,
-    &workload_stutter,
-    &workload_filestream,
-    NULL,
-};
+#define DECLARE(name) extern const struct workload_ops workload_##name;
+PM_WORKLOADS(DECLARE)
+#define ENTRY(name) &workload_##name,
+const struct workload_ops *const pm_workloads[] = { PM_WORKLOADS(ENTRY) NULL };
 
 const struct workload_ops *workload_find(const char *name)
 {
