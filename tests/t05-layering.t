@@ -39,6 +39,23 @@ upward experiment/plan.c cmd/cli.h "the experiment layer including a command"
 upward kernels/vm.c experiment/runner.h "kernels including the experiment layer"
 upward lib/hash.h store/db.h "a header of lib including store"
 copy
+sed -i '0,/^#include/s||#  include <store/db.h>\n#include|' "$TMP/tree/lib/units.c"
+out=$("$CHECK" "$TMP/tree" 2>&1)
+is "$?" 1 "lib including the store as <store/db.h>, spaced: the check fails"
+like "$out" '^layering: lib/units\.c:[0-9]+ includes "store/db\.h"' "  naming it"
+copy
+mkdir -p "$TMP/tree/net"
+printf 'int net_x(void);\nint net_x(void)\n{\n    return 0;\n}\n' > "$TMP/tree/net/x.c"
+printf 'net:        net lib\n' >> "$TMP/tree/layering.txt"
+out=$("$CHECK" "$TMP/tree" 2>&1)
+is "$?" 0 "a listed folder whose files include nothing passes"
+is "$out" "" "  and nothing is said"
+copy
+sed -i 's|^store: *store lib$|store:      store reports lib|' "$TMP/tree/layering.txt"
+out=$("$CHECK" "$TMP/tree" 2>&1)
+is "$?" 1 "layering.txt letting store and reports use each other: the check fails"
+like "$out" 'layering\.txt lets (store/ and reports/|reports/ and store/) use each other' "  naming the two"
+copy
 sed -i '0,/^#include/s||#include "store/db.h"\n#include|' "$TMP/tree/cmd/cmd_list.c"
 "$CHECK" "$TMP/tree" >/dev/null 2>&1
 is "$?" 0 "a command including the store is allowed"
@@ -64,12 +81,17 @@ is "$rc" 1 "lib calling the store: the check fails"
 like "$out" '^layering: lib/planted\.c calls pm_db_exec \(store/sql\.c\): lib/ may call only lib$' \
     "naming the caller, the symbol, where it is made and what the folder may call"
 
-# A build under a path with + and ( in it is read the same (its path is
-# a prefix, not a pattern).
-mv "$TMP/obj" "$TMP/obj+(x)"
-out=$("$CHECK" "$TMP/tree" "$TMP/obj+(x)" 2>&1); rc=$?
-is "$rc" 1 "objects below a path with + and ( in it: the upward call still fails the check"
+# A build under a path with + ( and : in it, or reached through a link, is
+# read the same (its path is a prefix, not a pattern).
+mv "$TMP/obj" "$TMP/obj+(x):y"
+out=$("$CHECK" "$TMP/tree" "$TMP/obj+(x):y" 2>&1); rc=$?
+is "$rc" 1 "objects below a path with + ( and : in it: the upward call still fails the check"
 like "$out" '^layering: lib/planted\.c calls pm_db_exec' "and is named"
+ln -s "$TMP/obj+(x):y" "$TMP/objlink"
+out=$("$CHECK" "$TMP/tree" "$TMP/objlink" 2>&1); rc=$?
+is "$rc" 1 "objects reached through a link: the same"
+like "$out" '^layering: lib/planted\.c calls pm_db_exec' "and is named"
+rm -f "$TMP/objlink"
 
 # A comment on a folder's line does not widen what it may use.
 objcopy
@@ -108,6 +130,10 @@ plant lib/planted.c 'int pm_db_exec(void); int planted(void); int planted(void) 
 calls
 is "$rc" 1 "an exception without its reason fails"
 like "$out" 'layering\.txt:[0-9]+ keeps an exception without its reason' "  naming its line"
+objcopy
+printf 'call: cmd/cmd_list.c store/sql.c  # a call its folders may make anyway\n' >> "$TMP/tree/layering.txt"
+calls
+is "$rc" 1 "an exception for a call the folders' lines allow fails"
 objcopy
 printf 'call: lib/units.c store/sql.c  # once needed\n' >> "$TMP/tree/layering.txt"
 calls
@@ -218,6 +244,18 @@ shape workloads/chat/proto.c "a long function with a comment after its signature
 copy
 { printf 'static inline int planted_long(int x)\n{\n'; body 115; printf '    return x;\n}\n'; } >> "$TMP/tree/lib/hash.h"
 shape lib/hash.h "a long static inline function in a header"
+copy
+{ printf 'int planted_long(unsigned n);\nint planted_long(unsigned n /* n >= 1 */) {\n    int x = 0;\n'; body 115
+  printf '    return x + (int)n;\n}\n'; } >> "$TMP/tree/store/runs.c"
+shape store/runs.c "a long function with = in a comment of its signature"
+copy
+{ printf 'int planted_proto(int a,\n                  int b);\nstruct planted_s { const char *a; const char *const *b; };\n'
+  printf 'static const struct planted_s planted_table[] = {\n'
+  for ((i = 0; i < 110; i++)); do printf '    { "a", (const char *const[]) {\n        "b", 0 } },\n'; done
+  printf '};\n'; } >> "$TMP/tree/lib/units.c"
+out=$("$CHECK" "$TMP/tree" 2>&1); rc=$?
+is "$rc" 0 "a long table after a wrapped prototype, its rows ending in ) {, is no function"
+is "$out" "" "  and nothing is said"
 
 # make layering runs these checks over the build's objects (this build's:
 # under make check, build/check).

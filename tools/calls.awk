@@ -22,12 +22,14 @@ FNR == NR {
     next
 }
 {
-    colon = index($0, ":")
-    obj = substr($0, 1, colon - 1)
-    # The directory is a prefix, not a pattern: a path may hold + or (.
-    if (index(obj, objdir "/") == 1) obj = substr(obj, length(objdir) + 2)
+    # The directory is a prefix, not a pattern (a path may hold + or ( or :);
+    # the object's own path below it has no colon.
+    line = $0
+    if (index(line, objdir "/") == 1) line = substr(line, length(objdir) + 2)
+    colon = index(line, ":")
+    obj = substr(line, 1, colon - 1)
     sub(/\.o$/, ".c", obj)
-    n = split(substr($0, colon + 1), f, " ")
+    n = split(substr(line, colon + 1), f, " ")
     if (n == 2 && f[1] == "U") { nuse++; use_file[nuse] = obj; use_sym[nuse] = f[2] }
     else if (n == 3 && f[2] ~ /^[TDBRVWG]$/) def[f[3]] = obj
     files[obj] = 1
@@ -62,8 +64,8 @@ END {
     # Tarjan's strongly connected components over each folder's files.
     for (v in files) if (!(v in index_of)) strong(v)
     # An exception that nothing needs any more goes, so none outlives its reason.
-    for (k in keep_call) if (!(keep_call[k] in used)) {
-        printf "layering: layering.txt:%d keeps call: %s, which no object makes (remove it)\n", keep_call[k], k; bad = 1
+    for (k in keep_call) if (!(keep_call[k] in used) || ((folder(substr(k, 1, index(k, " ") - 1)) " " folder(substr(k, index(k, " ") + 1))) in allow)) {
+        printf "layering: layering.txt:%d keeps call: %s, which no object makes or its folders may make (remove it)\n", keep_call[k], k; bad = 1
     }
     for (k in keep_cycle) if (!(keep_cycle[k] in used)) {
         printf "layering: layering.txt:%d keeps cycle: %s, which is no circle (remove it)\n", keep_cycle[k], k; bad = 1

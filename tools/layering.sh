@@ -18,19 +18,41 @@ cd "$root"
 declare -A allowed
 while read -r dir rest; do
     case "$dir" in ''|\#*|call:|cycle:) continue ;; esac
-    allowed[${dir%:}]=" ${rest%%#*} "
+    words=(${rest%%#*})            # blanks or tabs between the names
+    allowed[${dir%:}]=" ${words[*]} "
 done < layering.txt
 bad=0
-# One awk over every include line: the folder it names, against the list.
+folders=" ${!allowed[*]} "
+# The folders' own order: none may use one that uses it (through others).
 for dir in "${!allowed[@]}"; do
-    grep -rn --include='*.c' --include='*.h' -E '^[[:space:]]*#[[:space:]]*include[[:space:]]+"' "$dir" 2>/dev/null |
-        awk -v dir="$dir" -v allowed="${allowed[$dir]}" '
+    for other in ${allowed[$dir]}; do echo "$dir $other"; done
+done | awk '
+    $1 != $2 { next_of[$1] = next_of[$1] " " $2; node[$1]; node[$2] }
+    function visit(v,   n, k, w) {
+        state[v] = 1
+        n = split(next_of[v], w, " ")
+        for (k = 1; k <= n; k++) {
+            if (state[w[k]] == 1) { printf "layering: layering.txt lets %s/ and %s/ use each other (through the folders between); one must be below the other\n", v, w[k]; bad = 1 }
+            else if (!state[w[k]]) visit(w[k])
+        }
+        state[v] = 2
+    }
+    END { for (v in node) if (!state[v]) visit(v); exit bad }' || bad=1
+# One awk over every include line: the folder it names, against the list.
+# "dir/x.h" and <dir/x.h> both (the tree is on the include path); "x.h" is
+# the folder's own; <x.h> and <sys/x.h> are the system's.
+for dir in "${!allowed[@]}"; do
+    [ -d "$dir" ] || continue
+    { grep -rn --include='*.c' --include='*.h' -E '^[[:space:]]*#[[:space:]]*include[[:space:]]*["<]' "$dir" || [ $? -eq 1 ]; } |
+        awk -v dir="$dir" -v allowed="${allowed[$dir]}" -v folders="$folders" '
             {
                 file = $0; sub(/:.*/, "", file)
                 rest = substr($0, length(file) + 2); line = rest; sub(/:.*/, "", line)
-                inc = rest; sub(/^[^"]*"/, "", inc); sub(/".*/, "", inc)
+                angle = rest ~ /include[ \t]*</
+                inc = rest; sub(/^[^"<]*["<]/, "", inc); sub(/[">].*/, "", inc)
                 top = inc; sub(/\/.*/, "", top)
                 if (top == inc) top = dir                 # "x.h": same folder
+                if (angle && index(folders, " " top " ") == 0) next
                 if (index(allowed, " " top " ") == 0) {
                     a = allowed; sub(/ +$/, "", a)
                     printf "layering: %s:%s includes \"%s\": %s/ may include only%s\n", file, line, inc, dir, a
@@ -47,7 +69,7 @@ if [ -n "$objdir" ]; then
         rel=${o#"$objdir"/}
         case "$rel" in tests/*|fuzz/*|bench/*) continue ;; esac
         [ -f "${rel%.o}.c" ] && objs+=("$o")
-    done < <(find "$objdir" -name '*.o' | sort)
+    done < <(find "$objdir/" -name '*.o' | sort)
     [ ${#objs[@]} -gt 0 ] || { echo "layering: no objects under $objdir (build first)"; exit 1; }
     nm -A -g "${objs[@]}" | awk -v objdir="$objdir" -f "$tools/calls.awk" layering.txt - || bad=1
 fi
