@@ -28,6 +28,8 @@ struct action {
 static struct action actions[MAX_ACTIONS];
 static int nactions;
 static int lock_fd = -1;
+/* How long a starting run waits for the run lock. */
+#define LOCK_WAIT_MS 2000
 static char state_dir[512];
 
 
@@ -122,6 +124,12 @@ static int journal_write(struct pm_err *err)
     return 0;
 }
 
+/* The run lock, exclusive, without waiting: -1 when another holds it. */
+static int try_lock(int fd)
+{
+    return flock(fd, LOCK_EX | LOCK_NB);
+}
+
 int undo_lock(const char *what, struct pm_err *err)
 {
     if (ensure_state_dir(err) < 0)
@@ -131,7 +139,16 @@ int undo_lock(const char *what, struct pm_err *err)
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0)
         return pm_errf(err, "%s: %s", path, strerror(errno));
-    if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+    /* Every command checks for a killed run's leftovers under this lock
+     * (undo_recover) for a moment: a run starting then waits for it, and
+     * is refused only when a run holds the lock for LOCK_WAIT_MS. */
+    int waited = 0;
+    while (try_lock(fd) < 0 && waited < LOCK_WAIT_MS) {
+        struct timespec ts = { 0, 10 * 1000000L };
+        nanosleep(&ts, NULL);
+        waited += 10;
+    }
+    if (waited >= LOCK_WAIT_MS) {
         char holder[512] = "";
         ssize_t n = pread(fd, holder, sizeof holder - 1, 0);
         holder[n > 0 ? n : 0] = '\0';
@@ -485,22 +502,28 @@ int undo_recover(void)
 {
     char path[600];
     journal_path(path, sizeof path);
-    /* Someone holding the lock is alive and owns the journal and the swap
-     * directory. */
-    if (undo_run_in_progress())
-        return 0;
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        remove_stale_swapfiles();
-        return 0;
-    }
+    /* The lock first: a holder is alive and owns the journal and the swap
+     * directory (a run, or another command recovering). Without a probe
+     * before it, nothing here is decided on what a run starting meanwhile
+     * has made. */
     char lockpath[600];
     snprintf(lockpath, sizeof lockpath, "%s/lock", undo_state_dir());
     int fd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0) {
-        if (fd >= 0)
-            close(fd);
-        fclose(f);
+    if (fd < 0) {
+        /* No state directory: no pressmark ran here since boot, so a swap
+         * file on disk was left by one that ended with the machine. */
+        if (access(path, F_OK) != 0)
+            remove_stale_swapfiles();
+        return 0;
+    }
+    if (try_lock(fd) < 0) {
+        close(fd);
+        return 0;
+    }
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        remove_stale_swapfiles();
+        close(fd);
         return 0;
     }
     char why[700];

@@ -73,7 +73,8 @@ like "$(q "select reason from run where label = 'sigkill'")" "pressmark was kill
 is "$(machine_state)" "$before" "after recovery: the machine is as it was"
 
 # A second run on the same machine is refused; list and show work meanwhile.
-"$PM" record --quiet --label long -- sleep 3 &
+# (The second waits two seconds for the lock before it is refused.)
+"$PM" record --quiet --label long -- sleep 5 &
 pid=$!
 ok "the first run holds the lock" wait_for sh -c "grep -q 'pid $pid' /run/pressmark/lock"
 "$PM" record --quiet --label second -- true 2>"$TMP/err"
@@ -84,6 +85,17 @@ is "$(q "select count(*) from run where label = 'second'")" 0 "and stores nothin
 "$PM" list >/dev/null; is "$?" 0 "list works during a run"
 "$PM" show long >/dev/null; is "$?" 0 "show works during a run"
 wait $pid
+
+# Every command checks for a killed run's leftovers under the run lock, for
+# a moment: a run starting then waits for the lock instead of being refused
+# (t23's readers beside its runs once cost a run so).
+flock -x /run/pressmark/lock sleep 0.5 &
+holder=$!
+ok "another process holds the run lock" wait_for sh -c '! flock -n -x /run/pressmark/lock true'
+"$PM" record --quiet --label waited -- true 2>"$TMP/err"
+is "$?" 0 "a run starting meanwhile waits for it and runs"
+is "$(q "select count(*) from run where label = 'waited'")" 1 "  and is stored"
+wait $holder
 
 # The balloon: MemAvailable about the cap during the run, gone after. The
 # cap is 1 GiB below what is available, so the balloon is 1 GiB whatever
