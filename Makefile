@@ -33,7 +33,7 @@ REPLAY_BIN := $(FUZZERS:%=$(B)/fuzz/%.replay) $(B)/fuzz/writers-emit
 # The version: git describe in a clone, else what the package says.
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || cat VERSION 2>/dev/null || echo unknown)
 
-.PHONY: all test check tsan bench clean fresh-root layering fuzz fuzz-build man install uninstall FORCE
+.PHONY: all test test-quick check tsan bench clean fresh-root layering fuzz fuzz-build man install uninstall FORCE
 all: pressmark $(UNIT_BIN) $(REPLAY_BIN)
 
 # Made anew each time: ar only adds and replaces, so a member of a source
@@ -91,10 +91,11 @@ $(B)/%.o: %.c
 # outside make's environment: MAKEFLAGS would carry this make's variables
 # (CFLAGS=-fsanitize=...) into the make that the build workload runs.
 # Every test leaves /tmp as it found it: a pressmark-test directory that
-# was not there before fails the target.
+# was not there before fails the target. $(3): the shell tests (all of them
+# when empty); --timer gives each file's time.
 define run-tests
 	@ls -d /tmp/pressmark-test.* 2>/dev/null | sort > $(1)/tmp-before || true
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PRESSMARK_BIN=$(abspath $(1)/pressmark) $(2) prove -f tests/ $(UNIT_SRC:tests/%.c=$(1)/tests/%.t)
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PRESSMARK_BIN=$(abspath $(1)/pressmark) $(2) prove --timer -f $(or $(3),tests/) $(UNIT_SRC:tests/%.c=$(1)/tests/%.t)
 	@ls -d /tmp/pressmark-test.* 2>/dev/null | sort | comm -13 $(1)/tmp-before - > $(1)/tmp-left || true; \
 	 if [ -s $(1)/tmp-left ]; then echo "tests left behind: $$(cat $(1)/tmp-left)"; exit 1; fi
 endef
@@ -102,10 +103,19 @@ endef
 test: all layering
 	$(call run-tests,$(B))
 
-# The same tests against a sanitised build in its own build directory.
+# The edit-compile loop: the unit tests and the shell tests that need
+# neither root nor VMs, in under a minute. make test runs everything.
+QUICK_TESTS := tests/t05-layering.t tests/t06-new-workload.t tests/t11-cli.t tests/t12-bad-input.t tests/t17-metrics.t \
+               tests/t41-hostile.t tests/t43-fuzz.t
+test-quick: all
+	$(call run-tests,$(B),,$(QUICK_TESTS))
+
+# The same tests against a sanitised build in its own build directory, the
+# fuzz corpora replayed through sanitised harnesses too (t43).
 SAN := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 check:
-	$(MAKE) B=build/check CFLAGS="$(SAN)" layering build/check/pressmark $(UNIT_SRC:%.c=build/check/%.t)
+	$(MAKE) B=build/check CFLAGS="$(SAN)" layering build/check/pressmark $(UNIT_SRC:%.c=build/check/%.t) \
+	    $(FUZZERS:%=build/check/fuzz/%.replay) build/check/fuzz/writers-emit
 	$(call run-tests,build/check,ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1)
 
 # ThreadSanitizer over the threaded code: sampler, heartbeat, chat, the

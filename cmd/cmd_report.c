@@ -111,5 +111,10 @@ int cmd_report(int argc, char **argv)
     if (rc < 0)
         return pm_usage("report", "%s", err.msg);
     printf("%s\n", page);
+    if (rc > 0) {
+        /* Written, but a report without its charts is not what was asked. */
+        fprintf(stderr, "pressmark report: charts could not be drawn: %s (%s has the rest)\n", err.msg, page);
+        return 1;
+    }
     return 0;
 }

@@ -265,8 +265,10 @@ static void toc(FILE *f, const struct comparison *cs, size_t n)
     fputs("<li><a href=\"#runs\">Runs</a></li>\n</ul>\n</nav>\n", f);
 }
 
-static void workload_section(FILE *f, struct pm_db *db, const struct report_scope *scope, const struct report_part *part,
-                             const struct comparison *c, const char *charts_dir, bool gnuplot)
+/* Returns -1 (chart_err saying why) when the charts could not be drawn:
+ * the page says so where they would stand, and the report is a failure. */
+static int workload_section(FILE *f, struct pm_db *db, const struct report_scope *scope, const struct report_part *part,
+                            const struct comparison *c, const char *charts_dir, bool gnuplot, struct pm_err *chart_err)
 {
     char id[128];
     section_id(id, sizeof id, c->workload);
@@ -304,9 +306,13 @@ static void workload_section(FILE *f, struct pm_db *db, const struct report_scop
             fputs("<p>charts could not be drawn: ", f);
             quote_html(f, err.msg);
             fputs("</p>\n", f);
+            *chart_err = err;
+            fputs("</section>\n", f);
+            return -1;
         }
     }
     fputs("</section>\n", f);
+    return 0;
 }
 
 int html_report_write(struct pm_db *db, const struct report_scope *scope, bool with_emulated, const char *out_dir,
@@ -340,6 +346,8 @@ int html_report_write(struct pm_db *db, const struct report_scope *scope, bool w
     }
     struct comparison *cs = calloc(nparts ? nparts : 1, sizeof *cs);
     int rc = cs ? 0 : pm_errf(err, "out of memory");
+    bool charts_failed = false;
+    struct pm_err chart_err = { "" };
     size_t built = 0;
     for (; rc == 0 && built < nparts; built++)
         if (build_part(db, scope, &parts[built], false, &cs[built], err) < 0) {
@@ -378,7 +386,8 @@ int html_report_write(struct pm_db *db, const struct report_scope *scope, bool w
         toc(f, cs, nparts);
         bool gnuplot = plot_have_gnuplot();
         for (size_t w = 0; w < nparts; w++)
-            workload_section(f, db, scope, &parts[w], &cs[w], charts_dir, gnuplot);
+            if (workload_section(f, db, scope, &parts[w], &cs[w], charts_dir, gnuplot, &chart_err) < 0)
+                charts_failed = true;
         run_rows(f, db, scope ? scope->suite_uuid : NULL);
         fputs("</body>\n</html>\n", f);
         if (fclose(f) != 0)
@@ -387,6 +396,11 @@ int html_report_write(struct pm_db *db, const struct report_scope *scope, bool w
             rc = pm_errf(err, "%s: %s", page_path, strerror(errno));
         if (rc < 0)
             unlink(tmp);
+    }
+    /* The page stands, but without charts it is not the report asked for. */
+    if (rc == 0 && charts_failed) {
+        *err = chart_err;
+        rc = 1;
     }
     for (size_t w = 0; w < built; w++)
         compare_free(&cs[w]);

@@ -32,7 +32,9 @@ struct report_scope {
 };
 
 /* with_emulated: runs under QEMU's TCG emulation are compared, with a
- * caveat; without, a page with such runs is refused (err says why). */
+ * caveat; without, a page with such runs is refused (err says why).
+ * Returns 0; -1 when no page was written (err says why); 1 when the page
+ * was written but its charts could not be drawn (err says why). */
 int html_report_write(struct pm_db *db, const struct report_scope *scope, bool with_emulated, const char *out_dir,
                       const char *db_label,
                       char *page_path, size_t len, struct pm_err *err);

@@ -49,8 +49,12 @@ long=$("$PM" compare --baseline fast slow --long)
 for s in n mean stddev "CV%" min median max change "95% CI diff"; do like "$long" "  $s " "--long has $s"; done
 like "$long" "time.elapsed_s \(s, lower is better\)" "--long says which direction is better"
 like "$("$PM" compare --baseline fast slow --metric time.maxrss_kb --long)" "time.maxrss_kb" "--metric picks metrics"
-one=$("$PM" compare --baseline fast '<script>alert(1)</script>')
-like "$one" "n too small to judge|n = 2/3" "two runs against three still compare; one run says n too small"
+two=$("$PM" compare --baseline fast '<script>alert(1)</script>')
+like "$two" "\(p = [0-9.]+, n = 2/3\)$" "two runs against three still compare (n = 2/3)"
+PRESSMARK_DB="$TMP/one.db" "$PM" record --quiet --label pair --runs 2 --interval 50ms -- sleep 0.1
+PRESSMARK_DB="$TMP/one.db" "$PM" record --quiet --label single --interval 50ms -- sleep 0.1
+one=$(PRESSMARK_DB="$TMP/one.db" "$PM" compare --baseline pair single)
+like "$one" "n too small to judge single against pair \(n = 1/2; 2 runs a side at least\)" "one run against two says n too small, and why"
 
 bad "compare with a baseline that has no runs" "--baseline: 'nosuch' has no runs in" compare --baseline nosuch slow
 bad "compare --alpha out of range" "--alpha: '2' is not a significance level \(accepted: a number between 0 and 1" compare --alpha 2
@@ -76,6 +80,18 @@ like "$(grep -c 'index' "$TMP/svg/record-swap.gp")" "^[1-9]" "the per-run script
 PATH=/nonexistent "$PM" plot --out "$TMP/none" >/dev/null 2>"$TMP/err"
 is "$?" 2 "plot without gnuplot exits 2"
 like "$(cat "$TMP/err")" "gnuplot is not installed" "and says so in one line"
+
+# A gnuplot that fails (the test's own, first in PATH): the page is written
+# with the reason where its charts would be, and the report is a failure.
+mkdir -p "$TMP/badgp"
+printf '#!/bin/sh\necho "gnuplot: out of order" >&2\nexit 1\n' > "$TMP/badgp/gnuplot"
+chmod +x "$TMP/badgp/gnuplot"
+PATH="$TMP/badgp:$PATH" "$PM" report --out "$TMP/rep-nochart" > "$TMP/rep-nochart.out" 2>"$TMP/err"
+is "$?" 1 "report whose charts cannot be drawn exits 1"
+like "$(cat "$TMP/err")" "^pressmark report: charts could not be drawn: .*gnuplot" "  and says why on stderr"
+is "$(wc -l < "$TMP/err")" 1 "  in one line"
+ok "  the page is written all the same" test -s "$TMP/rep-nochart/report.html"
+ok "  and says there why it has no charts" grep -q 'charts could not be drawn' "$TMP/rep-nochart/report.html"
 
 # The report, rendered by headless Chromium.
 "$PM" report --out "$TMP/rep" > "$TMP/rep.out"

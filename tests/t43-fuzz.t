@@ -5,8 +5,11 @@
 # writers' corpus goes through the real parsers of each language: python's
 # csv, json and html.parser, and gnuplot itself printing every string.
 . "$(dirname "$0")/lib.sh"
+# The harnesses of the build under test: under make check, sanitised ones.
+# (Only the binary at the top, a copy of build/'s, takes them from there.)
 FZ=$(dirname "$PM")/fuzz
-[ -x "$FZ/writers-emit" ] || FZ=$ROOT/build/fuzz
+[ "$PM" != "$ROOT/pressmark" ] || FZ=$ROOT/build/fuzz
+ok "the replay harnesses of the build under test are there ($FZ)" test -x "$FZ/writers-emit"
 CORPUS=$ROOT/fuzz/corpus
 
 for h in "$ROOT"/fuzz/fuzz_*.c; do

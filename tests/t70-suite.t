@@ -169,11 +169,11 @@ noisy=$(q "select count(*) from suite_run s join suite_cell c on c.suite_id = s.
 ok "the steady cell stopped before the maximum ($steady runs)" test "$steady" -lt 8
 ge "$steady" 3 "  after at least its minimum"
 status=$("$PM" suite status $sid)
-like "$status" "steady .* converged" "status: the steady cell converged"
+like "$status" "^ *[0-9]+ +steady .* converged after $steady runs$" "status: the steady cell converged after its $steady runs"
 if [ "$noisy" = 8 ]; then
-    like "$status" "noisy .* at maximum, not converged" "status: the noisy cell reached the maximum without converging"
+    like "$status" "^ *[0-9]+ +noisy .* at maximum, not converged$" "status: the noisy cell reached the maximum without converging"
 else
-    like "$status" "noisy .* converged" "status: the noisy cell converged by chance before the maximum ($noisy runs)"
+    like "$status" "^ *[0-9]+ +noisy .* converged after $noisy runs$" "status: the noisy cell converged by chance before the maximum ($noisy runs)"
 fi
 
 # SIGINT mid-run, then SIGKILL mid-run: suite run continues to exactly the
