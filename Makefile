@@ -116,7 +116,7 @@ SAN := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize
 check:
 	$(MAKE) B=build/check CFLAGS="$(SAN)" layering build/check/pressmark $(UNIT_SRC:%.c=build/check/%.t) \
 	    $(FUZZERS:%=build/check/fuzz/%.replay) build/check/fuzz/writers-emit
-	$(call run-tests,build/check,ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1)
+	$(call run-tests,build/check,PRESSMARK_TEST_SANITIZED=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1)
 
 # ThreadSanitizer over the threaded code: sampler, heartbeat, chat, the
 # memory workloads' threads and gauges, the suite's live progress (drawn

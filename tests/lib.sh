@@ -83,6 +83,9 @@ setup() {
         exit 1
     fi
 }
+# The sanitised pass (make check) sets PRESSMARK_TEST_SANITIZED: what only
+# exercises QEMU, dpkg or debootstrap runs once, under make test.
+sanitized() { [ -n "${PRESSMARK_TEST_SANITIZED:-}" ]; }
 need_root() { [ "$(id -u)" -eq 0 ] || skip_all "needs root (caps, swap and sysctls are root-only)"; }
 
 # Everything a run may change on the machine, as one comparable text.

@@ -58,6 +58,12 @@ messages = 50
 heap = 16M
 label = {kernel}'
 
+# The VM boots run once, under the plain build (make test). Under make
+# check the guest would run the sanitised binary under TCG emulation: QEMU's
+# time, not pressmark's code, and slow enough to meet the boot timeout.
+if sanitized; then
+    skip "VM boots, a hanging guest, SIGKILL and SIGINT during boots and builds: run once, under make test"
+else
 cat > two.ini <<INI
 [global]
 runs = 2
@@ -219,6 +225,7 @@ is "$?" 0 "the next invocation (suite status) runs"
 like "$(cat err)" "unmounted .*pressmark-build-.*/merged" "  after unmounting the killed build's overlay"
 like "$(cat err)" "removed /var/cache/pressmark/vm/pressmark-build-" "  and removing its build directory"
 is "$(machine_state)" "$before" "nothing of the killed build left"
+fi
 
 # The host backend: the running kernel's cells run here; the other
 # kernel's wait for a boot into it.
@@ -244,7 +251,8 @@ is "$(q "select value from run_meta m join run r on r.id = m.run_id where m.key 
 is "$?" 0 "started again after a (simulated) reboot"
 like "$(cat err)" "continuing suite" "  it continues the suite"
 is "$(q "select count(*) from run where label = 'running'")" 2 "  running nothing twice"
-is "$(q "select count(*) from run_meta where key = 'suite.name' and value = 'two'")" 4 "the guests' runs carry the host suite's name"
+sanitized || is "$(q "select count(*) from run_meta where key = 'suite.name' and value = 'two'")" 4 \
+    "the guests' runs carry the host suite's name"      # (the VM boots' suite: make test only)
 "$PM" suite run --reboot kexec --dry-run host.ini > dry 2> err
 is "$?" 0 "--reboot kexec --dry-run"
 like "$(cat dry)" "would run: kexec -l /boot/vmlinuz-$er61 --initrd=/boot/initrd.img-$er61 --reuse-cmdline" "  prints the kexec load"
