@@ -33,7 +33,7 @@ REPLAY_BIN := $(FUZZERS:%=$(B)/fuzz/%.replay) $(B)/fuzz/writers-emit
 # The version: git describe in a clone, else what the package says.
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || cat VERSION 2>/dev/null || echo unknown)
 
-.PHONY: all test test-quick check tsan bench clean fresh-root layering fuzz fuzz-build man install uninstall FORCE
+.PHONY: all test test-quick check check-build tsan bench clean fresh-root layering fuzz fuzz-build man install uninstall FORCE
 all: pressmark $(UNIT_BIN) $(REPLAY_BIN)
 
 # Made anew each time: ar only adds and replaces, so a member of a source
@@ -90,33 +90,54 @@ $(B)/%.o: %.c
 # prove runs the unit binaries and the shell tests alike (both speak TAP),
 # outside make's environment: MAKEFLAGS would carry this make's variables
 # (CFLAGS=-fsanitize=...) into the make that the build workload runs.
+#
+# Two lanes (prove -j2 and its rules): the tests that change the machine
+# (caps, swap, knobs, tracefs, VMs, packages; every run makes a cgroup) run
+# one after another, as each compares the machine before and after; the
+# unit tests and the shell tests that touch nothing outside their own
+# directory (FREE_TESTS: no run, only help text) run beside them.
 # Every test leaves /tmp as it found it: a pressmark-test directory that
-# was not there before fails the target. $(3): the shell tests (all of them
-# when empty); --timer gives each file's time.
+# was not there before fails the target. $(3): the shell tests; --timer
+# gives each file's time.
+SHELL_TESTS   := $(wildcard tests/t*.t)
+FREE_TESTS    := $(filter $(SHELL_TESTS),tests/t05-layering.t tests/t07-docs.t tests/t16-install.t tests/t17-metrics.t \
+                   tests/t43-fuzz.t)
+comma := ,
+empty :=
+space := $(empty) $(empty)
 define run-tests
 	@ls -d /tmp/pressmark-test.* 2>/dev/null | sort > $(1)/tmp-before || true
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PRESSMARK_BIN=$(abspath $(1)/pressmark) $(2) prove --timer -f $(or $(3),tests/) $(UNIT_SRC:tests/%.c=$(1)/tests/%.t)
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PRESSMARK_BIN=$(abspath $(1)/pressmark) $(2) prove --timer -j2 \
+	    --rules='seq={$(subst $(space),$(comma),$(strip $(filter-out $(FREE_TESTS),$(3))))}' --rules='par=**' \
+	    $(3) $(UNIT_SRC:tests/%.c=$(1)/tests/%.t)
 	@ls -d /tmp/pressmark-test.* 2>/dev/null | sort | comm -13 $(1)/tmp-before - > $(1)/tmp-left || true; \
 	 if [ -s $(1)/tmp-left ]; then echo "tests left behind: $$(cat $(1)/tmp-left)"; exit 1; fi
 endef
 
 test: all layering
-	$(call run-tests,$(B))
+	$(call run-tests,$(B),,$(SHELL_TESTS))
 
 # The edit-compile loop: the unit tests and the shell tests that need
 # neither root nor VMs, in under a minute. make test runs everything.
-QUICK_TESTS := tests/t05-layering.t tests/t06-new-workload.t tests/t11-cli.t tests/t12-bad-input.t tests/t17-metrics.t \
-               tests/t41-hostile.t tests/t43-fuzz.t
+QUICK_TESTS := $(filter $(SHELL_TESTS),tests/t05-layering.t tests/t06-new-workload.t tests/t07-docs.t tests/t11-cli.t \
+                 tests/t12-bad-input.t tests/t17-metrics.t tests/t41-hostile.t tests/t43-fuzz.t)
 test-quick: all
 	$(call run-tests,$(B),,$(QUICK_TESTS))
 
 # The same tests against a sanitised build in its own build directory, the
-# fuzz corpora replayed through sanitised harnesses too (t43).
+# fuzz corpora replayed through sanitised harnesses too (t43). What only
+# exercises other programs runs once, under make test: the tree's shape
+# (t05: this target checks it on its own objects), the install and the
+# Debian package (t16, t18: make install, dpkg), the nightly's three nights
+# (t19: a shell script over the suite, compare and push that t70 and t60
+# run here); t80 boots no VM here (QEMU's time, not pressmark's code).
+CHECK_SKIP := tests/t05-layering.t tests/t16-install.t tests/t18-deb.t tests/t19-nightly.t
 SAN := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-check:
+check: check-build
+	$(call run-tests,build/check,PRESSMARK_TEST_SANITIZED=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1,$(filter-out $(CHECK_SKIP),$(SHELL_TESTS)))
+check-build:
 	$(MAKE) B=build/check CFLAGS="$(SAN)" layering build/check/pressmark $(UNIT_SRC:%.c=build/check/%.t) \
 	    $(FUZZERS:%=build/check/fuzz/%.replay) build/check/fuzz/writers-emit
-	$(call run-tests,build/check,PRESSMARK_TEST_SANITIZED=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1)
 
 # ThreadSanitizer over the threaded code: sampler, heartbeat, chat, the
 # memory workloads' threads and gauges, the suite's live progress (drawn

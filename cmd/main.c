@@ -109,6 +109,14 @@ static int cmd_help(int argc, char **argv)
     return 0;
 }
 
+/* Is this invocation help text only: 'help ...' or 'COMMAND --help'?
+ * (Only as the first option: elsewhere "-h" may be another option's value,
+ * and a run must not start before recovery.) */
+static bool only_help(const struct command *c, int argc, char **argv)
+{
+    return c->fn == cmd_help || (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0));
+}
+
 int main(int argc, char **argv)
 {
     report_set_workload_lookup(present_workload);
@@ -155,8 +163,10 @@ int main(int argc, char **argv)
         return PM_EXIT_USAGE;
     }
     /* Whatever command comes next after a pressmark was killed mid-run
-     * first undoes what it left (unless a live pressmark owns it). */
-    undo_recover();
+     * first undoes what it left (unless a live pressmark owns it); help
+     * only prints, and changes nothing on the machine. */
+    if (!only_help(c, argc - i, argv + i))
+        undo_recover();
     int rc = c->fn(argc - i, argv + i);
     cmd_output_done();
     return rc;

@@ -6,7 +6,9 @@ just enough to send exact frames and look at exact bytes.
 
   chat_peer.py frames HOST PORT    check the server's replies byte by byte
   chat_peer.py garbage HOST PORT   send an unknown id; the server must close
-  chat_peer.py badserver PORTFILE  a server that answers Access with garbage
+  chat_peer.py badserver PORTFILE [RELEASE]
+                                   a server that answers Access with garbage
+                                   and holds the connection until RELEASE exists
   chat_peer.py storm HOST PORT N   N connections opened and dropped, some
                                    after half a frame or a huge length; one
                                    slow sender held open meanwhile (loopback,
@@ -19,7 +21,7 @@ just enough to send exact frames and look at exact bytes.
                                    to the moment it handed the frame to the
                                    kernel for that receiver
 """
-import heapq, socket, struct, sys, threading, time
+import heapq, os, socket, struct, sys, threading, time
 
 def utf(s):
     b = s.encode("utf-8")
@@ -163,7 +165,7 @@ def storm(host, port, n):
     print("ok storm of %d connections" % made)
     return True
 
-def badserver(portfile):
+def badserver(portfile, release=None):
     ls = socket.socket()
     ls.bind(("127.0.0.1", 0))
     ls.listen(16)
@@ -173,7 +175,12 @@ def badserver(portfile):
     c.settimeout(5)
     c.recv(4096)
     c.sendall(struct.pack(">Hi", 9999, 4) + b"\x01\x02")   # an id no VolanoMark peer knows
-    time.sleep(3)
+    # The connection is held open until the test says (RELEASE exists, at
+    # most 300 s): a client that waited for the close, not the frame, would
+    # still be running when this ends.
+    deadline = time.time() + 300
+    while release and not os.path.exists(release) and time.time() < deadline:
+        time.sleep(0.05)
     return True
 
 MARK40 = TEXT[:40]

@@ -73,7 +73,11 @@ like "$show" "lost events 0" "  and says how many events were lost"
 "$PM" run chat $chat --label uncapped --trace-reclaim > out 2>&1
 is "$?" 0 "the same chat uncapped, traced"
 is "$(imetric uncapped stall.memcg.count)" 0 "  no memcg reclaim stall"
-is "$(imetric uncapped stall.direct.count)" 0 "  no direct reclaim stall on this 24 GiB machine"
+# Direct reclaim is the machine's business (none on a roomy idle machine,
+# some on a small busy one); its traced stalls are among the entries
+# vmstat counted during the run, never more.
+d=$(imetric uncapped stall.direct.count); as=$(imetric uncapped vmstat.allocstall)
+ok "  its direct reclaim stalls ($d) are no more than vmstat's entries into direct reclaim ($as)" test "$d" -le "$as"
 is "$(awk '$3 == "tracefs"' /proc/mounts | wc -l)" "$pre_mounted" "  tracefs mounted only while the run traced"
 "$PM" plot capped uncapped --out "$TMP/charts" > /dev/null
 is "$?" 0 "plot draws the stall latency chart"

@@ -110,13 +110,25 @@ if command -v chromium >/dev/null; then
     like "$(cat "$TMP/dom.html")" "record runs [0-9.]+ % slower with slow than with fast" "the rendered page carries the ratio sentence"
     like "$(cat "$TMP/dom.html")" "&lt;script&gt;alert\(1\)&lt;/script&gt;" "the hostile label is text in the DOM"
     is "$(grep -c '<script' "$TMP/dom.html")" 0 "and no script element came of it"
-    charts=$(grep -o '<svg' "$TMP/dom.html" | wc -l); zero=$(grep -o 'class="zero"' "$TMP/dom.html" | wc -l)
-    is "$((charts + zero))" 8 "the DOM holds the eight charts, each drawn or said to be all zero ($charts drawn)"
-    like "$(grep -o 'class="zero">[^<]*' "$TMP/dom.html" | head -1)" "swap rate: every series is zero" "  nothing swapped here: the swap chart is one line saying so"
+    # The eight charts in their order, each "svg" (drawn) or the title of
+    # its all-zero line. Those that always have data are drawn; the swap
+    # chart is drawn exactly when the runs swapped; record has no latency.
+    seq=$(grep -oE '<svg|class="zero">[^:<]*' "$TMP/dom.html" | sed 's/^<svg$/svg/; s/^class="zero">//' | paste -sd'|')
+    chart() { printf '%s' "$seq" | cut -d'|' -f"$1"; }
+    is "$(printf '%s\n' "$seq" | tr '|' '\n' | wc -l)" 8 "the DOM holds the eight charts ($seq)"
+    swapped=$(q "select count(*) from metric where name = 'swap.io_kb' and value > 0")
+    is "$(chart 1)" "$([ "$swapped" -gt 0 ] && echo svg || echo 'swap rate')" "  the swap chart is drawn only if a run swapped ($swapped did)"
+    is "$(chart 2)" svg "  CPU utilisation is drawn"
+    is "$(chart 3)" svg "  free memory and free swap are drawn"
+    like "$(chart 4)" "^(svg|PSI memory stall and heartbeat lateness)$" "  PSI and the heartbeat: drawn, or said to be zero"
+    like "$(chart 5)" "^(svg|reclaim)$" "  reclaim: drawn, or said to be zero"
+    is "$(chart 6)" svg "  the headline per run is drawn"
+    is "$(chart 7)" "reclaim and compaction stall latency (--trace-reclaim)" "  no run traced reclaim: that chart is one line saying so"
+    is "$(chart 8)" "the workload's own latency" "  record measures no latency: nor is that one drawn"
     timeout 60 "${CHR[@]}" --window-size=1200,1600 --screenshot="$TMP/shot.png" "file://$page" >/dev/null 2>&1
     ge "$(stat -c %s "$TMP/shot.png" 2>/dev/null || echo 0)" 20000 "a screenshot of the page has content"
 else
-    for i in 1 2 3 4 5 6 7; do skip "chromium is not installed"; done
+    for i in $(seq 14); do skip "chromium is not installed"; done
 fi
 # The pressmark that measured each run is part of its environment.
 like "$(q "select value from run_meta m join run r on r.id = m.run_id where r.label = 'fast' and m.key = 'pressmark.version' limit 1")" "^[0-9a-z.+~-]+" "every run stores the pressmark version that measured it"

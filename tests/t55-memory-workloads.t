@@ -33,8 +33,11 @@ PRESSMARK_TEST_USEMEM_CORRUPT_PAGE=5 "$PM" run usemem --quiet --size 8M --label 
 is "$?" 1 "a page that reads back wrong: exit 1"
 like "$(q "select status || ': ' || reason from run where label = 'um-bad'")" \
     "^failed: 1 pages came back wrong \(first: worker 0 page 5 word 3 read 0x[0-9a-f]+, wrote 0x[0-9a-f]+\)" "  the run is failed, naming the page"
-bad "usemem larger than memory and swap" "^pressmark run usemem: --size x --procs x --threads \(4 workers\): 80.0 GiB is more than this machine can hold even with swap \([0-9.]+ GiB: MemTotal \+ swap\)$" \
-    run usemem --size 20G --procs 4
+# Four workers of a quarter of memory and swap each, plus a GiB: more
+# than this machine holds, whatever its size.
+big=$(awk '/^(MemTotal|SwapTotal):/ { kb += $2 } END { printf "%d", kb / 1048576 / 4 + 1 }' /proc/meminfo)
+bad "usemem larger than memory and swap" "^pressmark run usemem: --size x --procs x --threads \(4 workers\): $((4 * big)).0 GiB is more than this machine can hold even with swap \([0-9.]+ GiB: MemTotal \+ swap\)$" \
+    run usemem --size "${big}G" --procs 4
 bad "usemem with zero threads" "^pressmark run usemem: --threads: '0' is not a thread count \(accepted: a whole number from 1 to 4096\)$" \
     run usemem --threads 0
 bad "usemem --duration without a unit" "^pressmark run usemem: --duration: '3' is not a duration \(accepted: a number with ns" \

@@ -225,6 +225,13 @@ is "$?" 0 "the next invocation (suite status) runs"
 like "$(cat err)" "unmounted .*pressmark-build-.*/merged" "  after unmounting the killed build's overlay"
 like "$(cat err)" "removed /var/cache/pressmark/vm/pressmark-build-" "  and removing its build directory"
 is "$(machine_state)" "$before" "nothing of the killed build left"
+# And the killed suite, run again, builds its image anew and runs its cell.
+"$PM" suite run build.ini > out 2> err
+is "$?" 0 "the killed suite, run again, completes"
+like "$(cat err)" "installing kernel" "  building its image again"
+is "$(q "select count(*) from run r join run_meta m on m.run_id = r.id and m.key = 'suite.name' and m.value = 'killbuild' where r.status = 'ok'")" 1 \
+   "  and its run is done"
+is "$(machine_state)" "$before" "  nothing of the build left after it"
 fi
 
 # The host backend: the running kernel's cells run here; the other

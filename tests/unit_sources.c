@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <sqlite3.h>
 #include "collectors/sampler.h"
 #include "collectors/sources.h"
 #include "store/db.h"
@@ -11,6 +12,24 @@
 #include "store/ticks.h"
 #include "store/runs.h"
 #include "tests/tap.h"
+
+/* The ticks of a run the tick store has written so far (it writes what it
+ * has gathered once a second), read on a connection of its own. */
+static int stored_ticks(const char *db_path, int64_t run_id)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    int n = -1;
+    if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_busy_timeout(db, 1000) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, "select count(*) from tick where run_id = ?", -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_bind_int64(st, 1, run_id) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+            n = sqlite3_column_int(st, 0);
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
+    return n;
+}
 
 static void copy(const char *from, const char *to)
 {
@@ -67,11 +86,18 @@ int main(void)
     struct tick_store ts;
     ok(tick_store_open(&ts, db_path, run_id, &err) == 0, "the tick store opens");
     ok(sampler_start(&s, &ts.base, 10000000, ss.cols, ss.n, &err) == 0, "the sampler starts without PSI");
-    usleep(55000);
+    /* Polled, not slept for a fixed time: a busy machine may take longer
+     * than 50 ms to give five 10 ms ticks (bounded at 60 s). */
+    int stored = 0;
+    for (int i = 0; i < 6000 && stored < 5; i++) {
+        usleep(10000);
+        stored = stored_ticks(db_path, run_id);
+    }
     ok(sampler_stop(&s, &err) == 0, "and stops cleanly");
     struct sampler_stats st;
     sampler_stats(&s, &st);
-    ok(st.ticks >= 5, "it ticked at 10 ms (%llu ticks)", (unsigned long long)st.ticks);
+    ok(stored >= 5 && st.ticks >= (unsigned long long)stored, "it ticked at 10 ms (%d stored while it ran, %llu in all)", stored,
+       (unsigned long long)st.ticks);
     ok(series_table_find(&s.table, "vmstat.kswapd_steal") != NULL, "vmstat values were taken");
     ok(series_table_find(&s.table, "psi.memory.some.total") == NULL, "no PSI series was invented");
     struct run_source src[16];
