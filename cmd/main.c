@@ -69,7 +69,9 @@ static void print_overview(FILE *f)
             fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\n'pressmark <command> --help' shows a command's options; 'pressmark help metrics', every metric.\n"
                "The database is results.db beside the binary in a clone; installed, $XDG_DATA_HOME/pressmark/\n"
-               "(~/.local/share/pressmark/, /var/lib/pressmark/ for root); --db or PRESSMARK_DB choose another.\n");
+               "(~/.local/share/pressmark/, /var/lib/pressmark/ for root); --db or PRESSMARK_DB choose another.\n"
+               "The user guide: docs/guide/ in a clone; installed, PREFIX/share/doc/pressmark/guide/ (/usr for the package).\n"
+               "The man pages: pressmark(1), pressmark-COMMAND(1), pressmark-suite(5), pressmark-metrics(7), pressmark-nightly(8).\n");
 }
 
 static const struct command *find_command(const char *name)

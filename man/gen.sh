@@ -73,6 +73,7 @@ commands=$(printf '%s\n' "$overview" | awk '/^commands:/ { on = 1; next } on && 
     printf '%s\n' "$overview" | awk '/^commands:/ { on = 1; next } on && NF == 0 { exit } on { c = $1; $1 = ""; sub(/^ +/, ""); gsub(/\\/, "\\e"); gsub(/-/, "\\-", c); printf ".TP\n\\fBpressmark\\-%s\\fR(1)\n%s\n", c, $0 }'
     printf '.SH FILES\n.TP\n.I results.db\nbeside the binary in a clone; installed, \\fI$XDG_DATA_HOME/pressmark/results.db\\fR (\\fI~/.local/share/pressmark\\fR), or \\fI/var/lib/pressmark/results.db\\fR for root\n'
     printf '.TP\n.I results.db.unstored/UUID.json\na run'"'"'s results that the database would not take (its file removed during the run, a full disk, locked by another writer for two minutes), kept as JSON in a private directory beside it and stored by the next \\fBpressmark run\\fR, \\fBrecord\\fR or \\fBsuite run\\fR; \\fBpressmark list\\fR says when some wait\n'
+    printf '.TP\n.I /usr/share/doc/pressmark/guide/\nthe user guide, a file per subject with README.md as its index (under the install prefix; \\fIdocs/guide/\\fR in a clone)\n'
     printf '.SH SEE ALSO\n'
     for c in $commands; do printf '\\fBpressmark\\-%s\\fR(1),\n' "$c"; done
     printf '\\fBpressmark\\-suite\\fR(5), \\fBpressmark\\-metrics\\fR(7)\n'

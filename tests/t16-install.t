@@ -14,6 +14,8 @@ want="/usr/bin/pressmark
 /usr/share/man/man8/pressmark-nightly.8
 /usr/share/bash-completion/completions/pressmark
 /usr/share/doc/pressmark/README.md
+/usr/share/doc/pressmark/security.md
+$(cd "$ROOT/docs/guide" && ls *.md | sed 's|^|/usr/share/doc/pressmark/guide/|')
 $(cd "$ROOT/docs/json" && ls *.json | sed 's|^|/usr/share/doc/pressmark/json/|')
 $(for c in chat-server compare doctor help list merge plot push record report run show suite; do echo "/usr/share/man/man1/pressmark-$c.1"; done)
 /usr/share/man/man1/pressmark.1
