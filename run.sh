@@ -30,37 +30,64 @@ missing_packages() {
     done
 }
 
-setup() {
-    local missing
-    missing=$(missing_packages)
-    [ -z "$missing" ] && return 0
-    if [ "$(id -u)" -ne 0 ]; then
-        echo "run.sh: missing packages; as root run: apt-get install -y $missing" >&2
-        exit 2
+# One line per step; what apt, dpkg, make and the tests' builds print goes
+# to LOG, named (with its last lines) when a step fails.
+LOG=build/run.log
+say() { printf 'run.sh: %s\n' "$*"; }
+step() {  # step DESCRIPTION COMMAND...
+    local desc=$1; shift
+    say "$desc"
+    if ! "$@" >>"$LOG" 2>&1; then
+        say "failed: $desc; the last lines of $LOG:" >&2
+        tail -n 15 "$LOG" | sed 's/^/    /' >&2
+        exit 1
     fi
-    echo "run.sh: installing $missing"
+}
+
+install_packages() {  # install_packages PACKAGE...
     export DEBIAN_FRONTEND=noninteractive
     # kexec-tools would otherwise take over every reboot of this machine;
     # pressmark loads a kernel with kexec only when told (--reboot kexec).
     echo "kexec-tools kexec-tools/load_kexec boolean false" | debconf-set-selections
-    apt-get update -qq
+    apt-get update -q
+    apt-get install -y -q --no-install-recommends "$@"
+}
+
+setup() {
+    local missing
+    missing=$(missing_packages)
+    if [ -z "$missing" ]; then
+        say "set-up: every package is installed"
+        return 0
+    fi
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "run.sh: missing packages; as root run: apt-get install -y $missing" >&2
+        exit 2
+    fi
     # shellcheck disable=SC2086
-    apt-get install -y -qq --no-install-recommends $missing
+    step "set-up: installing $(wc -w <<<"$missing") packages (a few minutes): $missing" install_packages $missing
 }
 
 build() {
-    make -s -j"$(nproc)" all
+    step "build: pressmark, its man pages and its unit tests" make -s -j"$(nproc)" all
 }
 
+mkdir -p build
+: > "$LOG"
 case "${1:-main}" in
     main)
+        say "set-up, build, then the main job: a reference suite, its comparison and its report (about a minute here; log: $LOG)"
         setup; build
+        say "main job: tools/main-job.sh"
         exec tools/main-job.sh
         ;;
     test)
+        say "set-up, build, then every test: make test, then make check (about 9 minutes here; log: $LOG)"
         setup; build
+        step "build: the sanitised build for make check (ASan, UBSan)" make -s -j"$(nproc)" check-build
+        say "tests: make test (every test, the plain build)"
         make -s test
-        # The same tests again under AddressSanitizer and UBSan.
+        say "tests: make check (the tests of pressmark's C logic again, under ASan and UBSan)"
         exec make -s check
         ;;
     *)
