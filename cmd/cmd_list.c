@@ -7,6 +7,7 @@
 #include "cmd/parse.h"
 #include "store/db.h"
 #include "lib/json.h"
+#include "lib/units.h"
 #include "store/runinfo.h"
 #include "reports/summary.h"
 #include "reports/table.h"
@@ -52,13 +53,15 @@ static void json_run(struct jw *j, const struct run_info *ri, const char *hname,
 /* One run as a row of list's table. */
 static void text_row(struct table *t, const struct run_info *ri, const char *title, const struct metric *h)
 {
-    char id[24], started[64], head[64] = "-", ticks[24];
+    char id[24], started[64], head[160] = "-", ticks[24], q[96];
     snprintf(id, sizeof id, "%lld", (long long)ri->id);
     summary_fmt_time(started, sizeof started, ri->started_ns);
+    if (h)
+        pm_fmt_quantity(q, sizeof q, h->value, h->unit);
     if (h && strcmp(h->unit, title) == 0)
-        snprintf(head, sizeof head, "%.6g %s", h->value, h->unit);
+        snprintf(head, sizeof head, "%s", q);
     else if (h)
-        snprintf(head, sizeof head, "%.6g %s %s", h->value, h->unit, title);
+        snprintf(head, sizeof head, "%s %s", q, title);
     snprintf(ticks, sizeof ticks, "%lld", (long long)ri->ticks);
     const char *row[] = { id, started, ri->label, ri->workload, ri->status, head, ticks, ri->reason };
     table_add_row(t, row);

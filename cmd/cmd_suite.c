@@ -93,11 +93,13 @@ static int parse_sub(const char *name, const struct opt *table, void *state, int
 static void print_plan_header(const struct suite_plan *p)
 {
     printf("suite %s (%s): %zu cell%s x ", p->name, p->file.path, p->ncells, p->ncells == 1 ? "" : "s");
+    char target[48];
+    pm_fmt_sig(target, sizeof target, p->target_ci * 100, 3);
     if (p->runs_min == p->runs_max)
         printf("%u runs = %zu runs", p->runs_min, p->ncells * p->runs_min);
     else
-        printf("%u to %u runs until each cell's 95%% CI is within %.3g%% of its mean = %zu to %zu runs", p->runs_min,
-               p->runs_max, p->target_ci * 100, p->ncells * p->runs_min, p->ncells * p->runs_max);
+        printf("%u to %u runs until each cell's 95%% CI is within %s%% of its mean = %zu to %zu runs", p->runs_min,
+               p->runs_max, target, p->ncells * p->runs_min, p->ncells * p->runs_max);
     printf(", %s\n", p->order == ORDER_INTERLEAVED ? "interleaved (every round in a new order)" : "sequential");
     if (p->question[0])
         printf("question: %s\n", p->question);
@@ -374,11 +376,13 @@ static int cmd_suite_status(int argc, char **argv)
     printf("suite %lld (%s, %s): %s%s, seed %llu\n", (long long)sv.rec.id, sv.rec.name, sv.rec.path,
            complete ? "complete" : running ? "running now" : "unfinished",
            !complete && !running ? " ('pressmark suite run FILE' continues it)" : "", (unsigned long long)sv.rec.seed);
+    char target[48];
+    pm_fmt_sig(target, sizeof target, p.target_ci * 100, 3);
     if (p.runs_min == p.runs_max)
         printf("%u runs per cell\n", p.runs_min);
     else
-        printf("%u to %u runs per cell, until the 95%% CI is within %.3g%% of the mean\n", p.runs_min, p.runs_max,
-               p.target_ci * 100);
+        printf("%u to %u runs per cell, until the 95%% CI is within %s%% of the mean\n", p.runs_min, p.runs_max,
+               target);
     int lw = 28, ww = 8;
     for (size_t c = 0; c < sv.ncells; c++) {
         lw = (int)strlen(sv.cells[c].label) > lw ? (int)strlen(sv.cells[c].label) : lw;
@@ -393,11 +397,12 @@ static int cmd_suite_status(int argc, char **argv)
         int left = 0;
         if (suite_cell_wants_run(&p, x) && !complete)
             left = (unsigned)x->finished < p.runs_min ? (int)p.runs_min - x->finished : 1;
-        char head[64] = "-";
+        char head[96] = "-", mean[64];
+        pm_fmt_number(mean, sizeof mean, x->mean);
         if (x->nvalues >= 2)
-            snprintf(head, sizeof head, "%.6g ±%.1f%%", x->mean, x->ci_pct);
+            snprintf(head, sizeof head, "%s ±%.1f%%", mean, x->ci_pct);
         else if (x->nvalues == 1)
-            snprintf(head, sizeof head, "%.6g", x->mean);
+            snprintf(head, sizeof head, "%s", mean);
         char state[64];
         if (x->converged)
             snprintf(state, sizeof state, "converged after %d runs", x->finished);

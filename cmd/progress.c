@@ -53,10 +53,11 @@ static void draw_locked(struct progress *p)
     lines++;
     for (size_t i = 0; i < p->ncells; i++) {
         const struct exp_cell *c = &p->cells[i];
-        char label[300], mean[64] = "";
+        char label[300], mean[96] = "", m[64];
         quote_terminal(c->label, label, sizeof label);
+        pm_fmt_number(m, sizeof m, c->mean);
         if (c->has_mean)
-            snprintf(mean, sizeof mean, "%.6g ±%.1f%%", c->mean, c->ci_pct);
+            snprintf(mean, sizeof mean, "%s ±%.1f%%", m, c->ci_pct);
         char failed[32] = "";
         if (c->failed)
             snprintf(failed, sizeof failed, "%d failed ", c->failed);
@@ -165,14 +166,16 @@ void progress_run_end(struct progress *p, int cell, const char *status, bool has
     p->current = -1;
     if (cell >= 0 && (size_t)cell < p->ncells) {
         const struct exp_cell *c = &p->cells[cell];
-        char label[300], el[32], eta[32], v[64] = "", mean[80] = "";
+        char label[300], el[32], eta[32], v[96] = "", mean[128] = "", q[64], m[64];
         quote_terminal(c->label, label, sizeof label);
         fmt_secs(el, sizeof el, (double)(pm_now_ns() - p->started_ns) / 1e9);
         fmt_secs(eta, sizeof eta, p->eta_s);
+        pm_fmt_quantity(q, sizeof q, value, unit);
+        pm_fmt_number(m, sizeof m, c->mean);
         if (has_value)
-            snprintf(v, sizeof v, " %.6g %s", value, unit);
+            snprintf(v, sizeof v, " %s", q);
         if (c->has_mean)
-            snprintf(mean, sizeof mean, ", cell mean %.6g ±%.1f%% after %d", c->mean, c->ci_pct, c->finished - c->failed);
+            snprintf(mean, sizeof mean, ", cell mean %s ±%.1f%% after %d", m, c->ci_pct, c->finished - c->failed);
         const char *state = !c->state || !c->state[0] ? "" : strcmp(c->state, "converged") == 0 ? " (converged)"
                           : " (at maximum)";
         /* On a terminal the finished run goes above the table, which is

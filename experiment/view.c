@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "experiment/suite.h"
+#include "lib/units.h"
 
 int suite_view_load(struct pm_db *db, int64_t id, struct suite_view *v, struct pm_err *err)
 {
@@ -93,12 +94,14 @@ int suite_view_notes(struct pm_db *db, const struct suite_view *v, char (*notes)
         return pm_errf(err, "out of memory");
     }
     suite_cell_states(&p, slots, n, cs);
+    char target[48];
+    pm_fmt_sig(target, sizeof target, v->target_ci * 100, 3);
     for (size_t i = 0; i < v->ncells; i++) {
         int runs = cs[i].finished;
         if (v->target_ci <= 0)
             snprintf(notes[i], 96, "%d of %u runs", runs, v->runs_min);
         else if (cs[i].converged)
-            snprintf(notes[i], 96, "converged after %d runs (CI within %.3g%%)", runs, v->target_ci * 100);
+            snprintf(notes[i], 96, "converged after %d runs (CI within %s%%)", runs, target);
         else if (cs[i].at_max)
             snprintf(notes[i], 96, "not converged at the maximum of %u runs", v->runs_max);
         else

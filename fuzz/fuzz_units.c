@@ -3,9 +3,11 @@
  * known unit, nothing else; a whole number with a unit is converted
  * exactly (checked in 128-bit arithmetic); an accepted value printed as
  * plain bytes or nanoseconds parses back to itself; the formatters never
- * overrun their buffers. */
+ * overrun their buffers; any number strtod reads is written for people
+ * without e-notation and reads back within its rounding. */
 #include "fuzz/fuzz.h"
 #include <ctype.h>
+#include <math.h>
 #include <string.h>
 #include "lib/units.h"
 
@@ -120,6 +122,36 @@ static void check_uint(const char *s)
     pm_fmt_thousands(th, sizeof th, -(int64_t)v);
 }
 
+/* Any number, as people read it: never in e-notation, the digits of a
+ * big buffer reading back within the rounding the column rule allows,
+ * and a short buffer truncated, never overrun. */
+static void check_number(const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s)
+        return;
+    char big[512], small[8], back[512];
+    pm_fmt_number(big, sizeof big, v);
+    pm_fmt_number(small, sizeof small, v);
+    FUZZ_ASSERT(!strpbrk(big, "eE"), "'%s' written as '%s'", s, big);
+    pm_fmt_sig(big, sizeof big, v, 17);
+    FUZZ_ASSERT(!strpbrk(big, "eE"), "'%s' written to 17 digits as '%s'", s, big);
+    pm_fmt_quantity(big, sizeof big, v, "KB");
+    pm_fmt_fixed(small, sizeof small, v, 17);
+    pm_fmt_number(big, sizeof big, v);
+    if (!isfinite(v) || big[0] == '<' || big[0] == '>')
+        return;
+    size_t o = 0;
+    for (const char *p = big; *p; p++)
+        if (*p != ',')
+            back[o++] = *p;
+    back[o] = '\0';
+    double a = fabs(v), got = strtod(back, NULL);
+    double tol = a >= 10000 ? 0.5 : a >= 100 ? 0.05 : a * 0.005;
+    FUZZ_ASSERT(fabs(got - v) <= tol * 1.000001 + a * 1e-15, "'%s' written as '%s'", s, big);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char *s = malloc(size + 1);
@@ -130,6 +162,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     check_size(s);
     check_duration(s);
     check_uint(s);
+    check_number(s);
     free(s);
     return 0;
 }

@@ -332,9 +332,9 @@ static void print_run_line(struct run_ctx *rc)
     const struct metric *h = metric_set_find(&rc->metrics, headline);
     const struct metric *so = metric_set_find(&rc->metrics, MN_swap_out_kb);
     const struct metric *hb = metric_set_find(&rc->metrics, MN_heartbeat_late_p99_ms);
-    char head[64] = "-", swapout[32] = "-", beat[32] = "-";
+    char head[96] = "-", swapout[32] = "-", beat[32] = "-";
     if (h)
-        snprintf(head, sizeof head, "%.6g %s", h->value, h->unit);
+        pm_fmt_quantity(head, sizeof head, h->value, h->unit);
     if (so)
         pm_fmt_thousands(swapout, sizeof swapout, (int64_t)so->value);
     if (hb)
@@ -539,8 +539,13 @@ static void say_unstored(struct run_ctx *rc, const char *why, const char *kept, 
                 kept_why);
     fprintf(stderr, "pressmark: run %lld [%s] %s%s%s; its %zu metrics:\n", (long long)rc->run_id, rc->plan->label,
             rc->status, rc->reason[0] ? " - " : "", rc->reason, rc->metrics.n);
-    for (size_t i = 0; i < rc->metrics.n; i++)
-        fprintf(stderr, "  %-40s %.15g %s\n", rc->metrics.v[i].name, rc->metrics.v[i].value, rc->metrics.v[i].unit);
+    /* Every digit the value has, none in e-notation: these may be copied
+     * out by hand. */
+    for (size_t i = 0; i < rc->metrics.n; i++) {
+        char v[400];
+        pm_fmt_sig(v, sizeof v, rc->metrics.v[i].value, 15);
+        fprintf(stderr, "  %-40s %s %s\n", rc->metrics.v[i].name, v, rc->metrics.v[i].unit);
+    }
 }
 
 /* The run's end into the database in one transaction. Where the database

@@ -136,22 +136,109 @@ int pm_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out)
     return 0;
 }
 
+/* s, a finite number as printf writes it ("-1234567.25"), with a comma
+ * between each three digits of its whole part. */
+static void group_digits(char *buf, size_t len, const char *s)
+{
+    char out[512];
+    size_t o = 0;
+    const char *p = s;
+    if (*p == '-')
+        out[o++] = *p++;
+    size_t whole = strspn(p, "0123456789");
+    for (size_t i = 0; i < whole && o < sizeof out - 2; i++) {
+        if (i > 0 && (whole - i) % 3 == 0)
+            out[o++] = ',';
+        out[o++] = p[i];
+    }
+    out[o] = '\0';
+    snprintf(buf, len, "%s%s", out, p + whole);
+}
+
 void pm_fmt_thousands(char *buf, size_t len, int64_t v)
 {
     char digits[32];
-    uint64_t mag = v < 0 ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v;
-    int n = snprintf(digits, sizeof digits, "%llu", (unsigned long long)mag);
-    char out[48];
-    size_t o = 0;
-    if (v < 0)
-        out[o++] = '-';
-    for (int i = 0; i < n; i++) {
-        if (i > 0 && (n - i) % 3 == 0)
-            out[o++] = ',';
-        out[o++] = digits[i];
+    snprintf(digits, sizeof digits, "%lld", (long long)v);
+    group_digits(buf, len, digits);
+}
+
+/* NaN and the infinities, which have no digits to group. */
+static bool fmt_special(char *buf, size_t len, double v)
+{
+    if (isnan(v))
+        snprintf(buf, len, "-");
+    else if (isinf(v))
+        snprintf(buf, len, "%s", v < 0 ? "-inf" : "inf");
+    else
+        return false;
+    return true;
+}
+
+/* "-0.00" is a negative too small for its places: zero has no sign. */
+static void drop_negative_zero(char *s)
+{
+    if (s[0] == '-' && strspn(s + 1, "0.") == strlen(s + 1))
+        memmove(s, s + 1, strlen(s));
+}
+
+void pm_fmt_fixed(char *buf, size_t len, double v, int decimals)
+{
+    if (fmt_special(buf, len, v))
+        return;
+    decimals = decimals < 0 ? 0 : decimals > 17 ? 17 : decimals;
+    char s[400];
+    snprintf(s, sizeof s, "%.*f", decimals, v);
+    drop_negative_zero(s);
+    group_digits(buf, len, s);
+}
+
+void pm_fmt_sig(char *buf, size_t len, double v, int digits)
+{
+    if (fmt_special(buf, len, v))
+        return;
+    digits = digits < 1 ? 1 : digits > 17 ? 17 : digits;
+    double a = fabs(v);
+    /* Digits this far right are noise to a reader; a bound says "not
+     * zero" without a row of zeros. */
+    if (a != 0 && a < 1e-9) {
+        snprintf(buf, len, "%s0.000000001", v < 0 ? ">-" : "<");
+        return;
     }
-    out[o] = '\0';
-    snprintf(buf, len, "%s", out);
+    int decimals = a == 0 ? 0 : digits - 1 - (int)floor(log10(a));
+    char s[400];
+    snprintf(s, sizeof s, "%.*f", decimals < 0 ? 0 : decimals, v);
+    /* %g's trailing zeros go, as %g drops them: 1.50 is 1.5. */
+    if (strchr(s, '.')) {
+        size_t n = strlen(s);
+        while (s[n - 1] == '0')
+            s[--n] = '\0';
+        if (s[n - 1] == '.')
+            s[--n] = '\0';
+    }
+    drop_negative_zero(s);
+    group_digits(buf, len, s);
+}
+
+void pm_fmt_number(char *buf, size_t len, double v)
+{
+    double a = fabs(v);
+    if (isfinite(v) && a >= 10000)
+        pm_fmt_fixed(buf, len, v, 0);
+    else if (isfinite(v) && a >= 100)
+        pm_fmt_fixed(buf, len, v, 1);
+    else
+        pm_fmt_sig(buf, len, v, 3);
+}
+
+void pm_fmt_quantity(char *buf, size_t len, double v, const char *unit)
+{
+    char n[512];
+    if (unit && strcmp(unit, "KB") == 0)
+        pm_fmt_fixed(n, sizeof n, v, 0);
+    else
+        pm_fmt_number(n, sizeof n, v);
+    bool bare = !unit || !*unit || strcmp(unit, "count") == 0 || strcmp(unit, "none") == 0 || isnan(v);
+    snprintf(buf, len, "%s%s%s", n, bare ? "" : " ", bare ? "" : unit);
 }
 
 void pm_fmt_elapsed(char *buf, size_t len, double seconds, bool with_hundredths)

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "reports/present.h"
 #include "lib/quote.h"
+#include "lib/units.h"
 #include "metric_names.h"     /* generated from the metric tables (tools/metric-names.awk) */
 
 const char *const cmp_report_metrics[] = {
@@ -483,15 +484,17 @@ static void append_also(struct comparison *c, size_t l, size_t m, const struct w
     if (!also || !am->s.n || !bm->s.n || am->s.mean == 0)
         return;
     size_t o = strlen(c->labels[l].sentence);
-    char p[32];
-    if (!bm->w.valid)
-        snprintf(p, sizeof p, "n too small to judge");
-    else if (bm->w.p < 0.001)
-        snprintf(p, sizeof p, "p < 0.001%s", bm->w.p < alpha ? ", significant" : "");
-    else
-        snprintf(p, sizeof p, "p = %.3g%s", bm->w.p, bm->w.p < alpha ? ", significant" : "");
-    snprintf(c->labels[l].sentence + o, sizeof c->labels[l].sentence - o, "; %s %.6g against %.6g %s: %.3g times (%s)",
-             c->metrics[m].name, bm->s.mean, am->s.mean, c->metrics[m].unit, bm->s.mean / am->s.mean, p);
+    char p[48] = "n too small to judge", b[64], a[64], times[64];
+    if (bm->w.valid) {
+        stats_fmt_p(p, sizeof p, bm->w.p, false);
+        if (bm->w.p < alpha)
+            strncat(p, ", significant", sizeof p - strlen(p) - 1);
+    }
+    pm_fmt_sig(b, sizeof b, bm->s.mean, 6);
+    pm_fmt_sig(a, sizeof a, am->s.mean, 6);
+    pm_fmt_sig(times, sizeof times, bm->s.mean / am->s.mean, 3);
+    snprintf(c->labels[l].sentence + o, sizeof c->labels[l].sentence - o, "; %s %s against %s %s: %s times (%s)",
+             c->metrics[m].name, b, a, c->metrics[m].unit, times, p);
 }
 
 /* Each label's sentence against the baseline, on the headline metric; a
@@ -534,6 +537,8 @@ int compare_build(struct pm_db *db, const struct compare_request *rq, struct com
     if (load_cells(db, rq, c, err) < 0 || check_emulated(db, rq, c, err) < 0 || summarise_cells(c, rq->alpha, err) < 0)
         return -1;
     write_sentences(c, rq, &shown);
+    if (compare_short_names(c, NULL, err) < 0)
+        return -1;
     return build_env_diffs(db, rq->baseline_db, c, err);
 }
 
@@ -590,6 +595,9 @@ static void grid_free(struct cmp_grid *g)
 
 int compare_grid(struct comparison *c, const char *const *axes_json, struct pm_err *err)
 {
+    /* A suite's axes name the abbreviations' letters (k1, k2: kernels). */
+    if (compare_short_names(c, axes_json, err) < 0)
+        return -1;
     char first[2][64] = { "", "" };
     struct cmp_grid *g = calloc(1, sizeof *g);
     if (!g)
@@ -652,5 +660,6 @@ void compare_free(struct comparison *c)
         free(c->diffs[d].values);
     }
     free(c->diffs);
+    free(c->abbrevs);
     memset(c, 0, sizeof *c);
 }

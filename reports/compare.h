@@ -31,6 +31,15 @@ struct cmp_label {
     int64_t *run_ids;            /* ok runs */
     bool emulated;               /* an ok run ran under QEMU's TCG emulation (emulated = yes) */
     char sentence[512];          /* against the baseline, on the headline metric */
+    char short_name[256];        /* in tables: name with its long words abbreviated, or name (compare_short_names) */
+};
+
+/* A long word of the labels (a kernel package's name) and what tables
+ * show instead: "k2" or "6.12.48+deb12"; a legend under the table and
+ * a tooltip give the full word. */
+struct cmp_abbrev {
+    char abbrev[24];
+    char full[256];
 };
 
 struct cmp_env_diff {
@@ -62,6 +71,8 @@ struct comparison {
     struct cmp_grid *grid;       /* a suite's two-axis layout, or NULL */
     char suite[160];             /* "suite 3 (name)" when the runs are a suite's */
     size_t nemulated;            /* labels with emulated runs: their timings get a caveat */
+    struct cmp_abbrev *abbrevs;  /* the labels' long words abbreviated, in the order they came */
+    size_t nabbrevs;
 };
 
 /* The seed table's columns after the headline. */
@@ -92,7 +103,30 @@ struct compare_request {
 int compare_grid(struct comparison *c, const char *const *axes_json, struct pm_err *err);
 
 int compare_build(struct pm_db *db, const struct compare_request *rq, struct comparison *c, struct pm_err *err);
+
+/* A label up to this long is shown in tables as it is. */
+#define CMP_LABEL_FITS 24
+
+/* Each label's short_name for tables: a label longer than a table's
+ * column should be (kernel suites: "chat on linux-image-6.12-cloud-amd64")
+ * has its long words abbreviated, each by the part that tells it from
+ * the others of its axis ("6.12.48+deb12") or else by its axis's initial
+ * and a number ("k2"). axes_json: each label's axis values (JSON), or
+ * NULL outside a suite. compare_build and compare_grid call it. */
+int compare_short_names(struct comparison *c, const char *const *axes_json, struct pm_err *err);
+/* The full text behind what a table shows (a label's short name, an
+ * abbreviation), or NULL when shown is not short for anything. */
+const char *compare_full_name(const struct comparison *c, const char *shown);
+/* The abbreviation of a long word, or full itself. */
+const char *compare_abbrev_of(const struct comparison *c, const char *full);
 void compare_free(struct comparison *c);
+
+/* A label as tables show it: its short name once compare_short_names has
+ * given it one. */
+static inline const char *cmp_label_shown(const struct cmp_label *lb)
+{
+    return lb->short_name[0] ? lb->short_name : lb->name;
+}
 
 static inline struct cmp_cell *cmp_cell_at(const struct comparison *c, size_t label, size_t metric)
 {

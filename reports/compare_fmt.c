@@ -1,5 +1,6 @@
 #include "reports/compare_fmt.h"
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "lib/quote.h"
 #include "lib/units.h"
@@ -7,21 +8,15 @@
 #include "reports/verdict.h"
 
 
-/* Numbers as the reports' tables print them: thousands separators for big
- * counts, KB for swap, a few significant digits otherwise. */
+/* A number in a cell of the reports' tables (pm_fmt_number: grouped,
+ * never e-notation); KB, the swap totals, whole and with its unit, the
+ * other units being in the column's header. */
 static void fmt_value(char *buf, size_t len, double v, const char *unit)
 {
-    if (isnan(v)) {
-        snprintf(buf, len, "-");
-    } else if (strcmp(unit, "KB") == 0 || fabs(v) >= 10000) {
-        char n[48];
-        pm_fmt_thousands(n, sizeof n, (int64_t)llround(v));
-        snprintf(buf, len, "%s%s", n, strcmp(unit, "KB") == 0 ? " KB" : "");
-    } else if (fabs(v) >= 100) {
-        snprintf(buf, len, "%.1f", v);
-    } else {
-        snprintf(buf, len, "%.3g", v);
-    }
+    if (strcmp(unit, "KB") == 0)
+        pm_fmt_quantity(buf, len, v, unit);
+    else
+        pm_fmt_number(buf, len, v);
 }
 
 static void fmt_mean_sd(char *buf, size_t len, const struct cmp_cell *cell, const char *unit)
@@ -30,14 +25,15 @@ static void fmt_mean_sd(char *buf, size_t len, const struct cmp_cell *cell, cons
         snprintf(buf, len, "-");
         return;
     }
-    char m[48], s[48];
+    char m[64], s[64];
     bool kb = strcmp(unit, "KB") == 0;
     /* KB once, after both numbers: "79,931 ±386 KB". */
-    fmt_value(m, sizeof m, cell->s.mean, kb ? "count" : unit);
-    fmt_value(s, sizeof s, cell->s.sd, kb ? "count" : unit);
     if (kb) {
-        pm_fmt_thousands(m, sizeof m, (int64_t)llround(cell->s.mean));
-        pm_fmt_thousands(s, sizeof s, (int64_t)llround(cell->s.sd));
+        pm_fmt_fixed(m, sizeof m, cell->s.mean, 0);
+        pm_fmt_fixed(s, sizeof s, cell->s.sd, 0);
+    } else {
+        pm_fmt_number(m, sizeof m, cell->s.mean);
+        pm_fmt_number(s, sizeof s, cell->s.sd);
     }
     if (cell->s.n < 2)
         snprintf(buf, len, "%s%s", m, kb ? " KB" : "");
@@ -55,8 +51,24 @@ static void fmt_change(char *buf, size_t len, const struct comparison *c, size_t
     } else if (!cell->w.valid) {
         snprintf(buf, len, "%+.1f%% (n too small)", cell->change_pct);
     } else {
-        snprintf(buf, len, "%+.1f%% p=%.3g%s", cell->change_pct, cell->w.p, cell->significant ? " *" : "");
+        char p[32];
+        stats_fmt_p(p, sizeof p, cell->w.p, true);
+        snprintf(buf, len, "%+.1f%% %s%s", cell->change_pct, p, cell->significant ? " *" : "");
     }
+}
+
+/* The 95% confidence interval of the difference, in the metric's unit. */
+static void fmt_ci_diff(char *buf, size_t len, const struct comparison *c, size_t l, size_t m)
+{
+    const struct cmp_cell *cell = cmp_cell_at(c, l, m);
+    if (l == c->base || !cell->w.valid) {
+        snprintf(buf, len, "-");
+        return;
+    }
+    char lo[64], hi[64];
+    pm_fmt_number(lo, sizeof lo, cell->w.ci_low);
+    pm_fmt_number(hi, sizeof hi, cell->w.ci_high);
+    snprintf(buf, len, "[%s, %s]", lo, hi);
 }
 
 static void fmt_failures(char *buf, size_t len, const struct cmp_label *lb)
@@ -84,7 +96,7 @@ static void build_report_table(struct table *t, const struct comparison *c, bool
         char cells[TABLE_MAX_COLS][128];
         const char *row[TABLE_MAX_COLS];
         size_t k = 0;
-        snprintf(cells[k], sizeof cells[k], "%s", c->labels[l].name);
+        snprintf(cells[k], sizeof cells[k], "%s", cmp_label_shown(&c->labels[l]));
         row[k] = cells[k]; k++;
         for (size_t m = 0; m < c->nmetrics && k < TABLE_MAX_COLS - 4; m++) {
             fmt_mean_sd(cells[k], sizeof cells[k], cmp_cell_at(c, l, m), c->metrics[m].unit);
@@ -111,7 +123,7 @@ static void build_long_table(struct table *t, const struct comparison *c)
     headers[nc] = "metric"; right[nc++] = false;
     headers[nc] = "stat"; right[nc++] = false;
     for (size_t l = 0; l < c->nlabels && nc < TABLE_MAX_COLS; l++) {
-        headers[nc] = c->labels[l].name; right[nc++] = true;
+        headers[nc] = cmp_label_shown(&c->labels[l]); right[nc++] = true;
     }
     table_init(t, nc, headers, right);
     static const char *stats[] = { "n", "mean", "stddev", "CV%", "min", "median", "max", "change", "95% CI diff" };
@@ -138,12 +150,7 @@ static void build_long_table(struct table *t, const struct comparison *c)
                 case 5: cell->s.n ? fmt_value(b, 128, cell->s.median, u) : (void)snprintf(b, 128, "-"); break;
                 case 6: cell->s.n ? fmt_value(b, 128, cell->s.max, u) : (void)snprintf(b, 128, "-"); break;
                 case 7: fmt_change(b, 128, c, l, m); break;
-                case 8:
-                    if (l == c->base || !cell->w.valid)
-                        snprintf(b, 128, "-");
-                    else
-                        snprintf(b, 128, "[%.4g, %.4g]", cell->w.ci_low, cell->w.ci_high);
-                    break;
+                case 8: fmt_ci_diff(b, 128, c, l, m); break;
                 }
                 row[k] = b;
                 k++;
@@ -174,30 +181,95 @@ static void print_markdown(FILE *f, const struct table *t)
     }
 }
 
-static void print_html_table(FILE *f, const struct table *t)
+static void put_text(FILE *f, const char *s)
 {
-    fputs("<table>\n<thead><tr>", f);
-    for (size_t c = 0; c < t->ncols; c++) {
-        fputs("<th>", f);
-        quote_html(f, t->headers[c]);
-        fputs("</th>", f);
+    fputs(s, f);
+}
+
+/* A cell or header that shows a label or an axis value: the short name,
+ * the full one in its tooltip. */
+static void html_name_cell(FILE *f, const char *tag, const char *cls, const struct comparison *cmp, const char *shown)
+{
+    const char *full = cmp ? compare_full_name(cmp, shown) : NULL;
+    fprintf(f, "<%s%s", tag, cls);
+    if (full) {
+        fputs(" title=\"", f);
+        quote_html(f, full);
+        fputc('"', f);
     }
+    fputc('>', f);
+    quote_html(f, shown);
+    fprintf(f, "</%s>", tag);
+}
+
+/* A number cell's text in pieces that each stay on one line, so a
+ * narrow page breaks "2,176,314 ±18,857 KB" before its ±, and
+ * "+0.6% p=0.856" before its p, rather than pushing the table wider. */
+static void html_num_text(FILE *f, const char *s)
+{
+    while (*s) {
+        const char *cut = s;
+        for (cut = strchr(cut + 1, ' '); cut; cut = strchr(cut + 1, ' '))
+            if (strncmp(cut + 1, "±", strlen("±")) == 0 || cut[1] == 'p' || cut[1] == '(')
+                break;
+        size_t n = cut ? (size_t)(cut - s) : strlen(s);
+        char *piece = strndup(s, n);
+        fputs("<span>", f);
+        quote_html(f, piece ? piece : "");
+        fputs("</span>", f);
+        free(piece);
+        s += n;
+        if (*s == ' ') {
+            fputc(' ', f);
+            s++;
+        }
+    }
+}
+
+/* Labels are in the headers and the first column: those get tooltips. */
+static void print_html_table(FILE *f, const struct table *t, const struct comparison *cmp)
+{
+    fputs("<table class=\"cmp\">\n<thead><tr>", f);
+    for (size_t c = 0; c < t->ncols; c++)
+        html_name_cell(f, "th", "", cmp, t->headers[c]);
     fputs("</tr></thead>\n<tbody>\n", f);
     for (size_t r = 0; r < t->nrows; r++) {
         fputs("<tr>", f);
         for (size_t c = 0; c < t->ncols; c++) {
-            fputs(t->right[c] ? "<td class=\"num\">" : "<td>", f);
-            quote_html(f, t->cells[r * t->ncols + c]);
-            fputs("</td>", f);
+            const char *cell = t->cells[r * t->ncols + c];
+            if (c == 0) {
+                /* A name that fits is kept on one line: the numbers wrap first. */
+                bool fits = strlen(cell) <= CMP_LABEL_FITS;
+                html_name_cell(f, "td", t->right[c] ? " class=\"num\"" : fits ? " class=\"name\"" : "", cmp, cell);
+            } else if (t->right[c]) {
+                fputs("<td class=\"num\">", f);
+                html_num_text(f, cell);
+                fputs("</td>", f);
+            } else {
+                fputs("<td>", f);
+                quote_html(f, cell);
+                fputs("</td>", f);
+            }
         }
         fputs("</tr>\n", f);
     }
     fputs("</tbody>\n</table>\n", f);
 }
 
-static void put_text(FILE *f, const char *s)
+void compare_legend(FILE *f, const struct comparison *c, enum markup mk)
 {
-    fputs(s, f);
+    if (!c->nabbrevs)
+        return;
+    void (*put)(FILE *, const char *) = mk == MARKUP_HTML ? quote_html : mk == MARKUP_MARKDOWN ? quote_markdown
+                                                                                             : put_text;
+    fputs(mk == MARKUP_HTML ? "<p class=\"legend\">short names: " : "short names: ", f);
+    for (size_t i = 0; i < c->nabbrevs; i++) {
+        fputs(i ? ", " : "", f);
+        put(f, c->abbrevs[i].abbrev);
+        fputs(" = ", f);
+        put(f, c->abbrevs[i].full);
+    }
+    fputs(mk == MARKUP_HTML ? "</p>\n" : "\n\n", f);
 }
 
 static void print_diffs(FILE *f, const struct comparison *c, enum markup mk, bool kconfig, const char *heading);
@@ -350,11 +422,8 @@ static void print_diffs(FILE *f, const struct comparison *c, enum markup mk, boo
         fprintf(f, "<h4>%s</h4>\n", heading);
         if (n) {
             fputs("<table class=\"env\">\n<thead><tr><th>setting</th>", f);
-            for (size_t l = 0; l < c->nlabels; l++) {
-                fputs("<th>", f);
-                quote_html(f, c->labels[l].name);
-                fputs("</th>", f);
-            }
+            for (size_t l = 0; l < c->nlabels; l++)
+                html_name_cell(f, "th", "", c, cmp_label_shown(&c->labels[l]));
             fputs("</tr></thead>\n<tbody>\n", f);
             for (size_t d = 0; d < c->ndiffs; d++) {
                 if (!diff_in(c, &c->diffs[d], kconfig, false))
@@ -548,13 +617,14 @@ void compare_json(struct jw *j, const struct comparison *c)
 
 /* A table under its title, as a heading of the given level in HTML and
  * markdown, a line in text. */
-static void print_titled_table(FILE *f, enum markup mk, int level, const char *title, const struct table *t)
+static void print_titled_table(FILE *f, enum markup mk, int level, const char *title, const struct table *t,
+                               const struct comparison *c)
 {
     if (mk == MARKUP_HTML) {
         fprintf(f, "<h%d>", level);
         quote_html(f, title);
         fprintf(f, "</h%d>\n", level);
-        print_html_table(f, t);
+        print_html_table(f, t, c);
     } else if (mk == MARKUP_MARKDOWN) {
         fprintf(f, "%.*s ", level, "######");
         quote_markdown(f, title);
@@ -583,7 +653,7 @@ static void print_grid(FILE *f, const struct comparison *c, enum markup mk)
     headers[0] = corner;
     right[0] = false;
     for (size_t j = 0; j < g->ncols; j++) {
-        headers[j + 1] = g->cols[j];
+        headers[j + 1] = compare_abbrev_of(c, g->cols[j]);
         right[j + 1] = true;
     }
     struct table t;
@@ -591,7 +661,7 @@ static void print_grid(FILE *f, const struct comparison *c, enum markup mk)
     char entries[TABLE_MAX_COLS][128];
     const char *row[TABLE_MAX_COLS];
     for (size_t i = 0; i < g->nrows; i++) {
-        row[0] = g->rows[i];
+        row[0] = compare_abbrev_of(c, g->rows[i]);
         for (size_t j = 0; j < g->ncols; j++) {
             int l = g->label[i * g->ncols + j];
             entries[j][0] = '\0';
@@ -611,7 +681,7 @@ static void print_grid(FILE *f, const struct comparison *c, enum markup mk)
     char title[256];
     snprintf(title, sizeof title, "%s by %s and %s: %s, mean ±sd (change against the baseline)", c->workload,
              g->row_axis, g->col_axis, c->metrics[0].title[0] ? c->metrics[0].title : c->metrics[0].name);
-    print_titled_table(f, mk, 4, title, &t);
+    print_titled_table(f, mk, 4, title, &t, c);
     table_free(&t);
 }
 
@@ -624,15 +694,16 @@ static void render_readable(FILE *f, const struct comparison *c, enum markup mk,
         build_long_table(&t, c);
     else
         build_report_table(&t, c, c->nlabels > 1);
-    char title[256];
-    snprintf(title, sizeof title, "%s%s%s: %zu %s%s, baseline %s, alpha %.3g%s", c->workload, c->suite[0] ? ", " : "",
+    char title[256], alpha[32];
+    pm_fmt_sig(alpha, sizeof alpha, c->alpha, 3);
+    snprintf(title, sizeof title, "%s%s%s: %zu %s%s, baseline %s, alpha %s%s", c->workload, c->suite[0] ? ", " : "",
              c->suite, c->nlabels, c->suite[0] ? "cell" : "label", c->nlabels == 1 ? "" : "s", c->labels[c->base].name,
-             c->alpha,
-             long_view ? "" : "; mean ±sd of ok runs, change: + is better, * significant");
+             alpha, long_view ? "" : "; mean ±sd of ok runs, change: + is better, * significant");
     print_caveat(f, c, mk);
-    print_titled_table(f, mk, 3, title, &t);
+    print_titled_table(f, mk, 3, title, &t, c);
     table_free(&t);
     print_grid(f, c, mk);
+    compare_legend(f, c, mk);
     print_sentences_and_env(f, c, mk);
 }
 

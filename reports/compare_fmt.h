@@ -36,6 +36,9 @@ extern const char *const cmp_format_names[];
 const struct cmp_format *cmp_format_get(unsigned index);
 /* The HTML fragment of one comparison, for the report. */
 void compare_render_html(FILE *f, const struct comparison *c, bool long_view);
+/* What the abbreviations in the tables stand for ("short names: k1 =
+ * linux-image-cloud-amd64, ..."), a line under them; nothing when none is. */
+void compare_legend(FILE *f, const struct comparison *c, enum markup mk);
 /* For json: one comparison as an object inside an enclosing writer. */
 void compare_json(struct jw *j, const struct comparison *c);
 /* For csv: the header line, printed once. */

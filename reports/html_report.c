@@ -1,6 +1,7 @@
 #include "reports/html_report.h"
 #include "lib/fileio.h"
 #include "lib/quote.h"
+#include "lib/units.h"
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -28,6 +29,10 @@ static const char css[] =
     "table{border-collapse:collapse;margin:.8em 0;font-size:.9em}"
     "th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left;vertical-align:top}"
     "th{background:#f0f0f0}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
+    /* A comparison's numbers wrap between their pieces (mean, ±sd), never
+     * inside one; a short name stays on one line. */
+    "table.cmp td.num{white-space:normal}table.cmp td.num span,td.name{white-space:nowrap}"
+    ".legend{color:#555;font-size:.9em}"
     ".sentences li{margin:.3em 0}.chart{margin:1em 0}.chart svg{max-width:100%;height:auto}"
     ".zero{color:#555;font-style:italic}nav ul{columns:2;max-width:40em}"
     "pre{background:#f7f7f7;padding:.6em;overflow-x:auto}details{margin:.4em 0}"
@@ -75,7 +80,18 @@ static void inline_svg(FILE *out, const char *path)
     fclose(f);
 }
 
-static void run_rows(FILE *f, struct pm_db *db, const char *suite_uuid)
+/* A run's label as the comparisons' tables show it (short, when it is
+ * long), or NULL when it is shown as it is. */
+static const char *short_label(const struct comparison *cs, size_t n, const char *workload, const char *label)
+{
+    for (size_t w = 0; w < n; w++)
+        for (size_t l = 0; strcmp(cs[w].workload, workload) == 0 && l < cs[w].nlabels; l++)
+            if (strcmp(cs[w].labels[l].name, label) == 0 && strcmp(cmp_label_shown(&cs[w].labels[l]), label) != 0)
+                return cmp_label_shown(&cs[w].labels[l]);
+    return NULL;
+}
+
+static void run_rows(FILE *f, struct pm_db *db, const char *suite_uuid, const struct comparison *cs, size_t ncs)
 {
     sqlite3_stmt *st;
     if (pm_db_prepare(db, &st,
@@ -96,13 +112,20 @@ static void run_rows(FILE *f, struct pm_db *db, const char *suite_uuid)
         const struct metric *so = metric_set_find(&ri.metrics, MN_swap_out_kb);
         char head[96] = "-", swapout[64] = "-", started[64];
         if (h)
-            snprintf(head, sizeof head, "%.6g %s", h->value, h->unit);
+            pm_fmt_quantity(head, sizeof head, h->value, h->unit);
         if (so)
-            snprintf(swapout, sizeof swapout, "%.0f KB", so->value);
+            pm_fmt_quantity(swapout, sizeof swapout, so->value, "KB");
         summary_fmt_time(started, sizeof started, ri.started_ns);
         const char *cap = kv_get(&ri.meta, "cap.method");
-        fprintf(f, "<tr><td class=\"num\">%lld</td><td>", (long long)ri.id);
-        quote_html(f, ri.label);
+        fprintf(f, "<tr><td class=\"num\">%lld</td><td", (long long)ri.id);
+        const char *shown = short_label(cs, ncs, ri.workload, ri.label);
+        if (shown) {
+            fputs(" title=\"", f);
+            quote_html(f, ri.label);
+            fputc('"', f);
+        }
+        fputc('>', f);
+        quote_html(f, shown ? shown : ri.label);
         fputs("</td><td>", f);
         quote_html(f, ri.workload);
         /* The class is one of ours, whatever the database says the status is. */
@@ -170,6 +193,68 @@ static int build_part(struct pm_db *db, const struct report_scope *scope, const 
     return 0;
 }
 
+/* A label in a table cell: its short name after its swatch, the full
+ * label in the tooltip when the two differ. */
+static void label_cell(FILE *f, const struct comparison *c, size_t l)
+{
+    const struct cmp_label *lb = &c->labels[l];
+    const char *shown = cmp_label_shown(lb);
+    fputs("<td", f);
+    if (strcmp(shown, lb->name) != 0) {
+        fputs(" title=\"", f);
+        quote_html(f, lb->name);
+        fputc('"', f);
+    }
+    fputc('>', f);
+    swatch(f, l);
+    quote_html(f, shown);
+    fputs("</td>", f);
+}
+
+/* One configuration's row of the summary: its headline's mean and 95%
+ * CI in the metric's unit, runs, failures, the change against the
+ * baseline and, for a suite, how its run count ended. */
+static void summary_row(FILE *f, const struct comparison *c, size_t l, const char *note)
+{
+    const struct cmp_cell *cell = cmp_cell_at(c, l, 0);
+    const struct cmp_label *lb = &c->labels[l];
+    fputs("<tr>", f);
+    label_cell(f, c, l);
+    char mean[96] = "-", ci[128] = "-", change[96] = "baseline";
+    if (cell->s.n) {
+        pm_fmt_quantity(mean, sizeof mean, cell->s.mean, c->metrics[0].unit);
+        double half = stats_ci95_half(&cell->s);
+        char h[64];
+        pm_fmt_quantity(h, sizeof h, half, c->metrics[0].unit);
+        if (!isnan(half) && cell->s.mean != 0)
+            snprintf(ci, sizeof ci, "±%s (±%.1f%%)", h, 100 * half / fabs(cell->s.mean));
+    }
+    if (l != c->base) {
+        char p[32];
+        stats_fmt_p(p, sizeof p, cell->w.p, false);
+        if (isnan(cell->change_pct))
+            snprintf(change, sizeof change, "-");
+        else if (!cell->w.valid)
+            snprintf(change, sizeof change, "%+.1f%% (too few runs to test)", cell->change_pct);
+        else
+            snprintf(change, sizeof change, "%+.1f%% (%s)%s", cell->change_pct, p, cell->significant ? " significant" : "");
+    }
+    fputs("<td class=\"num\">", f);
+    quote_html(f, mean);
+    fputs("</td><td class=\"num\">", f);
+    quote_html(f, ci);
+    fprintf(f, "</td><td class=\"num\">%zu</td><td class=\"num\">%zu:%zu</td><td>", lb->ok,
+            lb->failed + lb->oom + lb->aborted, lb->runs);
+    quote_html(f, change);
+    fputs("</td>", f);
+    if (note) {
+        fputs("<td>", f);
+        quote_html(f, note);
+        fputs("</td>", f);
+    }
+    fputs("</tr>\n", f);
+}
+
 /* The summary: per workload each configuration's headline, its 95% CI,
  * runs and failures, change against the baseline; then the sentences. */
 static void summary_section(FILE *f, const struct report_scope *scope, struct comparison *cs, const struct report_part *parts,
@@ -202,44 +287,11 @@ static void summary_section(FILE *f, const struct report_scope *scope, struct co
         if (notes)
             fputs("<th>runs until</th>", f);
         fputs("</tr></thead>\n<tbody>\n", f);
-        for (size_t l = 0; l < c->nlabels; l++) {
-            const struct cmp_cell *cell = cmp_cell_at(c, l, 0);
-            const struct cmp_label *lb = &c->labels[l];
-            fputs("<tr><td>", f);
-            swatch(f, l);
-            quote_html(f, lb->name);
-            char mean[64] = "-", ci[64] = "-", change[96] = "baseline";
-            if (cell->s.n) {
-                snprintf(mean, sizeof mean, "%.6g %s", cell->s.mean, c->metrics[0].unit);
-                double half = stats_ci95_half(&cell->s);
-                if (!isnan(half) && cell->s.mean != 0)
-                    snprintf(ci, sizeof ci, "±%.3g (±%.1f%%)", half, 100 * half / fabs(cell->s.mean));
-            }
-            if (l != c->base) {
-                if (isnan(cell->change_pct))
-                    snprintf(change, sizeof change, "-");
-                else if (!cell->w.valid)
-                    snprintf(change, sizeof change, "%+.1f%% (too few runs to test)", cell->change_pct);
-                else
-                    snprintf(change, sizeof change, "%+.1f%% (p = %.3g)%s", cell->change_pct, cell->w.p,
-                             cell->significant ? " significant" : "");
-            }
-            fputs("</td><td class=\"num\">", f);
-            quote_html(f, mean);
-            fputs("</td><td class=\"num\">", f);
-            quote_html(f, ci);
-            fprintf(f, "</td><td class=\"num\">%zu</td><td class=\"num\">%zu:%zu</td><td>", lb->ok,
-                    lb->failed + lb->oom + lb->aborted, lb->runs);
-            quote_html(f, change);
-            fputs("</td>", f);
-            if (notes) {
-                fputs("<td>", f);
-                quote_html(f, l < parts[w].n ? parts[w].notes[l] : "");
-                fputs("</td>", f);
-            }
-            fputs("</tr>\n", f);
-        }
-        fputs("</tbody>\n</table></div>\n<ul class=\"sentences\">\n", f);
+        for (size_t l = 0; l < c->nlabels; l++)
+            summary_row(f, c, l, !notes ? NULL : l < parts[w].n ? parts[w].notes[l] : "");
+        fputs("</tbody>\n</table></div>\n", f);
+        compare_legend(f, c, MARKUP_HTML);
+        fputs("<ul class=\"sentences\">\n", f);
         for (size_t l = 0; l < c->nlabels; l++) {
             if (l == c->base)
                 continue;
@@ -388,7 +440,7 @@ int html_report_write(struct pm_db *db, const struct report_scope *scope, bool w
         for (size_t w = 0; w < nparts; w++)
             if (workload_section(f, db, scope, &parts[w], &cs[w], charts_dir, gnuplot, &chart_err) < 0)
                 charts_failed = true;
-        run_rows(f, db, scope ? scope->suite_uuid : NULL);
+        run_rows(f, db, scope ? scope->suite_uuid : NULL, cs, nparts);
         fputs("</body>\n</html>\n", f);
         if (fclose(f) != 0)
             rc = pm_errf(err, "%s: %s", tmp, strerror(errno));

@@ -321,7 +321,9 @@ static int stall_cdf_chart(struct pm_db *db, const char *dir, const char *base, 
     snprintf(title, sizeof title, "%s: reclaim and compaction stall latency (--trace-reclaim), share of stalls at most x",
              c->workload);
     gp_header(f, title, dat, cf.img, svg, NK);
-    fprintf(f, "set xlabel 'stall latency (us)'\nset logscale x\nset yrange [0:100]\nset multiplot layout %d,1 title ",
+    /* A second's stall is 1000000 us on the axis, not 1x10^6. */
+    fprintf(f, "set xlabel 'stall latency (us)'\nset logscale x\nset format x '%%.10g'\nset yrange [0:100]\n"
+               "set multiplot layout %d,1 title ",
             (int)NK);
     quote_gnuplot(f, title);
     fputs(" noenhanced\n", f);
@@ -418,10 +420,12 @@ static int latency_chart(struct pm_db *db, const char *dir, const char *base, co
     quote_gnuplot(f, title);
     fputs(" noenhanced\nset xlabel 'latency (us)'\nset ylabel 'samples at most x (%)'\nset yrange [0:100]\n", f);
     if (!any_cdf) {
-        fputs("set xrange [1:1000000]\nset logscale x\nset label 1 'no latency recorded' at graph 0.5,0.5 center\n"
+        fputs("set xrange [1:1000000]\nset logscale x\nset format x '%.10g'\nset label 1 'no latency recorded' at graph "
+              "0.5,0.5 center\n"
               "plot 1/0 notitle\nunset label 1\n", f);
     } else {
-        fputs("set logscale x\nset format x '%g'\nplot ", f);
+        /* %g would write a second's latency as 1e+06 us. */
+        fputs("set logscale x\nset format x '%.10g'\nplot ", f);
         bool first = true;
         for (size_t l = 0; l < c->nlabels; l++) {
             if (!has[l])
@@ -434,7 +438,7 @@ static int latency_chart(struct pm_db *db, const char *dir, const char *base, co
         }
         fputc('\n', f);
     }
-    fputs("unset logscale x\nset format x '%g'\nset autoscale\nset xlabel 'time since the run''s first tick (s)'\n"
+    fputs("unset logscale x\nset format x '%.10g'\nset autoscale\nset xlabel 'time since the run''s first tick (s)'\n"
           "set ylabel 'p99 latency over the workload''s last window (us)'\n", f);
     if (!any_p99) {
         fputs("set xrange [0:1]\nset yrange [0:1]\nset label 1 'no latency recorded while running' at graph 0.5,0.5 "

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/units.h"
 
 void stats_summary(double *v, size_t n, struct summary *out)
 {
@@ -58,12 +59,16 @@ double stats_change_pct(double base, double cand, const char *direction)
     return strcmp(direction, "lower") == 0 ? -pct : pct;
 }
 
-static void fmt_p(char *buf, size_t len, double p)
+void stats_fmt_p(char *buf, size_t len, double p, bool compact)
 {
-    if (p < 0.001)
-        snprintf(buf, len, "p < 0.001");
-    else
-        snprintf(buf, len, "p = %.3g", p);
+    const char *sp = compact ? "" : " ";
+    if (p < 0.001) {
+        snprintf(buf, len, "p%s<%s0.001", sp, sp);
+        return;
+    }
+    char v[32];
+    pm_fmt_sig(v, sizeof v, p, 3);
+    snprintf(buf, len, "p%s=%s%s", sp, sp, v);
 }
 
 void stats_ratio_sentence(char *buf, size_t len, const char *workload, const char *label, const char *base,
@@ -71,15 +76,19 @@ void stats_ratio_sentence(char *buf, size_t len, const char *workload, const cha
                           const char *direction, double alpha)
 {
     double ratio = a->mean != 0 ? b->mean / a->mean * 100.0 : NAN;
-    char head[160];
-    snprintf(head, sizeof head, "%.6g/%.6g = %.1f %%", b->mean, a->mean, ratio);
+    char head[160], bm[64], am[64];
+    /* %.6g's digits, as the reports wrote them (46053/51824, 343/371),
+     * grouped as the table groups them and never in e-notation. */
+    pm_fmt_sig(bm, sizeof bm, b->mean, 6);
+    pm_fmt_sig(am, sizeof am, a->mean, 6);
+    snprintf(head, sizeof head, "%s/%s = %.1f %%", bm, am, ratio);
     if (!w->valid) {
         snprintf(buf, len, "%s: n too small to judge %s against %s (n = %zu/%zu; 2 runs a side at least)", head,
                  label, base, b->n, a->n);
         return;
     }
     char p[32];
-    fmt_p(p, sizeof p, w->p);
+    stats_fmt_p(p, sizeof p, w->p, false);
     if (w->p >= alpha || strcmp(direction, "none") == 0) {
         snprintf(buf, len, "%s: no significant difference between %s and %s (%s, n = %zu/%zu)", head, label, base, p,
                  b->n, a->n);

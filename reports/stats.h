@@ -38,8 +38,14 @@ void stats_welch(const struct summary *a, const struct summary *b, struct welch 
  * change. NaN when base is 0. */
 double stats_change_pct(double base, double cand, const char *direction);
 
-/* the 2002 VolanoMark report's sentence: "46053/51824 = 88.9 %: chat runs 11.1 % slower
- * with LABEL than with BASE (p = 0.003, n = 5/5)", or "... no significant
+/* A p-value for people: "p = 0.0123", and below a thousandth "p < 0.001"
+ * (more digits tell a reader nothing, and %g wrote them as 1.16e-08);
+ * compact for table cells: "p=0.0123", "p<0.001". NaN is "p = -". */
+void stats_fmt_p(char *buf, size_t len, double p, bool compact);
+
+/* the 2002 VolanoMark report's sentence, its means grouped as the table
+ * groups them: "46,053/51,824 = 88.9 %: chat runs 11.1 % slower with
+ * LABEL than with BASE (p = 0.003, n = 5/5)", or "... no significant
  * difference (p = 0.41, n = 5/5)", or "... (n too small: 1/5)". */
 void stats_ratio_sentence(char *buf, size_t len, const char *workload, const char *label, const char *base,
                           const struct summary *b, const struct summary *a, const struct welch *w,

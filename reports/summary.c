@@ -31,11 +31,13 @@ static void fmt_headline(char *buf, size_t len, const struct metric *m)
     if (!m) {
         snprintf(buf, len, "-");
     } else if (strcmp(m->unit, "s") == 0) {
-        snprintf(buf, len, "%.2f s", m->value);
-    } else if (m->value >= 1000) {
-        pm_fmt_thousands(buf, len, (int64_t)llround(m->value));
+        char n[64];
+        pm_fmt_fixed(n, sizeof n, m->value, 2);
+        snprintf(buf, len, "%s s", n);
+    } else if (fabs(m->value) >= 1000) {
+        pm_fmt_fixed(buf, len, m->value, 0);
     } else {
-        snprintf(buf, len, "%.3g", m->value);
+        pm_fmt_number(buf, len, m->value);
     }
 }
 
@@ -173,11 +175,8 @@ static void print_workload_metrics(FILE *f, const struct run_info *ri)
         const struct metric *m = &ri->metrics.v[i];
         if (strncmp(m->name, prefix, plen) != 0 || latency_metric(ri, m->name))
             continue;
-        char v[48];
-        if (fabs(m->value) >= 10000 && floor(m->value) == m->value)
-            pm_fmt_thousands(v, sizeof v, (int64_t)m->value);
-        else
-            snprintf(v, sizeof v, "%.6g", m->value);
+        char v[64];
+        pm_fmt_sig(v, sizeof v, m->value, 6);
         bool unit = strcmp(m->unit, "count") != 0 && strcmp(m->unit, "none") != 0;
         fprintf(f, "%s%s %s%s%s", shown++ ? ", " : head, m->name + plen, v, unit ? " " : "", unit ? m->unit : "");
     }
@@ -418,13 +417,17 @@ static void print_convergence(FILE *f, const struct run_info *runs, size_t n, co
     struct summary s;
     stats_summary(v, k, &s);
     double mean = s.mean, sd = s.sd;
+    char m[64], d[64], h[64];
+    pm_fmt_sig(m, sizeof m, mean, 6);
     if (k < 2) {
-        fprintf(f, "\nmean %s = %.6g (n = 1: too few runs for a convergence)\n", title, mean);
+        fprintf(f, "\nmean %s = %s (n = 1: too few runs for a convergence)\n", title, m);
         return;
     }
     double half = gsl_cdf_tdist_Pinv(0.975, (double)(k - 1)) * sd / sqrt((double)k);
-    fprintf(f, "\nmean %s = %.6g, sd %.4g, 95%% CI +/- %.4g, convergence %.3f (CI width / mean, n = %zu)\n", title,
-            mean, sd, half, mean != 0 ? 2 * half / fabs(mean) : 0.0, k);
+    pm_fmt_sig(d, sizeof d, sd, 4);
+    pm_fmt_sig(h, sizeof h, half, 4);
+    fprintf(f, "\nmean %s = %s, sd %s, 95%% CI +/- %s, convergence %.3f (CI width / mean, n = %zu)\n", title, m, d,
+            h, mean != 0 ? 2 * half / fabs(mean) : 0.0, k);
 }
 
 /* One row of the runs table: the 2002 VolanoMark report's columns, the

@@ -1,5 +1,6 @@
 #include "reports/verdict.h"
 #include "lib/quote.h"
+#include "lib/units.h"
 #include <math.h>
 #include <string.h>
 
@@ -53,10 +54,13 @@ int verdict_judge(const struct comparison *c, double pct, char *lines, size_t le
             if (!regressed(c, l, m, pct))
                 continue;
             const struct cmp_cell *a = cmp_cell_at(c, c->base, m), *b = cmp_cell_at(c, l, m);
-            char line[768];
-            snprintf(line, sizeof line, "REGRESSION %s: %s %s is %.1f %% worse with %s than with %s (%.6g -> %.6g %s, p = %.3g)",
+            char line[768], am[64], bm[64], p[32];
+            pm_fmt_sig(am, sizeof am, a->s.mean, 6);
+            pm_fmt_sig(bm, sizeof bm, b->s.mean, 6);
+            stats_fmt_p(p, sizeof p, b->w.p, false);
+            snprintf(line, sizeof line, "REGRESSION %s: %s %s is %.1f %% worse with %s than with %s (%s -> %s %s, %s)",
                      c->workload, c->metrics[m].name, c->metrics[m].title, -b->change_pct, c->labels[l].name,
-                     c->labels[c->base].name, a->s.mean, b->s.mean, c->metrics[m].unit, b->w.p);
+                     c->labels[c->base].name, am, bm, c->metrics[m].unit, p);
             add_line(lines, len, line);
             code = VERDICT_REGRESSED;
         }
@@ -66,16 +70,23 @@ int verdict_judge(const struct comparison *c, double pct, char *lines, size_t le
     return code;
 }
 
+/* The statistics behind a test case, for the CI page's reader: six
+ * significant digits where a table shows three, never e-notation. */
 static void numbers(FILE *f, const struct comparison *c, size_t l, size_t m, double pct)
 {
     const struct cmp_cell *a = cmp_cell_at(c, c->base, m), *b = cmp_cell_at(c, l, m);
-    char text[1024];
+    double v[] = { a->s.mean, a->s.sd, b->s.mean, b->s.sd, b->w.t, b->w.df, b->w.ci_low, b->w.ci_high };
+    char s[8][64], p[32];
+    for (size_t i = 0; i < 8; i++)
+        pm_fmt_sig(s[i], sizeof s[i], v[i], i == 4 || i == 5 ? 4 : 6);
+    stats_fmt_p(p, sizeof p, b->w.p, true);
+    char text[1280];
     snprintf(text, sizeof text,
-             "%s (%s, %s is better)\nbaseline %s: n=%zu mean=%.6g sd=%.6g\n%s: n=%zu mean=%.6g sd=%.6g\n"
-             "change %+.2f %% (threshold -%.1f %%), Welch t=%.4g df=%.4g p=%.4g, 95%% CI of the difference [%.6g, %.6g]\n%s\n",
-             c->metrics[m].name, c->metrics[m].unit, c->metrics[m].direction, c->labels[c->base].name, a->s.n, a->s.mean,
-             a->s.sd, c->labels[l].name, b->s.n, b->s.mean, b->s.sd, b->change_pct, pct, b->w.t, b->w.df, b->w.p,
-             b->w.ci_low, b->w.ci_high, c->labels[l].sentence);
+             "%s (%s, %s is better)\nbaseline %s: n=%zu mean=%s sd=%s\n%s: n=%zu mean=%s sd=%s\n"
+             "change %+.2f %% (threshold -%.1f %%), Welch t=%s df=%s %s, 95%% CI of the difference [%s, %s]\n%s\n",
+             c->metrics[m].name, c->metrics[m].unit, c->metrics[m].direction, c->labels[c->base].name, a->s.n, s[0],
+             s[1], c->labels[l].name, b->s.n, s[2], s[3], b->change_pct, pct, s[4], s[5], p, s[6], s[7],
+             c->labels[l].sentence);
     quote_html(f, text);
 }
 
@@ -127,9 +138,10 @@ void junit_write(FILE *f, struct comparison *const *cs, size_t n, double pct)
                     quote_html(f, why);
                     fputs("\"/>\n    ", f);
                 } else if (regressed(c, l, m, pct)) {
-                    char msg[512];
-                    snprintf(msg, sizeof msg, "%s is %.1f %% worse than %s (p = %.3g)", c->metrics[m].name,
-                             -cmp_cell_at(c, l, m)->change_pct, c->labels[c->base].name, cmp_cell_at(c, l, m)->w.p);
+                    char msg[512], p[32];
+                    stats_fmt_p(p, sizeof p, cmp_cell_at(c, l, m)->w.p, false);
+                    snprintf(msg, sizeof msg, "%s is %.1f %% worse than %s (%s)", c->metrics[m].name,
+                             -cmp_cell_at(c, l, m)->change_pct, c->labels[c->base].name, p);
                     fputs("\n      <failure type=\"regression\" message=\"", f);
                     quote_html(f, msg);
                     fputs("\">", f);
@@ -150,11 +162,15 @@ void junit_write(FILE *f, struct comparison *const *cs, size_t n, double pct)
 
 void verdict_print(FILE *f, const struct cmp_verdict *v)
 {
+    /* The settings as the user gave them (--fail-on-regression 5, --alpha 0.01). */
+    char pct[48], alpha[48];
+    pm_fmt_sig(pct, sizeof pct, v->threshold_pct, 6);
+    pm_fmt_sig(alpha, sizeof alpha, v->alpha, 6);
     if (v->exit_status == VERDICT_REGRESSED)
-        fprintf(f, "verdict: regression: a metric is worse than the baseline by more than %g %% (significant at alpha %g)\n",
-                v->threshold_pct, v->alpha);
+        fprintf(f, "verdict: regression: a metric is worse than the baseline by more than %s %% (significant at alpha %s)\n",
+                pct, alpha);
     else if (v->exit_status == VERDICT_UNJUDGED)
         fprintf(f, "verdict: cannot judge: see the lines above\n");
     else
-        fprintf(f, "verdict: no regression beyond %g %% at alpha %g\n", v->threshold_pct, v->alpha);
+        fprintf(f, "verdict: no regression beyond %s %% at alpha %s\n", pct, alpha);
 }

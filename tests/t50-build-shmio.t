@@ -114,7 +114,7 @@ ge "$(metric alternate shmio.passes | cut -d. -f1)" 6 "every process made passes
 ok "MB/s is stored" test -n "$(metric alternate shmio.write_mb_per_s)"
 ok "swap in and out min-max per tick are stored" test -n "$(metric alternate swap.out_kbps_max)"
 show=$("$PM" show alternate)
-like "$show" "shmio: .*bytes_written [0-9,]+ bytes, passes [0-9,]+, .*write_mb_per_s [0-9.]+ MB/s" "show prints MB/s, bytes written and passes"
+like "$show" "shmio: .*bytes_written [0-9,]+ bytes, passes [0-9,]+, .*write_mb_per_s [0-9.,]+ MB/s" "show prints MB/s, bytes written and passes"
 like "$show" "swap per tick \(vmstat's view\): in [0-9-]+ - [0-9]+ KB/s, out [0-9-]+ - [0-9]+ KB/s \(min - max\)" "and the wblg-disk report's swap in/out min-max"
 "$PM" run shmio --quiet --mode split --io-procs 2 --mem-procs 3 --regions 2 --region-size 16M --duration 2s --read-pct 20 --label split
 is "$(q "select status from run where label = 'split'")" ok "shmio split with reads: ok"

@@ -61,7 +61,7 @@ out=$("$PM" compare --suite 1)
 is "$?" 0 "compare --suite exits 0"
 like "$out" "record, suite 1 \(grid\): 4 cells, baseline vm.swappiness=11 never" "a table of the suite's cells against the first"
 like "$out" "sysctl \\\\ thp +never +madvise" "the two axes as rows and columns"
-like "$out" "vm.swappiness=99 +[0-9.]+ ±[0-9.e-]+ \([+-][0-9.]+% p=[0-9.e-]+( \*)?\) +[0-9.]+ ±" "  each entry a cell's mean ±sd and its change"
+like "$out" "vm.swappiness=99 +[0-9.]+ ±[0-9.]+ \([+-][0-9.]+% p[=<][0-9.]+( \*)?\) +[0-9.]+ ±" "  each entry a cell's mean ±sd and its change"
 is "$(printf '%s\n' "$out" | grep -c '%: .* vm.swappiness=11 never (p')" 3 "a ratio sentence for each other cell"
 ok "json carries the layout" python3 -c 'import json,sys; g = json.load(sys.stdin)["comparisons"][0]["grid"]; assert g["rows_axis"] == "sysctl" and g["columns"] == ["never", "madvise"], g' <<< "$("$PM" compare --suite 1 --format json)"
 is "$("$PM" compare --suite 1 --format json | python3 "$ROOT/tests/json_check.py" compare)" ok "  and matches docs/json/compare.schema.json"

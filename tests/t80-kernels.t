@@ -24,6 +24,8 @@ r612=${k612#linux-image-}
 # The names as regular expressions ('.' and '+' are literal in them).
 re() { printf '%s' "$1" | sed 's/[.+]/\\&/g'; }
 e61=$(re "$k61"); e612=$(re "$k612"); er61=$(re "$r61"); er612=$(re "$r612")
+# What tables call them: the part of the name that tells one from the other.
+s61=$(re "${r61%-cloud-amd64}"); s612=$(re "${r612%-cloud-amd64}")
 
 # Bad kernels and machines: one line naming them and what is accepted,
 # exit 2, before anything boots or is written.
@@ -108,7 +110,8 @@ is "$?" 2 "compare refuses emulated runs as kernel results"
 like "$(cat err)" "ran under QEMU's TCG emulation \(no KVM\).*--allow-emulated" "  and says why, in one line"
 out=$("$PM" compare --suite --allow-emulated)
 like "$out" "caveat: the runs of $e61, $e612 ran under QEMU's TCG emulation" "--allow-emulated: the table with the caveat"
-like "$out" "$e612 +[0-9.]+ ±[0-9.]+ +[-+][0-9.]+%" "  one row per kernel against the baseline kernel"
+like "$out" "^$s612 +[0-9.,]+ ±[0-9.,]+ +[-+][0-9.]+%" "  one row per kernel against the baseline kernel, named by its version"
+like "$out" "short names: $s61 = $e61, $s612 = $e612" "  the package names in a legend under the table"
 like "$out" "kernel configuration differences \(memory management\)" "  the kernels' MM config differences"
 like "$out" "CONFIG_LRU_GEN_ENABLED: $e61=n, $e612=y" "  (6.12 enables MGLRU by default, 6.1 does not)"
 "$PM" report --suite --out rep > out 2> err

@@ -52,11 +52,11 @@ int main(void)
     struct summary base = { .n = 5, .mean = 51824 }, cand = { .n = 5, .mean = 46053 };
     struct welch sig = { .valid = true, .p = 0.003 };
     stats_ratio_sentence(buf, sizeof buf, "chat", "2.5.26rmap", "2.5.26", &cand, &base, &sig, "higher", 0.05);
-    is_str(buf, "46053/51824 = 88.9 %: chat runs 11.1 % slower with 2.5.26rmap than with 2.5.26 (p = 0.003, n = 5/5)",
+    is_str(buf, "46,053/51,824 = 88.9 %: chat runs 11.1 % slower with 2.5.26rmap than with 2.5.26 (p = 0.003, n = 5/5)",
            "the report's ratio sentence");
     struct welch ns = { .valid = true, .p = 0.41 };
     stats_ratio_sentence(buf, sizeof buf, "chat", "B", "A", &cand, &base, &ns, "higher", 0.05);
-    is_str(buf, "46053/51824 = 88.9 %: no significant difference between B and A (p = 0.41, n = 5/5)",
+    is_str(buf, "46,053/51,824 = 88.9 %: no significant difference between B and A (p = 0.41, n = 5/5)",
            "not significant at alpha 0.05");
     struct summary t0 = { .n = 5, .mean = 371 }, t1 = { .n = 5, .mean = 343 };
     stats_ratio_sentence(buf, sizeof buf, "build", "anon_mm", "2.6.5", &t1, &t0, &sig, "lower", 0.05);
@@ -67,5 +67,22 @@ int main(void)
     stats_ratio_sentence(buf, sizeof buf, "chat", "B", "A", &c1r, &base, &small, "higher", 0.05);
 
     ok(strstr(buf, "n too small") != NULL, "one run: n too small, said plainly");
+
+    /* People read these: never e-notation, a p below a thousandth a bound. */
+    struct summary huge0 = { .n = 3, .mean = 124074074.3 }, huge1 = { .n = 3, .mean = 224074074.3 };
+    struct welch tiny_p = { .valid = true, .p = 1.16e-08 };
+    stats_ratio_sentence(buf, sizeof buf, "record", "big-b", "big-a", &huge1, &huge0, &tiny_p, "lower", 0.05);
+    is_str(buf, "224,074,074/124,074,074 = 180.6 %: record runs 80.6 % slower with big-b than with big-a (p < 0.001, n = 3/3)",
+           "means of hundreds of millions and p = 1.16e-08, as people read them");
+    struct summary small0 = { .n = 3, .mean = 0.0000123 }, small1 = { .n = 3, .mean = 0.0000246 };
+    stats_ratio_sentence(buf, sizeof buf, "record", "b", "a", &small1, &small0, &ns, "lower", 0.05);
+    is_str(buf, "0.0000246/0.0000123 = 200.0 %: no significant difference between b and a (p = 0.41, n = 3/3)",
+           "means of millionths in decimals");
+    stats_fmt_p(buf, sizeof buf, 0.00878, false);
+    is_str(buf, "p = 0.00878", "p for a sentence");
+    stats_fmt_p(buf, sizeof buf, 0.00001, true);
+    is_str(buf, "p<0.001", "p below a thousandth, for a table cell (not p=1e-05)");
+    stats_fmt_p(buf, sizeof buf, 0.001, true);
+    is_str(buf, "p=0.001", "  a thousandth itself is shown");
     return done_testing();
 }

@@ -59,5 +59,60 @@ int main(void)
     is_str(buf, "1:02:03.50", "hours");
     pm_fmt_size(buf, sizeof buf, 64ull << 20);
     is_str(buf, "64.0 MiB", "size for people");
+
+    /* Numbers for people: the tables' rule, never e-notation. */
+    static const struct { double v; const char *want, *why; } num[] = {
+        { 123456789, "123,456,789", "large: whole and grouped (not 1.23457e+08)" },
+        { -98765432.4, "-98,765,432", "negative large" },
+        { 51824.3, "51,824", "from 10,000 up, whole" },
+        { 1234.56, "1,234.6", "from 100 up, one decimal" },
+        { 512.34, "512.3", "hundreds" },
+        { 51.24, "51.2", "three significant digits below 100" },
+        { 1.5, "1.5", "trailing zeros dropped as %g drops them" },
+        { 50, "50", "a whole number below 100" },
+        { 0.00123, "0.00123", "0.00123 stays decimal" },
+        { 0.0000123, "0.0000123", "0.0000123 stays decimal (not 1.23e-05)" },
+        { -0.0000246, "-0.0000246", "negative small" },
+        { 99.996, "100", "rounding up to the next power of ten" },
+        { 0.00099996, "0.001", "  and below one" },
+        { 1e-12, "<0.000000001", "below a billionth: a bound, not a row of zeros" },
+        { 0, "0", "zero" },
+        { -0.0, "0", "negative zero has no sign" },
+        { 1e300, NULL, "1e300 all in digits" },
+    };
+    for (size_t i = 0; i < sizeof num / sizeof num[0]; i++) {
+        char big[512];
+        pm_fmt_number(big, sizeof big, num[i].v);
+        if (num[i].want)
+            is_str(big, num[i].want, "number: %s", num[i].why);
+        else
+            ok(strlen(big) == 301 + 100 && !strpbrk(big, "eE"), "number: %s (%zu characters)", num[i].why, strlen(big));
+    }
+    pm_fmt_number(buf, sizeof buf, NAN);
+    is_str(buf, "-", "NaN is nothing to show");
+    pm_fmt_number(buf, sizeof buf, -INFINITY);
+    is_str(buf, "-inf", "an infinity says so");
+    pm_fmt_quantity(buf, sizeof buf, 79930.6, "KB");
+    is_str(buf, "79,931 KB", "quantity: KB whole with its unit");
+    pm_fmt_quantity(buf, sizeof buf, 12.4, "KB");
+    is_str(buf, "12 KB", "  small KB whole too");
+    pm_fmt_quantity(buf, sizeof buf, 0.0000123, "s");
+    is_str(buf, "0.0000123 s", "quantity: seconds");
+    pm_fmt_quantity(buf, sizeof buf, 123456789, "count");
+    is_str(buf, "123,456,789", "quantity: a count has no unit word");
+    pm_fmt_quantity(buf, sizeof buf, NAN, "s");
+    is_str(buf, "-", "quantity: NaN without its unit");
+    pm_fmt_sig(buf, sizeof buf, 224074074.3, 6);
+    is_str(buf, "224,074,074", "sig: %%.6g's digits without its e+08");
+    pm_fmt_sig(buf, sizeof buf, 0.05, 6);
+    is_str(buf, "0.05", "sig: a setting as typed");
+    pm_fmt_sig(buf, sizeof buf, 0.0000123456789, 4);
+    is_str(buf, "0.00001235", "sig: four digits of a small number");
+    pm_fmt_fixed(buf, sizeof buf, 223456789, 2);
+    is_str(buf, "223,456,789.00", "fixed: places kept, whole part grouped");
+    pm_fmt_fixed(buf, sizeof buf, -0.001, 2);
+    is_str(buf, "0.00", "fixed: no negative zero");
+    pm_fmt_number(buf, 8, 123456789);
+    is_str(buf, "123,456", "a short buffer truncates, never overruns");
     return done_testing();
 }
