@@ -91,17 +91,19 @@ $(B)/%.o: %.c
 # outside make's environment: MAKEFLAGS would carry this make's variables
 # (CFLAGS=-fsanitize=...) into the make that the build workload runs.
 #
-# Two lanes (prove -j2 and its rules): the tests that change the machine
-# (caps, swap, knobs, tracefs, VMs, packages; every run makes a cgroup) run
-# one after another, as each compares the machine before and after; the
-# unit tests and the shell tests that touch nothing outside their own
-# directory (FREE_TESTS: no run, only help text) run beside them.
+# Two lanes (prove -j2 and its rules): the tests that change this machine
+# (caps, swap, knobs, tracefs, the package; every run makes a cgroup) run
+# one after another, as each compares the machine before and after; beside
+# them run the unit tests, the shell tests that touch nothing outside their
+# own directory (no run, only help text), and t80, whose kernels run in VMs
+# with a run lock and undo journal of its own and which compares only what
+# VMs leave (FREE_TESTS).
 # Every test leaves /tmp as it found it: a pressmark-test directory that
 # was not there before fails the target. $(3): the shell tests; --timer
 # gives each file's time.
 SHELL_TESTS   := $(wildcard tests/t*.t)
 FREE_TESTS    := $(filter $(SHELL_TESTS),tests/t05-layering.t tests/t07-docs.t tests/t16-install.t tests/t17-metrics.t \
-                   tests/t43-fuzz.t)
+                   tests/t43-fuzz.t tests/t80-kernels.t)
 comma := ,
 empty :=
 space := $(empty) $(empty)

@@ -92,6 +92,29 @@ static bool read_info(struct vm_image *img)
 }
 
 /* Install the kernel into the overlay mounted at merged. */
+
+/* Is path a built tree's bzImage: .../arch/ARCH/boot/bzImage? */
+static bool in_built_tree(const char *path)
+{
+    size_t n = strlen(path);
+    const char *tail = "/boot/bzImage";
+    if (n < strlen(tail) || strcmp(path + n - strlen(tail), tail) != 0)
+        return false;
+    const char *arch_end = path + n - strlen(tail);         /* the '/' before boot */
+    const char *p = arch_end;
+    while (p > path && p[-1] != '/')
+        p--;                                                /* the start of ARCH */
+    if (p == arch_end)
+        return false;                                       /* no ARCH */
+    return (p - path == 5 && strncmp(path, "arch/", 5) == 0) || (p - path >= 6 && strncmp(p - 6, "/arch/", 6) == 0);
+}
+
+/* A regular file itself, not a link, a directory or nothing. */
+static bool is_plain_file(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
 static int install_kernel(const struct kernel_spec *k, const struct kernel_info *ki, const char *merged,
                           const char *log, struct pm_err *err)
 {
@@ -116,16 +139,18 @@ static int install_kernel(const struct kernel_spec *k, const struct kernel_info 
     snprintf(path, sizeof path, "%s/boot/vmlinuz-%s", merged, ki->release);
     if (build_copy_file(k->path, path, 0644, err) < 0)
         return -1;
-    /* The tree's .config, when the bzImage sits in its tree. */
     /* Its configuration: the tree's .config when the bzImage sits in its
-     * tree (arch/x86/boot/bzImage), or config-RELEASE beside it (a /boot). */
+     * tree (arch/ARCH/boot/bzImage), or config-RELEASE beside it (a /boot).
+     * Three levels above any other path is not the kernel's (a bzImage in
+     * /tmp/k/boot would take /tmp/.config, anybody's); a link or a
+     * directory is not a configuration either. */
     char cfg[PATH_MAX + 32], cfg2[PATH_MAX + 200];
     const char *sl = strrchr(k->path, '/');
     if (sl) {
         snprintf(cfg, sizeof cfg, "%.*s/../../../.config", (int)(sl - k->path), k->path);
         snprintf(cfg2, sizeof cfg2, "%.*s/config-%s", (int)(sl - k->path), k->path, ki->release);
         snprintf(path, sizeof path, "%s/boot/config-%s", merged, ki->release);
-        const char *from = pm_path_exists(cfg) ? cfg : pm_path_exists(cfg2) ? cfg2 : NULL;
+        const char *from = in_built_tree(k->path) && is_plain_file(cfg) ? cfg : is_plain_file(cfg2) ? cfg2 : NULL;
         if (from && build_copy_file(from, path, 0644, err) < 0)
             return -1;
     }

@@ -88,9 +88,10 @@ setup() {
 sanitized() { [ -n "${PRESSMARK_TEST_SANITIZED:-}" ]; }
 need_root() { [ "$(id -u)" -eq 0 ] || skip_all "needs root (caps, swap and sysctls are root-only)"; }
 
-# Everything a run may change on the machine, as one comparable text
-# (tools/machine-state.sh: the benches take it too).
-machine_state() { "$ROOT/tools/machine-state.sh"; }
+# Everything a run may change on this machine, as one comparable text
+# (tools/machine-state.sh: the benches take it too; t80, whose VMs run
+# beside these tests, compares the VMs' side instead).
+machine_state() { "$ROOT/tools/machine-state.sh" host; }
 # stop_bg PID: end a server the test started in the background and wait
 # until it has exited, so nothing writes into $TMP while it is removed.
 stop_bg() { kill "$1" 2>/dev/null; wait "$1" 2>/dev/null; true; }

@@ -69,10 +69,10 @@ cleanup_add "stop_bg $!"
 wait_for curl -s -o /dev/null "http://127.0.0.1:$port/"   # up: any answer (a GET gets 501)
 PRESSMARK_NIGHTLY_SUITE="$TMP/fast.ini" PRESSMARK_NIGHTLY_FAIL_PCT=1000 PRESSMARK_NIGHTLY_PUSH_URL="http://127.0.0.1:$port/write" \
     "$NIGHTLY" > "$TMP/n2.out" 2> "$TMP/n2.err"
-is "$?" 0 "night 2: exit 0 (nothing worse by 1000 %)"
+is "$?" 0 "night 2: exit 0 (nothing worse by 1,000 %)"
 n2=$(night_dirs | tail -1)
 like "$(cat "$TMP/n2.out")" "1 compared with $TMP/nights/baseline.db: 0 regressed, 0 not judged" "  usemem, sweep compared with last night's sweep"
-like "$(cat "$TMP/nights/$n2/compare.txt")" "verdict: no regression beyond 1000 %" "  compare.txt has the table and the verdict"
+like "$(cat "$TMP/nights/$n2/compare.txt")" "verdict: no regression beyond 1,000 %" "  compare.txt has the table and the verdict"
 ok "  a JUnit file" grep -q '<testsuite' "$TMP/nights/$n2/junit-1.xml"
 like "$(cat "$TMP/n2.out")" "pushed 3 runs" "  pushed"
 is "$(grep -c '^/write ' "$TMP/pushed")" 1 "  the server got one write"

@@ -104,6 +104,20 @@ for iv in 10ms 100ms; do
     "$PM" record --quiet --label "record-$iv" --interval "$iv" --trace-reclaim -- sleep 0.5 2>>"$TMP/runs.err"
     planned=$((planned + 1))
 done
+# One run the database is surely held against, beside the load's holds
+# by chance: a writer of the test's own takes the write lock once the
+# workload runs and keeps it until the workload ends, so the ticks of
+# every second between wait in memory and are written after.
+"$PM" record --quiet --label held --interval 10ms --trace-reclaim -- sleep 3.25 2>>"$TMP/runs.err" &
+held=$!
+wait_for pgrep -f '^sleep 3\.25$' >/dev/null
+python3 -c 'import sqlite3, subprocess, sys, time
+c = sqlite3.connect(sys.argv[1], timeout=60, isolation_level=None)
+c.execute("BEGIN IMMEDIATE")
+while subprocess.run(["pgrep", "-f", "^sleep 3\\.25$"], capture_output=True).returncode == 0: time.sleep(0.05)
+c.execute("COMMIT")' "$PRESSMARK_DB"
+wait $held
+planned=$((planned + 1))
 # A database merged while a chat samples: its run arrives whole.
 PRESSMARK_DB="$TMP/late.db" "$PM" record --quiet --label late -- true
 ( until [ -e "$TMP/merge-now" ]; do sleep 0.05; done; "$PM" merge "$TMP/late.db" ) >/dev/null 2>>"$TMP/runs.err" &
@@ -153,6 +167,7 @@ is "$(q "select count(*) from run r join metric m on m.run_id = r.id and m.name 
          where $mine and m.value = (select count(*) from tick t where t.run_id = r.id)
          and m.value = (select max(seq) + 1 from tick t where t.run_id = r.id)")" "$planned" \
    "every run stored every tick it took, none missing (sampler.ticks = its ticks = last seq + 1)"
+ge "$(imetric held sampler.store_deferred)" 1 "the run the database was held against kept its ticks in memory meanwhile"
 ge "$(q "select cast(sum(value) as int) from metric where name = 'sampler.store_deferred'")" 1 \
    "the load held the database while runs sampled (ticks waited in memory)"
 is "$(q "select count(*) from run where label = 'late'")" 1 "the database merged meanwhile arrived"

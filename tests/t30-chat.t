@@ -24,7 +24,7 @@ for shape in "1 2 1" "3 5 7" "10 20 10"; do
 done
 show=$("$PM" show "$(q "select max(id) from run where label = 'c10x20x10'")")
 like "$show" "chat: client_collections [0-9]+, .*server_collections [0-9]+" "show reports the heap collections per side, as the 2002 VolanoMark report counts GCs"
-like "$show" "received 38,000, sent 2000" "and the exact counts"
+like "$show" "received 38,000, sent 2,000" "and the exact counts"
 show=$("$PM" show c3x5x7)
 like "$show" "msg/s +%CPU +%sys/%user +user +system +idle +Total swpin +Total swpout +Total swapio" "show prints the 2002 VolanoMark report's and 003's columns"
 

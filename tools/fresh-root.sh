@@ -115,6 +115,32 @@ job() {
 }
 job "./run.sh test" "./run.sh test" test.log
 job "./run.sh" "./run.sh" main.log
+# A quiet set-up: at most 20 lines before the tests (or the main job)
+# start, however many packages it installed.
+quiet() {  # quiet LOG MARK: the lines before the first line matching MARK
+    local n
+    n=$(awk -v m="$2" '$0 ~ m { print NR - 1; found = 1; exit } END { if (!found) print "none" }' "$DIR/$1")
+    if [ "$n" = none ] || [ "$n" -gt 20 ]; then
+        status=1
+        echo "fresh-root.sh: $1: $n lines before '$2' (at most 20)"
+    else
+        echo "fresh-root.sh: $1: $n lines of set-up and build before '$2'"
+    fi
+}
+quiet test.log '^run\.sh: tests: '
+quiet main.log '^run\.sh: main job'
+# Numbers a person reads: none in e-notation in what the main job printed
+# or in its report's text.
+page="$R/src/pressmark/out/report/report.html"
+enote=$( { cat "$DIR/main.log"; [ -f "$page" ] && sed -e 's/<[^>]*>/ /g' "$page"; } |
+         grep -E '(^|[^0-9A-Za-z])[0-9]+(\.[0-9]*)?[eE][+-][0-9]' | grep -vE '[0-9a-f]{8}-[0-9a-f]{4}-' | head -5 || true)
+if [ -n "$enote" ] || [ ! -f "$page" ]; then
+    status=1
+    echo "fresh-root.sh: the main job's output or report shows e-notation (or has no report):"
+    printf '%s\n' "$enote" | sed 's/^/fresh-root.sh:   /'
+else
+    echo "fresh-root.sh: no number in e-notation in the main job's output and report"
+fi
 if [ "$KEEP" = yes ]; then
     cp "$DIR/test.log" "$DIR/main.log" "$DIR/debootstrap.log" /var/tmp/ 2>/dev/null || true
 fi
