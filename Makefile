@@ -101,9 +101,12 @@ $(B)/%.o: %.c
 # Every test leaves /tmp as it found it: a pressmark-test directory that
 # was not there before fails the target. $(3): the shell tests; --timer
 # gives each file's time.
-SHELL_TESTS   := $(wildcard tests/t*.t)
-FREE_TESTS    := $(filter $(SHELL_TESTS),tests/t05-layering.t tests/t07-docs.t tests/t16-install.t tests/t17-metrics.t \
-                   tests/t43-fuzz.t tests/t80-kernels.t)
+# (t21 and t25 measure the whole machine's memory: last, as t80's VMs,
+# which they wait for, are then most likely done; see quiet_machine.)
+MEMORY_TESTS  := tests/t21-survive.t tests/t25-reclaim.t
+SHELL_TESTS   := $(filter-out $(MEMORY_TESTS),$(wildcard tests/t*.t)) $(MEMORY_TESTS)
+FREE_TESTS    := $(filter $(SHELL_TESTS),tests/t05-layering.t tests/t07-docs.t tests/t17-metrics.t tests/t43-fuzz.t \
+                   tests/t80-kernels.t)
 comma := ,
 empty :=
 space := $(empty) $(empty)

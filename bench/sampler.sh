@@ -70,6 +70,13 @@ all_up() {
     for name in $2; do thread_of "$1" "$name" >/dev/null || return 1; done
 }
 
+# A round's pressmark record runs in the background, started with SIGINT
+# ignored (a shell without job control does that): when the bench ends
+# early it is ended with SIGTERM, which it handles as it does SIGINT.
+running=""
+stop_running() { if [ -n "$running" ]; then kill -TERM "$running" 2>/dev/null; wait "$running" 2>/dev/null || true; running=""; fi; }
+cleanup_add stop_running
+
 # round R WHAT THREADS [--collect ...]: one round; prints the ratio on fd 3
 # when its readings hold.
 round() {
@@ -77,10 +84,11 @@ round() {
     local -A tp=() p0=() p1=()
     shift 3
     $PM record --quiet --label "vmstat-beside-$r" --interval 1s "$@" -- vmstat 1 $((N + 4)) >/dev/null &
-    pm=$!
+    pm=$! running=$!
     if ! wait_until 10 all_up "$pm" "$threads"; then
         echo "round $r: vmstat or pressmark's threads ($threads) were not all running within 10 s: left out"
         wait "$pm" || true
+        running=""
         return 0
     fi
     vm=$(vmstat_child "$pm")
@@ -94,6 +102,7 @@ round() {
     v1=$(sched_ns "/proc/$vm/schedstat")
     for name in $threads; do p1[$name]=$(sched_ns "${tp[$name]}/schedstat"); done
     wait "$pm" || echo "round $r: pressmark record exited $?"
+    running=""
     if [ -z "$v0" ] || [ -z "$v1" ]; then
         why="vmstat's reading failed (its /proc/$vm/schedstat could not be read: it had ended)"
     elif [ "$v1" -le "$v0" ]; then
@@ -117,9 +126,9 @@ round() {
     local line v p ratio
     line=$(awk -v v0="$v0" -v v1="$v1" -v p0="$sum0" -v p1="$sum1" -v n="$N" 'BEGIN {
         v = (v1 - v0) / n / 1e3; p = (p1 - p0) / n / 1e3
-        printf "%.1f %.1f %.3f", v, p, p / v }')
+        printf "%.1f %.1f %.6g", v, p, p / v }')
     read -r v p ratio <<< "$line"
-    printf "round %d: vmstat 1 %7.1f us CPU per tick, pressmark %7.1f us (%s) (%s): ratio %s\n" \
+    printf "round %d: vmstat 1 %7.1f us CPU per tick, pressmark %7.1f us (%s) (%s): ratio %.2f\n" \
         "$r" "$v" "$p" "$parts" "$what" "$ratio"
     echo "$ratio" >&3
 }
@@ -158,17 +167,23 @@ echo "== what each source costs per read (bench/sources_cost: the collectors a c
 # The memory cgroup a capped run's memcg source reads: this bench's own,
 # with a process in it, removed at exit once that process has left it
 # (an rmdir while it is still exiting fails with EBUSY).
-cg_empty() { [ ! -s "$1/cgroup.procs" ]; }
-cg_in_use() { [ -s "$1/cgroup.procs" ]; }
-cg_remove() {
-    [ -d "$1" ] || return 0
-    wait_until 10 cg_empty "$1" || echo "$BENCH_NAME: $1 still holds $(tr '\n' ' ' < "$1/cgroup.procs")after 10 s"
-    rmdir "$1" || echo "$BENCH_NAME: could not remove $1"
+# (cgroup files say size 0 whatever they hold: read them.)
+cg_empty() { [ -z "$(cat "$1/cgroup.procs" 2>/dev/null)" ]; }
+cg_in_use() { [ -n "$(cat "$1/cgroup.procs" 2>/dev/null)" ]; }
+# The cgroup's holder ended and waited for, the cgroup emptied and removed:
+# once, right after its use or at exit, whichever comes first.
+cg="" holder=""
+cg_done() {
+    if [ -n "$holder" ]; then kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null || true; holder=""; fi
+    [ -n "$cg" ] && [ -d "$cg" ] || return 0
+    wait_until 10 cg_empty "$cg" || echo "$BENCH_NAME: $cg still holds $(tr '\n' ' ' < "$cg/cgroup.procs")after 10 s"
+    rmdir "$cg" || echo "$BENCH_NAME: could not remove $cg"
+    cg=""
 }
 if [ ! -x "$COST" ]; then
     echo "$COST is missing: run make bench, or make $COST"
 else
-    cg="" v=1
+    v=1
     if [ -d /sys/fs/cgroup/memory ]; then
         cg=$(mktemp -d /sys/fs/cgroup/memory/pressmark-bench.XXXXXX 2>/dev/null) || cg=""
     elif grep -qw memory /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null; then
@@ -176,12 +191,12 @@ else
         v=2
     fi
     if [ -n "$cg" ]; then
-        cleanup_add "cg_remove '$cg'"
+        cleanup_add cg_done
         sh -c 'echo $$ > "$1/cgroup.procs"; exec sleep 600' sh "$cg" &
         holder=$!
-        cleanup_add "kill $holder 2>/dev/null; wait $holder 2>/dev/null"
         wait_until 5 cg_in_use "$cg" || echo "$BENCH_NAME: nothing entered $cg within 5 s"
         "$COST" "$cg" "$v" 100000 50
+        cg_done
     else
         echo "(no memory cgroup could be made here: the memcg sources are left out)"
         "$COST" "" 1 100000 50
@@ -207,7 +222,7 @@ if [ -n "$late" ]; then
     awk -v l="$late" -v m="$(metric "$idle" sampler.missed_ticks)" -v h="$(metric "$idle" heartbeat.late_p99_ms)" 'BEGIN {
         printf "sampler tick lateness p99: %.3f ms, missed ticks %d\n", l, m
         printf "heartbeat lateness p99:    %.3f ms (same run: the wake-up jitter of a thread doing nothing)\n", h }'
-    goal "$G_LATE" "$(awk -v l="$late" 'BEGIN { printf "%.3f", l }')"
+    goal "$G_LATE" "$(awk -v l="$late" 'BEGIN { printf "%.6g", l }')"
 else
     not_measured "$G_LATE" "the run stored no sampler.late_p99_ms"
 fi
@@ -229,7 +244,7 @@ if [ -n "$rss" ]; then
     else
         awk -v p="$rss" 'BEGIN { printf "peak RSS: %.1f MB; vmstat 1 (VmHWM): could not be read\n", p / 1024 }'
     fi
-    goal "$G_RSS" "$(awk -v p="$rss" 'BEGIN { printf "%.1f", p / 1024 }')"
+    goal "$G_RSS" "$(awk -v p="$rss" 'BEGIN { printf "%.6g", p / 1024 }')"
 else
     not_measured "$G_RSS" "the run stored no pressmark.maxrss_kb"
 fi

@@ -13,8 +13,9 @@ cd "$(dirname "$0")/.."
 [ "$(id -u)" -eq 0 ] || { echo "bench/vm.sh: needs root (VMs)"; exit 0; }
 KERNEL=${BENCH_VM_KERNEL:-linux-image-6.12-cloud-amd64}
 RUNS=${BENCH_VM_RUNS:-5}
-DIR=$(mktemp -d /tmp/pressmark-bench.XXXXXX)
-trap 'rm -rf "$DIR"' EXIT
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
+bench_tmpdir DIR
 cat > "$DIR/vm.ini" <<INI
 [global]
 runs = $RUNS
@@ -38,7 +39,9 @@ first=$(printf '%s\n' "$line" | sed -E 's/.*first run at ([0-9.]+) s.*/\1/')
 mean() { sqlite3 "$DIR/r.db" "SELECT avg((ended_ns - started_ns) / 1e9) FROM run WHERE status = 'ok' AND label = '$1'"; }
 host=$(mean running)
 guest=$(mean "$KERNEL")
-[ -n "$host" ] && [ -n "$guest" ] && [ -n "$first" ] || { echo "bench/vm.sh: the suite did not finish:"; tail -5 "$DIR/err"; exit 1; }
+if [ -z "$host" ] || [ -z "$guest" ] || [ -z "$first" ]; then
+    echo "bench/vm.sh: the suite did not finish:"; tail -5 "$DIR/err"; exit 1
+fi
 printf "accelerator: %s; kernel in the VM: %s; host kernel: %s\n" "$accel" "$KERNEL" "$(uname -r)"
 printf "boot to the guest's init:   %6.2f s\n" "$up"
 printf "boot to its first run:      %6.2f s\n" "$first"

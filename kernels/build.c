@@ -117,6 +117,30 @@ int build_copy_file(const char *from, const char *to, mode_t mode, struct pm_err
     return copy_fd(in, from, to, mode, err);
 }
 
+int build_copy_config(const char *from, const char *to, uid_t owner, struct pm_err *err)
+{
+    /* Not a link, not a FIFO (O_NONBLOCK: the open itself cannot hang),
+     * a regular file of a configuration's size, made by root or by whoever
+     * made the kernel, and writable by nobody else. */
+    int in = open(from, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (in < 0)
+        return pm_errf(err, "%s: %s", from, strerror(errno));
+    if (fstat(in, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > BUILD_CONFIG_MAX ||
+        (st.st_uid != 0 && st.st_uid != owner) || (st.st_mode & 022)) {
+        close(in);
+        return pm_errf(err, "%s: not a kernel configuration of this kernel's (accepted: a regular file of at most "
+                       "%d MiB, owned by root or the kernel's owner, writable by nobody else)", from,
+                       BUILD_CONFIG_MAX >> 20);
+    }
+    int fl = fcntl(in, F_GETFL);
+    if (fl < 0 || fcntl(in, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+        close(in);
+        return pm_errf(err, "%s: %s", from, strerror(errno));
+    }
+    return copy_fd(in, from, to, 0644, err);
+}
+
 /* Copies in's bytes into to; closes in. */
 static int copy_fd(int in, const char *from, const char *to, mode_t mode, struct pm_err *err)
 {

@@ -23,6 +23,11 @@ int build_step_in_root(const char *root, char *const *argv, const char *log, con
 int build_write_text(const char *path, const char *text, mode_t mode, struct pm_err *err);
 /* Copy a file to a new or truncated one of this mode (never through a link). */
 int build_copy_file(const char *from, const char *to, mode_t mode, struct pm_err *err);
+/* A kernel's configuration into to (0644), refused unless a regular file
+ * of at most BUILD_CONFIG_MAX bytes, owned by root or owner, writable by
+ * nobody else (it may sit in a directory others can write). */
+#define BUILD_CONFIG_MAX (16 << 20)
+int build_copy_config(const char *from, const char *to, uid_t owner, struct pm_err *err);
 /* The same for a file of the guest's root: rel is looked up beneath root
  * without following any link (a /boot/initrd.img that points at a host
  * file is refused, not copied), and must be a regular file of at most

@@ -93,10 +93,16 @@ static bool read_info(struct vm_image *img)
 
 /* Install the kernel into the overlay mounted at merged. */
 
-/* Is path a built tree's bzImage: .../arch/ARCH/boot/bzImage? */
+/* Is path a built tree's bzImage: .../arch/ARCH/boot/bzImage, with no
+ * "." or ".." component to make it mean another place? */
 static bool in_built_tree(const char *path)
 {
     size_t n = strlen(path);
+    for (const char *c = path; *c; c += strcspn(c, "/"), c += *c == '/') {
+        size_t len = strcspn(c, "/");
+        if ((len == 1 && c[0] == '.') || (len == 2 && c[0] == '.' && c[1] == '.'))
+            return false;
+    }
     const char *tail = "/boot/bzImage";
     if (n < strlen(tail) || strcmp(path + n - strlen(tail), tail) != 0)
         return false;
@@ -151,8 +157,9 @@ static int install_kernel(const struct kernel_spec *k, const struct kernel_info 
         snprintf(cfg2, sizeof cfg2, "%.*s/config-%s", (int)(sl - k->path), k->path, ki->release);
         snprintf(path, sizeof path, "%s/boot/config-%s", merged, ki->release);
         const char *from = in_built_tree(k->path) && is_plain_file(cfg) ? cfg : is_plain_file(cfg2) ? cfg2 : NULL;
-        if (from && build_copy_file(from, path, 0644, err) < 0)
-            return -1;
+        struct stat kst;
+        if (from && (stat(k->path, &kst) < 0 || build_copy_config(from, path, kst.st_uid, err) < 0))
+            return from && err->msg[0] ? -1 : pm_errf(err, "%s: %s", k->path, strerror(errno));
     }
     if (!k->modules[0])
         return 0;

@@ -10,6 +10,10 @@
 #include "lib/hash.h"
 #include "lib/spawn.h"
 
+/* What a kernel release is made of (uname -r: 6.1.0-13-cloud-amd64,
+ * 6.12.48+deb12-cloud-amd64, 6.8.0-rc1~bpo). */
+#define RELEASE_CHARS "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.+~_-"
+
 static const char accepted[] = "accepted: running, a linux-image package name such as linux-image-6.12.117+deb12-"
                                "cloud-amd64, a package file PATH.deb, or a bzImage PATH[@MODULES_DIR]";
 
@@ -153,6 +157,13 @@ int kernel_bzimage_info(const char *path, struct kernel_info *ki, struct pm_err 
     if (!ok || rl == 0 || rl >= sizeof ki->release || strspn(ver, "0123456789") == 0)
         return pm_errf(err, "kernel = %s: not a bzImage (no x86 boot header with a version; accepted: a bzImage, "
                        "arch/x86/boot/bzImage of a built tree)", path);
+    /* The release names the image's cache directory and its files: it is
+     * the file's data, so only what a release is made of gets there (no
+     * '/', no "..", nothing unprintable). */
+    const char *dots = strstr(ver, "..");
+    if (strspn(ver, RELEASE_CHARS) < rl || (dots && dots < ver + rl))
+        return pm_errf(err, "kernel = %s: the release in its header is not one (accepted: digits, letters and "
+                       ". + ~ _ -, starting with a digit, no '..')", path);
     snprintf(ki->release, sizeof ki->release, "%.*s", (int)rl, ver);
     const char *hash = strchr(ver, '#');
     snprintf(ki->version, sizeof ki->version, "%s", hash ? hash : ver + rl);

@@ -181,9 +181,18 @@ static void print_markdown(FILE *f, const struct table *t)
     }
 }
 
+/* Text as data: a control character in a label (a newline above all)
+ * could start a line of its own that reads as pressmark's ("verdict: ..."),
+ * so it is written as \xNN. */
 static void put_text(FILE *f, const char *s)
 {
-    fputs(s, f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch < 0x20 || ch == 0x7f)
+            fprintf(f, "\\x%02x", ch);
+        else
+            fputc(ch, f);
+    }
 }
 
 /* A cell or header that shows a label or an axis value: the short name,

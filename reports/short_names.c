@@ -179,6 +179,29 @@ static void shorten(const struct long_word *w, size_t n, const struct comparison
     }
 }
 
+/* No two labels may look alike: where a short name reads as another
+ * label's short name or as another label itself ("chat on 6.12" beside a
+ * label of that very name), the label keeps its full name. Repeated until
+ * nothing changes, as a full name given back may clash in turn. */
+static void keep_apart(struct comparison *c)
+{
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (size_t a = 0; a < c->nlabels; a++) {
+            struct cmp_label *x = &c->labels[a];
+            if (strcmp(x->short_name, x->name) == 0)
+                continue;
+            for (size_t b = 0; b < c->nlabels; b++)
+                if (b != a && (strcmp(x->short_name, c->labels[b].short_name) == 0 ||
+                               strcmp(x->short_name, c->labels[b].name) == 0)) {
+                    snprintf(x->short_name, sizeof x->short_name, "%s", x->name);
+                    changed = true;
+                    break;
+                }
+        }
+    }
+}
+
 int compare_short_names(struct comparison *c, const char *const *axes_json, struct pm_err *err)
 {
     free(c->abbrevs);
@@ -216,6 +239,7 @@ int compare_short_names(struct comparison *c, const char *const *axes_json, stru
         else
             snprintf(lb->short_name, sizeof lb->short_name, "%s", lb->name);
     }
+    keep_apart(c);
     free(done);
     free(group);
     free(w);

@@ -170,9 +170,9 @@ def badserver(portfile, release=None):
     ls.bind(("127.0.0.1", 0))
     ls.listen(16)
     open(portfile, "w").write(str(ls.getsockname()[1]))
-    ls.settimeout(20)
+    ls.settimeout(300)          # bounded, as the test's guard is (timeout 300)
     c, _ = ls.accept()
-    c.settimeout(5)
+    c.settimeout(300)
     c.recv(4096)
     c.sendall(struct.pack(">Hi", 9999, 4) + b"\x01\x02")   # an id no VolanoMark peer knows
     # The connection is held open until the test says (RELEASE exists, at

@@ -32,7 +32,8 @@ ls /var/lib/systemd/deb-systemd-helper-enabled 2>/dev/null | LC_ALL=C sort > "$T
 SRC="$TMP/src/pressmark"
 mkdir -p "$SRC"
 (cd "$ROOT" && git ls-files -co --exclude-standard -z | xargs -0 cp --parents -t "$SRC")
-(cd "$SRC" && dpkg-buildpackage -us -uc -b) > "$TMP/build.log" 2>&1
+# (with parallel=N, as Debian's build daemons give it)
+(cd "$SRC" && DEB_BUILD_OPTIONS="parallel=$(nproc)" dpkg-buildpackage -us -uc -b) > "$TMP/build.log" 2>&1
 rc=$?
 is "$rc" 0 "dpkg-buildpackage -us -uc -b builds it"
 [ "$rc" -eq 0 ] || tail -20 "$TMP/build.log" | sed 's/^/# /'

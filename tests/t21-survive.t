@@ -2,6 +2,7 @@
 # Surviving and cleaning up: SIGINT, SIGKILL and recovery, VM settings restored, the balloon, the run lock.
 . "$(dirname "$0")/lib.sh"
 need_root
+quiet_machine    # (the whole machine's memory is measured: no VM of t80's beside it)
 [ -d /sys/fs/cgroup/memory ] || grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null \
     || skip_all "no memory cgroup controller (neither v1 nor v2) on this machine"
 before=$(machine_state)

@@ -37,6 +37,11 @@ like "$(cat "$TMP/err")" "could not restore /proc/sys/vm/no_such_knob_pressmark.
 ok "  the journal still lists it" grep -q no_such_knob_pressmark "$TMP/private/journal"
 PRESSMARK_STATE_DIR="$TMP/private" "$PM" list >/dev/null 2>"$TMP/err"
 like "$(cat "$TMP/err")" "could not restore /proc/sys/vm/no_such_knob_pressmark" "  the next invocation tries it again"
+# Help text changes nothing on the machine: help and COMMAND --help leave
+# the journal to the next command that acts.
+PRESSMARK_STATE_DIR="$TMP/private" "$PM" help >/dev/null 2>"$TMP/err"
+PRESSMARK_STATE_DIR="$TMP/private" "$PM" run --help >/dev/null 2>>"$TMP/err"
+is "$(cat "$TMP/err")" "" "help and run --help try no step of the journal"
 rm -f "$TMP/private/journal"
 
 # A value with tabs (vm.lowmem_reserve_ratio) comes back whole after a SIGKILL.

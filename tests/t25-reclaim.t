@@ -5,6 +5,7 @@
 # uncapped on this 24 GiB machine reclaims nothing and refaults no anon page.
 . "$(dirname "$0")/lib.sh"
 need_root
+quiet_machine    # (the whole machine's memory is measured: no VM of t80's beside it)
 cd "$TMP" || exit 1
 before=$(machine_state)
 chat="--rooms 2 --users 20 --messages 200 --heap 64M --interval 200ms --quiet"

@@ -119,6 +119,9 @@ before=$(machine_state)
 "$PM" run chat --quiet --rooms 4 --users 10 --messages 100000 --heap 8M --label killed &
 pm=$!
 ok "the chat is running" wait_for pgrep -f 'pressmark __chat-client'
+# Mid-chat: every one of the 40 users connected (the client's sockets).
+connected() { [ "$(ls -l /proc/"$(pgrep -f 'pressmark __chat-client' | head -1)"/fd 2>/dev/null | grep -c socket)" -ge 40 ]; }
+ok "  its 40 users are connected" wait_for connected
 pkill -KILL -f 'pressmark __chat-client'
 wait $pm
 is "$?" 1 "a killed client: exit 1"

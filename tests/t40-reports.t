@@ -116,7 +116,7 @@ if command -v chromium >/dev/null; then
     seq=$(grep -oE '<svg|class="zero">[^:<]*' "$TMP/dom.html" | sed 's/^<svg$/svg/; s/^class="zero">//' | paste -sd'|')
     chart() { printf '%s' "$seq" | cut -d'|' -f"$1"; }
     is "$(printf '%s\n' "$seq" | tr '|' '\n' | wc -l)" 8 "the DOM holds the eight charts ($seq)"
-    swapped=$(q "select count(*) from metric where name = 'swap.io_kb' and value > 0")
+    swapped=$(q "select count(*) from metric m join run r on r.id = m.run_id where r.status = 'ok' and m.name = 'swap.io_kb' and m.value > 0")
     is "$(chart 1)" "$([ "$swapped" -gt 0 ] && echo svg || echo 'swap rate')" "  the swap chart is drawn only if a run swapped ($swapped did)"
     is "$(chart 2)" svg "  CPU utilisation is drawn"
     is "$(chart 3)" svg "  free memory and free swap are drawn"

@@ -103,6 +103,10 @@ for pair in "big-a big-b" "tiny-a tiny-b"; do
     for f in c.$1.text c.$1.markdown c.$1.html.txt l.$1.text l.$1.markdown l.$1.html.txt; do
         no_enote "compare $1 $2 ($f)" $f
     done
+    # (each a table, not an error message without numbers)
+    for f in c.$1.text c.$1.markdown c.$1.html l.$1.text l.$1.markdown l.$1.html; do
+        ok "  compare $1 $2 ($f): exit 0, with $2's row" sh -c '[ "$(cat "$1.rc")" = 0 ] && grep -q -- "$2" "$1"' sh "$f" "$2"
+    done
     out v.$1 compare --baseline $1 $2 --fail-on-regression 5 --junit j.$1.xml
     is "$(cat v.$1.rc)" 1 "compare $1 $2 --fail-on-regression: a regression, exit 1"
     no_enote "  its REGRESSION and verdict lines" v.$1

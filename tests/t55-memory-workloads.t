@@ -36,7 +36,9 @@ like "$(q "select status || ': ' || reason from run where label = 'um-bad'")" \
 # Four workers of a quarter of memory and swap each, plus a GiB: more
 # than this machine holds, whatever its size.
 big=$(awk '/^(MemTotal|SwapTotal):/ { kb += $2 } END { printf "%d", kb / 1048576 / 4 + 1 }' /proc/meminfo)
-bad "usemem larger than memory and swap" "^pressmark run usemem: --size x --procs x --threads \(4 workers\): $((4 * big)).0 GiB is more than this machine can hold even with swap \([0-9.]+ GiB: MemTotal \+ swap\)$" \
+# (in the unit pressmark prints sizes in: TiB from 1,024 GiB)
+want=$(awk -v g="$((4 * big))" 'BEGIN { if (g >= 1024) printf "%.1f TiB", g / 1024; else printf "%.1f GiB", g }')
+bad "usemem larger than memory and swap" "^pressmark run usemem: --size x --procs x --threads \(4 workers\): ${want//./\\.} is more than this machine can hold even with swap \([0-9.]+ (GiB|TiB): MemTotal \+ swap\)$" \
     run usemem --size "${big}G" --procs 4
 bad "usemem with zero threads" "^pressmark run usemem: --threads: '0' is not a thread count \(accepted: a whole number from 1 to 4096\)$" \
     run usemem --threads 0

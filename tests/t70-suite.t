@@ -152,12 +152,12 @@ target-ci = 10%
 
 [steady]
 workload = record
-command = sleep 0.5
+command = sleep 0.2
 interval = 100ms
 
 [noisy]
 workload = record
-command = python3 -c "import random, time; time.sleep(random.choice([0.05, 0.6]))"
+command = python3 -c "import random, time; time.sleep(random.choice([0.02, 0.3]))"
 interval = 100ms
 INI
 "$PM" suite run adapt.ini 2> err
@@ -233,10 +233,11 @@ ge "$(q "select count(*) from run r join run_meta m on m.run_id = r.id and m.key
 
 # A changed file continues an unfinished suite only with --continue, and
 # the difference is shown.
-printf '[global]\nruns = 2\n\n[cont]\nworkload = record\ncommand = sleep 0.5\ninterval = 100ms\n' > cont.ini
+printf '[global]\nruns = 2\n\n[cont]\nworkload = record\ncommand = sleep 0.6\ninterval = 100ms\n' > cont.ini
 "$PM" suite run cont.ini --quiet 2> err &
 pid=$!
 ok "one run of cont finishes" wait_for sh -c "[ \$(sqlite3 '$PRESSMARK_DB' \"select count(*) from run where label = 'cont' and status = 'ok'\") -ge 1 ]"
+ok "  and the second is running" wait_for sh -c "[ \$(sqlite3 '$PRESSMARK_DB' \"select count(*) from run where label = 'cont' and status = 'running'\") = 1 ]"
 kill -INT $pid; wait $pid
 sed -i 's/^runs = 2$/runs = 3/' cont.ini
 "$PM" suite run cont.ini --continue --quiet 2> err

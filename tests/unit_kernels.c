@@ -72,6 +72,22 @@ int main(void)
     is_str(ki.version, "#3 SMP PREEMPT_DYNAMIC Mon Dec  1 00:00:00 UTC 2026", "its build");
     ok(strlen(ki.build_id) == 16, "a build id from its contents");
     kernel_info_free(&ki);
+    /* The release names a cache directory: a header's '/', ".." or
+     * control character is refused, not spliced into a path. */
+    static const char *const hostile[] = { "6.1.0-13-cloud-amd64/../../../../tmp/x #1", "6..1 #1", "6.1\x1b[2J #1",
+                                           "6.1.0/x #1" };
+    for (size_t i = 0; i < sizeof hostile / sizeof hostile[0]; i++) {
+        memset(img + 0x300, 0, 0x100);
+        strcpy((char *)img + 0x300, hostile[i]);
+        ok(pwrite(fd, img, sizeof img, 0) == (ssize_t)sizeof img &&
+               kernel_bzimage_info(path, &ki, &err) < 0 && strstr(err.msg, "the release in its header is not one"),
+           "hostile release %zu in the header (a path, .., an escape) is refused", i);
+    }
+    memset(img + 0x300, 0, 0x100);
+    strcpy((char *)img + 0x300, "6.12.48+deb12-cloud-amd64 (x@y) #1 SMP");
+    ok(pwrite(fd, img, sizeof img, 0) == (ssize_t)sizeof img && kernel_bzimage_info(path, &ki, &err) == 0 &&
+           strcmp(ki.release, "6.12.48+deb12-cloud-amd64") == 0, "Debian's releases with + are releases");
+    kernel_info_free(&ki);
     img[0x1fe] = 0;
     ok(pwrite(fd, img, sizeof img, 0) == (ssize_t)sizeof img, "the boot flag removed");
     ok(kernel_bzimage_info(path, &ki, &err) < 0 && strstr(err.msg, "not a bzImage"), "then it is not a bzImage");
