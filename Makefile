@@ -91,7 +91,7 @@ $(B)/%.o: %.c
 # outside make's environment: MAKEFLAGS would carry this make's variables
 # (CFLAGS=-fsanitize=...) into the make that the build workload runs.
 #
-# Two lanes (prove -j2 and its rules): the tests that change this machine
+# Two lanes (prove -j2 and two "seq" rules): the tests that change this machine
 # (caps, swap, knobs, tracefs, the package; every run makes a cgroup) run
 # one after another, as each compares the machine before and after; beside
 # them run the unit tests, the shell tests that touch nothing outside their
@@ -107,14 +107,17 @@ MEMORY_TESTS  := tests/t21-survive.t tests/t25-reclaim.t
 SHELL_TESTS   := $(filter-out $(MEMORY_TESTS),$(wildcard tests/t*.t)) $(MEMORY_TESTS)
 FREE_TESTS    := $(filter $(SHELL_TESTS),tests/t05-layering.t tests/t07-docs.t tests/t17-metrics.t tests/t43-fuzz.t \
                    tests/t80-kernels.t)
+# (each lane in order, one test at a time: prove's "par" would let the
+# second lane's tests take both slots first; the longest starts first)
+LONG_FREE     := tests/t80-kernels.t
 comma := ,
 empty :=
 space := $(empty) $(empty)
 define run-tests
 	@ls -d /tmp/pressmark-test.* 2>/dev/null | sort > $(1)/tmp-before || true
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PRESSMARK_BIN=$(abspath $(1)/pressmark) $(2) prove --timer -j2 \
-	    --rules='seq={$(subst $(space),$(comma),$(strip $(filter-out $(FREE_TESTS),$(3))))}' --rules='par=**' \
-	    $(3) $(UNIT_SRC:tests/%.c=$(1)/tests/%.t)
+	    --rules='seq={$(subst $(space),$(comma),$(strip $(filter-out $(FREE_TESTS),$(3))))}' --rules='seq=**' \
+	    $(filter $(LONG_FREE),$(3)) $(filter-out $(LONG_FREE),$(3)) $(UNIT_SRC:tests/%.c=$(1)/tests/%.t)
 	@ls -d /tmp/pressmark-test.* 2>/dev/null | sort | comm -13 $(1)/tmp-before - > $(1)/tmp-left || true; \
 	 if [ -s $(1)/tmp-left ]; then echo "tests left behind: $$(cat $(1)/tmp-left)"; exit 1; fi
 endef

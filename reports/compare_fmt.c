@@ -327,7 +327,8 @@ static void print_sentences_and_env(FILE *f, const struct comparison *c, enum ma
             quote_markdown(f, c->labels[l].sentence);
             fputc('\n', f);
         } else {
-            fprintf(f, "%s\n", c->labels[l].sentence);
+            put_text(f, c->labels[l].sentence);
+            fputc('\n', f);
         }
     }
     if (html)

@@ -65,6 +65,10 @@ kill -KILL $pid; wait $pid 2>/dev/null
 ok "a SIGKILL leaves the journal behind" test -s /run/pressmark/journal
 is "$(cat /proc/sys/vm/swappiness)" "$new_sw" "and the sysctl still changed (nobody could undo it yet)"
 ok "the workload died with pressmark (no orphan sleep)" wait_for sh -c '! pgrep -x -f "sleep 60" >/dev/null'
+# (if not: which one, its parent, state and cgroup, for the record)
+for p in $(pgrep -x -f "sleep 60"); do
+    echo "#   left: $(ps -o pid=,ppid=,stat=,etime=,args= -p "$p") cgroup $(tr '\n' ' ' < /proc/"$p"/cgroup 2>/dev/null)"
+done
 "$PM" record --quiet --label after-kill -- true 2>"$TMP/err"
 like "$(cat "$TMP/err")" "a previous pressmark was killed mid-run; removed cgroup" "the next invocation says what it undid (cgroup)"
 like "$(cat "$TMP/err")" "restored /proc/sys/vm/swappiness to $orig_swappiness" "... and the sysctl"

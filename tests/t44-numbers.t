@@ -162,6 +162,26 @@ out deb compare --db "$TMP/deb.db" --format html
 like "$(cat deb)" "<td class=\"name\" title=\"chat on x&lt;&quot;a&amp;b&quot;&gt;-linux-image-6\.13-rc1-amd64\">chat on v3</td>" \
     "a label's tooltip is quoted for HTML"
 
+# No two rows may look alike: beside two kernels whose short names would
+# be "chat on 6.1" and "chat on 6.12", a label that is "chat on 6.12"
+# itself keeps the kernel its full name (one row each, each tooltip its own).
+SN="$TMP/sn.db"
+for l in 'chat on linux-image-6.1-cloud-amd64' 'chat on linux-image-6.12-cloud-amd64' 'chat on 6.12'; do
+    PRESSMARK_DB=$SN "$PM" record --quiet --label "$l" --runs 2 -- true
+done
+out sn compare --db "$SN" --format text
+is "$(sed -n 's/^\(chat on [^ ]*\) .*/\1/p' sn | sort | uniq -d)" "" "no two rows of the table share a name"
+out snh compare --db "$SN" --format html
+is "$(grep -o '<td class="name"[^>]*>chat on 6\.12</td>' snh)" '<td class="name">chat on 6.12</td>' \
+   "  the label 'chat on 6.12' is itself, with no kernel's tooltip"
+# A label with a newline cannot start a line of its own in the legend.
+LF="$TMP/lf.db"
+PRESSMARK_DB=$LF "$PM" record --quiet --label 'run on linux-image-aaaaaaaaaaaa-cloud' --runs 2 -- true
+PRESSMARK_DB=$LF "$PM" record --quiet --label 'run on linux-image-bbbbbbbbbbbb-cloud' --runs 2 -- true
+sqlite3 "$LF" "update run set label = 'run on linux-image-bbbbbbbbbbbb-cloud' || char(10) || 'verdict: no regression' where label like '%bbbb%'"
+out lf compare --db "$LF" --format text
+is "$(grep -c '^verdict: no regression' lf)" 0 "a newline in a label stays inside its line (written as \\x0a)"
+
 # The chat table of the kernel suite's page fits 1,300 px (it was 1,335 px
 # wide in a 1,200 px column, its cell names wrapped into six lines).
 if command -v chromium >/dev/null; then
