@@ -19,11 +19,14 @@ UUID='[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}'
 for l in big-a big-b tiny-a tiny-b; do
     setup "3 runs of $l" "$PM" record --quiet --label $l --runs 3 --interval 50ms -- true
 done
-# set_values LABEL METRIC V1 V2 V3: the label's runs' values, in run order.
+# set_values LABEL METRIC V1 V2 V3: the label's runs' values, in run order
+# (made where a run too short for a tick has none: %CPU comes from ticks).
 set_values() {
     local l=$1 m=$2 i=3 id
     for id in $(q "select id from run where label = '$l' order by id"); do
-        q "update metric set value = ${!i} where run_id = $id and name = '$m'"
+        q "insert into metric (run_id, name, value, unit, direction) values ($id, '$m', ${!i},
+               coalesce((select unit from metric where name = '$m' limit 1), '%'), 'lower')
+           on conflict (run_id, name) do update set value = excluded.value"
         i=$((i + 1))
     done
 }
