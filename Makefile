@@ -101,10 +101,11 @@ $(B)/%.o: %.c
 # Every test leaves /tmp as it found it: a pressmark-test directory that
 # was not there before fails the target. $(3): the shell tests; --timer
 # gives each file's time.
-# (t21 and t25 measure the whole machine's memory: last, as t80's VMs,
-# which they wait for, are then most likely done; see quiet_machine.)
-MEMORY_TESTS  := tests/t21-survive.t tests/t25-reclaim.t
-SHELL_TESTS   := $(filter-out $(MEMORY_TESTS),$(wildcard tests/t*.t)) $(MEMORY_TESTS)
+# (The tests that measure the whole machine, its memory or its speed,
+# wait for t80's VMs to end: they come last, when those are most likely
+# done; see quiet_machine in tests/lib.sh.)
+QUIET_TESTS   := tests/t19-nightly.t tests/t21-survive.t tests/t25-reclaim.t tests/t30-chat.t
+SHELL_TESTS   := $(filter-out $(QUIET_TESTS),$(wildcard tests/t*.t)) $(QUIET_TESTS)
 FREE_TESTS    := $(filter $(SHELL_TESTS),tests/t05-layering.t tests/t07-docs.t tests/t17-metrics.t tests/t43-fuzz.t \
                    tests/t80-kernels.t)
 # (each lane in order, one test at a time: prove's "par" would let the

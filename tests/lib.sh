@@ -86,10 +86,12 @@ setup() {
 # The sanitised pass (make check) sets PRESSMARK_TEST_SANITIZED: what only
 # exercises QEMU, dpkg or debootstrap runs once, under make test.
 sanitized() { [ -n "${PRESSMARK_TEST_SANITIZED:-}" ]; }
-# The tests that measure the whole machine's memory (t21's balloon, t25's
-# uncapped scan counts) and t80, whose VMs take memory beside them in make
-# test's other lane, never overlap: a lock on the tests' own directory,
-# exclusive for the first, shared for t80 (nothing is created for it).
+# The tests that measure the whole machine (t21's balloon and t25's
+# uncapped scan counts its memory, t19's nightly regression and t30's
+# latency under a cap its speed) and t80, whose VMs take memory and CPU
+# beside them in make test's other lane, never overlap: a lock on the
+# tests' own directory, exclusive for the first, shared for t80 (nothing is
+# created for it).
 quiet_machine() { exec 8<"$ROOT/tests" && flock -x 8; }
 beside_quiet_machine() { exec 8<"$ROOT/tests" && flock -s 8; }
 need_root() { [ "$(id -u)" -eq 0 ] || skip_all "needs root (caps, swap and sysctls are root-only)"; }

@@ -6,6 +6,7 @@
 # regression, and with BASELINE=if-clean leaves the baseline alone; KEEP
 # prunes the oldest night. Bad settings get one line and exit 2.
 . "$(dirname "$0")/lib.sh"
+quiet_machine    # (night 3's slowdown is measured: no VM of t80's beside it)
 NIGHTLY="$ROOT/nightly/pressmark-nightly"
 export PRESSMARK_NIGHTLY_PRESSMARK="$PM" PRESSMARK_NIGHTLY_DIR="$TMP/nights"
 unset PRESSMARK_NIGHTLY_SUITE PRESSMARK_NIGHTLY_FAIL_PCT PRESSMARK_NIGHTLY_BASELINE PRESSMARK_NIGHTLY_KEEP \

@@ -1,6 +1,7 @@
 #!/bin/bash
 # The chat workload: exact counts, the wire checked from outside, order, swapping under a cap, failures, network mode.
 . "$(dirname "$0")/lib.sh"
+quiet_machine    # (latencies are compared: no VM of t80's beside them)
 PEER="$ROOT/tests/chat_peer.py"
 last_run() { q "select max(id) from run"; }
 
