@@ -158,8 +158,10 @@ static int install_kernel(const struct kernel_spec *k, const struct kernel_info 
         snprintf(path, sizeof path, "%s/boot/config-%s", merged, ki->release);
         const char *from = in_built_tree(k->path) && is_plain_file(cfg) ? cfg : is_plain_file(cfg2) ? cfg2 : NULL;
         struct stat kst;
-        if (from && (stat(k->path, &kst) < 0 || build_copy_config(from, path, kst.st_uid, err) < 0))
-            return from && err->msg[0] ? -1 : pm_errf(err, "%s: %s", k->path, strerror(errno));
+        if (from && stat(k->path, &kst) < 0)
+            return pm_errf(err, "%s: %s", k->path, strerror(errno));
+        if (from && build_copy_config(from, path, kst.st_uid, err) < 0)
+            return -1;
     }
     if (!k->modules[0])
         return 0;
