@@ -86,6 +86,17 @@ setup() {
 # The sanitised pass (make check) sets PRESSMARK_TEST_SANITIZED: what only
 # exercises QEMU, dpkg or debootstrap runs once, under make test.
 sanitized() { [ -n "${PRESSMARK_TEST_SANITIZED:-}" ]; }
+# The kernels' tests (t80, t81): a tiny chat cell whose counts are exact
+# (5 users x 50 messages sent, each delivered to the other 4 in the room),
+# labelled by its kernel; and a name as a regular expression ('.' and '+'
+# literal in it).
+KERNEL_CHAT_CELL='[chat]
+rooms = 1
+users = 5
+messages = 50
+heap = 16M
+label = {kernel}'
+re() { printf '%s' "$1" | sed 's/[.+]/\\&/g'; }
 # The tests that measure the whole machine (t21's balloon and t25's
 # uncapped scan counts its memory, t19's nightly regression and t30's
 # latency under a cap its speed) and t80, whose VMs take memory and CPU

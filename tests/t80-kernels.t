@@ -33,7 +33,6 @@ case "$(uname -r)" in
     "$r61" | "$r612") skip_all "this machine runs $(uname -r), a kernel under test here: its cells would run on this machine, beside the host's tests (t81 tests the host backend)" ;;
 esac
 # The names as regular expressions ('.' and '+' are literal in them).
-re() { printf '%s' "$1" | sed 's/[.+]/\\&/g'; }
 e61=$(re "$k61"); e612=$(re "$k612"); er61=$(re "$r61"); er612=$(re "$r612")
 # What tables call them: the part of the name that tells one from the other.
 s61=$(re "${r61%-cloud-amd64}"); s612=$(re "${r612%-cloud-amd64}")
@@ -62,14 +61,7 @@ printf '[a]\nworkload = swapout\n' > plain.ini
 bad "--dry-run without --reboot" "^pressmark suite run: --dry-run goes with --reboot kexec" suite run --dry-run plain.ini
 bad "next-kernel of a suite without kernels" "^pressmark suite next-kernel: plain.ini names no kernels" suite next-kernel plain.ini
 
-# The chat's counts are exact: 5 users x 50 messages sent, each delivered
-# to the other 4 in the room.
-chat_cell='[chat]
-rooms = 1
-users = 5
-messages = 50
-heap = 16M
-label = {kernel}'
+chat_cell=$KERNEL_CHAT_CELL
 
 # The VM boots run once, under the plain build (make test). Under make
 # check the guest would run the sanitised binary under TCG emulation: QEMU's

@@ -15,17 +15,9 @@ before=$(machine_state)
 k61=$(apt-cache pkgnames linux-image-6.1.0- | grep -E '^linux-image-6\.1\.0-[0-9]+-cloud-amd64$' | sort -V | tail -1)
 [ -n "$k61" ] || skip_all "apt knows no Debian 6.1 cloud kernel (apt-get update)"
 r61=${k61#linux-image-}
-re() { printf '%s' "$1" | sed 's/[.+]/\\&/g'; }
 e61=$(re "$k61"); er61=$(re "$r61")
 
-# The chat's counts are exact: 5 users x 50 messages sent, each delivered
-# to the other 4 in the room.
-chat_cell='[chat]
-rooms = 1
-users = 5
-messages = 50
-heap = 16M
-label = {kernel}'
+chat_cell=$KERNEL_CHAT_CELL
 
 # The host backend: the running kernel's cells run here; the other
 # kernel's wait for a boot into it.
