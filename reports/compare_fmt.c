@@ -183,16 +183,18 @@ static void print_markdown(FILE *f, const struct table *t)
 
 /* Text as data: a control character in a label (a newline above all)
  * could start a line of its own that reads as pressmark's ("verdict: ..."),
- * so it is written as \xNN. */
+ * so it is written as \xNN (quote_terminal). */
 static void put_text(FILE *f, const char *s)
 {
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch < 0x20 || ch == 0x7f)
-            fprintf(f, "\\x%02x", ch);
-        else
-            fputc(ch, f);
+    size_t len = 4 * strlen(s) + 8;     /* every byte at most \xNN */
+    char *q = malloc(len);
+    if (!q) {
+        fputs("(out of memory)", f);
+        return;
     }
+    quote_terminal(s, q, len);
+    fputs(q, f);
+    free(q);
 }
 
 /* A cell or header that shows a label or an axis value: the short name,

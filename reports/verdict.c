@@ -7,21 +7,16 @@
 
 /* One line of the verdict's: a control character from a label (a newline
  * above all, which could start a "verdict:" line of its own in a CI log)
- * is written as \xNN. */
+ * is written as \xNN (quote_terminal). */
 static void add_line(char *lines, size_t len, const char *line)
 {
     size_t o = strlen(lines);
-    for (const unsigned char *p = (const unsigned char *)line; *p && o + 5 < len; p++)
-        if (*p < 0x20 || *p == 0x7f)
-            o += (size_t)snprintf(lines + o, len - o, "\\x%02x", *p);
-        else
-            lines[o++] = (char)*p;
-    if (o + 1 < len) {
-        lines[o++] = '\n';
-        lines[o] = '\0';
-    } else if (o < len) {
-        lines[o] = '\0';
-    }
+    if (o + 2 > len)
+        return;
+    quote_terminal(line, lines + o, len - o - 1);   /* room kept for the newline */
+    o += strlen(lines + o);
+    lines[o++] = '\n';
+    lines[o] = '\0';
 }
 
 /* Why a label cannot be judged against the baseline, or NULL. */
