@@ -50,6 +50,11 @@ static int verify_schema(sqlite3 *h, const char *path, struct pm_err *err)
         if (count_of(h, sql) != 1)
             return pm_errf(err, "%s: '%s' is not a table there (not a pressmark results file)", path, tables[i]);
     }
+    /* Schema 8's block tables, where the file has them (older ones gain
+     * them in the migrated copy). */
+    if (count_of(h, "SELECT count(*) FROM sqlite_schema WHERE name IN ('tick_open', 'tick_block', 'tick_piece')"
+                    " AND type != 'table'") != 0)
+        return pm_errf(err, "%s: its tick blocks are not tables (not a pressmark results file)", path);
     if (count_of(h, "SELECT count(*) FROM sqlite_schema WHERE type = 'view' AND name != 'sample'") != 0)
         return pm_errf(err, "%s has views pressmark did not make (not a pressmark results file)", path);
     static const char *const run_cols =

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "store/foreign_db.h"
 #include "store/runs.h"
+#include "store/ticks.h"
 #include "store/tickcodec.h"
 #include "lib/quote.h"
 
@@ -21,10 +22,18 @@ static const char *const child_copies[] = {
     "INSERT INTO run_source(run_id, source, path, ticks, note) SELECT n.id, c.source, c.path, c.ticks, c.note"
     " FROM other.run_source c JOIN other.run o ON o.id = c.run_id JOIN new_runs x ON x.uuid = o.uuid"
     " JOIN main.run n ON n.uuid = o.uuid",
-    "INSERT INTO tick_series(run_id, idx, name, real, since) SELECT n.id, c.idx, c.name, c.real, c.since"
+    "INSERT INTO tick_series(run_id, idx, name, real, since, const_value)"
+    " SELECT n.id, c.idx, c.name, c.real, c.since, c.const_value"
     " FROM other.tick_series c"
     " JOIN other.run o ON o.id = c.run_id JOIN new_runs x ON x.uuid = o.uuid JOIN main.run n ON n.uuid = o.uuid",
-    "INSERT INTO tick(run_id, seq, t_ns, data) SELECT n.id, c.seq, c.t_ns, c.data FROM other.tick c"
+    "INSERT INTO tick(run_id, seq, t_ns) SELECT n.id, c.seq, c.t_ns FROM other.tick c"
+    " JOIN other.run o ON o.id = c.run_id JOIN new_runs x ON x.uuid = o.uuid JOIN main.run n ON n.uuid = o.uuid",
+    "INSERT INTO tick_open(run_id, seq, vals) SELECT n.id, c.seq, c.vals FROM other.tick_open c"
+    " JOIN other.run o ON o.id = c.run_id JOIN new_runs x ON x.uuid = o.uuid JOIN main.run n ON n.uuid = o.uuid",
+    "INSERT INTO tick_block(run_id, blk, n) SELECT n.id, c.blk, c.n FROM other.tick_block c"
+    " JOIN other.run o ON o.id = c.run_id JOIN new_runs x ON x.uuid = o.uuid JOIN main.run n ON n.uuid = o.uuid",
+    "INSERT INTO tick_piece(run_id, blk, idx, base, scale, vals, runs)"
+    " SELECT n.id, c.blk, c.idx, c.base, c.scale, c.vals, c.runs FROM other.tick_piece c"
     " JOIN other.run o ON o.id = c.run_id JOIN new_runs x ON x.uuid = o.uuid JOIN main.run n ON n.uuid = o.uuid",
     "INSERT INTO latency_hist(run_id, name, lo, hi, count) SELECT n.id, c.name, c.lo, c.hi, c.count"
     " FROM other.latency_hist c JOIN other.run o ON o.id = c.run_id JOIN new_runs x ON x.uuid = o.uuid"
@@ -59,31 +68,59 @@ static int check_labels(struct pm_db *f, const char *path, struct pm_err *err)
     return rc;
 }
 
-/* What a run of pressmark's could hold, at most: ticks of TICK_MAX_BYTES,
- * TICK_MAX_SERIES series at positions 0 to n - 1. A database beyond it is
- * refused whole, so what merging costs, and what reading the merged runs
- * costs later, is what runs could make. */
+/* What a run of pressmark's could hold, at most: open ticks of
+ * TICK_MAX_BYTES, pieces of a few TICK_PIECE_MAX, TICK_MAX_SERIES series
+ * at positions 0 to n - 1. A database beyond it is refused whole, so what
+ * merging costs, and what reading the merged runs costs later, is what
+ * runs could make; then every run is read through as reports would
+ * (check_runs). */
 static int check_sizes(struct pm_db *f, const char *path, struct pm_err *err)
 {
     sqlite3_stmt *st;
-    char sql[320];
-    snprintf(sql, sizeof sql, "SELECT (SELECT count(*) FROM tick WHERE length(CAST(data AS BLOB)) > %u),"
+    char sql[512];
+    snprintf(sql, sizeof sql, "SELECT (SELECT count(*) FROM tick_open WHERE length(CAST(vals AS BLOB)) > %u)"
+                              " + (SELECT count(*) FROM tick_piece WHERE length(CAST(vals AS BLOB)) > %d"
+                              "    OR length(CAST(runs AS BLOB)) > %d),"
                               " (SELECT count(*) FROM (SELECT run_id FROM tick_series GROUP BY run_id"
                               "   HAVING count(*) > %d OR max(idx) + 1 != count(*) OR min(idx) != 0))",
-             TICK_MAX_BYTES, TICK_MAX_SERIES);
+             TICK_MAX_BYTES, 4 * TICK_PIECE_MAX, 4 * TICK_PIECE_MAX, TICK_MAX_SERIES);
     if (pm_db_prepare(f, &st, sql, err) < 0)
         return -1;
     int rc = 0;
     if (sqlite3_step(st) != SQLITE_ROW)
         rc = pm_errf(err, "%s: %s", path, sqlite3_errmsg(f->h));
     else if (sqlite3_column_int64(st, 0) > 0)
-        rc = pm_errf(err, "%s: %lld tick%s larger than %u bytes (not what a run writes): nothing merged", path,
+        rc = pm_errf(err, "%s: %lld tick%s or block piece%s larger than a run writes: nothing merged", path,
                      (long long)sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 0) == 1 ? "" : "s",
-                     TICK_MAX_BYTES);
+                     sqlite3_column_int64(st, 0) == 1 ? "" : "s");
     else if (sqlite3_column_int64(st, 1) > 0)
         rc = pm_errf(err, "%s: %lld run%s whose series positions are not 0 to n - 1 (at most %d series): nothing "
                      "merged", path, (long long)sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 1) == 1 ? "" : "s",
                      TICK_MAX_SERIES);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* Every finished run's ticks read through, as reports read them: a run
+ * that does not hold together (a piece past its series, a block longer
+ * than pressmark writes, text that is not a piece) is refused here, not
+ * in a report later. The cost is the bytes read. */
+static int check_runs(struct pm_db *f, const char *path, struct pm_err *err)
+{
+    sqlite3_stmt *st;
+    if (pm_db_prepare(f, &st, "SELECT id FROM run WHERE status != 'running' ORDER BY id", err) < 0)
+        return -1;
+    int rc = 0;
+    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+        struct tick_reader r;
+        struct pm_err rerr = { "" };
+        int more = tick_reader_open(&r, f, sqlite3_column_int64(st, 0), &rerr) < 0 ? -1 : 1;
+        while (more == 1)
+            more = tick_reader_next(&r, &rerr);
+        tick_reader_close(&r);
+        if (more < 0)
+            rc = pm_errf(err, "%s: %s: nothing merged", path, rerr.msg);
+    }
     sqlite3_finalize(st);
     return rc;
 }
@@ -115,7 +152,7 @@ int merge_database(struct pm_db *db, const char *path, const char *const *only, 
     const char *file = f.db.copy[0] ? f.db.copy : path;
     sqlite3_stmt *st;
     int rc = -1;
-    if (check_labels(&f.db, path, err) < 0 || check_sizes(&f.db, path, err) < 0)
+    if (check_labels(&f.db, path, err) < 0 || check_sizes(&f.db, path, err) < 0 || check_runs(&f.db, path, err) < 0)
         goto out;
     /* The migrated copy (or the original) is attached read-only by URI. */
     sqlite3_close(f.db.h);

@@ -97,6 +97,9 @@ static const char *const migrations[] = {
     "  PRIMARY KEY (run_id, name, lo)) WITHOUT ROWID;",
     /* 6 -> 7: the sample view, the same rows at a linear cost. */
     tick_sample_view_v7_sql,
+    /* 7 -> 8: ticks in blocks of per-series pieces SQL reads one series
+     * of one run at a time (tick_migrate.c). */
+    NULL,
 };
 
 /* Migrations that SQL alone cannot do: called where migrations[] is NULL. */
@@ -105,6 +108,8 @@ static int migrate_in_c(struct pm_db *db, int v, struct pm_err *err)
     switch (v) {
     case 4:
         return tick_migrate_v5(db, err);
+    case 7:
+        return tick_migrate_v8(db, err);
     default:
         return pm_errf(err, "%s: no migration from schema %d", db->path, v);
     }

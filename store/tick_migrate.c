@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "store/tickcodec.h"
+#include "store/tickfold.h"
 
 /* The sample view decodes each tick's varints in SQL (a recursive walk over
  * its bytes, one step per byte) and adds up each series' changes over the
@@ -95,6 +96,63 @@ const char tick_sample_view_v7_sql[] =
     "         CASE WHEN real THEN sum(d) OVER w / 1000000.0 ELSE sum(d) OVER w END AS value "
     "    FROM cell "
     "    WINDOW w AS (PARTITION BY run_id, idx ORDER BY seq);";
+
+/* Schema 8's sample view: one row per series and tick, from the blocks'
+ * pieces (store/tickblock.h) and the open ticks, with no sums over ticks:
+ * a query for one run (and one series) reads that run's (series') rows
+ * only. The series table leads the block arms (CROSS JOIN keeps SQLite
+ * from starting anywhere else), so run_id and name go straight to its
+ * index; their rows are the tick table's range, which brings t_ns. A
+ * database from elsewhere may claim anything: every arm yields at most
+ * TICK_BLOCK_MAX rows per piece or run of a piece, or one per element of
+ * an open row, and a dense field costs its width, so reading it costs in
+ * proportion to its bytes. Rows come in no particular order (ORDER BY seq
+ * if it matters). */
+#define ARMS_FROM \
+    "   FROM tick_series s" \
+    "   CROSS JOIN tick_block b ON b.run_id = s.run_id" \
+    "   CROSS JOIN tick_piece p ON p.run_id = s.run_id AND p.blk = b.blk AND p.idx = s.idx"
+#define START "(b.blk + p.off)"
+#define VALUE(x) "(p.base + p.scale * " x ") / CASE WHEN s.real THEN 1000000.0 ELSE 1 END"
+#define BLOCK_MAX_SQL "256"
+#define END "b.blk + min(b.n, " BLOCK_MAX_SQL ")"
+#define CH(at, len) "unicode(substr(p.vals, " at ", " len "))"
+#define AT "(t.seq - " START ") * p.width + "
+#define FIELD \
+    "CASE p.width WHEN 0 THEN 0" \
+    " WHEN 8 THEN " CH(AT "1", "4") " * 1048576 + " CH(AT "5", "4") \
+    " WHEN 12 THEN (" CH(AT "1", "4") " * 1048576 + " CH(AT "5", "4") ") * 1048576 + " CH(AT "9", "4") \
+    " ELSE " CH(AT "1", "p.width") " END"
+const char tick_sample_view_v8_sql[] =
+    "DROP VIEW IF EXISTS sample;"
+    "CREATE VIEW sample AS"
+    " SELECT s.run_id AS run_id, t.seq AS seq, t.t_ns AS t_ns, s.name AS name, " VALUE(FIELD) " AS value"
+    ARMS_FROM
+    "   CROSS JOIN tick t ON t.run_id = s.run_id AND t.seq >= " START " AND t.seq < " END
+    "  WHERE p.runs IS NULL AND s.const_value IS NULL"
+    " UNION ALL"
+    " SELECT s.run_id, t.seq, t.t_ns, s.name, " VALUE("json_extract(r.value, '$[2]')")
+    ARMS_FROM
+    "   CROSS JOIN json_each(p.runs) r"
+    "   CROSS JOIN tick t ON t.run_id = s.run_id AND t.seq >= " START " + json_extract(r.value, '$[0]')"
+    "    AND t.seq < " START " + json_extract(r.value, '$[0]') + min(json_extract(r.value, '$[1]'), " BLOCK_MAX_SQL ")"
+    "    AND t.seq < " END
+    "  WHERE p.runs IS NOT NULL AND s.const_value IS NULL"
+    " UNION ALL"
+    " SELECT s.run_id, t.seq, t.t_ns, s.name, s.const_value / CASE WHEN s.real THEN 1000000.0 ELSE 1 END"
+    "   FROM tick_series s"
+    "   CROSS JOIN tick t ON t.run_id = s.run_id AND t.seq >= s.since"
+    "  WHERE s.const_value IS NOT NULL"
+    " UNION ALL"
+    /* j.value * 1: an expression, as in the other arms; a column of a
+     * different affinity would keep SQLite from flattening the view into
+     * the query, and so from leaving out what the query does not ask. */
+    " SELECT s.run_id, o.seq, t.t_ns, s.name, j.value * 1"
+    "   FROM tick_open o"
+    "   CROSS JOIN json_each(o.vals) j"
+    "   CROSS JOIN tick_series s ON s.run_id = o.run_id AND s.idx = j.key"
+    "   LEFT JOIN tick t ON t.run_id = o.run_id AND t.seq = o.seq"
+    "  WHERE j.type IN ('integer', 'real') AND s.const_value IS NULL;";
 
 static bool real_name(const char *name)
 {
@@ -299,5 +357,149 @@ out:
     sqlite3_finalize(runs);
     sqlite3_finalize(ins);
     sqlite3_finalize(upd);
+    return rc;
+}
+
+_Static_assert(TICK_BLOCK_MAX == 256, "the sample view's clamp (BLOCK_MAX_SQL) is TICK_BLOCK_MAX");
+
+/* Schema 7's ticks of one run (changes as varints, store/tickcodec.h)
+ * into blocks: each tick's values in full, folded as the writer folds. */
+struct v8_run {
+    size_t n;
+    int64_t *since, *acc;
+    bool *have;
+};
+
+static int v8_load(struct pm_db *db, int64_t run_id, struct v8_run *v, struct pm_err *err)
+{
+    struct run_series rs;
+    if (load_series(db, run_id, &rs, err) < 0) {
+        run_series_free(&rs);
+        return -1;
+    }
+    v->n = rs.n;
+    run_series_free(&rs);
+    size_t k = v->n ? v->n : 1;
+    v->since = calloc(k, sizeof *v->since);
+    v->acc = calloc(k, sizeof *v->acc);
+    v->have = calloc(k, sizeof *v->have);
+    if (!v->since || !v->acc || !v->have)
+        return pm_errf(err, "out of memory");
+    sqlite3_stmt *st;
+    if (pm_db_prepare(db, &st, "SELECT idx, since FROM tick_series WHERE run_id = ?", err) < 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, run_id);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int64_t i = sqlite3_column_int64(st, 0);
+        if (i >= 0 && (size_t)i < v->n)
+            v->since[i] = sqlite3_column_int64(st, 1);
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+static int v8_run(struct pm_db *db, int64_t run_id, struct tick_fold_sql *fs, sqlite3_stmt *ins, struct pm_err *err)
+{
+    struct v8_run v = { 0 };
+    struct tick_blocker b;
+    struct tick_fold f;
+    tick_blocker_init(&b);
+    tick_fold_init(&f);
+    sqlite3_stmt *st = NULL;
+    int rc = -1, step;
+    if (v8_load(db, run_id, &v, err) < 0 ||
+        pm_db_prepare(db, &st, "SELECT seq, t_ns, data FROM tick WHERE run_id = ? ORDER BY seq", err) < 0)
+        goto out;
+    sqlite3_bind_int64(st, 1, run_id);
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t seq = sqlite3_column_int64(st, 0);
+        const uint8_t *p = sqlite3_column_blob(st, 2);
+        size_t len = (size_t)sqlite3_column_bytes(st, 2);
+        if (len > TICK_MAX_BYTES || (len && tick_decode(p, len, v.acc, NULL, v.n) < 0)) {
+            pm_errf(err, "%s: run %lld tick %lld: not a stored tick (corrupt data)", db->path, (long long)run_id,
+                    (long long)seq);
+            goto out;
+        }
+        for (size_t i = 0; i < v.n; i++)
+            v.have[i] = v.since[i] <= seq;
+        if (tick_blocker_add(&b, seq, v.acc, v.have, v.n, &f) < 0) {
+            pm_errf(err, "out of memory");
+            goto out;
+        }
+        sqlite3_bind_int64(ins, 1, run_id);
+        sqlite3_bind_int64(ins, 2, seq);
+        sqlite3_bind_int64(ins, 3, sqlite3_column_int64(st, 1));
+        if ((f.n && tick_fold_write(db, fs, run_id, &f, err) < 0) || tick_fold_unsteady(db, fs, run_id, &b, err) < 0 ||
+            pm_db_step_done(db, ins, err) < 0)
+            goto out;
+        tick_blocker_unsteady_done(&b);
+    }
+    if (step != SQLITE_DONE) {
+        pm_errf(err, "%s: %s", db->path, sqlite3_errmsg(db->h));
+        goto out;
+    }
+    if (tick_blocker_finish(&b, &f) < 0) {
+        pm_errf(err, "out of memory");
+        goto out;
+    }
+    rc = f.n ? tick_fold_write(db, fs, run_id, &f, err) : 0;
+out:
+    sqlite3_finalize(st);
+    free(v.since);
+    free(v.acc);
+    free(v.have);
+    tick_blocker_free(&b);
+    tick_fold_free(&f);
+    return rc;
+}
+
+int tick_migrate_v8(struct pm_db *db, struct pm_err *err)
+{
+    if (pm_db_exec(db,
+                   "ALTER TABLE tick_series ADD COLUMN const_value INTEGER;"
+                   "CREATE TABLE tick_v8 ("
+                   "  run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,"
+                   "  seq INTEGER NOT NULL, t_ns INTEGER NOT NULL,"
+                   "  PRIMARY KEY (run_id, seq)) WITHOUT ROWID;"
+                   "CREATE TABLE tick_open ("
+                   "  run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,"
+                   "  seq INTEGER NOT NULL, vals TEXT NOT NULL,"
+                   "  PRIMARY KEY (run_id, seq)) WITHOUT ROWID;"
+                   "CREATE TABLE tick_block ("
+                   "  run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,"
+                   "  blk INTEGER NOT NULL, n INTEGER NOT NULL,"
+                   "  PRIMARY KEY (run_id, blk)) WITHOUT ROWID;"
+                   "CREATE TABLE tick_piece ("
+                   "  run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,"
+                   "  blk INTEGER NOT NULL, idx INTEGER NOT NULL, off INTEGER NOT NULL, width INTEGER NOT NULL,"
+                   "  base INTEGER NOT NULL, scale INTEGER NOT NULL, vals BLOB, runs TEXT,"
+                   "  PRIMARY KEY (run_id, blk, idx)) WITHOUT ROWID;",
+                   err) < 0)
+        return -1;
+    struct tick_fold_sql fs;
+    sqlite3_stmt *runs = NULL, *ins = NULL;
+    int rc = -1, step;
+    if (tick_fold_sql_prepare(db, &fs, err) < 0)
+        return -1;
+    if (pm_db_prepare(db, &runs, "SELECT DISTINCT run_id FROM tick ORDER BY run_id", err) < 0 ||
+        pm_db_prepare(db, &ins, "INSERT INTO tick_v8(run_id, seq, t_ns) VALUES (?,?,?)", err) < 0)
+        goto out;
+    while ((step = sqlite3_step(runs)) == SQLITE_ROW)
+        if (v8_run(db, sqlite3_column_int64(runs, 0), &fs, ins, err) < 0)
+            goto out;
+    if (step != SQLITE_DONE) {
+        pm_errf(err, "%s: %s", db->path, sqlite3_errmsg(db->h));
+        goto out;
+    }
+    sqlite3_finalize(runs);
+    runs = NULL;
+    rc = pm_db_exec(db, "DROP VIEW IF EXISTS sample; DROP TABLE tick; ALTER TABLE tick_v8 RENAME TO tick;", err) < 0 ||
+                 pm_db_exec(db, tick_sample_view_v8_sql, err) < 0
+             ? -1
+             : 0;
+out:
+    sqlite3_finalize(runs);
+    sqlite3_finalize(ins);
+    tick_fold_sql_finalize(&fs);
     return rc;
 }

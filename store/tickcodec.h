@@ -1,6 +1,7 @@
 #ifndef PM_STORE_TICKCODEC_H
 #define PM_STORE_TICKCODEC_H
-/* A tick as stored: only the series whose value changed since the last
+/* A tick as schemas 5 to 7 stored it (schema 8 reads it only to migrate
+ * it, store/tick_migrate.c, and tests): only the series whose value changed since the last
  * stored tick, each as two varints, the gap in series positions since the
  * previous one written and the change (zigzag-encoded). Integers are stored
  * exactly; real values (PSI averages, printed by the kernel with two
@@ -8,17 +9,16 @@
  * a tick changes it, so a reader reconstructs every series at every tick
  * from the run's first tick on. A run of 273 series at 1 s takes some 150
  * to 200 bytes per tick this way, against 1,100 as a JSON array of every
- * value; the sample view in store/db.c decodes the same bytes in SQL. */
+ * value. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "lib/series.h"
+#include "store/tickblock.h"
 
 #define TICK_REAL_SCALE 1000000.0
-/* A run's series at the most, far above any real run's (some 300 to 600),
- * and a stored tick's bytes: what a database from elsewhere may hold
+/* A stored tick's bytes at most: what a database from elsewhere may hold
  * before it is refused, so reading it costs what a run could make. */
-#define TICK_MAX_SERIES 10000
 #define TICK_MAX_BYTES (1u << 20)
 
 struct tick_encoder {

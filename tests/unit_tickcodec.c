@@ -1,8 +1,12 @@
-/* The stored tick: what changed, as varints. Encoding and decoding agree on
- * every value (extremes, wraps, reals, series that come and go), malformed
- * bytes are refused, and the sample view (SQL alone) gives back exactly
- * what pressmark's own reader does. */
+/* Ticks as schemas 5-7 stored them (what changed, as varints: migrated
+ * from): encoding and decoding agree on every value (extremes, wraps,
+ * reals, series that come and go) and malformed bytes are refused. Then
+ * ticks as stored now (blocks of per-series pieces, store/tickblock.h),
+ * through the tick store: pressmark's reader and the sample view (SQL
+ * alone) give back exactly the values written, every int64 included, each
+ * width of a dense piece, series steady for blocks that then change. */
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include "store/db.h"
 #include "store/machine.h"
@@ -43,9 +47,15 @@ static struct pm_value value_of(size_t i, int k)
         uint64_t r = next_rand(), shift = next_rand() % 64;     /* in this order, whatever the compiler */
         return (struct pm_value){ .kind = PM_INT, .i = (int64_t)(r >> shift) * (k % 3 ? 1 : -1) };
     }
-    case 4: return (struct pm_value){ .kind = PM_INT, .i = 7 };
+    case 4:     /* steady; series 12, 20, 28, 36 until tick 150, 300, 450, 600 (blocks later) */
+        return (struct pm_value){ .kind = PM_INT, .i = 7 + (i / 8 && k >= (int)(i / 8) * 150 ? k : 0) };
     case 5: return (struct pm_value){ .kind = PM_REAL, .r = (double)(next_rand() % 10001) / 100.0 };
-    case 6: return (struct pm_value){ .kind = PM_INT, .i = -(int64_t)k };
+    case 6: {   /* each width of a dense piece, and past the widest */
+        static const int64_t top[] = { 0, 1920, 53248, (1ll << 40) - 1, (1ll << 60) - 1 };
+        if (i / 8 == 0)
+            return (struct pm_value){ .kind = PM_INT, .i = -(int64_t)k };
+        return (struct pm_value){ .kind = PM_INT, .i = k % 3 == 2 ? top[i / 8 % 5] : k % 3 };
+    }
     default: return (struct pm_value){ .kind = PM_INT, .i = (int64_t)(next_rand() % 5) };
     }
 }
@@ -126,11 +136,14 @@ int main(void)
     ok(mid > 0 && store_run_begin(&db, mid, &row, &err) == 0 && (run_id = row.id) > 0, "a run row");
     struct tick_store ts;
     ok(tick_store_open(&ts, db_path, run_id, &err) == 0, "the tick store opens");
-    sql_safe = true;
+    /* Schema 8's view reads every int64 exactly (pieces whose range no
+     * width holds are runs of JSON integers): the extremes go through SQL
+     * too. */
+    sql_safe = false;
     struct series_table t2;
     series_table_init(&t2);
     int wfail = 0;
-    enum { DB_TICKS = 60 };
+    enum { DB_TICKS = 700 };
     static int64_t dbwant[DB_TICKS][NS];
     static bool dbhave[DB_TICKS][NS];
     size_t known = 0;
@@ -207,6 +220,30 @@ int main(void)
     is_num(rows, expect_rows, 0, "the sample view gives a row per series per tick from its first on");
     is_num(sqlbad, 0, 0, "and the same values as the reader, int64 extremes included");
     tick_reader_close(&rd);
+    /* What was exercised: every form and width, steady series. */
+    sqlite3_stmt *f;
+    pm_db_prepare(&db, &f, "SELECT group_concat(w) FROM (SELECT DISTINCT CASE WHEN runs IS NOT NULL THEN 'runs'"
+                           " ELSE width END AS w FROM tick_piece WHERE run_id = ? ORDER BY 1)", &err);
+    sqlite3_bind_int64(f, 1, run_id);
+    char got[256] = "";
+    if (sqlite3_step(f) == SQLITE_ROW && sqlite3_column_text(f, 0))
+        snprintf(got, sizeof got, "%s", (const char *)sqlite3_column_text(f, 0));
+    sqlite3_finalize(f);
+    ok(strcmp(got, "0,1,2,3,4,8,12,runs") == 0, "pieces of every form: constant, dense of width 1, 2, 3, 4, 8, 12, runs (%s)",
+       got);
+    pm_db_prepare(&db, &f, "SELECT group_concat(v, ' ') FROM (SELECT name || '=' || coalesce(const_value, 'NULL') AS v"
+                           " FROM tick_series WHERE run_id = ? AND name IN ('s.4', 's.12', 's.36') ORDER BY idx)", &err);
+    sqlite3_bind_int64(f, 1, run_id);
+    got[0] = '\0';
+    if (sqlite3_step(f) == SQLITE_ROW && sqlite3_column_text(f, 0))
+        snprintf(got, sizeof got, "%s", (const char *)sqlite3_column_text(f, 0));
+    sqlite3_finalize(f);
+    ok(strcmp(got, "s.4=7 s.12=NULL s.36=NULL") == 0,
+       "a series steady all run is kept once; one that changed after blocks is not (%s)", got);
+    pm_db_prepare(&db, &f, "SELECT count(*) FROM tick_block WHERE run_id = ?", &err);
+    sqlite3_bind_int64(f, 1, run_id);
+    ok(sqlite3_step(f) == SQLITE_ROW && sqlite3_column_int(f, 0) >= 4, "the run spans blocks (%d)", sqlite3_column_int(f, 0));
+    sqlite3_finalize(f);
     tick_store_close(&ts);
 
     /* Another writer holding the database: the tick store does not wait.
