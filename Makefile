@@ -129,7 +129,8 @@ test: all layering
 # The edit-compile loop: the unit tests and the shell tests that need
 # neither root nor VMs, in under a minute. make test runs everything.
 QUICK_TESTS := $(filter $(SHELL_TESTS),tests/t05-layering.t tests/t06-new-workload.t tests/t07-docs.t tests/t11-cli.t \
-                 tests/t12-bad-input.t tests/t17-metrics.t tests/t41-hostile.t tests/t43-fuzz.t tests/t44-numbers.t)
+                 tests/t12-bad-input.t tests/t17-metrics.t tests/t41-hostile.t tests/t43-fuzz.t tests/t44-numbers.t \
+                 tests/t45-export.t)
 test-quick: all
 	$(call run-tests,$(B),,$(QUICK_TESTS))
 

@@ -61,6 +61,7 @@ int cmd_plot(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_push(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 int cmd_chat_server(int argc, char **argv);
 int cmd_suite(int argc, char **argv);
 

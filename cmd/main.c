@@ -32,6 +32,7 @@ static const struct command commands[] = {
     { "report", cmd_report, "one self-contained HTML page: tables, ratio sentences, inline SVG charts, runs" },
     { "merge", cmd_merge, "import other machines' results databases (by run UUID, idempotent)" },
     { "push", cmd_push, "send runs to InfluxDB or VictoriaMetrics (line protocol), each once" },
+    { "export", cmd_export, "runs' samples, metrics or metadata as CSV, JSON lines or line protocol, streamed" },
     { "doctor", cmd_doctor, "what this machine offers and what pressmark will use" },
     { "help", cmd_help, "this list, or 'pressmark help COMMAND' for one command" },
 };

@@ -373,6 +373,104 @@ int pm_link_tmpfile(int fd, const void *data, size_t len, int dfd, const char *n
     return linkat(AT_FDCWD, self, dfd, name, AT_SYMLINK_FOLLOW);
 }
 
+int pm_outfile_open(struct pm_outfile *o, const char *path)
+{
+    memset(o, 0, sizeof *o);
+    struct stat st;
+    if (strlen(path) >= sizeof o->path || !path[0]) {
+        errno = !path[0] ? ENOENT : ENAMETOOLONG;
+        return -1;
+    }
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        errno = EISDIR;
+        return -1;
+    }
+    snprintf(o->path, sizeof o->path, "%s", path);
+    char dir[sizeof o->path];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else
+        slash[slash == dir] = '\0';           /* "/x" lives in "/" */
+    int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+    if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
+        /* No O_TMPFILE here: a name of our own beside it (mkstemp's
+         * O_EXCL never opens what someone planted there). */
+        snprintf(o->tmp, sizeof o->tmp, "%s.XXXXXX", path);
+        fd = mkstemp(o->tmp);
+        if (fd < 0)
+            o->tmp[0] = '\0';          /* not ours: never to be removed */
+        else if (fchmod(fd, 0644) < 0) {
+            int e = errno;
+            close(fd);
+            unlink(o->tmp);
+            errno = e;
+            return -1;
+        }
+    }
+    if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        if (o->tmp[0])
+            unlink(o->tmp);
+        o->tmp[0] = '\0';
+        errno = e;
+        return -1;
+    }
+    return 0;
+}
+
+/* Give the unnamed file a temporary name beside path: linkat never
+ * replaces, so a name someone planted (a link) is passed over. */
+static int outfile_name(struct pm_outfile *o)
+{
+    char self[64];
+    snprintf(self, sizeof self, "/proc/self/fd/%d", fileno(o->f));
+    for (unsigned k = 0; k < 100; k++) {
+        snprintf(o->tmp, sizeof o->tmp, "%s.%ld-%u.tmp", o->path, (long)getpid(), k);
+        if (linkat(AT_FDCWD, self, AT_FDCWD, o->tmp, AT_SYMLINK_FOLLOW) == 0)
+            return 0;
+        if (errno != EEXIST)
+            break;
+    }
+    o->tmp[0] = '\0';
+    return -1;
+}
+
+int pm_outfile_commit(struct pm_outfile *o)
+{
+    int rc = fflush(o->f) != 0 || ferror(o->f) ? -1 : 0;
+    if (rc == 0 && !o->tmp[0])
+        rc = outfile_name(o);
+    int e = errno;
+    if (fclose(o->f) != 0 && rc == 0) {
+        rc = -1;
+        e = errno;
+    }
+    o->f = NULL;
+    if (rc == 0 && rename(o->tmp, o->path) < 0) {
+        rc = -1;
+        e = errno;
+    }
+    if (rc < 0 && o->tmp[0])
+        unlink(o->tmp);
+    o->tmp[0] = '\0';
+    errno = e;
+    return rc;
+}
+
+void pm_outfile_abort(struct pm_outfile *o)
+{
+    if (o->f)
+        fclose(o->f);
+    o->f = NULL;
+    if (o->tmp[0])
+        unlink(o->tmp);
+    o->tmp[0] = '\0';
+}
+
 static int remove_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
     (void)sb;

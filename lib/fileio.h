@@ -27,6 +27,23 @@ bool pm_in_path(const char *name);
 FILE *pm_create_file(const char *path);
 /* The same as a descriptor: flags O_TRUNC or O_APPEND. -1 with errno. */
 int pm_open_output(const char *path, int flags);
+/* A file that appears under its name only once it is written whole
+ * (export's --out): written unnamed in the target's directory (O_TMPFILE;
+ * under a temporary name beside it where the file system has none), then
+ * given the name, replacing what was there (a symlink itself, never its
+ * target). An export refused or failed part way, or a pressmark killed
+ * while writing, leaves the file that was there as it was, and with
+ * O_TMPFILE nothing else either. */
+struct pm_outfile {
+    FILE *f;
+    char path[4096];
+    char tmp[4096 + 32];        /* the temporary name, "" while the file has none */
+};
+/* -1 with errno (EISDIR for a directory at path). */
+int pm_outfile_open(struct pm_outfile *o, const char *path);
+/* Flush, name it, close. -1 with errno, the file gone and path untouched. */
+int pm_outfile_commit(struct pm_outfile *o);
+void pm_outfile_abort(struct pm_outfile *o);
 /* rm -rf without following symlinks (a link is removed, not its target). */
 int pm_remove_all(const char *path);
 /* mkdir -p, 0755. */

@@ -138,3 +138,11 @@ int jw_end(struct jw *j)
     j->depth = 0;
     return rc;
 }
+
+char *json_quote(const char *s)
+{
+    json_t *v = make_string(s);
+    char *out = v ? json_dumps(v, JSON_ENCODE_ANY) : NULL;
+    json_decref(v);
+    return out;
+}

@@ -40,4 +40,11 @@ void jw_null(struct jw *j, const char *key);
 /* Write the document and a final newline; -1 when it could not be written. */
 int jw_end(struct jw *j);
 
+/* s as one JSON string literal, quotes included, escaped by jansson as
+ * the documents are (bad UTF-8 as U+FFFD): for writers that stream a
+ * record at a time rather than build a document (export's JSON lines,
+ * where a run's names are quoted once and written at every tick).
+ * Malloc'd; NULL when out of memory. */
+char *json_quote(const char *s);
+
 #endif

@@ -241,6 +241,32 @@ void pm_fmt_quantity(char *buf, size_t len, double v, const char *unit)
     snprintf(buf, len, "%s%s%s", n, bare ? "" : " ", bare ? "" : unit);
 }
 
+void pm_fmt_exact(char *buf, size_t len, double v)
+{
+    if (!isfinite(v)) {
+        snprintf(buf, len, "%s", isnan(v) ? "nan" : v < 0 ? "-inf" : "inf");
+        return;
+    }
+    /* A whole value within 64 bits (every count a run stores) is its
+     * integer: exact, and without the read-back below, which an export of
+     * millions of samples would pay for each. */
+    if (v == trunc(v) && v > -0x1p63 && v < 0x1p63) {
+        snprintf(buf, len, "%lld", (long long)v);
+        return;
+    }
+    char s[PM_EXACT_LEN];
+    /* Every double from 2^52 up is whole, and %.0f writes a whole double's
+     * digits exactly; below, the first number of places that reads back
+     * as v is the shortest exact form (places 340 always do). */
+    for (int places = 0; places <= 340; places++) {
+        snprintf(s, sizeof s, "%.*f", places, v);
+        if (strtod(s, NULL) == v)
+            break;
+    }
+    drop_negative_zero(s);
+    snprintf(buf, len, "%s", s);
+}
+
 void pm_fmt_elapsed(char *buf, size_t len, double seconds, bool with_hundredths)
 {
     if (!(seconds >= 0))

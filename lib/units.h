@@ -46,6 +46,17 @@ void pm_fmt_sig(char *buf, size_t len, double v, int digits);
  * columns that line up on the point ("223,456,789.00"). */
 void pm_fmt_fixed(char *buf, size_t len, double v, int decimals);
 
+/* Numbers for programs (export, push): the fewest decimals that read back
+ * as exactly v, never e-notation, no grouping: a whole value has no point
+ * ("123456789", not "1.23456789e+08" or "123456789.0"), 0.57 is "0.57"
+ * (not %.17g's 0.56999999999999995). NaN and the infinities are "nan",
+ * "inf" and "-inf", which no format takes as a number: callers write
+ * what their format has for them (an empty field, null, nothing). A
+ * buffer of PM_EXACT_LEN holds any double (DBL_MAX has 309 digits, the
+ * least subnormal 340 places); a shorter one truncates. */
+#define PM_EXACT_LEN 400
+void pm_fmt_exact(char *buf, size_t len, double v);
+
 /* "6:33.72" (GNU time's elapsed) and "M:SS" for averages. */
 void pm_fmt_elapsed(char *buf, size_t len, double seconds, bool with_hundredths);
 

@@ -1,11 +1,11 @@
 #include "reports/push.h"
+#include "reports/lineproto.h"
 #include "store/ticks.h"
 #include "lib/http.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,121 +14,21 @@
 #include "lib/fileio.h"
 #include "lib/timeutil.h"
 
-struct buf {
-    char *p;
-    size_t n, cap;
-};
-
-static int put(struct buf *b, const char *s, size_t n)
-{
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 65536;
-        while (cap < b->n + n + 1)
-            cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p)
-            return -1;
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-    b->p[b->n] = '\0';
-    return 0;
-}
-
-static int puts_(struct buf *b, const char *s)
-{
-    return put(b, s, strlen(s));
-}
-
-/* Line protocol escaping: measurement names escape commas and spaces;
- * tag keys, tag values and field keys also escape '='. */
-static int put_escaped(struct buf *b, const char *s, bool equals)
-{
-    for (; *s; s++) {
-        if (*s == ',' || *s == ' ' || (equals && *s == '=')) {
-            if (put(b, "\\", 1) < 0)
-                return -1;
-        }
-        char c = *s == '\n' ? ' ' : *s;
-        if (put(b, &c, 1) < 0)
-            return -1;
-    }
-    return 0;
-}
-
-static int put_tag(struct buf *b, const char *k, const char *v)
-{
-    if (!v || !*v)
-        return 0;                   /* an empty tag value is not allowed */
-    return puts_(b, ",") | put_escaped(b, k, true) | puts_(b, "=") | put_escaped(b, v, true);
-}
-
-static int put_field(struct buf *b, bool *first, const char *k, double v)
-{
-    if (!isfinite(v))
-        return 0;
-    char num[64];
-    snprintf(num, sizeof num, "%.17g", v);
-    int rc = puts_(b, *first ? " " : ",") | put_escaped(b, k, true) | puts_(b, "=") | puts_(b, num);
-    *first = false;
-    return rc;
-}
-
-struct run_head {
-    int64_t id, started_ns;
-    char uuid[40], label[256], workload[64], status[16], host[256], kernel[256];
-};
-
-static int put_head(struct buf *b, const struct run_head *h, const char *suffix)
-{
-    char m[128];
-    snprintf(m, sizeof m, "pressmark_%s%s", h->workload, suffix);
-    return put_escaped(b, m, false) | put_tag(b, "host", h->host) | put_tag(b, "kernel", h->kernel) |
-           put_tag(b, "label", h->label) | put_tag(b, "run", h->uuid) | put_tag(b, "status", h->status) |
-           put_tag(b, "workload", h->workload);
-}
-
-static int run_lines(struct pm_db *db, const struct run_head *h, bool samples, struct buf *b, size_t *lines,
+/* A run's lines: its point, then with samples every tick's (lineproto.h). */
+static int run_lines(struct pm_db *db, const struct run_head *h, bool samples, struct lp_buf *b, size_t *lines,
                      struct pm_err *err)
 {
-    sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "SELECT name, value FROM metric WHERE run_id = ? ORDER BY name", err) < 0)
+    if (lp_run_point(db, h, NULL, NULL, b, err) < 0)
         return -1;
-    sqlite3_bind_int64(st, 1, h->id);
-    bool first = true;
-    int rc = put_head(b, h, "");
-    while (sqlite3_step(st) == SQLITE_ROW)
-        rc |= put_field(b, &first, pm_col_text(st, 0), sqlite3_column_double(st, 1));
-    sqlite3_finalize(st);
-    if (first)
-        rc |= put_field(b, &first, "runs", 1);    /* a run with no metrics still marks its place */
-    char ts[48];
-    snprintf(ts, sizeof ts, " %lld\n", (long long)h->started_ns);
-    rc |= puts_(b, ts);
     (*lines)++;
-    if (rc)
-        return pm_errf(err, "out of memory");
     if (!samples)
         return 0;
-    /* Every tick: the raw values by name, at the run's start + t. */
     struct tick_reader rd;
     if (tick_reader_open(&rd, db, h->id, err) < 0)
         return -1;
-    int more = 0;
+    int more = 0, rc = 0;
     while (rc == 0 && (more = tick_reader_next(&rd, err)) == 1) {
-        rc |= put_head(b, h, "_samples");
-        first = true;
-        for (size_t i = 0; i < rd.n; i++) {
-            double v;
-            if (tick_reader_value(&rd, i, &v))
-                rc |= put_field(b, &first, rd.names[i], v);
-        }
-        if (first)
-            rc |= put_field(b, &first, "ticks", 1);
-        snprintf(ts, sizeof ts, " %lld\n", (long long)(h->started_ns + rd.t_ns));
-        rc |= puts_(b, ts);
+        rc = lp_tick_point(h, &rd, NULL, b);
         (*lines)++;
     }
     tick_reader_close(&rd);
@@ -137,7 +37,7 @@ static int run_lines(struct pm_db *db, const struct run_head *h, bool samples, s
     return more < 0 ? -1 : 0;
 }
 
-static int gzip_body(const struct buf *in, struct buf *out)
+static int gzip_body(const struct lp_buf *in, struct lp_buf *out)
 {
     z_stream z;
     memset(&z, 0, sizeof z);
@@ -160,9 +60,9 @@ static int gzip_body(const struct buf *in, struct buf *out)
 }
 
 /* POST one gzip-compressed batch; retried on 5xx and connection errors. */
-static int post(const struct push_request *rq, const struct buf *body, struct pm_err *err)
+static int post(const struct push_request *rq, const struct lp_buf *body, struct pm_err *err)
 {
-    struct buf gz = { 0 };
+    struct lp_buf gz = { 0 };
     if (gzip_body(body, &gz) < 0) {
         free(gz.p);
         return pm_errf(err, "cannot compress the batch");
@@ -301,7 +201,7 @@ int push_runs(struct pm_db *db, const struct push_request *rq, int *runs, size_t
     for (size_t i = 0; i < nheads && rc == 0; ) {
         /* Whole runs per batch: a run is marked delivered only when all of
          * its lines were accepted. */
-        struct buf body = { 0 };
+        struct lp_buf body = { 0 };
         size_t first = i, blines = 0;
         while (i < nheads && (blines == 0 || blines < batch)) {
             if ((rc = run_lines(db, &heads[i], rq->samples, &body, &blines, err)) < 0)

@@ -148,6 +148,90 @@ int64_t run_latest(struct pm_db *db, struct pm_err *err)
     return id;
 }
 
+int run_head_load(struct pm_db *db, int64_t id, struct run_head *h, struct pm_err *err)
+{
+    memset(h, 0, sizeof *h);
+    sqlite3_stmt *st;
+    if (pm_db_prepare(db, &st,
+                      "SELECT r.id, r.started_ns, r.uuid, r.label, r.workload, r.status, m.hostname, m.kernel"
+                      " FROM run r JOIN machine m ON m.id = r.machine_id WHERE r.id = ?", err) < 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        h->id = sqlite3_column_int64(st, 0);
+        h->started_ns = sqlite3_column_int64(st, 1);
+        copy_col(st, 2, h->uuid, sizeof h->uuid);
+        copy_col(st, 3, h->label, sizeof h->label);
+        copy_col(st, 4, h->workload, sizeof h->workload);
+        copy_col(st, 5, h->status, sizeof h->status);
+        copy_col(st, 6, h->host, sizeof h->host);
+        copy_col(st, 7, h->kernel, sizeof h->kernel);
+    }
+    sqlite3_finalize(st);
+    if (rc == SQLITE_ROW)
+        return 0;
+    if (rc == SQLITE_DONE)
+        return pm_errf(err, "no run %lld in %s", (long long)id, db->path);
+    return pm_errf(err, "%s: reading run %lld: %s", db->path, (long long)id, sqlite3_errstr(rc));
+}
+
+/* Step st to its end, handing each row to each(); the step's own error
+ * (a corrupt page) is the database's, not a short list. */
+static int each_row(struct pm_db *db, sqlite3_stmt *st, int (*each)(sqlite3_stmt *st, void *arg, struct pm_err *err),
+                    void *arg, struct pm_err *err)
+{
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        if (each(st, arg, err) < 0) {
+            sqlite3_finalize(st);
+            return -1;
+        }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return pm_errf(err, "%s: %s", db->path, sqlite3_errstr(rc));
+    return 0;
+}
+
+struct metric_cb {
+    run_metric_fn fn;
+    run_meta_fn meta_fn;
+    void *ctx;
+};
+
+static int metric_row(sqlite3_stmt *st, void *arg, struct pm_err *err)
+{
+    struct metric_cb *cb = arg;
+    return cb->fn(cb->ctx, pm_col_text(st, 0), sqlite3_column_double(st, 1), pm_col_text(st, 2), pm_col_text(st, 3),
+                  err);
+}
+
+static int meta_row(sqlite3_stmt *st, void *arg, struct pm_err *err)
+{
+    struct metric_cb *cb = arg;
+    return cb->meta_fn(cb->ctx, pm_col_text(st, 0), pm_col_text(st, 1), err);
+}
+
+int run_metrics_each(struct pm_db *db, int64_t id, run_metric_fn fn, void *ctx, struct pm_err *err)
+{
+    sqlite3_stmt *st;
+    if (pm_db_prepare(db, &st, "SELECT name, value, unit, direction FROM metric WHERE run_id = ? ORDER BY name", err) < 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    struct metric_cb cb = { .fn = fn, .ctx = ctx };
+    return each_row(db, st, metric_row, &cb, err);
+}
+
+int run_meta_each(struct pm_db *db, int64_t id, run_meta_fn fn, void *ctx, struct pm_err *err)
+{
+    sqlite3_stmt *st;
+    if (pm_db_prepare(db, &st, "SELECT key, value FROM run_meta WHERE run_id = ? ORDER BY key", err) < 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    struct metric_cb cb = { .meta_fn = fn, .ctx = ctx };
+    return each_row(db, st, meta_row, &cb, err);
+}
+
 double run_metric_or(const struct run_info *ri, const char *name, double fallback)
 {
     const struct metric *m = metric_set_find(&ri->metrics, name);

@@ -42,6 +42,23 @@ int run_select(struct pm_db *db, const char *selector, int64_t **ids, struct pm_
 /* The most recent run's id, or 0 when there is none. */
 int64_t run_latest(struct pm_db *db, struct pm_err *err);
 
+/* What names a run wherever it goes (export's rows, push's tags): no
+ * metrics, no ticks, so it costs the same for a run of any length. */
+struct run_head {
+    int64_t id, started_ns;
+    char uuid[40], label[256], workload[64], status[16], host[256], kernel[256];
+};
+int run_head_load(struct pm_db *db, int64_t id, struct run_head *h, struct pm_err *err);
+/* Each of a run's metrics (by name) or metadata entries (by key) handed to
+ * fn in turn, whole (run_info's fixed fields would cut a long name); fn
+ * returning -1 stops there. Returns 0, or -1 with err from the database
+ * or from fn. */
+typedef int (*run_metric_fn)(void *ctx, const char *name, double value, const char *unit, const char *direction,
+                             struct pm_err *err);
+typedef int (*run_meta_fn)(void *ctx, const char *key, const char *value, struct pm_err *err);
+int run_metrics_each(struct pm_db *db, int64_t id, run_metric_fn fn, void *ctx, struct pm_err *err);
+int run_meta_each(struct pm_db *db, int64_t id, run_meta_fn fn, void *ctx, struct pm_err *err);
+
 double run_metric_or(const struct run_info *ri, const char *name, double fallback);
 
 #endif

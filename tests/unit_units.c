@@ -114,5 +114,28 @@ int main(void)
     is_str(buf, "0.00", "fixed: no negative zero");
     pm_fmt_number(buf, 8, 123456789);
     is_str(buf, "123,456", "a short buffer truncates, never overruns");
+
+    /* Numbers for programs: exact, shortest, never an exponent. */
+    char ex[PM_EXACT_LEN];
+    pm_fmt_exact(ex, sizeof ex, 123456789);
+    is_str(ex, "123456789", "exact: a whole number, no point, no grouping");
+    pm_fmt_exact(ex, sizeof ex, 9223372036854771712.0);
+    is_str(ex, "9223372036854771712", "exact: a counter above 2^53, every digit");
+    pm_fmt_exact(ex, sizeof ex, 1e20);
+    is_str(ex, "100000000000000000000", "exact: beyond 64 bits, still no e+20");
+    pm_fmt_exact(ex, sizeof ex, 0.57);
+    is_str(ex, "0.57", "exact: 0.57, not %%.17g's 0.56999999999999995");
+    pm_fmt_exact(ex, sizeof ex, 1680000 / 1000000.0);
+    is_str(ex, "1.68", "exact: a PSI average from its millionths");
+    pm_fmt_exact(ex, sizeof ex, -0.000001);
+    is_str(ex, "-0.000001", "exact: a millionth, no e-06");
+    pm_fmt_exact(ex, sizeof ex, -0.0);
+    is_str(ex, "0", "exact: zero has no sign");
+    pm_fmt_exact(ex, sizeof ex, 1.7706822499999995);
+    ok(strtod(ex, NULL) == 1.7706822499999995 && !strchr(ex, 'e'), "exact: 17 digits where they are needed (%s)", ex);
+    pm_fmt_exact(ex, sizeof ex, 5e-324);
+    ok(strtod(ex, NULL) == 5e-324 && strncmp(ex, "0.000", 5) == 0, "exact: the least subnormal, in places");
+    pm_fmt_exact(ex, sizeof ex, NAN);
+    is_str(ex, "nan", "exact: NaN is no number");
     return done_testing();
 }
