@@ -129,7 +129,8 @@ test: all layering
 # The edit-compile loop: the unit tests and the shell tests that need
 # neither root nor VMs, in under a minute. make test runs everything.
 QUICK_TESTS := $(filter $(SHELL_TESTS),tests/t05-layering.t tests/t06-new-workload.t tests/t07-docs.t tests/t11-cli.t \
-                 tests/t12-bad-input.t tests/t17-metrics.t tests/t41-hostile.t tests/t43-fuzz.t tests/t44-numbers.t)
+                 tests/t12-bad-input.t tests/t17-metrics.t tests/t41-hostile.t tests/t43-fuzz.t tests/t44-numbers.t \
+                 tests/t46-grafana-sqlite.t)
 test-quick: all
 	$(call run-tests,$(B),,$(QUICK_TESTS))
 
@@ -139,8 +140,10 @@ test-quick: all
 # (t05: this target checks it on its own objects), the install and the
 # Debian package (t16, t18: make install, dpkg), the nightly's three nights
 # (t19: a shell script over the suite, compare and push that t70 and t60
-# run here); t80 boots no VM here (QEMU's time, not pressmark's code).
-CHECK_SKIP := tests/t05-layering.t tests/t16-install.t tests/t18-deb.t tests/t19-nightly.t
+# run here), the Grafana dashboard's SQL run by SQLite (t46: its record and
+# chat are what t10 and t30 run here); t80 boots no VM here (QEMU's time, not
+# pressmark's code).
+CHECK_SKIP := tests/t05-layering.t tests/t16-install.t tests/t18-deb.t tests/t19-nightly.t tests/t46-grafana-sqlite.t
 SAN := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 check: check-build
 	$(call run-tests,build/check,PRESSMARK_TEST_SANITIZED=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1,$(filter-out $(CHECK_SKIP),$(SHELL_TESTS)))
