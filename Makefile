@@ -57,6 +57,10 @@ $(B)/tests/unit_%.t: tests/unit_%.c tests/tap.h $(B)/libpressmark.a
 $(B)/bench/sources_cost: bench/sources_cost.c $(B)/libpressmark.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(PM_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libpressmark.a $(LDLIBS)
+# bench/reports.sh's database, its ticks written by pressmark's own tick writer.
+$(B)/bench/reports_fixture: bench/reports_fixture.c $(B)/libpressmark.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(PM_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libpressmark.a $(LDLIBS)
 
 $(B)/fuzz/%.replay: $(B)/fuzz/fuzz_%.o $(B)/fuzz/replay.o $(B)/fuzz/split.o $(B)/libpressmark.a
 	$(CC) $(CFLAGS) $(PM_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -185,7 +189,7 @@ fuzz-build:
 layering: $(LIB_OBJ) $(B)/cmd/main.o
 	@tools/layering.sh . $(B)
 
-bench: all $(B)/bench/sources_cost
+bench: all $(B)/bench/sources_cost $(B)/bench/reports_fixture
 	bench/run-all.sh
 
 # A bare Debian 12 root, a clone of HEAD, ./run.sh test and ./run.sh inside
