@@ -57,6 +57,10 @@ $(B)/tests/unit_%.t: tests/unit_%.c tests/tap.h $(B)/libpressmark.a
 $(B)/bench/sources_cost: bench/sources_cost.c $(B)/libpressmark.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(PM_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libpressmark.a $(LDLIBS)
+# bench/reports.sh's database, its ticks written by pressmark's own tick writer.
+$(B)/bench/reports_fixture: bench/reports_fixture.c $(B)/libpressmark.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(PM_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libpressmark.a $(LDLIBS)
 
 $(B)/fuzz/%.replay: $(B)/fuzz/fuzz_%.o $(B)/fuzz/replay.o $(B)/fuzz/split.o $(B)/libpressmark.a
 	$(CC) $(CFLAGS) $(PM_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -130,7 +134,7 @@ test: all layering
 # neither root nor VMs, in under a minute. make test runs everything.
 QUICK_TESTS := $(filter $(SHELL_TESTS),tests/t05-layering.t tests/t06-new-workload.t tests/t07-docs.t tests/t11-cli.t \
                  tests/t12-bad-input.t tests/t17-metrics.t tests/t41-hostile.t tests/t43-fuzz.t tests/t44-numbers.t \
-                 tests/t45-export.t)
+                 tests/t45-export.t tests/t46-grafana-sqlite.t)
 test-quick: all
 	$(call run-tests,$(B),,$(QUICK_TESTS))
 
@@ -140,8 +144,10 @@ test-quick: all
 # (t05: this target checks it on its own objects), the install and the
 # Debian package (t16, t18: make install, dpkg), the nightly's three nights
 # (t19: a shell script over the suite, compare and push that t70 and t60
-# run here); t80 boots no VM here (QEMU's time, not pressmark's code).
-CHECK_SKIP := tests/t05-layering.t tests/t16-install.t tests/t18-deb.t tests/t19-nightly.t
+# run here), the Grafana dashboard's SQL run by SQLite (t46: its record and
+# chat are what t10 and t30 run here); t80 boots no VM here (QEMU's time, not
+# pressmark's code).
+CHECK_SKIP := tests/t05-layering.t tests/t16-install.t tests/t18-deb.t tests/t19-nightly.t tests/t46-grafana-sqlite.t
 SAN := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 check: check-build
 	$(call run-tests,build/check,PRESSMARK_TEST_SANITIZED=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1,$(filter-out $(CHECK_SKIP),$(SHELL_TESTS)))
@@ -183,7 +189,7 @@ fuzz-build:
 layering: $(LIB_OBJ) $(B)/cmd/main.o
 	@tools/layering.sh . $(B)
 
-bench: all $(B)/bench/sources_cost
+bench: all $(B)/bench/sources_cost $(B)/bench/reports_fixture
 	bench/run-all.sh
 
 # A bare Debian 12 root, a clone of HEAD, ./run.sh test and ./run.sh inside

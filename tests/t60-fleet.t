@@ -251,9 +251,11 @@ else
     for i in $(seq 20); do skip "victoria-metrics is not installed"; done
 fi
 
-# The Grafana dashboards parse and ask for what pressmark pushes.
+# The Grafana dashboards parse and, those over pushed data, ask for what
+# pressmark pushes (pressmark-sqlite.json reads results.db itself: t46).
 for d in "$ROOT"/grafana/*.json; do
     ok "$(basename "$d") is JSON with panels" python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); assert d["panels"]' "$d"
+    case $d in */pressmark-sqlite.json) continue ;; esac
     like "$(cat "$d")" "pressmark_chat" "$(basename "$d") queries the pushed measurements"
 done
 done_testing
