@@ -32,8 +32,8 @@ static const char *const child_copies[] = {
     " JOIN other.run o ON o.id = c.run_id JOIN new_runs x ON x.uuid = o.uuid JOIN main.run n ON n.uuid = o.uuid",
     "INSERT INTO tick_block(run_id, blk, n) SELECT n.id, c.blk, c.n FROM other.tick_block c"
     " JOIN other.run o ON o.id = c.run_id JOIN new_runs x ON x.uuid = o.uuid JOIN main.run n ON n.uuid = o.uuid",
-    "INSERT INTO tick_piece(run_id, blk, idx, base, scale, vals, runs)"
-    " SELECT n.id, c.blk, c.idx, c.base, c.scale, c.vals, c.runs FROM other.tick_piece c"
+    "INSERT INTO tick_piece(run_id, blk, idx, off, width, base, scale, vals, runs)"
+    " SELECT n.id, c.blk, c.idx, c.off, c.width, c.base, c.scale, c.vals, c.runs FROM other.tick_piece c"
     " JOIN other.run o ON o.id = c.run_id JOIN new_runs x ON x.uuid = o.uuid JOIN main.run n ON n.uuid = o.uuid",
     "INSERT INTO latency_hist(run_id, name, lo, hi, count) SELECT n.id, c.name, c.lo, c.hi, c.count"
     " FROM other.latency_hist c JOIN other.run o ON o.id = c.run_id JOIN new_runs x ON x.uuid = o.uuid"

@@ -111,8 +111,8 @@ is "$(cat "$TMP/err")" "pressmark list: $TMP/sparse4.db: run 1: series positions
 is "$(md5sum < "$TMP/sparse4.db")" "$before" "  the file untouched"
 cp "$FIX" "$TMP/bigtick.db"
 PRESSMARK_DB="$TMP/bigtick.db" "$PM" record --quiet --label big -- true
-sqlite3 "$TMP/bigtick.db" "update tick set data = zeroblob(2 * 1048576) where seq = 1 and run_id = (select max(id) from run)"
-bad "merging a database with a 2 MiB tick" "bigtick.db: 1 tick larger than 1048576 bytes \(not what a run writes\): nothing merged" \
+sqlite3 "$TMP/bigtick.db" "insert into tick_open(run_id, seq, vals) select max(id), 1000000, '[' || printf('%.*c', 2 * 1048576, '1') || ']' from run"
+bad "merging a database with a 2 MiB tick" "bigtick.db: 1 tick or block piece larger than a run writes: nothing merged" \
     merge "$TMP/bigtick.db"
 PRESSMARK_DB="$TMP/optlabel.db" "$PM" record --quiet --label plain -- true
 sqlite3 "$TMP/optlabel.db" "update run set label = '--baseline-db=x'"
