@@ -123,4 +123,50 @@ PRESSMARK_DB="$TMP/gap.db" "$PM" record --quiet --label gap -- true
 sqlite3 "$TMP/gap.db" "update tick_series set idx = idx + 1000 where idx > 10"
 bad "merging runs whose series positions skip" "gap.db: 1 run whose series positions are not 0 to n - 1 \(at most 10000 series\): nothing merged" \
     merge "$TMP/gap.db"
+# Blocks of pieces that claim what they do not hold: a piece whose bytes are
+# not what pressmark writes, a piece for a series the run does not have
+# (position 999,999), a block of a billion ticks, a run of a billion
+# ticks, a runs piece of 20,000 runs each claiming the whole block, an
+# open row of 100,000 values. pressmark's reader refuses each in one line
+# naming the file, run and block (export, plot, merge); the sample view
+# costs what is there: at most 256 rows (TICK_BLOCK_MAX) for each piece
+# or run present, one per value of an open row, whatever n and len say.
+PRESSMARK_DB="$TMP/blocks.db" "$PM" record --quiet --label blocks --interval 10ms -- sleep 0.5
+rows0=$(sqlite3 "$TMP/blocks.db" "select count(*) from sample")
+ticks0=$(sqlite3 "$TMP/blocks.db" "select count(*) from tick")
+ge "$ticks0" 20 "a run of $ticks0 ticks to corrupt ($rows0 sample rows)"
+dense="(select run_id, blk, idx from tick_piece where width > 0 order by idx limit 1)"
+hostile() {  # hostile NAME SQL: a copy of blocks.db with SQL applied
+    cp "$TMP/blocks.db" "$TMP/$1.db"
+    sqlite3 "$TMP/$1.db" "$2" || fail "crafting $1.db"
+}
+hostile malformed "update tick_piece set vals = zeroblob(5000) where (run_id, blk, idx) = $dense"
+hostile farseries "insert into tick_piece values (1, 0, 999999, 0, 0, 5, 1, null, null)"
+hostile billion "update tick_block set n = 1000000000"
+hostile longrun "update tick_piece set runs = '[[0,1000000000,5]]', vals = null, width = 0 where (run_id, blk, idx) = $dense"
+hostile overlap "update tick_piece set vals = null, width = 0, runs = (with recursive n(i) as (select 1 union all select i + 1
+    from n where i < 20000) select '[' || group_concat('[0,256,5]') || ']' from n) where (run_id, blk, idx) = $dense"
+hostile wideopen "insert into tick values (1, 100000, 99999999999); insert into tick_open select 1, 100000, '[' || (with recursive
+    n(i) as (select 1 union all select i + 1 from n where i < 100000) select group_concat(i) from n) || ']'"
+for c in "malformed|block 0 series [0-9]+: not a piece as pressmark writes it" \
+         "farseries|block 0: a piece for series 999999, which has none there" \
+         "billion|run 1: tick 0 is in no block and has no open row \(not as pressmark writes\)" \
+         "longrun|block 0 series [0-9]+: not a piece as pressmark writes it" \
+         "overlap|block 0 series [0-9]+: not a piece as pressmark writes it" \
+         "wideopen|run 1 tick 100000: not an open tick as pressmark writes it"; do
+    name=${c%%|*} re=${c#*|}
+    PRESSMARK_DB="$TMP/$name.db" bad "export of a run with a $name block" "$name.db: .*$re" export blocks
+    PRESSMARK_DB="$TMP/$name.db" bad "plot of a run with a $name block" "$name.db: .*$re" plot blocks --out "$TMP/p-$name"
+    # merge refuses pieces longer than a run writes before reading them
+    bad "merging a database with a $name block" "$name.db: .*($re.*|block pieces? larger than a run writes): nothing merged" \
+        merge "$TMP/$name.db"
+done
+view_rows() { timeout 120 sqlite3 "$TMP/$1.db" "select count(*) from sample"; }
+for name in malformed farseries billion longrun; do
+    is "$(view_rows "$name")" "$rows0" "the view of the $name database gives the run's $rows0 rows, no more"
+done
+ov=$(view_rows overlap)
+ok "the view of 20,000 overlapping runs yields at most 256 rows a run ($ov rows)" test "$ov" -le $((rows0 + 20000 * 256))
+is "$(view_rows wideopen)" "$((rows0 + $(sqlite3 "$TMP/blocks.db" "select count(*) from tick_series")))" \
+   "the view of a 100,000-value open row gives a row per series of the run, no more"
 done_testing
