@@ -299,8 +299,9 @@ static int load_series(struct tick_reader *r, struct pm_err *err)
     r->acc = calloc(k, sizeof *r->acc);
     r->have = calloc(k, sizeof *r->have);
     r->inblk = calloc(k, sizeof *r->inblk);
+    r->poff = calloc(k, sizeof *r->poff);
     r->mat = calloc(k * TICK_BLOCK_MAX, sizeof *r->mat);
-    if (!r->real || !r->since || !r->konst || !r->steady || !r->acc || !r->have || !r->inblk || !r->mat)
+    if (!r->real || !r->since || !r->konst || !r->steady || !r->acc || !r->have || !r->inblk || !r->poff || !r->mat)
         return pm_errf(err, "out of memory");
     if (pm_db_prepare(r->db, &st, "SELECT idx, real, since, const_value FROM tick_series WHERE run_id = ?", err) < 0)
         return -1;
@@ -352,18 +353,22 @@ static int load_piece(struct tick_reader *r, struct pm_err *err)
     int col = runs ? 4 : 3;
     const char *text = runs ? (const char *)sqlite3_column_text(st, col) : (const char *)sqlite3_column_blob(st, col);
     size_t len = (size_t)sqlite3_column_bytes(st, col);
-    int64_t k0 = r->since[idx] > r->blk ? r->since[idx] - r->blk : 0;
+    /* A piece starts where its series first had a value (in its first
+     * block), at the block's first tick after. */
+    int64_t k0 = sqlite3_column_int64(st, 5);
     int64_t width = sqlite3_column_int64(st, 6);
     enum tick_form form = runs ? TICK_RUNS : width ? TICK_DENSE : TICK_CONST;
     int64_t scale = sqlite3_column_int64(st, 2);
     /* The piece starts where its series first had a value, as written. */
-    if ((dense && runs) || scale < 1 || sqlite3_column_int64(st, 5) != k0 || width < 0 || width > 12 ||
+    if ((dense && runs) || scale < 1 || k0 < 0 || k0 >= r->bn || r->blk + k0 < r->since[idx] ||
+        (k0 > 0 && r->blk >= r->since[idx]) || width < 0 || width > 12 ||
         (form == TICK_CONST && dense) ||
         tick_piece_decode(form, sqlite3_column_int64(st, 1), scale, (int)width, text, len,
                           r->mat + idx * TICK_BLOCK_MAX, (size_t)(r->bn - k0)) < 0)
         return pm_errf(err, "%s: run %lld block %lld series %lld: not a piece as pressmark writes it", r->db->path,
                        (long long)r->run_id, (long long)r->blk, (long long)idx);
     r->inblk[idx] = true;
+    r->poff[idx] = k0;
     return 0;
 }
 
@@ -413,10 +418,9 @@ int tick_reader_next(struct tick_reader *r, struct pm_err *err)
         if ((!r->bn || r->seq >= r->blk + r->bn || r->seq < r->blk) && load_block(r, r->seq, err) < 0)
             return -1;
         for (size_t i = 0; i < r->n; i++) {
-            int64_t k0 = r->since[i] > r->blk ? r->since[i] - r->blk : 0;
-            r->have[i] = r->inblk[i] && r->seq - r->blk >= k0;
+            r->have[i] = r->inblk[i] && r->seq - r->blk >= r->poff[i];
             if (r->have[i])
-                r->acc[i] = r->mat[i * TICK_BLOCK_MAX + (r->seq - r->blk - k0)];
+                r->acc[i] = r->mat[i * TICK_BLOCK_MAX + (r->seq - r->blk - r->poff[i])];
         }
     }
     /* What held one value all run long is kept once, not in blocks. */
@@ -460,5 +464,6 @@ void tick_reader_close(struct tick_reader *r)
     free(r->have);
     free(r->mat);
     free(r->inblk);
+    free(r->poff);
     memset(r, 0, sizeof *r);
 }

@@ -97,6 +97,7 @@ struct tick_reader {
     bool *have;               /* a value at the current tick */
     int64_t *mat;             /* the loaded block: [series * TICK_BLOCK_MAX + k] */
     bool *inblk;              /* the series has a piece in the loaded block */
+    int64_t *poff;            /*   starting at that tick of it */
     int64_t blk, bn, next_blk;/* the loaded block (bn 0: none), where the next may start */
     bool blocks_done;
     int64_t seq, t_ns;        /* the current tick */
