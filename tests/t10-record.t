@@ -42,6 +42,24 @@ is "$(q "select count(*) from tick_piece p join tick_series s on s.run_id = p.ru
    "a series that never changes (MemTotal) is a constant in every block"
 per=$(q "select (select sum(length(coalesce(vals, runs, '')) + 24) from tick_piece where run_id = 1) / count(*) from tick where run_id = 1")
 ok "ticks take $per bytes each in pieces (at most 400 at 100 ms on a quiet machine)" awk -v b="$per" 'BEGIN { exit !(b > 0 && b <= 400) }'
+# The view and pressmark's own reader (what plot, report, push and export
+# read) agree on every series at every tick of the run, value for value,
+# and on which ticks each series has: read apart, compared in Python.
+"$PM" export 1 --format csv --out "$TMP/run1.csv"
+same=$(python3 - "$PRESSMARK_DB" "$TMP/run1.csv" <<'PY'
+import csv, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+view = {(n, s): (t, v) for n, s, t, v in db.execute("select name, seq, t_ns, value from sample where run_id = 1")}
+rows = list(csv.DictReader(open(sys.argv[2])))
+read = {(r["name"], int(r["seq"])): (int(r["t_ns"]), float(r["value"]) if "." in r["value"] else int(r["value"]))
+        for r in rows}
+diff = [k for k in view.keys() | read.keys() if view.get(k) != read.get(k)]
+print(len(view), len(rows), len(diff))
+PY
+)
+read -r nview nread ndiff <<< "$same"
+is "$ndiff" 0 "the sample view and pressmark's reader agree on all $nview values of the run ($nread read)"
+is "$nview" "$nread" "  and on how many there are"
 is "$(q "select value from sample where run_id = 1 and seq = 0 and name = 'meminfo.MemTotal'")" "$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)" \
    "the sample view gives raw values back by name (MemTotal in kB)"
 is "$(q "select count(*) from tick t1 join tick t2 on t2.run_id = t1.run_id and t2.seq = t1.seq + 1 where t1.run_id = 1 and t2.t_ns <= t1.t_ns")" 0 \
