@@ -20,11 +20,10 @@
 #   series the charts are made of (store/timeseries.c's raw series), per
 #   run and series, read from a plain table of the sample view's rows for
 #   those runs and series (run_id, name, seq, t_ns, value; keyed by run,
-#   series, tick). The view itself (schema 7's) decodes every tick of its
-#   database in SQL, far too slow to read this one whole: the fixture
-#   gives run i the ticks of stream i % STREAMS, so the view is read over a
-#   small database of STREAMS runs made with the same arguments, and its
-#   rows stand for every run's. That pass is timed too, as a figure.
+#   series, tick). That table for every run would hold 40 million rows: the
+#   fixture gives run i the ticks of stream i % STREAMS, so the view is read
+#   over a small database of STREAMS runs made with the same arguments, and
+#   its rows stand for every run's. That pass is timed too, as a figure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=bench/lib.sh

@@ -299,9 +299,10 @@ static int load_series(struct tick_reader *r, struct pm_err *err)
     r->acc = calloc(k, sizeof *r->acc);
     r->have = calloc(k, sizeof *r->have);
     r->inblk = calloc(k, sizeof *r->inblk);
+    r->want = calloc(k, sizeof *r->want);
     r->poff = calloc(k, sizeof *r->poff);
     r->mat = calloc(k * TICK_BLOCK_MAX, sizeof *r->mat);
-    if (!r->real || !r->since || !r->konst || !r->steady || !r->acc || !r->have || !r->inblk || !r->poff || !r->mat)
+    if (!r->real || !r->since || !r->konst || !r->steady || !r->acc || !r->have || !r->inblk || !r->poff || !r->want || !r->mat)
         return pm_errf(err, "out of memory");
     if (pm_db_prepare(r->db, &st, "SELECT idx, real, since, const_value FROM tick_series WHERE run_id = ?", err) < 0)
         return -1;
@@ -349,6 +350,11 @@ static int load_piece(struct tick_reader *r, struct pm_err *err)
     if (idx < 0 || (uint64_t)idx >= r->n || r->inblk[idx] || r->steady[idx] || r->since[idx] >= r->blk + r->bn)
         return pm_errf(err, "%s: run %lld block %lld: a piece for series %lld, which has none there", r->db->path,
                        (long long)r->run_id, (long long)r->blk, (long long)idx);
+    if (r->some && !r->want[idx]) {
+        r->inblk[idx] = true;   /* there, though not read */
+        r->poff[idx] = INT64_MAX;
+        return 0;
+    }
     bool dense = sqlite3_column_type(st, 3) != SQLITE_NULL, runs = sqlite3_column_type(st, 4) != SQLITE_NULL;
     int col = runs ? 4 : 3;
     const char *text = runs ? (const char *)sqlite3_column_text(st, col) : (const char *)sqlite3_column_blob(st, col);
@@ -418,7 +424,7 @@ int tick_reader_next(struct tick_reader *r, struct pm_err *err)
         if ((!r->bn || r->seq >= r->blk + r->bn || r->seq < r->blk) && load_block(r, r->seq, err) < 0)
             return -1;
         for (size_t i = 0; i < r->n; i++) {
-            r->have[i] = r->inblk[i] && r->seq - r->blk >= r->poff[i];
+            r->have[i] = r->inblk[i] && r->poff[i] != INT64_MAX && r->seq - r->blk >= r->poff[i];
             if (r->have[i])
                 r->acc[i] = r->mat[i * TICK_BLOCK_MAX + (r->seq - r->blk - r->poff[i])];
         }
@@ -429,7 +435,18 @@ int tick_reader_next(struct tick_reader *r, struct pm_err *err)
             r->have[i] = r->since[i] <= r->seq;
             r->acc[i] = r->konst[i];
         }
+    if (r->some)
+        for (size_t i = 0; i < r->n; i++)
+            r->have[i] &= r->want[i];
     return 1;
+}
+
+void tick_reader_want(struct tick_reader *r, size_t i)
+{
+    if (i < r->n) {
+        r->want[i] = true;
+        r->some = true;
+    }
 }
 
 bool tick_reader_value(const struct tick_reader *r, size_t i, double *v)
@@ -465,5 +482,6 @@ void tick_reader_close(struct tick_reader *r)
     free(r->mat);
     free(r->inblk);
     free(r->poff);
+    free(r->want);
     memset(r, 0, sizeof *r);
 }

@@ -97,6 +97,7 @@ struct tick_reader {
     bool *have;               /* a value at the current tick */
     int64_t *mat;             /* the loaded block: [series * TICK_BLOCK_MAX + k] */
     bool *inblk;              /* the series has a piece in the loaded block */
+    bool *want, some;         /* series to read, when tick_reader_want named some */
     int64_t *poff;            /*   starting at that tick of it */
     int64_t blk, bn, next_blk;/* the loaded block (bn 0: none), where the next may start */
     bool blocks_done;
@@ -106,6 +107,10 @@ struct tick_reader {
 int tick_reader_open(struct tick_reader *r, struct pm_db *db, int64_t run_id, struct pm_err *err);
 /* 1 with the next tick's values in place, 0 after the last, -1 on error. */
 int tick_reader_next(struct tick_reader *r, struct pm_err *err);
+/* Read only series i from now on, among those named so (before the first
+ * tick_reader_next): a report that draws 20 of a run's 400 series decodes
+ * those 20. Every other series then has no value. */
+void tick_reader_want(struct tick_reader *r, size_t i);
 /* False where series i had no value yet at the current tick. */
 bool tick_reader_value(const struct tick_reader *r, size_t i, double *v);
 /* The position of the series called name, or -1. */

@@ -107,6 +107,9 @@ int timeseries_load(struct pm_db *db, int64_t run_id, struct timeseries *ts, str
             if (rd.names[k] && zone_part(rd.names[k], name))
                 pos[r][npos[r]++] = (int)k;
     }
+    for (int r = 0; r < R_N; r++)
+        for (size_t k = 0; k < npos[r]; k++)
+            tick_reader_want(&rd, (size_t)pos[r][k]);
     size_t cap = 0, rows = 0;
     double (*raw)[R_N + 1] = NULL;
     int more;
