@@ -381,11 +381,26 @@ int pm_outfile_open(struct pm_outfile *o, const char *path)
         errno = !path[0] ? ENOENT : ENAMETOOLONG;
         return -1;
     }
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        errno = EISDIR;
+    bool there = lstat(path, &st) == 0;
+    if (there && (S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode) || S_ISBLK(st.st_mode) || S_ISSOCK(st.st_mode))) {
+        /* A disk or a socket is nothing an export replaces or fills. */
+        errno = S_ISDIR(st.st_mode) ? EISDIR : S_ISLNK(st.st_mode) ? ELOOP : EINVAL;
         return -1;
     }
     snprintf(o->path, sizeof o->path, "%s", path);
+    if (there && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+        int d = open(path, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+        if (d < 0 || !(o->f = fdopen(d, "w"))) {
+            int e = errno;
+            if (d >= 0)
+                close(d);
+            errno = e;
+            return -1;
+        }
+        o->direct = true;
+        return 0;
+    }
+    mode_t mode = there && S_ISREG(st.st_mode) ? st.st_mode & 07777 : 0644;
     char dir[sizeof o->path];
     snprintf(dir, sizeof dir, "%s", path);
     char *slash = strrchr(dir, '/');
@@ -394,6 +409,13 @@ int pm_outfile_open(struct pm_outfile *o, const char *path)
     else
         slash[slash == dir] = '\0';           /* "/x" lives in "/" */
     int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+    /* The mode of the file it replaces, whatever the umask made of 0644. */
+    if (fd >= 0 && there && fchmod(fd, mode) < 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
     if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
         /* No O_TMPFILE here: a name of our own beside it (mkstemp's
          * O_EXCL never opens what someone planted there). */
@@ -401,7 +423,7 @@ int pm_outfile_open(struct pm_outfile *o, const char *path)
         fd = mkstemp(o->tmp);
         if (fd < 0)
             o->tmp[0] = '\0';          /* not ours: never to be removed */
-        else if (fchmod(fd, 0644) < 0) {
+        else if (fchmod(fd, mode) < 0) {
             int e = errno;
             close(fd);
             unlink(o->tmp);
@@ -441,6 +463,16 @@ static int outfile_name(struct pm_outfile *o)
 
 int pm_outfile_commit(struct pm_outfile *o)
 {
+    if (o->direct) {
+        int rc = fflush(o->f) != 0 || ferror(o->f) ? -1 : 0, e = errno;
+        if (fclose(o->f) != 0 && rc == 0) {
+            rc = -1;
+            e = errno;
+        }
+        o->f = NULL;
+        errno = e;
+        return rc;
+    }
     int rc = fflush(o->f) != 0 || ferror(o->f) ? -1 : 0;
     if (rc == 0 && !o->tmp[0])
         rc = outfile_name(o);

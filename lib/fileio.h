@@ -30,16 +30,23 @@ int pm_open_output(const char *path, int flags);
 /* A file that appears under its name only once it is written whole
  * (export's --out): written unnamed in the target's directory (O_TMPFILE;
  * under a temporary name beside it where the file system has none), then
- * given the name, replacing what was there (a symlink itself, never its
- * target). An export refused or failed part way, or a pressmark killed
+ * given the name, replacing a regular file that was there (keeping its
+ * permissions: an export of a private database to a private file stays
+ * private). An export refused or failed part way, or a pressmark killed
  * while writing, leaves the file that was there as it was, and with
- * O_TMPFILE nothing else either. */
+ * O_TMPFILE nothing else either. A device or a FIFO at the name (/dev/null,
+ * a pipe a reader waits on) is written to, never replaced; a symlink is
+ * refused (ELOOP): as root, following one writes where someone else
+ * points, and replacing it was no better (--out /dev/stdout would become
+ * a file). */
 struct pm_outfile {
     FILE *f;
     char path[4096];
     char tmp[4096 + 32];        /* the temporary name, "" while the file has none */
+    bool direct;                /* writing to the device or FIFO at path itself */
 };
-/* -1 with errno (EISDIR for a directory at path). */
+/* -1 with errno (EISDIR for a directory at path, ELOOP for a symlink,
+ * EINVAL for a block device or a socket). */
 int pm_outfile_open(struct pm_outfile *o, const char *path);
 /* Flush, name it, close. -1 with errno, the file gone and path untouched. */
 int pm_outfile_commit(struct pm_outfile *o);

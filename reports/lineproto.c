@@ -129,7 +129,8 @@ int lp_tick_point(const struct run_head *h, const struct tick_reader *rd, const 
     }
     if (first)
         rc |= put_field(b, &first, "ticks", 1);
-    rc |= put_stamp(b, h->started_ns + rd->t_ns);
+    /* In unsigned arithmetic: a database's times may be anything. */
+    rc |= put_stamp(b, (int64_t)((uint64_t)h->started_ns + (uint64_t)rd->t_ns));
     return rc ? -1 : 0;
 }
 

@@ -1,5 +1,6 @@
 #include "store/foreign_db.h"
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,44 @@ static int64_t count_of(sqlite3 *h, const char *sql)
     return n;
 }
 
+/* The primary key's columns of table t, in order ("run_id,blk,idx"), into
+ * buf; "" when it has none (or no such table). */
+static void key_of(sqlite3 *h, const char *t, char *buf, size_t len)
+{
+    sqlite3_stmt *st;
+    buf[0] = '\0';
+    if (sqlite3_prepare_v2(h, "SELECT group_concat(name) FROM (SELECT ii.name AS name FROM pragma_index_list(?1) il,"
+                              " pragma_index_info(il.name) ii WHERE il.origin = 'pk' ORDER BY ii.seqno)", -1, &st,
+                           NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_text(st, 1, t, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+        snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+}
+
+/* The samples' tables keyed as pressmark keys them, where the file has
+ * them: every read of them seeks by that key, and a table without it (a
+ * file made to be slow) would make each seek a scan. */
+static int verify_keys(sqlite3 *h, const char *path, struct pm_err *err)
+{
+    static const char *const keys[][2] = {
+        { "tick", "run_id,seq" }, { "tick_series", "run_id,idx" }, { "tick_open", "run_id,seq" },
+        { "tick_block", "run_id,blk" }, { "tick_piece", "run_id,blk,idx" },
+    };
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        char sql[160], got[128];
+        snprintf(sql, sizeof sql, "SELECT count(*) FROM sqlite_schema WHERE name = '%s' AND type = 'table'", keys[i][0]);
+        if (count_of(h, sql) != 1)
+            continue;
+        key_of(h, keys[i][0], got, sizeof got);
+        if (strcmp(got, keys[i][1]) != 0)
+            return pm_errf(err, "%s: its table %s is not keyed by (%s) (not a pressmark results file)", path, keys[i][0],
+                           keys[i][1]);
+    }
+    return 0;
+}
+
 /* A database from elsewhere is read only after its shape is ours: the
  * tables pressmark reads are tables (a view or trigger in their place could
  * run anything SQLite can, or never end), with the columns pressmark reads,
@@ -55,6 +94,8 @@ static int verify_schema(sqlite3 *h, const char *path, struct pm_err *err)
     if (count_of(h, "SELECT count(*) FROM sqlite_schema WHERE name IN ('tick_open', 'tick_block', 'tick_piece')"
                     " AND type != 'table'") != 0)
         return pm_errf(err, "%s: its tick blocks are not tables (not a pressmark results file)", path);
+    if (verify_keys(h, path, err) < 0)
+        return -1;
     if (count_of(h, "SELECT count(*) FROM sqlite_schema WHERE type = 'view' AND name != 'sample'") != 0)
         return pm_errf(err, "%s has views pressmark did not make (not a pressmark results file)", path);
     static const char *const run_cols =
@@ -72,7 +113,7 @@ static int verify_schema(sqlite3 *h, const char *path, struct pm_err *err)
     return 0;
 }
 
-int foreign_db_open(const char *path, struct foreign_db *f, struct pm_err *err)
+static int open_foreign(const char *path, struct foreign_db *f, bool private_copy, struct pm_err *err)
 {
     memset(f, 0, sizeof *f);
     snprintf(f->db.path, sizeof f->db.path, "%s", path);
@@ -110,7 +151,7 @@ int foreign_db_open(const char *path, struct foreign_db *f, struct pm_err *err)
         sqlite3_close(ro);
         return -1;
     }
-    if (v == PM_SCHEMA_VERSION) {
+    if (v == PM_SCHEMA_VERSION && !private_copy) {
         f->db.h = ro;
         return 0;
     }
@@ -157,7 +198,23 @@ int foreign_db_open(const char *path, struct foreign_db *f, struct pm_err *err)
     /* The copy is the connection's: pm_db_close removes it. */
     snprintf(f->db.copy, sizeof f->db.copy, "%s", f->copy);
     f->copy[0] = '\0';
+    /* What was checked is the original as it was read; the copy is what
+     * is used from now on, so it is checked again. */
+    if (private_copy && verify_schema(f->db.h, path, err) < 0) {
+        pm_db_close(&f->db);
+        return -1;
+    }
     return 0;
+}
+
+int foreign_db_open(const char *path, struct foreign_db *f, struct pm_err *err)
+{
+    return open_foreign(path, f, false, err);
+}
+
+int foreign_db_open_copy(const char *path, struct foreign_db *f, struct pm_err *err)
+{
+    return open_foreign(path, f, true, err);
 }
 
 void foreign_db_close(struct foreign_db *f)

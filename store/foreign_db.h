@@ -15,6 +15,10 @@ struct foreign_db {
 };
 
 int foreign_db_open(const char *path, struct foreign_db *f, struct pm_err *err);
+/* The same, always in a private copy, of any version: what is checked is
+ * then what is read (merge checks a file, then attaches it: the file at
+ * the path may be another by then, the copy cannot). */
+int foreign_db_open_copy(const char *path, struct foreign_db *f, struct pm_err *err);
 void foreign_db_close(struct foreign_db *f);
 
 #endif

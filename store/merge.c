@@ -68,6 +68,36 @@ static int check_labels(struct pm_db *f, const char *path, struct pm_err *err)
     return rc;
 }
 
+/* Blocks and pieces as pressmark writes them, all of them (the reader
+ * checks those it reaches; these are also the ones it never would: after a
+ * run's last tick, or under ticks that have open rows): blocks of 1 to
+ * TICK_BLOCK_MAX ticks that do not overlap, pieces in a block that is
+ * there, starting inside it, of a width pressmark writes, in one form. */
+static int check_blocks(struct pm_db *f, const char *path, struct pm_err *err)
+{
+    sqlite3_stmt *st;
+    char sql[1024];
+    snprintf(sql, sizeof sql,
+             "SELECT (SELECT count(*) FROM tick_block WHERE blk < 0 OR blk > %lld OR n NOT BETWEEN 1 AND %d)"
+             " + (SELECT count(*) FROM (SELECT blk, lag(blk + n) OVER (PARTITION BY run_id ORDER BY blk) AS prev"
+             "    FROM tick_block WHERE blk BETWEEN 0 AND %lld) WHERE blk < prev)"
+             " + (SELECT count(*) FROM tick_piece p WHERE p.off NOT BETWEEN 0 AND %d OR p.scale < 1"
+             "    OR p.width NOT IN (0, 1, 2, 3, 4, 8, 12) OR (p.vals IS NOT NULL AND p.runs IS NOT NULL)"
+             "    OR NOT EXISTS (SELECT 1 FROM tick_block b WHERE b.run_id = p.run_id AND b.blk = p.blk AND p.off < b.n))",
+             (long long)(INT64_MAX / 2), TICK_BLOCK_MAX, (long long)(INT64_MAX / 2), TICK_BLOCK_MAX - 1);
+    if (pm_db_prepare(f, &st, sql, err) < 0)
+        return -1;
+    int rc = 0;
+    if (sqlite3_step(st) != SQLITE_ROW)
+        rc = pm_errf(err, "%s: %s", path, sqlite3_errmsg(f->h));
+    else if (sqlite3_column_int64(st, 0) > 0)
+        rc = pm_errf(err, "%s: %lld block%s or piece%s not as pressmark writes them: nothing merged", path,
+                     (long long)sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 0) == 1 ? "" : "s",
+                     sqlite3_column_int64(st, 0) == 1 ? "" : "s");
+    sqlite3_finalize(st);
+    return rc;
+}
+
 /* What a run of pressmark's could hold, at most: open ticks of
  * TICK_MAX_BYTES, pieces of a few TICK_PIECE_MAX, TICK_MAX_SERIES series
  * at positions 0 to n - 1. A database beyond it is refused whole, so what
@@ -98,7 +128,7 @@ static int check_sizes(struct pm_db *f, const char *path, struct pm_err *err)
                      "merged", path, (long long)sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 1) == 1 ? "" : "s",
                      TICK_MAX_SERIES);
     sqlite3_finalize(st);
-    return rc;
+    return rc < 0 ? rc : check_blocks(f, path, err);
 }
 
 /* Every finished run's ticks read through, as reports read them: a run
@@ -147,9 +177,9 @@ int merge_database(struct pm_db *db, const char *path, const char *const *only, 
                    struct pm_err *err)
 {
     struct foreign_db f;
-    if (foreign_db_open(path, &f, err) < 0)
+    if (foreign_db_open_copy(path, &f, err) < 0)
         return -1;
-    const char *file = f.db.copy[0] ? f.db.copy : path;
+    const char *file = f.db.copy;
     sqlite3_stmt *st;
     int rc = -1;
     if (check_labels(&f.db, path, err) < 0 || check_sizes(&f.db, path, err) < 0 || check_runs(&f.db, path, err) < 0)

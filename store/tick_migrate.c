@@ -112,12 +112,17 @@ const char tick_sample_view_v7_sql[] =
     "   FROM tick_series s" \
     "   CROSS JOIN tick_block b ON b.run_id = s.run_id" \
     "   CROSS JOIN tick_piece p ON p.run_id = s.run_id AND p.blk = b.blk AND p.idx = s.idx"
-#define START "(b.blk + p.off)"
-#define VALUE(x) "(p.base + p.scale * " x ") / CASE WHEN s.real THEN 1000000.0 ELSE 1 END"
 #define BLOCK_MAX_SQL "256"
+/* Where a piece starts: its rows are the ticks from START (kept inside
+ * its block whatever off says) to END; AT reads element k of one of them
+ * (with off as written: a piece that lies about it reads bytes of its own,
+ * at no more cost). */
+#define START "(b.blk + min(max(p.off, 0), " BLOCK_MAX_SQL " - 1))"
+#define OFF0 "(b.blk + p.off)"
+#define VALUE(x) "(p.base + p.scale * " x ") / CASE WHEN s.real THEN 1000000.0 ELSE 1 END"
 #define END "b.blk + min(b.n, " BLOCK_MAX_SQL ")"
 #define CH(at, len) "unicode(substr(p.vals, " at ", " len "))"
-#define AT "(t.seq - " START ") * p.width + "
+#define AT "(t.seq - " OFF0 ") * p.width + "
 #define FIELD \
     "CASE p.width WHEN 0 THEN 0" \
     " WHEN 8 THEN " CH(AT "1", "4") " * 1048576 + " CH(AT "5", "4") \
@@ -415,7 +420,7 @@ static int v8_run(struct pm_db *db, int64_t run_id, struct tick_fold_sql *fs, sq
         int64_t seq = sqlite3_column_int64(st, 0);
         const uint8_t *p = sqlite3_column_blob(st, 2);
         size_t len = (size_t)sqlite3_column_bytes(st, 2);
-        if (len > TICK_MAX_BYTES || (len && tick_decode(p, len, v.acc, NULL, v.n) < 0)) {
+        if (seq < 0 || seq > INT64_MAX / 2 || len > TICK_MAX_BYTES || (len && tick_decode(p, len, v.acc, NULL, v.n) < 0)) {
             pm_errf(err, "%s: run %lld tick %lld: not a stored tick (corrupt data)", db->path, (long long)run_id,
                     (long long)seq);
             goto out;

@@ -379,9 +379,10 @@ static int get_real(const char **s, const char *end, int64_t *out)
             return -1;
         frac = frac * 10 + (*(*s)++ - '0');
     }
-    if (whole > INT64_MAX / 1000000 || whole < -(INT64_MAX / 1000000))
+    int64_t m;
+    if (__builtin_mul_overflow(whole, (int64_t)1000000, &m) || __builtin_add_overflow(m, neg ? -frac : frac, &m))
         return -1;
-    *out = whole * 1000000 + (neg ? -frac : frac);
+    *out = m;
     return 0;
 }
 

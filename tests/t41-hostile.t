@@ -158,10 +158,25 @@ for c in "malformed|block 0 series [0-9]+: not a piece as pressmark writes it" \
     PRESSMARK_DB="$TMP/$name.db" bad "export of a run with a $name block" "$name.db: .*$re" export blocks
     PRESSMARK_DB="$TMP/$name.db" bad "plot of a run with a $name block" "$name.db: .*$re" plot blocks --out "$TMP/p-$name"
     # merge refuses pieces longer than a run writes before reading them
-    bad "merging a database with a $name block" "$name.db: .*($re.*|block pieces? larger than a run writes): nothing merged" \
+    bad "merging a database with a $name block" \
+        "$name.db: .*($re.*|block pieces? larger than a run writes|blocks? or pieces? not as pressmark writes them): nothing merged" \
         merge "$TMP/$name.db"
 done
+# Pieces that start a billion ticks before their block, in blocks after
+# the run's last tick (which no reading of its ticks reaches), and a
+# tick_piece without its key (every seek a scan): merge refuses each whole.
+hostile negoff "update tick_piece set off = -1000000000 where (run_id, blk, idx) = $dense;
+    insert into tick_block values (1, 100000, 10); insert into tick_piece select 1, 100000, idx, -1000000000, 0, 5, 1, null, null
+    from tick_series where run_id = 1"
+bad "merging a database with pieces before their blocks" "negoff.db: [0-9]+ blocks or pieces not as pressmark writes them: nothing merged" \
+    merge "$TMP/negoff.db"
+hostile unkeyed "drop view sample; create table tp as select * from tick_piece; drop table tick_piece;
+    alter table tp rename to tick_piece"
+bad "merging a database whose pieces have no key" \
+    "unkeyed.db: its table tick_piece is not keyed by \(run_id,blk,idx\) \(not a pressmark results file\)" merge "$TMP/unkeyed.db"
 view_rows() { timeout 120 sqlite3 "$TMP/$1.db" "select count(*) from sample"; }
+ok "the view of pieces that claim to start a billion ticks early yields at most 256 rows a piece" \
+    test "$(view_rows negoff)" -le $((rows0 + 256 * $(sqlite3 "$TMP/blocks.db" "select count(*) from tick_series")))
 for name in malformed farseries billion longrun; do
     is "$(view_rows "$name")" "$rows0" "the view of the $name database gives the run's $rows0 rows, no more"
 done

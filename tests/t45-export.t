@@ -208,16 +208,33 @@ start=$(q "select started_ns from run where id = 2")
 last=$(q "select max(t_ns) from sample where run_id = 2")
 is "$(tail -1 samples.line | awk '{ print $NF }')" "$((start + last))" "a point's time is the run's start + t_ns"
 
-# --out: the file, whole; over a symlink, the link is replaced, its target kept.
+# --out: the file, whole; a symlink refused, its target untouched; a device
+# or a FIFO written to, never replaced (as root, --out /dev/null must not
+# become a file); a file replaced keeps its permissions.
 "$PM" export 1 2 --out out.csv > out.stdout
 ok "--out writes the file: the same bytes as standard output" cmp -s out.csv all.csv
 is "$(wc -c < out.stdout)" 0 "and nothing on standard output"
 echo target > target.txt
 ln -s target.txt link.csv
-"$PM" export 1 --out link.csv
-is "$(cat target.txt)" target "--out over a symlink does not write through it"
-ok "the link is replaced by the file" test -f link.csv -a ! -L link.csv
+bad "--out naming a symlink" "^pressmark export: --out: link\.csv: Too many levels of symbolic links$" export 1 --out link.csv
+is "$(cat target.txt)" target "  not written through"
+ok "  the link left as it was" test -L link.csv
 is "$(ls -A | grep -c '\.tmp$\|\.csv\.')" 0 "no temporary file left beside it"
+mkfifo pipe.csv
+cat pipe.csv > from-pipe.csv &
+"$PM" export 1 2 --out pipe.csv
+wait
+ok "--out naming a FIFO writes into it (a reader gets the export)" cmp -s from-pipe.csv all.csv
+ok "  and leaves the FIFO a FIFO" test -p pipe.csv
+mknod chardev.csv c 1 3 2>/dev/null && {
+    "$PM" export 1 --out chardev.csv
+    is "$?" 0 "--out naming a character device (a null device's node, here) writes to it"
+    ok "  and leaves it a device" test -c chardev.csv
+}
+echo private > private.csv
+chmod 600 private.csv
+"$PM" export 1 --out private.csv
+is "$(stat -c %a private.csv)" 600 "a file --out replaces keeps its permissions (0600 stays 0600)"
 
 # Bad input: one line naming the option, exit 2, nothing on standard
 # output, --out neither made nor touched.

@@ -279,7 +279,56 @@ int main(void)
     ok(sqlite3_step(c2) == SQLITE_ROW && (size_t)sqlite3_column_int(c2, 0) == t2.n,
        "and its series, named with the first tick that waited");
     sqlite3_finalize(c2);
+    /* As a killed pressmark leaves it: ticks written but the block being
+     * gathered never folded (no flush). The finished blocks and the open
+     * rows together give every tick, the same to the reader and the view. */
+    for (int kk = 151; kk < 400; kk++) {
+        /* From here on with values (before, the series were named only). */
+        for (size_t i = 0; i < t2.n; i++) {
+            series_record(&t2.v[i], value_of(i, kk));
+            t2.v[i].seen_tick = (uint64_t)kk + 1;
+        }
+        held_fail += ts.base.write(&ts.base, (uint64_t)kk, (uint64_t)kk * 10000000, &t2, t2.n, (uint64_t)kk + 1,
+                                   &err) < 0;
+    }
     tick_store_close(&ts);
+    is_num(held_fail, 0, 0, "400 ticks written, the last block never folded");
+    int64_t open_rows = 0, blocks = 0;
+    pm_db_prepare(&db, &c2, "SELECT (SELECT count(*) FROM tick_open WHERE run_id = ?1),"
+                            " (SELECT count(*) FROM tick_block WHERE run_id = ?1)", &err);
+    sqlite3_bind_int64(c2, 1, row2.id);
+    if (sqlite3_step(c2) == SQLITE_ROW) {
+        open_rows = sqlite3_column_int64(c2, 0);
+        blocks = sqlite3_column_int64(c2, 1);
+    }
+    sqlite3_finalize(c2);
+    ok(open_rows > 0 && blocks > 0, "both finished blocks (%lld) and open rows (%lld) hold its ticks", (long long)blocks,
+       (long long)open_rows);
+    ok(tick_reader_open(&rd, &db, row2.id, &err) == 0, "the reader opens the unfinished run");
+    pm_db_prepare(&db, &q, "SELECT name, value FROM sample WHERE run_id = ? AND seq = ?", &err);
+    int ticks2 = 0, vbad = 0, vrows = 0, rvals = 0, more2;
+    while ((more2 = tick_reader_next(&rd, &err)) == 1) {
+        sqlite3_reset(q);
+        sqlite3_bind_int64(q, 1, row2.id);
+        sqlite3_bind_int64(q, 2, rd.seq);
+        while (sqlite3_step(q) == SQLITE_ROW) {
+            vrows++;
+            int i = tick_reader_find(&rd, (const char *)sqlite3_column_text(q, 0));
+            bool real = i >= 0 && (size_t)i % 8 == 5;
+            if (i < 0 || !rd.have[i] ||
+                (real ? sqlite3_column_double(q, 1) != tick_value(rd.acc[i], true)
+                      : sqlite3_column_int64(q, 1) != rd.acc[i]))
+                vbad++;
+        }
+        for (size_t i = 0; i < rd.n; i++)
+            rvals += rd.have[i];
+        ticks2++;
+    }
+    sqlite3_finalize(q);
+    tick_reader_close(&rd);
+    is_num(ticks2, 400, 0, "the reader gives all 400 ticks (%s)", more2 < 0 ? err.msg : "");
+    is_num(vbad, 0, 0, "the view gives what the reader does at every tick, open ones included");
+    is_num(vrows, rvals, 0, "and as many values (%d)", rvals);
     series_table_free(&t2);
     pm_db_close(&db);
     static const char *files[] = { "results.db", "results.db-wal", "results.db-shm" };
