@@ -81,7 +81,8 @@ static const char export_usage[] =
     "are exact: whole numbers without a point or an exponent, PSI averages as stored. A\n"
     "--series pattern that matches nothing, an unknown run and a combination the format\n"
     "cannot hold are refused before anything is written; with --out a failure part way\n"
-    "leaves FILE as it was.\n";
+    "leaves FILE as it was. A file --out replaces keeps its permissions; a FIFO or a\n"
+    "character device (/dev/null) is written to, never replaced; a symlink is refused.\n";
 
 /* The runs named, in order, each once; none named: the newest. Returns
  * 0, or 2 after the one line. */

@@ -420,7 +420,8 @@ static int v8_run(struct pm_db *db, int64_t run_id, struct tick_fold_sql *fs, sq
         int64_t seq = sqlite3_column_int64(st, 0);
         const uint8_t *p = sqlite3_column_blob(st, 2);
         size_t len = (size_t)sqlite3_column_bytes(st, 2);
-        if (seq < 0 || seq > INT64_MAX / 2 || len > TICK_MAX_BYTES || (len && tick_decode(p, len, v.acc, NULL, v.n) < 0)) {
+        if (seq < 0 || seq > INT64_MAX / 2 || len > TICK_MAX_BYTES ||
+            (len && tick_decode(p, len, v.acc, NULL, v.n) < 0)) {
             pm_errf(err, "%s: run %lld tick %lld: not a stored tick (corrupt data)", db->path, (long long)run_id,
                     (long long)seq);
             goto out;
