@@ -233,13 +233,9 @@ static int csv_tick(struct out *o, const struct tick_reader *rd)
 {
     char when[96], num[PM_EXACT_LEN];
     tick_when(rd, when, sizeof when);
-    for (size_t i = 0; i < rd->n; i++) {
-        double v;
-        if (o->names[i] && tick_reader_value(rd, i, &v)) {
-            pm_fmt_exact(num, sizeof num, v);
+    for (size_t i = 0; i < rd->n; i++)
+        if (o->names[i] && tick_reader_text(rd, i, num))
             fprintf(o->f, "%s%s,%s,%s\n", o->prefix, when, o->names[i], num);
-        }
-    }
     return 0;
 }
 
@@ -250,12 +246,9 @@ static int csv_wide_tick(struct out *o, const struct tick_reader *rd)
     fputs(o->prefix, o->f);
     fputs(when, o->f);
     for (size_t c = 0; c < o->p->ncols; c++) {
-        double v;
         fputc(',', o->f);
-        if (o->col[c] >= 0 && tick_reader_value(rd, (size_t)o->col[c], &v)) {
-            pm_fmt_exact(num, sizeof num, v);
+        if (o->col[c] >= 0 && tick_reader_text(rd, (size_t)o->col[c], num))
             fputs(num, o->f);
-        }
     }
     fputc('\n', o->f);
     return 0;
@@ -267,9 +260,7 @@ static int jsonl_tick(struct out *o, const struct tick_reader *rd)
     fprintf(o->f, "%s\"seq\":%lld,\"t_ns\":%lld,\"values\":{", o->prefix, (long long)rd->seq, (long long)rd->t_ns);
     bool first = true;
     for (size_t i = 0; i < rd->n; i++) {
-        double v;
-        if (o->names[i] && tick_reader_value(rd, i, &v)) {
-            pm_fmt_exact(num, sizeof num, v);
+        if (o->names[i] && tick_reader_text(rd, i, num)) {
             fprintf(o->f, "%s%s:%s", first ? "" : ",", o->names[i], num);
             first = false;
         }

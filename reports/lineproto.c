@@ -67,6 +67,16 @@ static int put_field(struct lp_buf *b, bool *first, const char *k, double v)
     return rc;
 }
 
+/* A field whose value is written already (a tick's, exactly as stored). */
+static int put_field_text(struct lp_buf *b, bool *first, const char *k, const char *num)
+{
+    if (!*k)
+        return 0;
+    int rc = puts_(b, *first ? " " : ",") | put_escaped(b, k, true) | puts_(b, "=") | puts_(b, num);
+    *first = false;
+    return rc;
+}
+
 static int put_head(struct lp_buf *b, const struct run_head *h, const char *suffix)
 {
     char m[128];
@@ -122,11 +132,10 @@ int lp_tick_point(const struct run_head *h, const struct tick_reader *rd, const 
 {
     bool first = true;
     int rc = put_head(b, h, "_samples");
-    for (size_t i = 0; i < rd->n; i++) {
-        double v;
-        if ((!keep || keep[i]) && tick_reader_value(rd, i, &v))
-            rc |= put_field(b, &first, rd->names[i], v);
-    }
+    char num[32];
+    for (size_t i = 0; i < rd->n; i++)
+        if ((!keep || keep[i]) && tick_reader_text(rd, i, num))
+            rc |= put_field_text(b, &first, rd->names[i], num);
     if (first)
         rc |= put_field(b, &first, "ticks", 1);
     /* In unsigned arithmetic: a database's times may be anything. */

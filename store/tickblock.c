@@ -61,8 +61,9 @@ static uint64_t offset_for(int w)
 
 size_t tick_dense_bound(uint64_t range, size_t n)
 {
+    /* No width holds it: runs, each at most "[255,1,-9223372036854775808],". */
     int w = width_for(range);
-    return n * (size_t)(w ? w : 20);
+    return n * (size_t)(w ? w : 30);
 }
 
 /* One character of code c (up to 0x10FFFF) in UTF-8, in exactly len bytes. */

@@ -65,7 +65,8 @@ int tick_piece_decode(enum tick_form form, int64_t base, int64_t scale, int widt
                       int64_t *out, size_t n);
 
 /* The most bytes a dense piece of n ticks whose values span range takes
- * (before the common divisor; 20 a tick when no width holds it): the
+ * (before the common divisor; 30 a tick, a run's most, when no width holds
+ * it): the
  * writer ends a block before it passes TICK_PIECE_MAX. */
 size_t tick_dense_bound(uint64_t range, size_t n);
 

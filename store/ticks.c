@@ -457,6 +457,23 @@ bool tick_reader_value(const struct tick_reader *r, size_t i, double *v)
     return true;
 }
 
+bool tick_reader_text(const struct tick_reader *r, size_t i, char *buf)
+{
+    if (i >= r->n || !r->have[i])
+        return false;
+    int n = tick_format_value(buf, r->acc[i], r->real[i]);
+    if (r->real[i]) {
+        while (n > 0 && buf[n - 1] == '0')
+            n--;
+        if (n > 0 && buf[n - 1] == '.')
+            n--;
+        buf[n] = '\0';
+        if (strcmp(buf, "-0") == 0)
+            strcpy(buf, "0");
+    }
+    return true;
+}
+
 int tick_reader_find(const struct tick_reader *r, const char *name)
 {
     for (size_t i = 0; i < r->n; i++)

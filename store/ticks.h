@@ -113,6 +113,10 @@ int tick_reader_next(struct tick_reader *r, struct pm_err *err);
 void tick_reader_want(struct tick_reader *r, size_t i);
 /* False where series i had no value yet at the current tick. */
 bool tick_reader_value(const struct tick_reader *r, size_t i, double *v);
+/* The same, written exactly as stored: an integer's every digit (a double
+ * holds only 53 bits of a counter), a real's decimals without trailing
+ * zeros ("1.68", "0"). buf holds 32 bytes. */
+bool tick_reader_text(const struct tick_reader *r, size_t i, char *buf);
 /* The position of the series called name, or -1. */
 int tick_reader_find(const struct tick_reader *r, const char *name);
 void tick_reader_close(struct tick_reader *r);

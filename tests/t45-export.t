@@ -400,4 +400,14 @@ else
             test "$lines" -ge 20000 -a "$long" -le $((mid + 3072)) -a "$long" -le $((short + 8192))
     done
 fi
+# An integer a double cannot hold (2^53 + 1) goes out with every digit, in
+# every format (a steady series of run 1 made to hold it).
+big=9007199254740993
+q "update tick_series set const_value = $big where run_id = 1 and idx = (select min(idx) from tick_series
+   where run_id = 1 and const_value is not null and real = 0)"
+bigname=$(q "select name from tick_series where run_id = 1 and const_value = $big")
+is "$(q "select distinct value from sample where run_id = 1 and name = '$bigname'")" "$big" "the view holds $big ($bigname)"
+is "$("$PM" export 1 --series "$bigname" | awk -F, 'NR > 1 { print $NF }' | sort -u)" "$big" "  csv gives it whole"
+like "$("$PM" export 1 --series "$bigname" --format jsonl | head -1)" "\"$bigname\":$big}" "  and JSON lines"
+like "$("$PM" export 1 --series "$bigname" --format line | head -1)" "$bigname=$big " "  and line protocol"
 done_testing

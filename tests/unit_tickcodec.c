@@ -11,6 +11,7 @@
 #include "store/db.h"
 #include "store/machine.h"
 #include "store/runs.h"
+#include "store/tickblock.h"
 #include "store/tickcodec.h"
 #include "store/ticks.h"
 #include "tests/tap.h"
@@ -116,6 +117,32 @@ int main(void)
     ok(tick_decode(past, sizeof past, a2, NULL, 4) < 0, "a position past the run's series is refused");
     ok(tick_decode(long_varint, sizeof long_varint, a2, NULL, 4) < 0, "a varint longer than 64 bits is refused");
     ok(tick_decode(gap_wrap, sizeof gap_wrap, a2, NULL, 4) < 0, "a gap that would wrap the position is refused");
+
+    /* Pieces whose largest step is each width's last value, and the first
+     * past it (126/127: one byte or two, 2^20 - 1/2^20: four bytes or two
+     * characters, 2^60: past every width, so runs): encoded and decoded,
+     * every value comes back, and the width is the one expected. */
+    static const struct { int64_t top; int width; } edges[] = {
+        { 126, 1 }, { 127, 2 }, { 1919, 2 }, { 1920, 3 }, { 53247, 3 }, { 53248, 4 }, { (1 << 20) - 1, 4 },
+        { 1 << 20, 8 }, { (1ll << 40) - 1, 8 }, { 1ll << 40, 12 }, { (1ll << 60) - 1, 12 }, { 1ll << 60, 0 },
+    };
+    int edge_bad = 0;
+    for (size_t e2 = 0; e2 < sizeof edges / sizeof edges[0]; e2++) {
+        int64_t v[40], back[40];
+        for (int k = 0; k < 40; k++)
+            v[k] = k % 2 ? edges[e2].top : k % 3;     /* steps 0, 1, 2 and top: gcd 1 */
+        struct tick_piece p;
+        tick_piece_init(&p);
+        if (tick_piece_encode(&p, v, 40) < 0 ||
+            tick_piece_decode(p.form, p.base, p.scale, p.width, p.text, p.len, back, 40) < 0 ||
+            memcmp(v, back, sizeof v) != 0 || p.width != edges[e2].width ||
+            (edges[e2].width == 0) != (p.form == TICK_RUNS)) {
+            printf("# top %lld: width %d, form %d\n", (long long)edges[e2].top, p.width, (int)p.form);
+            edge_bad++;
+        }
+        tick_piece_free(&p);
+    }
+    is_num(edge_bad, 0, 0, "each width's edges round-trip in the width expected");
 
     /* Through the database: the tick store writes, the C reader and the SQL
      * view read back the same value for every series at every tick. */
@@ -240,6 +267,13 @@ int main(void)
     sqlite3_finalize(f);
     ok(strcmp(got, "s.4=7 s.12=NULL s.36=NULL") == 0,
        "a series steady all run is kept once; one that changed after blocks is not (%s)", got);
+    pm_db_prepare(&db, &f, "SELECT count(*) FROM tick_piece WHERE run_id = ? AND length(coalesce(vals, runs, '')) > ?",
+                  &err);
+    sqlite3_bind_int64(f, 1, run_id);
+    sqlite3_bind_int(f, 2, TICK_PIECE_MAX);
+    ok(sqlite3_step(f) == SQLITE_ROW && sqlite3_column_int(f, 0) == 0,
+       "no piece is longer than %d bytes: blocks are cut before (wide series here)", TICK_PIECE_MAX);
+    sqlite3_finalize(f);
     pm_db_prepare(&db, &f, "SELECT count(*) FROM tick_block WHERE run_id = ?", &err);
     sqlite3_bind_int64(f, 1, run_id);
     ok(sqlite3_step(f) == SQLITE_ROW && sqlite3_column_int(f, 0) >= 4, "the run spans blocks (%d)", sqlite3_column_int(f, 0));
