@@ -1,5 +1,4 @@
 #include "store/tickcodec.h"
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,23 +75,6 @@ static uint8_t *put_value(struct tick_encoder *e, uint8_t *p, size_t i, int64_t 
     e->stored[i] = true;
     *prev = i + 1;
     return p;
-}
-
-int tick_encode(struct tick_encoder *e, const struct series_table *t, uint64_t mark)
-{
-    if (reserve(e, t->n) < 0)
-        return -1;
-    uint8_t *p = e->buf;
-    size_t prev = 0;
-    for (size_t i = 0; i < t->n; i++) {
-        const struct series *se = &t->v[i];
-        if (se->seen_tick != mark)
-            continue;
-        int64_t v = se->last.kind == PM_INT ? se->last.i : (int64_t)llround(se->last.r * TICK_REAL_SCALE);
-        p = put_value(e, p, i, v, &prev);
-    }
-    e->len = (size_t)(p - e->buf);
-    return 0;
 }
 
 int tick_encode_values(struct tick_encoder *e, size_t nseries, const size_t *idx, const int64_t *v, size_t k)

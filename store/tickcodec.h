@@ -13,7 +13,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "lib/series.h"
 #include "store/tickblock.h"
 
 #define TICK_REAL_SCALE 1000000.0
@@ -31,11 +30,8 @@ struct tick_encoder {
 
 void tick_encoder_init(struct tick_encoder *e);
 void tick_encoder_free(struct tick_encoder *e);
-/* Encode the series of t that have a value this tick (seen_tick == mark)
- * into e->buf[0..e->len). -1 only when out of memory. */
-int tick_encode(struct tick_encoder *e, const struct series_table *t, uint64_t mark);
-/* Encode from a list (migration of JSON ticks): the k series that have a
- * value this tick, positions idx[] in increasing order (below nseries),
+/* Encode the k series that have a value this tick (migrating JSON ticks;
+ * bench/sample_tool), positions idx[] in increasing order (below nseries),
  * values v[] fixed-point. The cost is k's, not the run's series'. */
 int tick_encode_values(struct tick_encoder *e, size_t nseries, const size_t *idx, const int64_t *v, size_t k);
 
