@@ -11,6 +11,7 @@
 #include "experiment/view.h"
 #include "reports/compare.h"
 #include "reports/compare_fmt.h"
+#include "reports/judge.h"
 #include "reports/verdict.h"
 #include "store/db.h"
 #include "store/fetch.h"
@@ -23,8 +24,9 @@ struct compare_opts {
     char baseline[256], workload[64], baseline_db[4096], junit[4096];
     const char *metrics[MAX_ITEMS];
     size_t nmetrics;
-    bool long_view, judge, allow_emulated;
+    bool long_view, judge, allow_emulated, exclude_outliers;
     double alpha, pct;
+    unsigned resamples, seed;
     uint64_t max_download;
     unsigned format;
     bool has_suite;
@@ -73,8 +75,17 @@ static const struct opt compare_options[] = {
     { .name = "allow-emulated", .type = OPT_FLAG, .offset = CO(allow_emulated),
       .help = "compare runs made under QEMU's TCG emulation (a kernel suite's VMs without KVM), with a caveat" },
     { .name = "alpha", .type = OPT_REAL, .offset = CO(alpha), .metavar = "A", .def = "0.05", .min = 1e-12,
-      .max = 1 - 1e-12, .noun = "significance level", .extra = "a number between 0 and 1, e.g. 0.05",
-      .help = "significance level of Welch's t-test" },
+      .max = 0.5, .noun = "significance level", .extra = "a number above 0 and at most 0.5, e.g. 0.05",
+      .help = "significance level; with more than one comparison, the family's (p adjusted by\n"
+              "                         Benjamini-Hochberg for the tables, Holm for --fail-on-regression)" },
+    { .name = "exclude-outliers", .type = OPT_FLAG, .offset = CO(exclude_outliers),
+      .help = "leave out runs whose headline's modified z-score passes 3.5 (listed either way)" },
+    { .name = "bootstrap", .type = OPT_UINT, .offset = CO(resamples), .metavar = "N", .def = "2000", .min = 1,
+      .max = 1000000, .noun = "bootstrap resample count", .extra = "a whole number from 1 to 1000000",
+      .help = "resamples of the bootstrap interval of each change (default 2000)" },
+    { .name = "seed", .type = OPT_UINT, .offset = CO(seed), .metavar = "S", .def = "20261202", .min = 1,
+      .max = 4294967295.0, .noun = "bootstrap seed", .extra = "a whole number from 1 to 4294967295",
+      .help = "the bootstrap's seed: the same runs and seed give the same intervals" },
     { .name = "format", .type = OPT_CHOICE, .offset = CO(format), .metavar = "F", .def = "text",
       .words = cmp_format_names, .noun = "format", .help = "text, markdown, csv, json or html" },
     { .name = "baseline-db", STR(baseline_db), .metavar = "PATH|URL",
@@ -197,26 +208,12 @@ static int write_junit(const char *path, struct comparison *const *cs, size_t n,
     return 0;
 }
 
-/* Build, judge and write one comparison per workload. Returns 0, or 2
- * when one could not be built (nothing is judged then). */
-static int compare_all(struct pm_db *db, const struct compare_opts *o, char **labels, size_t nlabels,
-                       struct foreign_db *fdb, char **workloads, size_t nw, const struct suite_view *sv)
+/* Build one comparison per workload; *built of them. 0, or 2 when one
+ * could not be built. */
+static int build_all(struct pm_db *db, const struct compare_opts *o, char **labels, size_t nlabels,
+                     struct foreign_db *fdb, char **workloads, size_t nw, const struct suite_view *sv,
+                     struct comparison **cptrs, struct comparison *cmps, size_t *built)
 {
-    struct comparison *cmps = calloc(nw, sizeof *cmps);
-    struct comparison **cptrs = calloc(nw, sizeof *cptrs);
-    if (!cmps || !cptrs) {
-        free(cmps);
-        free(cptrs);
-        return pm_usage("compare", "out of memory");
-    }
-    const struct cmp_format *fmt = cmp_format_get(o->format);
-    if (fmt->human)
-        cmd_human_output();
-    struct cmp_writer w = { .f = stdout, .fmt = fmt };
-    w.fmt->begin(&w);
-    int rc = 0, verdict = VERDICT_OK;
-    size_t built = 0;
-    char findings[16384] = "";
     for (size_t i = 0; i < nw; i++) {
         struct pm_err err;
         struct compare_request rq = { .workload = workloads[i], .labels = (const char *const *)labels, .nlabels = nlabels,
@@ -224,7 +221,8 @@ static int compare_all(struct pm_db *db, const struct compare_opts *o, char **la
                                       .baseline_db = o->baseline_db[0] ? &fdb->db : NULL,
                                       .baseline_db_name = o->baseline_db, .metrics = o->metrics,
                                       .nmetrics = o->nmetrics, .long_view = o->long_view, .alpha = o->alpha,
-                                      .allow_emulated = o->allow_emulated };
+                                      .allow_emulated = o->allow_emulated, .exclude_outliers = o->exclude_outliers,
+                                      .resamples = o->resamples, .seed = o->seed };
         const char *slabels[MAX_CELLS], *saxes[MAX_CELLS];
         if (sv) {
             /* The suite's cells of this workload, its baseline cell first. */
@@ -236,19 +234,47 @@ static int compare_all(struct pm_db *db, const struct compare_opts *o, char **la
         if (compare_build(db, &rq, &cmps[i], &err) < 0 ||
             (sv && compare_grid(&cmps[i], saxes, &err) < 0)) {
             compare_free(&cmps[i]);
-            rc = pm_usage("compare", "%s", err.msg);
-            break;
+            return pm_usage("compare", "%s", err.msg);
         }
         if (sv)
             snprintf(cmps[i].suite, sizeof cmps[i].suite, "%s", sv->title);
-        cptrs[built++] = &cmps[i];
-        int v = o->judge ? verdict_judge(&cmps[i], o->pct, findings, sizeof findings) : VERDICT_OK;
+        cptrs[(*built)++] = &cmps[i];
+    }
+    return 0;
+}
+
+/* Build every comparison, judge them as one family, then write them and
+ * the verdict. Returns 0, 1 (a regression, with --fail-on-regression), or
+ * 2 when one could not be built or judged (nothing is judged then). */
+static int compare_all(struct pm_db *db, const struct compare_opts *o, char **labels, size_t nlabels,
+                       struct foreign_db *fdb, char **workloads, size_t nw, const struct suite_view *sv)
+{
+    struct comparison *cmps = calloc(nw, sizeof *cmps);
+    struct comparison **cptrs = calloc(nw, sizeof *cptrs);
+    if (!cmps || !cptrs) {
+        free(cmps);
+        free(cptrs);
+        return pm_usage("compare", "out of memory");
+    }
+    size_t built = 0;
+    int rc = build_all(db, o, labels, nlabels, fdb, workloads, nw, sv, cptrs, cmps, &built);
+    if (rc == 0 && compare_judge(cptrs, built, o->alpha) < 0)
+        rc = pm_usage("compare", "out of memory");
+    const struct cmp_format *fmt = cmp_format_get(o->format);
+    if (fmt->human)
+        cmd_human_output();
+    struct cmp_writer w = { .f = stdout, .fmt = fmt };
+    w.fmt->begin(&w);
+    int verdict = VERDICT_OK;
+    char findings[16384] = "";
+    for (size_t i = 0; rc == 0 && i < built; i++) {
+        int v = o->judge ? verdict_judge(cptrs[i], o->pct, findings, sizeof findings) : VERDICT_OK;
         if (v == VERDICT_REGRESSED || (v == VERDICT_UNJUDGED && verdict == VERDICT_OK))
             verdict = v;
-        w.fmt->comparison(&w, &cmps[i], o->long_view);
+        w.fmt->comparison(&w, cptrs[i], o->long_view);
     }
     const struct cmp_verdict cv = { .exit_status = verdict, .threshold_pct = o->pct, .alpha = o->alpha,
-                                    .findings = findings };
+                                    .findings = findings, .family = built ? cptrs[0]->family : 0 };
     w.fmt->end(&w, rc == 0 && o->judge ? &cv : NULL);
     if (rc == 0 && o->junit[0])
         rc = write_junit(o->junit, cptrs, built, o->pct);

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "reports/judge.h"
+#include "reports/outlier.h"
 #include "reports/present.h"
 #include "lib/quote.h"
 #include "lib/units.h"
@@ -141,13 +143,18 @@ static int find_metric(const struct comparison *c, const char *name)
     return -1;
 }
 
-static int cell_push(struct cmp_cell *cell, double v)
+static int cell_push(struct cmp_cell *cell, int64_t run_id, double v)
 {
     double *nv = realloc(cell->values, (cell->n + 1) * sizeof *nv);
     if (!nv)
         return -1;
     cell->values = nv;
-    nv[cell->n++] = v;
+    int64_t *ni = realloc(cell->run_ids, (cell->n + 1) * sizeof *ni);
+    if (!ni)
+        return -1;
+    cell->run_ids = ni;
+    nv[cell->n] = v;
+    ni[cell->n++] = run_id;
     return 0;
 }
 
@@ -302,7 +309,7 @@ static int load_values(struct pm_db *db, struct comparison *c, size_t l, const c
     const struct cmp_label *lb = &c->labels[l];
     sqlite3_stmt *st;
     if (pm_db_prepare(db, &st,
-                      "SELECT m.name, m.value, m.unit, m.direction FROM run r JOIN metric m ON m.run_id = r.id"
+                      "SELECT m.name, m.value, m.unit, m.direction, r.id FROM run r JOIN metric m ON m.run_id = r.id"
                       " WHERE r.workload = ?1 AND (?2 IS NULL OR r.label = ?2) AND r.status = 'ok'"
                       " AND (?3 IS NULL OR r.id IN (SELECT run_id FROM run_meta WHERE key = 'suite.uuid' AND value = ?3))"
                       " ORDER BY r.id", err) < 0)
@@ -318,7 +325,7 @@ static int load_values(struct pm_db *db, struct comparison *c, size_t l, const c
             continue;
         snprintf(c->metrics[m].unit, sizeof c->metrics[m].unit, "%s", pm_col_text(st, 2));
         snprintf(c->metrics[m].direction, sizeof c->metrics[m].direction, "%s", pm_col_text(st, 3));
-        if (cell_push(cmp_cell_at(c, l, (size_t)m), sqlite3_column_double(st, 1)) < 0) {
+        if (cell_push(cmp_cell_at(c, l, (size_t)m), sqlite3_column_int64(st, 4), sqlite3_column_double(st, 1)) < 0) {
             sqlite3_finalize(st);
             return pm_errf(err, "out of memory");
         }
@@ -447,76 +454,62 @@ static int check_emulated(struct pm_db *db, const struct compare_request *rq, st
 
 /* A metric's cells are all summarised before any is tested: each test is
  * against the baseline's summary of the same metric. */
-static int summarise_cells(struct comparison *c, double alpha, struct pm_err *err)
+static int summarise_cells(struct comparison *c, struct pm_err *err)
 {
-    for (size_t m = 0; m < c->nmetrics; m++) {
-        for (size_t l = 0; l < c->nlabels; l++) {
-            struct cmp_cell *cell = cmp_cell_at(c, l, m);
-            double *sorted = malloc((cell->n ? cell->n : 1) * sizeof *sorted);
-            if (!sorted)
-                return pm_errf(err, "out of memory");
-            if (cell->n)
-                memcpy(sorted, cell->values, cell->n * sizeof *sorted);
-            stats_summary(sorted, cell->n, &cell->s);
-            free(sorted);
-        }
-        const struct cmp_cell *base = cmp_cell_at(c, c->base, m);
-        for (size_t l = 0; l < c->nlabels; l++) {
-            struct cmp_cell *cell = cmp_cell_at(c, l, m);
-            stats_welch(&base->s, &cell->s, &cell->w);
-            cell->change_pct = base->s.n && cell->s.n ? stats_change_pct(base->s.mean, cell->s.mean, c->metrics[m].direction)
-                                                      : NAN;
-            cell->significant = l != c->base && cell->w.valid && cell->w.p < alpha;
-        }
+    for (size_t i = 0; i < c->nlabels * c->nmetrics; i++) {
+        struct cmp_cell *cell = &c->cells[i];
+        double *sorted = malloc((cell->n ? cell->n : 1) * sizeof *sorted);
+        if (!sorted)
+            return pm_errf(err, "out of memory");
+        if (cell->n)
+            memcpy(sorted, cell->values, cell->n * sizeof *sorted);
+        stats_summary(sorted, cell->n, &cell->s);
+        free(sorted);
     }
+    if (judge_cells(c) < 0)
+        return pm_errf(err, "out of memory");
     return 0;
 }
 
-/* The workload's second figure (the chat's p99 latency) gets its own
- * judgement in the same sentence: throughput alone hides stalls. Only a
- * figure the workload names, with runs on both sides, is judged. */
-static void append_also(struct comparison *c, size_t l, size_t m, const struct wl_present *shown, double alpha)
+/* Leave run id's values out of every metric of label l. */
+static void drop_run(struct comparison *c, size_t l, int64_t id)
 {
-    bool also = false;
-    for (size_t i = 0; shown->compare_also && shown->compare_also[i]; i++)
-        also |= strcmp(shown->compare_also[i], c->metrics[m].name) == 0;
-    const struct cmp_cell *am = cmp_cell_at(c, c->base, m), *bm = cmp_cell_at(c, l, m);
-    if (!also || !am->s.n || !bm->s.n || am->s.mean == 0)
-        return;
-    size_t o = strlen(c->labels[l].sentence);
-    char p[48] = "n too small to judge", b[64], a[64], times[64];
-    if (bm->w.valid) {
-        stats_fmt_p(p, sizeof p, bm->w.p, false);
-        if (bm->w.p < alpha)
-            strncat(p, ", significant", sizeof p - strlen(p) - 1);
+    for (size_t m = 0; m < c->nmetrics; m++) {
+        struct cmp_cell *cell = cmp_cell_at(c, l, m);
+        size_t k = 0;
+        for (size_t i = 0; i < cell->n; i++)
+            if (cell->run_ids[i] != id) {
+                cell->values[k] = cell->values[i];
+                cell->run_ids[k++] = cell->run_ids[i];
+            }
+        cell->n = k;
     }
-    pm_fmt_sig(b, sizeof b, bm->s.mean, 6);
-    pm_fmt_sig(a, sizeof a, am->s.mean, 6);
-    pm_fmt_sig(times, sizeof times, bm->s.mean / am->s.mean, 3);
-    snprintf(c->labels[l].sentence + o, sizeof c->labels[l].sentence - o, "; %s %s against %s %s: %s times (%s)",
-             c->metrics[m].name, b, a, c->metrics[m].unit, times, p);
 }
 
-/* Each label's sentence against the baseline, on the headline metric; a
- * side with no ok runs gets a sentence saying so instead of a judgement.
- * Metrics the user picked get no second figures. */
-static void write_sentences(struct comparison *c, const struct compare_request *rq, const struct wl_present *shown)
+/* Runs whose headline lies far from their label's other runs: each
+ * label's list, and with exclude the runs taken out of all its cells. */
+static int flag_outliers(struct comparison *c, bool exclude, struct pm_err *err)
 {
-    double alpha = rq->alpha;
     for (size_t l = 0; l < c->nlabels; l++) {
-        if (l == c->base)
-            continue;
-        const struct cmp_cell *a = cmp_cell_at(c, c->base, 0), *b = cmp_cell_at(c, l, 0);
-        if (a->s.n == 0 || b->s.n == 0) {
-            snprintf(c->labels[l].sentence, sizeof c->labels[l].sentence, "%s: no ok runs of %s to compare",
-                     c->labels[l].name, a->s.n == 0 ? c->labels[c->base].name : c->labels[l].name);
-            continue;
-        }
-        stats_ratio_sentence(c->labels[l].sentence, sizeof c->labels[l].sentence, rq->workload, c->labels[l].name,
-                             c->labels[c->base].name, &b->s, &a->s, &b->w, c->metrics[0].direction, alpha);
-        for (size_t m = 1; !rq->nmetrics && m < c->nmetrics; m++)
-            append_also(c, l, m, shown, alpha);
+        struct cmp_label *lb = &c->labels[l];
+        const struct cmp_cell *h = cmp_cell_at(c, l, 0);
+        size_t n = h->n;
+        double *z = malloc((n ? n : 1) * sizeof *z);
+        bool *flag = malloc((n ? n : 1) * sizeof *flag);
+        lb->outliers = calloc(n ? n : 1, sizeof *lb->outliers);
+        int k = z && flag && lb->outliers ? stats_outliers(h->values, n, z, flag) : -1;
+        for (size_t i = 0; k > 0 && i < n; i++)
+            if (flag[i])
+                lb->outliers[lb->noutliers++] = (struct cmp_outlier){ h->run_ids[i], h->values[i], z[i] };
+        free(z);
+        free(flag);
+        if (k < 0)
+            return pm_errf(err, "out of memory");
+        for (size_t i = 0; exclude && i < lb->noutliers; i++)
+            drop_run(c, l, lb->outliers[i].run_id);
+        lb->outliers_excluded = exclude && lb->noutliers > 0;
     }
+    return 0;
 }
 
 int compare_build(struct pm_db *db, const struct compare_request *rq, struct comparison *c, struct pm_err *err)
@@ -525,6 +518,9 @@ int compare_build(struct pm_db *db, const struct compare_request *rq, struct com
     const char *workload = rq->workload;
     snprintf(c->workload, sizeof c->workload, "%s", workload);
     c->alpha = rq->alpha;
+    c->user_metrics = rq->nmetrics > 0;
+    c->resamples = rq->resamples ? rq->resamples : BOOT_DEFAULT_RESAMPLES;
+    c->seed = rq->seed ? rq->seed : BOOT_DEFAULT_SEED;
     struct wl_present wp;
     report_workload(workload, &wp);
     snprintf(c->headline, sizeof c->headline, "%s", wp.headline);
@@ -534,9 +530,12 @@ int compare_build(struct pm_db *db, const struct compare_request *rq, struct com
     c->base = 0;
     struct wl_present shown;
     choose_metrics(c, rq, &shown);
-    if (load_cells(db, rq, c, err) < 0 || check_emulated(db, rq, c, err) < 0 || summarise_cells(c, rq->alpha, err) < 0)
+    if (load_cells(db, rq, c, err) < 0 || check_emulated(db, rq, c, err) < 0 ||
+        flag_outliers(c, rq->exclude_outliers, err) < 0 || summarise_cells(c, err) < 0)
         return -1;
-    write_sentences(c, rq, &shown);
+    struct comparison *one = c;
+    if (compare_judge(&one, 1, rq->alpha) < 0)
+        return pm_errf(err, "out of memory");
     if (compare_short_names(c, NULL, err) < 0)
         return -1;
     return build_env_diffs(db, rq->baseline_db, c, err);
@@ -647,11 +646,15 @@ void compare_free(struct comparison *c)
 {
     grid_free(c->grid);
     c->grid = NULL;
-    for (size_t i = 0; c->cells && i < c->nlabels * c->nmetrics; i++)
+    for (size_t i = 0; c->cells && i < c->nlabels * c->nmetrics; i++) {
         free(c->cells[i].values);
+        free(c->cells[i].run_ids);
+    }
     free(c->cells);
-    for (size_t l = 0; l < c->nlabels; l++)
+    for (size_t l = 0; l < c->nlabels; l++) {
         free(c->labels[l].run_ids);
+        free(c->labels[l].outliers);
+    }
     free(c->labels);
     free(c->metrics);
     for (size_t d = 0; d < c->ndiffs; d++) {

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "store/db.h"
+#include "reports/bootstrap.h"
+#include "reports/ranktest.h"
 #include "reports/stats.h"
 
 struct cmp_metric {
@@ -15,11 +17,29 @@ struct cmp_metric {
 
 struct cmp_cell {
     double *values;              /* per ok run, in run order */
+    int64_t *run_ids;            /* the run of each value */
     size_t n;
     struct summary s;
-    struct welch w;              /* against the baseline's cell */
+    /* Against the baseline's cell (judge.c): */
+    struct welch w;
+    struct mwu mwu;
+    struct boot_ci boot;         /* the ratio of means, BCa */
+    const char *test;            /* the test whose p decides: CMP_TEST_* */
+    double p;                    /* its p; NaN: not judged */
+    double p_holm, p_bh;         /* p adjusted over the family (p itself in a family of one) */
     double change_pct;           /* signed: + is better */
-    bool significant;
+    double detectable_pct;       /* the smallest change these runs detect at 80% power (NaN: unknown) */
+    bool significant;            /* p_bh < alpha: the tables' and sentences' word */
+    bool gate_significant;       /* p_holm < alpha: what --fail-on-regression acts on */
+};
+
+#define CMP_TEST_WELCH "welch"
+#define CMP_TEST_MWU "mann-whitney"
+
+/* A run whose headline lies far from its label's other runs. */
+struct cmp_outlier {
+    int64_t run_id;
+    double value, z;             /* z: the modified z-score (outlier.h) */
 };
 
 struct cmp_label {
@@ -32,6 +52,9 @@ struct cmp_label {
     bool emulated;               /* an ok run ran under QEMU's TCG emulation (emulated = yes) */
     char sentence[512];          /* against the baseline, on the headline metric */
     char short_name[256];        /* in tables: name with its long words abbreviated, or name (compare_short_names) */
+    struct cmp_outlier *outliers;
+    size_t noutliers;
+    bool outliers_excluded;      /* --exclude-outliers took them out of every cell */
 };
 
 /* A long word of the labels (a kernel package's name) and what tables
@@ -73,6 +96,10 @@ struct comparison {
     size_t nemulated;            /* labels with emulated runs: their timings get a caveat */
     struct cmp_abbrev *abbrevs;  /* the labels' long words abbreviated, in the order they came */
     size_t nabbrevs;
+    size_t family;               /* comparisons judged together with this one's (1: alone) */
+    bool user_metrics;           /* metrics the user picked: the sentences judge the headline only */
+    unsigned resamples;          /* the bootstrap's */
+    uint64_t seed;
 };
 
 /* The seed table's columns after the headline. */
@@ -95,6 +122,9 @@ struct compare_request {
     double alpha;
     const char *suite_uuid;      /* only this suite's runs (its aborted ones, redone, left out) */
     bool allow_emulated;         /* emulated runs are compared (with a caveat) rather than refused */
+    bool exclude_outliers;       /* leave flagged runs out of every cell (said in the output) */
+    unsigned resamples;          /* the bootstrap's; 0: BOOT_DEFAULT_RESAMPLES */
+    uint64_t seed;               /* 0: BOOT_DEFAULT_SEED */
 };
 
 /* Lay the comparison's labels out by two axes: axes_json[l] is label l's

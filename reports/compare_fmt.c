@@ -48,12 +48,51 @@ static void fmt_change(char *buf, size_t len, const struct comparison *c, size_t
         snprintf(buf, len, "base");
     } else if (isnan(cell->change_pct)) {
         snprintf(buf, len, "-");
-    } else if (!cell->w.valid) {
+    } else if (isnan(cell->p)) {
         snprintf(buf, len, "%+.1f%% (n too small)", cell->change_pct);
     } else {
         char p[32];
-        stats_fmt_p(p, sizeof p, cell->w.p, true);
-        snprintf(buf, len, "%+.1f%% %s%s", cell->change_pct, p, cell->significant ? " *" : "");
+        stats_fmt_p(p, sizeof p, cell->p, true);
+        snprintf(buf, len, "%+.1f%% %s%s%s", cell->change_pct, strcmp(cell->test, CMP_TEST_MWU) == 0 ? "MW " : "", p,
+                 cell->significant ? " *" : "");
+    }
+}
+
+/* The rows --long adds under the change: the other tests and the family. */
+static void fmt_test_row(char *buf, size_t len, const struct comparison *c, size_t l, size_t m, int row)
+{
+    const struct cmp_cell *cell = cmp_cell_at(c, l, m);
+    char a[32], b[32];
+    if (l == c->base || isnan(cell->p)) {
+        snprintf(buf, len, "-");
+        return;
+    }
+    switch (row) {
+    case 0:
+        stats_fmt_p(a, sizeof a, cell->w.p, true);
+        snprintf(buf, len, "%s", cell->w.valid ? a : "-");
+        break;
+    case 1:
+        stats_fmt_p(a, sizeof a, cell->mwu.p, true);
+        snprintf(buf, len, "U=%g %s%s", cell->mwu.u, a, cell->mwu.exact ? "" : " (normal)");
+        break;
+    case 2:
+        if (!cell->boot.valid)
+            snprintf(buf, len, "-");
+        else
+            snprintf(buf, len, "[%.1f%%, %.1f%%]", 100 * cell->boot.low, 100 * cell->boot.high);
+        break;
+    case 3:
+        stats_fmt_p(a, sizeof a, cell->p_bh, true);
+        stats_fmt_p(b, sizeof b, cell->p_holm, true);
+        /* "p=0.04" -> "0.04", "p<0.001" -> "<0.001" */
+        snprintf(buf, len, "%s / %s", a[1] == '=' ? a + 2 : a + 1, b[1] == '=' ? b + 2 : b + 1);
+        break;
+    default:
+        if (isnan(cell->detectable_pct))
+            snprintf(buf, len, "-");
+        else
+            snprintf(buf, len, "%.1f%%", cell->detectable_pct);
     }
 }
 
@@ -126,7 +165,8 @@ static void build_long_table(struct table *t, const struct comparison *c)
         headers[nc] = cmp_label_shown(&c->labels[l]); right[nc++] = true;
     }
     table_init(t, nc, headers, right);
-    static const char *stats[] = { "n", "mean", "stddev", "CV%", "min", "median", "max", "change", "95% CI diff" };
+    static const char *stats[] = { "n", "mean", "stddev", "CV%", "min", "median", "max", "change", "95% CI diff",
+                                   "Welch p", "Mann-Whitney", "bootstrap ratio", "p adj BH/Holm", "finds (80%)" };
     for (size_t m = 0; m < c->nmetrics; m++) {
         for (size_t s = 0; s < sizeof stats / sizeof stats[0]; s++) {
             char cells[TABLE_MAX_COLS][128];
@@ -151,6 +191,7 @@ static void build_long_table(struct table *t, const struct comparison *c)
                 case 6: cell->s.n ? fmt_value(b, 128, cell->s.max, u) : (void)snprintf(b, 128, "-"); break;
                 case 7: fmt_change(b, 128, c, l, m); break;
                 case 8: fmt_ci_diff(b, 128, c, l, m); break;
+                default: fmt_test_row(b, 128, c, l, m, (int)s - 9); break;
                 }
                 row[k] = b;
                 k++;
@@ -312,6 +353,40 @@ static void print_caveat(FILE *f, const struct comparison *c, enum markup mk)
     }
 }
 
+/* Runs far from their label's others, by run id, and whether they were
+ * left out: never dropped without a word. */
+static void print_outliers(FILE *f, const struct comparison *c, enum markup mk)
+{
+    for (size_t l = 0; l < c->nlabels; l++) {
+        const struct cmp_label *lb = &c->labels[l];
+        if (!lb->noutliers)
+            continue;
+        char line[1024];
+        size_t o = (size_t)snprintf(line, sizeof line, "outlier%s of %s (modified z-score of %s above 3.5): ",
+                                    lb->noutliers > 1 ? "s" : "", lb->name, c->metrics[0].name);
+        for (size_t i = 0; i < lb->noutliers && o < sizeof line; i++) {
+            char v[64];
+            fmt_value(v, sizeof v, lb->outliers[i].value, c->metrics[0].unit);
+            o += (size_t)snprintf(line + o, sizeof line - o, "%srun %lld (%s, z = %.1f)", i ? ", " : "",
+                                  (long long)lb->outliers[i].run_id, v, lb->outliers[i].z);
+        }
+        if (o < sizeof line)
+            snprintf(line + o, sizeof line - o, "%s", lb->outliers_excluded ? "; excluded (--exclude-outliers)"
+                                                                             : "; kept (--exclude-outliers leaves them out)");
+        if (mk == MARKUP_HTML) {
+            fputs("<p class=\"outliers\">", f);
+            quote_html(f, line);
+            fputs("</p>\n", f);
+        } else {
+            if (mk == MARKUP_MARKDOWN)
+                quote_markdown(f, line);
+            else
+                put_text(f, line);
+            fputc('\n', f);
+        }
+    }
+}
+
 static void print_sentences_and_env(FILE *f, const struct comparison *c, enum markup mk)
 {
     bool md = mk == MARKUP_MARKDOWN, html = mk == MARKUP_HTML;
@@ -335,6 +410,7 @@ static void print_sentences_and_env(FILE *f, const struct comparison *c, enum ma
     }
     if (html)
         fputs("</ul>\n", f);
+    print_outliers(f, c, mk);
     bool any_fail = false;
     for (size_t l = 0; l < c->nlabels; l++)
         any_fail |= c->labels[l].ok != c->labels[l].runs;
@@ -481,7 +557,8 @@ static void print_diffs(FILE *f, const struct comparison *c, enum markup mk, boo
 void compare_csv_header(FILE *f)
 {
     fputs("workload,label,baseline,metric,unit,direction,n,mean,sd,cv_pct,min,median,max,change_pct,t,df,p,"
-          "significant,ci_low,ci_high,runs,failed,oom,aborted\n", f);
+          "significant,ci_low,ci_high,runs,failed,oom,aborted,test,p_decided,p_bh,p_holm,mw_u,mw_p,boot_ratio,"
+          "boot_low,boot_high,detectable_pct,outliers\n", f);
 }
 
 
@@ -525,9 +602,65 @@ static void print_csv(FILE *f, const struct comparison *c)
             fprintf(f, ",%s", l == c->base ? "" : cell->significant ? "yes" : "no");
             csv_num(f, vs ? cell->w.ci_low : NAN);
             csv_num(f, vs ? cell->w.ci_high : NAN);
-            fprintf(f, ",%zu,%zu,%zu,%zu\n", lb->runs, lb->failed, lb->oom, lb->aborted);
+            fprintf(f, ",%zu,%zu,%zu,%zu", lb->runs, lb->failed, lb->oom, lb->aborted);
+            bool judged = l != c->base && !isnan(cell->p);
+            fprintf(f, ",%s", judged ? cell->test : "");
+            csv_num(f, judged ? cell->p : NAN);
+            csv_num(f, judged ? cell->p_bh : NAN);
+            csv_num(f, judged ? cell->p_holm : NAN);
+            csv_num(f, judged ? cell->mwu.u : NAN);
+            csv_num(f, judged ? cell->mwu.p : NAN);
+            csv_num(f, judged && cell->boot.valid ? cell->boot.ratio : NAN);
+            csv_num(f, judged && cell->boot.valid ? cell->boot.low : NAN);
+            csv_num(f, judged && cell->boot.valid ? cell->boot.high : NAN);
+            csv_num(f, judged ? cell->detectable_pct : NAN);
+            fprintf(f, ",%zu\n", lb->noutliers);
         }
     }
+}
+
+/* The other tests and the family, beside Welch's fields (t, df, ci_*),
+ * which keep their names; p is the deciding test's. */
+static void json_tests(struct jw *j, const struct cmp_cell *cell)
+{
+    bool judged = !isnan(cell->p);
+    jw_string(j, "test", judged ? cell->test : "");
+    jw_number(j, "p_bh", cell->p_bh);
+    jw_number(j, "p_holm", cell->p_holm);
+    jw_bool(j, "gate_significant", cell->gate_significant);
+    jw_number(j, "detectable_change_pct", cell->detectable_pct);
+    jw_object_begin(j, "welch");
+    jw_number(j, "t", cell->w.valid ? cell->w.t : NAN);
+    jw_number(j, "df", cell->w.valid ? cell->w.df : NAN);
+    jw_number(j, "p", cell->w.valid ? cell->w.p : NAN);
+    jw_object_end(j);
+    jw_object_begin(j, "mann_whitney");
+    jw_number(j, "u", cell->mwu.valid ? cell->mwu.u : NAN);
+    jw_number(j, "p", cell->mwu.valid ? cell->mwu.p : NAN);
+    jw_bool(j, "exact", cell->mwu.exact);
+    jw_number(j, "p_min", cell->mwu.valid ? cell->mwu.p_min : NAN);
+    jw_object_end(j);
+    jw_object_begin(j, "bootstrap");
+    jw_string(j, "statistic", "ratio of means");
+    jw_string(j, "method", "BCa");
+    jw_number(j, "ratio", cell->boot.ratio);
+    jw_number(j, "low", cell->boot.valid ? cell->boot.low : NAN);
+    jw_number(j, "high", cell->boot.valid ? cell->boot.high : NAN);
+    jw_object_end(j);
+}
+
+static void json_outliers(struct jw *j, const struct cmp_label *lb)
+{
+    jw_array_begin(j, "outliers");
+    for (size_t i = 0; i < lb->noutliers; i++) {
+        jw_object_begin(j, NULL);
+        jw_int(j, "run_id", lb->outliers[i].run_id);
+        jw_number(j, "value", lb->outliers[i].value);
+        jw_number(j, "z", lb->outliers[i].z);
+        jw_object_end(j);
+    }
+    jw_array_end(j);
+    jw_bool(j, "outliers_excluded", lb->outliers_excluded);
 }
 
 void compare_json(struct jw *j, const struct comparison *c)
@@ -537,6 +670,9 @@ void compare_json(struct jw *j, const struct comparison *c)
     jw_string(j, "baseline", c->labels[c->base].name);
     jw_string(j, "headline", c->headline);
     jw_number(j, "alpha", c->alpha);
+    jw_int(j, "family", (int64_t)c->family);
+    jw_int(j, "bootstrap_resamples", (int64_t)c->resamples);
+    jw_int(j, "bootstrap_seed", (int64_t)c->seed);
     jw_array_begin(j, "labels");
     for (size_t l = 0; l < c->nlabels; l++) {
         const struct cmp_label *lb = &c->labels[l];
@@ -553,6 +689,7 @@ void compare_json(struct jw *j, const struct comparison *c)
         jw_array_end(j);
         if (l != c->base)
             jw_string(j, "sentence", lb->sentence);
+        json_outliers(j, lb);
         jw_object_begin(j, "metrics");
         for (size_t m = 0; m < c->nmetrics; m++) {
             const struct cmp_cell *cell = cmp_cell_at(c, l, m);
@@ -573,13 +710,14 @@ void compare_json(struct jw *j, const struct comparison *c)
             if (l != c->base) {
                 jw_object_begin(j, "vs_baseline");
                 jw_number(j, "change_pct", cell->change_pct);
-                jw_bool(j, "tested", cell->w.valid);
+                jw_bool(j, "tested", !isnan(cell->p));
                 jw_number(j, "t", cell->w.valid ? cell->w.t : NAN);
                 jw_number(j, "df", cell->w.valid ? cell->w.df : NAN);
                 jw_number(j, "p", cell->w.valid ? cell->w.p : NAN);
                 jw_number(j, "ci_low", cell->w.valid ? cell->w.ci_low : NAN);
                 jw_number(j, "ci_high", cell->w.valid ? cell->w.ci_high : NAN);
                 jw_bool(j, "significant", cell->significant);
+                json_tests(j, cell);
                 jw_object_end(j);
             }
             jw_object_end(j);
@@ -706,8 +844,10 @@ static void render_readable(FILE *f, const struct comparison *c, enum markup mk,
         build_long_table(&t, c);
     else
         build_report_table(&t, c, c->nlabels > 1);
-    char title[256], alpha[32];
+    char title[320], alpha[96];
     pm_fmt_sig(alpha, sizeof alpha, c->alpha, 3);
+    if (c->family > 1)
+        snprintf(alpha + strlen(alpha), sizeof alpha - strlen(alpha), " for a family of %zu comparisons", c->family);
     snprintf(title, sizeof title, "%s%s%s: %zu %s%s, baseline %s, alpha %s%s", c->workload, c->suite[0] ? ", " : "",
              c->suite, c->nlabels, c->suite[0] ? "cell" : "label", c->nlabels == 1 ? "" : "s", c->labels[c->base].name,
              alpha, long_view ? "" : "; mean ±sd of ok runs, change: + is better, * significant");

@@ -220,7 +220,7 @@ static void summary_row(FILE *f, const struct comparison *c, size_t l, const cha
     const struct cmp_label *lb = &c->labels[l];
     fputs("<tr>", f);
     label_cell(f, c, l);
-    char mean[96] = "-", ci[128] = "-", change[96] = "baseline";
+    char mean[96] = "-", ci[128] = "-", change[256] = "baseline";
     if (cell->s.n) {
         pm_fmt_quantity(mean, sizeof mean, cell->s.mean, c->metrics[0].unit);
         double half = stats_ci95_half(&cell->s);
@@ -230,11 +230,13 @@ static void summary_row(FILE *f, const struct comparison *c, size_t l, const cha
             snprintf(ci, sizeof ci, "±%s (±%.1f%%)", h, 100 * half / fabs(cell->s.mean));
     }
     if (l != c->base) {
-        char p[32];
-        stats_fmt_p(p, sizeof p, cell->w.p, false);
+        char p[160];
+        struct judged_p jp = { .valid = !isnan(cell->p), .p = cell->p, .p_adj = cell->p_bh, .family = c->family,
+                               .mwu = cell->test && strcmp(cell->test, CMP_TEST_MWU) == 0 };
+        stats_fmt_judged_p(p, sizeof p, &jp);
         if (isnan(cell->change_pct))
             snprintf(change, sizeof change, "-");
-        else if (!cell->w.valid)
+        else if (isnan(cell->p))
             snprintf(change, sizeof change, "%+.1f%% (too few runs to test)", cell->change_pct);
         else
             snprintf(change, sizeof change, "%+.1f%% (%s)%s", cell->change_pct, p, cell->significant ? " significant" : "");

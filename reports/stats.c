@@ -72,7 +72,7 @@ void stats_fmt_p(char *buf, size_t len, double p, bool compact)
 }
 
 void stats_ratio_sentence(char *buf, size_t len, const char *workload, const char *label, const char *base,
-                          const struct summary *b, const struct summary *a, const struct welch *w,
+                          const struct summary *b, const struct summary *a, const struct judged_p *w,
                           const char *direction, double alpha)
 {
     double ratio = a->mean != 0 ? b->mean / a->mean * 100.0 : NAN;
@@ -87,9 +87,9 @@ void stats_ratio_sentence(char *buf, size_t len, const char *workload, const cha
                  label, base, b->n, a->n);
         return;
     }
-    char p[32];
-    stats_fmt_p(p, sizeof p, w->p, false);
-    if (w->p >= alpha || strcmp(direction, "none") == 0) {
+    char p[128];
+    stats_fmt_judged_p(p, sizeof p, w);
+    if (!(w->p_adj < alpha) || strcmp(direction, "none") == 0) {
         snprintf(buf, len, "%s: no significant difference between %s and %s (%s, n = %zu/%zu)", head, label, base, p,
                  b->n, a->n);
         return;
@@ -126,4 +126,18 @@ int stats_mean_ci(const double *v, size_t n, double *mean, double *ci_pct)
     if (!isnan(half) && s.mean != 0)
         *ci_pct = 100 * half / fabs(s.mean);
     return 0;
+}
+
+void stats_fmt_judged_p(char *buf, size_t len, const struct judged_p *w)
+{
+    char p[32];
+    stats_fmt_p(p, sizeof p, w->p, false);
+    int n = snprintf(buf, len, "%s%s", w->mwu ? "Mann-Whitney " : "", p);
+    if (w->family > 1 && n >= 0 && (size_t)n < len) {
+        char adj[32];
+        stats_fmt_p(adj, sizeof adj, w->p_adj, false);
+        /* "p = 0.018" -> "0.018", "p < 0.001" -> "< 0.001" */
+        const char *v = adj[2] == '=' ? adj + 4 : adj + 2;
+        snprintf(buf + n, len - (size_t)n, ", adjusted %s over %zu comparisons", v, w->family);
+    }
 }

@@ -43,12 +43,27 @@ double stats_change_pct(double base, double cand, const char *direction);
  * compact for table cells: "p=0.0123", "p<0.001". NaN is "p = -". */
 void stats_fmt_p(char *buf, size_t len, double p, bool compact);
 
+/* The p behind a sentence: the deciding test's, and adjusted over the
+ * family of comparisons it was judged with (judge.c). */
+struct judged_p {
+    bool valid;                  /* false: too few runs to test */
+    double p, p_adj;             /* p_adj is p in a family of one */
+    size_t family;
+    bool mwu;                    /* the Mann-Whitney test decided (Welch otherwise) */
+};
+
 /* the 2002 VolanoMark report's sentence, its means grouped as the table
  * groups them: "46,053/51,824 = 88.9 %: chat runs 11.1 % slower with
  * LABEL than with BASE (p = 0.003, n = 5/5)", or "... no significant
- * difference (p = 0.41, n = 5/5)", or "... (n too small: 1/5)". */
+ * difference (p = 0.41, n = 5/5)", or "... (n too small: 1/5)". In a
+ * family the adjusted p follows ("p = 0.003, adjusted 0.018 over 6
+ * comparisons"), and it is the one held against alpha. */
 void stats_ratio_sentence(char *buf, size_t len, const char *workload, const char *label, const char *base,
-                          const struct summary *b, const struct summary *a, const struct welch *w,
+                          const struct summary *b, const struct summary *a, const struct judged_p *w,
                           const char *direction, double alpha);
+
+/* "p = 0.003", "Mann-Whitney p = 0.008", with ", adjusted 0.018 over 6
+ * comparisons" in a family. */
+void stats_fmt_judged_p(char *buf, size_t len, const struct judged_p *w);
 
 #endif

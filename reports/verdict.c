@@ -5,6 +5,21 @@
 #include <string.h>
 
 
+/* The gate's p: the deciding test's, Holm-adjusted in a family. */
+static void gate_p(char *buf, size_t len, const struct comparison *c, const struct cmp_cell *cell)
+{
+    struct judged_p jp = { .valid = !isnan(cell->p), .p = cell->p, .p_adj = cell->p_holm, .family = 1,
+                           .mwu = cell->test && strcmp(cell->test, CMP_TEST_MWU) == 0 };
+    stats_fmt_judged_p(buf, len, &jp);
+    if (c->family > 1) {
+        char adj[32], tail[96];
+        stats_fmt_p(adj, sizeof adj, cell->p_holm, false);
+        snprintf(tail, sizeof tail, ", Holm-adjusted %s over %zu comparisons", adj[2] == '=' ? adj + 4 : adj + 2,
+                 c->family);
+        strncat(buf, tail, len - strlen(buf) - 1);
+    }
+}
+
 /* One line of the verdict's: a control character from a label (a newline
  * above all, which could start a "verdict:" line of its own in a CI log)
  * is written as \xNN (quote_terminal). */
@@ -37,7 +52,7 @@ static const char *unjudged(const struct comparison *c, size_t l, char *buf, siz
 static bool regressed(const struct comparison *c, size_t l, size_t m, double pct)
 {
     const struct cmp_cell *cell = cmp_cell_at(c, l, m);
-    if (strcmp(c->metrics[m].direction, "none") == 0 || !cell->significant || isnan(cell->change_pct))
+    if (strcmp(c->metrics[m].direction, "none") == 0 || !cell->gate_significant || isnan(cell->change_pct))
         return false;
     return cell->change_pct < -pct;
 }
@@ -61,10 +76,10 @@ int verdict_judge(const struct comparison *c, double pct, char *lines, size_t le
             if (!regressed(c, l, m, pct))
                 continue;
             const struct cmp_cell *a = cmp_cell_at(c, c->base, m), *b = cmp_cell_at(c, l, m);
-            char line[768], am[64], bm[64], p[32];
+            char line[900], am[64], bm[64], p[160];
             pm_fmt_sig(am, sizeof am, a->s.mean, 6);
             pm_fmt_sig(bm, sizeof bm, b->s.mean, 6);
-            stats_fmt_p(p, sizeof p, b->w.p, false);
+            gate_p(p, sizeof p, c, b);
             snprintf(line, sizeof line, "REGRESSION %s: %s %s is %.1f %% worse with %s than with %s (%s -> %s %s, %s)",
                      c->workload, c->metrics[m].name, c->metrics[m].title, -b->change_pct, c->labels[l].name,
                      c->labels[c->base].name, am, bm, c->metrics[m].unit, p);
@@ -82,18 +97,22 @@ int verdict_judge(const struct comparison *c, double pct, char *lines, size_t le
 static void numbers(FILE *f, const struct comparison *c, size_t l, size_t m, double pct)
 {
     const struct cmp_cell *a = cmp_cell_at(c, c->base, m), *b = cmp_cell_at(c, l, m);
-    double v[] = { a->s.mean, a->s.sd, b->s.mean, b->s.sd, b->w.t, b->w.df, b->w.ci_low, b->w.ci_high };
-    char s[8][64], p[32];
-    for (size_t i = 0; i < 8; i++)
+    double v[] = { a->s.mean, a->s.sd, b->s.mean, b->s.sd, b->w.t, b->w.df, b->w.ci_low, b->w.ci_high,
+                   b->boot.low * 100, b->boot.high * 100 };
+    char s[10][64], p[32], mw[32], gp[160];
+    for (size_t i = 0; i < 10; i++)
         pm_fmt_sig(s[i], sizeof s[i], v[i], i == 4 || i == 5 ? 4 : 6);
     stats_fmt_p(p, sizeof p, b->w.p, true);
-    char text[1280];
+    stats_fmt_p(mw, sizeof mw, b->mwu.p, true);
+    gate_p(gp, sizeof gp, c, b);
+    char text[1600];
     snprintf(text, sizeof text,
              "%s (%s, %s is better)\nbaseline %s: n=%zu mean=%s sd=%s\n%s: n=%zu mean=%s sd=%s\n"
-             "change %+.2f %% (threshold -%.1f %%), Welch t=%s df=%s %s, 95%% CI of the difference [%s, %s]\n%s\n",
+             "change %+.2f %% (threshold -%.1f %%), Welch t=%s df=%s %s, 95%% CI of the difference [%s, %s]\n"
+             "Mann-Whitney U=%g %s; bootstrap 95%% CI of the ratio [%s %%, %s %%]; decided by %s: %s\n%s\n",
              c->metrics[m].name, c->metrics[m].unit, c->metrics[m].direction, c->labels[c->base].name, a->s.n, s[0],
-             s[1], c->labels[l].name, b->s.n, s[2], s[3], b->change_pct, pct, s[4], s[5], p, s[6], s[7],
-             c->labels[l].sentence);
+             s[1], c->labels[l].name, b->s.n, s[2], s[3], b->change_pct, pct, s[4], s[5], p, s[6], s[7], b->mwu.u, mw,
+             s[8], s[9], b->test ? b->test : "-", gp, c->labels[l].sentence);
     quote_html(f, text);
 }
 
@@ -145,8 +164,8 @@ void junit_write(FILE *f, struct comparison *const *cs, size_t n, double pct)
                     quote_html(f, why);
                     fputs("\"/>\n    ", f);
                 } else if (regressed(c, l, m, pct)) {
-                    char msg[512], p[32];
-                    stats_fmt_p(p, sizeof p, cmp_cell_at(c, l, m)->w.p, false);
+                    char msg[640], p[160];
+                    gate_p(p, sizeof p, c, cmp_cell_at(c, l, m));
                     snprintf(msg, sizeof msg, "%s is %.1f %% worse than %s (%s)", c->metrics[m].name,
                              -cmp_cell_at(c, l, m)->change_pct, c->labels[c->base].name, p);
                     fputs("\n      <failure type=\"regression\" message=\"", f);
@@ -174,10 +193,11 @@ void verdict_print(FILE *f, const struct cmp_verdict *v)
     pm_fmt_sig(pct, sizeof pct, v->threshold_pct, 6);
     pm_fmt_sig(alpha, sizeof alpha, v->alpha, 6);
     if (v->exit_status == VERDICT_REGRESSED)
-        fprintf(f, "verdict: regression: a metric is worse than the baseline by more than %s %% (significant at alpha %s)\n",
-                pct, alpha);
+        fprintf(f, "verdict: regression: a metric is worse than the baseline by more than %s %% (significant at "
+                "alpha %s%s)\n", pct, alpha, v->family > 1 ? " for the family, Holm" : "");
     else if (v->exit_status == VERDICT_UNJUDGED)
         fprintf(f, "verdict: cannot judge: see the lines above\n");
     else
-        fprintf(f, "verdict: no regression beyond %s %% at alpha %s\n", pct, alpha);
+        fprintf(f, "verdict: no regression beyond %s %% at alpha %s%s\n", pct, alpha,
+                v->family > 1 ? " for the family (Holm)" : "");
 }

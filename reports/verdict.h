@@ -12,6 +12,7 @@ enum { VERDICT_OK = 0, VERDICT_REGRESSED = 1, VERDICT_UNJUDGED = 2 };
 struct cmp_verdict {
     int exit_status;                  /* VERDICT_* */
     double threshold_pct, alpha;
+    size_t family;                    /* comparisons judged together: alpha is their family's level */
     const char *findings;             /* one line per finding */
 };
 

@@ -50,11 +50,11 @@ int main(void)
     /* the 2002 VolanoMark report: 46053/51824 = 88.9 %, "runs 11 % slower with the rmap patch". */
     char buf[512];
     struct summary base = { .n = 5, .mean = 51824 }, cand = { .n = 5, .mean = 46053 };
-    struct welch sig = { .valid = true, .p = 0.003 };
+    struct judged_p sig = { .valid = true, .p = 0.003, .p_adj = 0.003, .family = 1 };
     stats_ratio_sentence(buf, sizeof buf, "chat", "2.5.26rmap", "2.5.26", &cand, &base, &sig, "higher", 0.05);
     is_str(buf, "46,053/51,824 = 88.9 %: chat runs 11.1 % slower with 2.5.26rmap than with 2.5.26 (p = 0.003, n = 5/5)",
            "the report's ratio sentence");
-    struct welch ns = { .valid = true, .p = 0.41 };
+    struct judged_p ns = { .valid = true, .p = 0.41, .p_adj = 0.41, .family = 1 };
     stats_ratio_sentence(buf, sizeof buf, "chat", "B", "A", &cand, &base, &ns, "higher", 0.05);
     is_str(buf, "46,053/51,824 = 88.9 %: no significant difference between B and A (p = 0.41, n = 5/5)",
            "not significant at alpha 0.05");
@@ -62,7 +62,7 @@ int main(void)
     stats_ratio_sentence(buf, sizeof buf, "build", "anon_mm", "2.6.5", &t1, &t0, &sig, "lower", 0.05);
     is_str(buf, "343/371 = 92.5 %: build runs 7.5 % faster with anon_mm than with 2.6.5 (p = 0.003, n = 5/5)",
            "for a time, a lower ratio is faster (the 2004 objrmap report's averages)");
-    struct welch small = { .valid = false };
+    struct judged_p small = { .valid = false };
     struct summary c1r = { .n = 1, .mean = 46053 };
     stats_ratio_sentence(buf, sizeof buf, "chat", "B", "A", &c1r, &base, &small, "higher", 0.05);
 
@@ -70,7 +70,7 @@ int main(void)
 
     /* People read these: never e-notation, a p below a thousandth a bound. */
     struct summary huge0 = { .n = 3, .mean = 124074074.3 }, huge1 = { .n = 3, .mean = 224074074.3 };
-    struct welch tiny_p = { .valid = true, .p = 1.16e-08 };
+    struct judged_p tiny_p = { .valid = true, .p = 1.16e-08, .p_adj = 1.16e-08, .family = 1 };
     stats_ratio_sentence(buf, sizeof buf, "record", "big-b", "big-a", &huge1, &huge0, &tiny_p, "lower", 0.05);
     is_str(buf, "224,074,074/124,074,074 = 180.6 %: record runs 80.6 % slower with big-b than with big-a (p < 0.001, n = 3/3)",
            "means of hundreds of millions and p = 1.16e-08, as people read them");
@@ -78,6 +78,19 @@ int main(void)
     stats_ratio_sentence(buf, sizeof buf, "record", "b", "a", &small1, &small0, &ns, "lower", 0.05);
     is_str(buf, "0.0000246/0.0000123 = 200.0 %: no significant difference between b and a (p = 0.41, n = 3/3)",
            "means of millionths in decimals");
+    /* In a family the adjusted p decides: 0.003 raw is 0.018 over six, and
+     * 0.03 raw is 0.09 over three: no longer significant at 0.05. */
+    struct judged_p fam = { .valid = true, .p = 0.003, .p_adj = 0.018, .family = 6 };
+    stats_ratio_sentence(buf, sizeof buf, "chat", "B", "A", &cand, &base, &fam, "higher", 0.05);
+    is_str(buf, "46,053/51,824 = 88.9 %: chat runs 11.1 % slower with B than with A (p = 0.003, adjusted 0.018 over 6 "
+           "comparisons, n = 5/5)", "a family's sentence shows raw and adjusted p");
+    struct judged_p fam_ns = { .valid = true, .p = 0.03, .p_adj = 0.09, .family = 3 };
+    stats_ratio_sentence(buf, sizeof buf, "chat", "B", "A", &cand, &base, &fam_ns, "higher", 0.05);
+    is_str(buf, "46,053/51,824 = 88.9 %: no significant difference between B and A (p = 0.03, adjusted 0.09 over 3 "
+           "comparisons, n = 5/5)", "the adjusted p, not the raw one, is held against alpha");
+    struct judged_p rank = { .valid = true, .p = 0.0079, .p_adj = 0.0001, .family = 2, .mwu = true };
+    stats_fmt_judged_p(buf, sizeof buf, &rank);
+    is_str(buf, "Mann-Whitney p = 0.0079, adjusted < 0.001 over 2 comparisons", "the rank test named when it decides");
     stats_fmt_p(buf, sizeof buf, 0.00878, false);
     is_str(buf, "p = 0.00878", "p for a sentence");
     stats_fmt_p(buf, sizeof buf, 0.00001, true);

@@ -1,0 +1,210 @@
+#include "reports/judge.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lib/units.h"
+#include "reports/family.h"
+#include "reports/outlier.h"
+#include "reports/power.h"
+#include "reports/present.h"
+
+static bool has_outlier(const struct cmp_cell *cell)
+{
+    bool *flag = malloc((cell->n ? cell->n : 1) * sizeof *flag);
+    if (!flag)
+        return false;
+    bool any = stats_outliers(cell->values, cell->n, NULL, flag) > 0;
+    free(flag);
+    return any;
+}
+
+static int test_cell(const struct comparison *c, const struct cmp_cell *base, struct cmp_cell *cell)
+{
+    stats_welch(&base->s, &cell->s, &cell->w);
+    if (stats_mwu(base->values, base->n, cell->values, cell->n, &cell->mwu) < 0 ||
+        stats_boot_ratio(base->values, base->n, cell->values, cell->n, c->resamples, c->seed, 0.95, &cell->boot,
+                         NULL) < 0)
+        return -1;
+    bool rank = cell->mwu.valid && (has_outlier(base) || has_outlier(cell));
+    cell->test = rank ? CMP_TEST_MWU : CMP_TEST_WELCH;
+    cell->p = rank ? cell->mwu.p : cell->w.valid ? cell->w.p : NAN;
+    /* The rank test takes any two runs a side; Welch's needs them too. */
+    if (base->n < 2 || cell->n < 2)
+        cell->p = NAN;
+    return 0;
+}
+
+int judge_cells(struct comparison *c)
+{
+    for (size_t m = 0; m < c->nmetrics; m++) {
+        const struct cmp_cell *base = cmp_cell_at(c, c->base, m);
+        for (size_t l = 0; l < c->nlabels; l++) {
+            struct cmp_cell *cell = cmp_cell_at(c, l, m);
+            cell->p = cell->p_holm = cell->p_bh = cell->detectable_pct = NAN;
+            cell->change_pct = base->s.n && cell->s.n
+                                   ? stats_change_pct(base->s.mean, cell->s.mean, c->metrics[m].direction)
+                                   : NAN;
+            if (l != c->base && test_cell(c, base, cell) < 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* A metric that held one value on both sides (no swap at all: 0 and 0)
+ * has nothing to test; counted in the family it would only dilute it. */
+static bool nothing_to_test(const struct cmp_cell *base, const struct cmp_cell *cell)
+{
+    return base->s.n && cell->s.n && base->s.min == base->s.max && cell->s.min == cell->s.max &&
+           base->s.min == cell->s.min;
+}
+
+/* The family's cells in order: comparison, label, metric. */
+static size_t family_cells(struct comparison *const *cs, size_t n, struct cmp_cell **out)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t l = 0; l < cs[i]->nlabels; l++)
+            for (size_t m = 0; l != cs[i]->base && m < cs[i]->nmetrics; m++) {
+                struct cmp_cell *cell = cmp_cell_at(cs[i], l, m);
+                if (nothing_to_test(cmp_cell_at(cs[i], cs[i]->base, m), cell)) {
+                    cell->p_holm = cell->p_bh = cell->p;
+                    cell->significant = cell->gate_significant = false;
+                    continue;
+                }
+                if (out)
+                    out[k] = cell;
+                k++;
+            }
+    return k;
+}
+
+/* The smallest change (%) a cell's runs would have found: the two sides'
+ * CVs pooled, the smaller side's runs, at the level Holm's first step
+ * holds the family's smallest p to. */
+static double detectable(const struct cmp_cell *base, const struct cmp_cell *cell, double alpha)
+{
+    if (base->s.n < 2 || cell->s.n < 2)
+        return NAN;
+    double cv = sqrt((base->s.cv_pct * base->s.cv_pct + cell->s.cv_pct * cell->s.cv_pct) / 2);
+    size_t n = base->s.n < cell->s.n ? base->s.n : cell->s.n;
+    return stats_detectable_pct(cv, (unsigned)n, alpha, JUDGE_POWER);
+}
+
+static int adjust(struct cmp_cell **cells, size_t k, double alpha)
+{
+    double *p = malloc((k ? k : 1) * 3 * sizeof *p);
+    if (!p)
+        return -1;
+    double *holm = p + k, *bh = p + 2 * k;
+    size_t judged = 0;
+    for (size_t i = 0; i < k; i++) {
+        p[i] = cells[i]->p;
+        judged += !isnan(p[i]);
+    }
+    if (stats_holm(p, k, holm) < 0 || stats_bh(p, k, bh) < 0) {
+        free(p);
+        return -1;
+    }
+    for (size_t i = 0; i < k; i++) {
+        cells[i]->p_holm = holm[i];
+        cells[i]->p_bh = bh[i];
+        cells[i]->significant = bh[i] < alpha;
+        cells[i]->gate_significant = holm[i] < alpha;
+    }
+    free(p);
+    return (int)(judged ? judged : 1);
+}
+
+static struct judged_p judged_of(const struct comparison *c, const struct cmp_cell *cell)
+{
+    return (struct judged_p){ .valid = !isnan(cell->p), .p = cell->p, .p_adj = cell->p_bh, .family = c->family,
+                              .mwu = strcmp(cell->test ? cell->test : "", CMP_TEST_MWU) == 0 };
+}
+
+/* The workload's second figure (the chat's p99 latency) gets its own
+ * judgement in the same sentence: throughput alone hides stalls. Only a
+ * figure the workload names, with runs on both sides, is judged. */
+static void append_also(struct comparison *c, size_t l, size_t m, const struct wl_present *shown)
+{
+    bool also = false;
+    for (size_t i = 0; shown->compare_also && shown->compare_also[i]; i++)
+        also |= strcmp(shown->compare_also[i], c->metrics[m].name) == 0;
+    const struct cmp_cell *am = cmp_cell_at(c, c->base, m), *bm = cmp_cell_at(c, l, m);
+    if (!also || !am->s.n || !bm->s.n || am->s.mean == 0)
+        return;
+    size_t o = strlen(c->labels[l].sentence);
+    char p[160] = "n too small to judge", b[64], a[64], times[64];
+    if (!isnan(bm->p)) {
+        struct judged_p jp = judged_of(c, bm);
+        stats_fmt_judged_p(p, sizeof p, &jp);
+        if (bm->significant)
+            strncat(p, ", significant", sizeof p - strlen(p) - 1);
+    }
+    pm_fmt_sig(b, sizeof b, bm->s.mean, 6);
+    pm_fmt_sig(a, sizeof a, am->s.mean, 6);
+    pm_fmt_sig(times, sizeof times, bm->s.mean / am->s.mean, 3);
+    snprintf(c->labels[l].sentence + o, sizeof c->labels[l].sentence - o, "; %s %s against %s %s: %s times (%s)",
+             c->metrics[m].name, b, a, c->metrics[m].unit, times, p);
+}
+
+/* What a comparison that found nothing could have found. */
+static void append_power(struct comparison *c, size_t l)
+{
+    const struct cmp_cell *cell = cmp_cell_at(c, l, 0);
+    if (isnan(cell->p) || cell->significant || isnan(cell->detectable_pct))
+        return;
+    size_t o = strlen(c->labels[l].sentence);
+    snprintf(c->labels[l].sentence + o, sizeof c->labels[l].sentence - o,
+             "; these runs would find a change of %.1f %% or more at 80 %% power", cell->detectable_pct);
+}
+
+/* Each label's sentence against the baseline, on the headline metric; a
+ * side with no ok runs gets a sentence saying so instead of a judgement.
+ * Metrics the user picked get no second figures. */
+static void write_sentences(struct comparison *c)
+{
+    struct wl_present shown;
+    report_workload(c->workload, &shown);
+    for (size_t l = 0; l < c->nlabels; l++) {
+        if (l == c->base)
+            continue;
+        const struct cmp_cell *a = cmp_cell_at(c, c->base, 0), *b = cmp_cell_at(c, l, 0);
+        if (a->s.n == 0 || b->s.n == 0) {
+            snprintf(c->labels[l].sentence, sizeof c->labels[l].sentence, "%s: no ok runs of %s to compare",
+                     c->labels[l].name, a->s.n == 0 ? c->labels[c->base].name : c->labels[l].name);
+            continue;
+        }
+        struct judged_p jp = judged_of(c, b);
+        stats_ratio_sentence(c->labels[l].sentence, sizeof c->labels[l].sentence, c->workload, c->labels[l].name,
+                             c->labels[c->base].name, &b->s, &a->s, &jp, c->metrics[0].direction, c->alpha);
+        for (size_t m = 1; !c->user_metrics && m < c->nmetrics; m++)
+            append_also(c, l, m, &shown);
+        append_power(c, l);
+    }
+}
+
+int compare_judge(struct comparison *const *cs, size_t n, double alpha)
+{
+    size_t k = family_cells(cs, n, NULL);
+    struct cmp_cell **cells = malloc((k ? k : 1) * sizeof *cells);
+    if (!cells)
+        return -1;
+    family_cells(cs, n, cells);
+    int judged = adjust(cells, k, alpha);
+    free(cells);
+    if (judged < 0)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        struct comparison *c = cs[i];
+        c->alpha = alpha;
+        c->family = (size_t)judged;
+        for (size_t l = 0; l < c->nlabels; l++)
+            for (size_t m = 0; l != c->base && m < c->nmetrics; m++)
+                cmp_cell_at(c, l, m)->detectable_pct =
+                    detectable(cmp_cell_at(c, c->base, m), cmp_cell_at(c, l, m), alpha / (double)judged);
+        write_sentences(c);
+    }
+    return 0;
+}

@@ -1,0 +1,32 @@
+#ifndef PM_JUDGE_H
+#define PM_JUDGE_H
+/* How a comparison's cells are judged against the baseline's:
+ *   the tests: Welch's t-test, the Mann-Whitney U test and a bootstrap
+ *     interval of the ratio of means, all three for every cell;
+ *   which decides: Welch's test, unless either side has a run the
+ *     modified z-score flags (outlier.h), where the rank test decides,
+ *     since one stalled run moves a mean and a standard deviation but
+ *     only one rank;
+ *   the family: every tested cell of every comparison judged at once,
+ *     its p adjusted by Holm (the regression gate) and Benjamini-Hochberg
+ *     (the tables' and sentences' "significant"), so that alpha is the
+ *     family's level;
+ *   power: for each cell, the smallest change its runs could have found
+ *     at 80% power, at the family's first Holm level (alpha / family). */
+#include <stddef.h>
+#include "reports/compare.h"
+
+/* The power the "could have found" figure is for. */
+#define JUDGE_POWER 0.8
+
+/* Test every cell against its baseline cell (after summaries). -1 out of
+ * memory. */
+int judge_cells(struct comparison *c);
+
+/* Adjust over cs[0..n) as one family, decide significance at alpha and
+ * write every label's sentence. compare_build judges each comparison on
+ * its own; a caller that shows several at once judges them again
+ * together. -1 out of memory. */
+int compare_judge(struct comparison *const *cs, size_t n, double alpha);
+
+#endif

@@ -1,0 +1,20 @@
+#ifndef PM_OUTLIER_H
+#define PM_OUTLIER_H
+/* A run far from the other runs of its cell: a stall, a neighbour's load,
+ * a page cache left warm. Flagged, never dropped unasked. The score is
+ * Iglewicz and Hoaglin's modified z-score: 0.6745 (x - median) / MAD,
+ * flagged above 3.5; where more than half the runs are equal (MAD 0) the
+ * mean absolute deviation times 1.2533 stands in for it. With fewer than
+ * OUTLIER_MIN_RUNS runs nothing is judged: of three runs, which one is
+ * the odd one out is a guess. */
+#include <stdbool.h>
+#include <stddef.h>
+
+#define OUTLIER_MIN_RUNS 4
+#define OUTLIER_Z 3.5
+
+/* z[i] (may be NULL) gets each value's score (0 when not judged),
+ * flag[i] whether it is an outlier. Returns how many are, -1 out of memory. */
+int stats_outliers(const double *v, size_t n, double *z, bool *flag);
+
+#endif
