@@ -9,29 +9,50 @@
 #include "reports/power.h"
 #include "reports/present.h"
 
-static bool has_outlier(const struct cmp_cell *cell)
+static bool has_outlier(const double *v, size_t n)
 {
-    bool *flag = malloc((cell->n ? cell->n : 1) * sizeof *flag);
+    bool *flag = malloc((n ? n : 1) * sizeof *flag);
     if (!flag)
         return false;
-    bool any = stats_outliers(cell->values, cell->n, NULL, flag) > 0;
+    bool any = stats_outliers(v, n, NULL, flag) > 0;
     free(flag);
     return any;
 }
 
+int judge_p(const double *a, size_t na, const double *b, size_t nb, struct judge_tests *t)
+{
+    struct summary sa, sb;
+    double *tmp = malloc((na + nb + 1) * sizeof *tmp);
+    if (!tmp)
+        return -1;
+    memcpy(tmp, a, na * sizeof *tmp);
+    stats_summary(tmp, na, &sa);
+    memcpy(tmp, b, nb * sizeof *tmp);
+    stats_summary(tmp, nb, &sb);
+    free(tmp);
+    stats_welch(&sa, &sb, &t->w);
+    if (stats_mwu(a, na, b, nb, &t->mwu) < 0)
+        return -1;
+    bool rank = t->mwu.valid && (has_outlier(a, na) || has_outlier(b, nb));
+    t->test = rank ? CMP_TEST_MWU : CMP_TEST_WELCH;
+    t->p = rank ? t->mwu.p : t->w.valid ? t->w.p : NAN;
+    /* The rank test takes any two runs a side; Welch's needs them too. */
+    if (na < 2 || nb < 2)
+        t->p = NAN;
+    return 0;
+}
+
 static int test_cell(const struct comparison *c, const struct cmp_cell *base, struct cmp_cell *cell)
 {
-    stats_welch(&base->s, &cell->s, &cell->w);
-    if (stats_mwu(base->values, base->n, cell->values, cell->n, &cell->mwu) < 0 ||
+    struct judge_tests t;
+    if (judge_p(base->values, base->n, cell->values, cell->n, &t) < 0 ||
         stats_boot_ratio(base->values, base->n, cell->values, cell->n, c->resamples, c->seed, 0.95, &cell->boot,
                          NULL) < 0)
         return -1;
-    bool rank = cell->mwu.valid && (has_outlier(base) || has_outlier(cell));
-    cell->test = rank ? CMP_TEST_MWU : CMP_TEST_WELCH;
-    cell->p = rank ? cell->mwu.p : cell->w.valid ? cell->w.p : NAN;
-    /* The rank test takes any two runs a side; Welch's needs them too. */
-    if (base->n < 2 || cell->n < 2)
-        cell->p = NAN;
+    cell->w = t.w;
+    cell->mwu = t.mwu;
+    cell->test = t.test;
+    cell->p = t.p;
     return 0;
 }
 

@@ -19,6 +19,17 @@
 /* The power the "could have found" figure is for. */
 #define JUDGE_POWER 0.8
 
+/* The tests of b's values against a's and the deciding one's p (NaN
+ * below 2 runs a side): what every cell of a comparison gets, for tools
+ * that judge values outside one (bench/). -1 out of memory. */
+struct judge_tests {
+    struct welch w;
+    struct mwu mwu;
+    const char *test;            /* CMP_TEST_* */
+    double p;
+};
+int judge_p(const double *a, size_t na, const double *b, size_t nb, struct judge_tests *t);
+
 /* Test every cell against its baseline cell (after summaries). -1 out of
  * memory. */
 int judge_cells(struct comparison *c);
