@@ -264,6 +264,10 @@ static int compare_all(struct pm_db *db, const struct compare_opts *o, char **la
     if (fmt->human)
         cmd_human_output();
     struct cmp_writer w = { .f = stdout, .fmt = fmt };
+    struct across *across = NULL;
+    if (rc == 0 && compare_across(cptrs, built, &across, &w.nacross) < 0)
+        rc = pm_usage("compare", "out of memory");
+    w.across = across;
     w.fmt->begin(&w);
     int verdict = VERDICT_OK;
     char findings[16384] = "";
@@ -282,6 +286,7 @@ static int compare_all(struct pm_db *db, const struct compare_opts *o, char **la
         rc = verdict;
     for (size_t i = 0; i < built; i++)
         compare_free(cptrs[i]);
+    free(across);
     free(cmps);
     free(cptrs);
     return rc;

@@ -131,6 +131,7 @@ static int add_label(struct comparison *c, const char *name)
     c->labels = v;
     memset(&v[c->nlabels], 0, sizeof v[0]);
     snprintf(v[c->nlabels].name, sizeof v[0].name, "%s", name);
+    snprintf(v[c->nlabels].config, sizeof v[0].config, "%s", name);
     c->nlabels++;
     return 0;
 }
@@ -597,6 +598,9 @@ int compare_grid(struct comparison *c, const char *const *axes_json, struct pm_e
     /* A suite's axes name the abbreviations' letters (k1, k2: kernels). */
     if (compare_short_names(c, axes_json, err) < 0)
         return -1;
+    for (size_t l = 0; l < c->nlabels; l++)
+        if (axes_json[l])
+            snprintf(c->labels[l].config, sizeof c->labels[l].config, "%s", axes_json[l]);
     char first[2][64] = { "", "" };
     struct cmp_grid *g = calloc(1, sizeof *g);
     if (!g)

@@ -10,6 +10,7 @@
 #include "reports/bootstrap.h"
 #include "reports/ranktest.h"
 #include "reports/stats.h"
+#include "reports/trend.h"
 
 struct cmp_metric {
     char name[96], unit[16], direction[8], title[48];
@@ -52,9 +53,11 @@ struct cmp_label {
     bool emulated;               /* an ok run ran under QEMU's TCG emulation (emulated = yes) */
     char sentence[512];          /* against the baseline, on the headline metric */
     char short_name[256];        /* in tables: name with its long words abbreviated, or name (compare_short_names) */
+    char config[256];            /* what the label is across workloads: its name, or a suite cell's axis values */
     struct cmp_outlier *outliers;
     size_t noutliers;
     bool outliers_excluded;      /* --exclude-outliers took them out of every cell */
+    struct trend drift;          /* the headline against the runs' order (judge.c) */
 };
 
 /* A long word of the labels (a kernel package's name) and what tables

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "lib/quote.h"
 #include "lib/units.h"
+#include "reports/geomean.h"
 #include "reports/table.h"
 #include "reports/verdict.h"
 
@@ -56,6 +57,20 @@ static void fmt_change(char *buf, size_t len, const struct comparison *c, size_t
         snprintf(buf, len, "%+.1f%% %s%s%s", cell->change_pct, strcmp(cell->test, CMP_TEST_MWU) == 0 ? "MW " : "", p,
                  cell->significant ? " *" : "");
     }
+}
+
+/* A rate's harmonic mean: each run does the same work (the chat's
+ * messages, usemem's bytes), so total work over total time, the mean rate
+ * of the runs together, is the harmonic mean of their rates, not the
+ * arithmetic one. Only for rates (a unit per second). */
+static void fmt_hmean(char *buf, size_t len, const struct cmp_cell *cell, const char *unit)
+{
+    size_t ul = strlen(unit);
+    double h = stats_hmean(cell->values, cell->n);
+    if (ul < 2 || strcmp(unit + ul - 2, "/s") != 0 || isnan(h))
+        snprintf(buf, len, "-");
+    else
+        fmt_value(buf, len, h, unit);
 }
 
 /* The rows --long adds under the change: the other tests and the family. */
@@ -166,7 +181,8 @@ static void build_long_table(struct table *t, const struct comparison *c)
     }
     table_init(t, nc, headers, right);
     static const char *stats[] = { "n", "mean", "stddev", "CV%", "min", "median", "max", "change", "95% CI diff",
-                                   "Welch p", "Mann-Whitney", "bootstrap ratio", "p adj BH/Holm", "finds (80%)" };
+                                   "Welch p", "Mann-Whitney", "bootstrap ratio", "p adj BH/Holm", "finds (80%)",
+                                   "hmean" };
     for (size_t m = 0; m < c->nmetrics; m++) {
         for (size_t s = 0; s < sizeof stats / sizeof stats[0]; s++) {
             char cells[TABLE_MAX_COLS][128];
@@ -191,6 +207,7 @@ static void build_long_table(struct table *t, const struct comparison *c)
                 case 6: cell->s.n ? fmt_value(b, 128, cell->s.max, u) : (void)snprintf(b, 128, "-"); break;
                 case 7: fmt_change(b, 128, c, l, m); break;
                 case 8: fmt_ci_diff(b, 128, c, l, m); break;
+                case 14: fmt_hmean(b, 128, cell, u); break;
                 default: fmt_test_row(b, 128, c, l, m, (int)s - 9); break;
                 }
                 row[k] = b;
@@ -387,6 +404,33 @@ static void print_outliers(FILE *f, const struct comparison *c, enum markup mk)
     }
 }
 
+/* Labels whose runs trend with their order. */
+static void print_drift(FILE *f, const struct comparison *c, enum markup mk)
+{
+    for (size_t l = 0; l < c->nlabels; l++) {
+        const struct trend *t = &c->labels[l].drift;
+        if (!t->valid || !(t->p < c->alpha))
+            continue;
+        char line[768], p[32];
+        stats_fmt_p(p, sizeof p, t->p, false);
+        snprintf(line, sizeof line, "drift: the runs of %s trend with their order (%s %s, Spearman rho = %.2f, %s, "
+                 "n = %zu): labels run at different times differ by this too; interleave them (a suite's order = "
+                 "interleaved) or measure a control in the same run", c->labels[l].name, c->metrics[0].title,
+                 t->rho > 0 ? "rising" : "falling", t->rho, p, cmp_cell_at(c, l, 0)->n);
+        if (mk == MARKUP_HTML) {
+            fputs("<p class=\"drift\">", f);
+            quote_html(f, line);
+            fputs("</p>\n", f);
+        } else {
+            if (mk == MARKUP_MARKDOWN)
+                quote_markdown(f, line);
+            else
+                put_text(f, line);
+            fputc('\n', f);
+        }
+    }
+}
+
 static void print_sentences_and_env(FILE *f, const struct comparison *c, enum markup mk)
 {
     bool md = mk == MARKUP_MARKDOWN, html = mk == MARKUP_HTML;
@@ -411,6 +455,7 @@ static void print_sentences_and_env(FILE *f, const struct comparison *c, enum ma
     if (html)
         fputs("</ul>\n", f);
     print_outliers(f, c, mk);
+    print_drift(f, c, mk);
     bool any_fail = false;
     for (size_t l = 0; l < c->nlabels; l++)
         any_fail |= c->labels[l].ok != c->labels[l].runs;
@@ -690,6 +735,10 @@ void compare_json(struct jw *j, const struct comparison *c)
         if (l != c->base)
             jw_string(j, "sentence", lb->sentence);
         json_outliers(j, lb);
+        jw_object_begin(j, "drift");
+        jw_number(j, "spearman_rho", lb->drift.valid ? lb->drift.rho : NAN);
+        jw_number(j, "p", lb->drift.valid ? lb->drift.p : NAN);
+        jw_object_end(j);
         jw_object_begin(j, "metrics");
         for (size_t m = 0; m < c->nmetrics; m++) {
             const struct cmp_cell *cell = cmp_cell_at(c, l, m);
@@ -876,9 +925,50 @@ static void readable_comparison(struct cmp_writer *w, const struct comparison *c
     render_readable(w->f, c, w->fmt->markup, long_view);
 }
 
+/* The geometric means across workloads, one line per configuration. */
+static void print_across(struct cmp_writer *w)
+{
+    if (!w->nacross)
+        return;
+    enum markup mk = w->fmt->markup;
+    const char *head = "across workloads: the geometric mean of each workload's headline against its baseline "
+                       "(above 100 % is better: rates cell/baseline, times baseline/cell), 95 % interval from the runs";
+    if (mk == MARKUP_HTML) {
+        fputs("<p class=\"across\">", w->f);
+        quote_html(w->f, head);
+        fputs("</p>\n<ul class=\"across\">\n", w->f);
+    } else {
+        fprintf(w->f, "\n%s\n", head);
+    }
+    for (size_t i = 0; i < w->nacross; i++) {
+        const struct across *a = &w->across[i];
+        char line[512];
+        if (a->g.valid)
+            snprintf(line, sizeof line, "%s: %.1f %% [%.1f, %.1f] over %zu workloads", a->shown, 100 * a->g.ratio,
+                     100 * a->g.low, 100 * a->g.high, a->workloads);
+        else
+            snprintf(line, sizeof line, "%s: - (a ratio not above 0)", a->shown);
+        if (mk == MARKUP_HTML) {
+            fputs("<li>", w->f);
+            quote_html(w->f, line);
+            fputs("</li>\n", w->f);
+        } else {
+            fputs(mk == MARKUP_MARKDOWN ? "- " : "  ", w->f);
+            if (mk == MARKUP_MARKDOWN)
+                quote_markdown(w->f, line);
+            else
+                put_text(w->f, line);
+            fputc('\n', w->f);
+        }
+    }
+    if (mk == MARKUP_HTML)
+        fputs("</ul>\n", w->f);
+}
+
 /* The verdict in words is the last line, for a CI log's reader. */
 static void readable_end(struct cmp_writer *w, const struct cmp_verdict *v)
 {
+    print_across(w);
     if (!v)
         return;
     if (v->findings[0])
@@ -923,6 +1013,19 @@ static void json_comparison(struct cmp_writer *w, const struct comparison *c, bo
 
 static void json_finish(struct cmp_writer *w, const struct cmp_verdict *v)
 {
+    jw_array_end(&w->j);
+    jw_array_begin(&w->j, "across");
+    for (size_t i = 0; i < w->nacross; i++) {
+        const struct across *a = &w->across[i];
+        jw_object_begin(&w->j, NULL);
+        jw_string(&w->j, "configuration", a->config);
+        jw_string(&w->j, "label", a->shown);
+        jw_int(&w->j, "workloads", (int64_t)a->workloads);
+        jw_number(&w->j, "geomean_ratio", a->g.ratio);
+        jw_number(&w->j, "low", a->g.low);
+        jw_number(&w->j, "high", a->g.high);
+        jw_object_end(&w->j);
+    }
     jw_array_end(&w->j);
     if (v) {
         jw_object_begin(&w->j, "verdict");

@@ -4,6 +4,7 @@
  * markdown, csv, json or an html fragment: the same numbers in each. */
 #include <stdbool.h>
 #include <stdio.h>
+#include "reports/across.h"
 #include "reports/compare.h"
 #include "lib/json.h"
 #include "reports/verdict.h"
@@ -18,6 +19,8 @@ struct cmp_writer {
     const struct cmp_format *fmt;
     struct jw j;
     size_t n;                         /* comparisons written so far */
+    const struct across *across;      /* across workloads, written at the end */
+    size_t nacross;
 };
 
 /* A format is a table of operations, so compare has no switch on it. */

@@ -56,8 +56,22 @@ static int test_cell(const struct comparison *c, const struct cmp_cell *base, st
     return 0;
 }
 
+/* Whether two labels' runs took turns: their run ids' ranges overlap
+ * and they come from one database. */
+static bool interleaved(const struct cmp_label *a, const struct cmp_label *b)
+{
+    if (a->foreign || b->foreign || !a->ok || !b->ok)
+        return false;
+    return a->run_ids[0] < b->run_ids[b->ok - 1] && b->run_ids[0] < a->run_ids[a->ok - 1];
+}
+
 int judge_cells(struct comparison *c)
 {
+    for (size_t l = 0; l < c->nlabels; l++) {
+        const struct cmp_cell *h = cmp_cell_at(c, l, 0);
+        if (stats_trend(h->values, h->n, &c->labels[l].drift) < 0)
+            return -1;
+    }
     for (size_t m = 0; m < c->nmetrics; m++) {
         const struct cmp_cell *base = cmp_cell_at(c, c->base, m);
         for (size_t l = 0; l < c->nlabels; l++) {
@@ -170,6 +184,24 @@ static void append_also(struct comparison *c, size_t l, size_t m, const struct w
              c->metrics[m].name, b, a, c->metrics[m].unit, times, p);
 }
 
+/* A verdict that drift would explain says so: the two labels ran one
+ * after the other, or a side's runs trend with their order. */
+static void append_drift(struct comparison *c, size_t l)
+{
+    const struct cmp_cell *cell = cmp_cell_at(c, l, 0);
+    if (!cell->significant)
+        return;
+    const struct cmp_label *a = &c->labels[c->base], *b = &c->labels[l];
+    bool trend = (a->drift.valid && a->drift.p < c->alpha) || (b->drift.valid && b->drift.p < c->alpha);
+    if (interleaved(a, b) && !trend)
+        return;
+    size_t o = strlen(c->labels[l].sentence);
+    snprintf(c->labels[l].sentence + o, sizeof c->labels[l].sentence - o, "; caveat: %s",
+             !interleaved(a, b) ? "the two ran one after the other, not interleaved, so a drift of the machine "
+                                  "between them would read the same"
+                                : "a side's runs drift with their order (see drift below), which may explain it");
+}
+
 /* What a comparison that found nothing could have found. */
 static void append_power(struct comparison *c, size_t l)
 {
@@ -202,6 +234,7 @@ static void write_sentences(struct comparison *c)
                              c->labels[c->base].name, &b->s, &a->s, &jp, c->metrics[0].direction, c->alpha);
         for (size_t m = 1; !c->user_metrics && m < c->nmetrics; m++)
             append_also(c, l, m, &shown);
+        append_drift(c, l);
         append_power(c, l);
     }
 }
