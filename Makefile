@@ -66,6 +66,10 @@ $(B)/bench/reports_fixture: bench/reports_fixture.c $(B)/libpressmark.a
 $(B)/bench/sample_tool: bench/sample_tool.c $(B)/libpressmark.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(PM_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libpressmark.a $(LDLIBS)
+# bench/verdicts.sh's false alarms and power, judged over the fixture pool.
+$(B)/bench/verdict_tool: bench/verdict_tool.c $(B)/libpressmark.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(PM_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libpressmark.a $(LDLIBS)
 
 $(B)/fuzz/%.replay: $(B)/fuzz/fuzz_%.o $(B)/fuzz/replay.o $(B)/fuzz/split.o $(B)/libpressmark.a
 	$(CC) $(CFLAGS) $(PM_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -194,7 +198,7 @@ fuzz-build:
 layering: $(LIB_OBJ) $(B)/cmd/main.o
 	@tools/layering.sh . $(B)
 
-bench: all $(B)/bench/sources_cost $(B)/bench/reports_fixture $(B)/bench/sample_tool
+bench: all $(B)/bench/sources_cost $(B)/bench/reports_fixture $(B)/bench/sample_tool $(B)/bench/verdict_tool
 	bench/run-all.sh
 
 # A bare Debian 12 root, a clone of HEAD, ./run.sh test and ./run.sh inside
