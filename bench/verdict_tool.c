@@ -254,7 +254,7 @@ static int judge_pair(const struct series *s, const size_t *ia, const size_t *ib
     out->nightly = out->judged && strcmp(s->direction, "none") != 0 && change < -NIGHTLY_PCT;
     /* What the nightly would say had the drift gone the other way. */
     out->apart = out->judged && fabs(change) > NIGHTLY_PCT;
-    out->rank = strcmp(t.test, CMP_TEST_MWU) == 0;
+    out->rank = strcmp(t.test, CMP_TEST_BOTH) == 0;
     out->went_worse = change < 0;
     return 0;
 }
@@ -345,7 +345,7 @@ static void print_aa(const struct pool *p, struct split_tally t[][NK])
 {
     char a[64], b[64], c[64], d[64];
     printf("| workload | runs a label | draws | Welch alone (the old rule) | Mann-Whitney alone | new rule (judge_p) "
-           "| nightly (new rule, > 5%% worse) | rank test decided |\n|---|---|---|---|---|---|---|---|\n");
+           "| nightly (new rule, > 5%% worse) | outlier: both tests decided |\n|---|---|---|---|---|---|---|---|\n");
     for (size_t w = 0; w < p->nwl; w++)
         for (size_t i = 0; i < NK; i++) {
             const struct split_tally *s = &t[w][i];

@@ -25,7 +25,7 @@ struct cmp_cell {
     struct welch w;
     struct mwu mwu;
     struct boot_ci boot;         /* the ratio of means, BCa */
-    const char *test;            /* the test whose p decides: CMP_TEST_* */
+    const char *test;            /* which p decides: CMP_TEST_* */
     double p;                    /* its p; NaN: not judged */
     double p_holm, p_bh;         /* p adjusted over the family (p itself in a family of one) */
     double change_pct;           /* signed: + is better */
@@ -35,7 +35,10 @@ struct cmp_cell {
 };
 
 #define CMP_TEST_WELCH "welch"
-#define CMP_TEST_MWU "mann-whitney"
+/* A side has an outlier: p is the larger of Welch's and Mann-Whitney's, so
+ * a change must hold for both (an intersection-union test: never bolder
+ * than either alone). */
+#define CMP_TEST_BOTH "welch+mann-whitney"
 
 /* A run whose headline lies far from its label's other runs. */
 struct cmp_outlier {

@@ -54,7 +54,7 @@ static void fmt_change(char *buf, size_t len, const struct comparison *c, size_t
     } else {
         char p[32];
         stats_fmt_p(p, sizeof p, cell->p, true);
-        snprintf(buf, len, "%+.1f%% %s%s%s", cell->change_pct, strcmp(cell->test, CMP_TEST_MWU) == 0 ? "MW " : "", p,
+        snprintf(buf, len, "%+.1f%% %s%s%s", cell->change_pct, strcmp(cell->test, CMP_TEST_BOTH) == 0 ? "W+MW " : "", p,
                  cell->significant ? " *" : "");
     }
 }

@@ -232,7 +232,7 @@ static void summary_row(FILE *f, const struct comparison *c, size_t l, const cha
     if (l != c->base) {
         char p[160];
         struct judged_p jp = { .valid = !isnan(cell->p), .p = cell->p, .p_adj = cell->p_bh, .family = c->family,
-                               .mwu = cell->test && strcmp(cell->test, CMP_TEST_MWU) == 0 };
+                               .both = cell->test && strcmp(cell->test, CMP_TEST_BOTH) == 0 };
         stats_fmt_judged_p(p, sizeof p, &jp);
         if (isnan(cell->change_pct))
             snprintf(change, sizeof change, "-");

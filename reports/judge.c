@@ -33,9 +33,9 @@ int judge_p(const double *a, size_t na, const double *b, size_t nb, struct judge
     stats_welch(&sa, &sb, &t->w);
     if (stats_mwu(a, na, b, nb, &t->mwu) < 0)
         return -1;
-    bool rank = t->mwu.valid && (has_outlier(a, na) || has_outlier(b, nb));
-    t->test = rank ? CMP_TEST_MWU : CMP_TEST_WELCH;
-    t->p = rank ? t->mwu.p : t->w.valid ? t->w.p : NAN;
+    bool both = t->mwu.valid && t->w.valid && (has_outlier(a, na) || has_outlier(b, nb));
+    t->test = both ? CMP_TEST_BOTH : CMP_TEST_WELCH;
+    t->p = both ? fmax(t->w.p, t->mwu.p) : t->w.valid ? t->w.p : NAN;
     /* The rank test takes any two runs a side; Welch's needs them too. */
     if (na < 2 || nb < 2)
         t->p = NAN;
@@ -155,7 +155,7 @@ static int adjust(struct cmp_cell **cells, size_t k, double alpha)
 static struct judged_p judged_of(const struct comparison *c, const struct cmp_cell *cell)
 {
     return (struct judged_p){ .valid = !isnan(cell->p), .p = cell->p, .p_adj = cell->p_bh, .family = c->family,
-                              .mwu = strcmp(cell->test ? cell->test : "", CMP_TEST_MWU) == 0 };
+                              .both = strcmp(cell->test ? cell->test : "", CMP_TEST_BOTH) == 0 };
 }
 
 /* The workload's second figure (the chat's p99 latency) gets its own

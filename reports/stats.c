@@ -132,7 +132,7 @@ void stats_fmt_judged_p(char *buf, size_t len, const struct judged_p *w)
 {
     char p[32];
     stats_fmt_p(p, sizeof p, w->p, false);
-    int n = snprintf(buf, len, "%s%s", w->mwu ? "Mann-Whitney " : "", p);
+    int n = snprintf(buf, len, "%s%s", p, w->both ? " (the larger of Welch's and Mann-Whitney's: an outlier)" : "");
     if (w->family > 1 && n >= 0 && (size_t)n < len) {
         char adj[32];
         stats_fmt_p(adj, sizeof adj, w->p_adj, false);

@@ -49,7 +49,7 @@ struct judged_p {
     bool valid;                  /* false: too few runs to test */
     double p, p_adj;             /* p_adj is p in a family of one */
     size_t family;
-    bool mwu;                    /* the Mann-Whitney test decided (Welch otherwise) */
+    bool both;                   /* an outlier: p is the larger of Welch's and Mann-Whitney's */
 };
 
 /* the 2002 VolanoMark report's sentence, its means grouped as the table
@@ -62,7 +62,8 @@ void stats_ratio_sentence(char *buf, size_t len, const char *workload, const cha
                           const struct summary *b, const struct summary *a, const struct judged_p *w,
                           const char *direction, double alpha);
 
-/* "p = 0.003", "Mann-Whitney p = 0.008", with ", adjusted 0.018 over 6
+/* "p = 0.003", or with an outlier "p = 0.008 (the larger of Welch's and
+ * Mann-Whitney's: an outlier)", with ", adjusted 0.018 over 6
  * comparisons" in a family. */
 void stats_fmt_judged_p(char *buf, size_t len, const struct judged_p *w);
 

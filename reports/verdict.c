@@ -9,7 +9,7 @@
 static void gate_p(char *buf, size_t len, const struct comparison *c, const struct cmp_cell *cell)
 {
     struct judged_p jp = { .valid = !isnan(cell->p), .p = cell->p, .p_adj = cell->p_holm, .family = 1,
-                           .mwu = cell->test && strcmp(cell->test, CMP_TEST_MWU) == 0 };
+                           .both = cell->test && strcmp(cell->test, CMP_TEST_BOTH) == 0 };
     stats_fmt_judged_p(buf, len, &jp);
     if (c->family > 1) {
         char adj[32], tail[96];

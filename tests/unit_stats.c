@@ -88,9 +88,10 @@ int main(void)
     stats_ratio_sentence(buf, sizeof buf, "chat", "B", "A", &cand, &base, &fam_ns, "higher", 0.05);
     is_str(buf, "46,053/51,824 = 88.9 %: no significant difference between B and A (p = 0.03, adjusted 0.09 over 3 "
            "comparisons, n = 5/5)", "the adjusted p, not the raw one, is held against alpha");
-    struct judged_p rank = { .valid = true, .p = 0.0079, .p_adj = 0.0001, .family = 2, .mwu = true };
+    struct judged_p rank = { .valid = true, .p = 0.0079, .p_adj = 0.0001, .family = 2, .both = true };
     stats_fmt_judged_p(buf, sizeof buf, &rank);
-    is_str(buf, "Mann-Whitney p = 0.0079, adjusted < 0.001 over 2 comparisons", "the rank test named when it decides");
+    is_str(buf, "p = 0.0079 (the larger of Welch's and Mann-Whitney's: an outlier), adjusted < 0.001 over 2 comparisons",
+           "with an outlier, the p both tests must pass says so");
     stats_fmt_p(buf, sizeof buf, 0.00878, false);
     is_str(buf, "p = 0.00878", "p for a sentence");
     stats_fmt_p(buf, sizeof buf, 0.00001, true);
