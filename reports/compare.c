@@ -459,9 +459,10 @@ static int summarise_cells(struct comparison *c, double alpha, struct pm_err *er
                 memcpy(sorted, cell->values, cell->n * sizeof *sorted);
             stats_summary(sorted, cell->n, &cell->s);
             free(sorted);
+            cell->change_pct = NAN;     /* until tested against a baseline */
         }
         const struct cmp_cell *base = cmp_cell_at(c, c->base, m);
-        for (size_t l = 0; l < c->nlabels; l++) {
+        for (size_t l = 0; cmp_judged(c) && l < c->nlabels; l++) {
             struct cmp_cell *cell = cmp_cell_at(c, l, m);
             stats_welch(&base->s, &cell->s, &cell->w);
             cell->change_pct = base->s.n && cell->s.n ? stats_change_pct(base->s.mean, cell->s.mean, c->metrics[m].direction)
@@ -503,7 +504,7 @@ static void append_also(struct comparison *c, size_t l, size_t m, const struct w
 static void write_sentences(struct comparison *c, const struct compare_request *rq, const struct wl_present *shown)
 {
     double alpha = rq->alpha;
-    for (size_t l = 0; l < c->nlabels; l++) {
+    for (size_t l = 0; cmp_judged(c) && l < c->nlabels; l++) {
         if (l == c->base)
             continue;
         const struct cmp_cell *a = cmp_cell_at(c, c->base, 0), *b = cmp_cell_at(c, l, 0);
@@ -524,6 +525,8 @@ int compare_build(struct pm_db *db, const struct compare_request *rq, struct com
     memset(c, 0, sizeof *c);
     const char *workload = rq->workload;
     snprintf(c->workload, sizeof c->workload, "%s", workload);
+    snprintf(c->group, sizeof c->group, "%s", rq->group ? rq->group : "");
+    snprintf(c->unjudged, sizeof c->unjudged, "%s", rq->unjudged ? rq->unjudged : "");
     c->alpha = rq->alpha;
     struct wl_present wp;
     report_workload(workload, &wp);
@@ -540,6 +543,21 @@ int compare_build(struct pm_db *db, const struct compare_request *rq, struct com
     if (compare_short_names(c, NULL, err) < 0)
         return -1;
     return build_env_diffs(db, rq->baseline_db, c, err);
+}
+
+void compare_title(const struct comparison *c, char *buf, size_t len)
+{
+    if (c->group[0])
+        snprintf(buf, len, "%s (%s)", c->workload, c->group);
+    else
+        snprintf(buf, len, "%s", c->workload);
+}
+
+void compare_slug(const struct comparison *c, char *buf, size_t len)
+{
+    char name[200];
+    snprintf(name, sizeof name, "%s%s%s", c->workload, c->group[0] ? "." : "", c->group);
+    quote_slug(name, buf, len);
 }
 
 /* The value of axis key in a flat JSON object of strings. */
