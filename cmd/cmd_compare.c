@@ -25,8 +25,8 @@ struct compare_opts {
     const char *metrics[MAX_ITEMS];
     size_t nmetrics;
     bool long_view, judge, allow_emulated, exclude_outliers;
-    double alpha, pct;
     unsigned resamples, seed;
+    double alpha, pct;
     uint64_t max_download;
     unsigned format;
     bool has_suite;
@@ -104,9 +104,12 @@ static const struct opt compare_options[] = {
     { .name = "suite", .type = OPT_CALLBACK, .set = set_suite, .metavar = "[ID]", .flags = OPT_OPTIONAL,
       .help = "compare a suite's cells, its own runs only (default: the newest suite): a table per\n"
               "                         workload, a row per cell, against its baseline cell; two axes also as\n"
-              "                         rows x columns" },
+              "                         rows x columns. Parts of a workload set otherwise (not only in their\n"
+              "                         axes) are a table each, against the part's cell with the baseline's axis\n"
+              "                         values, or unjudged, saying why, when it has none" },
     { .name = "junit", STR(junit), .metavar = "FILE",
-      .help = "JUnit XML: a testsuite per workload, a testcase per label x metric" },
+      .help = "JUnit XML: a testsuite per workload (or part of a suite, as its tables), a testcase per label\n"
+              "                         x metric" },
     { .type = OPT_END },
 };
 
@@ -116,12 +119,17 @@ static const char compare_usage[] =
     "are its samples. The default view is the table of the 2002 VolanoMark report, one row\n"
     "per label: the workload's headline (msg/s, elapsed, MB/s), %CPU, %sys/%user and total\n"
     "swap in, out and io, each as mean ±sd, then n and fail:runs; under it that report's\n"
-    "ratio sentence for each label against the baseline, with Welch's t-test (p shown,\n"
-    "significant below --alpha), and what differed in the environment.\n"
+    "ratio sentence for each label against the baseline, with Welch's t-test (with an\n"
+    "outlier, the larger of Welch's and Mann-Whitney's p), significant below --alpha\n"
+    "(the family's, Benjamini-Hochberg adjusted, when more than one cell is judged), what\n"
+    "the runs could have found when they found nothing, outliers and drift, and what\n"
+    "differed in the environment.\n"
     "--long shows mmtests' layout: per metric n, mean, stddev, CV%, min, median, max,\n"
-    "the change against the baseline (+ is better) with its p-value and the 95%\n"
-    "confidence interval of the difference. Without labels: every label of the\n"
-    "workload, the first one run as the baseline. Runs that ended failed, oom or\n"
+    "the change against the baseline (+ is better) with its p-value, the 95% confidence\n"
+    "interval of the difference, Welch's and Mann-Whitney's p, a bootstrap interval of\n"
+    "the ratio, the adjusted p and the change these runs find at 80% power. Without\n"
+    "labels: every label of the workload, the first one run as the baseline. Runs that\n"
+    "ended failed, oom or\n"
     "aborted are counted, never averaged in.\n";
 
 /* Every label asked for must exist: a typo must not compare nothing. */
@@ -208,31 +216,36 @@ static int write_junit(const char *path, struct comparison *const *cs, size_t n,
     return 0;
 }
 
-/* Build one comparison per workload; *built of them. 0, or 2 when one
- * could not be built. */
-static int build_all(struct pm_db *db, const struct compare_opts *o, char **labels, size_t nlabels,
-                     struct foreign_db *fdb, char **workloads, size_t nw, const struct suite_view *sv,
+/* One comparison to build: a workload's labels, or one group of a
+ * suite's cells (its baseline first; unjudged when it has none). */
+struct compare_job {
+    const char *workload;
+    const char *const *labels;
+    const char *const *axes;     /* a suite's cells' axis values, else NULL */
+    size_t nlabels;
+    const char *group, *unjudged;
+};
+
+/* Build one comparison per job; *built of them. 0, or 2 when one could
+ * not be built. */
+static int build_all(struct pm_db *db, const struct compare_opts *o, struct foreign_db *fdb,
+                     const struct compare_job *jobs, size_t nj, const struct suite_view *sv,
                      struct comparison **cptrs, struct comparison *cmps, size_t *built)
 {
-    for (size_t i = 0; i < nw; i++) {
+    for (size_t i = 0; i < nj; i++) {
         struct pm_err err;
-        struct compare_request rq = { .workload = workloads[i], .labels = (const char *const *)labels, .nlabels = nlabels,
-                                      .baseline = o->baseline[0] ? o->baseline : NULL,
+        const struct compare_job *jb = &jobs[i];
+        /* A suite's cells come with their baseline first. */
+        struct compare_request rq = { .workload = jb->workload, .labels = jb->labels, .nlabels = jb->nlabels,
+                                      .baseline = !sv && o->baseline[0] ? o->baseline : NULL,
                                       .baseline_db = o->baseline_db[0] ? &fdb->db : NULL,
                                       .baseline_db_name = o->baseline_db, .metrics = o->metrics,
                                       .nmetrics = o->nmetrics, .long_view = o->long_view, .alpha = o->alpha,
-                                      .allow_emulated = o->allow_emulated, .exclude_outliers = o->exclude_outliers,
-                                      .resamples = o->resamples, .seed = o->seed };
-        const char *slabels[MAX_CELLS], *saxes[MAX_CELLS];
-        if (sv) {
-            /* The suite's cells of this workload, its baseline cell first. */
-            rq.nlabels = suite_view_labels(sv, workloads[i], slabels, saxes, MAX_CELLS);
-            rq.labels = slabels;
-            rq.baseline = NULL;
-            rq.suite_uuid = sv->rec.uuid;
-        }
-        if (compare_build(db, &rq, &cmps[i], &err) < 0 ||
-            (sv && compare_grid(&cmps[i], saxes, &err) < 0)) {
+                                      .allow_emulated = o->allow_emulated, .suite_uuid = sv ? sv->rec.uuid : NULL,
+                                      .group = jb->group, .unjudged = jb->unjudged,
+                                      .exclude_outliers = o->exclude_outliers, .resamples = o->resamples,
+                                      .seed = o->seed };
+        if (compare_build(db, &rq, &cmps[i], &err) < 0 || (jb->axes && compare_grid(&cmps[i], jb->axes, &err) < 0)) {
             compare_free(&cmps[i]);
             return pm_usage("compare", "%s", err.msg);
         }
@@ -246,18 +259,18 @@ static int build_all(struct pm_db *db, const struct compare_opts *o, char **labe
 /* Build every comparison, judge them as one family, then write them and
  * the verdict. Returns 0, 1 (a regression, with --fail-on-regression), or
  * 2 when one could not be built or judged (nothing is judged then). */
-static int compare_all(struct pm_db *db, const struct compare_opts *o, char **labels, size_t nlabels,
-                       struct foreign_db *fdb, char **workloads, size_t nw, const struct suite_view *sv)
+static int compare_all(struct pm_db *db, const struct compare_opts *o, struct foreign_db *fdb,
+                       const struct compare_job *jobs, size_t nj, const struct suite_view *sv)
 {
-    struct comparison *cmps = calloc(nw, sizeof *cmps);
-    struct comparison **cptrs = calloc(nw, sizeof *cptrs);
+    struct comparison *cmps = calloc(nj ? nj : 1, sizeof *cmps);
+    struct comparison **cptrs = calloc(nj ? nj : 1, sizeof *cptrs);
     if (!cmps || !cptrs) {
         free(cmps);
         free(cptrs);
         return pm_usage("compare", "out of memory");
     }
     size_t built = 0;
-    int rc = build_all(db, o, labels, nlabels, fdb, workloads, nw, sv, cptrs, cmps, &built);
+    int rc = build_all(db, o, fdb, jobs, nj, sv, cptrs, cmps, &built);
     if (rc == 0 && compare_judge(cptrs, built, o->alpha) < 0)
         rc = pm_usage("compare", "out of memory");
     const struct cmp_format *fmt = cmp_format_get(o->format);
@@ -292,6 +305,48 @@ static int compare_all(struct pm_db *db, const struct compare_opts *o, char **la
     return rc;
 }
 
+/* --suite: the suite's comparisons (of --workload's cells only), a job
+ * each; *jobs allocated. */
+static int suite_jobs(struct pm_db *db, const struct compare_opts *o, struct suite_view *sv,
+                      struct suite_view_groups *gs, struct compare_job **jobs, size_t *nj)
+{
+    struct pm_err err;
+    if (o->baseline_db[0] || o->baseline[0])
+        return pm_usage("compare", "--suite: compares the suite's cells against its baseline cell; it takes no "
+                        "labels, --baseline or --baseline-db");
+    if (suite_view_load(db, o->suite_id, sv, &err) < 0)
+        return pm_usage("compare", "--suite: %s", err.msg);
+    if (suite_view_groups(sv, gs, &err) < 0)
+        return pm_usage("compare", "--suite: %s", err.msg);
+    if (!(*jobs = calloc(gs->n ? gs->n : 1, sizeof **jobs)))
+        return pm_usage("compare", "out of memory");
+    for (size_t g = 0; g < gs->n; g++) {
+        const struct suite_view_group *grp = &gs->v[g];
+        if (o->workload[0] && strcmp(o->workload, grp->workload) != 0)
+            continue;
+        (*jobs)[(*nj)++] = (struct compare_job){ .workload = grp->workload, .labels = grp->labels,
+                                                 .axes = grp->axes, .nlabels = grp->n,
+                                                 .group = grp->name[0] ? grp->name : NULL,
+                                                 .unjudged = grp->unjudged[0] ? grp->unjudged : NULL };
+    }
+    if (*nj == 0)
+        return pm_usage("compare", "--workload: %s has no cells of workload %s", sv->title, o->workload);
+    return 0;
+}
+
+/* Without --suite: a job per workload of the labels (checked), each with them all. */
+static int label_jobs(struct pm_db *db, const struct compare_opts *o, char **labels, size_t nlabels,
+                      char ***workloads, size_t *nw, struct compare_job **jobs, size_t *nj)
+{
+    int rc = pick_workloads(db, o, labels, nlabels, workloads, nw);
+    if (rc == 0 && !(*jobs = calloc(*nw ? *nw : 1, sizeof **jobs)))
+        rc = pm_usage("compare", "out of memory");
+    for (size_t i = 0; rc == 0 && i < *nw; i++)
+        (*jobs)[(*nj)++] = (struct compare_job){ .workload = (*workloads)[i], .labels = (const char *const *)labels,
+                                                 .nlabels = nlabels };
+    return rc;
+}
+
 int cmd_compare(int argc, char **argv)
 {
     struct compare_opts o = { .pct = 5.0 };
@@ -308,48 +363,33 @@ int cmd_compare(int argc, char **argv)
         return PM_EXIT_USAGE;
     struct foreign_db fdb = { 0 };
     char **workloads = NULL;
-    size_t nw = 0;
-    struct suite_view sv;
-    bool have_sv = false;
-    int rc = 0;
-    if (o.has_suite) {
-        struct pm_err err;
-        if (nlabels || o.baseline_db[0] || o.baseline[0])
-            rc = pm_usage("compare", "--suite: compares the suite's cells against its baseline cell; it takes no "
-                          "labels, --baseline or --baseline-db");
-        else if (suite_view_load(&db, o.suite_id, &sv, &err) < 0)
-            rc = pm_usage("compare", "--suite: %s", err.msg);
-        else
-            have_sv = true;
-        if (have_sv) {
-            const char *ws[64];
-            size_t n = suite_view_workloads(&sv, ws, 64);
-            workloads = calloc(n ? n : 1, sizeof *workloads);
-            for (size_t i = 0; workloads && i < n; i++)
-                if (!o.workload[0] || strcmp(o.workload, ws[i]) == 0)
-                    workloads[nw++] = strdup(ws[i]);
-            if (!workloads)
-                rc = pm_usage("compare", "out of memory");
-            else if (nw == 0)
-                rc = pm_usage("compare", "--workload: %s has no cells of workload %s", sv.title, o.workload);
-        }
-    } else {
+    size_t nw = 0, nj = 0;
+    struct compare_job *jobs = NULL;
+    struct suite_view sv = { 0 };
+    struct suite_view_groups gs = { 0 };
+    int rc;
+    if (o.has_suite && nlabels)
+        rc = pm_usage("compare", "--suite: compares the suite's cells against its baseline cell; it takes no "
+                      "labels, --baseline or --baseline-db");
+    else if (o.has_suite)
+        rc = suite_jobs(&db, &o, &sv, &gs, &jobs, &nj);
+    else
         rc = check_labels(&db, &o, labels, nlabels);
-    }
     if (rc == 0 && o.baseline_db[0])
         rc = open_baseline(&o, &fdb);
     bool have_fdb = rc == 0 && o.baseline_db[0];
-    if (rc == 0 && !have_sv)
-        rc = pick_workloads(&db, &o, labels, nlabels, &workloads, &nw);
+    if (rc == 0 && !o.has_suite)
+        rc = label_jobs(&db, &o, labels, nlabels, &workloads, &nw, &jobs, &nj);
     if (rc == 0)
-        rc = compare_all(&db, &o, labels, nlabels, &fdb, workloads, nw, have_sv ? &sv : NULL);
-    if (have_sv)
-        suite_view_free(&sv);
+        rc = compare_all(&db, &o, &fdb, jobs, nj, o.has_suite ? &sv : NULL);
+    suite_view_groups_free(&gs);
+    suite_view_free(&sv);
     if (have_fdb)
         foreign_db_close(&fdb);
     for (size_t i = 0; i < nw; i++)
         free(workloads[i]);
     free(workloads);
+    free(jobs);
     pm_db_close(&db);
     return rc;
 }

@@ -27,33 +27,36 @@ static const struct opt report_options[] = {
       .def = "out/report", .help = "where report.html and its charts go" },
     { .name = "suite", .type = OPT_CALLBACK, .set = set_suite, .metavar = "[ID]", .flags = OPT_OPTIONAL,
       .help = "the page of a suite (default: the newest): its question, its cells against its baseline\n"
-              "                         cell, its own runs only" },
+              "                         cell (each part of a workload set otherwise against its own, as in\n"
+              "                         compare --suite), its own runs only" },
     { .name = "allow-emulated", .type = OPT_FLAG, .offset = offsetof(struct report_opts, allow_emulated),
       .help = "compare runs made under QEMU's TCG emulation (a kernel suite's VMs without KVM), with a caveat" },
     { .type = OPT_END },
 };
 
-/* The suite's parts: per workload its cells' labels, axes and notes. */
-static int suite_scope(struct pm_db *db, const struct suite_view *sv, struct report_scope *scope,
-                       struct report_part *parts, const char **labels, const char **axes, const char **notes,
+/* The suite's comparisons: per group of cells (a workload, or each of
+ * its parts set otherwise) its labels, axes and notes. */
+static int suite_scope(struct pm_db *db, const struct suite_view *sv, const struct suite_view_groups *gs,
+                       struct report_scope *scope, struct report_part *parts, const char **notes,
                        char (*note_text)[96], struct pm_err *err)
 {
     if (suite_view_notes(db, sv, note_text, err) < 0)
         return -1;
-    const char *ws[64];
-    size_t nw = suite_view_workloads(sv, ws, 64), used = 0;
-    for (size_t w = 0; w < nw; w++) {
-        size_t n = suite_view_labels(sv, ws[w], labels + used, axes + used, sv->ncells - used);
-        for (size_t i = 0; i < n; i++)
+    size_t used = 0;
+    for (size_t g = 0; g < gs->n; g++) {
+        const struct suite_view_group *grp = &gs->v[g];
+        for (size_t i = 0; i < grp->n; i++)
             for (size_t c = 0; c < sv->ncells; c++)
-                if (sv->cells[c].label == labels[used + i])
+                if (sv->cells[c].label == grp->labels[i])
                     notes[used + i] = note_text[c];
-        parts[w] = (struct report_part){ .workload = ws[w], .labels = labels + used, .axes = axes + used,
-                                         .notes = notes + used, .n = n };
-        used += n;
+        parts[g] = (struct report_part){ .workload = grp->workload, .labels = grp->labels, .axes = grp->axes,
+                                         .notes = notes + used, .n = grp->n,
+                                         .group = grp->name[0] ? grp->name : NULL,
+                                         .unjudged = grp->unjudged[0] ? grp->unjudged : NULL };
+        used += grp->n;
     }
     *scope = (struct report_scope){ .title = sv->title, .question = sv->question, .suite_uuid = sv->rec.uuid,
-                                    .parts = parts, .nparts = nw };
+                                    .parts = parts, .nparts = gs->n };
     return 0;
 }
 
@@ -86,21 +89,23 @@ int cmd_report(int argc, char **argv)
             pm_db_close(&db);
             return pm_usage("report", "--suite: %s", err.msg);
         }
+        /* A group may hold the baseline cell of another: 2 labels a cell at most. */
         size_t n = sv.ncells ? sv.ncells : 1;
-        struct report_part *parts = calloc(64, sizeof *parts);
-        const char **labels = calloc(n, sizeof *labels), **axes = calloc(n, sizeof *axes),
-                   **notes = calloc(n, sizeof *notes);
+        struct suite_view_groups gs = { 0 };
+        struct report_part *parts = calloc(n, sizeof *parts);
+        const char **notes = calloc(2 * n, sizeof *notes);
         char (*note_text)[96] = calloc(n, sizeof *note_text);
         struct report_scope scope;
-        if (!parts || !labels || !axes || !notes || !note_text)
+        if (!parts || !notes || !note_text)
             rc = pm_errf(&err, "out of memory");
         else
-            rc = suite_scope(&db, &sv, &scope, parts, labels, axes, notes, note_text, &err);
+            rc = suite_view_groups(&sv, &gs, &err);
+        if (rc == 0)
+            rc = suite_scope(&db, &sv, &gs, &scope, parts, notes, note_text, &err);
         if (rc == 0)
             rc = html_report_write(&db, &scope, o.allow_emulated, o.out, pm_db_path(), page, sizeof page, &err);
+        suite_view_groups_free(&gs);
         free(parts);
-        free(labels);
-        free(axes);
         free(notes);
         free(note_text);
         suite_view_free(&sv);

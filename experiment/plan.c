@@ -742,3 +742,81 @@ void suite_plan_free(struct suite_plan *p)
     p->ncells = 0;
     suite_file_free(&p->file);
 }
+
+/* One part's cells' origins, appended to *out: the product of its axes
+ * in add_cells' order (the last axis varying fastest). Only the file is
+ * read, so it works on a suite as stored, wherever it ran. */
+static int part_origins(const struct suite_section *global, const struct suite_section *part, size_t max_cells,
+                        struct suite_cell_origin **out, size_t *n, struct pm_err *err)
+{
+    struct part_cells pc = { .global = global, .part = part };
+    pc.nkeys = effective_keys(global, part, pc.keys, 128);
+    size_t cells = 1;
+    for (size_t i = 0; i < pc.nkeys; i++) {
+        if (!list_key(pc.keys[i].k))
+            continue;
+        pc.axis_of[pc.naxes++] = i;
+        cells *= pc.keys[i].k->nvalues;     /* at most 1024 x a line's values: no overflow */
+        if (cells > max_cells)
+            break;
+    }
+    if (cells + *n > max_cells)
+        return pm_errf(err, "[%s] makes more cells than the suite has", part->name);
+    struct suite_cell_origin *v = realloc(*out, (*n + cells) * sizeof *v);
+    if (!v)
+        return pm_errf(err, "out of memory");
+    *out = v;
+    do {
+        struct suite_cell_origin *o = &v[(*n)++];
+        memset(o, 0, sizeof *o);
+        snprintf(o->part, sizeof o->part, "%s", part->name);
+        for (size_t i = 0; i < pc.nkeys; i++) {
+            const struct suite_key *k = pc.keys[i].k;
+            if (strcmp(k->name, "label") == 0 || strcmp(k->name, "workload") == 0)
+                continue;       /* a name, and the cell's own workload */
+            if ((list_key(k) ? kv_set(&o->axes, k->name, k->values[pc.pick[i]]) : kv_set(&o->fixed, k->name, k->raw)) < 0)
+                return pm_errf(err, "out of memory");
+        }
+    } while (next_pick(&pc));
+    return 0;
+}
+
+int suite_plan_origins(const struct suite_plan *p, size_t max_cells, struct suite_cell_origin **out, size_t *n,
+                       struct pm_err *err)
+{
+    *out = NULL;
+    *n = 0;
+    const struct suite_section *global = NULL;
+    size_t nparts = 0;
+    for (size_t i = 0; i < p->file.nsections; i++) {
+        if (strcmp(p->file.sections[i].name, "global") == 0)
+            global = &p->file.sections[i];
+        else
+            nparts++;
+    }
+    int rc = 0;
+    /* The parts as suite_plan_load takes them: the first 64 sections but
+     * [global], or [global] alone when it is the only one. */
+    for (size_t i = 0, taken = 0; rc == 0 && i < p->file.nsections && taken < 64; i++) {
+        const struct suite_section *s = &p->file.sections[i];
+        if (s == global && nparts)
+            continue;
+        taken++;
+        rc = part_origins(s == global ? NULL : global, s, max_cells, out, n, err);
+    }
+    if (rc < 0) {
+        suite_origins_free(*out, *n);
+        *out = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
+void suite_origins_free(struct suite_cell_origin *o, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        kv_free(&o[i].fixed);
+        kv_free(&o[i].axes);
+    }
+    free(o);
+}

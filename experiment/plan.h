@@ -89,6 +89,21 @@ int suite_plan_load(const char *path, const char *text, struct suite_plan *p, st
 int suite_plan_read(const char *path, const char *text, struct suite_plan *p, struct pm_err *err);
 void suite_plan_free(struct suite_plan *p);
 
+/* Where each cell of a suite comes from, read from its file alone (after
+ * suite_plan_read: nothing applied, so no root, kernel or machine the
+ * suite ran on is needed): its part (section), the part's settings other
+ * than its axes, and the cell's axis values; in suite_plan_load's cell
+ * order. The reports judge a cell only against one that differs from it
+ * in its axes alone. -1 (err) for more than max_cells cells. */
+struct suite_cell_origin {
+    char part[64];
+    struct kv_list fixed;       /* key -> value as written, [global]'s included, but not label or workload */
+    struct kv_list axes;        /* axis -> the cell's value */
+};
+int suite_plan_origins(const struct suite_plan *p, size_t max_cells, struct suite_cell_origin **out, size_t *n,
+                       struct pm_err *err);
+void suite_origins_free(struct suite_cell_origin *o, size_t n);
+
 /* One cell's run options and workload state, ready for a run plan. */
 struct cell_run {
     struct run_opts ro;

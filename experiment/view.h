@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "experiment/plan.h"
 #include "store/suites.h"
 
 struct suite_view {
@@ -17,6 +18,10 @@ struct suite_view {
     char title[160];             /* "suite 3 (name)" */
     unsigned runs_min, runs_max; /* as the file said */
     double target_ci;            /* fraction; 0: none */
+    /* Per cell, in cell order, its part and settings as the stored file
+     * says; NULL when the file does not make these cells (then every
+     * workload's cells are one comparison, as before sections counted). */
+    struct suite_cell_origin *origins;
 };
 
 /* Per cell, in v's cell order: how its run count ended ("5 runs",
@@ -27,11 +32,33 @@ int suite_view_notes(struct pm_db *db, const struct suite_view *v, char (*notes)
 /* Load suite id (0: the newest). -1 with err saying why (none there). */
 int suite_view_load(struct pm_db *db, int64_t id, struct suite_view *v, struct pm_err *err);
 void suite_view_free(struct suite_view *v);
-/* Labels and axis JSON of workload's cells, in cell order, baseline first
- * when it is one of them; pointers into v. Returns how many. */
-size_t suite_view_labels(const struct suite_view *v, const char *workload, const char **labels, const char **axes,
-                         size_t max);
-/* The suite's workloads in the order of their first cells. */
-size_t suite_view_workloads(const struct suite_view *v, const char **out, size_t max);
+
+/* One comparison of a suite: cells of one workload from parts set alike
+ * but for their axes (the same settings, the same axes), so that a cell
+ * is judged only against one that differs from it along its axes. Two
+ * parts of a workload set otherwise (usemem writing in sequence, usemem
+ * reading at random) are two workloads to compare, each on its own. */
+struct suite_view_group {
+    const char *workload;
+    char name[128];              /* its parts ("usemem-rand") when its workload has more than one group; else "" */
+    const char **labels, **axes; /* its cells' labels and axis JSON, its baseline first when it has one */
+    size_t n;
+    char unjudged[512];          /* "": labels[0] is its baseline; else why it has none (one line) */
+};
+struct suite_view_groups {
+    struct suite_view_group *v;
+    size_t n;
+    const char **labels, **axes; /* the groups' labels and axes point into these (and into the view) */
+};
+/* The suite's comparisons, in the order of their first cells. A
+ * workload whose cells are one group is compared as it always was: its
+ * baseline is the baseline cell when that is one of them, else its first
+ * cell. Of a workload with more groups, the baseline cell's group has
+ * it; any other group has its cell whose axis values are the baseline
+ * cell's, else the baseline cell itself when that differs from its cells
+ * along their axes only, else no baseline: its cells are shown side by
+ * side, unjudged. */
+int suite_view_groups(const struct suite_view *v, struct suite_view_groups *out, struct pm_err *err);
+void suite_view_groups_free(struct suite_view_groups *g);
 
 #endif

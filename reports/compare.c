@@ -518,6 +518,8 @@ int compare_build(struct pm_db *db, const struct compare_request *rq, struct com
     memset(c, 0, sizeof *c);
     const char *workload = rq->workload;
     snprintf(c->workload, sizeof c->workload, "%s", workload);
+    snprintf(c->group, sizeof c->group, "%s", rq->group ? rq->group : "");
+    snprintf(c->unjudged, sizeof c->unjudged, "%s", rq->unjudged ? rq->unjudged : "");
     c->alpha = rq->alpha;
     c->user_metrics = rq->nmetrics > 0;
     c->resamples = rq->resamples ? rq->resamples : BOOT_DEFAULT_RESAMPLES;
@@ -540,6 +542,21 @@ int compare_build(struct pm_db *db, const struct compare_request *rq, struct com
     if (compare_short_names(c, NULL, err) < 0)
         return -1;
     return build_env_diffs(db, rq->baseline_db, c, err);
+}
+
+void compare_title(const struct comparison *c, char *buf, size_t len)
+{
+    if (c->group[0])
+        snprintf(buf, len, "%s (%s)", c->workload, c->group);
+    else
+        snprintf(buf, len, "%s", c->workload);
+}
+
+void compare_slug(const struct comparison *c, char *buf, size_t len)
+{
+    char name[200];
+    snprintf(name, sizeof name, "%s%s%s", c->workload, c->group[0] ? "." : "", c->group);
+    quote_slug(name, buf, len);
 }
 
 /* The value of axis key in a flat JSON object of strings. */

@@ -99,6 +99,8 @@ struct comparison {
     size_t ndiffs;
     struct cmp_grid *grid;       /* a suite's two-axis layout, or NULL */
     char suite[160];             /* "suite 3 (name)" when the runs are a suite's */
+    char group[128];             /* a suite's part(s) these cells are from, when their workload has more groups */
+    char unjudged[512];          /* "": labels[base] is the baseline; else why there is none (no test, no sentence) */
     size_t nemulated;            /* labels with emulated runs: their timings get a caveat */
     struct cmp_abbrev *abbrevs;  /* the labels' long words abbreviated, in the order they came */
     size_t nabbrevs;
@@ -131,6 +133,8 @@ struct compare_request {
     bool exclude_outliers;       /* leave flagged runs out of every cell (said in the output) */
     unsigned resamples;          /* the bootstrap's; 0: BOOT_DEFAULT_RESAMPLES */
     uint64_t seed;               /* 0: BOOT_DEFAULT_SEED */
+    const char *group;           /* NULL, or the suite's part(s) the labels are from (comparison.group) */
+    const char *unjudged;        /* NULL, or why no label is a baseline: shown side by side, none tested */
 };
 
 /* Lay the comparison's labels out by two axes: axes_json[l] is label l's
@@ -156,6 +160,25 @@ const char *compare_full_name(const struct comparison *c, const char *shown);
 /* The abbreviation of a long word, or full itself. */
 const char *compare_abbrev_of(const struct comparison *c, const char *full);
 void compare_free(struct comparison *c);
+
+/* What names a comparison: its workload, and the suite's part(s) its
+ * cells are from when the workload has more groups ("usemem
+ * (usemem-rand)"); as a slug for file names and anchors
+ * ("usemem.usemem-rand"). */
+void compare_title(const struct comparison *c, char *buf, size_t len);
+void compare_slug(const struct comparison *c, char *buf, size_t len);
+
+/* A comparison without a baseline shows its labels side by side: none
+ * is the base, none is tested against another. */
+static inline bool cmp_judged(const struct comparison *c)
+{
+    return !c->unjudged[0];
+}
+
+static inline bool cmp_is_base(const struct comparison *c, size_t l)
+{
+    return cmp_judged(c) && l == c->base;
+}
 
 /* A label as tables show it: its short name once compare_short_names has
  * given it one. */

@@ -45,7 +45,7 @@ static void fmt_mean_sd(char *buf, size_t len, const struct cmp_cell *cell, cons
 static void fmt_change(char *buf, size_t len, const struct comparison *c, size_t l, size_t m)
 {
     const struct cmp_cell *cell = cmp_cell_at(c, l, m);
-    if (l == c->base) {
+    if (cmp_is_base(c, l)) {
         snprintf(buf, len, "base");
     } else if (isnan(cell->change_pct)) {
         snprintf(buf, len, "-");
@@ -431,12 +431,32 @@ static void print_drift(FILE *f, const struct comparison *c, enum markup mk)
     }
 }
 
+/* Why a comparison has no baseline: one line where its sentences would be. */
+static void print_unjudged(FILE *f, const struct comparison *c, enum markup mk)
+{
+    char line[600];
+    snprintf(line, sizeof line, "not judged: %s", c->unjudged);
+    if (mk == MARKUP_HTML) {
+        fputs("<p class=\"unjudged\">", f);
+        quote_html(f, line);
+        fputs("</p>\n", f);
+    } else if (mk == MARKUP_MARKDOWN) {
+        quote_markdown(f, line);
+        fputc('\n', f);
+    } else {
+        put_text(f, line);
+        fputc('\n', f);
+    }
+}
+
 static void print_sentences_and_env(FILE *f, const struct comparison *c, enum markup mk)
 {
     bool md = mk == MARKUP_MARKDOWN, html = mk == MARKUP_HTML;
-    if (html)
+    if (!cmp_judged(c))
+        print_unjudged(f, c, mk);
+    if (html && cmp_judged(c))
         fputs("<ul class=\"sentences\">\n", f);
-    for (size_t l = 0; l < c->nlabels; l++) {
+    for (size_t l = 0; cmp_judged(c) && l < c->nlabels; l++) {
         if (l == c->base)
             continue;
         if (html) {
@@ -452,7 +472,7 @@ static void print_sentences_and_env(FILE *f, const struct comparison *c, enum ma
             fputc('\n', f);
         }
     }
-    if (html)
+    if (html && cmp_judged(c))
         fputs("</ul>\n", f);
     print_outliers(f, c, mk);
     print_drift(f, c, mk);
@@ -625,7 +645,7 @@ static void print_csv(FILE *f, const struct comparison *c)
             fputc(',', f);
             quote_csv(f, lb->name);
             fputc(',', f);
-            quote_csv(f, c->labels[c->base].name);
+            quote_csv(f, cmp_judged(c) ? c->labels[c->base].name : "");
             fputc(',', f);
             quote_csv(f, c->metrics[m].name);
             fputc(',', f);
@@ -633,18 +653,18 @@ static void print_csv(FILE *f, const struct comparison *c)
             fputc(',', f);
             quote_csv(f, c->metrics[m].direction);
             fprintf(f, ",%zu", cell->s.n);
-            bool has = cell->s.n > 0, vs = l != c->base && cell->w.valid;
+            bool has = cell->s.n > 0, tested = cmp_judged(c) && l != c->base, vs = tested && cell->w.valid;
             csv_num(f, has ? cell->s.mean : NAN);
             csv_num(f, cell->s.n > 1 ? cell->s.sd : NAN);
             csv_num(f, cell->s.n > 1 ? cell->s.cv_pct : NAN);
             csv_num(f, has ? cell->s.min : NAN);
             csv_num(f, has ? cell->s.median : NAN);
             csv_num(f, has ? cell->s.max : NAN);
-            csv_num(f, l != c->base ? cell->change_pct : NAN);
+            csv_num(f, tested ? cell->change_pct : NAN);
             csv_num(f, vs ? cell->w.t : NAN);
             csv_num(f, vs ? cell->w.df : NAN);
             csv_num(f, vs ? cell->w.p : NAN);
-            fprintf(f, ",%s", l == c->base ? "" : cell->significant ? "yes" : "no");
+            fprintf(f, ",%s", !tested ? "" : cell->significant ? "yes" : "no");
             csv_num(f, vs ? cell->w.ci_low : NAN);
             csv_num(f, vs ? cell->w.ci_high : NAN);
             fprintf(f, ",%zu,%zu,%zu,%zu", lb->runs, lb->failed, lb->oom, lb->aborted);
@@ -708,11 +728,46 @@ static void json_outliers(struct jw *j, const struct cmp_label *lb)
     jw_bool(j, "outliers_excluded", lb->outliers_excluded);
 }
 
+/* A suite's two-axis layout: the axes, their values, each entry's label. */
+static void json_grid(struct jw *j, const struct comparison *c)
+{
+    const struct cmp_grid *g = c->grid;
+    jw_object_begin(j, "grid");
+    jw_string(j, "rows_axis", g->row_axis);
+    jw_string(j, "columns_axis", g->col_axis);
+    jw_array_begin(j, "rows");
+    for (size_t i = 0; i < g->nrows; i++)
+        jw_string(j, NULL, g->rows[i]);
+    jw_array_end(j);
+    jw_array_begin(j, "columns");
+    for (size_t i = 0; i < g->ncols; i++)
+        jw_string(j, NULL, g->cols[i]);
+    jw_array_end(j);
+    jw_array_begin(j, "labels");
+    for (size_t i = 0; i < g->nrows; i++) {
+        jw_array_begin(j, NULL);
+        for (size_t k = 0; k < g->ncols; k++) {
+            int l = g->label[i * g->ncols + k];
+            if (l >= 0)
+                jw_string(j, NULL, c->labels[l].name);
+            else
+                jw_null(j, NULL);
+        }
+        jw_array_end(j);
+    }
+    jw_array_end(j);
+    jw_object_end(j);
+}
+
 void compare_json(struct jw *j, const struct comparison *c)
 {
     jw_object_begin(j, NULL);
     jw_string(j, "workload", c->workload);
-    jw_string(j, "baseline", c->labels[c->base].name);
+    if (c->group[0])
+        jw_string(j, "group", c->group);
+    jw_string(j, "baseline", cmp_judged(c) ? c->labels[c->base].name : NULL);
+    if (!cmp_judged(c))
+        jw_string(j, "not_judged", c->unjudged);
     jw_string(j, "headline", c->headline);
     jw_number(j, "alpha", c->alpha);
     jw_int(j, "family", (int64_t)c->family);
@@ -732,7 +787,8 @@ void compare_json(struct jw *j, const struct comparison *c)
         for (size_t i = 0; i < lb->ok; i++)
             jw_int(j, NULL, lb->run_ids[i]);
         jw_array_end(j);
-        if (l != c->base)
+        bool tested = cmp_judged(c) && l != c->base;
+        if (tested)
             jw_string(j, "sentence", lb->sentence);
         json_outliers(j, lb);
         jw_object_begin(j, "drift");
@@ -756,7 +812,7 @@ void compare_json(struct jw *j, const struct comparison *c)
             for (size_t i = 0; i < cell->n; i++)
                 jw_number(j, NULL, cell->values[i]);
             jw_array_end(j);
-            if (l != c->base) {
+            if (tested) {
                 jw_object_begin(j, "vs_baseline");
                 jw_number(j, "change_pct", cell->change_pct);
                 jw_bool(j, "tested", !isnan(cell->p));
@@ -775,34 +831,8 @@ void compare_json(struct jw *j, const struct comparison *c)
         jw_object_end(j);
     }
     jw_array_end(j);
-    if (c->grid) {
-        const struct cmp_grid *g = c->grid;
-        jw_object_begin(j, "grid");
-        jw_string(j, "rows_axis", g->row_axis);
-        jw_string(j, "columns_axis", g->col_axis);
-        jw_array_begin(j, "rows");
-        for (size_t i = 0; i < g->nrows; i++)
-            jw_string(j, NULL, g->rows[i]);
-        jw_array_end(j);
-        jw_array_begin(j, "columns");
-        for (size_t i = 0; i < g->ncols; i++)
-            jw_string(j, NULL, g->cols[i]);
-        jw_array_end(j);
-        jw_array_begin(j, "labels");
-        for (size_t i = 0; i < g->nrows; i++) {
-            jw_array_begin(j, NULL);
-            for (size_t k = 0; k < g->ncols; k++) {
-                int l = g->label[i * g->ncols + k];
-                if (l >= 0)
-                    jw_string(j, NULL, c->labels[l].name);
-                else
-                    jw_null(j, NULL);
-            }
-            jw_array_end(j);
-        }
-        jw_array_end(j);
-        jw_object_end(j);
-    }
+    if (c->grid)
+        json_grid(j, c);
     jw_object_begin(j, "environment_differences");
     for (size_t d = 0; d < c->ndiffs; d++) {
         jw_object_begin(j, c->diffs[d].key);
@@ -867,19 +897,24 @@ static void print_grid(FILE *f, const struct comparison *c, enum markup mk)
             if (l >= 0) {
                 char ms[96], ch[48];
                 fmt_mean_sd(ms, sizeof ms, cmp_cell_at(c, (size_t)l, 0), c->metrics[0].unit);
-                if ((size_t)l == c->base)
+                if (cmp_is_base(c, (size_t)l))
                     snprintf(ch, sizeof ch, "baseline");
                 else
                     fmt_change(ch, sizeof ch, c, (size_t)l, 0);
-                snprintf(entries[j], sizeof entries[j], "%s (%s)", ms, ch);
+                if (cmp_judged(c))
+                    snprintf(entries[j], sizeof entries[j], "%s (%s)", ms, ch);
+                else
+                    snprintf(entries[j], sizeof entries[j], "%s", ms);
             }
             row[j + 1] = entries[j];
         }
         table_add_row(&t, row);
     }
-    char title[256];
-    snprintf(title, sizeof title, "%s by %s and %s: %s, mean ±sd (change against the baseline)", c->workload,
-             g->row_axis, g->col_axis, c->metrics[0].title[0] ? c->metrics[0].title : c->metrics[0].name);
+    char title[400], name[256];
+    compare_title(c, name, sizeof name);
+    snprintf(title, sizeof title, "%s by %s and %s: %s, mean ±sd%s", name, g->row_axis, g->col_axis,
+             c->metrics[0].title[0] ? c->metrics[0].title : c->metrics[0].name,
+             cmp_judged(c) ? " (change against the baseline)" : "");
     print_titled_table(f, mk, 4, title, &t, c);
     table_free(&t);
 }
@@ -892,14 +927,18 @@ static void render_readable(FILE *f, const struct comparison *c, enum markup mk,
     if (long_view)
         build_long_table(&t, c);
     else
-        build_report_table(&t, c, c->nlabels > 1);
-    char title[320], alpha[96];
+        build_report_table(&t, c, c->nlabels > 1 && cmp_judged(c));
+    char title[900], alpha[96], name[256], base[300] = "no baseline";
     pm_fmt_sig(alpha, sizeof alpha, c->alpha, 3);
-    if (c->family > 1)
+    if (c->family > 1 && cmp_judged(c))
         snprintf(alpha + strlen(alpha), sizeof alpha - strlen(alpha), " for a family of %zu comparisons", c->family);
-    snprintf(title, sizeof title, "%s%s%s: %zu %s%s, baseline %s, alpha %s%s", c->workload, c->suite[0] ? ", " : "",
-             c->suite, c->nlabels, c->suite[0] ? "cell" : "label", c->nlabels == 1 ? "" : "s", c->labels[c->base].name,
-             alpha, long_view ? "" : "; mean ±sd of ok runs, change: + is better, * significant");
+    compare_title(c, name, sizeof name);
+    if (cmp_judged(c))
+        snprintf(base, sizeof base, "baseline %s", c->labels[c->base].name);
+    snprintf(title, sizeof title, "%s%s%s: %zu %s%s, %s, alpha %s%s", name, c->suite[0] ? ", " : "", c->suite,
+             c->nlabels, c->suite[0] ? "cell" : "label", c->nlabels == 1 ? "" : "s", base, alpha,
+             long_view ? "" : cmp_judged(c) ? "; mean ±sd of ok runs, change: + is better, * significant"
+                                            : "; mean ±sd of ok runs");
     print_caveat(f, c, mk);
     print_titled_table(f, mk, 3, title, &t, c);
     table_free(&t);

@@ -1,4 +1,5 @@
 #include "reports/html_report.h"
+#include "reports/judge.h"
 #include "lib/fileio.h"
 #include "lib/quote.h"
 #include "lib/units.h"
@@ -50,10 +51,10 @@ static void swatch(FILE *f, size_t label)
     fprintf(f, "<span class=\"swatch\" style=\"background:%s\"></span>", line_colours[label % 8]);
 }
 
-static void section_id(char *buf, size_t len, const char *workload)
+static void section_id(char *buf, size_t len, const struct comparison *c)
 {
     char slug[96];
-    quote_slug(workload, slug, sizeof slug);
+    compare_slug(c, slug, sizeof slug);
     snprintf(buf, len, "w-%s", slug);
 }
 
@@ -183,7 +184,8 @@ static int build_part(struct pm_db *db, const struct report_scope *scope, const 
 {
     struct compare_request rq = { .workload = part->workload, .labels = part->labels, .nlabels = part->n,
                                   .alpha = 0.05, .long_view = long_view,
-                                  .suite_uuid = scope ? scope->suite_uuid : NULL, .allow_emulated = allow_emulated };
+                                  .suite_uuid = scope ? scope->suite_uuid : NULL, .allow_emulated = allow_emulated,
+                                  .group = part->group, .unjudged = part->unjudged };
     if (compare_build(db, &rq, c, err) < 0)
         return -1;
     if (part->axes && compare_grid(c, part->axes, err) < 0)
@@ -221,6 +223,8 @@ static void summary_row(FILE *f, const struct comparison *c, size_t l, const cha
     fputs("<tr>", f);
     label_cell(f, c, l);
     char mean[96] = "-", ci[128] = "-", change[256] = "baseline";
+    if (!cmp_judged(c))
+        snprintf(change, sizeof change, "not judged");
     if (cell->s.n) {
         pm_fmt_quantity(mean, sizeof mean, cell->s.mean, c->metrics[0].unit);
         double half = stats_ci95_half(&cell->s);
@@ -229,7 +233,7 @@ static void summary_row(FILE *f, const struct comparison *c, size_t l, const cha
         if (!isnan(half) && cell->s.mean != 0)
             snprintf(ci, sizeof ci, "±%s (±%.1f%%)", h, 100 * half / fabs(cell->s.mean));
     }
-    if (l != c->base) {
+    if (cmp_judged(c) && l != c->base) {
         char p[160];
         struct judged_p jp = { .valid = !isnan(cell->p), .p = cell->p, .p_adj = cell->p_bh, .family = c->family,
                                .both = cell->test && strcmp(cell->test, CMP_TEST_BOTH) == 0 };
@@ -278,8 +282,10 @@ static void summary_section(FILE *f, const struct report_scope *scope, struct co
               "swap-ins and -outs, faults) are the kernel's. Each workload's section names them.</p>\n", f);
     for (size_t w = 0; w < n; w++) {
         const struct comparison *c = &cs[w];
+        char name[256];
+        compare_title(c, name, sizeof name);
         fputs("<h3>", f);
-        quote_html(f, c->workload);
+        quote_html(f, name);
         fputs(": ", f);
         quote_html(f, c->metrics[0].title[0] ? c->metrics[0].title : c->metrics[0].name);
         fputs("</h3>\n<div class=\"scroll\"><table>\n<thead><tr><th>", f);
@@ -293,6 +299,12 @@ static void summary_section(FILE *f, const struct report_scope *scope, struct co
             summary_row(f, c, l, !notes ? NULL : l < parts[w].n ? parts[w].notes[l] : "");
         fputs("</tbody>\n</table></div>\n", f);
         compare_legend(f, c, MARKUP_HTML);
+        if (!cmp_judged(c)) {
+            fputs("<p class=\"unjudged\">not judged: ", f);
+            quote_html(f, c->unjudged);
+            fputs("</p>\n", f);
+            continue;
+        }
         fputs("<ul class=\"sentences\">\n", f);
         for (size_t l = 0; l < c->nlabels; l++) {
             if (l == c->base)
@@ -310,10 +322,11 @@ static void toc(FILE *f, const struct comparison *cs, size_t n)
 {
     fputs("<nav id=\"toc\">\n<h2>Contents</h2>\n<ul>\n<li><a href=\"#summary\">Summary</a></li>\n", f);
     for (size_t w = 0; w < n; w++) {
-        char id[128];
-        section_id(id, sizeof id, cs[w].workload);
+        char id[128], name[256];
+        section_id(id, sizeof id, &cs[w]);
+        compare_title(&cs[w], name, sizeof name);
         fprintf(f, "<li><a href=\"#%s\">", id);
-        quote_html(f, cs[w].workload);
+        quote_html(f, name);
         fputs(": tables and charts</a></li>\n", f);
     }
     fputs("<li><a href=\"#runs\">Runs</a></li>\n</ul>\n</nav>\n", f);
@@ -324,10 +337,11 @@ static void toc(FILE *f, const struct comparison *cs, size_t n)
 static int workload_section(FILE *f, struct pm_db *db, const struct report_scope *scope, const struct report_part *part,
                             const struct comparison *c, const char *charts_dir, bool gnuplot, struct pm_err *chart_err)
 {
-    char id[128];
-    section_id(id, sizeof id, c->workload);
+    char id[128], name[256];
+    section_id(id, sizeof id, c);
+    compare_title(c, name, sizeof name);
     fprintf(f, "<section id=\"%s\">\n<h2>", id);
-    quote_html(f, c->workload);
+    quote_html(f, name);
     fputs("</h2>\n<div class=\"scroll\">\n", f);
     compare_render_html(f, c, false);
     fputs("</div>\n", f);
@@ -369,6 +383,17 @@ static int workload_section(FILE *f, struct pm_db *db, const struct report_scope
     return 0;
 }
 
+/* The page's tables are one family, as compare judges what it shows. */
+static int judge_parts(struct comparison *cs, size_t n, struct pm_err *err)
+{
+    struct comparison **cptrs = calloc(n ? n : 1, sizeof *cptrs);
+    for (size_t i = 0; cptrs && i < n; i++)
+        cptrs[i] = &cs[i];
+    int rc = cptrs && compare_judge(cptrs, n, 0.05) == 0 ? 0 : pm_errf(err, "out of memory");
+    free(cptrs);
+    return rc;
+}
+
 int html_report_write(struct pm_db *db, const struct report_scope *scope, bool with_emulated, const char *out_dir,
                       const char *db_label,
                       char *page_path, size_t len, struct pm_err *err)
@@ -408,6 +433,8 @@ int html_report_write(struct pm_db *db, const struct report_scope *scope, bool w
             compare_free(&cs[built]);
             rc = -1;
         }
+    if (rc == 0)
+        rc = judge_parts(cs, nparts, err);
     /* Made once every comparison stands: a refused page leaves nothing. */
     if (rc == 0 && mkdir(out_dir, 0755) < 0 && errno != EEXIST)
         rc = pm_errf(err, "%s: %s", out_dir, strerror(errno));

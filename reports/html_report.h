@@ -10,7 +10,9 @@
 #include <stddef.h>
 #include "store/db.h"
 
-/* One workload of the experiment: its labels (the baseline first) and,
+/* One comparison of the experiment: a workload, or one group of a
+ * suite's cells of it (see suite_view_groups); its labels (the baseline
+ * first) and,
  * for a suite's cells, each one's axis values (JSON) and how its run
  * count ended ("converged after 4 runs"). */
 struct report_part {
@@ -19,6 +21,8 @@ struct report_part {
     const char *const *axes;     /* NULL when not a suite */
     const char *const *notes;    /* NULL, or one per label ("" for none) */
     size_t n;
+    const char *group;           /* NULL, or the suite's part(s) of these cells when their workload has more groups */
+    const char *unjudged;        /* NULL, or why none is a baseline (compare_request.unjudged) */
 };
 
 /* What the page is about: a suite (its own runs only), or NULL for every

@@ -77,6 +77,9 @@ int judge_cells(struct comparison *c)
         for (size_t l = 0; l < c->nlabels; l++) {
             struct cmp_cell *cell = cmp_cell_at(c, l, m);
             cell->p = cell->p_holm = cell->p_bh = cell->detectable_pct = NAN;
+            cell->change_pct = NAN;
+            if (!cmp_judged(c))  /* no baseline: side by side, nothing tested */
+                continue;
             cell->change_pct = base->s.n && cell->s.n
                                    ? stats_change_pct(base->s.mean, cell->s.mean, c->metrics[m].direction)
                                    : NAN;
@@ -100,7 +103,7 @@ static size_t family_cells(struct comparison *const *cs, size_t n, struct cmp_ce
 {
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        for (size_t l = 0; l < cs[i]->nlabels; l++)
+        for (size_t l = 0; cmp_judged(cs[i]) && l < cs[i]->nlabels; l++)
             for (size_t m = 0; l != cs[i]->base && m < cs[i]->nmetrics; m++) {
                 struct cmp_cell *cell = cmp_cell_at(cs[i], l, m);
                 if (nothing_to_test(cmp_cell_at(cs[i], cs[i]->base, m), cell)) {
@@ -220,7 +223,7 @@ static void write_sentences(struct comparison *c)
 {
     struct wl_present shown;
     report_workload(c->workload, &shown);
-    for (size_t l = 0; l < c->nlabels; l++) {
+    for (size_t l = 0; cmp_judged(c) && l < c->nlabels; l++) {
         if (l == c->base)
             continue;
         const struct cmp_cell *a = cmp_cell_at(c, c->base, 0), *b = cmp_cell_at(c, l, 0);
@@ -254,7 +257,7 @@ int compare_judge(struct comparison *const *cs, size_t n, double alpha)
         struct comparison *c = cs[i];
         c->alpha = alpha;
         c->family = (size_t)judged;
-        for (size_t l = 0; l < c->nlabels; l++)
+        for (size_t l = 0; cmp_judged(c) && l < c->nlabels; l++)
             for (size_t m = 0; l != c->base && m < c->nmetrics; m++)
                 cmp_cell_at(c, l, m)->detectable_pct =
                     detectable(cmp_cell_at(c, c->base, m), cmp_cell_at(c, l, m), alpha / (double)judged);

@@ -218,8 +218,9 @@ static int headline_chart(const char *dir, const char *base, const struct compar
     f = chart_script(&cf, f, dir, err);
     if (!f)
         return -1;
-    char title[256];
-    snprintf(title, sizeof title, "%s: %s per run, and each label's mean ±sd (right)", c->workload, c->metrics[0].title);
+    char title[400], name[256];
+    compare_title(c, name, sizeof name);
+    snprintf(title, sizeof title, "%s: %s per run, and each label's mean ±sd (right)", name, c->metrics[0].title);
     gp_header(f, title, dat, cf.img, svg, 1);
     fputs("set xlabel 'run, in the order the label ran'\nset ylabel ", f);
     char yl[160];
@@ -317,9 +318,10 @@ static int stall_cdf_chart(struct pm_db *db, const char *dir, const char *base, 
     f = chart_script(&cf, f, dir, err);
     if (!f)
         goto out;
-    char title[256];
+    char title[400], name[256];
+    compare_title(c, name, sizeof name);
     snprintf(title, sizeof title, "%s: reclaim and compaction stall latency (--trace-reclaim), share of stalls at most x",
-             c->workload);
+             name);
     gp_header(f, title, dat, cf.img, svg, NK);
     /* A second's stall is 1000000 us on the axis, not 1x10^6. */
     fprintf(f, "set xlabel 'stall latency (us)'\nset logscale x\nset format x '%%.10g'\nset yrange [0:100]\n"
@@ -412,9 +414,10 @@ static int latency_chart(struct pm_db *db, const char *dir, const char *base, co
         free(has);
         return -1;
     }
-    char title[256];
+    char title[400], name[256];
+    compare_title(c, name, sizeof name);
     snprintf(title, sizeof title, "%s: the workload's own latency, share of samples at most x, and p99 against time",
-             c->workload);
+             name);
     gp_header(f, title, dat, cf.img, svg, 2);
     fputs("set multiplot layout 2,1 title ", f);
     quote_gnuplot(f, title);
@@ -502,8 +505,9 @@ int plot_comparison(struct pm_db *db, const struct comparison *c, const struct p
     }
     /* File names come from the workload's name: a slug, so a name from a
      * hostile database cannot leave --out ("../../x") or break the script. */
-    char base[200], title[300], slug[96];
-    quote_slug(c->workload, slug, sizeof slug);
+    char base[200], title[400], slug[96], name[256];
+    compare_slug(c, slug, sizeof slug);
+    compare_title(c, name, sizeof name);
     static const int swap_cols[] = { TS_SWAPIO, TS_SWAPIN, TS_SWAPOUT };
     static const char *const swap_y[] = { "swap-in + swap-out (KB/s)", "swap-in (KB/s)", "swap-out (KB/s)" };
     static const int cpu_cols[] = { TS_USER, TS_SYSTEM, TS_IOWAIT };
@@ -526,7 +530,7 @@ int plot_comparison(struct pm_db *db, const struct comparison *c, const struct p
     enum { NTS = sizeof charts / sizeof charts[0] };
     for (int ch = 0; ch < NTS && rc == 0; ch++) {
         snprintf(base, sizeof base, "%s-%s", slug, charts[ch].name);
-        snprintf(title, sizeof title, "%s: %s, by %s", c->workload, charts[ch].what, rq->per_run ? "run" : "label");
+        snprintf(title, sizeof title, "%s: %s, by %s", name, charts[ch].what, rq->per_run ? "run" : "label");
         if (rq->all_zero)
             rq->all_zero[ch] = columns_zero(lines, k, charts[ch].cols, 3);
         rc = timeseries_chart(rq->out_dir, base, title, lines, k, charts[ch].cols, charts[ch].y, 3, rq->svg,

@@ -38,7 +38,9 @@ static void add_line(char *lines, size_t len, const char *line)
 static const char *unjudged(const struct comparison *c, size_t l, char *buf, size_t len)
 {
     const struct cmp_label *b = &c->labels[c->base], *lb = &c->labels[l];
-    if (b->ok == 0)
+    if (!cmp_judged(c))
+        snprintf(buf, len, "%s", c->unjudged);
+    else if (b->ok == 0)
         snprintf(buf, len, "the baseline %s has no ok runs", b->name);
     else if (lb->ok < 2 || b->ok < 2)
         snprintf(buf, len, "%s: n too small (%zu ok runs against %zu; at least 2 a side)", lb->name, lb->ok, b->ok);
@@ -61,14 +63,18 @@ int verdict_judge(const struct comparison *c, double pct, char *lines, size_t le
 {
     int code = VERDICT_OK;
     bool any_unjudged = false;
-    char buf[512];
+    char buf[640], name[256];
+    compare_title(c, name, sizeof name);
     for (size_t l = 0; l < c->nlabels; l++) {
-        if (l == c->base)
+        if (cmp_is_base(c, l))
             continue;
         if (unjudged(c, l, buf, sizeof buf)) {
+            /* A comparison without a baseline: one line for all its cells. */
+            if (!cmp_judged(c) && any_unjudged)
+                continue;
             any_unjudged = true;
-            char line[640];
-            snprintf(line, sizeof line, "cannot judge %s: %s", c->workload, buf);
+            char line[1024];
+            snprintf(line, sizeof line, "cannot judge %s: %s", name, buf);
             add_line(lines, len, line);
             continue;
         }
@@ -76,12 +82,12 @@ int verdict_judge(const struct comparison *c, double pct, char *lines, size_t le
             if (!regressed(c, l, m, pct))
                 continue;
             const struct cmp_cell *a = cmp_cell_at(c, c->base, m), *b = cmp_cell_at(c, l, m);
-            char line[900], am[64], bm[64], p[160];
+            char line[1200], am[64], bm[64], p[160];
             pm_fmt_sig(am, sizeof am, a->s.mean, 6);
             pm_fmt_sig(bm, sizeof bm, b->s.mean, 6);
             gate_p(p, sizeof p, c, b);
             snprintf(line, sizeof line, "REGRESSION %s: %s %s is %.1f %% worse with %s than with %s (%s -> %s %s, %s)",
-                     c->workload, c->metrics[m].name, c->metrics[m].title, -b->change_pct, c->labels[l].name,
+                     name, c->metrics[m].name, c->metrics[m].title, -b->change_pct, c->labels[l].name,
                      c->labels[c->base].name, am, bm, c->metrics[m].unit, p);
             add_line(lines, len, line);
             code = VERDICT_REGRESSED;
@@ -119,9 +125,9 @@ static void numbers(FILE *f, const struct comparison *c, size_t l, size_t m, dou
 /* Test cases, failures and errors of one comparison, added to the counts. */
 static void count(const struct comparison *c, double pct, size_t *tests, size_t *failures, size_t *errors)
 {
-    char buf[512];
+    char buf[640];
     for (size_t l = 0; l < c->nlabels; l++) {
-        if (l == c->base)
+        if (cmp_is_base(c, l))
             continue;
         bool err = unjudged(c, l, buf, sizeof buf) != NULL;
         for (size_t m = 0; m < c->nmetrics; m++) {
@@ -142,18 +148,21 @@ void junit_write(FILE *f, struct comparison *const *cs, size_t n, double pct)
     for (size_t i = 0; i < n; i++) {
         const struct comparison *c = cs[i];
         size_t t = 0, fl = 0, er = 0;
-        char buf[512];
+        char buf[640], name[200];
         count(c, pct, &t, &fl, &er);
+        /* One testsuite per comparison: a workload's groups (a suite's
+         * parts set otherwise) each have their own, by name. */
+        snprintf(name, sizeof name, "%s%s%s", c->workload, c->group[0] ? "." : "", c->group);
         fputs("  <testsuite name=\"pressmark.", f);
-        quote_html(f, c->workload);
+        quote_html(f, name);
         fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"0\">\n", t, fl, er);
         for (size_t l = 0; l < c->nlabels; l++) {
-            if (l == c->base)
+            if (cmp_is_base(c, l))
                 continue;
             const char *why = unjudged(c, l, buf, sizeof buf);
             for (size_t m = 0; m < c->nmetrics; m++) {
                 fputs("    <testcase classname=\"pressmark.", f);
-                quote_html(f, c->workload);
+                quote_html(f, name);
                 fputc('.', f);
                 quote_html(f, c->labels[l].name);
                 fputs("\" name=\"", f);

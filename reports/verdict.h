@@ -21,7 +21,8 @@ void verdict_print(FILE *f, const struct cmp_verdict *v);
 
 /* Judge one comparison; appends one line per finding to lines. */
 int verdict_judge(const struct comparison *c, double pct, char *lines, size_t len);
-/* JUnit XML: a testsuite per workload, a testcase per label x metric. */
+/* JUnit XML: a testsuite per comparison (a workload, or a group of a
+ * suite's cells: pressmark.usemem.usemem-rand), a testcase per label x metric. */
 void junit_write(FILE *f, struct comparison *const *cs, size_t n, double pct);
 
 #endif

@@ -136,4 +136,138 @@ q "UPDATE run_meta SET value = 'v0.9-old' WHERE key = 'pressmark.version' AND ru
 like "$("$PM" compare fast slow)" "pressmark.version: fast=v0.9-old, slow=" "compare lists a pressmark version difference among the environment's"
 SEEDWORDS="[Ss]eeds? 00[0-9]\\b|[Ss]eeds'|[Ss]eed's|[Ss]eed tables?|[Tt]he seeds\\b"
 is "$(cat "$TMP"/png/*.gp "$TMP"/png/*.dat "$page" | grep -cE "$SEEDWORDS")" 0 "charts, their scripts and the report never call the reference reports seeds"
+
+# Like against like: a suite's parts of one workload that are set
+# otherwise (usemem writing in sequence and reading at random; here a
+# timeout) are two comparisons, each against its own part's cell with the
+# baseline's axis values; a part with no such cell is shown side by side,
+# unjudged, saying why; a part set as the baseline cell but for its own
+# axis has the baseline cell itself. A suite of four parts of record, its
+# runs relabelled as usemem's in robot-memory-quick's cells further down.
+LIKE="$TMP/like.db"
+cat > "$TMP/like.ini" <<'INI'
+[global]
+runs = 3
+baseline = cap 60ms
+
+[seq]
+workload = record
+command = true
+interval = 50ms, 60ms
+label = cap {interval}
+
+[rand]
+workload = record
+command = true
+timeout = 1h
+interval = 50ms, 60ms
+label = rand cap {interval}
+
+[other]
+workload = record
+command = true
+timeout = 2h
+interval = 70ms, 80ms
+label = other {interval}
+
+[t]
+workload = record
+command = true
+interval = 60ms
+timeout = 1h, 2h
+label = t {timeout}
+INI
+setup "a suite of four parts of one workload" env PRESSMARK_DB="$LIKE" "$PM" suite run --quiet "$TMP/like.ini"
+lq() { sqlite3 -batch "$LIKE" "$1"; }
+like_values() {  # like_values LABEL METRIC V1 V2 V3: the cell's runs' values, in run order
+    local l=$1 m=$2 i=3 id
+    for id in $(lq "select id from run where label = '$l' order by id"); do
+        lq "insert into metric (run_id, name, value, unit, direction) values ($id, '$m', ${!i}, 's', 'lower')
+            on conflict (run_id, name) do update set value = excluded.value"
+        i=$((i + 1))
+    done
+}
+like_values 'cap 60ms' time.elapsed_s 10 10.2 9.8
+like_values 'cap 50ms' time.elapsed_s 10.1 9.9 10
+like_values 'rand cap 60ms' time.elapsed_s 2 2.1 1.9
+like_values 'rand cap 50ms' time.elapsed_s 4 4.1 3.9
+like_values 'other 70ms' time.elapsed_s 3 3.1 2.9
+like_values 'other 80ms' time.elapsed_s 5 5.1 4.9
+like_values 't 1h' time.elapsed_s 10 10.2 9.8
+like_values 't 2h' time.elapsed_s 20 20.1 19.9
+lc=$("$PM" compare --db "$LIKE" --suite)
+is "$?" 0 "compare --suite of parts set otherwise exits 0"
+is "$(printf '%s\n' "$lc" | grep -c '^record (.*), suite 1 (like): ')" 4 "  four comparisons, one per part"
+like "$lc" "^record \(seq\), suite 1 \(like\): 2 cells, baseline cap 60ms, alpha 0\.05 for a family of 8 comparisons;" "  the baseline cell's part against it"
+like "$lc" "^record \(rand\), suite 1 \(like\): 2 cells, baseline rand cap 60ms, alpha 0\.05 for a family of 8 comparisons;" "  the other part against its own cell of the baseline's interval"
+is "$(printf '%s\n' "$lc" | grep '%: ')" "10/10 = 100.0 %: no significant difference between cap 50ms and cap 60ms (p = 1, adjusted 1 over 8 comparisons, n = 3/3); these runs would find a change of 8.0 % or more at 80 % power
+4/2 = 200.0 %: record runs 100.0 % slower with rand cap 50ms than with rand cap 60ms (p < 0.001, adjusted < 0.001 over 8 comparisons, n = 3/3)
+10/10 = 100.0 %: no significant difference between t 1h and cap 60ms (p = 1, adjusted 1 over 8 comparisons, n = 3/3); these runs would find a change of 10.1 % or more at 80 % power
+20/10 = 200.0 %: record runs 100.0 % slower with t 2h than with cap 60ms (p < 0.001, adjusted < 0.001 over 8 comparisons, n = 3/3)" \
+    "  each cell judged against its own part's baseline, and no other"
+like "$lc" "^record \(t\), suite 1 \(like\): 3 cells, baseline cap 60ms, alpha 0\.05 for a family of 8 comparisons;" "  a part set as the baseline but for its axis: the baseline cell itself"
+is "$(printf '%s\n' "$lc" | grep '^record (other)')" "record (other), suite 1 (like): 2 cells, no baseline, alpha 0.05; mean ±sd of ok runs" \
+    "  a part without the baseline's interval has no baseline"
+is "$(printf '%s\n' "$lc" | grep '^not judged')" "not judged: the baseline cap 60ms differs from these cells in more than their axes (timeout), and none of them has its interval=60ms" \
+    "  and says why in one line"
+is "$(printf '%s\n' "$lc" | sed -n '/^record (other)/,/^record (t)/p' | sed '$d' | grep -Ec ' base |change|p[=<]|%: ')" 0 "  its cells side by side: no base, no change, no sentence"
+"$PM" compare --db "$LIKE" --suite --format json > "$TMP/like.json"
+is "$(python3 "$ROOT/tests/json_check.py" compare < "$TMP/like.json")" ok "  the JSON matches docs/json/compare.schema.json"
+is "$(python3 -c '
+import json, sys
+for c in json.load(open(sys.argv[1]))["comparisons"]:
+    judged = [l["label"] for l in c["labels"] if "vs_baseline" in l["metrics"]["time.elapsed_s"] or "sentence" in l]
+    print(c["workload"], c.get("group"), c["baseline"], c.get("not_judged", "-"), ",".join(judged))' "$TMP/like.json")" \
+"record seq cap 60ms - cap 50ms
+record rand rand cap 60ms - rand cap 50ms
+record other None the baseline cap 60ms differs from these cells in more than their axes (timeout), and none of them has its interval=60ms 
+record t cap 60ms - t 1h,t 2h" \
+    "  JSON: each comparison's group and baseline, or why it has none, and only judged cells tested"
+"$PM" compare --db "$LIKE" --suite --fail-on-regression --junit "$TMP/like.xml" > "$TMP/like.v" 2>&1
+is "$?" 1 "  --fail-on-regression: the rand part regressed against its own baseline, exit 1"
+is "$(grep -E '^(REGRESSION|cannot judge)' "$TMP/like.v")" "REGRESSION record (rand): time.elapsed_s elapsed is 100.0 % worse with rand cap 50ms than with rand cap 60ms (2 -> 4 s, p < 0.001, Holm-adjusted < 0.001 over 8 comparisons)
+cannot judge record (other): the baseline cap 60ms differs from these cells in more than their axes (timeout), and none of them has its interval=60ms
+REGRESSION record (t): time.elapsed_s elapsed is 100.0 % worse with t 2h than with cap 60ms (10 -> 20 s, p < 0.001, Holm-adjusted < 0.001 over 8 comparisons)" \
+    "  the findings name the part and its baseline; the part without one cannot be judged"
+is "$(grep -o '<testsuite name="[^"]*"' "$TMP/like.xml" | paste -sd' ')" \
+    '<testsuite name="pressmark.record.seq" <testsuite name="pressmark.record.rand" <testsuite name="pressmark.record.other" <testsuite name="pressmark.record.t"' \
+    "  JUnit: a testsuite per part, each its own name"
+n=$(sed -n 's/.*<testsuite name="pressmark.record.other" tests="\([0-9]*\)" failures="0" errors="\1".*/\1/p' "$TMP/like.xml")
+is "$(grep -c '<error type="unjudged" message="the baseline cap 60ms differs' "$TMP/like.xml")" "${n:-none}" \
+    "  the unjudged part's cases are errors, each saying why"
+"$PM" report --db "$LIKE" --suite --out "$TMP/like-rep" > /dev/null
+is "$?" 0 "report --suite of parts set otherwise exits 0"
+lp="$TMP/like-rep/report.html"
+is "$(grep -o '<h3>record ([a-z]*): elapsed</h3>' "$lp" | paste -sd' ')" \
+    "<h3>record (seq): elapsed</h3> <h3>record (rand): elapsed</h3> <h3>record (other): elapsed</h3> <h3>record (t): elapsed</h3>" \
+    "  the summary: a table per part"
+is "$(grep -c '<p class="unjudged">not judged: the baseline cap 60ms differs' "$lp")" 3 "  the unjudged part says why, in the summary and its section"
+is "$(grep -o '<section id="w-[^"]*"' "$lp" | sort -u | wc -l)" 4 "  each part its own section"
+ok "  and its own charts" test -s "$TMP/like-rep/charts/record.rand-headline.svg" -a -s "$TMP/like-rep/charts/record.other-headline.svg"
+bad "compare --suite --workload with no cells" "^pressmark compare: --workload: suite 1 \(like\) has no cells of workload chat$" \
+    compare --db "$LIKE" --suite --workload chat
+
+# robot-memory-quick itself: its usemem-seq and usemem-rand parts, its
+# baseline cap 512M (the runs above, relabelled as its usemem cells).
+ROBOT="$TMP/robot.db"
+cp "$LIKE" "$ROBOT"
+sqlite3 -batch "$ROBOT" "update suite set text = readfile('$ROOT/suites/robot-memory-quick.ini'), name = 'robot-memory-quick';
+    delete from suite_cell;
+    update run set workload = 'usemem', label = replace(replace(label, '50ms', '256M'), '60ms', '512M');
+    insert into metric (run_id, name, value, unit, direction)
+        select run_id, 'usemem.mb_per_s', 200 - 10 * value, 'MB/s', 'higher' from metric where name = 'time.elapsed_s'"
+i=0
+for cell in 'usemem|cap 256M' 'usemem|cap 512M' 'usemem|rand cap 256M' 'usemem|rand cap 512M' 'pagefault|cap 256M' \
+            'pagefault|cap 512M' 'stutter|cap 256M' 'stutter|cap 512M' 'filestream|cap 256M' 'filestream|cap 512M'; do
+    sqlite3 -batch "$ROBOT" "insert into suite_cell (suite_id, idx, label, workload, headline, axes) values
+        (1, $i, '${cell#*|}', '${cell%|*}', 'usemem.mb_per_s', '{\"mem-cap\":\"$(echo "${cell#*|}" | grep -o '[0-9]*M$')\"}')"
+    i=$((i + 1))
+done
+rc=$("$PM" compare --db "$ROBOT" --suite --workload usemem)
+is "$(printf '%s\n' "$rc" | grep -E '^usemem|%: ' | sed 's/; mean.*//')" \
+"usemem (usemem-seq), suite 1 (robot-memory-quick): 2 cells, baseline cap 512M, alpha 0.05 for a family of 4 comparisons
+100/100 = 100.0 %: no significant difference between cap 256M and cap 512M (p = 1, adjusted 1 over 4 comparisons, n = 3/3); these runs would find a change of 6.8 % or more at 80 % power
+usemem (usemem-rand), suite 1 (robot-memory-quick): 2 cells, baseline rand cap 512M, alpha 0.05 for a family of 4 comparisons
+160/180 = 88.9 %: usemem runs 11.1 % slower with rand cap 256M than with rand cap 512M (p < 0.001, adjusted < 0.001 over 4 comparisons, n = 3/3)" \
+    "robot-memory-quick: usemem's random reads against rand cap 512M, never against the sequential cap 512M"
 done_testing
