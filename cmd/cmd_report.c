@@ -53,7 +53,7 @@ static int suite_scope(struct pm_db *db, const struct suite_view *sv, struct rep
         used += n;
     }
     *scope = (struct report_scope){ .title = sv->title, .question = sv->question, .suite_uuid = sv->rec.uuid,
-                                    .parts = parts, .nparts = nw };
+                                    .parts = parts, .nparts = nw, .ci_conf = suite_view_ci_confidence(sv) };
     return 0;
 }
 
