@@ -34,7 +34,7 @@ REPLAY_BIN := $(FUZZERS:%=$(B)/fuzz/%.replay) $(B)/fuzz/writers-emit
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || cat VERSION 2>/dev/null || echo unknown)
 
 .PHONY: all test test-quick check check-build tsan bench clean fresh-root layering fuzz fuzz-build man install uninstall FORCE
-all: pressmark $(UNIT_BIN) $(REPLAY_BIN)
+all: pressmark $(UNIT_BIN) $(REPLAY_BIN) $(B)/tests/stats_tool
 
 # Made anew each time: ar only adds and replaces, so a member of a source
 # that was removed or moved would stay and clash with its new home.
@@ -51,6 +51,12 @@ pressmark: $(B)/pressmark
 	@if [ "$(B)" = build ]; then cp $< $@; fi
 
 $(B)/tests/unit_%.t: tests/unit_%.c tests/tap.h $(B)/libpressmark.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(PM_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libpressmark.a $(LDLIBS)
+
+# tests/t47-statistics.t's numbers from pressmark's statistics, held
+# against scipy's.
+$(B)/tests/stats_tool: tests/stats_tool.c $(B)/libpressmark.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(PM_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libpressmark.a $(LDLIBS)
 
@@ -120,7 +126,7 @@ $(B)/%.o: %.c
 QUIET_TESTS   := tests/t19-nightly.t tests/t21-survive.t tests/t25-reclaim.t tests/t30-chat.t
 SHELL_TESTS   := $(filter-out $(QUIET_TESTS),$(wildcard tests/t*.t)) $(QUIET_TESTS)
 FREE_TESTS    := $(filter $(SHELL_TESTS),tests/t05-layering.t tests/t07-docs.t tests/t17-metrics.t tests/t43-fuzz.t \
-                   tests/t80-kernels.t)
+                   tests/t47-statistics.t tests/t80-kernels.t)
 # (each lane in order, one test at a time: prove's "par" would let the
 # second lane's tests take both slots first; the longest starts first)
 LONG_FREE     := tests/t80-kernels.t
@@ -143,7 +149,7 @@ test: all layering
 # neither root nor VMs, in under a minute. make test runs everything.
 QUICK_TESTS := $(filter $(SHELL_TESTS),tests/t05-layering.t tests/t06-new-workload.t tests/t07-docs.t tests/t11-cli.t \
                  tests/t12-bad-input.t tests/t17-metrics.t tests/t41-hostile.t tests/t43-fuzz.t tests/t44-numbers.t \
-                 tests/t45-export.t tests/t46-grafana-sqlite.t)
+                 tests/t45-export.t tests/t46-grafana-sqlite.t tests/t47-statistics.t)
 test-quick: all
 	$(call run-tests,$(B),,$(QUICK_TESTS))
 
@@ -161,7 +167,7 @@ SAN := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize
 check: check-build
 	$(call run-tests,build/check,PRESSMARK_TEST_SANITIZED=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1,$(filter-out $(CHECK_SKIP),$(SHELL_TESTS)))
 check-build:
-	$(MAKE) B=build/check CFLAGS="$(SAN)" layering build/check/pressmark $(UNIT_SRC:%.c=build/check/%.t) \
+	$(MAKE) B=build/check CFLAGS="$(SAN)" layering build/check/pressmark $(UNIT_SRC:%.c=build/check/%.t) build/check/tests/stats_tool \
 	    $(FUZZERS:%=build/check/fuzz/%.replay) build/check/fuzz/writers-emit
 
 # ThreadSanitizer over the threaded code: sampler, heartbeat, chat, the

@@ -56,7 +56,7 @@ static int suite_scope(struct pm_db *db, const struct suite_view *sv, const stru
         used += grp->n;
     }
     *scope = (struct report_scope){ .title = sv->title, .question = sv->question, .suite_uuid = sv->rec.uuid,
-                                    .parts = parts, .nparts = gs->n };
+                                    .parts = parts, .nparts = gs->n, .ci_conf = suite_view_ci_confidence(sv) };
     return 0;
 }
 

@@ -1,5 +1,6 @@
 /* pressmark suite plan|run|status|list: experiments as files. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "cmd/suite_output.h"
 #include "experiment/host.h"
 #include "experiment/plan.h"
+#include "experiment/plan_power.h"
 #include "experiment/suite.h"
 #include "experiment/view.h"
 #include "kernels/spec.h"
@@ -18,7 +20,7 @@
 #include "store/suites.h"
 
 static const char suite_usage[] =
-    "usage: pressmark suite plan FILE      the cells, runs, order and estimated time; runs nothing\n"
+    "usage: pressmark suite plan FILE      the cells, runs, order, estimated time, detectable change; runs nothing\n"
     "       pressmark suite run FILE       run it, or continue it where it stopped\n"
     "       pressmark suite status [ID]    what is done, running, failed and left (default: the latest)\n"
     "       pressmark suite list           every suite in the database\n"
@@ -28,8 +30,12 @@ static const char suite_usage[] =
     "sysctl, a workload's options...). A key given a comma list is an axis: the\n"
     "suite's cells are the product of its axes. [global] also takes runs = N or\n"
     "runs = MIN..MAX with target-ci = P% (add runs until each cell's 95% confidence\n"
-    "interval is within P% of its mean), order = interleaved|sequential,\n"
-    "order-seed, question, baseline and name.\n\n"
+    "interval is within P% of its mean; it looks after each run from the MIN-th to\n"
+    "the MAX-th, K = MAX - MIN + 1 looks, each at 1 - 0.05/K (Bonferroni), so the\n"
+    "interval it stops with holds 95%), alpha = A (the significance level plan\n"
+    "judges power at; above 0, at most 0.5; 0.05), detect = P% (plan also says the\n"
+    "runs a side that find a change of P% with 80% power), order =\n"
+    "interleaved|sequential, order-seed, question, baseline and name.\n\n"
     "kernel = K1, K2 compares kernels: running, a linux-image package name, a\n"
     "package file PATH.deb, or a bzImage PATH[@MODULES_DIR]. Kernels that are not\n"
     "running boot in QEMU VMs (backend = vm, the default; vm-memory, vm-cpus,\n"
@@ -87,6 +93,18 @@ static int parse_sub(const char *name, const struct opt *table, void *state, int
     return cmd_parse(&spec, argc, argv);
 }
 
+/* With target-ci, how a cell's interval is judged: each look at a higher
+ * confidence, so that the one it stops with is a 95% interval. */
+static void print_look_rule(const struct suite_plan *p)
+{
+    if (p->target_ci <= 0)
+        return;
+    char conf[32];
+    pm_fmt_sig(conf, sizeof conf, 100 * suite_ci_confidence(p), 4);
+    printf("each cell's CI is judged after each of its runs %u..%u at %s%% (Bonferroni over %u looks), so the one "
+           "it stops with holds 95%%\n", p->runs_min, p->runs_max, conf, suite_ci_looks(p));
+}
+
 /* The plan's first lines: the suite, its cells times its runs (a fixed
  * count, or a range that target-ci stops within), the order, and the
  * question when the file asks one. */
@@ -101,6 +119,7 @@ static void print_plan_header(const struct suite_plan *p)
         printf("%u to %u runs until each cell's 95%% CI is within %s%% of its mean = %zu to %zu runs", p->runs_min,
                p->runs_max, target, p->ncells * p->runs_min, p->ncells * p->runs_max);
     printf(", %s\n", p->order == ORDER_INTERLEAVED ? "interleaved (every round in a new order)" : "sequential");
+    print_look_rule(p);
     if (p->question[0])
         printf("question: %s\n", p->question);
 }
@@ -131,7 +150,8 @@ static void measure_plan_columns(const struct suite_plan *p, struct plan_widths 
 
 /* A cell's estimate column, from its earlier runs in the database when
  * there are any: true (and *secs, one run's time) when it is known. */
-static bool print_cell_estimate(struct pm_db *db, bool have_db, const struct suite_cell *c, double *secs)
+static bool cell_estimate(struct pm_db *db, bool have_db, const struct suite_cell *c, double *secs, char *buf,
+                          size_t len)
 {
     struct pm_err err;
     int n = 0;
@@ -139,27 +159,125 @@ static bool print_cell_estimate(struct pm_db *db, bool have_db, const struct sui
     if (have_db && suites_estimate(db, c->wl->name, c->label, c->params, secs, &n, &err) == 0 && n > 0) {
         char t[32];
         pm_fmt_elapsed(t, sizeof t, *secs, true);
-        printf(" %s a run (%d earlier run%s)\n", t, n, n == 1 ? "" : "s");
+        snprintf(buf, len, "%s a run (%d earlier run%s)", t, n, n == 1 ? "" : "s");
         return true;
     }
-    printf(" no earlier runs\n");
+    snprintf(buf, len, "no earlier runs");
     return false;
 }
 
+/* The power columns' titles: the runs a side the cells get ("5 runs
+ * detect", "3..20 runs detect") and, with detect = P%, "P% needs". */
+static void power_titles(const struct suite_plan *p, char *detect, size_t dlen, char *needs, size_t nlen)
+{
+    if (p->runs_min == p->runs_max)
+        snprintf(detect, dlen, "%u run%s detect", p->runs_min, p->runs_min == 1 ? "" : "s");
+    else
+        snprintf(detect, dlen, "%u..%u runs detect", p->runs_min, p->runs_max);
+    char d[32];
+    pm_fmt_sig(d, sizeof d, p->detect_pct, 3);
+    snprintf(needs, nlen, "%s%% needs", d);
+}
+
+static void fmt_pct(char *buf, size_t len, double pct)
+{
+    char v[32];
+    pm_fmt_sig(v, sizeof v, pct, pct < 10 ? 2 : 3);
+    snprintf(buf, len, "%s%%", v);
+}
+
+/* What runs_needed says of the cell's planned runs. */
+static void judge_needs(const struct suite_plan *p, unsigned need, char *buf, size_t len)
+{
+    if (need > SUITE_MAX_RUNS)
+        snprintf(buf, len, "more than %u runs", SUITE_MAX_RUNS);
+    else if (need <= p->runs_min)
+        snprintf(buf, len, "%u runs: %u are enough", need, p->runs_min);
+    else if (p->runs_min == p->runs_max)
+        snprintf(buf, len, "%u runs: %u are too few", need, p->runs_min);
+    else if (need <= p->runs_max)
+        snprintf(buf, len, "%u runs: within %u..%u", need, p->runs_min, p->runs_max);
+    else
+        snprintf(buf, len, "%u runs: more than %u", need, p->runs_max);
+}
+
+/* A cell's CV, detectable change and, with detect = P%, runs needed;
+ * "-" where its earlier runs do not tell (fewer than 2 with a headline). */
+static void cell_power_text(const struct suite_plan *p, struct pm_db *db, bool have_db, const struct suite_cell *c,
+                            char *cv, char *detect, char *needs, size_t len)
+{
+    struct cell_power cp;
+    struct pm_err err;
+    snprintf(cv, len, "-");
+    snprintf(detect, len, "-");
+    snprintf(needs, len, "-");
+    if (!have_db || suite_cell_power(db, p, c, &cp, &err) < 0 || isnan(cp.cv_pct))
+        return;
+    fmt_pct(cv, len, cp.cv_pct);
+    if (isnan(cp.detect_min_pct))
+        return;
+    char lo[32], hi[32];
+    fmt_pct(lo, sizeof lo, cp.detect_min_pct);
+    fmt_pct(hi, sizeof hi, cp.detect_max_pct);
+    if (p->runs_min == p->runs_max)
+        snprintf(detect, len, "%s", lo);
+    else
+        snprintf(detect, len, "%s..%s", lo, hi);
+    if (p->detect_pct > 0 && cp.runs_needed)
+        judge_needs(p, cp.runs_needed, needs, len);
+}
+
+/* A cell's columns after its axes. */
+struct plan_row {
+    char est[96], cv[32], detect[64], needs[64];
+    bool known;                 /* its estimate */
+    double secs;
+};
+
+static int widest(const struct plan_row *rows, size_t n, size_t off, int least)
+{
+    int w = least;
+    for (size_t i = 0; i < n; i++) {
+        int l = (int)strlen((const char *)&rows[i] + off);
+        w = l > w ? l : w;
+    }
+    return w;
+}
+
 /* One line per cell: its number, label, workload, axis values ("-" where
- * the cell has none) and estimate. Adds up the estimated total (one run's
- * time times the runs each cell gets at least) and counts the cells it is
- * known for. */
+ * the cell has none), estimate and what its runs can detect. Adds up the
+ * estimated total (one run's time times the runs each cell gets at least)
+ * and counts the cells it is known for. */
 static void print_plan_cells(const struct suite_plan *p, struct pm_db *db, bool have_db, double *total, size_t *known)
 {
+    *total = 0;
+    *known = 0;
     struct plan_widths w;
     measure_plan_columns(p, &w);
+    struct plan_row *rows = calloc(p->ncells ? p->ncells : 1, sizeof *rows);
+    if (!rows) {
+        printf("\n(out of memory for the cells' table)\n");
+        return;
+    }
+    for (size_t i = 0; i < p->ncells; i++) {
+        struct plan_row *r = &rows[i];
+        if ((r->known = cell_estimate(db, have_db, &p->cells[i], &r->secs, r->est, sizeof r->est))) {
+            *total += r->secs * p->runs_min;
+            (*known)++;
+        }
+        cell_power_text(p, db, have_db, &p->cells[i], r->cv, r->detect, r->needs, sizeof r->cv);
+    }
+    char dtitle[64], ntitle[64];
+    power_titles(p, dtitle, sizeof dtitle, ntitle, sizeof ntitle);
+    int ew = widest(rows, p->ncells, offsetof(struct plan_row, est), 8);
+    int cw = widest(rows, p->ncells, offsetof(struct plan_row, cv), 5);
+    int dw = widest(rows, p->ncells, offsetof(struct plan_row, detect), (int)strlen(dtitle));
+    bool needs = p->detect_pct > 0;
     printf("\n  #  %-*s %-*s", w.label, "label", w.workload, "workload");
     for (size_t a = 0; a < p->naxes; a++)
         printf(" %-*s", w.axis[a], p->axis_names[a]);
-    printf(" estimate\n");
-    *total = 0;
-    *known = 0;
+    printf(" %-*s %-*s %-*s%s%s\n", ew, "estimate", cw, "CV", needs ? dw : 0, dtitle, needs ? " " : "",
+           needs ? ntitle : "");
     for (size_t i = 0; i < p->ncells; i++) {
         const struct suite_cell *c = &p->cells[i];
         printf("%3zu  %-*s %-*s", i, w.label, c->label, w.workload, c->wl->name);
@@ -167,12 +285,24 @@ static void print_plan_cells(const struct suite_plan *p, struct pm_db *db, bool 
             const char *v = kv_get(&c->axes, p->axis_names[a]);
             printf(" %-*s", w.axis[a], v ? v : "-");
         }
-        double secs;
-        if (print_cell_estimate(db, have_db, c, &secs)) {
-            *total += secs * p->runs_min;
-            (*known)++;
-        }
+        printf(" %-*s %-*s %-*s%s%s\n", ew, rows[i].est, cw, rows[i].cv, needs ? dw : 0, rows[i].detect,
+               needs ? " " : "", needs ? rows[i].needs : "");
     }
+    free(rows);
+}
+
+/* What the power columns mean, under the table. */
+static void print_plan_power_note(const struct suite_plan *p)
+{
+    char a[32], d[32];
+    pm_fmt_sig(a, sizeof a, p->alpha, 3);
+    pm_fmt_sig(d, sizeof d, p->detect_pct, 3);
+    printf("\ndetect: the smallest change of a cell's headline (in %% of its mean) that its runs find against as "
+           "many\nruns of another cell 4 times in 5 (80%% power, two-sided t-test at alpha %s), if both vary as "
+           "its\nearlier runs did (CV: of 2 or more earlier runs; \"-\": too few)", a);
+    if (p->detect_pct > 0)
+        printf(". %s%% needs: the runs a side that\nfind a change of %s%% so (detect = %s%%)", d, d, d);
+    printf("\n");
 }
 
 /* One boot per kernel and machine: where each group's cells run. */
@@ -267,6 +397,7 @@ static int cmd_suite_plan(int argc, char **argv)
     double total;
     size_t known;
     print_plan_cells(&p, &db, have_db, &total, &known);
+    print_plan_power_note(&p);
     if (p.has_kernels)
         print_plan_kernels(&p);
     print_plan_order(&p);
@@ -383,6 +514,7 @@ static int cmd_suite_status(int argc, char **argv)
     else
         printf("%u to %u runs per cell, until the 95%% CI is within %s%% of the mean\n", p.runs_min, p.runs_max,
                target);
+    print_look_rule(&p);
     int lw = 28, ww = 8;
     for (size_t c = 0; c < sv.ncells; c++) {
         lw = (int)strlen(sv.cells[c].label) > lw ? (int)strlen(sv.cells[c].label) : lw;

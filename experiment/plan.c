@@ -8,8 +8,8 @@
 #include "store/runs.h"
 
 /* The suite's own keys, in [global]; the part's own keys, anywhere. */
-static const char *const suite_keys[] = { "runs", "target-ci", "order", "order-seed", "question", "baseline",
-                                          "name", "backend", "vm-timeout", "vm-accel", NULL };
+static const char *const suite_keys[] = { "runs", "target-ci", "alpha", "detect", "order", "order-seed", "question",
+                                          "baseline", "name", "backend", "vm-timeout", "vm-accel", NULL };
 /* Where a cell runs: the kernel and the (virtual) machine it boots in.
  * Not run options: they choose the boot the cell's runs happen in. */
 static const char *const machine_keys[] = { "kernel", "vm-memory", "vm-cpus", "vm-append", NULL };
@@ -175,29 +175,67 @@ static const struct suite_key *key_in(const struct suite_section *s, const char 
     return NULL;
 }
 
-static int suite_key(struct suite_plan *p, const struct suite_key *k, struct pm_err *err)
+/* A percentage P% with lo < P < hi (or <= hi when hi_in): true and *out,
+ * or false. */
+static bool percent_value(const char *v, double lo, double hi, bool hi_in, double *out)
+{
+    char *end;
+    double t = strtod(v, &end);
+    if (end == v || strcmp(end, "%") != 0 || !(t > lo && (hi_in ? t <= hi : t < hi)))
+        return false;
+    *out = t;
+    return true;
+}
+
+/* The keys that decide how many runs a cell gets and what they can tell:
+ * runs, target-ci, alpha, detect. 1: k was one of them (and is set), 0:
+ * it was not, -1: a bad value. */
+static int stat_key(struct suite_plan *p, const struct suite_key *k, struct pm_err *err)
 {
     const char *path = p->file.path, *v = k->raw;
     if (strcmp(k->name, "runs") == 0) {
         unsigned a, b;
         char tail;
-        if (sscanf(v, "%u..%u%c", &a, &b, &tail) == 2 && a >= 2 && b >= a && b <= 10000) {
+        if (sscanf(v, "%u..%u%c", &a, &b, &tail) == 2 && a >= 2 && b >= a && b <= SUITE_MAX_RUNS) {
             p->runs_min = a;
             p->runs_max = b;
-        } else if (sscanf(v, "%u%c", &a, &tail) == 1 && a >= 1 && a <= 10000 && strspn(v, "0123456789") == strlen(v)) {
+        } else if (sscanf(v, "%u%c", &a, &tail) == 1 && a >= 1 && a <= SUITE_MAX_RUNS &&
+                   strspn(v, "0123456789") == strlen(v)) {
             p->runs_min = p->runs_max = a;
         } else {
             return pm_errf(err, "%s:%d: runs = %s: not a run count (accepted: N from 1 to 10000, or MIN..MAX with "
                            "2 <= MIN <= MAX, e.g. 3..20 with target-ci)", path, k->line, v);
         }
     } else if (strcmp(k->name, "target-ci") == 0) {
-        char *end;
-        double t = strtod(v, &end);
-        if (end == v || strcmp(end, "%") != 0 || !(t > 0 && t <= 100))
+        double t;
+        if (!percent_value(v, 0, 100, true, &t))
             return pm_errf(err, "%s:%d: target-ci = %s: not a target (accepted: a percentage of the mean above 0, "
                            "e.g. 2%%)", path, k->line, v);
         p->target_ci = t / 100;
-    } else if (strcmp(k->name, "order") == 0) {
+    } else if (strcmp(k->name, "alpha") == 0) {
+        char *end;
+        double a = strtod(v, &end);
+        if (end == v || *end || !(a > 0 && a <= 0.5))
+            return pm_errf(err, "%s:%d: alpha = %s: not a significance level (accepted: a number above 0 and at "
+                           "most 0.5, e.g. 0.05)", path, k->line, v);
+        p->alpha = a;
+    } else if (strcmp(k->name, "detect") == 0) {
+        if (!percent_value(v, 0, 100, false, &p->detect_pct))
+            return pm_errf(err, "%s:%d: detect = %s: not a change to detect (accepted: a percentage of the mean "
+                           "above 0 and below 100, e.g. 5%%)", path, k->line, v);
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+static int suite_key(struct suite_plan *p, const struct suite_key *k, struct pm_err *err)
+{
+    const char *path = p->file.path, *v = k->raw;
+    int stat = stat_key(p, k, err);
+    if (stat != 0)
+        return stat < 0 ? -1 : 0;
+    if (strcmp(k->name, "order") == 0) {
         if (strcmp(v, "interleaved") == 0)
             p->order = ORDER_INTERLEAVED;
         else if (strcmp(v, "sequential") == 0)
@@ -431,7 +469,8 @@ static int check_key(struct suite_plan *p, const struct workload_ops *wl, const 
         return pm_errf(err, "%s:%d: '%s' is not a key of a suite part running %s (accepted: workload, label, "
                        "command, the options of 'pressmark run %s --help' and of the run and environment, "
                        "without their dashes; kernel, vm-memory, vm-cpus, vm-append; in [global] also runs, "
-                       "target-ci, order, order-seed, question, baseline, name, backend, vm-timeout, vm-accel)",
+                       "target-ci, alpha, detect, order, order-seed, question, baseline, name, backend, vm-timeout, "
+                       "vm-accel)",
                        path, k->line, k->name, wl->name, wl->name);
     }
     return 0;
@@ -639,6 +678,7 @@ int suite_plan_read(const char *path, const char *text, struct suite_plan *p, st
 {
     memset(p, 0, sizeof *p);
     p->runs_min = p->runs_max = 5;
+    p->alpha = 0.05;
     p->vm_timeout_s = 3600;
     if (suite_file_read(path, text, &p->file, err) < 0)
         return -1;

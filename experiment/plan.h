@@ -19,6 +19,9 @@ enum suite_order { ORDER_INTERLEAVED, ORDER_SEQUENTIAL };
 enum suite_backend { BACKEND_VM, BACKEND_HOST };
 enum suite_accel { ACCEL_AUTO, ACCEL_KVM, ACCEL_TCG };
 
+/* Runs of one cell at the most (runs = N, runs = MIN..MAX). */
+#define SUITE_MAX_RUNS 10000u
+
 /* Cells in one suite at the most (the product of its axes, over its parts). */
 #define SUITE_MAX_CELLS 1024
 
@@ -59,6 +62,8 @@ struct suite_plan {
     size_t ncells;
     unsigned runs_min, runs_max;    /* equal: a fixed count */
     double target_ci;               /* the CI's half-width as a fraction of the mean; 0: none */
+    double alpha;                   /* the significance level its power is judged at (0.05) */
+    double detect_pct;              /* the change its cells should detect, in %; 0: none named */
     enum suite_order order;
     bool has_seed;
     uint64_t seed;
@@ -83,9 +88,10 @@ struct suite_plan {
  * -1 with err "FILE:LINE: ..." naming the key, the value and what is
  * accepted. */
 int suite_plan_load(const char *path, const char *text, struct suite_plan *p, struct pm_err *err);
-/* Only the file and its suite-wide keys (runs, target-ci, order, seed,
- * question, baseline, name), checked: no cells, nothing applied, so it
- * needs neither root nor the machine the suite ran on (status, reports). */
+/* Only the file and its suite-wide keys (runs, target-ci, alpha, detect,
+ * order, seed, question, baseline, name), checked: no cells, nothing
+ * applied, so it needs neither root nor the machine the suite ran on
+ * (status, reports). */
 int suite_plan_read(const char *path, const char *text, struct suite_plan *p, struct pm_err *err);
 void suite_plan_free(struct suite_plan *p);
 

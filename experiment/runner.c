@@ -13,9 +13,20 @@
 #include "lib/timeutil.h"
 #include "reports/stats.h"
 
+unsigned suite_ci_looks(const struct suite_plan *p)
+{
+    return p->target_ci > 0 && p->runs_max >= p->runs_min ? p->runs_max - p->runs_min + 1 : 1;
+}
+
+double suite_ci_confidence(const struct suite_plan *p)
+{
+    return 1 - 0.05 / suite_ci_looks(p);
+}
+
 void suite_cell_states(const struct suite_plan *p, const struct suite_slot *slots, size_t nslots,
                        struct cell_state *cs)
 {
+    double conf = suite_ci_confidence(p);
     for (size_t c = 0; c < p->ncells; c++)
         memset(&cs[c], 0, sizeof cs[c]);
     for (size_t i = 0; i < nslots; i++) {
@@ -39,7 +50,7 @@ void suite_cell_states(const struct suite_plan *p, const struct suite_slot *slot
     }
     for (size_t i = 0; i < p->ncells; i++) {
         struct cell_state *c = &cs[i];
-        if (stats_mean_ci(c->values, c->nvalues, &c->mean, &c->ci_pct) < 0)
+        if (stats_mean_ci_conf(c->values, c->nvalues, conf, &c->mean, &c->ci_pct) < 0)
             c->ci_pct = NAN;
         c->at_max = (unsigned)c->finished >= p->runs_max;
         c->converged = p->target_ci > 0 && (unsigned)c->finished >= p->runs_min && !isnan(c->ci_pct) &&

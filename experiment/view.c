@@ -1,4 +1,5 @@
 #include "experiment/view.h"
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@ int suite_view_load(struct pm_db *db, int64_t id, struct suite_view *v, struct p
 {
     memset(v, 0, sizeof *v);
     v->runs_min = v->runs_max = 5;
+    v->alpha = 0.05;
     if (id == 0) {
         if (suites_latest_id(db, &id, err) < 0)
             return -1;
@@ -45,6 +47,7 @@ int suite_view_load(struct pm_db *db, int64_t id, struct suite_view *v, struct p
             else
                 suite_origins_free(o, no);
         }
+        v->alpha = p.alpha;
         suite_plan_free(&p);
     }
     if (!v->baseline[0] && v->ncells)
@@ -281,6 +284,37 @@ void suite_view_groups_free(struct suite_view_groups *g)
     memset(g, 0, sizeof *g);
 }
 
+double suite_view_ci_confidence(const struct suite_view *v)
+{
+    struct suite_plan p = { .ncells = v->ncells, .runs_min = v->runs_min, .runs_max = v->runs_max,
+                            .target_ci = v->target_ci };
+    return suite_ci_confidence(&p);
+}
+
+/* One cell's note. With a target, the interval the rule judged by and
+ * the rule, so a reader knows the CI is not a plain 95% one. */
+static void cell_note(const struct suite_plan *p, const struct cell_state *c, char *note)
+{
+    char target[48], ci[64] = "", ci_at_max[64] = "";
+    pm_fmt_sig(target, sizeof target, p->target_ci * 100, 3);
+    if (!isnan(c->ci_pct)) {
+        char v[48];
+        pm_fmt_sig(v, sizeof v, c->ci_pct, 3);
+        snprintf(ci, sizeof ci, "CI ±%s%% ", v);
+        snprintf(ci_at_max, sizeof ci_at_max, "CI ±%s%%, ", v);
+    }
+    if (p->target_ci <= 0)
+        snprintf(note, 96, "%d of %u runs", c->finished, p->runs_min);
+    else if (c->converged)
+        snprintf(note, 96, "converged after %d runs (%swithin %s%%, Bonferroni over %u looks)", c->finished, ci,
+                 target, suite_ci_looks(p));
+    else if (c->at_max)
+        snprintf(note, 96, "not converged at the maximum of %u runs (%sBonferroni over %u looks)", p->runs_max,
+                 ci_at_max, suite_ci_looks(p));
+    else
+        snprintf(note, 96, "unfinished after %d runs", c->finished);
+}
+
 int suite_view_notes(struct pm_db *db, const struct suite_view *v, char (*notes)[96], struct pm_err *err)
 {
     struct suite_slot *slots;
@@ -296,19 +330,8 @@ int suite_view_notes(struct pm_db *db, const struct suite_view *v, char (*notes)
         return pm_errf(err, "out of memory");
     }
     suite_cell_states(&p, slots, n, cs);
-    char target[48];
-    pm_fmt_sig(target, sizeof target, v->target_ci * 100, 3);
-    for (size_t i = 0; i < v->ncells; i++) {
-        int runs = cs[i].finished;
-        if (v->target_ci <= 0)
-            snprintf(notes[i], 96, "%d of %u runs", runs, v->runs_min);
-        else if (cs[i].converged)
-            snprintf(notes[i], 96, "converged after %d runs (CI within %s%%)", runs, target);
-        else if (cs[i].at_max)
-            snprintf(notes[i], 96, "not converged at the maximum of %u runs", v->runs_max);
-        else
-            snprintf(notes[i], 96, "unfinished after %d runs", runs);
-    }
+    for (size_t i = 0; i < v->ncells; i++)
+        cell_note(&p, &cs[i], notes[i]);
     suite_cell_states_free(cs, v->ncells);
     free(cs);
     free(slots);

@@ -22,12 +22,18 @@ struct suite_view {
      * says; NULL when the file does not make these cells (then every
      * workload's cells are one comparison, as before sections counted). */
     struct suite_cell_origin *origins;
+    double alpha;                /* the file's alpha (0.05 when it names none) */
 };
 
-/* Per cell, in v's cell order: how its run count ended ("5 runs",
- * "converged after 4 runs", "not converged at the maximum of 20 runs").
- * notes[i] must hold 96 bytes. */
+/* Per cell, in v's cell order: how its run count ended ("5 of 5 runs",
+ * "converged after 4 runs (CI ±1.2% within 2%, Bonferroni over 18
+ * looks)", "not converged at the maximum of 20 runs (...)"), the CI the
+ * one target-ci's rule judged by. notes[i] must hold 96 bytes. */
 int suite_view_notes(struct pm_db *db, const struct suite_view *v, char (*notes)[96], struct pm_err *err);
+
+/* The confidence of the CI its cells are judged and shown by
+ * (suite_ci_confidence). */
+double suite_view_ci_confidence(const struct suite_view *v);
 
 /* Load suite id (0: the newest). -1 with err saying why (none there). */
 int suite_view_load(struct pm_db *db, int64_t id, struct suite_view *v, struct pm_err *err);

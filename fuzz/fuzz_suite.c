@@ -4,7 +4,7 @@
  * was read, written back as its canonical text, reads back to the same
  * canonical text and digest (so a suite stored in the database is the
  * suite that ran); a plan's cells have labels, and no two cells of a
- * workload share one. */
+ * workload share one; its alpha and detect are within what is accepted. */
 #include "fuzz/fuzz.h"
 #include <string.h>
 #include "experiment/file.h"
@@ -31,6 +31,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         suite_file_free(&sf);
         struct suite_plan p;
         if (suite_plan_load("f.ini", text, &p, &err) == 0) {
+            FUZZ_ASSERT(p.alpha > 0 && p.alpha <= 0.5 && p.detect_pct >= 0 && p.detect_pct < 100,
+                        "alpha %g, detect %g%%", p.alpha, p.detect_pct);
             for (size_t i = 0; i < p.ncells; i++) {
                 FUZZ_ASSERT(p.cells[i].label[0] && p.cells[i].label[0] != '-', "cell %zu label '%s'", i, p.cells[i].label);
                 for (size_t j = 0; j < i; j++)

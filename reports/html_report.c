@@ -214,9 +214,10 @@ static void label_cell(FILE *f, const struct comparison *c, size_t l)
 }
 
 /* One configuration's row of the summary: its headline's mean and 95%
- * CI in the metric's unit, runs, failures, the change against the
- * baseline and, for a suite, how its run count ended. */
-static void summary_row(FILE *f, const struct comparison *c, size_t l, const char *note)
+ * CI in the metric's unit (at conf: a target-ci suite's looks are wider,
+ * so that the one a cell stopped with is a 95% one), runs, failures, the
+ * change against the baseline and, for a suite, how its run count ended. */
+static void summary_row(FILE *f, const struct comparison *c, size_t l, const char *note, double conf)
 {
     const struct cmp_cell *cell = cmp_cell_at(c, l, 0);
     const struct cmp_label *lb = &c->labels[l];
@@ -227,7 +228,7 @@ static void summary_row(FILE *f, const struct comparison *c, size_t l, const cha
         snprintf(change, sizeof change, "not judged");
     if (cell->s.n) {
         pm_fmt_quantity(mean, sizeof mean, cell->s.mean, c->metrics[0].unit);
-        double half = stats_ci95_half(&cell->s);
+        double half = stats_ci_half(&cell->s, conf);
         char h[64];
         pm_fmt_quantity(h, sizeof h, half, c->metrics[0].unit);
         if (!isnan(half) && cell->s.mean != 0)
@@ -296,7 +297,8 @@ static void summary_section(FILE *f, const struct report_scope *scope, struct co
             fputs("<th>runs until</th>", f);
         fputs("</tr></thead>\n<tbody>\n", f);
         for (size_t l = 0; l < c->nlabels; l++)
-            summary_row(f, c, l, !notes ? NULL : l < parts[w].n ? parts[w].notes[l] : "");
+            summary_row(f, c, l, !notes ? NULL : l < parts[w].n ? parts[w].notes[l] : "",
+                        scope && scope->ci_conf > 0 ? scope->ci_conf : 0.95);
         fputs("</tbody>\n</table></div>\n", f);
         compare_legend(f, c, MARKUP_HTML);
         if (!cmp_judged(c)) {

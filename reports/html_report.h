@@ -33,6 +33,10 @@ struct report_scope {
     const char *suite_uuid;
     const struct report_part *parts;
     size_t nparts;
+    /* The confidence of each cell's CI in the summary: 0 is 0.95; a suite
+     * with target-ci gives its rule's (suite_ci_confidence), the interval
+     * its cells stopped by. */
+    double ci_conf;
 };
 
 /* with_emulated: runs under QEMU's TCG emulation are compared, with a

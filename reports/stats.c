@@ -103,12 +103,22 @@ void stats_ratio_sentence(char *buf, size_t len, const char *workload, const cha
 
 double stats_ci95_half(const struct summary *s)
 {
+    return stats_ci_half(s, 0.95);
+}
+
+double stats_ci_half(const struct summary *s, double conf)
+{
     if (s->n < 2)
         return NAN;
-    return gsl_cdf_tdist_Pinv(0.975, (double)s->n - 1) * s->sd / sqrt((double)s->n);
+    return gsl_cdf_tdist_Qinv((1 - conf) / 2, (double)s->n - 1) * s->sd / sqrt((double)s->n);
 }
 
 int stats_mean_ci(const double *v, size_t n, double *mean, double *ci_pct)
+{
+    return stats_mean_ci_conf(v, n, 0.95, mean, ci_pct);
+}
+
+int stats_mean_ci_conf(const double *v, size_t n, double conf, double *mean, double *ci_pct)
 {
     *mean = 0;
     *ci_pct = NAN;
@@ -122,7 +132,7 @@ int stats_mean_ci(const double *v, size_t n, double *mean, double *ci_pct)
     stats_summary(tmp, n, &s);
     free(tmp);
     *mean = s.mean;
-    double half = stats_ci95_half(&s);
+    double half = stats_ci_half(&s, conf);
     if (!isnan(half) && s.mean != 0)
         *ci_pct = 100 * half / fabs(s.mean);
     return 0;

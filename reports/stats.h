@@ -17,10 +17,15 @@ void stats_summary(double *v, size_t n, struct summary *out);
 /* Half the width of the 95% confidence interval of the mean (Student's t
  * with n - 1 degrees of freedom); NaN below 2 values. */
 double stats_ci95_half(const struct summary *s);
+/* The same at confidence conf (0.95 is the above). */
+double stats_ci_half(const struct summary *s, double conf);
 
 /* The mean of v and the 95% CI's half-width in percent of it (NaN below 2
  * values or with a zero mean); v is left as it is. -1 out of memory. */
 int stats_mean_ci(const double *v, size_t n, double *mean, double *ci_pct);
+/* The same at confidence conf (0.95 is the above; a suite's target-ci
+ * looks at a higher one, see suite_ci_confidence). */
+int stats_mean_ci_conf(const double *v, size_t n, double conf, double *mean, double *ci_pct);
 
 struct welch {
     bool valid;                  /* false: a side has fewer than 2 runs */

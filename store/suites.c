@@ -261,6 +261,36 @@ int suites_estimate(struct pm_db *db, const char *workload, const char *label, c
     return 0;
 }
 
+static void value_row(sqlite3_stmt *st, void *out)
+{
+    *(double *)out = sqlite3_column_double(st, 0);
+}
+
+int suites_earlier_values(struct pm_db *db, const char *workload, const char *label, const char *params,
+                          const char *metric, double **v, size_t *n, struct pm_err *err)
+{
+    *v = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    /* The runs suites_estimate counts, those of them that stored the metric. */
+    if (pm_db_prepare(db, &st,
+                      "SELECT m.value FROM run r JOIN metric m ON m.run_id = r.id AND m.name = ?4"
+                      " WHERE r.workload = ?1 AND r.label = ?2 AND r.params = ?3 AND r.status = 'ok'"
+                      " AND r.ended_ns IS NOT NULL ORDER BY r.id", err) < 0)
+        return -1;
+    sqlite3_bind_text(st, 1, workload, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, label, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, params, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, metric, -1, SQLITE_STATIC);
+    if (read_rows(db, st, (void **)v, n, sizeof **v, value_row, err) < 0) {
+        free(*v);
+        *v = NULL;
+        *n = 0;
+        return -1;
+    }
+    return 0;
+}
+
 int suites_cells(struct pm_db *db, int64_t suite_id, struct suite_cell_rec **v, size_t *n, struct pm_err *err)
 {
     *v = NULL;

@@ -79,5 +79,9 @@ int suites_each(struct pm_db *db, void (*fn)(void *arg, const struct suite_rec *
  * parameters (*n of them; 0: none, *secs 0). */
 int suites_estimate(struct pm_db *db, const char *workload, const char *label, const char *params, double *secs,
                     int *n, struct pm_err *err);
+/* Those runs' values of metric (those that stored it), oldest first; *v
+ * allocated (free it). */
+int suites_earlier_values(struct pm_db *db, const char *workload, const char *label, const char *params,
+                          const char *metric, double **v, size_t *n, struct pm_err *err);
 
 #endif

@@ -7,6 +7,9 @@
 mkdir -p "$TMP/cwd"
 cd "$TMP/cwd" || exit 1
 setup "a database with one run" "$PM" record --quiet --label l -- true
+# Suite files with what no suite takes (t70 refuses these and more in suite run).
+printf '[global]\nalpha = 0.7\n[a]\nworkload = swapout\n' > bad-alpha.ini
+printf '[global]\ndetect = five\n[a]\nworkload = swapout\n' > bad-detect.ini
 state_before=$(machine_state)
 listing() { find "$TMP" -path "$TMP/out" -prune -o -path "$TMP/err" -prune -o -print | sort; }
 files_before=$(listing)
@@ -85,6 +88,8 @@ done <<'EOF_LIST'
 ^pressmark run swapout: --push: 'ftp://x' is not a URL	run swapout --push ftp://x
 ^pressmark run swapout: --interval: '1ms' is not a sampling interval	run swapout --interval 1ms
 ^pressmark run swapout: --runs: '100001' is not a run count	run swapout --runs 100001
+^pressmark suite plan: bad-alpha.ini:2: alpha = 0.7: not a significance level \(accepted: a number above 0 and at most 0.5	suite plan bad-alpha.ini
+^pressmark suite plan: bad-detect.ini:2: detect = five: not a change to detect \(accepted: a percentage of the mean above 0 and below 100	suite plan bad-detect.ini
 EOF_LIST
 
 is "$(listing)" "$files_before" "no bad invocation created or removed a file (working directory, --out, --junit)"

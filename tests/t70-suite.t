@@ -55,6 +55,47 @@ like "$(cat err)" "suite 1 \(grid\) is complete" "and says it is complete"
 is "$(q "select count(*) from run")" 12 "running nothing"
 like "$("$PM" suite list)" "   1  .* grid +complete +4 +12/12" "suite list"
 
+# Power before the runs: a plan of the same cells now finds their earlier
+# runs, and says per cell the CV of its headline (elapsed), the smallest
+# change its 3 runs a side detect with 80% power at the file's alpha, and
+# the runs a side a change of 5% needs: the figures the statistics (t47
+# holds them to scipy's) give for the cell's own runs.
+TOOL=$(dirname "$PM")/tests/stats_tool
+[ "$PM" != "$ROOT/pressmark" ] || TOOL=$ROOT/build/tests/stats_tool
+sed -e 's/^runs = 3$/runs = 3\nalpha = 0.01\ndetect = 5%/' grid.ini > power.ini
+plan=$("$PM" suite plan power.ini)
+is "$?" 0 "a plan with alpha and detect exits 0"
+like "$plan" "label .* estimate +CV +3 runs detect +5% needs" "  its table: CV, what 3 runs detect, what 5% needs"
+like "$plan" "two-sided t-test at alpha 0.01" "  at the file's alpha"
+power_check() {  # power_check PLAN-FILE: every cell's row against the statistics of its runs
+    python3 - "$PRESSMARK_DB" "$TOOL" "$1" <<'PY'
+import re, sqlite3, statistics, subprocess, sys
+db, tool, plan = sys.argv[1:]
+def tool_says(*args):
+    return subprocess.run([tool] + [str(a) for a in args], capture_output=True, text=True, check=True).stdout.strip()
+def pct(v):   # as the plan prints it: 2 digits below 10 %, else 3
+    return "%.*g%%" % (2 if v < 10 else 3, v)
+bad, rows = [], 0
+for line in open(plan):
+    m = re.match(r' *(\d+)  (vm\.swappiness=\d+ \w+) .*\((\d+) earlier runs?\) +(\S+) +(\S+) +(.*)$', line)
+    if not m: continue
+    rows += 1
+    label, cv_s, det_s, needs = m.group(2), m.group(4), m.group(5), m.group(6).strip()
+    v = [r[0] for r in sqlite3.connect(db).execute("select m.value from run r join metric m on m.run_id = r.id"
+         " and m.name = 'time.elapsed_s' where r.label = ? and r.status = 'ok'", (label,))]
+    cv = statistics.stdev(v) / statistics.mean(v) * 100
+    det = float(tool_says("detectable", repr(cv), 3, 0.01, 0.8))
+    need = int(tool_says("runs-needed", repr(cv), 5, 0.01, 0.8, 10000))
+    want_needs = "more than 10000 runs" if need == 0 else "%d runs: 3 are %s" % (need, "enough" if need <= 3 else "too few")
+    want = (m.group(3), pct(cv), pct(det), want_needs)
+    got = (str(len(v)), cv_s, det_s, needs)
+    if got != want: bad.append("%s: got %s, want %s" % (label, got, want))
+print("\n".join(bad) if bad else "ok %d" % rows)
+PY
+}
+printf '%s\n' "$plan" > power.plan
+is "$(power_check power.plan)" "ok 4" "  each cell's CV, detectable change and runs needed, from its 3 earlier runs"
+
 # The N-way comparison of the two-axis suite: a row per cell against its
 # baseline cell, the two axes as rows x columns, a ratio sentence per cell.
 out=$("$PM" compare --suite 1)
@@ -164,18 +205,21 @@ INI
 is "$?" 0 "an adaptive suite exits 0"
 sid=$(q "select max(id) from suite")
 # The rule, checked against the cells' own numbers, whatever the machine's
-# speed made them: a cell runs until the 95% CI of its runs so far is first
-# within 10 % of their mean (from its 3rd run), or to its 8th.
+# speed made them: a cell runs until the CI of its runs so far is first
+# within 10 % of their mean (from its 3rd run), or to its 8th, each look's
+# interval at 1 - 0.05/6 (Bonferroni over the 6 looks of runs 3..8, so the
+# one it stops with is a 95% interval).
 by_rule() {  # by_rule LABEL: "RUNS converged|not" as the rule has it
     python3 - "$PRESSMARK_DB" "$sid" "$1" <<'PY'
 import math, sqlite3, statistics, sys
-t975 = {2: 4.302653, 3: 3.182446, 4: 2.776445, 5: 2.570582, 6: 2.446912, 7: 2.364624}
+# Student's t at 1 - 0.05/12 by degrees of freedom (scipy.stats.t.ppf)
+t_look = {2: 10.885867, 3: 6.231543, 4: 4.851008, 5: 4.219309, 6: 3.862991, 7: 3.635807}
 db, sid, label = sys.argv[1:]
 v = [r[0] for r in sqlite3.connect(db).execute(
     "select m.value from suite_run s join suite_cell c on c.suite_id = s.suite_id and c.idx = s.cell"
     " join metric m on m.run_id = s.run_id and m.name = 'time.elapsed_s'"
     " where s.suite_id = ? and c.label = ? order by s.seq", (int(sid), label))]
-within = lambda n: t975[n - 1] * statistics.stdev(v[:n]) / math.sqrt(n) <= 0.10 * abs(statistics.mean(v[:n]))
+within = lambda n: t_look[n - 1] * statistics.stdev(v[:n]) / math.sqrt(n) <= 0.10 * abs(statistics.mean(v[:n]))
 n = next((k for k in range(3, 9) if within(k)), 8)
 print(n, "converged" if within(n) else "not")
 PY
@@ -292,6 +336,15 @@ bad_suite "a range without a target" "2: runs = 3..9 needs target-ci" $'[global]
 bad_suite "a suite key in a part" "3: 'runs' belongs in \[global\]" $'[a]\nworkload = swapout\nruns = 3'
 bad_suite "an unknown workload" "2: workload = nosuch: not a workload \(accepted: record, " $'[a]\nworkload = nosuch'
 bad_suite "a bad order" "2: order = random: not an order \(accepted: interleaved, sequential\)" $'[global]\norder = random\n[a]\nworkload = swapout'
+bad_suite "an alpha above 0.5" "2: alpha = 0.7: not a significance level \(accepted: a number above 0 and at most 0.5, e.g. 0.05\)" \
+    $'[global]\nalpha = 0.7\n[a]\nworkload = swapout'
+bad_suite "an alpha of 0" "2: alpha = 0: not a significance level" $'[global]\nalpha = 0\n[a]\nworkload = swapout'
+bad_suite "an alpha in percent" "2: alpha = 5%: not a significance level" $'[global]\nalpha = 5%\n[a]\nworkload = swapout'
+bad_suite "a detect without %" "2: detect = 5: not a change to detect \(accepted: a percentage of the mean above 0 and below 100, e.g. 5%\)" \
+    $'[global]\ndetect = 5\n[a]\nworkload = swapout'
+bad_suite "a detect of 100%" "2: detect = 100%: not a change to detect" $'[global]\ndetect = 100%\n[a]\nworkload = swapout'
+bad_suite "a detect of 0%" "2: detect = 0%: not a change to detect" $'[global]\ndetect = 0%\n[a]\nworkload = swapout'
+bad_suite "a detect in a part" "3: 'detect' belongs in \[global\]" $'[a]\nworkload = swapout\ndetect = 5%'
 bad_suite "a duplicate label" "4: two cells of workload swapout are labelled 'same'" $'[a]\nworkload = swapout\nthp = never, always\nlabel = same'
 bad_suite "a key that is no name" "3: 'co lour' is not a key \(accepted: a name of letters" $'[a]\nworkload = record\nco lour = red'
 bad_suite "a value commented out" "3: 'size =;64M': a value starting with ';'" $'[a]\nworkload = swapout\nsize =;64M'
