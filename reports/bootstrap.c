@@ -25,13 +25,11 @@ static double resampled_mean(gsl_rng *r, const double *v, size_t n)
 /* One side's share of the acceleration: the jackknife's leave-one-out
  * ratios, their third and second moments about their mean (scipy's nums
  * and dens). */
-static void jackknife_side(const double *v, size_t n, double other_mean, bool is_b, double *num, double *den)
+static int jackknife_side(const double *v, size_t n, double other_mean, bool is_b, double *num, double *den)
 {
-    double sum = 0, *theta = malloc(n * sizeof *theta);
-    if (!theta) {
-        *num = *den = NAN;
-        return;
-    }
+    double sum = 0, *theta = calloc(n, sizeof *theta);
+    if (!theta)
+        return -1;
     for (size_t i = 0; i < n; i++)
         sum += v[i];
     for (size_t i = 0; i < n; i++) {
@@ -47,6 +45,7 @@ static void jackknife_side(const double *v, size_t n, double other_mean, bool is
     free(theta);
     *num = n3 / (nn * nn * nn);
     *den = n2 / (nn * nn);
+    return 0;
 }
 
 /* numpy's percentile with linear interpolation, of sorted values. */
@@ -120,8 +119,10 @@ int stats_boot_ratio(const double *a, size_t na, const double *b, size_t nb, uns
     }
     gsl_sort(rep, 1, resamples);
     double num_a, den_a, num_b, den_b;
-    jackknife_side(a, na, mb, false, &num_a, &den_a);
-    jackknife_side(b, nb, ma, true, &num_b, &den_b);
+    if (jackknife_side(a, na, mb, false, &num_a, &den_a) < 0 || jackknife_side(b, nb, ma, true, &num_b, &den_b) < 0) {
+        free(rep);
+        return -1;
+    }
     double den = den_a + den_b, acc = den > 0 ? (num_a + num_b) / (6 * pow(den, 1.5)) : 0;
     double q1, q2;
     bca_quantiles(rep, resamples, out->ratio, acc, level, &q1, &q2);

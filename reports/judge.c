@@ -25,9 +25,11 @@ int judge_p(const double *a, size_t na, const double *b, size_t nb, struct judge
     double *tmp = malloc((na + nb + 1) * sizeof *tmp);
     if (!tmp)
         return -1;
-    memcpy(tmp, a, na * sizeof *tmp);
+    if (na)                      /* a cell without values may have no array at all */
+        memcpy(tmp, a, na * sizeof *tmp);
     stats_summary(tmp, na, &sa);
-    memcpy(tmp, b, nb * sizeof *tmp);
+    if (nb)
+        memcpy(tmp, b, nb * sizeof *tmp);
     stats_summary(tmp, nb, &sb);
     free(tmp);
     stats_welch(&sa, &sb, &t->w);

@@ -3,23 +3,153 @@
  * (Debian's scipy). Not installed; a subcommand per function:
  *   stats_tool SUBCOMMAND NUMBER...    one answer on a line
  *   stats_tool SUBCOMMAND -            NUMBER... per line of stdin, an answer each
- * Answers are printed with 10 significant digits. */
+ * Two samples are given as A... '|' B... . Answers are printed with 10
+ * significant digits, several on a line separated by blanks. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
+#include "reports/bootstrap.h"
+#include "reports/family.h"
+#include "reports/geomean.h"
+#include "reports/outlier.h"
 #include "reports/power.h"
+#include "reports/ranktest.h"
+#include "reports/stats.h"
+#include "reports/trend.h"
 
 struct sub {
     const char *name, *args;
-    int nargs;
+    int nargs;                   /* -1: any count (fn gets it) */
     void (*fn)(const double *a);
+    void (*fnv)(const double *a, int n);
 };
+
+#define MAX_NUMBERS 4096
 
 static unsigned as_runs(double v)
 {
     return v >= 0 && v <= 1e9 ? (unsigned)v : 0;
 }
+
+/* The two samples of a, split at the '|' (NaN): *na and *nb of them. */
+static const double *split(const double *a, int n, int *na, const double **b, int *nb)
+{
+    int i = 0;
+    while (i < n && !isnan(a[i]))
+        i++;
+    *na = i;
+    *b = a + (i < n ? i + 1 : n);
+    *nb = i < n ? n - i - 1 : 0;
+    return a;
+}
+
+static void do_welch(const double *a, int n)
+{
+    int na, nb;
+    const double *b;
+    split(a, n, &na, &b, &nb);
+    double x[MAX_NUMBERS], y[MAX_NUMBERS];
+    memcpy(x, a, (size_t)na * sizeof *x);
+    memcpy(y, b, (size_t)nb * sizeof *y);
+    struct summary sa, sb;
+    struct welch w;
+    stats_summary(x, (size_t)na, &sa);
+    stats_summary(y, (size_t)nb, &sb);
+    stats_welch(&sa, &sb, &w);
+    printf("%.10g %.10g %.10g %.10g %.10g\n", w.t, w.df, w.p, w.ci_low, w.ci_high);
+}
+
+static void do_mwu(const double *a, int n)
+{
+    int na, nb;
+    const double *b;
+    split(a, n, &na, &b, &nb);
+    struct mwu m;
+    if (stats_mwu(a, (size_t)na, b, (size_t)nb, &m) < 0)
+        exit(2);
+    printf("%.10g %.10g %d %.10g\n", m.u, m.p, m.exact, m.p_min);
+}
+
+/* boot RESAMPLES SEED A... | B...: the interval, then every replicate. */
+static void do_boot(const double *a, int n)
+{
+    int na, nb;
+    const double *b;
+    split(a + 2, n - 2, &na, &b, &nb);
+    unsigned r = as_runs(a[0]);
+    double *rep = calloc(r ? r : 1, sizeof *rep);
+    struct boot_ci c;
+    if (!rep || stats_boot_ratio(a + 2, (size_t)na, b, (size_t)nb, r, (uint64_t)a[1], 0.95, &c, rep) < 0)
+        exit(2);
+    printf("%.17g %.10g %.10g", c.ratio, c.low, c.high);
+    for (unsigned i = 0; i < r; i++)
+        printf(" %.17g", rep[i]);
+    putchar('\n');
+    free(rep);
+}
+
+static void adjusted(const double *a, int n, int (*fn)(const double *, size_t, double *))
+{
+    double adj[MAX_NUMBERS];
+    if (fn(a, (size_t)n, adj) < 0)
+        exit(2);
+    for (int i = 0; i < n; i++)
+        printf("%s%.10g", i ? " " : "", adj[i]);
+    putchar('\n');
+}
+
+static void do_holm(const double *a, int n)
+{
+    adjusted(a, n, stats_holm);
+}
+
+static void do_bh(const double *a, int n)
+{
+    adjusted(a, n, stats_bh);
+}
+
+static void do_trend(const double *a, int n)
+{
+    struct trend t;
+    if (stats_trend(a, (size_t)n, &t) < 0)
+        exit(2);
+    printf("%.10g %.10g\n", t.rho, t.p);
+}
+
+/* outliers V...: each value's modified z-score, then 1/0 flags. */
+static void do_outliers(const double *a, int n)
+{
+    double z[MAX_NUMBERS];
+    bool flag[MAX_NUMBERS];
+    if (stats_outliers(a, (size_t)n, z, flag) < 0)
+        exit(2);
+    for (int i = 0; i < n; i++)
+        printf("%s%.10g", i ? " " : "", z[i]);
+    for (int i = 0; i < n; i++)
+        printf(" %d", flag[i]);
+    putchar('\n');
+}
+
+/* geomean RATIO SE RATIO SE ...: the mean and its 95% interval. */
+static void do_geomean(const double *a, int n)
+{
+    double r[MAX_NUMBERS], se[MAX_NUMBERS];
+    for (int i = 0; i + 1 < n; i += 2) {
+        r[i / 2] = a[i];
+        se[i / 2] = a[i + 1];
+    }
+    struct geomean g;
+    stats_geomean(r, se, (size_t)n / 2, 0.95, &g);
+    printf("%.10g %.10g %.10g\n", g.ratio, g.low, g.high);
+}
+
+static void do_hmean(const double *a, int n)
+{
+    printf("%.10g\n", stats_hmean(a, (size_t)n));
+}
+
 
 static void do_power(const double *a)
 {
@@ -37,9 +167,18 @@ static void do_runs_needed(const double *a)
 }
 
 static const struct sub subs[] = {
-    { "power", "CV% CHANGE% N ALPHA", 4, do_power },
-    { "detectable", "CV% N ALPHA POWER", 4, do_detectable },
-    { "runs-needed", "CV% CHANGE% ALPHA POWER MAX", 5, do_runs_needed },
+    { "power", "CV% CHANGE% N ALPHA", 4, do_power, NULL },
+    { "detectable", "CV% N ALPHA POWER", 4, do_detectable, NULL },
+    { "runs-needed", "CV% CHANGE% ALPHA POWER MAX", 5, do_runs_needed, NULL },
+    { "welch", "A... | B...", -1, NULL, do_welch },
+    { "mwu", "A... | B...", -1, NULL, do_mwu },
+    { "boot", "RESAMPLES SEED A... | B...", -1, NULL, do_boot },
+    { "holm", "P...", -1, NULL, do_holm },
+    { "bh", "P...", -1, NULL, do_bh },
+    { "trend", "V...", -1, NULL, do_trend },
+    { "outliers", "V...", -1, NULL, do_outliers },
+    { "geomean", "RATIO SE...", -1, NULL, do_geomean },
+    { "hmean", "V...", -1, NULL, do_hmean },
 };
 
 static int usage(void)
@@ -55,6 +194,10 @@ static bool numbers(char **words, int n, double *out)
 {
     for (int i = 0; i < n; i++) {
         char *end;
+        if (strcmp(words[i], "|") == 0) {
+            out[i] = NAN;            /* between two samples */
+            continue;
+        }
         out[i] = strtod(words[i], &end);
         if (end == words[i] || *end)
             return false;
@@ -65,20 +208,23 @@ static bool numbers(char **words, int n, double *out)
 /* Each line of stdin: the subcommand's numbers, blank-separated. */
 static int from_stdin(const struct sub *s)
 {
-    char line[1024];
+    static char line[65536];
+    static char *words[MAX_NUMBERS];
+    static double a[MAX_NUMBERS];
     while (fgets(line, sizeof line, stdin)) {
-        char *words[16];
         int n = 0;
-        for (char *w = strtok(line, " \t\n"); w && n < 16; w = strtok(NULL, " \t\n"))
+        for (char *w = strtok(line, " \t\n"); w && n < MAX_NUMBERS; w = strtok(NULL, " \t\n"))
             words[n++] = w;
         if (n == 0)
             continue;
-        double a[16];
-        if (n != s->nargs || !numbers(words, n, a)) {
+        if ((s->nargs >= 0 && n != s->nargs) || !numbers(words, n, a)) {
             fprintf(stderr, "stats_tool %s: a line is not %s\n", s->name, s->args);
             return 2;
         }
-        s->fn(a);
+        if (s->fnv)
+            s->fnv(a, n);
+        else
+            s->fn(a);
     }
     return ferror(stdin) ? 2 : 0;
 }
@@ -93,10 +239,14 @@ int main(int argc, char **argv)
             continue;
         if (argc == 3 && strcmp(argv[2], "-") == 0)
             return from_stdin(s);
-        double a[16];
-        if (argc - 2 != s->nargs || !numbers(argv + 2, s->nargs, a))
+        static double a[MAX_NUMBERS];
+        int n = argc - 2;
+        if ((s->nargs >= 0 && n != s->nargs) || n > MAX_NUMBERS || !numbers(argv + 2, n, a))
             return usage();
-        s->fn(a);
+        if (s->fnv)
+            s->fnv(a, n);
+        else
+            s->fn(a);
         return fflush(stdout) == 0 ? 0 : 2;
     }
     return usage();

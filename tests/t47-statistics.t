@@ -79,4 +79,175 @@ agree() { "$PY" -W ignore "$TMP/agree.py" "$TOOL" "$1" 2>&1; }
 is "$(agree power)" "ok 216" "power of the two-sample t-test (noncentral t) at 216 points of CV, change, n and alpha: as scipy's"
 is "$(agree detectable)" "ok 216" "the smallest change detected at power 0.5, 0.8 and 0.95: as scipy's to 4 digits"
 is "$(agree runs-needed)" "ok 48" "the runs a side needed for a change, or 0 beyond the most: as scipy's"
+
+# The tests compare runs with, the family adjustments, the trend, the
+# outlier score and the across-workload means: seeded random samples (runs
+# of 2 to 40 a side, ties made by rounding, one sample with a far-off run),
+# each through the tool and through scipy (or, where scipy 1.10 has no such
+# function, the published definition written here in a few lines).
+cat > "$TMP/tests.py" <<'PY'
+import math, subprocess, sys
+import numpy as np
+from scipy import stats
+from scipy.stats._resampling import _bca_interval
+
+tool, family = sys.argv[1:]
+rng = np.random.default_rng(20261202)
+
+def samples(count, lo, hi, digits):
+    out = []
+    for i in range(count):
+        na, nb = rng.integers(lo, hi + 1, size=2)
+        a = np.round(rng.normal(100, 10, na), digits)
+        b = np.round(rng.normal(100 + rng.choice([0, 5, 15]), 10, nb), digits)
+        if i % 5 == 0:
+            b[0] = b[0] * 1.6          # a stalled or lucky run
+        out.append((list(a), list(b)))
+    return out
+
+def run(sub, lines):
+    out = subprocess.run([tool, sub, "-"], input="".join(lines), capture_output=True, text=True)
+    if out.returncode != 0:
+        print("the tool failed: " + out.stderr.strip())
+        sys.exit(0)
+    return [list(map(float, l.split())) for l in out.stdout.splitlines()]
+
+def two(a, b):
+    return " ".join(map(repr, a)) + " | " + " ".join(map(repr, b)) + "\n"
+
+def close(x, y, rel=5e-5, absolute=1e-12):
+    if isinstance(y, (bool, np.bool_)):
+        return bool(x) == bool(y)
+    if math.isnan(y):
+        return math.isnan(x)
+    return abs(x - y) <= rel * abs(y) + absolute
+
+bad, n = [], 0
+def check(what, mine, want):
+    global n
+    n += 1
+    if not all(close(m, w) for m, w in zip(mine, want)) or len(mine) != len(want):
+        bad.append("%s: pressmark %s, scipy %s" % (what, mine, list(want)))
+
+def ranksum(x, y, axis):
+    r = stats.rankdata(np.concatenate([x, y], axis=axis), axis=axis)
+    return r[..., x.shape[axis]:].sum(axis=axis)
+
+if family == "welch":
+    ss = samples(60, 2, 40, 1)
+    for (a, b), got in zip(ss, run("welch", [two(a, b) for a, b in ss])):
+        r = stats.ttest_ind(b, a, equal_var=False)
+        va, vb = np.var(a, ddof=1) / len(a), np.var(b, ddof=1) / len(b)
+        df = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
+        half = stats.t.ppf(0.975, df) * math.sqrt(va + vb)
+        d = np.mean(b) - np.mean(a)
+        check("welch %d/%d" % (len(a), len(b)), got, [r.statistic, df, r.pvalue, d - half, d + half])
+elif family == "mwu-exact":
+    # Exact, ties included: the permutation distribution of the rank sum
+    # over every split of the pooled runs (scipy's permutation_test).
+    ss = samples(40, 2, 7, 0)
+    for (a, b), got in zip(ss, run("mwu", [two(a, b) for a, b in ss])):
+        u = stats.mannwhitneyu(b, a, method="asymptotic").statistic
+        p = stats.permutation_test((np.array(a), np.array(b)), ranksum, permutation_type="independent",
+                                   n_resamples=np.inf, vectorized=True, axis=-1).pvalue
+        check("mwu exact %d/%d" % (len(a), len(b)), got[:3], [u, p, 1])
+elif family == "mwu-normal":
+    ss = samples(30, 31, 60, 0)
+    for (a, b), got in zip(ss, run("mwu", [two(a, b) for a, b in ss])):
+        r = stats.mannwhitneyu(b, a, method="asymptotic", use_continuity=True)
+        check("mwu normal %d/%d" % (len(a), len(b)), got[:3], [r.statistic, r.pvalue, 0])
+elif family == "bca":
+    # The interval from the tool's own replicates through scipy's BCa (bias
+    # correction, jackknife acceleration, percentiles).
+    ss = samples(30, 2, 12, 1)
+    lines = ["2000 %d " % (7 + i) + two(a, b) for i, (a, b) in enumerate(ss)]
+    ratio = lambda x, y, axis=-1: np.mean(y, axis=axis) / np.mean(x, axis=axis)
+    for (a, b), got in zip(ss, run("boot", lines)):
+        rep = np.array(got[3:])
+        # The estimate as the tool computed it: a replicate equal to it in
+        # exact arithmetic may differ from numpy's sum in the last bit, and
+        # which side of it such a replicate falls is the bias correction.
+        def stat(x, y, axis=-1):
+            if x.shape[-1] == len(a) and y.shape[-1] == len(b):
+                return np.full(np.broadcast_shapes(x.shape[:-1], y.shape[:-1]), got[0])
+            return ratio(x, y, axis)
+        with np.errstate(all="ignore"):
+            a1, a2, _ = _bca_interval((np.array(a), np.array(b)), stat, -1, 0.025, rep, None)
+        lo, hi = np.percentile(rep, a1 * 100), np.percentile(rep, a2 * 100)
+        if not (np.isfinite(lo) and np.isfinite(hi)):
+            lo, hi = np.percentile(rep, 2.5), np.percentile(rep, 97.5)
+        check("bca %d/%d" % (len(a), len(b)), got[:3], [np.mean(b) / np.mean(a), lo, hi])
+elif family == "bootstrap":
+    # Its own resampling against scipy.stats.bootstrap's: other random
+    # draws, so the same interval to within their spread (20,000 each).
+    ss = samples(6, 5, 10, 1)
+    lines = ["20000 11 " + two(a, b) for a, b in ss]
+    ratio = lambda x, y, axis=-1: np.mean(y, axis=axis) / np.mean(x, axis=axis)
+    for (a, b), got in zip(ss, run("boot", lines)):
+        ci = stats.bootstrap((a, b), ratio, vectorized=True, n_resamples=20000, method="BCa",
+                             random_state=1).confidence_interval
+        n += 1
+        if abs(got[1] - ci.low) > 0.01 * got[0] or abs(got[2] - ci.high) > 0.01 * got[0]:
+            bad.append("bootstrap %d/%d: pressmark [%g, %g], scipy [%g, %g]" % (len(a), len(b), got[1], got[2], ci.low, ci.high))
+elif family == "family":
+    def holm(p):
+        o, m, out, run_ = np.argsort(p, kind="stable"), len(p), [0.0] * len(p), 0.0
+        for k, i in enumerate(o):
+            run_ = max(run_, min(1.0, (m - k) * p[i])); out[i] = run_
+        return out
+    def bh(p):
+        o, m, out, run_ = np.argsort(p, kind="stable"), len(p), [0.0] * len(p), 1.0
+        for k in range(m - 1, -1, -1):
+            i = o[k]; run_ = min(run_, min(1.0, m / (k + 1) * p[i])); out[i] = run_
+        return out
+    ps = [list(np.round(rng.uniform(0, 0.2, rng.integers(1, 30)), 4)) for _ in range(40)]
+    lines = [" ".join(map(repr, p)) + "\n" for p in ps]
+    for p, got in zip(ps, run("holm", lines)):
+        check("holm %d" % len(p), got, holm(p))
+    for p, got in zip(ps, run("bh", lines)):
+        check("bh %d" % len(p), got, bh(p))
+elif family == "trend":
+    vs = [list(np.round(rng.normal(0, 1, rng.integers(6, 60)) + rng.choice([0, 0.05]) * np.arange(60)[:0 or None][:1].sum(), 1)) for _ in range(40)]
+    vs = [list(np.round(np.array(v) + rng.choice([0, 0.03, -0.1]) * np.arange(len(v)), 1)) for v in vs]
+    for v, got in zip(vs, run("trend", [" ".join(map(repr, v)) + "\n" for v in vs])):
+        r = stats.spearmanr(np.arange(len(v)), v)
+        check("trend %d" % len(v), got, [r.correlation, r.pvalue])
+elif family == "outliers":
+    vs = [list(np.round(rng.normal(100, 5, rng.integers(4, 30)), rng.choice([0, 2]))) for _ in range(40)]
+    for v in vs[::3]:
+        v[0] = v[0] * 1.5
+    # more than half the runs equal (MAD 0): the mean absolute deviation stands in
+    vs += [[10.0] * k + [10.5, 11.0, 30.0][:j] for k in (3, 5, 8) for j in (1, 2, 3)]
+    for v, got in zip(vs, run("outliers", [" ".join(map(repr, v)) + "\n" for v in vs])):
+        x = np.array(v); med = np.median(x); mad = np.median(np.abs(x - med))
+        scale = mad / 0.6745 if mad > 0 else np.mean(np.abs(x - med)) / 0.7979
+        z = (x - med) / scale
+        check("outliers %d" % len(v), got, list(z) + list(np.abs(z) > 3.5))
+elif family == "means":
+    for k in range(40):
+        w = rng.integers(2, 8)
+        r, se = rng.uniform(0.5, 2, w), rng.uniform(0.005, 0.1, w)
+        got = run("geomean", [" ".join("%r %r" % (a, b) for a, b in zip(r, se)) + "\n"])[0]
+        m, s = np.mean(np.log(r)), math.sqrt(np.sum(se ** 2)) / w
+        z = stats.norm.ppf(0.975)
+        check("geomean %d" % w, got, [stats.gmean(r), math.exp(m - z * s), math.exp(m + z * s)])
+        v = rng.uniform(10, 1000, rng.integers(1, 20))
+        check("hmean %d" % len(v), run("hmean", [" ".join(map(repr, v)) + "\n"])[0], [stats.hmean(v)])
+print("\n".join(bad) if bad else "ok %d" % n)
+PY
+tests() { "$PY" -W ignore "$TMP/tests.py" "$TOOL" "$1" 2>&1; }
+is "$(tests welch)" "ok 60" "Welch's t, df, p and 95% CI of the difference, 60 sample pairs of 2 to 40 runs: as scipy's ttest_ind"
+is "$(tests mwu-exact)" "ok 40" "Mann-Whitney U and its exact p with ties, 2 to 7 runs a side: as scipy's permutation test over every split"
+is "$(tests mwu-normal)" "ok 30" "Mann-Whitney above 60 runs in all: as scipy's mannwhitneyu (tie and continuity corrections)"
+is "$(tests bca)" "ok 30" "the bootstrap's BCa interval from its replicates: as scipy's BCa on the same replicates"
+is "$(tests bootstrap)" "ok 6" "its resampling: scipy.stats.bootstrap's BCa interval to within 1% of the ratio (20,000 resamples each)"
+is "$(tests family)" "ok 80" "Holm and Benjamini-Hochberg adjusted p of 40 families: as their definitions"
+is "$(tests trend)" "ok 40" "the drift test, Spearman's rho against run order and its p: as scipy's spearmanr"
+is "$(tests outliers)" "ok 49" "the modified z-score and its flags: as Iglewicz and Hoaglin's definition"
+is "$(tests means)" "ok 80" "the geometric mean with its interval and the harmonic mean: as scipy's gmean and hmean"
+# The same runs and seed give the same interval; another seed another one.
+is "$("$TOOL" boot 2000 5 10 11 12 13 '|' 12 13 15 14 | cut -d' ' -f1-3)" \
+   "$("$TOOL" boot 2000 5 10 11 12 13 '|' 12 13 15 14 | cut -d' ' -f1-3)" "the bootstrap is reproducible from its seed"
+isnt "$("$TOOL" boot 2000 5 10 11 12 13 '|' 12 13 15 14 | cut -d' ' -f2-3)" \
+     "$("$TOOL" boot 2000 6 10 11 12 13 '|' 12 13 15 14 | cut -d' ' -f2-3)" "  and another seed draws other resamples"
 done_testing
