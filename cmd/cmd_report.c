@@ -68,11 +68,13 @@ int cmd_report(int argc, char **argv)
         .name = "report", .groups = groups, .ngroups = 2, .max_args = 0,
         .usage = "usage: pressmark report [--suite [ID]] [--out DIR] [--db PATH]\n\n"
                  "Writes DIR/report.html: one self-contained page, summary first (the question, each\n"
-                 "configuration's headline with its 95% confidence interval, the ratio sentences),\n"
-                 "then per workload the comparison (the VolanoMark report's table, a suite's two axes\n"
-                 "as rows x columns, every statistic, environment differences) and the charts inlined\n"
-                 "as SVG, each configuration in one colour throughout, then each run's details. It\n"
-                 "loads nothing from the network; the charts' .gp and .dat files are kept in DIR/charts.\n",
+                 "configuration's headline with its 95% confidence interval, its outlier runs each a\n"
+                 "link to its row, the ratio sentences), then per workload the comparison (the\n"
+                 "VolanoMark report's table, a suite's two axes as rows x columns, every statistic,\n"
+                 "environment differences) and the charts inlined as SVG, each configuration in one\n"
+                 "colour throughout, then each run's details (an outlier's with a table of its ticks,\n"
+                 "at most 200 of them). It loads nothing from the network; the charts' .gp and .dat\n"
+                 "files are kept in DIR/charts.\n",
     };
     int r = cmd_parse(&spec, argc, argv);
     if (r < 0)

@@ -13,6 +13,8 @@
 #include <unistd.h>
 #include "reports/compare.h"
 #include "reports/compare_fmt.h"
+#include "reports/html_ticks.h"
+#include "reports/outlier.h"
 #include "reports/plot.h"
 #include "reports/stats.h"
 #include "store/runinfo.h"
@@ -38,6 +40,11 @@ static const char css[] =
     ".zero{color:#555;font-style:italic}nav ul{columns:2;max-width:40em}"
     "pre{background:#f7f7f7;padding:.6em;overflow-x:auto}details{margin:.4em 0}"
     ".swatch{display:inline-block;width:.8em;height:.8em;margin-right:.4em;vertical-align:middle}"
+    /* An outlier's row stands out, and more so when a link has led to it. */
+    "tr.outlier td{background:#fff4e5}tr:target td{background:#ffe0b2}"
+    ".badge{background:#c60;color:#fff;border-radius:3px;padding:0 .35em;font-size:.85em;white-space:nowrap}"
+    "table.ticks{font-size:.8em;margin:.3em 0}table.ticks td,table.ticks th{padding:.1em .4em}"
+    "table.ticks td{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
     ".status-ok{color:#176b17}.status-failed,.status-oom,.status-aborted{color:#a31515;font-weight:bold}"
     "@media (max-width:600px){body{margin:.5em auto;font-size:15px}table{font-size:.8em}nav ul{columns:1}}";
 
@@ -92,6 +99,102 @@ static const char *short_label(const struct comparison *cs, size_t n, const char
     return NULL;
 }
 
+/* The comparisons' outlier that is run id, or NULL. */
+static const struct cmp_outlier *outlier_of(const struct comparison *cs, size_t n, int64_t id)
+{
+    for (size_t w = 0; w < n; w++)
+        for (size_t l = 0; l < cs[w].nlabels; l++)
+            for (size_t i = 0; i < cs[w].labels[l].noutliers; i++)
+                if (cs[w].labels[l].outliers[i].run_id == id)
+                    return &cs[w].labels[l].outliers[i];
+    return NULL;
+}
+
+/* A run row's details: its parameters, GNU time line and the settings it
+ * ran with; for an outlier, its ticks too, a click away. */
+static void run_details(FILE *f, struct pm_db *db, const struct run_info *ri, bool outlier)
+{
+    fputs("<details><summary>more</summary><pre>", f);
+    quote_html(f, ri->params);
+    fputc('\n', f);
+    char *line = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&line, &len);
+    if (mem) {
+        summary_gnu_time(mem, ri);
+        if (fclose(mem) == 0)
+            quote_html(f, line);
+        free(line);
+    }
+    for (size_t i = 0; i < ri->meta.n; i++) {
+        const char *k = ri->meta.v[i].key;
+        if (strncmp(k, "cap.", 4) && strncmp(k, "set.", 4) && strncmp(k, "swap.", 5) && strncmp(k, "thp.", 4) &&
+            strcmp(k, "zswap.enabled"))
+            continue;
+        quote_html(f, k);
+        fputs(" = ", f);
+        quote_html(f, ri->meta.v[i].value);
+        fputc('\n', f);
+    }
+    fputs("</pre></details>", f);
+    if (outlier) {
+        fputs("<details class=\"ticks\"><summary>ticks of this outlier</summary>\n", f);
+        html_tick_table(f, db, ri->id);
+        fputs("</details>", f);
+    }
+}
+
+/* One run's row, its anchor run-N the summary's outlier notes link to. */
+static void run_row(FILE *f, struct pm_db *db, const struct run_info *ri, const struct comparison *cs, size_t ncs)
+{
+    const char *title;
+    const char *hname = summary_headline(ri->workload, &title);
+    const struct metric *h = metric_set_find(&ri->metrics, hname);
+    const struct metric *so = metric_set_find(&ri->metrics, MN_swap_out_kb);
+    const struct cmp_outlier *o = outlier_of(cs, ncs, ri->id);
+    char head[96] = "-", swapout[64] = "-", started[64];
+    if (h)
+        pm_fmt_quantity(head, sizeof head, h->value, h->unit);
+    if (so)
+        pm_fmt_quantity(swapout, sizeof swapout, so->value, "KB");
+    summary_fmt_time(started, sizeof started, ri->started_ns);
+    const char *cap = kv_get(&ri->meta, "cap.method");
+    fprintf(f, "<tr id=\"run-%lld\"%s><td class=\"num\">%lld</td><td", (long long)ri->id,
+            o ? " class=\"outlier\"" : "", (long long)ri->id);
+    const char *shown = short_label(cs, ncs, ri->workload, ri->label);
+    if (shown) {
+        fputs(" title=\"", f);
+        quote_html(f, ri->label);
+        fputc('"', f);
+    }
+    fputc('>', f);
+    quote_html(f, shown ? shown : ri->label);
+    fputs("</td><td>", f);
+    quote_html(f, ri->workload);
+    /* The class is one of ours, whatever the database says the status is. */
+    static const char *const known[] = { "ok", "failed", "oom", "aborted", "running" };
+    const char *cls = "other";
+    for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
+        if (strcmp(ri->status, known[k]) == 0)
+            cls = known[k];
+    fprintf(f, "</td><td class=\"status-%s\">", cls);
+    quote_html(f, ri->status);
+    if (ri->reason[0]) {
+        fputs(": ", f);
+        quote_html(f, ri->reason);
+    }
+    fputs("</td><td class=\"num\">", f);
+    quote_html(f, head);
+    if (o)
+        fprintf(f, " <span class=\"badge\" title=\"modified z-score of the headline among its configuration's ok runs, "
+                   "above %.1f\">outlier, z = %.1f</span>", (double)OUTLIER_Z, o->z);
+    fprintf(f, "</td><td class=\"num\">%s</td><td>", swapout);
+    quote_html(f, cap ? cap : "none");
+    fprintf(f, "</td><td>%s</td><td>", started);
+    run_details(f, db, ri, o != NULL);
+    fputs("</td></tr>\n", f);
+}
+
 static void run_rows(FILE *f, struct pm_db *db, const char *suite_uuid, const struct comparison *cs, size_t ncs)
 {
     sqlite3_stmt *st;
@@ -107,68 +210,7 @@ static void run_rows(FILE *f, struct pm_db *db, const char *suite_uuid, const st
         struct run_info ri;
         if (run_info_load(db, sqlite3_column_int64(st, 0), &ri, NULL) < 0)
             continue;
-        const char *title;
-        const char *hname = summary_headline(ri.workload, &title);
-        const struct metric *h = metric_set_find(&ri.metrics, hname);
-        const struct metric *so = metric_set_find(&ri.metrics, MN_swap_out_kb);
-        char head[96] = "-", swapout[64] = "-", started[64];
-        if (h)
-            pm_fmt_quantity(head, sizeof head, h->value, h->unit);
-        if (so)
-            pm_fmt_quantity(swapout, sizeof swapout, so->value, "KB");
-        summary_fmt_time(started, sizeof started, ri.started_ns);
-        const char *cap = kv_get(&ri.meta, "cap.method");
-        fprintf(f, "<tr><td class=\"num\">%lld</td><td", (long long)ri.id);
-        const char *shown = short_label(cs, ncs, ri.workload, ri.label);
-        if (shown) {
-            fputs(" title=\"", f);
-            quote_html(f, ri.label);
-            fputc('"', f);
-        }
-        fputc('>', f);
-        quote_html(f, shown ? shown : ri.label);
-        fputs("</td><td>", f);
-        quote_html(f, ri.workload);
-        /* The class is one of ours, whatever the database says the status is. */
-        static const char *const known[] = { "ok", "failed", "oom", "aborted", "running" };
-        const char *cls = "other";
-        for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
-            if (strcmp(ri.status, known[k]) == 0)
-                cls = known[k];
-        fprintf(f, "</td><td class=\"status-%s\">", cls);
-        quote_html(f, ri.status);
-        if (ri.reason[0]) {
-            fputs(": ", f);
-            quote_html(f, ri.reason);
-        }
-        fputs("</td><td class=\"num\">", f);
-        quote_html(f, head);
-        fprintf(f, "</td><td class=\"num\">%s</td><td>", swapout);
-        quote_html(f, cap ? cap : "none");
-        fprintf(f, "</td><td>%s</td><td><details><summary>more</summary><pre>", started);
-        /* The run's parameters, GNU time line and the settings it ran with. */
-        quote_html(f, ri.params);
-        fputc('\n', f);
-        char *line = NULL;
-        size_t len = 0;
-        FILE *mem = open_memstream(&line, &len);
-        if (mem) {
-            summary_gnu_time(mem, &ri);
-            fclose(mem);
-            quote_html(f, line);
-            free(line);
-        }
-        for (size_t i = 0; i < ri.meta.n; i++) {
-            const char *k = ri.meta.v[i].key;
-            if (strncmp(k, "cap.", 4) && strncmp(k, "set.", 4) && strncmp(k, "swap.", 5) && strncmp(k, "thp.", 4) &&
-                strcmp(k, "zswap.enabled"))
-                continue;
-            quote_html(f, k);
-            fputs(" = ", f);
-            quote_html(f, ri.meta.v[i].value);
-            fputc('\n', f);
-        }
-        fputs("</pre></details></td></tr>\n", f);
+        run_row(f, db, &ri, cs, ncs);
         run_info_free(&ri);
     }
     fputs("</tbody>\n</table></div>\n</section>\n", f);
@@ -262,6 +304,34 @@ static void summary_row(FILE *f, const struct comparison *c, size_t l, const cha
     fputs("</tr>\n", f);
 }
 
+/* Under a workload's summary table: each configuration's runs far from
+ * its others, each a link to its row in the Runs table (where its ticks
+ * are a click away). The mean above keeps them. */
+static void outlier_note(FILE *f, const struct comparison *c)
+{
+    size_t total = 0, k = 0;
+    for (size_t l = 0; l < c->nlabels; l++)
+        total += c->labels[l].noutliers;
+    for (size_t l = 0; l < c->nlabels; l++)
+        for (size_t i = 0; i < c->labels[l].noutliers; i++) {
+            const struct cmp_outlier *o = &c->labels[l].outliers[i];
+            if (k++ == 0)
+                fprintf(f, "<p class=\"outliers\">outlier%s (a run whose headline has a modified z-score above %.1f "
+                           "among its configuration's ok runs; kept in the mean, its ticks in its row of the "
+                           "Runs table): ", total == 1 ? "" : "s", (double)OUTLIER_Z);
+            char v[96];
+            pm_fmt_quantity(v, sizeof v, o->value, c->metrics[0].unit);
+            fprintf(f, "%s<a href=\"#run-%lld\">run %lld</a> of ", k > 1 ? ", " : "", (long long)o->run_id,
+                    (long long)o->run_id);
+            quote_html(f, c->labels[l].name);
+            fputs(" (", f);
+            quote_html(f, v);
+            fprintf(f, ", z = %.1f)", o->z);
+        }
+    if (total)
+        fputs("</p>\n", f);
+}
+
 /* The summary: per workload each configuration's headline, its 95% CI,
  * runs and failures, change against the baseline; then the sentences. */
 static void summary_section(FILE *f, const struct report_scope *scope, struct comparison *cs, const struct report_part *parts,
@@ -301,6 +371,7 @@ static void summary_section(FILE *f, const struct report_scope *scope, struct co
                         scope && scope->ci_conf > 0 ? scope->ci_conf : 0.95);
         fputs("</tbody>\n</table></div>\n", f);
         compare_legend(f, c, MARKUP_HTML);
+        outlier_note(f, c);
         if (!cmp_judged(c)) {
             fputs("<p class=\"unjudged\">not judged: ", f);
             quote_html(f, c->unjudged);

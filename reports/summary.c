@@ -8,6 +8,7 @@
 #include "reports/stats.h"
 #include "reports/table.h"
 #include "reports/present.h"
+#include "reports/outlier.h"
 #include "metric_names.h"     /* generated from the metric tables (tools/metric-names.awk) */
 
 void summary_fmt_time(char *buf, size_t len, int64_t wall_ns)
@@ -431,8 +432,10 @@ static void print_convergence(FILE *f, const struct run_info *runs, size_t n, co
 }
 
 /* One row of the runs table: the 2002 VolanoMark report's columns, the
- * CPU split of the loopback report where the workload has one. */
-static void add_run_row(struct table *t, const struct run_info *ri, const char *headline, bool one_run, bool split)
+ * CPU split of the loopback report where the workload has one, and when a
+ * run of the table is an outlier, o's verdict (o NULL: no such column). */
+static void add_run_row(struct table *t, const struct run_info *ri, const char *headline, bool one_run, bool split,
+                        const struct label_outlier *o)
 {
     char c0[300], c1[48], c2[32], c3[32], c4[48], c5[48], c6[48];
     if (one_run)
@@ -480,6 +483,11 @@ static void add_run_row(struct table *t, const struct run_info *ri, const char *
         row[k++] = beat;
         row[k++] = ri->status;
     }
+    char z[32] = "";
+    if (o && o->flagged)
+        snprintf(z, sizeof z, "z = %.1f", o->z);
+    if (o)
+        row[k++] = z;
     table_add_row(t, row);
 }
 
@@ -506,7 +514,26 @@ static void print_time_lines(FILE *f, struct run_info *runs, size_t n)
     }
 }
 
-void summary_print_runs(FILE *f, struct run_info *runs, size_t n, bool one_run)
+/* The rule under a table with an outlier column: which runs, judged how,
+ * and that show keeps them (compare --exclude-outliers can leave them out). */
+static void print_outliers(FILE *f, const struct run_info *runs, size_t n, const struct label_outlier *out,
+                           const char *headline)
+{
+    size_t among = 0, flagged = 0;
+    for (size_t i = 0; i < n; i++) {
+        among = out[i].among > among ? out[i].among : among;
+        flagged += out[i].flagged;
+    }
+    fprintf(f, "\noutlier%s (modified z-score 0.6745 (x - median) / MAD of %s above %.1f among the label's %zu ok "
+               "runs of %s): ", flagged == 1 ? "" : "s", headline, (double)OUTLIER_Z, among, runs[0].workload);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (out[i].flagged)
+            fprintf(f, "%srun %lld (z = %.1f)", k++ ? ", " : "", (long long)runs[i].id, out[i].z);
+    fprintf(f, "; kept in the mean (compare --exclude-outliers leaves %s out)\n", flagged == 1 ? "it" : "them");
+}
+
+void summary_print_runs(FILE *f, struct run_info *runs, size_t n, bool one_run, const struct label_outlier *out)
 {
     if (n == 0)
         return;
@@ -514,7 +541,9 @@ void summary_print_runs(FILE *f, struct run_info *runs, size_t n, bool one_run)
     const char *headline = summary_headline(runs[0].workload, &title);
     struct wl_present wp;
     report_workload(runs[0].workload, &wp);
-    bool split = wp.cpu_split;
+    bool split = wp.cpu_split, any_outlier = false;
+    for (size_t i = 0; out && !one_run && i < n; i++)
+        any_outlier |= out[i].flagged;
     const char *headers[TABLE_MAX_COLS];
     bool right[TABLE_MAX_COLS];
     size_t nc = 0;
@@ -536,11 +565,13 @@ void summary_print_runs(FILE *f, struct run_info *runs, size_t n, bool one_run)
         COL("beat p99", true);
         COL("status", false);
     }
+    if (any_outlier)
+        COL("outlier", false);
 #undef COL
     struct table t;
     table_init(&t, nc, headers, right);
     for (size_t i = 0; i < n; i++)
-        add_run_row(&t, &runs[i], headline, one_run, split);
+        add_run_row(&t, &runs[i], headline, one_run, split, any_outlier ? &out[i] : NULL);
     if (one_run) {
         print_details(f, &runs[0]);
         fputc('\n', f);
@@ -549,6 +580,8 @@ void summary_print_runs(FILE *f, struct run_info *runs, size_t n, bool one_run)
     } else {
         fprintf(f, "label %s, workload %s: %zu run%s\n\n", runs[0].label, runs[0].workload, n, n == 1 ? "" : "s");
         table_print(&t, f);
+        if (any_outlier)
+            print_outliers(f, runs, n, out, headline);
         print_latency(f, runs, n);
         print_convergence(f, runs, n, headline, title);
         print_time_lines(f, runs, n);
@@ -556,7 +589,7 @@ void summary_print_runs(FILE *f, struct run_info *runs, size_t n, bool one_run)
     table_free(&t);
 }
 
-void summary_json_run(struct jw *j, const struct run_info *ri, bool top)
+void summary_json_run(struct jw *j, const struct run_info *ri, bool top, const struct label_outlier *o)
 {
     jw_object_begin(j, NULL);
     if (top)
@@ -602,5 +635,16 @@ void summary_json_run(struct jw *j, const struct run_info *ri, bool top)
         jw_object_end(j);
     }
     jw_array_end(j);
+    if (o && o->flagged) {
+        const char *title;
+        jw_object_begin(j, "outlier");
+        jw_number(j, "z", o->z);
+        jw_string(j, "metric", summary_headline(ri->workload, &title));
+        jw_int(j, "among", (int64_t)o->among);
+        jw_number(j, "threshold", (double)OUTLIER_Z);
+        jw_object_end(j);
+    } else if (o) {
+        jw_null(j, "outlier");
+    }
     jw_object_end(j);
 }

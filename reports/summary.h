@@ -5,10 +5,15 @@
 #include <stdio.h>
 #include "lib/json.h"
 #include "store/runinfo.h"
+#include "reports/label_outliers.h"
 
-void summary_print_runs(FILE *f, struct run_info *runs, size_t n, bool one_run);
-/* A run as a JSON object; top: the document itself (with format_version). */
-void summary_json_run(struct jw *j, const struct run_info *ri, bool top);
+/* Runs of one workload; out (NULL, or one per run: label_outliers) adds an
+ * outlier column and the rule under the table when a run is flagged. */
+void summary_print_runs(FILE *f, struct run_info *runs, size_t n, bool one_run, const struct label_outlier *out);
+/* A run as a JSON object; top: the document itself (with format_version).
+ * o, for a label's runs: its "outlier" ({"z", "metric", "among",
+ * "threshold"} or null); NULL leaves the key out. */
+void summary_json_run(struct jw *j, const struct run_info *ri, bool top, const struct label_outlier *o);
 /* GNU time's default two lines, from the time.* metrics. */
 void summary_gnu_time(FILE *f, const struct run_info *ri);
 /* "2026-11-30 15:40:01 UTC" */

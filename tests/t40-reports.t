@@ -6,6 +6,28 @@ setup "3 fast runs" "$PM" record --quiet --label fast --runs 3 --interval 50ms -
 setup "3 slow runs" "$PM" record --quiet --label slow --runs 3 --interval 50ms "${sw_opts[@]}" -- sleep 0.4
 setup "a failed slow run (exit 1 is its result)" sh -c '"$1" record --quiet --label slow -- sh -c "exit 1"; [ $? -eq 1 ]' sh "$PM"
 setup "a label with markup" "$PM" record --quiet --label '<script>alert(1)</script>' --runs 2 --interval 50ms -- sleep 0.2
+# Outliers: a label of six runs, one far off, named in markup; its 4th run
+# is recorded apart, long enough for more ticks than the report shows.
+DRIFT='drift<img src=x onerror=alert(2)>'
+setup "3 runs of the drifting label" "$PM" record --quiet --label "$DRIFT" --runs 3 --interval 50ms -- sleep 0.2
+setup "its 4th run, 10 ms ticks for 2.6 s" "$PM" record --quiet --label "$DRIFT" --interval 10ms -- sleep 2.6
+setup "its 5th and 6th runs" "$PM" record --quiet --label "$DRIFT" --runs 2 --interval 50ms -- sleep 0.2
+setup "3 runs of a label too small to judge" "$PM" record --quiet --label trio --runs 3 --interval 50ms -- true
+# set_elapsed LABEL V...: the label's runs' elapsed times, in run order.
+set_elapsed() {
+    local l=$1 id; shift
+    for id in $(q "select id from run where label = '$l' order by id"); do
+        q "update metric set value = $1 where run_id = $id and name = 'time.elapsed_s'"
+        shift
+    done
+}
+# 10 11 9 30 12 8: median 10.5; |x - median| 0.5 0.5 1.5 1.5 2.5 19.5, so
+# MAD 1.5; run 4's z = 0.6745 * 19.5 / 1.5 = 0.6745 * 13 = 8.7685, the
+# next largest |z| 0.6745 * 2.5 / 1.5 = 1.12: one outlier, z = 8.8.
+set_elapsed "$DRIFT" 10 11 9 30 12 8
+# 10 10.1 30: as far off, but of three runs nothing is judged.
+set_elapsed trio 10 10.1 30
+far=$(q "select id from run where label = '$DRIFT' order by id limit 1 offset 3")
 
 out=$("$PM" compare --baseline fast slow)
 is "$?" 0 "compare exits 0"
@@ -61,6 +83,27 @@ bad "compare --alpha out of range" "--alpha: '2' is not a significance level \(a
 bad "compare --format unknown" "--format: 'xml' is not a format \(accepted: text, markdown, csv, json, html\)" compare --format xml
 bad "plot --format unknown" "--format: 'gif' is not a chart format \(accepted: png, svg\)" plot --format gif
 
+# show LABEL flags the far run, with its z, and no other; three runs none.
+show=$("$PM" show "$DRIFT")
+like "$show" "beat p99 +status +outlier$" "show: an outlier column when a run is flagged"
+like "$show" "^$far +30\.00 s .* ok +z = 8\.8$" "  run $far (elapsed 30 s) is flagged, z = 8.8"
+is "$(printf '%s\n' "$show" | grep -cE ' z = [0-9.-]+$')" 1 "  and no other run"
+like "$show" "outlier \(modified z-score 0\.6745 \(x - median\) / MAD of time\.elapsed_s above 3\.5 among the label's 6 ok runs of record\): run $far \(z = 8\.8\); kept in the mean" \
+    "  the rule is named under the table"
+"$PM" show "$DRIFT" --format json > "$TMP/drift.json"
+is "$(python3 "$ROOT/tests/json_check.py" show < "$TMP/drift.json")" ok "  its JSON matches docs/json/show.schema.json"
+is "$(python3 -c '
+import json, sys
+runs = json.load(open(sys.argv[1]))["runs"]
+flagged = [(r["id"], round(r["outlier"]["z"], 6), r["outlier"]["metric"], r["outlier"]["among"]) for r in runs if r["outlier"]]
+print(len(runs), flagged, all(r["outlier"] is None for r in runs if r["id"] != int(sys.argv[2])))' "$TMP/drift.json" "$far")" \
+    "6 [($far, 8.7685, 'time.elapsed_s', 6)] True" "  JSON: run $far's outlier has z = 8.7685 (0.6745 * 13), the others null"
+trio=$("$PM" show trio)
+like "$trio" "trio, workload record: 3 runs" "show of three runs"
+is "$(printf '%s\n' "$trio" | grep -c 'outlier')" 0 "  flags none of them, though one is three times the others"
+is "$("$PM" show trio --format json | python3 -c 'import json, sys; print([r["outlier"] for r in json.load(sys.stdin)["runs"]])')" \
+    "[None, None, None]" "  JSON: every outlier null"
+
 # Charts, in both formats, with their scripts re-run standalone.
 "$PM" plot fast slow --out "$TMP/png" > "$TMP/plot.out"
 is "$?" 0 "plot exits 0"
@@ -102,6 +145,35 @@ is "$(grep -c '<script' "$page")" 0 "no <script> in the page: the label is escap
 ok "the label appears escaped" grep -q '&lt;script&gt;alert(1)&lt;/script&gt;' "$page"
 ok "charts are inline SVG" grep -q '<svg' "$page"
 ok "nothing is loaded from elsewhere" sh -c "! grep -Eq '(src|href)=\"(https?:)?//' '$page'"
+# The outlier in the report: named under the summary table with a link to
+# its row; the row anchored, marked and badged, its ticks a click away
+# (at most 200 rows, evenly spaced); no other row marked.
+DRIFT_HTML='drift&lt;img src=x onerror=alert\(2\)&gt;'
+like "$(grep -o '<p class="outliers">outlier (a run.*' "$page")" \
+    "<a href=\"#run-$far\">run $far</a> of $DRIFT_HTML \(30 s, z = 8\.8\)</p>$" "report: the summary names run $far, linked to its row, its label escaped"
+is "$(grep -c '<img' "$page")" 0 "  no element comes of the label"
+is "$(grep -oE '<tr id="run-[0-9]+"' "$page" | wc -l)" "$(q 'select count(*) from run')" "  every row of the Runs table has its anchor"
+is "$(grep -oE '<tr id="run-[0-9]+" class="outlier">' "$page")" "<tr id=\"run-$far\" class=\"outlier\">" "  run $far's row alone is marked an outlier"
+row=$(python3 - "$page" "$far" <<'PY'
+import re, sys
+s = open(sys.argv[1]).read()
+row = re.search(r'<tr id="run-%s".*?</details></td></tr>\n' % sys.argv[2], s, re.S).group(0)
+badge = re.search(r'<span class="badge"[^>]*>([^<]*)</span>', row)
+ticks = re.search(r'<details class="ticks"><summary>([^<]*)</summary>\n<p class="legend">([^<]*)</p>.*?<thead><tr>(.*?)</tr></thead>\n<tbody>\n(.*?)</tbody>', row, re.S)
+print(badge.group(1) if badge else None)
+print(ticks.group(1) if ticks else None)
+print(re.sub(r"\d+ ticks", "N ticks", ticks.group(2)) if ticks else None)
+print(re.sub(r"<[^>]+>", "|", ticks.group(3)) if ticks else None)
+print(ticks.group(4).count("<tr>") if ticks else None)
+PY
+)
+is "$(sed -n 1p <<<"$row")" "outlier, z = 8.8" "  its row has the badge"
+is "$(sed -n 2p <<<"$row")" "ticks of this outlier" "  and its ticks in its details"
+is "$(sed -n 3p <<<"$row")" "200 of its N ticks, evenly spaced (the first and the last among them); each a rate or level over the interval before it" \
+    "  200 of them, saying so"
+like "$(sed -n 4p <<<"$row")" "^\|time \(s\)\|\|.*\|user %\|\|system %\|.*\|MemFree MiB\|" "  time and the charts' series"
+is "$(sed -n 5p <<<"$row")" 200 "  200 rows"
+is "$(grep -c '<details class="ticks">' "$page")" 1 "  no other run's ticks are in the page"
 if command -v chromium >/dev/null; then
     CHR=(chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking
          --disable-component-update --disable-sync --user-data-dir="$TMP/chrome")
@@ -110,6 +182,9 @@ if command -v chromium >/dev/null; then
     like "$(cat "$TMP/dom.html")" "record runs [0-9.]+ % slower with slow than with fast" "the rendered page carries the ratio sentence"
     like "$(cat "$TMP/dom.html")" "&lt;script&gt;alert\(1\)&lt;/script&gt;" "the hostile label is text in the DOM"
     is "$(grep -c '<script' "$TMP/dom.html")" 0 "and no script element came of it"
+    is "$(grep -c '<img' "$TMP/dom.html")" 0 "nor an image of the outlier's label"
+    like "$(cat "$TMP/dom.html")" "<a href=\"#run-$far\">run $far</a>" "the rendered summary links to the outlier's row"
+    like "$(cat "$TMP/dom.html")" "<tr id=\"run-$far\" class=\"outlier\">" "  which is there, marked"
     # The eight charts in their order, each "svg" (drawn) or the title of
     # its all-zero line. Those that always have data are drawn; the swap
     # chart is drawn exactly when the runs swapped; record has no latency.
@@ -128,7 +203,7 @@ if command -v chromium >/dev/null; then
     timeout 60 "${CHR[@]}" --window-size=1200,1600 --screenshot="$TMP/shot.png" "file://$page" >/dev/null 2>&1
     ge "$(stat -c %s "$TMP/shot.png" 2>/dev/null || echo 0)" 20000 "a screenshot of the page has content"
 else
-    for i in $(seq 14); do skip "chromium is not installed"; done
+    for i in $(seq 17); do skip "chromium is not installed"; done
 fi
 # The pressmark that measured each run is part of its environment.
 like "$(q "select value from run_meta m join run r on r.id = m.run_id where r.label = 'fast' and m.key = 'pressmark.version' limit 1")" "^[0-9a-z.+~-]+" "every run stores the pressmark version that measured it"
