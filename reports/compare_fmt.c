@@ -965,22 +965,21 @@ static void readable_comparison(struct cmp_writer *w, const struct comparison *c
 }
 
 /* The geometric means across workloads, one line per configuration. */
-static void print_across(struct cmp_writer *w)
+void compare_across_render(FILE *f, const struct across *across, size_t n, enum markup mk)
 {
-    if (!w->nacross)
+    if (!n)
         return;
-    enum markup mk = w->fmt->markup;
     const char *head = "across workloads: the geometric mean of each workload's headline against its baseline "
                        "(above 100 % is better: rates cell/baseline, times baseline/cell), 95 % interval from the runs";
     if (mk == MARKUP_HTML) {
-        fputs("<p class=\"across\">", w->f);
-        quote_html(w->f, head);
-        fputs("</p>\n<ul class=\"across\">\n", w->f);
+        fputs("<p class=\"across\">", f);
+        quote_html(f, head);
+        fputs("</p>\n<ul class=\"across\">\n", f);
     } else {
-        fprintf(w->f, "\n%s\n", head);
+        fprintf(f, "\n%s\n", head);
     }
-    for (size_t i = 0; i < w->nacross; i++) {
-        const struct across *a = &w->across[i];
+    for (size_t i = 0; i < n; i++) {
+        const struct across *a = &across[i];
         char line[512];
         if (a->g.valid)
             snprintf(line, sizeof line, "%s: %.1f %% [%.1f, %.1f] over %zu workloads", a->shown, 100 * a->g.ratio,
@@ -988,26 +987,26 @@ static void print_across(struct cmp_writer *w)
         else
             snprintf(line, sizeof line, "%s: - (a ratio not above 0)", a->shown);
         if (mk == MARKUP_HTML) {
-            fputs("<li>", w->f);
-            quote_html(w->f, line);
-            fputs("</li>\n", w->f);
+            fputs("<li>", f);
+            quote_html(f, line);
+            fputs("</li>\n", f);
         } else {
-            fputs(mk == MARKUP_MARKDOWN ? "- " : "  ", w->f);
+            fputs(mk == MARKUP_MARKDOWN ? "- " : "  ", f);
             if (mk == MARKUP_MARKDOWN)
-                quote_markdown(w->f, line);
+                quote_markdown(f, line);
             else
-                put_text(w->f, line);
-            fputc('\n', w->f);
+                put_text(f, line);
+            fputc('\n', f);
         }
     }
     if (mk == MARKUP_HTML)
-        fputs("</ul>\n", w->f);
+        fputs("</ul>\n", f);
 }
 
 /* The verdict in words is the last line, for a CI log's reader. */
 static void readable_end(struct cmp_writer *w, const struct cmp_verdict *v)
 {
-    print_across(w);
+    compare_across_render(w->f, w->across, w->nacross, w->fmt->markup);
     if (!v)
         return;
     if (v->findings[0])

@@ -332,6 +332,22 @@ static void outlier_note(FILE *f, const struct comparison *c)
         fputs("</p>\n", f);
 }
 
+/* Each configuration's geometric mean over the page's workloads. */
+static void across_note(FILE *f, struct comparison *cs, size_t n)
+{
+    struct comparison **cptrs = calloc(n ? n : 1, sizeof *cptrs);
+    struct across *a = NULL;
+    size_t na = 0;
+    for (size_t i = 0; cptrs && i < n; i++)
+        cptrs[i] = &cs[i];
+    if (cptrs && compare_across(cptrs, n, &a, &na) == 0 && na) {
+        fputs("<h3>Across workloads</h3>\n", f);
+        compare_across_render(f, a, na, MARKUP_HTML);
+    }
+    free(a);
+    free(cptrs);
+}
+
 /* The summary: per workload each configuration's headline, its 95% CI,
  * runs and failures, change against the baseline; then the sentences. */
 static void summary_section(FILE *f, const struct report_scope *scope, struct comparison *cs, const struct report_part *parts,
@@ -388,6 +404,7 @@ static void summary_section(FILE *f, const struct report_scope *scope, struct co
         }
         fputs("</ul>\n", f);
     }
+    across_note(f, cs, n);
     fputs("</section>\n", f);
 }
 
