@@ -818,7 +818,7 @@ void compare_json(struct jw *j, const struct comparison *c)
                 jw_bool(j, "tested", !isnan(cell->p));
                 jw_number(j, "t", cell->w.valid ? cell->w.t : NAN);
                 jw_number(j, "df", cell->w.valid ? cell->w.df : NAN);
-                jw_number(j, "p", cell->w.valid ? cell->w.p : NAN);
+                jw_number(j, "p", cell->p);
                 jw_number(j, "ci_low", cell->w.valid ? cell->w.ci_low : NAN);
                 jw_number(j, "ci_high", cell->w.valid ? cell->w.ci_high : NAN);
                 jw_bool(j, "significant", cell->significant);

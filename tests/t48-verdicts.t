@@ -1,0 +1,183 @@
+#!/bin/bash
+# How compare judges, over the 80 real runs of the verdict pool (a copy:
+# 40 chat and 40 usemem runs recorded interleaved here), relabelled in SQL:
+# the family (raw, Benjamini-Hochberg and Holm p, recomputed here from the
+# JSON's raw p), the deciding test (an outlier: the larger of Welch's and
+# Mann-Whitney's p), the bootstrap's seed, outliers kept and excluded, the
+# change the runs could have found (recomputed with scipy's noncentral t),
+# the drift caveat and line, the across-workload means (recomputed from
+# the means and sds), the report's summary, and bad input. Reads and
+# writes nothing but its own directory; no run is made.
+. "$(dirname "$0")/lib.sh"
+cd "$TMP" || exit 1
+PY=/usr/bin/python3
+export PRESSMARK_DB="$TMP/pool.db"
+cp "$ROOT/tests/fixtures/verdict-pool.db" "$PRESSMARK_DB"
+chmod 600 "$PRESSMARK_DB"
+# A and B take turns, as an interleaved suite's runs do (by run id, which
+# is recording order), 20 runs each of each workload; B's headline made 30%
+# worse in chat and 7% in usemem (where Benjamini-Hochberg finds it and
+# Holm, for the gate, does not).
+q "update run set label = (select case when rn % 2 = 0 then 'A' else 'B' end
+       from (select id, row_number() over (partition by workload order by id) rn from run) x where x.id = run.id);
+   update metric set value = value * 0.7 where name = 'chat.msgs_per_s'
+       and run_id in (select id from run where label = 'B');
+   update metric set value = value * 0.93 where name = 'usemem.mb_per_s'
+       and run_id in (select id from run where label = 'B')"
+
+"$PM" compare --baseline A B --format json > ab.json
+is "$?" 0 "compare --baseline A B over the pool exits 0"
+is "$(python3 "$ROOT/tests/json_check.py" compare < ab.json)" ok "  its JSON matches docs/json/compare.schema.json"
+cat > "$TMP/family.py" <<'PY'
+import json, math, sys
+from scipy import stats
+d = json.load(open(sys.argv[1]))
+alpha = d["comparisons"][0]["alpha"]
+cells = []
+for c in d["comparisons"]:
+    for l in c["labels"]:
+        for name, m in l["metrics"].items():
+            v = m.get("vs_baseline")
+            if v and v["tested"]:
+                cells.append((c["workload"], l["label"], name, v, m))
+def holm(p):
+    o = sorted(range(len(p)), key=lambda i: p[i]); out = [0] * len(p); run = 0
+    for k, i in enumerate(o):
+        run = max(run, min(1, (len(p) - k) * p[i])); out[i] = run
+    return out
+def bh(p):
+    o = sorted(range(len(p)), key=lambda i: p[i]); out = [0] * len(p); run = 1
+    for k in range(len(p) - 1, -1, -1):
+        i = o[k]; run = min(run, min(1, len(p) / (k + 1) * p[i])); out[i] = run
+    return out
+p = [v["p"] for *_, v, m in cells]
+# Metrics that held one value on both sides are not in the family: their
+# p is 1 and their adjusted p too, without counting.
+judged = [i for i, (w, l, n, v, m) in enumerate(cells) if not (v["p"] == 1 and m["sd"] == 0)]
+ph, pb = holm([p[i] for i in judged]), bh([p[i] for i in judged])
+bad = []
+fam = d["comparisons"][0]["family"]
+if fam != len(judged):
+    bad.append("family %d, judged here %d" % (fam, len(judged)))
+for k, i in enumerate(judged):
+    w, l, n, v, m = cells[i]
+    for key, want in (("p_holm", ph[k]), ("p_bh", pb[k])):
+        if abs(v[key] - want) > 1e-12:
+            bad.append("%s %s %s: %s %r, here %r" % (w, l, n, key, v[key], want))
+    if v["significant"] != (pb[k] < alpha) or v["gate_significant"] != (ph[k] < alpha):
+        bad.append("%s %s %s: significance" % (w, l, n))
+    both = max(v["welch"]["p"], v["mann_whitney"]["p"])
+    if v["test"] == "welch+mann-whitney" and v["p"] != both or v["test"] == "welch" and v["p"] != v["welch"]["p"]:
+        bad.append("%s %s %s: p %r is not its test's (%s)" % (w, l, n, v["p"], v["test"]))
+print("\n".join(bad) if bad else "ok %d %s" % (fam, ",".join(sorted({c[3]["test"] for c in cells}))))
+PY
+is "$($PY "$TMP/family.py" ab.json)" "ok 7 welch,welch+mann-whitney" \
+   "every tested cell's Holm and BH p as the definitions give them over the 7 with something to test; significance from them; p the deciding test's"
+is "$($PY -c '
+import json,sys
+for c in json.load(open(sys.argv[1]))["comparisons"]:
+    b = [l for l in c["labels"] if l["label"] == "B"][0]
+    h = b["metrics"][c["headline"]]["vs_baseline"]
+    print(c["workload"], h["test"], h["significant"], h["gate_significant"], [o["run_id"] for l in c["labels"] for o in l["outliers"]])
+' ab.json)" "usemem welch+mann-whitney True False [71, 26, 33, 70]
+chat welch True True []" \
+   "chat's 30% drop found by Welch for the table and the gate; usemem's, with outliers on both sides, by both tests, significant for the table (BH) but not the gate (Holm)"
+
+text=$("$PM" compare --baseline A B)
+is "$(printf '%s\n' "$text" | grep -c '^chat: 2 labels, baseline A, alpha 0\.05 for a family of 7 comparisons;')" 1 \
+   "the title says alpha is the family's, and its size"
+like "$text" "usemem runs 8\.3 % slower with B than with A \(p = 0\.0105 \(the larger of Welch's and Mann-Whitney's: an outlier\), adjusted 0\.0369 over 7 comparisons, n = 20/20\)" \
+   "usemem's sentence names the rule the outlier brought, raw and BH-adjusted p"
+like "$text" "no significant difference between B and A \(p = 0\.593, adjusted 0\.82 over 7 comparisons, n = 20/20\)|0\.948 times \(p = 0\.593, adjusted 0\.82 over 7 comparisons\)" \
+   "  chat's p99 latency judged in its sentence, not significant"
+"$PM" compare --baseline A B --fail-on-regression > gate.txt 2>&1
+is "$?" 1 "--fail-on-regression: exit 1"
+is "$(grep '^REGRESSION' gate.txt)" "REGRESSION chat: chat.msgs_per_s msg/s is 30.8 % worse with B than with A (78,448.2 -> 54,313.6 msg/s, p < 0.001, Holm-adjusted < 0.001 over 7 comparisons)" \
+   "  the gate finds chat's drop (Holm) and not usemem's 8%, which Holm's 0.063 leaves unproven"
+is "$(tail -1 gate.txt)" "verdict: regression: a metric is worse than the baseline by more than 5 % (significant at alpha 0.05 for the family, Holm)" \
+   "  the verdict says alpha is the family's, by Holm"
+like "$text" "outlier of A \(modified z-score of usemem\.mb_per_s above 3\.5\): run 71 \(4,499\.0, z = 4\.1\); kept \(--exclude-outliers leaves them out\)" \
+   "the outlier is listed by run, value and z, and kept"
+like "$text" "outliers of B \(modified z-score of usemem\.mb_per_s above 3\.5\): run 26 \(4,118\.6, z = 3\.6\), run 33 \(4,190\.3, z = 3\.9\), run 70 \(4,125\.2, z = 3\.6\); kept" \
+   "  each label's, by run"
+like "$text" "drift: the runs of B trend with their order \(msg/s rising, Spearman rho = 0\.58, p = 0\.00787, n = 20\)" \
+   "chat's drift over the recording is named (rho and p as scipy's spearmanr gives them: t47)"
+like "$text" "chat runs 30\.8 % slower with B than with A \(p < 0\.001, adjusted < 0\.001 over 7 comparisons, n = 20/20\); chat\.latency_p99_us .*; caveat: a side's runs drift with their order" \
+   "a significant change over drifting runs carries the caveat, though the labels took turns"
+
+# The change the runs could have found, from the JSON's CVs and runs, at
+# alpha over the family, through scipy's noncentral t.
+is "$($PY -W ignore - ab.json <<'PY'
+import json, math, sys
+from scipy import optimize, stats
+d = json.load(open(sys.argv[1]))
+bad = []
+for c in d["comparisons"]:
+    a = c["labels"][0]["metrics"][c["headline"]]
+    b = c["labels"][1]["metrics"][c["headline"]]
+    v = b["vs_baseline"]
+    cv = math.sqrt((a["cv_pct"] ** 2 + b["cv_pct"] ** 2) / 2); n = min(a["n"], b["n"]); al = c["alpha"] / c["family"]
+    def power(dd):
+        df = 2 * n - 2; crit = stats.t.isf(al / 2, df); nc = dd / (cv * math.sqrt(2 / n))
+        return stats.nct.sf(crit, df, nc) + stats.nct.cdf(-crit, df, nc)
+    want = optimize.brentq(lambda dd: power(dd) - 0.8, 1e-6, 1000)
+    if abs(v["detectable_change_pct"] - want) > 5e-5 * want:
+        bad.append("%s: %r, scipy %r" % (c["workload"], v["detectable_change_pct"], want))
+print("\n".join(bad) or "ok")
+PY
+)" ok "the change each headline's runs would find at 80% power: as scipy's noncentral t gives it (pooled CV, the smaller side, alpha / family)"
+
+# Across workloads: B against A, the geometric mean of the two headline
+# ratios (rates: B/A), its interval from the means, sds and runs.
+is "$($PY -W ignore - ab.json <<'PY'
+import json, math, sys
+from scipy import stats
+d = json.load(open(sys.argv[1]))
+logs, var = [], 0
+for c in d["comparisons"]:
+    a = c["labels"][0]["metrics"][c["headline"]]; b = c["labels"][1]["metrics"][c["headline"]]
+    logs.append(math.log(b["mean"] / a["mean"]))
+    var += (a["sd"] / a["mean"]) ** 2 / a["n"] + (b["sd"] / b["mean"]) ** 2 / b["n"]
+m, se, z = sum(logs) / 2, math.sqrt(var) / 2, stats.norm.ppf(0.975)
+want = [math.exp(m), math.exp(m - z * se), math.exp(m + z * se)]
+(x,) = d["across"]
+got = [x["geomean_ratio"], x["low"], x["high"]]
+ok = x["label"] == "B" and x["workloads"] == 2 and all(abs(g - w) <= 1e-9 * w for g, w in zip(got, want))
+print("ok" if ok else "%r against %r" % (x, want))
+PY
+)" ok "across workloads: B's geometric mean of the headline ratios and its 95% interval, as recomputed from the means"
+like "$text" "  B: 79\.7 % \[76\.1, 83\.5\] over 2 workloads" "  and the text's line for it"
+
+# The bootstrap: its seed makes it reproducible; another seed, other resamples.
+boot() { "$PM" compare --baseline A B --format json "$@" | $PY -c '
+import json,sys
+d = json.load(sys.stdin)
+print(" ".join("%r %r" % (l["metrics"][c["headline"]]["vs_baseline"]["bootstrap"]["low"], l["metrics"][c["headline"]]["vs_baseline"]["bootstrap"]["high"]) for c in d["comparisons"] for l in c["labels"][1:]))'; }
+is "$(boot)" "$(boot --seed 20261202)" "the bootstrap's default seed is 20261202, and the same runs and seed give the same intervals"
+isnt_same=$( [ "$(boot --seed 7)" != "$(boot)" ] && echo differ)
+is "$isnt_same" differ "  another seed draws other resamples"
+is "$(boot --bootstrap 500 | wc -w)" 4 "  --bootstrap picks the resample count (an interval a side still)"
+
+# --exclude-outliers: run 71 leaves A's usemem cells, and the output says so.
+"$PM" compare --baseline A B --exclude-outliers --format json > ex.json
+is "$($PY -c '
+import json,sys
+c = [c for c in json.load(open(sys.argv[1]))["comparisons"] if c["workload"] == "usemem"][0]
+a = c["labels"][0]
+print(a["outliers_excluded"], [o["run_id"] for o in a["outliers"]], a["metrics"]["usemem.mb_per_s"]["n"], a["ok"],
+      71 in a["metrics"]["usemem.mb_per_s"]["values"] or 4499.0 in [round(v, 1) for v in a["metrics"]["usemem.mb_per_s"]["values"]])' ex.json)" \
+   "True [71] 19 20 False" "--exclude-outliers: run 71 is out of A's 20 ok runs (n 19, its value gone), listed and marked excluded"
+like "$("$PM" compare --baseline A B --exclude-outliers)" "run 71 \(4,499\.0, z = 4\.1\); excluded \(--exclude-outliers\)" "  and the text says it was excluded"
+
+# The report: the summary's across-workload means and the outlier note.
+"$PM" report --out "$TMP/rep" > /dev/null 2>&1
+ok "report over the pool writes its page" test -s "$TMP/rep/report.html"
+like "$(cat "$TMP/rep/report.html")" "<h3>Across workloads</h3>" "  its summary has the across-workload means"
+
+bad "compare --alpha above 0.5" "--alpha: '0\.6' is not a significance level \(accepted: a number above 0 and at most 0\.5" \
+    compare --baseline A B --alpha 0.6
+bad "compare --alpha 0" "--alpha: '0' is not a significance level" compare --baseline A B --alpha 0
+bad "compare --bootstrap 0" "--bootstrap: '0' is not a bootstrap resample count \(accepted: a whole number from 1 to 1000000\)" \
+    compare --baseline A B --bootstrap 0
+bad "compare --seed x" "--seed: 'x' is not a bootstrap seed" compare --baseline A B --seed x
+done_testing
