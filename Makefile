@@ -54,7 +54,7 @@ $(B)/tests/unit_%.t: tests/unit_%.c tests/tap.h $(B)/libpressmark.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(PM_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libpressmark.a $(LDLIBS)
 
-# tests/t47-statistics.t tests/t48-verdicts.t's numbers from pressmark's statistics, held
+# tests/t47-statistics.t's numbers from pressmark's statistics, held
 # against scipy's.
 $(B)/tests/stats_tool: tests/stats_tool.c $(B)/libpressmark.a
 	@mkdir -p $(@D)
