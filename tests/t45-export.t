@@ -8,6 +8,10 @@
 # and nothing written; and memory stays flat from a 10,000-tick run to a
 # 20,000-tick one.
 . "$(dirname "$0")/lib.sh"
+# Beside the tests that change the machine (FREE_TESTS): a state
+# directory of its own, so no command here recovers their runs' leftovers.
+export PRESSMARK_STATE_DIR="$TMP/state"
+mkdir -m 700 "$PRESSMARK_STATE_DIR"
 cd "$TMP" || exit 1
 FIX="$ROOT/tests/fixtures/results-schema4.db"
 # (A copy: SQLite leaves -wal and -shm beside a WAL database it reads.)

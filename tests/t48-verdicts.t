@@ -10,6 +10,10 @@
 # writes nothing but its own directory; no run is made.
 . "$(dirname "$0")/lib.sh"
 cd "$TMP" || exit 1
+# Beside the tests that change the machine (FREE_TESTS): a state
+# directory of its own, so no command here recovers their runs' leftovers.
+export PRESSMARK_STATE_DIR="$TMP/state"
+mkdir -m 700 "$PRESSMARK_STATE_DIR"
 PY=/usr/bin/python3
 export PRESSMARK_DB="$TMP/pool.db"
 cp "$ROOT/tests/fixtures/verdict-pool.db" "$PRESSMARK_DB"
