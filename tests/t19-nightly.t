@@ -31,6 +31,7 @@ nightly_bad "no suite" "PRESSMARK_NIGHTLY_SUITE is not set"
 nightly_bad "a suite not there" "PRESSMARK_NIGHTLY_SUITE=$TMP/none.ini: not a readable file" PRESSMARK_NIGHTLY_SUITE="$TMP/none.ini"
 nightly_bad "a bad percentage" "PRESSMARK_NIGHTLY_FAIL_PCT=five: not a percentage" PRESSMARK_NIGHTLY_SUITE="$TMP/fast.ini" PRESSMARK_NIGHTLY_FAIL_PCT=five
 nightly_bad "a bad policy" "PRESSMARK_NIGHTLY_BASELINE=sometimes: accepted: always or if-clean" PRESSMARK_NIGHTLY_SUITE="$TMP/fast.ini" PRESSMARK_NIGHTLY_BASELINE=sometimes
+nightly_bad "an alpha above 0.5" "PRESSMARK_NIGHTLY_ALPHA=0\.6: not a significance level \(accepted: a number above 0 and at most 0\.5" PRESSMARK_NIGHTLY_SUITE="$TMP/fast.ini" PRESSMARK_NIGHTLY_ALPHA=0.6
 nightly_bad "no nights kept" "PRESSMARK_NIGHTLY_KEEP=0: not a number of nights" PRESSMARK_NIGHTLY_SUITE="$TMP/fast.ini" PRESSMARK_NIGHTLY_KEEP=0
 nightly_bad "a relative directory" "PRESSMARK_NIGHTLY_DIR=nights: not an absolute path" PRESSMARK_NIGHTLY_SUITE="$TMP/fast.ini" PRESSMARK_NIGHTLY_DIR=nights
 mkdir "$TMP/elsewhere"; ln -s "$TMP/elsewhere" "$TMP/link"
@@ -119,6 +120,8 @@ like "$(cat "$TMP/n4.out")" "2 compared with $TMP/nights/baseline.db: 0 regresse
     "night 4: labels that look like options are compared as labels (not judged: no baseline has them)"
 is "$(grep -c "'--baseline-db=$evil' has no runs\|'--help' has no runs" "$TMP/nights/$n4/compare.txt")" 2 \
     "  compare.txt says why, for each"
+like "$(cat "$TMP/n4.out")" "2 pairs judged as one family: alpha 0\.05 over them, 0\.025 each" \
+    "  the night's pairs are one family: each compared at alpha / pairs"
 like "$(cat "$TMP/n4.out")" "the baseline could not be replaced; it stays last night's" \
     "  and labels --label would refuse do not enter the baseline (merge refuses them)"
 is "$(uuids "$TMP/nights/baseline.db")" "$(uuids "$TMP/nights/$n2/results.db")" "  night 2 is still the baseline"
