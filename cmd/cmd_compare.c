@@ -7,6 +7,7 @@
 #include <string.h>
 #include "cmd/cli.h"
 #include "lib/fileio.h"
+#include "lib/quote.h"
 #include "cmd/parse.h"
 #include "experiment/view.h"
 #include "reports/compare.h"
@@ -330,7 +331,11 @@ static int suite_jobs(struct pm_db *db, const struct compare_opts *o, struct sui
                                                  .unjudged = grp->unjudged[0] ? grp->unjudged : NULL };
     }
     if (*nj == 0)
-        return pm_usage("compare", "--workload: %s has no cells of workload %s", sv->title, o->workload);
+    {
+        char title[512];         /* the suite's name is the database's: data, not escapes */
+        quote_terminal(sv->title, title, sizeof title);
+        return pm_usage("compare", "--workload: %s has no cells of workload %s", title, o->workload);
+    }
     return 0;
 }
 

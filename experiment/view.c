@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "experiment/plan.h"
 #include "experiment/suite.h"
 #include "lib/units.h"
 
@@ -24,6 +25,14 @@ int suite_view_load(struct pm_db *db, int64_t id, struct suite_view *v, struct p
     if (suites_cells(db, id, &v->cells, &v->ncells, err) < 0) {
         suite_view_free(v);
         return -1;
+    }
+    /* A suite file makes at most SUITE_MAX_CELLS cells; a database that
+     * says more was not made by one, and grouping them costs cells^2. */
+    if (v->ncells > SUITE_MAX_CELLS) {
+        size_t n = v->ncells;
+        suite_view_free(v);
+        return pm_errf(err, "suite %lld has %zu cells in %s, more than a suite file makes (at most %d)", (long long)id,
+                       n, db->path, SUITE_MAX_CELLS);
     }
     snprintf(v->title, sizeof v->title, "suite %lld (%s)", (long long)v->rec.id, v->rec.name);
     /* The suite's own keys, from the file as it was run: read, not

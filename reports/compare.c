@@ -405,11 +405,13 @@ static void choose_metrics(struct comparison *c, const struct compare_request *r
     if (rq->nmetrics) {
         for (size_t i = 0; i < rq->nmetrics; i++)
             add_metric(c, rq->metrics[i], workload);
+        c->nprimary = c->nmetrics;
     } else {
         for (size_t i = 0; shown->compare_also && shown->compare_also[i]; i++)
             add_metric(c, shown->compare_also[i], workload);
         for (size_t i = 0; cmp_report_metrics[i]; i++)
             add_metric(c, cmp_report_metrics[i], workload);
+        c->nprimary = c->nmetrics;
         for (size_t i = 0; rq->long_view && long_extra[i]; i++)
             if (strcmp(long_extra[i], c->headline) != 0)
                 add_metric(c, long_extra[i], workload);

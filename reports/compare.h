@@ -105,6 +105,11 @@ struct comparison {
     struct cmp_abbrev *abbrevs;  /* the labels' long words abbreviated, in the order they came */
     size_t nabbrevs;
     size_t family;               /* comparisons judged together with this one's (1: alone) */
+    /* metrics[0..nprimary) are what the default view and --metric judge:
+     * the family the sentences and the gate answer to. --long's further
+     * metrics are a family of their own (family_extra), so that a wider
+     * view never changes a verdict. */
+    size_t nprimary, family_extra;
     bool user_metrics;           /* metrics the user picked: the sentences judge the headline only */
     unsigned resamples;          /* the bootstrap's */
     uint64_t seed;

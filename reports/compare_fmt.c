@@ -771,6 +771,7 @@ void compare_json(struct jw *j, const struct comparison *c)
     jw_string(j, "headline", c->headline);
     jw_number(j, "alpha", c->alpha);
     jw_int(j, "family", (int64_t)c->family);
+    jw_int(j, "family_extra", (int64_t)c->family_extra);
     jw_int(j, "bootstrap_resamples", (int64_t)c->resamples);
     jw_int(j, "bootstrap_seed", (int64_t)c->seed);
     jw_array_begin(j, "labels");
@@ -822,6 +823,7 @@ void compare_json(struct jw *j, const struct comparison *c)
                 jw_number(j, "ci_low", cell->w.valid ? cell->w.ci_low : NAN);
                 jw_number(j, "ci_high", cell->w.valid ? cell->w.ci_high : NAN);
                 jw_bool(j, "significant", cell->significant);
+                jw_bool(j, "judges", m < c->nprimary);
                 json_tests(j, cell);
                 jw_object_end(j);
             }
@@ -928,10 +930,14 @@ static void render_readable(FILE *f, const struct comparison *c, enum markup mk,
         build_long_table(&t, c);
     else
         build_report_table(&t, c, c->nlabels > 1 && cmp_judged(c));
-    char title[900], alpha[96], name[256], base[300] = "no baseline";
+    char title[1100], alpha[256], name[256], base[300] = "no baseline";
     pm_fmt_sig(alpha, sizeof alpha, c->alpha, 3);
     if (c->family > 1 && cmp_judged(c))
         snprintf(alpha + strlen(alpha), sizeof alpha - strlen(alpha), " for a family of %zu comparisons", c->family);
+    if (long_view && cmp_judged(c) && c->nmetrics > c->nprimary)
+        snprintf(alpha + strlen(alpha), sizeof alpha - strlen(alpha),
+                 " (the metrics below %s are a family of their own, %zu, and judge nothing)",
+                 c->metrics[c->nprimary - 1].name, c->family_extra);
     compare_title(c, name, sizeof name);
     if (cmp_judged(c))
         snprintf(base, sizeof base, "baseline %s", c->labels[c->base].name);

@@ -100,13 +100,14 @@ static bool nothing_to_test(const struct cmp_cell *base, const struct cmp_cell *
            base->s.min == cell->s.min;
 }
 
-/* The family's cells in order: comparison, label, metric. */
-static size_t family_cells(struct comparison *const *cs, size_t n, struct cmp_cell **out)
+/* A family's cells in order: comparison, label, metric; extra: --long's
+ * further metrics, else the primary ones. */
+static size_t family_cells(struct comparison *const *cs, size_t n, bool extra, struct cmp_cell **out)
 {
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         for (size_t l = 0; cmp_judged(cs[i]) && l < cs[i]->nlabels; l++)
-            for (size_t m = 0; l != cs[i]->base && m < cs[i]->nmetrics; m++) {
+            for (size_t m = extra ? cs[i]->nprimary : 0; l != cs[i]->base && m < (extra ? cs[i]->nmetrics : cs[i]->nprimary); m++) {
                 struct cmp_cell *cell = cmp_cell_at(cs[i], l, m);
                 if (nothing_to_test(cmp_cell_at(cs[i], cs[i]->base, m), cell)) {
                     cell->p_holm = cell->p_bh = cell->p;
@@ -244,25 +245,34 @@ static void write_sentences(struct comparison *c)
     }
 }
 
-int compare_judge(struct comparison *const *cs, size_t n, double alpha)
+/* Adjust one family over cs; its size (at least 1), or -1 out of memory. */
+static int judge_family(struct comparison *const *cs, size_t n, bool extra, double alpha)
 {
-    size_t k = family_cells(cs, n, NULL);
+    size_t k = family_cells(cs, n, extra, NULL);
     struct cmp_cell **cells = malloc((k ? k : 1) * sizeof *cells);
     if (!cells)
         return -1;
-    family_cells(cs, n, cells);
+    family_cells(cs, n, extra, cells);
     int judged = adjust(cells, k, alpha);
     free(cells);
-    if (judged < 0)
+    return judged;
+}
+
+int compare_judge(struct comparison *const *cs, size_t n, double alpha)
+{
+    int judged = judge_family(cs, n, false, alpha), extra = judge_family(cs, n, true, alpha);
+    if (judged < 0 || extra < 0)
         return -1;
     for (size_t i = 0; i < n; i++) {
         struct comparison *c = cs[i];
         c->alpha = alpha;
         c->family = (size_t)judged;
+        c->family_extra = (size_t)extra;
         for (size_t l = 0; cmp_judged(c) && l < c->nlabels; l++)
             for (size_t m = 0; l != c->base && m < c->nmetrics; m++)
-                cmp_cell_at(c, l, m)->detectable_pct =
-                    detectable(cmp_cell_at(c, c->base, m), cmp_cell_at(c, l, m), alpha / (double)judged);
+                cmp_cell_at(c, l, m)->detectable_pct = detectable(
+                    cmp_cell_at(c, c->base, m), cmp_cell_at(c, l, m),
+                    alpha / (double)(m < c->nprimary ? judged : extra));
         write_sentences(c);
     }
     return 0;

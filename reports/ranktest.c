@@ -57,13 +57,16 @@ static int exact_p(const long *r2, size_t n, size_t nb, long w2, struct mwu *out
     if (!cnt)
         return -1;
     cnt[0] = 1;
-    for (size_t i = 0; i < n; i++)
+    size_t reach = 0;            /* the largest sum the first i ranks make */
+    for (size_t i = 0; i < n; i++) {
         for (size_t k = (i + 1 < nb ? i + 1 : nb); k >= 1; k--) {
             double *to = cnt + k * (smax + 1), *from = cnt + (k - 1) * (smax + 1);
-            for (size_t s = smax - (size_t)r2[i] + 1; s-- > 0;)
+            for (size_t s = reach + 1; s-- > 0;)
                 if (from[s] != 0)
                     to[s + (size_t)r2[i]] += from[s];
         }
+        reach += (size_t)r2[i];
+    }
     const double *d = cnt + nb * (smax + 1);
     double total = 0, le = 0, ge = 0, first = -1, last = -1;
     for (size_t s = 0; s <= smax; s++) {

@@ -29,8 +29,17 @@ void stats_welch(const struct summary *a, const struct summary *b, struct welch 
     out->diff = b->mean - a->mean;
     if (a->n < 2 || b->n < 2)
         return;
+    /* t and df do not depend on the unit: computed on values scaled to
+     * about 1, so that means of 1e200 (a hostile database's) do not square
+     * to infinity and hand GSL a NaN. */
+    double k = fmax(fmax(fabs(a->mean), fabs(b->mean)), fmax(a->sd, b->sd));
+    if (!isfinite(k) || !isfinite(out->diff))
+        return;
+    if (k == 0)
+        k = 1;
     out->valid = true;
-    double va = a->sd * a->sd / (double)a->n, vb = b->sd * b->sd / (double)b->n;
+    double sa = a->sd / k, sb = b->sd / k;
+    double va = sa * sa / (double)a->n, vb = sb * sb / (double)b->n;
     double se = sqrt(va + vb);
     if (se == 0) {
         /* Both sides constant: identical means are no difference, and
@@ -41,14 +50,16 @@ void stats_welch(const struct summary *a, const struct summary *b, struct welch 
         out->ci_low = out->ci_high = out->diff;
         return;
     }
-    out->t = out->diff / se;
+    out->t = out->diff / k / se;
     out->df = (va + vb) * (va + vb) / (va * va / (double)(a->n - 1) + vb * vb / (double)(b->n - 1));
+    if (!(out->df > 0) || !isfinite(out->df))  /* squares underflowed: the pooled test's df */
+        out->df = (double)(a->n + b->n - 2);
     out->p = 2.0 * gsl_cdf_tdist_Q(fabs(out->t), out->df);
     if (out->p > 1)
         out->p = 1;
     double q = gsl_cdf_tdist_Pinv(0.975, out->df);
-    out->ci_low = out->diff - q * se;
-    out->ci_high = out->diff + q * se;
+    out->ci_low = out->diff - q * se * k;
+    out->ci_high = out->diff + q * se * k;
 }
 
 double stats_change_pct(double base, double cand, const char *direction)

@@ -54,7 +54,10 @@ static const char *unjudged(const struct comparison *c, size_t l, char *buf, siz
 static bool regressed(const struct comparison *c, size_t l, size_t m, double pct)
 {
     const struct cmp_cell *cell = cmp_cell_at(c, l, m);
-    if (strcmp(c->metrics[m].direction, "none") == 0 || !cell->gate_significant || isnan(cell->change_pct))
+    /* --long's further metrics are shown, not judged: a view must not
+     * change the verdict. */
+    if (m >= c->nprimary || strcmp(c->metrics[m].direction, "none") == 0 || !cell->gate_significant ||
+        isnan(cell->change_pct))
         return false;
     return cell->change_pct < -pct;
 }
