@@ -190,22 +190,24 @@ static void append_also(struct comparison *c, size_t l, size_t m, const struct w
              c->metrics[m].name, b, a, c->metrics[m].unit, times, p);
 }
 
-/* A verdict that drift would explain says so: the two labels ran one
- * after the other, or a side's runs trend with their order. */
-static void append_drift(struct comparison *c, size_t l)
+const char *judge_caveat(const struct comparison *c, size_t l)
 {
-    const struct cmp_cell *cell = cmp_cell_at(c, l, 0);
-    if (!cell->significant)
-        return;
     const struct cmp_label *a = &c->labels[c->base], *b = &c->labels[l];
     bool trend = (a->drift.valid && a->drift.p < c->alpha) || (b->drift.valid && b->drift.p < c->alpha);
-    if (interleaved(a, b) && !trend)
+    if (!interleaved(a, b))
+        return "the two ran one after the other, not interleaved, so a drift of the machine between them would "
+               "read the same";
+    return trend ? "a side's runs drift with their order (see drift below), which may explain it" : NULL;
+}
+
+/* A verdict that drift would explain says so. */
+static void append_drift(struct comparison *c, size_t l)
+{
+    const char *why = judge_caveat(c, l);
+    if (!cmp_cell_at(c, l, 0)->significant || !why)
         return;
     size_t o = strlen(c->labels[l].sentence);
-    snprintf(c->labels[l].sentence + o, sizeof c->labels[l].sentence - o, "; caveat: %s",
-             !interleaved(a, b) ? "the two ran one after the other, not interleaved, so a drift of the machine "
-                                  "between them would read the same"
-                                : "a side's runs drift with their order (see drift below), which may explain it");
+    snprintf(c->labels[l].sentence + o, sizeof c->labels[l].sentence - o, "; caveat: %s", why);
 }
 
 /* What a comparison that found nothing could have found. */

@@ -36,6 +36,11 @@ int judge_p(const double *a, size_t na, const double *b, size_t nb, struct judge
  * memory. */
 int judge_cells(struct comparison *c);
 
+/* Why a change of label l against the baseline may be the machine's
+ * drift rather than the label's (the two ran one after the other, or a
+ * side's headline trends with its runs' order), or NULL. */
+const char *judge_caveat(const struct comparison *c, size_t l);
+
 /* Adjust over cs[0..n) as one family, decide significance at alpha and
  * write every label's sentence. compare_build judges each comparison on
  * its own; a caller that shows several at once judges them again

@@ -1,4 +1,5 @@
 #include "reports/verdict.h"
+#include "reports/judge.h"
 #include "lib/quote.h"
 #include "lib/units.h"
 #include <math.h>
@@ -85,10 +86,16 @@ int verdict_judge(const struct comparison *c, double pct, char *lines, size_t le
             if (!regressed(c, l, m, pct))
                 continue;
             const struct cmp_cell *a = cmp_cell_at(c, c->base, m), *b = cmp_cell_at(c, l, m);
-            char line[1200], am[64], bm[64], p[160];
+            char line[1400], am[64], bm[64], p[400];
             pm_fmt_sig(am, sizeof am, a->s.mean, 6);
             pm_fmt_sig(bm, sizeof bm, b->s.mean, 6);
             gate_p(p, sizeof p, c, b);
+            /* A regression that drift would explain never goes without saying so. */
+            const char *why = judge_caveat(c, l);
+            if (why) {
+                strncat(p, "; caveat: ", sizeof p - strlen(p) - 1);
+                strncat(p, why, sizeof p - strlen(p) - 1);
+            }
             snprintf(line, sizeof line, "REGRESSION %s: %s %s is %.1f %% worse with %s than with %s (%s -> %s %s, %s)",
                      name, c->metrics[m].name, c->metrics[m].title, -b->change_pct, c->labels[l].name,
                      c->labels[c->base].name, am, bm, c->metrics[m].unit, p);

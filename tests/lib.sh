@@ -29,6 +29,11 @@ is() {   # is GOT WANT DESCRIPTION
     if [ "$1" = "$2" ]; then echo "ok $_n - $3"
     else echo "not ok $_n - $3"; echo "#   got:  '$1'"; echo "#   want: '$2'"; _failed=$((_failed + 1)); fi
 }
+isnt() { # isnt GOT UNWANTED DESCRIPTION: passes when they differ and GOT is not empty
+    _n=$((_n + 1))
+    if [ -n "$1" ] && [ "$1" != "$2" ]; then echo "ok $_n - $3"
+    else echo "not ok $_n - $3"; echo "#   got:  '$1'"; echo "#   not:  '$2'"; _failed=$((_failed + 1)); fi
+}
 ge() {   # ge GOT MIN DESCRIPTION: integer comparison
     _n=$((_n + 1))
     if [ -n "$1" ] && [ "$1" -ge "$2" ] 2>/dev/null; then echo "ok $_n - $3"

@@ -104,6 +104,7 @@ cp "$TMP/nights/$n2/results.db" "$evil"
 sqlite3 "$evil" "update run set label = '--baseline-db=$evil'"
 cat > "$TMP/pm-wrap" <<WRAP
 #!/bin/sh
+echo "\$*" >> "$TMP/pm-args"
 "$PM" "\$@"; rc=\$?
 case "\$*" in
     *"suite run"*) sqlite3 "\$2" "update run set label = '--baseline-db=$evil' where label = 'sweep' and id < 3;
@@ -122,6 +123,7 @@ is "$(grep -c "'--baseline-db=$evil' has no runs\|'--help' has no runs" "$TMP/ni
     "  compare.txt says why, for each"
 like "$(cat "$TMP/n4.out")" "2 pairs judged as one family: alpha 0\.05 over them, 0\.025 each" \
     "  the night's pairs are one family: each compared at alpha / pairs"
+is "$(grep -c -- ' compare .*--alpha=0\.025 ' "$TMP/pm-args")" 2 "  both compares were given alpha 0.025"
 like "$(cat "$TMP/n4.out")" "the baseline could not be replaced; it stays last night's" \
     "  and labels --label would refuse do not enter the baseline (merge refuses them)"
 is "$(uuids "$TMP/nights/baseline.db")" "$(uuids "$TMP/nights/$n2/results.db")" "  night 2 is still the baseline"

@@ -312,8 +312,8 @@ is "$(grep -o '<testsuite name="[^"]*"' "$TMP/like.xml" | paste -sd' ')" \
     '<testsuite name="pressmark.record.seq" <testsuite name="pressmark.record.rand" <testsuite name="pressmark.record.other" <testsuite name="pressmark.record.t"' \
     "  JUnit: a testsuite per part, each its own name"
 n=$(sed -n 's/.*<testsuite name="pressmark.record.other" tests="\([0-9]*\)" failures="0" errors="\1".*/\1/p' "$TMP/like.xml")
-is "$(grep -c '<error type="unjudged" message="the baseline cap 60ms differs' "$TMP/like.xml")" "${n:-none}" \
-    "  the unjudged part's cases are errors, each saying why"
+is "$(grep -c '<error type="unjudged" message="the baseline cap 60ms differs' "$TMP/like.xml"):${n:-none}" "12:12" \
+    "  the unjudged part's 12 cases (2 cells x 6 metrics) are errors, each saying why"
 "$PM" report --db "$LIKE" --suite --out "$TMP/like-rep" > /dev/null
 is "$?" 0 "report --suite of parts set otherwise exits 0"
 lp="$TMP/like-rep/report.html"

@@ -189,6 +189,21 @@ elif family == "bootstrap":
         n += 1
         if abs(got[1] - ci.low) > 0.01 * got[0] or abs(got[2] - ci.high) > 0.01 * got[0]:
             bad.append("bootstrap %d/%d: pressmark [%g, %g], scipy [%g, %g]" % (len(a), len(b), got[1], got[2], ci.low, ci.high))
+elif family == "mwu-exact-large":
+    # 15 to 40 runs in all, no ties: scipy's exact distribution, and the
+    # smallest p: all of one side above the other.
+    ss = []
+    while len(ss) < 30:
+        na, nb = rng.integers(5, 21, size=2)
+        if na + nb > 40:
+            continue
+        v = rng.permutation(1000)[: na + nb] + 0.5
+        shift = rng.choice([0, 40, 200])
+        ss.append((list(v[:na] + shift + 0.25), list(v[na:])))   # a quarter apart: never a tie
+    for (a, b), got in zip(ss, run("mwu", [two(a, b) for a, b in ss])):
+        r = stats.mannwhitneyu(b, a, method="exact")
+        lo = stats.mannwhitneyu(list(range(len(b))), list(range(100, 100 + len(a))), method="exact").pvalue
+        check("mwu exact %d/%d" % (len(a), len(b)), got, [r.statistic, r.pvalue, 1, lo])
 elif family == "family":
     def holm(p):
         o, m, out, run_ = np.argsort(p, kind="stable"), len(p), [0.0] * len(p), 0.0
@@ -206,6 +221,15 @@ elif family == "family":
         check("holm %d" % len(p), got, holm(p))
     for p, got in zip(ps, run("bh", lines)):
         check("bh %d" % len(p), got, bh(p))
+    # Comparisons not judged (NaN) are not in the family and stay NaN.
+    for p in ([0.01, float("nan"), 0.02], [float("nan")], [0.04, float("nan"), float("nan"), 0.01, 0.03]):
+        line = [" ".join("nan" if math.isnan(x) else repr(x) for x in p) + "\n"]
+        keep = [x for x in p if not math.isnan(x)]
+        for sub, fn in (("holm", holm), ("bh", bh)):
+            want, it = [], iter(fn(keep) if keep else [])
+            for x in p:
+                want.append(float("nan") if math.isnan(x) else next(it))
+            check("%s with NaN %s" % (sub, p), run(sub, line)[0], want)
 elif family == "trend":
     vs = [list(np.round(rng.normal(0, 1, rng.integers(6, 60)) + rng.choice([0, 0.05]) * np.arange(60)[:0 or None][:1].sum(), 1)) for _ in range(40)]
     vs = [list(np.round(np.array(v) + rng.choice([0, 0.03, -0.1]) * np.arange(len(v)), 1)) for v in vs]
@@ -238,16 +262,18 @@ PY
 tests() { "$PY" -W ignore "$TMP/tests.py" "$TOOL" "$1" 2>&1; }
 is "$(tests welch)" "ok 60" "Welch's t, df, p and 95% CI of the difference, 60 sample pairs of 2 to 40 runs: as scipy's ttest_ind"
 is "$(tests mwu-exact)" "ok 40" "Mann-Whitney U and its exact p with ties, 2 to 7 runs a side: as scipy's permutation test over every split"
+is "$(tests mwu-exact-large)" "ok 30" "Mann-Whitney exact at 15 to 40 runs in all (no ties), and its smallest p: as scipy's exact distribution"
 is "$(tests mwu-normal)" "ok 30" "Mann-Whitney above 60 runs in all: as scipy's mannwhitneyu (tie and continuity corrections)"
 is "$(tests bca)" "ok 30" "the bootstrap's BCa interval from its replicates: as scipy's BCa on the same replicates"
 is "$(tests bootstrap)" "ok 6" "its resampling: scipy.stats.bootstrap's BCa interval to within 1% of the ratio (20,000 resamples each)"
-is "$(tests family)" "ok 80" "Holm and Benjamini-Hochberg adjusted p of 40 families: as their definitions"
+is "$(tests family)" "ok 86" "Holm and Benjamini-Hochberg adjusted p of 40 families: as their definitions"
 is "$(tests trend)" "ok 40" "the drift test, Spearman's rho against run order and its p: as scipy's spearmanr"
 is "$(tests outliers)" "ok 49" "the modified z-score and its flags: as Iglewicz and Hoaglin's definition"
 is "$(tests means)" "ok 80" "the geometric mean with its interval and the harmonic mean: as scipy's gmean and hmean"
 # The same runs and seed give the same interval; another seed another one.
-is "$("$TOOL" boot 2000 5 10 11 12 13 '|' 12 13 15 14 | cut -d' ' -f1-3)" \
-   "$("$TOOL" boot 2000 5 10 11 12 13 '|' 12 13 15 14 | cut -d' ' -f1-3)" "the bootstrap is reproducible from its seed"
+b1=$("$TOOL" boot 2000 5 10 11 12 13 '|' 12 13 15 14 | cut -d' ' -f1-3)
+like "$b1" "^1\.17391304347826[0-9]* [0-9.]+ [0-9.]+$" "the bootstrap gives the ratio of means (13.5/11.5) and an interval"
+is "$("$TOOL" boot 2000 5 10 11 12 13 '|' 12 13 15 14 | cut -d' ' -f1-3)" "$b1" "  the same runs and seed give the same interval"
 isnt "$("$TOOL" boot 2000 5 10 11 12 13 '|' 12 13 15 14 | cut -d' ' -f2-3)" \
      "$("$TOOL" boot 2000 6 10 11 12 13 '|' 12 13 15 14 | cut -d' ' -f2-3)" "  and another seed draws other resamples"
 done_testing

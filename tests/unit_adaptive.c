@@ -104,6 +104,22 @@ static void check(double cv_pct, double target_pct, int n)
        100 * before.covered);
 }
 
+/* A cell quieter than its target: the rule must still stop early (a rule
+ * that never stops keeps its promise trivially), and keep it. */
+static void check_early(double cv_pct, double target_pct, int n)
+{
+    struct suite_plan p = { .ncells = 1, .runs_min = 3, .runs_max = MAXRUNS, .target_ci = target_pct / 100 };
+    struct outcome now, before;
+    simulate(&p, cv_pct, n, &now, &before);
+    double floor = 0.95 - 2 * sqrt(0.95 * 0.05 / n);
+    printf("# CV %g%%, target %g%%, runs 3..%d, %d suites: the rule covers %.2f%% (%.1f runs), the old one %.2f%% "
+           "(%.1f runs)\n", cv_pct, target_pct, MAXRUNS, n, 100 * now.covered, now.runs, 100 * before.covered,
+           before.runs);
+    ok(now.covered >= floor, "CV %g%%, target %g%%: covers the mean in %.2f%% (at least %.2f%%)", cv_pct, target_pct,
+       100 * now.covered, 100 * floor);
+    ok(now.runs < MAXRUNS - 5, "  and stops early: %.1f runs on average of at most %d", now.runs, MAXRUNS);
+}
+
 int main(void)
 {
     struct suite_plan fixed = { .ncells = 1, .runs_min = 5, .runs_max = 5 };
@@ -115,5 +131,6 @@ int main(void)
      * maximum) and one where cells stop early more often. */
     check(10, 3, 20000);
     check(5, 3, 5000);
+    check_early(3, 5, 5000);
     return done_testing();
 }
