@@ -245,7 +245,8 @@ static int build_all(struct pm_db *db, const struct compare_opts *o, struct fore
                                       .allow_emulated = o->allow_emulated, .suite_uuid = sv ? sv->rec.uuid : NULL,
                                       .group = jb->group, .unjudged = jb->unjudged,
                                       .exclude_outliers = o->exclude_outliers, .resamples = o->resamples,
-                                      .seed = o->seed };
+                                      .seed = o->seed,
+                                      .bootstrap = o->long_view || !cmp_format_get(o->format)->human };
         if (compare_build(db, &rq, &cmps[i], &err) < 0 || (jb->axes && compare_grid(&cmps[i], jb->axes, &err) < 0)) {
             compare_free(&cmps[i]);
             return pm_usage("compare", "%s", err.msg);

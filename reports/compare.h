@@ -111,7 +111,7 @@ struct comparison {
      * view never changes a verdict. */
     size_t nprimary, family_extra;
     bool user_metrics;           /* metrics the user picked: the sentences judge the headline only */
-    unsigned resamples;          /* the bootstrap's */
+    unsigned resamples;          /* the bootstrap's (0: not drawn, the output does not show it) */
     uint64_t seed;
 };
 
@@ -138,6 +138,7 @@ struct compare_request {
     bool exclude_outliers;       /* leave flagged runs out of every cell (said in the output) */
     unsigned resamples;          /* the bootstrap's; 0: BOOT_DEFAULT_RESAMPLES */
     uint64_t seed;               /* 0: BOOT_DEFAULT_SEED */
+    bool bootstrap;              /* the output shows the bootstrap (--long, json, csv): only then is it drawn */
     const char *group;           /* NULL, or the suite's part(s) the labels are from (comparison.group) */
     const char *unjudged;        /* NULL, or why no label is a baseline: shown side by side, none tested */
 };

@@ -225,7 +225,7 @@ static int build_part(struct pm_db *db, const struct report_scope *scope, const 
                       struct comparison *c, struct pm_err *err)
 {
     struct compare_request rq = { .workload = part->workload, .labels = part->labels, .nlabels = part->n,
-                                  .alpha = 0.05, .long_view = long_view,
+                                  .alpha = 0.05, .long_view = long_view, .bootstrap = long_view,
                                   .suite_uuid = scope ? scope->suite_uuid : NULL, .allow_emulated = allow_emulated,
                                   .group = part->group, .unjudged = part->unjudged };
     if (compare_build(db, &rq, c, err) < 0)
