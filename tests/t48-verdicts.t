@@ -215,6 +215,38 @@ like "$(cat "$TMP/rep/report.html")" "<h3>Across workloads</h3>" "  its summary 
 like "$(cat "$TMP/rep/report.html")" "<li>A: 125\.5 % \[119\.7, 131\.5\] over 2 workloads</li>" \
    "  each configuration's, with its interval (the report's baseline is each workload's first label, B)"
 
+# Hostile data: a label with markup and a terminal escape carries the
+# outlier, drift and across lines (quoted for each markup); a metric of
+# 1e200 (a database received from elsewhere) gives numbers, not GSL's
+# abort(); a stored suite of more cells than a file makes is refused.
+HOST="$TMP/hostile.db"
+cp "$PRESSMARK_DB" "$HOST"
+evil=$'A<img src=x onerror=alert(1)>\e]2;pwned\a'
+sqlite3 -batch "$HOST" "update run set label = '$evil' where label = 'A'"
+out=$("$PM" compare --db "$HOST" --baseline "$evil" B 2>&1)
+is "$?" 0 "a hostile label: compare exits 0"
+is "$(printf '%s' "$out" | grep -c $'\e')" 0 "  no escape byte reaches the terminal"
+like "$out" "outlier of A<img src=x onerror=alert\(1\)>.x1b\]2;pwned.x07 \(modified z-score" "  the outlier line names it, escapes shown as \\xNN"
+"$PM" compare --db "$HOST" --baseline "$evil" B --format html > hostile.html
+is "$(grep -c '<img' hostile.html)" 0 "  html: no tag from the label"
+like "$(cat hostile.html)" "outlier of A&lt;img src=x onerror=alert\(1\)&gt;" "  html: the outlier line quoted"
+"$PM" report --db "$HOST" --out "$TMP/hrep" > /dev/null 2>&1
+is "$(grep -c '<img' "$TMP/hrep/report.html")" 0 "  the report: no tag from the label in outliers, drift or across lines"
+sqlite3 -batch "$HOST" "update metric set value = 1e200 where name = 'usemem.mb_per_s' and run_id = (select min(id) from run where workload = 'usemem')"
+"$PM" compare --db "$HOST" --workload usemem --baseline "$evil" B --fail-on-regression > big.txt 2>&1
+rc=$?
+ok "a run of 1e200 MB/s: compare judges (exit 0 or 1), no abort (exit $rc)" test "$rc" -le 1
+like "$(cat big.txt)" "^verdict: " "  and ends with its verdict"
+sqlite3 -batch "$HOST" "insert into suite (id, uuid, name, path, digest, text, created_ns, seed, state)
+    values (7, 'u7', 'huge', 'huge.ini', '', '', 0, 1, 'complete')"
+sqlite3 -batch "$HOST" "with recursive i(n) as (select 0 union all select n + 1 from i where n < 1024)
+    insert into suite_cell (suite_id, idx, label, workload, headline, axes) select 7, n, 'c' || n, 'w' || n, 'h', '{}' from i"
+before=$(md5sum < "$HOST")
+"$PM" compare --db "$HOST" --suite 7 > /dev/null 2> huge.err
+is "$?:$(wc -l < huge.err)" "2:1" "a stored suite of 1,025 cells: exit 2, one line"
+like "$(cat huge.err)" "suite 7 has 1025 cells in .*, more than a suite file makes \(at most 1024\)" "  saying why"
+is "$(md5sum < "$HOST")" "$before" "  nothing written"
+
 bad "compare --alpha above 0.5" "--alpha: '0\.6' is not a significance level \(accepted: a number above 0 and at most 0\.5" \
     compare --baseline A B --alpha 0.6
 bad "compare --alpha 0" "--alpha: '0' is not a significance level" compare --baseline A B --alpha 0
