@@ -10,7 +10,8 @@ static bool headline_ratio(const struct comparison *c, size_t l, double *r, doub
 {
     const struct cmp_cell *a = cmp_cell_at(c, c->base, 0), *b = cmp_cell_at(c, l, 0);
     const char *dir = c->metrics[0].direction;
-    if (!cmp_judged(c) || l == c->base || a->s.n < 2 || b->s.n < 2 || !(a->s.mean > 0) || !(b->s.mean > 0) || strcmp(dir, "none") == 0)
+    if (!cmp_judged(c) || l == c->base || a->s.n < 2 || b->s.n < 2 || !(a->s.mean > 0) || !(b->s.mean > 0) ||
+        strcmp(dir, "none") == 0)
         return false;
     *r = strcmp(dir, "lower") == 0 ? a->s.mean / b->s.mean : b->s.mean / a->s.mean;
     *se = stats_log_ratio_se(a->s.mean, a->s.sd, a->s.n, b->s.mean, b->s.sd, b->s.n);
@@ -55,7 +56,8 @@ int compare_across(struct comparison *const *cs, size_t n, struct across **out, 
     size_t nv = 0;
     for (size_t i = 0; i < n; i++)
         for (size_t l = 0; l < cs[i]->nlabels; l++)
-            if (cmp_judged(cs[i]) && l != cs[i]->base && find_or_add(&v, &nv, cs[i]->labels[l].config, cmp_label_shown(&cs[i]->labels[l])) < 0) {
+            if (cmp_judged(cs[i]) && l != cs[i]->base &&
+                find_or_add(&v, &nv, cs[i]->labels[l].config, cmp_label_shown(&cs[i]->labels[l])) < 0) {
                 free(v);
                 return -1;
             }

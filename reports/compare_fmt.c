@@ -370,6 +370,23 @@ static void print_caveat(FILE *f, const struct comparison *c, enum markup mk)
     }
 }
 
+/* A line under a table, from data: a paragraph of class cls in html,
+ * quoted for markdown, control characters shown as \xNN in text. */
+static void note_line(FILE *f, enum markup mk, const char *cls, const char *line)
+{
+    if (mk == MARKUP_HTML) {
+        fprintf(f, "<p class=\"%s\">", cls);
+        quote_html(f, line);
+        fputs("</p>\n", f);
+        return;
+    }
+    if (mk == MARKUP_MARKDOWN)
+        quote_markdown(f, line);
+    else
+        put_text(f, line);
+    fputc('\n', f);
+}
+
 /* Runs far from their label's others, by run id, and whether they were
  * left out: never dropped without a word. */
 static void print_outliers(FILE *f, const struct comparison *c, enum markup mk)
@@ -390,17 +407,7 @@ static void print_outliers(FILE *f, const struct comparison *c, enum markup mk)
         if (o < sizeof line)
             snprintf(line + o, sizeof line - o, "%s", lb->outliers_excluded ? "; excluded (--exclude-outliers)"
                                                                              : "; kept (--exclude-outliers leaves them out)");
-        if (mk == MARKUP_HTML) {
-            fputs("<p class=\"outliers\">", f);
-            quote_html(f, line);
-            fputs("</p>\n", f);
-        } else {
-            if (mk == MARKUP_MARKDOWN)
-                quote_markdown(f, line);
-            else
-                put_text(f, line);
-            fputc('\n', f);
-        }
+        note_line(f, mk, "outliers", line);
     }
 }
 
@@ -417,17 +424,7 @@ static void print_drift(FILE *f, const struct comparison *c, enum markup mk)
                  "n = %zu): labels run at different times differ by this too; interleave them (a suite's order = "
                  "interleaved) or measure a control in the same run", c->labels[l].name, c->metrics[0].title,
                  t->rho > 0 ? "rising" : "falling", t->rho, p, cmp_cell_at(c, l, 0)->n);
-        if (mk == MARKUP_HTML) {
-            fputs("<p class=\"drift\">", f);
-            quote_html(f, line);
-            fputs("</p>\n", f);
-        } else {
-            if (mk == MARKUP_MARKDOWN)
-                quote_markdown(f, line);
-            else
-                put_text(f, line);
-            fputc('\n', f);
-        }
+        note_line(f, mk, "drift", line);
     }
 }
 
@@ -436,17 +433,7 @@ static void print_unjudged(FILE *f, const struct comparison *c, enum markup mk)
 {
     char line[600];
     snprintf(line, sizeof line, "not judged: %s", c->unjudged);
-    if (mk == MARKUP_HTML) {
-        fputs("<p class=\"unjudged\">", f);
-        quote_html(f, line);
-        fputs("</p>\n", f);
-    } else if (mk == MARKUP_MARKDOWN) {
-        quote_markdown(f, line);
-        fputc('\n', f);
-    } else {
-        put_text(f, line);
-        fputc('\n', f);
-    }
+    note_line(f, mk, "unjudged", line);
 }
 
 static void print_sentences_and_env(FILE *f, const struct comparison *c, enum markup mk)

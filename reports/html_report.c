@@ -278,8 +278,7 @@ static void summary_row(FILE *f, const struct comparison *c, size_t l, const cha
     }
     if (cmp_judged(c) && l != c->base) {
         char p[160];
-        struct judged_p jp = { .valid = !isnan(cell->p), .p = cell->p, .p_adj = cell->p_bh, .family = c->family,
-                               .both = cell->test && strcmp(cell->test, CMP_TEST_BOTH) == 0 };
+        struct judged_p jp = judge_cell_p(c, 0, cell, false);
         stats_fmt_judged_p(p, sizeof p, &jp);
         if (isnan(cell->change_pct))
             snprintf(change, sizeof change, "-");

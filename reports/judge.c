@@ -105,9 +105,10 @@ static bool nothing_to_test(const struct cmp_cell *base, const struct cmp_cell *
 static size_t family_cells(struct comparison *const *cs, size_t n, bool extra, struct cmp_cell **out)
 {
     size_t k = 0;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+        size_t from = extra ? cs[i]->nprimary : 0, to = extra ? cs[i]->nmetrics : cs[i]->nprimary;
         for (size_t l = 0; cmp_judged(cs[i]) && l < cs[i]->nlabels; l++)
-            for (size_t m = extra ? cs[i]->nprimary : 0; l != cs[i]->base && m < (extra ? cs[i]->nmetrics : cs[i]->nprimary); m++) {
+            for (size_t m = from; l != cs[i]->base && m < to; m++) {
                 struct cmp_cell *cell = cmp_cell_at(cs[i], l, m);
                 if (nothing_to_test(cmp_cell_at(cs[i], cs[i]->base, m), cell)) {
                     cell->p_holm = cell->p_bh = cell->p;
@@ -118,6 +119,7 @@ static size_t family_cells(struct comparison *const *cs, size_t n, bool extra, s
                     out[k] = cell;
                 k++;
             }
+    }
     return k;
 }
 
@@ -158,10 +160,12 @@ static int adjust(struct cmp_cell **cells, size_t k, double alpha)
     return (int)(judged ? judged : 1);
 }
 
-static struct judged_p judged_of(const struct comparison *c, const struct cmp_cell *cell)
+struct judged_p judge_cell_p(const struct comparison *c, size_t m, const struct cmp_cell *cell, bool holm)
 {
-    return (struct judged_p){ .valid = !isnan(cell->p), .p = cell->p, .p_adj = cell->p_bh, .family = c->family,
-                              .both = strcmp(cell->test ? cell->test : "", CMP_TEST_BOTH) == 0 };
+    return (struct judged_p){ .valid = !isnan(cell->p), .p = cell->p, .p_adj = holm ? cell->p_holm : cell->p_bh,
+                              .family = m < c->nprimary ? c->family : c->family_extra,
+                              .both = strcmp(cell->test ? cell->test : "", CMP_TEST_BOTH) == 0,
+                              .adjusted = holm ? "Holm-adjusted" : NULL };
 }
 
 /* The workload's second figure (the chat's p99 latency) gets its own
@@ -178,7 +182,7 @@ static void append_also(struct comparison *c, size_t l, size_t m, const struct w
     size_t o = strlen(c->labels[l].sentence);
     char p[160] = "n too small to judge", b[64], a[64], times[64];
     if (!isnan(bm->p)) {
-        struct judged_p jp = judged_of(c, bm);
+        struct judged_p jp = judge_cell_p(c, m, bm, false);
         stats_fmt_judged_p(p, sizeof p, &jp);
         if (bm->significant)
             strncat(p, ", significant", sizeof p - strlen(p) - 1);
@@ -237,7 +241,7 @@ static void write_sentences(struct comparison *c)
                      c->labels[l].name, a->s.n == 0 ? c->labels[c->base].name : c->labels[l].name);
             continue;
         }
-        struct judged_p jp = judged_of(c, b);
+        struct judged_p jp = judge_cell_p(c, 0, b, false);
         stats_ratio_sentence(c->labels[l].sentence, sizeof c->labels[l].sentence, c->workload, c->labels[l].name,
                              c->labels[c->base].name, &b->s, &a->s, &jp, c->metrics[0].direction, c->alpha);
         for (size_t m = 1; !c->user_metrics && m < c->nmetrics; m++)

@@ -36,6 +36,11 @@ int judge_p(const double *a, size_t na, const double *b, size_t nb, struct judge
  * memory. */
 int judge_cells(struct comparison *c);
 
+/* The p a sentence or a gate line shows for cell (of metric m): raw and
+ * adjusted over its family, by Benjamini-Hochberg (the tables) or Holm
+ * (the gate). */
+struct judged_p judge_cell_p(const struct comparison *c, size_t m, const struct cmp_cell *cell, bool holm);
+
 /* Why a change of label l against the baseline may be the machine's
  * drift rather than the label's (the two ran one after the other, or a
  * side's headline trends with its runs' order), or NULL. */

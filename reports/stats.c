@@ -159,6 +159,7 @@ void stats_fmt_judged_p(char *buf, size_t len, const struct judged_p *w)
         stats_fmt_p(adj, sizeof adj, w->p_adj, false);
         /* "p = 0.018" -> "0.018", "p < 0.001" -> "< 0.001" */
         const char *v = adj[2] == '=' ? adj + 4 : adj + 2;
-        snprintf(buf + n, len - (size_t)n, ", adjusted %s over %zu comparisons", v, w->family);
+        snprintf(buf + n, len - (size_t)n, ", %s %s over %zu comparisons", w->adjusted ? w->adjusted : "adjusted", v,
+                 w->family);
     }
 }

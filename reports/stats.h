@@ -55,6 +55,7 @@ struct judged_p {
     double p, p_adj;             /* p_adj is p in a family of one */
     size_t family;
     bool both;                   /* an outlier: p is the larger of Welch's and Mann-Whitney's */
+    const char *adjusted;        /* how p_adj was adjusted, said before it ("Holm-adjusted"); NULL: "adjusted" */
 };
 
 /* the 2002 VolanoMark report's sentence, its means grouped as the table

@@ -7,18 +7,10 @@
 
 
 /* The gate's p: the deciding test's, Holm-adjusted in a family. */
-static void gate_p(char *buf, size_t len, const struct comparison *c, const struct cmp_cell *cell)
+static void gate_p(char *buf, size_t len, const struct comparison *c, size_t m, const struct cmp_cell *cell)
 {
-    struct judged_p jp = { .valid = !isnan(cell->p), .p = cell->p, .p_adj = cell->p_holm, .family = 1,
-                           .both = cell->test && strcmp(cell->test, CMP_TEST_BOTH) == 0 };
+    struct judged_p jp = judge_cell_p(c, m, cell, true);
     stats_fmt_judged_p(buf, len, &jp);
-    if (c->family > 1) {
-        char adj[32], tail[96];
-        stats_fmt_p(adj, sizeof adj, cell->p_holm, false);
-        snprintf(tail, sizeof tail, ", Holm-adjusted %s over %zu comparisons", adj[2] == '=' ? adj + 4 : adj + 2,
-                 c->family);
-        strncat(buf, tail, len - strlen(buf) - 1);
-    }
 }
 
 /* One line of the verdict's: a control character from a label (a newline
@@ -89,7 +81,7 @@ int verdict_judge(const struct comparison *c, double pct, char *lines, size_t le
             char line[1400], am[64], bm[64], p[400];
             pm_fmt_sig(am, sizeof am, a->s.mean, 6);
             pm_fmt_sig(bm, sizeof bm, b->s.mean, 6);
-            gate_p(p, sizeof p, c, b);
+            gate_p(p, sizeof p, c, m, b);
             /* A regression that drift would explain never goes without saying so. */
             const char *why = judge_caveat(c, l);
             if (why) {
@@ -120,7 +112,7 @@ static void numbers(FILE *f, const struct comparison *c, size_t l, size_t m, dou
         pm_fmt_sig(s[i], sizeof s[i], v[i], i == 4 || i == 5 ? 4 : 6);
     stats_fmt_p(p, sizeof p, b->w.p, true);
     stats_fmt_p(mw, sizeof mw, b->mwu.p, true);
-    gate_p(gp, sizeof gp, c, b);
+    gate_p(gp, sizeof gp, c, m, b);
     char text[1600];
     snprintf(text, sizeof text,
              "%s (%s, %s is better)\nbaseline %s: n=%zu mean=%s sd=%s\n%s: n=%zu mean=%s sd=%s\n"
@@ -184,7 +176,7 @@ void junit_write(FILE *f, struct comparison *const *cs, size_t n, double pct)
                     fputs("\"/>\n    ", f);
                 } else if (regressed(c, l, m, pct)) {
                     char msg[640], p[160];
-                    gate_p(p, sizeof p, c, cmp_cell_at(c, l, m));
+                    gate_p(p, sizeof p, c, m, cmp_cell_at(c, l, m));
                     snprintf(msg, sizeof msg, "%s is %.1f %% worse than %s (%s)", c->metrics[m].name,
                              -cmp_cell_at(c, l, m)->change_pct, c->labels[c->base].name, p);
                     fputs("\n      <failure type=\"regression\" message=\"", f);
