@@ -176,7 +176,7 @@ check-build:
 # process writes its reports to build/tsan/report.PID; any report fails the
 # target, also from a process whose exit status no test looks at.
 tsan:
-	$(MAKE) B=build/tsan CFLAGS="-O1 -g -fsanitize=thread" build/tsan/pressmark
+	$(MAKE) B=build/tsan CFLAGS="-O1 -g -fsanitize=thread" build/tsan/pressmark build/tsan/tests/stats_tool
 	rm -f build/tsan/report.*
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PRESSMARK_BIN=$(abspath build/tsan/pressmark) \
 	    TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:log_path=$(abspath build/tsan/report) \
