@@ -72,7 +72,9 @@ static const struct opt compare_options[] = {
     { .name = "workload", STR(workload), .metavar = "W", .set = cli_check_workload, .help = "only this workload's runs" },
     { .name = "metric", .type = OPT_CALLBACK, .set = add_metric_opt, .metavar = "M",
       .help = "compare this metric too (repeatable)" },
-    { .name = "long", .type = OPT_FLAG, .offset = CO(long_view), .help = "mmtests' layout: every metric, with p and CI" },
+    { .name = "long", .type = OPT_FLAG, .offset = CO(long_view),
+      .help = "mmtests' layout: every metric, with Welch's and Mann-Whitney's p, the bootstrap interval,\n"
+              "                         the adjusted p and the change the runs would find" },
     { .name = "allow-emulated", .type = OPT_FLAG, .offset = CO(allow_emulated),
       .help = "compare runs made under QEMU's TCG emulation (a kernel suite's VMs without KVM), with a caveat" },
     { .name = "alpha", .type = OPT_REAL, .offset = CO(alpha), .metavar = "A", .def = "0.05", .min = 1e-12,
@@ -83,7 +85,7 @@ static const struct opt compare_options[] = {
       .help = "leave out runs whose headline's modified z-score passes 3.5 (listed either way)" },
     { .name = "bootstrap", .type = OPT_UINT, .offset = CO(resamples), .metavar = "N", .def = "2000", .min = 1,
       .max = 1000000, .noun = "bootstrap resample count",
-      .help = "resamples of the bootstrap interval of each change (default 2000)" },
+      .help = "resamples of the bootstrap interval of each change" },
     { .name = "seed", .type = OPT_UINT, .offset = CO(seed), .metavar = "S", .def = "20261202", .min = 1,
       .max = 4294967295.0, .noun = "bootstrap seed",
       .help = "the bootstrap's seed: the same runs and seed give the same intervals" },
@@ -99,7 +101,8 @@ static const struct opt compare_options[] = {
     { .name = "fail-on-regression", .type = OPT_CALLBACK, .set = set_judge, .metavar = "[PCT]",
       .flags = OPT_OPTIONAL,
       .help = "exit 1 when any compared metric of any label is worse than the baseline by more than PCT %\n"
-              "                         (default 5) and significantly so; 0 when none is; 2 when it cannot judge\n"
+              "                         (default 5) and significantly so (Holm-adjusted over the family); 0 when\n"
+              "                         none is; 2 when it cannot judge\n"
               "                         (no baseline, fewer than 2 runs a side, failed or oom runs the baseline\n"
               "                         did not have)" },
     { .name = "suite", .type = OPT_CALLBACK, .set = set_suite, .metavar = "[ID]", .flags = OPT_OPTIONAL,
@@ -130,8 +133,7 @@ static const char compare_usage[] =
     "interval of the difference, Welch's and Mann-Whitney's p, a bootstrap interval of\n"
     "the ratio, the adjusted p and the change these runs find at 80% power. Without\n"
     "labels: every label of the workload, the first one run as the baseline. Runs that\n"
-    "ended failed, oom or\n"
-    "aborted are counted, never averaged in.\n";
+    "ended failed, oom or aborted are counted, never averaged in.\n";
 
 /* Every label asked for must exist: a typo must not compare nothing. */
 static int check_labels(struct pm_db *db, const struct compare_opts *o, char **labels, size_t n)
