@@ -35,7 +35,7 @@ like "$out" "^record: 2 labels, baseline fast, alpha 0.05" "the table names work
 like "$out" "label +elapsed +change +%CPU +%sys/%user +Total swpin +Total swpout +Total swapio +n +fail:runs" "the reports' columns"
 like "$out" "slow +0\.4[0-9]* ±[0-9.]+ +-[0-9.]+% p[=<][0-9.]+ \*" "slow is significantly worse, marked"
 like "$out" "slow .* 3 +1:4" "n counts ok runs; fail:runs counts the failed one"
-like "$out" "/0\.2[0-9]* = [0-9.]+ %: record runs [0-9.]+ % slower with slow than with fast \(p [=<] [0-9.]+, adjusted [=<]? ?[0-9.]+ over [23] comparisons, n = 3/3\)" "the report's ratio sentence, raw p and adjusted over its family (elapsed, %CPU, and %sys/%user when a side had user time)"
+like "$out" "/0\.2[0-9]* = [0-9.]+ %: record runs [0-9.]+ % slower with slow than with fast \(p [=<] [0-9.]+(, adjusted [=<]? ?[0-9.]+ over [0-9]+ comparisons)?, n = 3/3\)" "the report's ratio sentence, raw p and, when more than one metric has something to test, adjusted over them"
 like "$out" "runs not averaged in \(failed, oom, aborted\): slow 1 failed, 0 oom, 0 aborted of 4" "failed runs are counted, not averaged"
 if [ ${#sw_opts[@]} -gt 0 ]; then
     like "$out" "sysctl.vm.swappiness: fast=[0-9]+, slow=[0-9]+" "environment differences list the changed sysctl"
@@ -72,7 +72,9 @@ for s in n mean stddev "CV%" min median max change "95% CI diff"; do like "$long
 like "$long" "time.elapsed_s \(s, lower is better\)" "--long says which direction is better"
 like "$("$PM" compare --baseline fast slow --metric time.maxrss_kb --long)" "time.maxrss_kb" "--metric picks metrics"
 two=$("$PM" compare --baseline fast '<script>alert(1)</script>')
-like "$two" "\(p = [0-9.]+, adjusted [0-9.]+ over [23] comparisons, n = 2/3\); these runs would find a change of [0-9.]+ % or more at 80 % power$" "two runs against three still compare (n = 2/3), and say what they could have found"
+# (real sleeps: whether the two differ, and how many metrics have
+# something to test, is the machine's; t48 holds both exactly)
+like "$two" "\(p [=<] [0-9.]+(, adjusted [<=]? ?[0-9.]+ over [0-9]+ comparisons)?, n = 2/3\)" "two runs against three still compare (n = 2/3)"
 PRESSMARK_DB="$TMP/one.db" "$PM" record --quiet --label pair --runs 2 --interval 50ms -- sleep 0.1
 PRESSMARK_DB="$TMP/one.db" "$PM" record --quiet --label single --interval 50ms -- sleep 0.1
 one=$(PRESSMARK_DB="$TMP/one.db" "$PM" compare --baseline pair single)
