@@ -5,6 +5,7 @@
 #include "lib/quote.h"
 #include "lib/units.h"
 #include "reports/geomean.h"
+#include "reports/outlier.h"
 #include "reports/table.h"
 #include "reports/verdict.h"
 
@@ -50,7 +51,8 @@ static void fmt_change(char *buf, size_t len, const struct comparison *c, size_t
     } else if (isnan(cell->change_pct)) {
         snprintf(buf, len, "-");
     } else if (isnan(cell->p)) {
-        snprintf(buf, len, "%+.1f%% (n too small)", cell->change_pct);
+        snprintf(buf, len, "%+.1f%% (%s)", cell->change_pct,
+                 cell->s.n >= 2 && cmp_cell_at(c, c->base, m)->s.n >= 2 ? "untestable" : "n too small");
     } else {
         char p[32];
         stats_fmt_p(p, sizeof p, cell->p, true);
@@ -399,10 +401,11 @@ static void print_outliers(FILE *f, const struct comparison *c, enum markup mk)
         size_t o = (size_t)snprintf(line, sizeof line, "outlier%s of %s (modified z-score of %s above 3.5): ",
                                     lb->noutliers > 1 ? "s" : "", lb->name, c->metrics[0].name);
         for (size_t i = 0; i < lb->noutliers && o < sizeof line; i++) {
-            char v[64];
+            char v[64], z[32];
             fmt_value(v, sizeof v, lb->outliers[i].value, c->metrics[0].unit);
-            o += (size_t)snprintf(line + o, sizeof line - o, "%srun %lld (%s, z = %.1f)", i ? ", " : "",
-                                  (long long)lb->outliers[i].run_id, v, lb->outliers[i].z);
+            stats_fmt_z(z, sizeof z, lb->outliers[i].z);
+            o += (size_t)snprintf(line + o, sizeof line - o, "%srun %lld (%s, %s)", i ? ", " : "",
+                                  (long long)lb->outliers[i].run_id, v, z);
         }
         if (o < sizeof line)
             snprintf(line + o, sizeof line - o, "%s", lb->outliers_excluded ? "; excluded (--exclude-outliers)"

@@ -185,9 +185,12 @@ static void run_row(FILE *f, struct pm_db *db, const struct run_info *ri, const 
     }
     fputs("</td><td class=\"num\">", f);
     quote_html(f, head);
-    if (o)
+    if (o) {
+        char z[32];
+        stats_fmt_z(z, sizeof z, o->z);
         fprintf(f, " <span class=\"badge\" title=\"modified z-score of the headline among its configuration's ok runs, "
-                   "above %.1f\">outlier, z = %.1f</span>", (double)OUTLIER_Z, o->z);
+                   "above %.1f\">outlier, %s</span>", (double)OUTLIER_Z, z);
+    }
     fprintf(f, "</td><td class=\"num\">%s</td><td>", swapout);
     quote_html(f, cap ? cap : "none");
     fprintf(f, "</td><td>%s</td><td>", started);
@@ -325,7 +328,9 @@ static void outlier_note(FILE *f, const struct comparison *c)
             quote_html(f, c->labels[l].name);
             fputs(" (", f);
             quote_html(f, v);
-            fprintf(f, ", z = %.1f)", o->z);
+            char z[32];
+            stats_fmt_z(z, sizeof z, o->z);
+            fprintf(f, ", %s)", z);
         }
     if (total)
         fputs("</p>\n", f);

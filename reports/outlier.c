@@ -2,6 +2,7 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,4 +48,14 @@ int stats_outliers(const double *v, size_t n, double *z, bool *flag)
         }
     }
     return flagged;
+}
+
+void stats_fmt_z(char *buf, size_t len, double z)
+{
+    if (z > 9999)
+        snprintf(buf, len, "z > 9999");
+    else if (z < -9999)
+        snprintf(buf, len, "z < -9999");
+    else
+        snprintf(buf, len, "z = %.1f", z);
 }

@@ -17,4 +17,8 @@
  * flag[i] whether it is an outlier. Returns how many are, -1 out of memory. */
 int stats_outliers(const double *v, size_t n, double *z, bool *flag);
 
+/* "z = 4.1" for people; past 9999 (a hostile value's) "z > 9999", not
+ * two hundred digits. */
+void stats_fmt_z(char *buf, size_t len, double z);
+
 #endif

@@ -94,6 +94,13 @@ void stats_ratio_sentence(char *buf, size_t len, const char *workload, const cha
     pm_fmt_sig(am, sizeof am, a->mean, 6);
     snprintf(head, sizeof head, "%s/%s = %.1f %%", bm, am, ratio);
     if (!w->valid) {
+        if (b->n >= 2 && a->n >= 2) {
+            /* Enough runs, but values whose spread a double cannot hold
+             * (a square past 1e308): no test can say anything. */
+            snprintf(buf, len, "%s: %s cannot be tested against %s: their values are too large to have a spread "
+                     "(n = %zu/%zu)", head, label, base, b->n, a->n);
+            return;
+        }
         snprintf(buf, len, "%s: n too small to judge %s against %s (n = %zu/%zu; 2 runs a side at least)", head,
                  label, base, b->n, a->n);
         return;

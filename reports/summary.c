@@ -485,7 +485,7 @@ static void add_run_row(struct table *t, const struct run_info *ri, const char *
     }
     char z[32] = "";
     if (o && o->flagged)
-        snprintf(z, sizeof z, "z = %.1f", o->z);
+        stats_fmt_z(z, sizeof z, o->z);
     if (o)
         row[k++] = z;
     table_add_row(t, row);
@@ -528,8 +528,11 @@ static void print_outliers(FILE *f, const struct run_info *runs, size_t n, const
                "runs of %s): ", flagged == 1 ? "" : "s", headline, (double)OUTLIER_Z, among, runs[0].workload);
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        if (out[i].flagged)
-            fprintf(f, "%srun %lld (z = %.1f)", k++ ? ", " : "", (long long)runs[i].id, out[i].z);
+        if (out[i].flagged) {
+            char z[32];
+            stats_fmt_z(z, sizeof z, out[i].z);
+            fprintf(f, "%srun %lld (%s)", k++ ? ", " : "", (long long)runs[i].id, z);
+        }
     fprintf(f, "; kept in the mean (compare --exclude-outliers leaves %s out)\n", flagged == 1 ? "it" : "them");
 }
 

@@ -237,6 +237,10 @@ sqlite3 -batch "$HOST" "update metric set value = 1e200 where name = 'usemem.mb_
 rc=$?
 ok "a run of 1e200 MB/s: compare judges (exit 0 or 1), no abort (exit $rc)" test "$rc" -le 1
 like "$(cat big.txt)" "^verdict: " "  and ends with its verdict"
+like "$(cat big.txt)" "B cannot be tested against A<img.*: their values are too large to have a spread \(n = 20/20\)" \
+   "  the sentence says the values cannot be tested, not that there are too few runs"
+like "$(cat big.txt)" "outlier of B \(modified z-score of usemem\.mb_per_s above 3\.5\): run [0-9]+ \([0-9,]+, z > 9999\)" \
+   "  and its outlier's z reads z > 9999, not two hundred digits"
 sqlite3 -batch "$HOST" "insert into suite (id, uuid, name, path, digest, text, created_ns, seed, state)
     values (7, 'u7', 'huge', 'huge.ini', '', '', 0, 1, 'complete')"
 sqlite3 -batch "$HOST" "with recursive i(n) as (select 0 union all select n + 1 from i where n < 1024)
