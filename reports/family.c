@@ -15,16 +15,20 @@ static int by_p(const void *x, const void *y)
     return (a->at > b->at) - (a->at < b->at);
 }
 
-/* The judged p-values, smallest first; *m of them. */
-static struct ranked_p *sorted_family(const double *p, size_t n, size_t *m)
+/* The judged p-values, smallest first; *m of them. Those not judged
+ * (NaN) stay out and are NaN in adj. */
+static struct ranked_p *sorted_family(const double *p, size_t n, double *adj, size_t *m)
 {
     struct ranked_p *r = malloc((n ? n : 1) * sizeof *r);
     if (!r)
         return NULL;
     *m = 0;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         if (!isnan(p[i]))
             r[(*m)++] = (struct ranked_p){ p[i], i };
+        else
+            adj[i] = NAN;
+    }
     qsort(r, *m, sizeof *r, by_p);
     return r;
 }
@@ -32,12 +36,9 @@ static struct ranked_p *sorted_family(const double *p, size_t n, size_t *m)
 int stats_holm(const double *p, size_t n, double *adj)
 {
     size_t m;
-    struct ranked_p *r = sorted_family(p, n, &m);
+    struct ranked_p *r = sorted_family(p, n, adj, &m);
     if (!r)
         return -1;
-    for (size_t i = 0; i < n; i++)
-        if (isnan(p[i]))
-            adj[i] = NAN;
     /* Step down: the k-th smallest is multiplied by the m - k + 1 still in
      * play, and never falls below the adjusted one before it. */
     double run = 0;
@@ -53,12 +54,9 @@ int stats_holm(const double *p, size_t n, double *adj)
 int stats_bh(const double *p, size_t n, double *adj)
 {
     size_t m;
-    struct ranked_p *r = sorted_family(p, n, &m);
+    struct ranked_p *r = sorted_family(p, n, adj, &m);
     if (!r)
         return -1;
-    for (size_t i = 0; i < n; i++)
-        if (isnan(p[i]))
-            adj[i] = NAN;
     /* Step up: the k-th smallest times m / k, never above the adjusted
      * one after it. */
     double run = 1;

@@ -336,14 +336,22 @@ static void outlier_note(FILE *f, const struct comparison *c)
         fputs("</p>\n", f);
 }
 
+/* The page's comparisons as judge.h and across.h take them; NULL out of
+ * memory. */
+static struct comparison **pointers_to(struct comparison *cs, size_t n)
+{
+    struct comparison **p = calloc(n ? n : 1, sizeof *p);
+    for (size_t i = 0; p && i < n; i++)
+        p[i] = &cs[i];
+    return p;
+}
+
 /* Each configuration's geometric mean over the page's workloads. */
 static void across_note(FILE *f, struct comparison *cs, size_t n)
 {
-    struct comparison **cptrs = calloc(n ? n : 1, sizeof *cptrs);
+    struct comparison **cptrs = pointers_to(cs, n);
     struct across *a = NULL;
     size_t na = 0;
-    for (size_t i = 0; cptrs && i < n; i++)
-        cptrs[i] = &cs[i];
     if (cptrs && compare_across(cptrs, n, &a, &na) == 0 && na) {
         fputs("<h3>Across workloads</h3>\n", f);
         compare_across_render(f, a, na, MARKUP_HTML);
@@ -480,9 +488,7 @@ static int workload_section(FILE *f, struct pm_db *db, const struct report_scope
 /* The page's tables are one family, as compare judges what it shows. */
 static int judge_parts(struct comparison *cs, size_t n, struct pm_err *err)
 {
-    struct comparison **cptrs = calloc(n ? n : 1, sizeof *cptrs);
-    for (size_t i = 0; cptrs && i < n; i++)
-        cptrs[i] = &cs[i];
+    struct comparison **cptrs = pointers_to(cs, n);
     int rc = cptrs && compare_judge(cptrs, n, 0.05) == 0 ? 0 : pm_errf(err, "out of memory");
     free(cptrs);
     return rc;

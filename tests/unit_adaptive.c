@@ -87,17 +87,25 @@ static void simulate(const struct suite_plan *p, double cv_pct, int n, struct ou
     before->runs /= n;
 }
 
-/* One configuration: the rule's coverage at least 95% less twice its
- * Monte-Carlo standard error, the old rule's below it. */
-static void check(double cv_pct, double target_pct, int n)
+/* Simulate one configuration and say what both rules gave; returns the
+ * coverage the rule must reach: 95% less twice its Monte-Carlo standard
+ * error. */
+static double run_config(double cv_pct, double target_pct, int n, struct outcome *now, struct outcome *before)
 {
     struct suite_plan p = { .ncells = 1, .runs_min = 3, .runs_max = MAXRUNS, .target_ci = target_pct / 100 };
-    struct outcome now, before;
-    simulate(&p, cv_pct, n, &now, &before);
-    double floor = 0.95 - 2 * sqrt(0.95 * 0.05 / n);
+    simulate(&p, cv_pct, n, now, before);
     printf("# CV %g%%, target %g%%, runs 3..%d, %d suites: the rule covers %.2f%% (%.1f runs), the old one %.2f%% "
-           "(%.1f runs)\n", cv_pct, target_pct, MAXRUNS, n, 100 * now.covered, now.runs, 100 * before.covered,
-           before.runs);
+           "(%.1f runs)\n", cv_pct, target_pct, MAXRUNS, n, 100 * now->covered, now->runs, 100 * before->covered,
+           before->runs);
+    return 0.95 - 2 * sqrt(0.95 * 0.05 / n);
+}
+
+/* One configuration: the rule's coverage at least the floor, the old
+ * rule's below it. */
+static void check(double cv_pct, double target_pct, int n)
+{
+    struct outcome now, before;
+    double floor = run_config(cv_pct, target_pct, n, &now, &before);
     ok(now.covered >= floor, "CV %g%%, target %g%%: the interval a cell stops with covers the mean in %.2f%% "
        "(at least %.2f%%)", cv_pct, target_pct, 100 * now.covered, 100 * floor);
     ok(before.covered < floor, "  the old rule's in %.2f%%, short of 95%%: the simulation sees the fault",
@@ -108,13 +116,8 @@ static void check(double cv_pct, double target_pct, int n)
  * that never stops keeps its promise trivially), and keep it. */
 static void check_early(double cv_pct, double target_pct, int n)
 {
-    struct suite_plan p = { .ncells = 1, .runs_min = 3, .runs_max = MAXRUNS, .target_ci = target_pct / 100 };
     struct outcome now, before;
-    simulate(&p, cv_pct, n, &now, &before);
-    double floor = 0.95 - 2 * sqrt(0.95 * 0.05 / n);
-    printf("# CV %g%%, target %g%%, runs 3..%d, %d suites: the rule covers %.2f%% (%.1f runs), the old one %.2f%% "
-           "(%.1f runs)\n", cv_pct, target_pct, MAXRUNS, n, 100 * now.covered, now.runs, 100 * before.covered,
-           before.runs);
+    double floor = run_config(cv_pct, target_pct, n, &now, &before);
     ok(now.covered >= floor, "CV %g%%, target %g%%: covers the mean in %.2f%% (at least %.2f%%)", cv_pct, target_pct,
        100 * now.covered, 100 * floor);
     ok(now.runs < MAXRUNS - 5, "  and stops early: %.1f runs on average of at most %d", now.runs, MAXRUNS);
