@@ -8,8 +8,8 @@
 # and nothing written; and memory stays flat from a 10,000-tick run to a
 # 20,000-tick one.
 . "$(dirname "$0")/lib.sh"
-# Beside the tests that change the machine (FREE_TESTS): a state
-# directory of its own, so no command here recovers their runs' leftovers.
+# A state directory of its own, so no command here recovers another
+# test's runs' leftovers.
 export PRESSMARK_STATE_DIR="$TMP/state"
 mkdir -m 700 "$PRESSMARK_STATE_DIR"
 cd "$TMP" || exit 1
