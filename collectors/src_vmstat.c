@@ -33,7 +33,8 @@ enum { VMSTAT_PGFAULT, VMSTAT_PGMAJFAULT, VMSTAT_OOM_KILL, VMSTAT_PGSCAN_KSWAPD,
     VMSTAT_ALLOCSTALL, VMSTAT_WORKINGSET_REFAULT_ANON, VMSTAT_WORKINGSET_REFAULT_FILE,
     VMSTAT_WORKINGSET_ACTIVATE_ANON, VMSTAT_WORKINGSET_ACTIVATE_FILE, VMSTAT_WORKINGSET_RESTORE_ANON,
     VMSTAT_WORKINGSET_RESTORE_FILE, VMSTAT_THP_FAULT_ALLOC, VMSTAT_THP_FAULT_FALLBACK, VMSTAT_COMPACT_STALL,
-    VMSTAT_COMPACT_FAIL, VMSTAT_COMPACT_SUCCESS, VMSTAT_SWAP_RA, VMSTAT_SWAP_RA_HIT, VMSTAT_ZSWPWB };
+    VMSTAT_COMPACT_FAIL, VMSTAT_COMPACT_SUCCESS, VMSTAT_SWAP_RA, VMSTAT_SWAP_RA_HIT, VMSTAT_ZSWPWB,
+    VMSTAT_PGREFILL, VMSTAT_PGACTIVATE, VMSTAT_PGDEACTIVATE };
 static const struct metric_def vmstat_defs[] = {
     [VMSTAT_PGFAULT] = METRIC("vmstat.pgfault", "count", PM_LOWER, "page faults, system-wide"),
     [VMSTAT_PGMAJFAULT] = METRIC("vmstat.pgmajfault", "count", PM_LOWER, "major page faults, system-wide"),
@@ -76,6 +77,14 @@ static const struct metric_def vmstat_defs[] = {
     [VMSTAT_SWAP_RA_HIT] = METRIC("vmstat.swap_ra_hit", "pages", PM_NEITHER,
                   "read-ahead swap pages that were then used"),
     [VMSTAT_ZSWPWB] = METRIC("vmstat.zswpwb", "pages", PM_LOWER, "pages zswap wrote back to the swap device"),
+    /* Which reclaim ran: the classic LRU's shrink_active_list counts
+     * pgrefill; multi-gen LRU (MGLRU, on by default since Debian's 6.12)
+     * never calls it, so under reclaim pgrefill stays 0 there. */
+    [VMSTAT_PGREFILL] = METRIC("vmstat.pgrefill", "pages", PM_NEITHER,
+                  "pages the classic LRU scanned on its active lists (0 under MGLRU, which has none)"),
+    [VMSTAT_PGACTIVATE] = METRIC("vmstat.pgactivate", "pages", PM_NEITHER, "pages moved to an active list"),
+    [VMSTAT_PGDEACTIVATE] = METRIC("vmstat.pgdeactivate", "pages", PM_NEITHER,
+                  "pages moved from an active list to an inactive one"),
 };
 static const struct metric_group vmstat_metrics = METRIC_GROUP(
     "vmstat: /proc/vmstat, the change over the run (per-zone counters of older kernels summed)",
@@ -266,6 +275,9 @@ static int derive_reclaim_why(const struct series_table *t, struct metric_set *o
         { "vmstat.swap_ra", VMSTAT_SWAP_RA },
         { "vmstat.swap_ra_hit", VMSTAT_SWAP_RA_HIT },
         { "vmstat.zswpwb", VMSTAT_ZSWPWB },
+        { "vmstat.pgrefill", VMSTAT_PGREFILL },
+        { "vmstat.pgactivate", VMSTAT_PGACTIVATE },
+        { "vmstat.pgdeactivate", VMSTAT_PGDEACTIVATE },
     };
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
         rc |= put_delta(t, out, counts[i].series, &vmstat_defs[counts[i].def]);

@@ -73,6 +73,9 @@ int main(void)
     is_num(m(&ms, "vmstat.thp_fault_fallback"), 2, 0, "6.18: THP fault fallbacks");
     is_num(m(&ms, "vmstat.swap_ra"), 50, 0, "6.18: swap readahead");
     is_num(m(&ms, "vmstat.zswpwb"), 4, 0, "6.18: zswap written back");
+    is_num(m(&ms, "vmstat.pgrefill"), 250, 0, "6.18: active lists scanned (classic LRU)");
+    is_num(m(&ms, "vmstat.pgactivate"), 100, 0, "6.18: activations");
+    is_num(m(&ms, "vmstat.pgdeactivate"), 30, 0, "6.18: deactivations");
     /* With the run's elapsed time the velocity follows. */
     metric_set_put(&ms, "time.elapsed_s", 2, "s", PM_LOWER);
     ok(derive_metrics(&t, 4096, &ms, &notes) == 0, "6.18: derive again with the elapsed time");
