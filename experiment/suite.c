@@ -202,7 +202,7 @@ static int run_groups(struct runner *r, const struct exp_backend *b, const struc
 static int load_suite(struct runner *r, struct suite_plan *p, const char *path, const struct suite_run_opts *o)
 {
     struct pm_err err;
-    if (suite_plan_load(path, NULL, p, &err) < 0) {
+    if (suite_plan_load(path, o->text, p, &err) < 0) {
         exp_say(r->ev, EXP_LOG, "pressmark suite run: %s\n", err.msg);
         return 2;
     }

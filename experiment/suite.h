@@ -64,6 +64,9 @@ struct suite_run_opts {
     /* The host backend: boot the next kernel with kexec when this one's
      * cells are done (dry_run: print what would be done). */
     bool reboot, dry_run;
+    /* A suite made by pressmark (a bisection's batch): its text, read
+     * instead of the file path names. */
+    const char *text;
 };
 
 /* suite run FILE: returns the exit status (0 done and every run ok, 1 a run

@@ -28,6 +28,9 @@ struct action {
 static struct action actions[MAX_ACTIONS];
 static int nactions;
 static int lock_fd = -1;
+/* A process that holds the lock may take it again (a bisection holds it
+ * across the suites it runs): only the outermost unlock lets it go. */
+static int lock_depth;
 /* How long a starting run waits for the run lock. */
 #define LOCK_WAIT_MS 2000
 static char state_dir[512];
@@ -132,6 +135,10 @@ static int try_lock(int fd)
 
 int undo_lock(const char *what, struct pm_err *err)
 {
+    if (lock_fd >= 0) {
+        lock_depth++;
+        return 0;
+    }
     if (ensure_state_dir(err) < 0)
         return -1;
     char path[600];
@@ -182,6 +189,10 @@ bool undo_run_in_progress(void)
 
 void undo_unlock(void)
 {
+    if (lock_depth > 0) {
+        lock_depth--;
+        return;
+    }
     if (lock_fd >= 0) {
         if (ftruncate(lock_fd, 0) < 0) {
             /* The stale text only names a past holder; the flock is what counts. */

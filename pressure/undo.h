@@ -29,7 +29,8 @@ enum undo_kind {
 const char *undo_state_dir(void);
 
 /* Take the machine-wide run lock. -1 with a message naming the holder
- * when another pressmark holds it. The lock goes when the process does. */
+ * when another pressmark holds it. The lock goes when the process does.
+ * Taken again by its holder, it nests: each undo_unlock undoes one. */
 int undo_lock(const char *what, struct pm_err *err);
 void undo_unlock(void);
 /* Does a pressmark hold the run lock now (is a run in progress here)? */

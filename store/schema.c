@@ -100,6 +100,37 @@ static const char *const migrations[] = {
     /* 7 -> 8: ticks in blocks of per-series pieces SQL reads one series
      * of one run at a time (tick_migrate.c). */
     NULL,
+    /* 8 -> 9: bisections (pressmark bisect): what was asked (the suite as
+     * read, its cell, the metric, the kind of candidates, the endpoints),
+     * the candidates in order, and each step's verdict once it has one, so
+     * an interrupted bisection resumes without repeating a finished step.
+     * A step's runs are suites of their own (bisect_batch: one a boot),
+     * keyed by the cell and the kernel they measured, so any bisection of
+     * that cell and kernel reuses them. */
+    "CREATE TABLE bisect ("
+    "  id INTEGER PRIMARY KEY, uuid TEXT NOT NULL UNIQUE, key TEXT NOT NULL,"
+    "  suite_path TEXT NOT NULL, suite_text TEXT NOT NULL, cell TEXT NOT NULL, metric TEXT NOT NULL,"
+    "  kind TEXT NOT NULL CHECK (kind IN ('packages','debs','git')),"
+    "  good TEXT NOT NULL, bad TEXT NOT NULL, repo TEXT NOT NULL, build TEXT NOT NULL,"
+    "  runs INTEGER NOT NULL, max_runs INTEGER NOT NULL, alpha REAL NOT NULL, created_ns INTEGER NOT NULL,"
+    "  state TEXT NOT NULL CHECK (state IN ('running','done','no-difference','failed')),"
+    "  first_bad TEXT, reason TEXT);"
+    "CREATE INDEX bisect_key ON bisect(key);"
+    "CREATE TABLE bisect_candidate ("
+    "  bisect_id INTEGER NOT NULL REFERENCES bisect(id) ON DELETE CASCADE,"
+    "  idx INTEGER NOT NULL, kernel TEXT NOT NULL, version TEXT NOT NULL,"
+    "  PRIMARY KEY (bisect_id, idx)) WITHOUT ROWID;"
+    "CREATE TABLE bisect_step ("
+    "  bisect_id INTEGER NOT NULL REFERENCES bisect(id) ON DELETE CASCADE,"
+    "  seq INTEGER NOT NULL, role TEXT NOT NULL CHECK (role IN ('good','bad','step')),"
+    "  candidate INTEGER NOT NULL, kernel TEXT NOT NULL, kernel_key TEXT NOT NULL,"
+    "  runs INTEGER NOT NULL, mean REAL,"
+    "  verdict TEXT CHECK (verdict IN ('good','bad','skip','cannot-tell')),"
+    "  p_good REAL, p_bad REAL, boots INTEGER NOT NULL, reason TEXT,"
+    "  PRIMARY KEY (bisect_id, seq)) WITHOUT ROWID;"
+    "CREATE TABLE bisect_batch ("
+    "  kernel_key TEXT NOT NULL, n INTEGER NOT NULL, suite_name TEXT NOT NULL UNIQUE, text TEXT NOT NULL,"
+    "  PRIMARY KEY (kernel_key, n)) WITHOUT ROWID;",
 };
 
 /* Migrations that SQL alone cannot do: called where migrations[] is NULL. */
