@@ -64,5 +64,6 @@ int cmd_push(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_chat_server(int argc, char **argv);
 int cmd_suite(int argc, char **argv);
+int cmd_bisect(int argc, char **argv);
 
 #endif

@@ -26,6 +26,7 @@ static const struct command commands[] = {
     { "run", cmd_run, "run a named workload (see 'pressmark run --help') and store its runs" },
     { "chat-server", cmd_chat_server, "a VolanoMark-protocol chat server alone (the netserver side)" },
     { "suite", cmd_suite, "an experiment from a file: cells from its axes (kernels too), interleaved runs, resumable" },
+    { "bisect", cmd_bisect, "the first bad kernel for a suite's cell: Debian packages, package files or a git range" },
     { "list", cmd_list, "one line per stored run" },
     { "show", cmd_show, "a run's or a label's summary in the layout of the kernel reports it reproduces" },
     { "compare", cmd_compare, "labels side by side: the 2002 VolanoMark report's table, Welch's t-test, ratio sentences" },

@@ -124,6 +124,12 @@ int git_clone_open(const char *cache, const char *repo, struct git_clone *g, str
     return 0;
 }
 
+int git_scratch_open(const char *cache, struct git_clone *g, struct pm_err *err)
+{
+    memset(g, 0, sizeof *g);
+    return build_dir_make(cache, g->dir, sizeof g->dir, &g->undo_id, err);
+}
+
 void git_clone_close(struct git_clone *g)
 {
     if (g->dir[0])

@@ -27,6 +27,9 @@ struct git_clone {
 };
 /* Clone repo into a new scratch directory of cache. */
 int git_clone_open(const char *cache, const char *repo, struct git_clone *g, struct pm_err *err);
+/* Only the scratch directory, for builds in a checkout of the user's
+ * (git bisect run's step). */
+int git_scratch_open(const char *cache, struct git_clone *g, struct pm_err *err);
 void git_clone_close(struct git_clone *g);
 /* Check out a commit (detached). */
 int git_checkout(const struct git_clone *g, const char *sha, struct pm_err *err);

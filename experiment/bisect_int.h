@@ -1,0 +1,56 @@
+#ifndef PM_EXPERIMENT_BISECT_INT_H
+#define PM_EXPERIMENT_BISECT_INT_H
+/* The bisection's state shared by its parts: bisect.c drives it,
+ * bisect_cell.c measures a kernel in batches, bisect_git.c follows git
+ * bisect. Not for commands. */
+#include <stdbool.h>
+#include "experiment/bisect.h"
+#include "experiment/bisect_judge.h"
+#include "experiment/plan.h"
+#include "harness/run.h"
+
+struct bctx {
+    struct run_session rs;
+    struct bisect_rec rec;
+    struct suite_plan plan;
+    const struct suite_cell *cell;
+    const struct exp_events *ev;
+    bool quiet;
+    struct bisect_values good, bad;     /* the endpoints' values */
+    struct bisect_step_rec gstep, bstep;
+};
+
+/* A kernel as a batch names it (kernel = spec), and what tells it apart
+ * for reuse: its key (the cell and the kernel's identity). */
+int bisect_kernel_key(const struct bctx *c, const char *spec, char *key, size_t len, struct pm_err *err);
+/* Measure s's kernel (s->kernel_key set) until it has its runs (an
+ * endpoint) or a verdict (a step); s is stored as it goes. 0, or the exit
+ * status to stop with (2, 128 + N; 3: waits for a reboot, host backend). */
+int bisect_measure(struct bctx *c, struct bisect_step_rec *s, const char *spec, const char *label);
+/* The label a candidate's runs carry: the cell's and the kernel's. */
+void bisect_label(const struct bctx *c, const char *kernel, char *buf, size_t len);
+
+/* The git kind's search, after the endpoints (bisect_git.c). */
+int bisect_git_search(struct bctx *c);
+/* Build the checkout of sha in dir with the bisection's command: 0 and
+ * spec, or 1 with reason (a failed build), 128 + N, or -1 (err). */
+struct git_clone;
+int bisect_git_build(struct bctx *c, struct git_clone *g, const char *dir, const char *sha, char *spec, size_t len,
+                     char *reason, size_t rlen, struct pm_err *err);
+/* The endpoints of a git bisection: built in g (opened when needed). */
+int bisect_git_endpoints(struct bctx *c, struct git_clone *g, char *gspec, char *bspec, size_t len);
+
+/* Open the session and load bisection id into c (none when 0). 0, or an
+ * exit status; bisect_load loads one into an open c. */
+int bisect_load(struct bctx *c, int64_t id);
+int bisect_open(struct bctx *c, int64_t id, const struct exp_events *ev, bool quiet);
+void bisect_close(struct bctx *c);
+/* Measure the endpoints (specs: their kernels; NULL: a git endpoint
+ * measured before, by its stored key) and check they differ. 0, or the
+ * exit status to end with. */
+int bisect_endpoints(struct bctx *c, const char *gspec, const char *bspec);
+/* The stored step of kernel (role), or a new one. */
+int bisect_find_step(struct bctx *c, const char *role, int candidate, const char *kernel, struct bisect_step_rec *s);
+int bisect_end(struct bctx *c, const char *state, const char *first_bad, const char *reason, int status);
+
+#endif

@@ -1,0 +1,194 @@
+/* Bisecting a list (Debian packages in version order, package files in
+ * the order given): the candidate in the middle of those still in
+ * question, each verdict narrowing the range, a skipped one stepped
+ * around; and bisect_run, which starts or resumes any kind. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "experiment/bisect_int.h"
+#include "lib/quote.h"
+
+/* The range still in question from the stored steps: lo the last good
+ * index (-1: the good kernel), hi the first bad (the bad kernel's
+ * index: the last), skipped ones marked; *pending a step begun but not
+ * decided (-1: none). */
+static void narrow(const struct bisect_step_rec *v, size_t n, int *lo, int *hi, bool *skipped, int *pending)
+{
+    *pending = -1;
+    for (size_t i = 0; i < n; i++) {
+        int k = v[i].candidate;
+        if (strcmp(v[i].role, "step") != 0 || k < 0 || k >= *hi + 1)
+            continue;
+        if (strcmp(v[i].verdict, "good") == 0 && k > *lo)
+            *lo = k;
+        else if (strcmp(v[i].verdict, "bad") == 0 && k < *hi)
+            *hi = k;
+        else if (strcmp(v[i].verdict, "skip") == 0 || strcmp(v[i].verdict, "cannot-tell") == 0)
+            skipped[k] = true;
+        else if (!v[i].verdict[0])
+            *pending = k;
+    }
+}
+
+/* The next candidate: nearest the middle of (lo, hi), not skipped; -1
+ * when none is left. */
+static int pick(int lo, int hi, const bool *skipped)
+{
+    int mid = lo + (hi - lo) / 2;
+    for (int d = 0; d < hi - lo; d++)
+        for (int s = 0; s < 2; s++) {
+            int k = s ? mid + d : mid - d;
+            if (k > lo && k < hi && !skipped[k])
+                return k;
+        }
+    return -1;
+}
+
+/* No candidate left to test: the first bad one, or the range it is in. */
+static int conclude(struct bctx *c, const struct bisect_candidate_rec *cands, int lo, int hi)
+{
+    char why[2400];
+    if (hi - lo == 1) {
+        char q[1100];
+        quote_terminal(cands[hi].kernel, q, sizeof q);
+        exp_say(c->ev, EXP_LOG, "pressmark: bisect %lld: the first bad kernel is %s\n", (long long)c->rec.id, q);
+        return bisect_end(c, "done", cands[hi].kernel, "", 0);
+    }
+    snprintf(why, sizeof why, "only skipped candidates are left: the first bad kernel is one of the %d after %s up to "
+             "%s", hi - lo, lo < 0 ? c->rec.good : cands[lo].kernel, cands[hi].kernel);
+    exp_say(c->ev, EXP_LOG, "pressmark: bisect %lld: %s\n", (long long)c->rec.id, why);
+    return bisect_end(c, "failed", "", why, 1);
+}
+
+/* One step: candidate k measured until it is judged. */
+static int step(struct bctx *c, const struct bisect_candidate_rec *cands, int k, int lo, int hi)
+{
+    struct bisect_step_rec s;
+    struct pm_err err;
+    memset(&s, 0, sizeof s);
+    if (bisect_kernel_key(c, cands[k].kernel, s.kernel_key, sizeof s.kernel_key, &err) < 0) {
+        snprintf(s.reason, sizeof s.reason, "%s", err.msg);
+        snprintf(s.verdict, sizeof s.verdict, "skip");
+    }
+    int rc = bisect_find_step(c, "step", k, cands[k].kernel, &s);
+    if (rc == 0 && s.verdict[0])
+        return bisects_update_step(&c->rs.db, c->rec.id, &s, &err) < 0 ? 2 : 0;
+    char label[512], q[1100];
+    bisect_label(c, cands[k].kernel, label, sizeof label);
+    quote_terminal(cands[k].kernel, q, sizeof q);
+    if (rc == 0)
+        exp_say(c->ev, EXP_LOG, "pressmark: bisect %lld: step %d: %s (%d of the %d in question)\n",
+                (long long)c->rec.id, s.seq - 1, q, k - lo, hi - lo - 1);
+    if (rc == 0)
+        rc = bisect_measure(c, &s, cands[k].kernel, label);
+    if (rc == 0)
+        exp_say(c->ev, EXP_LOG, "pressmark: bisect %lld: %s is %s%s%s\n", (long long)c->rec.id, q,
+                strcmp(s.verdict, "cannot-tell") == 0 ? "skipped, cannot tell" : s.verdict,
+                s.reason[0] ? ": " : "", s.reason);
+    return rc;
+}
+
+static int list_search(struct bctx *c)
+{
+    struct pm_err err;
+    struct bisect_candidate_rec *cands;
+    size_t n;
+    if (bisects_candidates(&c->rs.db, c->rec.id, &cands, &n, &err) < 0 || n < 2) {
+        exp_say(c->ev, EXP_LOG, "pressmark bisect: %s\n", n < 2 ? "too few candidates stored" : err.msg);
+        free(cands);
+        return 2;
+    }
+    bool *skipped = calloc(n, sizeof *skipped);
+    int rc = skipped ? 0 : 2;
+    while (rc == 0) {
+        struct bisect_step_rec *v;
+        size_t nv;
+        if (bisects_steps(&c->rs.db, c->rec.id, &v, &nv, &err) < 0) {
+            rc = 2;
+            break;
+        }
+        int lo = -1, hi = (int)n - 1, pending;
+        memset(skipped, 0, n * sizeof *skipped);
+        narrow(v, nv, &lo, &hi, skipped, &pending);
+        free(v);
+        int k = pending > lo && pending < hi && !skipped[pending] ? pending : pick(lo, hi, skipped);
+        if (k < 0) {
+            rc = conclude(c, cands, lo, hi);
+            break;
+        }
+        rc = step(c, cands, k, lo, hi);
+    }
+    free(skipped);
+    free(cands);
+    return rc == 3 ? 0 : rc;
+}
+
+static int open_or_make(struct bctx *c, const struct bisect_plan *bp, int64_t *id)
+{
+    struct pm_err err;
+    struct bisect_rec old;
+    int found = bisects_by_key(&c->rs.db, bp->rec.key, &old, &err);
+    if (found > 0) {
+        *id = old.id;
+        bisect_rec_free(&old);
+        return 0;
+    }
+    struct bisect_rec r = bp->rec;
+    int rc = found < 0 || pm_db_exec(&c->rs.db, "BEGIN IMMEDIATE", &err) < 0 ? -1 : bisects_create(&c->rs.db, &r, &err);
+    for (size_t i = 0; rc == 0 && i < bp->ncands; i++)
+        rc = bisects_add_candidate(&c->rs.db, r.id, (int)i, &bp->cands[i], &err);
+    if (rc == 0 && pm_db_exec(&c->rs.db, "COMMIT", &err) < 0)
+        rc = -1;
+    if (rc < 0) {
+        pm_db_rollback(&c->rs.db);
+        exp_say(c->ev, EXP_LOG, "pressmark bisect: %s\n", err.msg);
+        return 2;
+    }
+    *id = r.id;
+    return 0;
+}
+
+int bisect_run(const struct bisect_plan *bp, int64_t id, const struct exp_events *ev, bool quiet, int64_t *out_id)
+{
+    struct bctx c;
+    int rc = bisect_open(&c, 0, ev, quiet);
+    if (rc == 0 && bp && !id)
+        rc = open_or_make(&c, bp, &id);
+    if (rc == 0 && !bp && !id) {
+        struct bisect_rec r;
+        struct pm_err err;
+        int found = bisects_latest(&c.rs.db, true, false, &r, &err);
+        if (found <= 0)
+            exp_say(ev, EXP_LOG, "pressmark bisect --continue: %s\n", found < 0 ? err.msg : "no unfinished bisection "
+                    "(accepted: --id N of a stored one)");
+        rc = found <= 0 ? 2 : 0;
+        id = found > 0 ? r.id : 0;
+        if (found > 0)
+            bisect_rec_free(&r);
+    }
+    if (rc == 0) {
+        *out_id = id;
+        rc = bisect_load(&c, id);
+    }
+    if (rc == 0 && strcmp(c.rec.state, "running") != 0) {
+        exp_say(ev, EXP_LOG, "pressmark: bisect %lld is finished (%s)\n", (long long)id, c.rec.state);
+        rc = strcmp(c.rec.state, "done") == 0 ? 0 : 1;
+    } else if (rc == 0) {
+        exp_say(ev, EXP_LOG, "pressmark: bisect %lld: cell '%s', %s, %s candidates\n", (long long)id, c.rec.cell,
+                c.rec.metric, c.rec.kind);
+        if (strcmp(c.rec.kind, "git") == 0)
+            rc = bisect_git_search(&c);
+        else if ((rc = bisect_endpoints(&c, c.rec.good, c.rec.bad)) == 0)
+            rc = list_search(&c);
+    }
+    if (rc >= 128)
+        exp_say(ev, EXP_LOG, "pressmark: bisect %lld interrupted; 'pressmark bisect --continue' goes on from its last "
+                "finished step\n", (long long)id);
+    bisect_close(&c);
+    return rc;
+}
+
+int bisect_resume(int64_t id, const struct exp_events *ev, bool quiet, int64_t *out_id)
+{
+    return bisect_run(NULL, id, ev, quiet, out_id);
+}
