@@ -24,11 +24,12 @@ void bisect_print_plan(const struct bisect_plan *bp)
         printf("%4zu  %s%s%s\n", i + 1, bp->cands[i].kernel, bp->cands[i].version[0] ? "  " : "",
                bp->cands[i].version);
     unsigned looks = r->max_runs > r->runs ? (unsigned)((r->max_runs + r->runs - 1) / r->runs) : 1;
+    /* ceil(log2(n)) steps tell n places of the first bad one apart. */
     int steps = 0;
-    for (size_t n = bp->ncands - 1; n > 0; n /= 2)
+    while ((size_t)1 << steps < bp->ncands)
         steps++;
-    printf("%d runs a boot, at most %d a step (%u looks, each at alpha %g / %u); at least %d boots: the two "
-           "endpoints and %d steps if every step decides in one\n", r->runs, r->max_runs, looks, r->alpha, looks,
+    printf("%d runs a boot, at most %d a step (%u looks, each at alpha %g / %u); at most %d boots when each step "
+           "decides in one: the two endpoints and %d steps\n", r->runs, r->max_runs, looks, r->alpha, looks,
            steps + 2, steps);
 }
 

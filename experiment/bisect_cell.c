@@ -209,7 +209,6 @@ static bool look(struct bctx *c, struct bisect_step_rec *s, const struct bisect_
 {
     bool endpoint = strcmp(s->role, "step") != 0;
     s->runs = (int)v->n;
-    s->boots = v->boots;
     s->has_mean = v->n > 0;
     double sum = 0;
     for (size_t i = 0; i < v->n; i++)
@@ -265,5 +264,6 @@ int bisect_measure(struct bctx *c, struct bisect_step_rec *s, const char *spec, 
         rc = run_batch(c, s->kernel_key, spec, label);
         if (rc >= 128 || rc == 2)
             return rc;
+        s->boots++;             /* this step's boots: runs reused from others' are not */
     }
 }

@@ -144,7 +144,7 @@ static int prep_git(const struct bisect_args *a, struct bisect_plan *bp, struct 
         return pm_errf(err, "--git '%s': not a directory here (accepted: a git repository of a kernel tree)", a->repo);
     if (git_resolve(bp->rec.repo, a->good, bp->rec.good, sizeof bp->rec.good, err) < 0 ||
         git_resolve(bp->rec.repo, a->bad, bp->rec.bad, sizeof bp->rec.bad, err) < 0)
-        return pm_errf(err, "--good/--bad: %s (accepted: commits of the --git repository)", err->msg);
+        return -1;
     if (git_before(bp->rec.repo, bp->rec.good, bp->rec.bad, err) != 1)
         return pm_errf(err, "--good %s is not before --bad %s in %s (accepted: a good commit that is an ancestor of "
                        "the bad one)", a->good, a->bad, bp->rec.repo);

@@ -67,7 +67,8 @@ int git_resolve(const char *repo, const char *rev, char *sha, size_t len, struct
     char *args[] = { "rev-parse", "--verify", "-q", "--end-of-options", spec, NULL };
     struct pm_err e;
     if (rev[0] == '-' || git(repo, args, out, sizeof out, &e) < 0 || !is_sha(out))
-        return pm_errf(err, "'%s' is not a commit of %s", rev, repo);
+        return pm_errf(err, "--good/--bad '%s': not a commit of %s (accepted: commits of the --git repository)", rev,
+                       repo);
     snprintf(sha, len, "%.40s", out);
     return 0;
 }
