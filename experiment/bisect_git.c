@@ -116,7 +116,7 @@ static int git_step(struct bctx *c, struct git_clone *g, const char *dir, const 
     }
     if (rc == 0)
         exp_say(c->ev, EXP_LOG, "pressmark: bisect %lld: %.12s is %s%s%s\n", (long long)c->rec.id, sha,
-                strcmp(s->verdict, "cannot-tell") == 0 ? "skipped, cannot tell" : s->verdict, s->reason[0] ? ": " : "",
+                strcmp(s->verdict, "cannot-tell") == 0 ? "skipped, cannot tell" : strcmp(s->verdict, "skip") == 0 ? "skipped" : s->verdict, s->reason[0] ? ": " : "",
                 s->reason);
     return rc;
 }

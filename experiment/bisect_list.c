@@ -83,7 +83,7 @@ static int step(struct bctx *c, const struct bisect_candidate_rec *cands, int k,
         rc = bisect_measure(c, &s, cands[k].kernel, label);
     if (rc == 0)
         exp_say(c->ev, EXP_LOG, "pressmark: bisect %lld: %s is %s%s%s\n", (long long)c->rec.id, q,
-                strcmp(s.verdict, "cannot-tell") == 0 ? "skipped, cannot tell" : s.verdict,
+                strcmp(s.verdict, "cannot-tell") == 0 ? "skipped, cannot tell" : strcmp(s.verdict, "skip") == 0 ? "skipped" : s.verdict,
                 s.reason[0] ? ": " : "", s.reason);
     return rc;
 }

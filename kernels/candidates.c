@@ -112,7 +112,7 @@ int kernel_packages_between(const char *flavour, const char *from, const char *t
         rc = pm_spawn_capture(&sp, out, APT_OUT, err);
         if (rc == 0)
             rc = keep_between(out, from, to, v, n, err);
-        if (rc == 0)
+        if (rc == 0 && *n)      /* qsort of no array is undefined */
             qsort(*v, *n, sizeof **v, by_version);
     }
     for (size_t i = 0; i < nn; i++)

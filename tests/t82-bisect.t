@@ -130,7 +130,8 @@ like "$(cat err)" "$(re "$B") is good" "before the kill: the first step, a 6.1 p
 "$PM" "${debs[@]}" > out 2> err
 is "$?" 0 "the same command again finishes the bisection"
 like "$(cat err)" "removed scratch directory .*pressmark-vm-" "  after removing what the killed one left"
-ok "  without repeating the finished step" sh -c "! grep -q 'step 1:' err"
+ok "  without repeating the finished step" sh -c "! grep -q 'step [0-9]*: $B' err"
+is "$(q "select count(*) from bisect_step where bisect_id = 1 and kernel = '$B'")" 1 "  which has one row of evidence"
 like "$(cat out)" "first bad: $(re "$C")" "the first bad kernel: the first 6.12 package"
 like "$(cat out)" "^good +$(re "$A") +3 +1 " "the evidence: the good kernel's 3 runs in one boot"
 like "$(cat out)" "^1 +$(re "$B") +3 +1 +[0-9,.]+ +good " "  step 1: 3 runs, one boot, good"
