@@ -114,7 +114,7 @@ $(B)/%.o: %.c
 # (caps, swap, knobs, tracefs, the package; every run makes a cgroup) run
 # one after another, as each compares the machine before and after; beside
 # them run the unit tests, the shell tests that touch nothing outside their
-# own directory (no run, only help text), and t80, whose kernels run in VMs
+# own directory (no run, only help text), and t80 and t82, whose kernels run in VMs
 # with a run lock and undo journal of its own and which compares only what
 # VMs leave (FREE_TESTS).
 # Every test leaves /tmp as it found it: a pressmark-test directory that
@@ -126,7 +126,7 @@ $(B)/%.o: %.c
 QUIET_TESTS   := tests/t19-nightly.t tests/t21-survive.t tests/t25-reclaim.t tests/t30-chat.t
 SHELL_TESTS   := $(filter-out $(QUIET_TESTS),$(wildcard tests/t*.t)) $(QUIET_TESTS)
 FREE_TESTS    := $(filter $(SHELL_TESTS),tests/t05-layering.t tests/t07-docs.t tests/t17-metrics.t tests/t43-fuzz.t \
-                   tests/t47-statistics.t tests/t48-verdicts.t tests/t80-kernels.t)
+                   tests/t47-statistics.t tests/t48-verdicts.t tests/t80-kernels.t tests/t82-bisect.t)
 # (each lane in order, one test at a time: prove's "par" would let the
 # second lane's tests take both slots first; the longest starts first)
 LONG_FREE     := tests/t80-kernels.t
