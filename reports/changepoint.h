@@ -34,4 +34,20 @@ int cp_detect(const double *x, size_t n, const struct cp_opts *o, struct cp_chan
 struct cp_gate { size_t window; double threshold_pct; int direction; };
 long cp_gate_find(const struct cp_change *c, size_t nc, size_t npoints, const struct cp_gate *g);
 
+/* Further notes on the above. cp_detect: on success *out is never NULL,
+ * also when *nout is 0 (free it either way); a candidate whose Q is not
+ * above 0 (a constant series) separates nothing and is never tested; a
+ * candidate's test stops as soon as its p cannot reach max_p, so only a
+ * kept change has a p. cp_gate_find: a change counts when its at is one
+ * of the last window points (at >= npoints - window); a direction other
+ * than +1 or -1 (a metric with no better direction) has no worse side,
+ * so it returns -1: the nightly gates only metrics that have one. */
+
+/* The statistic for every split of the whole series (no segments, no
+ * test): q[t] is Q of x[0..t) against x[t..n) for 2 <= t <= n - 2, NAN at
+ * the other t (a side of one point has no spread). For charts and for
+ * checks against another implementation. -1 with err on a non-finite x
+ * or allocation failure. */
+int cp_qhat(const double *x, size_t n, double *q, struct pm_err *err);
+
 #endif
