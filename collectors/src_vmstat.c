@@ -77,14 +77,17 @@ static const struct metric_def vmstat_defs[] = {
     [VMSTAT_SWAP_RA_HIT] = METRIC("vmstat.swap_ra_hit", "pages", PM_NEITHER,
                   "read-ahead swap pages that were then used"),
     [VMSTAT_ZSWPWB] = METRIC("vmstat.zswpwb", "pages", PM_LOWER, "pages zswap wrote back to the swap device"),
-    /* Which reclaim ran: the classic LRU's shrink_active_list counts
-     * pgrefill; multi-gen LRU (MGLRU, on by default since Debian's 6.12)
-     * never calls it, so under reclaim pgrefill stays 0 there. */
+    /* Which LRU reclaim ran: the classic LRU deactivates pages from its
+     * active lists (pgdeactivate); multi-gen LRU (MGLRU, on by default in
+     * Debian's 6.12 kernels, off in their 6.1) ages generations instead,
+     * and under a cgroup's limit counted none in t82's guests, where 6.1
+     * counted thousands. pgrefill is counted by both (6.12's MGLRU too,
+     * under global reclaim) and only for global reclaim. */
     [VMSTAT_PGREFILL] = METRIC("vmstat.pgrefill", "pages", PM_NEITHER,
-                  "pages the classic LRU scanned on its active lists (0 under MGLRU, which has none)"),
+                  "pages reclaim scanned on the active lists (global reclaim only)"),
     [VMSTAT_PGACTIVATE] = METRIC("vmstat.pgactivate", "pages", PM_NEITHER, "pages moved to an active list"),
     [VMSTAT_PGDEACTIVATE] = METRIC("vmstat.pgdeactivate", "pages", PM_NEITHER,
-                  "pages moved from an active list to an inactive one"),
+                  "pages moved from an active list to an inactive one (none under MGLRU's cgroup reclaim)"),
 };
 static const struct metric_group vmstat_metrics = METRIC_GROUP(
     "vmstat: /proc/vmstat, the change over the run (per-zone counters of older kernels summed)",
