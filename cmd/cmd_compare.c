@@ -22,6 +22,13 @@
 
 #define MAX_ITEMS 64
 #define MAX_CELLS 1024
+/* --history's gate, as docs/change-points.md chose it from
+ * bench/changepoints.sh's histories: 5 nights (3 misses a change
+ * confirmed late, 10 keeps a spurious one red for twice as long), and a
+ * change of at least half the 5 % to catch (a fresh change is estimated
+ * from 2-3 nights and scatters around its size). */
+#define HISTORY_WINDOW 5
+#define HISTORY_PCT 2.5
 
 struct compare_opts {
     char baseline[256], workload[64], baseline_db[4096], junit[4096];
@@ -30,6 +37,7 @@ struct compare_opts {
     bool long_view, judge, allow_emulated, exclude_outliers;
     unsigned resamples, seed;
     double alpha, pct;
+    bool pct_given;              /* --fail-on-regression PCT: else each mode's default */
     uint64_t max_download;
     unsigned format;
     bool has_suite;
@@ -59,6 +67,7 @@ static int set_judge(void *state, const char *value, struct pm_err *err)
     if (errno || *end || end == value || !(pct >= 0 && pct <= 1000))
         return pm_errf(err, "'%s' is not a threshold (accepted: a percentage from 0 to 1000, e.g. 5)", value);
     o->pct = pct;
+    o->pct_given = true;
     return 0;
 }
 
@@ -131,11 +140,11 @@ static const struct opt compare_options[] = {
               "                         a baseline: per judged metric the change points of its nights' means (a\n"
               "                         night is a suite run, or a UTC day outside suites; see 'pressmark history');\n"
               "                         with --fail-on-regression exit 1 when one within --window moved the worse\n"
-              "                         way by at least PCT %; each change with its night, the kernels on both\n"
-              "                         sides, the means before and after and its p" },
+              "                         way by at least PCT % (here default 2.5: half the 5 % change to catch, as a\n"
+              "                         fresh change's size scatters); each change with its night, the kernels on\n"
+              "                         both sides, the means before and after and its p" },
     { .name = "window", .type = OPT_CALLBACK, .set = set_window, .metavar = "W",
-      .help = "--history: the newest W nights are judged (default 3: a step is confirmed once 3 nights\n"
-              "                         follow it)" },
+      .help = "--history: a change point within the newest W nights is judged (default 5)" },
     { .name = "junit", STR(junit), .metavar = "FILE",
       .help = "JUnit XML: a testsuite per workload (or part of a suite, as its tables), a testcase per label\n"
               "                         x metric" },
@@ -421,13 +430,18 @@ static int compare_history(struct pm_db *db, const struct compare_opts *o, char 
     cp_opts_default(&cp);
     const struct hgate_request rq = { .labels = (const char *const *)labels, .nlabels = nlabels,
                                       .workload = o->workload[0] ? o->workload : NULL, .metrics = o->metrics,
-                                      .nmetrics = o->nmetrics, .window = o->window, .threshold_pct = o->pct,
+                                      .nmetrics = o->nmetrics, .window = o->window,
+                                      .threshold_pct = o->pct_given ? o->pct : HISTORY_PCT,
                                       .allow_emulated = o->allow_emulated, .cp = &cp };
     struct hgate g;
     struct pm_err err;
-    if (hgate_build(db, &rq, &g, &err) < 0) {
+    int built = hgate_build(db, &rq, &g, &err);
+    if (built < 0 || g.n == 0) {
         hgate_free(&g);
-        return pm_usage("compare", "%s", err.msg);
+        if (built < 0)
+            return pm_usage("compare", "%s", err.msg);
+        return pm_usage("compare", "--history: no ok runs%s%s to judge in %s", rq.workload ? " of workload " : "",
+                        rq.workload ? rq.workload : "", pm_db_path());
     }
     char findings[16384] = "";
     int verdict = hgate_verdict(&g, findings, sizeof findings);
@@ -455,7 +469,7 @@ static int compare_history(struct pm_db *db, const struct compare_opts *o, char 
 
 int cmd_compare(int argc, char **argv)
 {
-    struct compare_opts o = { .pct = 5.0, .window = 3 };
+    struct compare_opts o = { .pct = 5.0, .window = HISTORY_WINDOW };
     const struct cmd_group groups[] = { { NULL, compare_options, &o }, { "", pm_db_option, NULL } };
     const struct cmd_spec spec = { .name = "compare", .usage = compare_usage, .groups = groups, .ngroups = 2,
                                    .max_args = MAX_ITEMS };

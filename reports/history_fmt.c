@@ -97,8 +97,9 @@ static int night_row(struct table *t, const struct history *h, size_t k)
 /* The first line: what this is the history of, and what a night is. */
 static void heading(FILE *f, const struct history *h)
 {
-    char label[600], metric[200], unit[48], line[1200];
+    char label[600], metric[200], unit[48], workload[200], line[1300];
     quote_terminal(h->label, label, sizeof label);
+    quote_terminal(h->workload, workload, sizeof workload);
     quote_terminal(h->metric, metric, sizeof metric);
     quote_terminal(h->unit, unit, sizeof unit);
     size_t days = h->nnights - h->suite_nights;
@@ -111,7 +112,7 @@ static void heading(FILE *f, const struct history *h)
         snprintf(nights, sizeof nights, "a night is a suite run, or a UTC day for the %zu days of runs outside any "
                  "suite", days);
     snprintf(line, sizeof line, "%s (workload %s): %s in %s, %s; %zu ok runs over %zu nights (%s)", label,
-             h->workload, metric, unit[0] ? unit : "-", direction_words(h), h->runs.n, h->nnights, nights);
+             workload, metric, unit[0] ? unit : "-", direction_words(h), h->runs.n, h->nnights, nights);
     fprintf(f, "%s\n", line);
     if (h->missing)
         fprintf(f, "(%zu ok runs store no %s: left out)\n", h->missing, metric);

@@ -227,10 +227,11 @@ void hgate_print_text(FILE *f, const struct hgate *g)
                "means within them, worse by at least %s %%\n", g->window, g->window == 1 ? "" : "s", pct);
     for (size_t i = 0; i < g->n; i++) {
         const struct hgate_cell *c = &g->cells[i];
-        char label[600];
+        char label[600], workload[200];
         quote_terminal(c->label, label, sizeof label);
+        quote_terminal(c->workload, workload, sizeof workload);
         const struct history *h = c->nm ? &c->m[0].h : NULL;
-        fprintf(f, "\n%s (workload %s)", label, c->workload);
+        fprintf(f, "\n%s (workload %s)", label, workload);
         if (h && h->nnights) {
             const struct hist_night *last = &h->nights[h->nnights - 1];
             char kern[300];

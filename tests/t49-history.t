@@ -180,10 +180,10 @@ is "$("$PM" --db "$TMP/hostile.db" history --format json -- "$HOSTILE" | json /d
 
 # compare --history: the newest nights against the history.
 "$PM" compare --history --fail-on-regression > "$TMP/g3.txt" 2>&1
-is "$?" 0 "compare --history --fail-on-regression: the step, 8 nights old, is outside the default window of 3: exit 0"
+is "$?" 0 "compare --history --fail-on-regression: the step, 8 nights old, is outside the default window of 5: exit 0"
 like "$(grep '^  chat.msgs_per_s' "$TMP/g3.txt")" "change at night $N13: mean 1,000 -> 900 msg/s \(-10.0 %\), p = 0.005; kernel 6.1.0-57 before, 6.12.117 after; night 13 of 20: older than the window" \
     "  and says where it is"
-is "$(tail -1 "$TMP/g3.txt")" "verdict: no regression of 5 % or more within the newest 3 nights" "  its verdict"
+is "$(tail -1 "$TMP/g3.txt")" "verdict: no regression of 2.5 % or more within the newest 5 nights" "  its verdict"
 "$PM" compare --history --window 8 --fail-on-regression --junit "$TMP/j.xml" chat usemem > "$TMP/g8.txt" 2>&1
 is "$?" 1 "with --window 8 the step is a regression: exit 1"
 is "$(grep '^REGRESSION' "$TMP/g8.txt")" \
@@ -197,6 +197,9 @@ f = [(c.get('classname'), c.get('name'), c.find('failure').get('message')) for c
 print(r.get('tests'), r.get('failures'), f)" "$TMP/j.xml")" \
     "11 1 [('pressmark.history.chat.chat', 'chat.msgs_per_s', 'chat.msgs_per_s is 10.0 % worse from night $N13 (kernel 6.1.0-57 before, 6.12.117 after): 1,000 -> 900 msg/s, p = 0.005')]" \
     "  JUnit: a failure naming the night and the kernels on both sides"
+"$PM" compare --history --window 8 --fail-on-regression 15 > "$TMP/g15.txt" 2>&1
+is "$?" 0 "  --fail-on-regression 15: the 10 % step is below it, exit 0"
+is "$(tail -1 "$TMP/g15.txt")" "verdict: no regression of 15 % or more within the newest 8 nights" "  and says so"
 "$PM" --db "$TMP/clean.db" compare --history --window 8 --fail-on-regression > /dev/null 2>&1
 is "$?" 0 "  the history without the step: exit 0"
 "$PM" compare --history --window 8 --fail-on-regression --format json > "$TMP/g.json" 2> "$TMP/g.err"
@@ -207,10 +210,10 @@ is "$(json "$TMP/g.json" "[(c['label'], m['metric'], m['regression'], m['changes
 is "$(json "$TMP/g.json" "(d['verdict']['exit_status'], d['comparisons'], d['history']['window'])")" "(1, [], 8)" "  and the verdict"
 like "$(cat "$TMP/g.err")" "^verdict: regression" "  the verdict's line on stderr"
 cp "$TMP/step.db" "$TMP/short.db"
-sqlite3 "$TMP/short.db" "DELETE FROM run WHERE started_ns >= (1793500200 + 5 * 86400) * 1000000000"
+sqlite3 "$TMP/short.db" "DELETE FROM run WHERE started_ns >= (1793500200 + 3 * 86400) * 1000000000"
 "$PM" --db "$TMP/short.db" compare --history --fail-on-regression chat > "$TMP/s.txt" 2>&1
-is "$?" 2 "five nights are too few to judge: exit 2"
-like "$(cat "$TMP/s.txt")" "cannot judge chat \(chat\) chat.msgs_per_s: 5 nights with a value: change points need at least 6" "  saying why"
+is "$?" 2 "three nights are too few to judge: exit 2"
+like "$(cat "$TMP/s.txt")" "cannot judge chat \(chat\) chat.msgs_per_s: 3 nights with a value: change points need at least [4-9]" "  saying why"
 
 # The report: a history section when a label has more than one night.
 "$PM" report --out "$TMP/rep" > /dev/null 2> "$TMP/err"
@@ -258,5 +261,11 @@ bad "--history as csv" "^pressmark compare: --format: 'csv' is not a format of -
 bad "--history of an unknown label" "^pressmark compare: 'no-such' has no runs in" compare --history --junit "$TMP/none/j.xml" no-such
 bad "--history with a metric the cell does not store" "^pressmark compare: --metric: 'nope.x' is not a metric the runs of chat \(chat\) store" \
     compare --history --metric nope.x chat
+cp "$TMP/step.db" "$TMP/failed.db"
+sqlite3 "$TMP/failed.db" "UPDATE run SET status = 'failed' WHERE label = 'chat'"
+bad "a label whose runs all failed" "^pressmark history: 'chat' has no ok runs in $TMP/failed.db: a history counts only ok runs$" \
+    --db "$TMP/failed.db" history chat
+bad "--history of it" "^pressmark compare: --history: 'chat' has no ok runs in $TMP/failed.db: no history to judge$" \
+    --db "$TMP/failed.db" compare --history chat
 is "$(ls -A "$TMP/none")" "" "  no chart, script, data or JUnit file was written"
 done_testing
