@@ -76,6 +76,10 @@ $(B)/bench/sample_tool: bench/sample_tool.c $(B)/libpressmark.a
 $(B)/bench/verdict_tool: bench/verdict_tool.c $(B)/libpressmark.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(PM_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libpressmark.a $(LDLIBS)
+# bench/changepoints.sh's nightly simulated over the fixture pool: today's gate against change points.
+$(B)/bench/cp_tool: bench/cp_tool.c $(B)/libpressmark.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(PM_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libpressmark.a $(LDLIBS)
 
 $(B)/fuzz/%.replay: $(B)/fuzz/fuzz_%.o $(B)/fuzz/replay.o $(B)/fuzz/split.o $(B)/libpressmark.a
 	$(CC) $(CFLAGS) $(PM_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -205,7 +209,8 @@ fuzz-build:
 layering: $(LIB_OBJ) $(B)/cmd/main.o
 	@tools/layering.sh . $(B)
 
-bench: all $(B)/bench/sources_cost $(B)/bench/reports_fixture $(B)/bench/sample_tool $(B)/bench/verdict_tool
+bench: all $(B)/bench/sources_cost $(B)/bench/reports_fixture $(B)/bench/sample_tool $(B)/bench/verdict_tool \
+       $(B)/bench/cp_tool
 	bench/run-all.sh
 
 # A bare Debian 12 root, a clone of HEAD, ./run.sh test and ./run.sh inside

@@ -266,8 +266,9 @@ static void refused(void)
     struct pm_err err = { "" };
     double x[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
     cp_opts_default(&o);
-    ok(o.min_size >= 2 && o.max_p > 0 && o.max_p < 1 && o.permutations >= 99, "defaults: %zu a side, p <= %g, %u "
-       "permutations", o.min_size, o.max_p, o.permutations);
+    /* bench/changepoints.sh's choice (docs/change-points.md). */
+    ok(o.min_size == 2 && o.max_p == 0.05 && o.permutations == 199 && o.seed == 20261202ul,
+       "defaults: %zu a side, p <= %g, %u permutations, seed %lu", o.min_size, o.max_p, o.permutations, o.seed);
     o.min_size = 1;
     ok(cp_detect(x, 8, &o, &c, &nc, &err) == -1 && c == NULL && nc == 0 && strstr(err.msg, "min_size"),
        "min_size 1 refused: %s", err.msg);
