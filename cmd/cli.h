@@ -57,6 +57,7 @@ int cmd_list(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_history(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_merge(int argc, char **argv);

@@ -8,10 +8,12 @@
 #include "cmd/cli.h"
 #include "lib/fileio.h"
 #include "lib/quote.h"
+#include "lib/units.h"
 #include "cmd/parse.h"
 #include "experiment/view.h"
 #include "reports/compare.h"
 #include "reports/compare_fmt.h"
+#include "reports/history_gate.h"
 #include "reports/judge.h"
 #include "reports/verdict.h"
 #include "store/db.h"
@@ -20,6 +22,13 @@
 
 #define MAX_ITEMS 64
 #define MAX_CELLS 1024
+/* --history's gate, as docs/change-points.md chose it from
+ * bench/changepoints.sh's histories: 5 nights (3 misses a change
+ * confirmed late, 10 keeps a spurious one red for twice as long), and a
+ * change of at least half the 5 % to catch (a fresh change is estimated
+ * from 2-3 nights and scatters around its size). */
+#define HISTORY_WINDOW 5
+#define HISTORY_PCT 2.5
 
 struct compare_opts {
     char baseline[256], workload[64], baseline_db[4096], junit[4096];
@@ -28,10 +37,13 @@ struct compare_opts {
     bool long_view, judge, allow_emulated, exclude_outliers;
     unsigned resamples, seed;
     double alpha, pct;
+    bool pct_given;              /* --fail-on-regression PCT: else each mode's default */
     uint64_t max_download;
     unsigned format;
     bool has_suite;
     int64_t suite_id;            /* 0: the newest */
+    bool history, has_window;
+    unsigned window;             /* --history's newest nights */
 };
 
 static int add_metric_opt(void *state, const char *value, struct pm_err *err)
@@ -55,6 +67,7 @@ static int set_judge(void *state, const char *value, struct pm_err *err)
     if (errno || *end || end == value || !(pct >= 0 && pct <= 1000))
         return pm_errf(err, "'%s' is not a threshold (accepted: a percentage from 0 to 1000, e.g. 5)", value);
     o->pct = pct;
+    o->pct_given = true;
     return 0;
 }
 
@@ -63,6 +76,17 @@ static int set_suite(void *state, const char *value, struct pm_err *err)
     struct compare_opts *o = state;
     o->has_suite = true;
     return cli_suite_id(value, &o->suite_id, err);
+}
+
+static int set_window(void *state, const char *value, struct pm_err *err)
+{
+    struct compare_opts *o = state;
+    uint64_t v;
+    if (pm_parse_uint(value, 1, 10000, &v) < 0)
+        return pm_errf(err, "'%s' is not a night count (accepted: a whole number from 1 to 10000)", value);
+    o->window = (unsigned)v;
+    o->has_window = true;
+    return 0;
 }
 
 #define CO(field) offsetof(struct compare_opts, field)
@@ -111,6 +135,16 @@ static const struct opt compare_options[] = {
               "                         rows x columns. Parts of a workload set otherwise (not only in their\n"
               "                         axes) are a table each, against the part's cell with the baseline's axis\n"
               "                         values, or unjudged, saying why, when it has none" },
+    { .name = "history", .type = OPT_FLAG, .offset = CO(history),
+      .help = "judge each label's newest nights against its own history in this database instead of against\n"
+              "                         a baseline: per judged metric the change points of its nights' means (a\n"
+              "                         night is a suite run, or a UTC day outside suites; see 'pressmark history');\n"
+              "                         with --fail-on-regression exit 1 when one within --window moved the worse\n"
+              "                         way by at least PCT % (here default 2.5: half the 5 % change to catch, as a\n"
+              "                         fresh change's size scatters); each change with its night, the kernels on\n"
+              "                         both sides, the means before and after and its p" },
+    { .name = "window", .type = OPT_CALLBACK, .set = set_window, .metavar = "W",
+      .help = "--history: a change point within the newest W nights is judged (default 5)" },
     { .name = "junit", STR(junit), .metavar = "FILE",
       .help = "JUnit XML: a testsuite per workload (or part of a suite, as its tables), a testcase per label\n"
               "                         x metric" },
@@ -208,12 +242,23 @@ static int pick_workloads(struct pm_db *db, const struct compare_opts *o, char *
     return 0;
 }
 
-static int write_junit(const char *path, struct comparison *const *cs, size_t n, double pct)
+/* What --junit writes: the comparisons' test cases, or --history's. */
+struct junit_job {
+    struct comparison *const *cs;
+    size_t n;
+    double pct;
+    const struct hgate *history;
+};
+
+static int write_junit(const char *path, const struct junit_job *jb)
 {
     FILE *jf = pm_create_file(path);
     if (!jf)
         return pm_usage("compare", "--junit: %s: %s", path, strerror(errno));
-    junit_write(jf, cs, n, pct);
+    if (jb->history)
+        hgate_junit(jf, jb->history);
+    else
+        junit_write(jf, jb->cs, jb->n, jb->pct);
     if (fclose(jf) != 0)
         return pm_usage("compare", "--junit: %s: %s", path, strerror(errno));
     return 0;
@@ -298,7 +343,7 @@ static int compare_all(struct pm_db *db, const struct compare_opts *o, struct fo
                                     .findings = findings, .family = built ? cptrs[0]->family : 0 };
     w.fmt->end(&w, rc == 0 && o->judge ? &cv : NULL);
     if (rc == 0 && o->junit[0])
-        rc = write_junit(o->junit, cptrs, built, o->pct);
+        rc = write_junit(o->junit, &(struct junit_job){ .cs = cptrs, .n = built, .pct = o->pct });
     if (rc == 0 && o->judge)
         rc = verdict;
     for (size_t i = 0; i < built; i++)
@@ -355,9 +400,76 @@ static int label_jobs(struct pm_db *db, const struct compare_opts *o, char **lab
     return rc;
 }
 
+/* What --history cannot be given with: one line naming it, or 0. */
+static int history_refuses(const struct compare_opts *o)
+{
+    if (!o->history && o->has_window)
+        return pm_usage("compare", "--window: '%u' judges a history's newest nights; it needs --history", o->window);
+    if (!o->history)
+        return 0;
+    const char *other = o->has_suite ? "--suite" : o->baseline[0] ? "--baseline" : o->baseline_db[0] ? "--baseline-db"
+                        : o->long_view ? "--long" : o->exclude_outliers ? "--exclude-outliers" : NULL;
+    if (other)
+        return pm_usage("compare", "--history: judges each label's nights against its own history; it takes no %s",
+                        other);
+    const char *fmt = cmp_format_get(o->format)->name;
+    if (strcmp(fmt, "text") != 0 && strcmp(fmt, "json") != 0)
+        return pm_usage("compare", "--format: '%s' is not a format of --history (accepted: text, json)", fmt);
+    return 0;
+}
+
+/* --history: each label's newest nights judged against its own history
+ * (history_gate.h). Returns 0, 1 (a regression, with
+ * --fail-on-regression), or 2 when it cannot build or judge. */
+static int compare_history(struct pm_db *db, const struct compare_opts *o, char **labels, size_t nlabels)
+{
+    int rc = check_labels(db, o, labels, nlabels);
+    if (rc)
+        return rc;
+    struct cp_opts cp;
+    cp_opts_default(&cp);
+    const struct hgate_request rq = { .labels = (const char *const *)labels, .nlabels = nlabels,
+                                      .workload = o->workload[0] ? o->workload : NULL, .metrics = o->metrics,
+                                      .nmetrics = o->nmetrics, .window = o->window,
+                                      .threshold_pct = o->pct_given ? o->pct : HISTORY_PCT,
+                                      .allow_emulated = o->allow_emulated, .cp = &cp };
+    struct hgate g;
+    struct pm_err err;
+    int built = hgate_build(db, &rq, &g, &err);
+    if (built < 0 || g.n == 0) {
+        hgate_free(&g);
+        if (built < 0)
+            return pm_usage("compare", "%s", err.msg);
+        return pm_usage("compare", "--history: no ok runs%s%s to judge in %s", rq.workload ? " of workload " : "",
+                        rq.workload ? rq.workload : "", pm_db_path());
+    }
+    char findings[16384] = "";
+    int verdict = hgate_verdict(&g, findings, sizeof findings);
+    if (cmp_format_get(o->format)->human) {
+        cmd_human_output();
+        hgate_print_text(stdout, &g);
+        if (o->judge && findings[0])
+            printf("\n%s", findings);
+        if (o->judge)
+            hgate_print_verdict(stdout, &g, verdict);
+    } else {
+        /* The JSON stays parseable: the verdict's line goes to stderr. */
+        if (hgate_write_json(stdout, &g, o->judge, verdict, findings) < 0)
+            rc = pm_usage("compare", "the JSON could not be written");
+        if (o->judge)
+            hgate_print_verdict(stderr, &g, verdict);
+    }
+    if (rc == 0 && o->junit[0])
+        rc = write_junit(o->junit, &(struct junit_job){ .history = &g });
+    if (rc == 0 && o->judge)
+        rc = verdict;
+    hgate_free(&g);
+    return rc;
+}
+
 int cmd_compare(int argc, char **argv)
 {
-    struct compare_opts o = { .pct = 5.0 };
+    struct compare_opts o = { .pct = 5.0, .window = HISTORY_WINDOW };
     const struct cmd_group groups[] = { { NULL, compare_options, &o }, { "", pm_db_option, NULL } };
     const struct cmd_spec spec = { .name = "compare", .usage = compare_usage, .groups = groups, .ngroups = 2,
                                    .max_args = MAX_ITEMS };
@@ -366,9 +478,16 @@ int cmd_compare(int argc, char **argv)
         return cmd_parse_exit(first);
     char **labels = argv + first;
     size_t nlabels = (size_t)(argc - first);
+    if (history_refuses(&o))
+        return PM_EXIT_USAGE;
     struct pm_db db;
     if (cmd_open_db(&db, "compare") != 0)
         return PM_EXIT_USAGE;
+    if (o.history) {
+        int hrc = compare_history(&db, &o, labels, nlabels);
+        pm_db_close(&db);
+        return hrc;
+    }
     struct foreign_db fdb = { 0 };
     char **workloads = NULL;
     size_t nw = 0, nj = 0;

@@ -30,6 +30,7 @@ static const struct command commands[] = {
     { "list", cmd_list, "one line per stored run" },
     { "show", cmd_show, "a run's or a label's summary in the layout of the kernel reports it reproduces" },
     { "compare", cmd_compare, "labels side by side: the 2002 VolanoMark report's table, Welch's t-test, ratio sentences" },
+    { "history", cmd_history, "one metric of one configuration across nights: kernels, settings, change points" },
     { "plot", cmd_plot, "gnuplot charts: swap rate, CPU, free memory, PSI and heartbeat, reclaim, headline per run, latency" },
     { "report", cmd_report, "one self-contained HTML page: tables, ratio sentences, inline SVG charts, runs" },
     { "merge", cmd_merge, "import other machines' results databases (by run UUID, idempotent)" },

@@ -17,7 +17,17 @@ DATE=$(date -u -d "@${SOURCE_DATE_EPOCH:-$(date +%s)}" +%Y-%m-%d)
 TROFF_FUNCS='
     function esc(s) { gsub(/\\/, "\\e", s); return s }
     function lead(s) { if (s ~ /^[.\047]/) s = "\\&" s; return s }
-    function opt(s) { gsub(/-/, "\\-", s); return s }'
+    function opt(s) { gsub(/-/, "\\-", s); return s }
+    # An option named in running text keeps minus signs too: groff would
+    # break a line after a hyphen ("--fail-" / "on-regression").
+    function optw(s,   out, m) {
+        out = ""
+        while (match(s, /--[a-z0-9][a-z0-9-]*/)) {
+            m = substr(s, RSTART, RLENGTH); gsub(/-/, "\\-", m)
+            out = out substr(s, 1, RSTART - 1) m; s = substr(s, RSTART + RLENGTH)
+        }
+        return out s
+    }'
 to_troff() {
     awk "$TROFF_FUNCS"'
     /^  [^ ]/ {
@@ -30,16 +40,16 @@ to_troff() {
         for (i = 2; i in w; i++) printf " \\fI%s\\fR", esc(w[i])
         printf "\n"
         # A long option has its text on the next, indented line.
-        if (t == "") pend = 1; else printf "%s\n", lead(esc(t))
+        if (t == "") pend = 1; else printf "%s\n", lead(optw(esc(t)))
         next
     }
-    pend && /^   +[^ ]/ { line = $0; sub(/^ +/, "", line); print lead(esc(line)); pend = 0; next }
+    pend && /^   +[^ ]/ { line = $0; sub(/^ +/, "", line); print lead(optw(esc(line))); pend = 0; next }
     { pend = 0 }
     # A wrapped option text goes on in the same paragraph.
-    /^          +[^ ]/ { line = $0; sub(/^ +/, "", line); print lead(esc(line)); next }
+    /^          +[^ ]/ { line = $0; sub(/^ +/, "", line); print lead(optw(esc(line))); next }
     /^[a-zA-Z][a-zA-Z ,()\/-]*:$/ { printf ".SS %s\n", esc($0); next }
     /^$/ { print ".PP"; next }
-    { print lead(esc($0)) }'
+    { print lead(optw(esc($0))) }'
 }
 
 # pressmark-CMD(1): NAME from the overview, SYNOPSIS from the usage line(s),

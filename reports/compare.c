@@ -10,6 +10,7 @@
 #include "reports/present.h"
 #include "lib/quote.h"
 #include "lib/units.h"
+#include "store/history.h"
 #include "metric_names.h"     /* generated from the metric tables (tools/metric-names.awk) */
 
 const char *const cmp_report_metrics[] = {
@@ -174,21 +175,6 @@ static bool env_key_wanted(const char *k)
     return strncmp(k, "sysctl.vm.", 10) == 0 || strncmp(k, "kconfig.", 8) == 0;
 }
 
-/* Swap files are named after their run: the same set-up on two runs must
- * not read as a difference. */
-static void normalise(char *v)
-{
-    for (char *p = strstr(v, "run-"); p; p = strstr(p + 4, "run-")) {
-        char *q = p + 4;
-        while (*q >= '0' && *q <= '9')
-            q++;
-        if (q > p + 4) {
-            memmove(p + 5, q, strlen(q) + 1);
-            p[4] = 'N';
-        }
-    }
-}
-
 static int build_env_diffs(struct pm_db *db, struct pm_db *base_db, struct comparison *c, struct pm_err *err)
 {
     /* The latest ok run of each label speaks for its environment. */
@@ -216,7 +202,7 @@ static int build_env_diffs(struct pm_db *db, struct pm_db *base_db, struct compa
                 continue;
             char v[2048];
             snprintf(v, sizeof v, "%s", pm_col_text(st, 1));
-            normalise(v);
+            store_normalise_run_names(v);   /* swap files and cgroups are named after their run */
             kv_set(&per[l], k, v);
         }
         sqlite3_finalize(st);

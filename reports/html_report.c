@@ -13,6 +13,8 @@
 #include <unistd.h>
 #include "reports/compare.h"
 #include "reports/compare_fmt.h"
+#include "reports/html_history.h"
+#include "reports/html_svg.h"
 #include "reports/html_ticks.h"
 #include "reports/outlier.h"
 #include "reports/plot.h"
@@ -63,29 +65,6 @@ static void section_id(char *buf, size_t len, const struct comparison *c)
     char slug[96];
     compare_slug(c, slug, sizeof slug);
     snprintf(buf, len, "w-%s", slug);
-}
-
-/* An SVG file inlined: from its <svg element on, without the XML prologue. */
-static void inline_svg(FILE *out, const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        fputs("<p>(chart missing)</p>\n", out);
-        return;
-    }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) == (size_t)n) {
-        buf[n] = '\0';
-        const char *svg = strstr(buf, "<svg");
-        fputs("<div class=\"chart\">\n", out);
-        fputs(svg ? svg : "", out);
-        fputs("\n</div>\n", out);
-    }
-    free(buf);
-    fclose(f);
 }
 
 /* A run's label as the comparisons' tables show it (short, when it is
@@ -420,7 +399,7 @@ static void summary_section(FILE *f, const struct report_scope *scope, struct co
     fputs("</section>\n", f);
 }
 
-static void toc(FILE *f, const struct comparison *cs, size_t n)
+static void toc(FILE *f, const struct comparison *cs, size_t n, bool history)
 {
     fputs("<nav id=\"toc\">\n<h2>Contents</h2>\n<ul>\n<li><a href=\"#summary\">Summary</a></li>\n", f);
     for (size_t w = 0; w < n; w++) {
@@ -431,6 +410,8 @@ static void toc(FILE *f, const struct comparison *cs, size_t n)
         quote_html(f, name);
         fputs(": tables and charts</a></li>\n", f);
     }
+    if (history)
+        fputs("<li><a href=\"#history\">History: each configuration night by night</a></li>\n", f);
     fputs("<li><a href=\"#runs\">Runs</a></li>\n</ul>\n</nav>\n", f);
 }
 
@@ -470,7 +451,7 @@ static int workload_section(FILE *f, struct pm_db *db, const struct report_scope
                                "</p>\n", plot_chart_titles[i]);
                     continue;
                 }
-                inline_svg(f, written[i]);
+                html_inline_svg(f, written[i]);
             }
         } else {
             fputs("<p>charts could not be drawn: ", f);
@@ -492,6 +473,30 @@ static int judge_parts(struct comparison *cs, size_t n, struct pm_err *err)
     int rc = cptrs && compare_judge(cptrs, n, 0.05) == 0 ? 0 : pm_errf(err, "out of memory");
     free(cptrs);
     return rc;
+}
+
+/* The page's head and title: what it is about, when and from where. */
+static void page_head(FILE *f, const struct report_scope *scope, const char *db_label)
+{
+    char now[64];
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(now, sizeof now, "%Y-%m-%d %H:%M:%S UTC", &tm);
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>pressmark report", f);
+    if (scope && scope->title) {
+        fputs(": ", f);
+        quote_html(f, scope->title);
+    }
+    fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>pressmark report", css);
+    if (scope && scope->title) {
+        fputs(": ", f);
+        quote_html(f, scope->title);
+    }
+    fprintf(f, "</h1>\n<p class=\"meta\">generated %s from ", now);
+    quote_html(f, db_label);
+    fputs("</p>\n", f);
 }
 
 int html_report_write(struct pm_db *db, const struct report_scope *scope, bool with_emulated, const char *out_dir,
@@ -535,6 +540,10 @@ int html_report_write(struct pm_db *db, const struct report_scope *scope, bool w
         }
     if (rc == 0)
         rc = judge_parts(cs, nparts, err);
+    /* The nightly's history database holds each cell's nights: they get a section. */
+    struct html_histories hs = { 0 };
+    if (rc == 0)
+        rc = html_histories_build(db, cs, nparts, with_emulated, &hs, err);
     /* Made once every comparison stands: a refused page leaves nothing. */
     if (rc == 0 && mkdir(out_dir, 0755) < 0 && errno != EEXIST)
         rc = pm_errf(err, "%s: %s", out_dir, strerror(errno));
@@ -544,31 +553,15 @@ int html_report_write(struct pm_db *db, const struct report_scope *scope, bool w
     if (rc == 0 && !f)
         rc = pm_errf(err, "%s: %s", tmp, strerror(errno));
     if (rc == 0) {
-        char now[64];
-        time_t t = time(NULL);
-        struct tm tm;
-        gmtime_r(&t, &tm);
-        strftime(now, sizeof now, "%Y-%m-%d %H:%M:%S UTC", &tm);
-        fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-              "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>pressmark report", f);
-        if (scope && scope->title) {
-            fputs(": ", f);
-            quote_html(f, scope->title);
-        }
-        fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>pressmark report", css);
-        if (scope && scope->title) {
-            fputs(": ", f);
-            quote_html(f, scope->title);
-        }
-        fprintf(f, "</h1>\n<p class=\"meta\">generated %s from ", now);
-        quote_html(f, db_label);
-        fputs("</p>\n", f);
+        page_head(f, scope, db_label);
         summary_section(f, scope, cs, parts, nparts);
-        toc(f, cs, nparts);
+        toc(f, cs, nparts, hs.n || hs.nskipped);
         bool gnuplot = plot_have_gnuplot();
         for (size_t w = 0; w < nparts; w++)
             if (workload_section(f, db, scope, &parts[w], &cs[w], charts_dir, gnuplot, &chart_err) < 0)
                 charts_failed = true;
+        if (html_history_section(f, &hs, charts_dir, gnuplot, &chart_err) < 0)
+            charts_failed = true;
         run_rows(f, db, scope ? scope->suite_uuid : NULL, cs, nparts);
         fputs("</body>\n</html>\n", f);
         if (fclose(f) != 0)
@@ -583,6 +576,7 @@ int html_report_write(struct pm_db *db, const struct report_scope *scope, bool w
         *err = chart_err;
         rc = 1;
     }
+    html_histories_free(&hs);
     for (size_t w = 0; w < built; w++)
         compare_free(&cs[w]);
     free(cs);

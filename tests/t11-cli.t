@@ -19,7 +19,7 @@ bad "gap junk" "--gap: 'soon' is not a duration" record --gap soon -- true
 bad "unknown option" "unknown option or missing value '--frobnicate'" record --frobnicate -- true
 bad "missing command" "a command is needed after --" record --
 bad "command not found" "'no-such-cmd-xyz' is not a command found in PATH" record -- no-such-cmd-xyz
-bad "unknown command" "^pressmark: 'frob' is not a command \(accepted: record, run, chat-server, suite, bisect, list, show, compare, plot, report, merge, push, export, doctor, help\)\$" frob
+bad "unknown command" "^pressmark: 'frob' is not a command \(accepted: record, run, chat-server, suite, bisect, list, show, compare, history, plot, report, merge, push, export, doctor, help\)\$" frob
 bad "unknown workload" "^pressmark run: 'nope' is not a workload" run nope
 bad "bad list format" "--format: 'xml' is not a format \(accepted: text, json\)" list --format xml
 bad "cap junk" "--mem-cap: 'lots' is not a memory cap \(accepted: .*75%.*\)" record --mem-cap lots -- true
@@ -138,7 +138,7 @@ done
 SEEDWORDS="[Ss]eeds? 00[0-9]\\b|[Ss]eeds'|[Ss]eed's|[Ss]eed tables?|[Tt]he seeds\\b"
 {
     "$PM" help
-    for c in record run chat-server suite bisect list show compare plot report merge push export doctor help; do "$PM" $c --help; done
+    for c in record run chat-server suite bisect list show compare history plot report merge push export doctor help; do "$PM" $c --help; done
     for w in $("$PM" run --help | awk '/^workloads:/ { on = 1; next } on && NF == 0 { exit } on { print $1 }'); do "$PM" run "$w" --help; done
 } > "$TMP/helps" 2>&1
 ge "$(wc -l < "$TMP/helps")" 300 "every command's and workload's help collected ($(wc -l < "$TMP/helps") lines)"
