@@ -1,6 +1,7 @@
 /* pressmark compare: labels side by side, Welch's t-test, ratio sentences,
  * and the CI contract (--fail-on-regression, --junit). */
 #include <errno.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,7 +105,8 @@ static const struct opt compare_options[] = {
     { .name = "alpha", .type = OPT_REAL, .offset = CO(alpha), .metavar = "A", .def = "0.05", .min = 1e-12,
       .max = 0.5, .noun = "significance level", .extra = "a number above 0 and at most 0.5, e.g. 0.05",
       .help = "significance level; with more than one comparison, the family's (p adjusted by\n"
-              "                         Benjamini-Hochberg for the tables, Holm for --fail-on-regression)" },
+              "                         Benjamini-Hochberg for the tables, Holm for --fail-on-regression); with --history,\n"
+              "                         the level of each change point's permutation test" },
     { .name = "exclude-outliers", .type = OPT_FLAG, .offset = CO(exclude_outliers),
       .help = "leave out runs whose headline's modified z-score passes 3.5 (listed either way)" },
     { .name = "bootstrap", .type = OPT_UINT, .offset = CO(resamples), .metavar = "N", .def = "2000", .min = 1,
@@ -428,6 +430,13 @@ static int compare_history(struct pm_db *db, const struct compare_opts *o, char 
         return rc;
     struct cp_opts cp;
     cp_opts_default(&cp);
+    /* --alpha is each change's level here (the nightly divides it among a
+     * night's pairs); enough permutations that p can fall ten times below
+     * it, as the default's 199 do for 0.05. */
+    cp.max_p = o->alpha;
+    double perms = ceil(10.0 / o->alpha) - 1;
+    if (perms > cp.permutations)
+        cp.permutations = perms > 99999 ? 99999 : (unsigned)perms;
     const struct hgate_request rq = { .labels = (const char *const *)labels, .nlabels = nlabels,
                                       .workload = o->workload[0] ? o->workload : NULL, .metrics = o->metrics,
                                       .nmetrics = o->nmetrics, .window = o->window,

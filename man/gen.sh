@@ -146,7 +146,7 @@ metrics=$("$PM" help metrics)
 nightly=$("$(dirname "$0")/../nightly/pressmark-nightly" --help | sed "s|/etc/pressmark|${SYSCONFDIR:-/etc}/pressmark|g")
 {
     printf '.TH PRESSMARK-NIGHTLY 8 %s "pressmark %s" "pressmark manual"\n.nh\n.ad l\n' "$DATE" "$VERSION"
-    printf '.SH NAME\npressmark\-nightly \\- run a pressmark suite every night and judge it against the night before\n'
+    printf '.SH NAME\npressmark\-nightly \\- run a pressmark suite every night and judge it against its history or the night before\n'
     printf '.SH SYNOPSIS\n.B pressmark\-nightly\n.br\n.B systemctl enable \\-\\-now pressmark\-nightly.timer\n'
     printf '.SH DESCRIPTION\n'
     printf '%s\n' "$nightly" | awk 'f { print } /^$/ && !f { f = 1 }' | to_troff

@@ -111,8 +111,9 @@ static void heading(FILE *f, const struct history *h)
     else
         snprintf(nights, sizeof nights, "a night is a suite run, or a UTC day for the %zu days of runs outside any "
                  "suite", days);
-    snprintf(line, sizeof line, "%s (workload %s): %s in %s, %s; %zu ok runs over %zu nights (%s)", label,
-             workload, metric, unit[0] ? unit : "-", direction_words(h), h->runs.n, h->nnights, nights);
+    snprintf(line, sizeof line, "%s (workload %s): %s in %s, %s; %zu ok runs over %zu night%s (%s)", label,
+             workload, metric, unit[0] ? unit : "-", direction_words(h), h->runs.n, h->nnights,
+             h->nnights == 1 ? "" : "s", nights);
     fprintf(f, "%s\n", line);
     if (h->missing)
         fprintf(f, "(%zu ok runs store no %s: left out)\n", h->missing, metric);

@@ -236,7 +236,7 @@ void hgate_print_text(FILE *f, const struct hgate *g)
             const struct hist_night *last = &h->nights[h->nnights - 1];
             char kern[300];
             quote_terminal(last->kernels, kern, sizeof kern);
-            fprintf(f, ": %zu nights, the newest %s (kernel %s)", h->nnights, last->id, kern);
+            fprintf(f, ": %zu night%s, the newest %s (kernel %s)", h->nnights, h->nnights == 1 ? "" : "s", last->id, kern);
         }
         fputs(":\n", f);
         if (!c->nm)

@@ -9,6 +9,9 @@
 quiet_machine    # (night 3's slowdown is measured: no VM of t80's beside it)
 NIGHTLY="$ROOT/nightly/pressmark-nightly"
 export PRESSMARK_NIGHTLY_PRESSMARK="$PM" PRESSMARK_NIGHTLY_DIR="$TMP/nights"
+unset PRESSMARK_NIGHTLY_GATE PRESSMARK_NIGHTLY_WINDOW PRESSMARK_NIGHTLY_CONTROL
+# Nights 1 to 4 are judged against last night's database.
+export PRESSMARK_NIGHTLY_GATE=last-night
 unset PRESSMARK_NIGHTLY_SUITE PRESSMARK_NIGHTLY_FAIL_PCT PRESSMARK_NIGHTLY_BASELINE PRESSMARK_NIGHTLY_KEEP \
       PRESSMARK_NIGHTLY_PUSH_URL PRESSMARK_NIGHTLY_TOKEN_FILE PRESSMARK_NIGHTLY_ALPHA
 # 5 runs a night: the gate judges every metric it shows as one family
@@ -34,6 +37,8 @@ nightly_bad "a suite not there" "PRESSMARK_NIGHTLY_SUITE=$TMP/none.ini: not a re
 nightly_bad "a bad percentage" "PRESSMARK_NIGHTLY_FAIL_PCT=five: not a percentage" PRESSMARK_NIGHTLY_SUITE="$TMP/fast.ini" PRESSMARK_NIGHTLY_FAIL_PCT=five
 nightly_bad "a bad policy" "PRESSMARK_NIGHTLY_BASELINE=sometimes: accepted: always or if-clean" PRESSMARK_NIGHTLY_SUITE="$TMP/fast.ini" PRESSMARK_NIGHTLY_BASELINE=sometimes
 nightly_bad "an alpha above 0.5" "PRESSMARK_NIGHTLY_ALPHA=0\.6: not a significance level \(accepted: a number above 0 and at most 0\.5" PRESSMARK_NIGHTLY_SUITE="$TMP/fast.ini" PRESSMARK_NIGHTLY_ALPHA=0.6
+nightly_bad "an unknown gate" "PRESSMARK_NIGHTLY_GATE=tonight: accepted: change-points or last-night" PRESSMARK_NIGHTLY_SUITE="$TMP/fast.ini" PRESSMARK_NIGHTLY_GATE=tonight
+nightly_bad "a window of no nights" "PRESSMARK_NIGHTLY_WINDOW=0: not a number of nights \\(accepted: 1 to 999\\)" PRESSMARK_NIGHTLY_SUITE="$TMP/fast.ini" PRESSMARK_NIGHTLY_WINDOW=0
 nightly_bad "no nights kept" "PRESSMARK_NIGHTLY_KEEP=0: not a number of nights" PRESSMARK_NIGHTLY_SUITE="$TMP/fast.ini" PRESSMARK_NIGHTLY_KEEP=0
 nightly_bad "a relative directory" "PRESSMARK_NIGHTLY_DIR=nights: not an absolute path" PRESSMARK_NIGHTLY_SUITE="$TMP/fast.ini" PRESSMARK_NIGHTLY_DIR=nights
 mkdir "$TMP/elsewhere"; ln -s "$TMP/elsewhere" "$TMP/link"
@@ -129,4 +134,64 @@ is "$(grep -c -- ' compare .*--alpha=0\.025 ' "$TMP/pm-args")" 2 "  both compare
 like "$(cat "$TMP/n4.out")" "the baseline could not be replaced; it stays last night's" \
     "  and labels --label would refuse do not enter the baseline (merge refuses them)"
 is "$(uuids "$TMP/nights/baseline.db")" "$(uuids "$TMP/nights/$n2/results.db")" "  night 2 is still the baseline"
+
+# Nights judged against their history (the default gate), with a control:
+# a suite of two cells alike, 'control' and 'sweep', under a 48M cap with
+# swap. Six nights as they are, then sweep's size grows from 32M to 96M
+# (past the cap: it swaps) while the control stays. The history gate says
+# nothing while the history is short or level, then fails the night the
+# change is confirmed, naming its night and kernel; the control judges
+# sweep against the control measured the same night.
+cpsuite() {  # cpsuite FILE SWEEP_SIZE
+    printf '[global]\nname = nightly-history\nruns = 3\ninterval = 200ms\nmem-cap = 48M\nswap = 256M\nworkload = usemem\npasses = 2\n[control]\nsize = 32M\nlabel = control\n[sweep]\nsize = %s\nlabel = sweep\n' "$2" > "$TMP/$1"
+}
+cpsuite level.ini 32M
+cpsuite grown.ini 96M
+unset PRESSMARK_NIGHTLY_GATE    # the default: change points over the history
+export PRESSMARK_NIGHTLY_DIR="$TMP/hnights" PRESSMARK_NIGHTLY_FAIL_PCT=25 PRESSMARK_NIGHTLY_CONTROL=control
+first_fail=0
+for night in 1 2 3 4 5 6 7 8 9; do
+    ini=level.ini; [ "$night" -le 6 ] || ini=grown.ini
+    sleep 1   # nights are named by the second
+    PRESSMARK_NIGHTLY_SUITE="$TMP/$ini" "$NIGHTLY" > "$TMP/h$night.out" 2> "$TMP/h$night.err"
+    rc=$?
+    echo "# night $night ($ini): exit $rc: $(grep -c regressed: "$TMP/h$night.out") regressed lines"
+    if [ "$night" -le 6 ]; then
+        is "$rc" 0 "history night $night (level): exit 0"
+    elif [ "$first_fail" -eq 0 ] && grep -q 'regressed: usemem, sweep (its history' "$TMP/h$night.out"; then
+        first_fail=$night
+        is "$rc" 1 "history night $night: the history gate fails it: exit 1"
+    fi
+done
+hn=$(find "$TMP/hnights" -mindepth 1 -maxdepth 1 -type d -name '20*' -printf '%f\n' | LC_ALL=C sort)
+is "$(printf '%s\n' "$hn" | wc -l)" 9 "nine nights' directories"
+is "$(sqlite3 -batch "$TMP/hnights/history.db" "select count(*) from run where status = 'ok'")" 54 \
+    "history.db holds every night's runs: 9 nights x 2 cells x 3"
+like "$(cat "$TMP/h1.out")" "not judged: usemem, sweep \(its history" "night 1: too short a history to judge"
+# Welch's test at 3 runs a side with the control's spread of one night
+# (once 3,049 +-726 MB/s here) can miss even a 94 % drop: one of the three
+# grown nights must see it.
+cn=0
+for night in 7 8 9; do
+    grep -q 'regressed: usemem, sweep (against the control control' "$TMP/h$night.out" && { cn=$night; break; }
+done
+ok "a grown night finds sweep worse than the control measured the same night (night $cn)" test "$cn" -ge 7
+ncn=$(printf '%s\n' "$hn" | sed -n "${cn}p")
+is "$(grep -c '^== usemem, .* (against the control control)$' "$TMP/hnights/${ncn:-none}/compare.txt" 2>/dev/null)" 1 \
+    "  one label judged against the control: sweep, never the control itself"
+ok "  a JUnit file for the control's comparison" grep -q '<failure' "$TMP/hnights/${ncn:-none}/junit-control-1.xml"
+# 2 nights after the step are the fewest a change point is found with
+# (min_size); it is confirmed within the window (5).
+ok "the history gate fails a night once the step is confirmed (night $first_fail)" test "$first_fail" -ge 8
+shift_night=$(printf '%s\n' "$hn" | sed -n 7p)
+fail_night=$(printf '%s\n' "$hn" | sed -n "${first_fail}p")
+[ -n "$fail_night" ] || fail_night=none
+like "$(cat "$TMP/h$first_fail.out" 2>/dev/null)" "regressed: usemem, sweep \(its history" "  by its history"
+like "$(cat "$TMP/hnights/$fail_night/compare.txt" 2>/dev/null)" "usemem.mb_per_s: change at night [^;]*; kernel [^;]*; night 7 of $first_fail: REGRESSION" \
+    "  compare.txt names the night the level moved: the 7th"
+like "$(cat "$TMP/hnights/$fail_night/compare.txt" 2>/dev/null)" "REGRESSION .*usemem.mb_per_s is [0-9.]+ % worse from night ${shift_night:0:10}" \
+    "  and says how much worse"
+like "$(cat "$TMP/hnights/$fail_night/compare.txt" 2>/dev/null)" "kernel $(re "$(uname -r)") before, $(re "$(uname -r)") after" \
+    "  and the kernels on both sides"
+ok "  its JUnit file carries the failure" grep -q '<failure' "$TMP/hnights/$fail_night/junit-2.xml"
 done_testing
