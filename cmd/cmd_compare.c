@@ -436,7 +436,7 @@ static int compare_history(struct pm_db *db, const struct compare_opts *o, char 
     cp.max_p = o->alpha;
     double perms = ceil(10.0 / o->alpha) - 1;
     if (perms > cp.permutations)
-        cp.permutations = perms > 99999 ? 99999 : (unsigned)perms;
+        cp.permutations = perms > 9999 ? 9999 : (unsigned)perms;
     const struct hgate_request rq = { .labels = (const char *const *)labels, .nlabels = nlabels,
                                       .workload = o->workload[0] ? o->workload : NULL, .metrics = o->metrics,
                                       .nmetrics = o->nmetrics, .window = o->window,

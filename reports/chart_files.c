@@ -1,6 +1,7 @@
 #include "reports/chart_files.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -34,8 +35,26 @@ static FILE *open_out(const char *dir, const char *name, char *path, size_t len,
     return f;
 }
 
+/* gnuplot reads a file name beginning with '<' (plot) or '|' (set
+ * output) as a command to run, and the script's comments end at a
+ * newline: such a name never reaches it. */
+static bool gnuplot_safe_name(const char *base)
+{
+    if (base[0] == '<' || base[0] == '|' || base[0] == '\0')
+        return false;
+    for (const unsigned char *p = (const unsigned char *)base; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            return false;
+    return true;
+}
+
 FILE *chart_open(struct chart_files *cf, const char *dir, const char *base, bool svg, struct pm_err *err)
 {
+    if (!gnuplot_safe_name(base)) {
+        pm_errf(err, "%s/%s: not a chart's name (accepted: a file name not beginning with '<' or '|', without "
+                "control characters)", dir, base);
+        return NULL;
+    }
     snprintf(cf->dat, sizeof cf->dat, "%s.dat", base);
     snprintf(cf->gp, sizeof cf->gp, "%s.gp", base);
     snprintf(cf->img, sizeof cf->img, "%s.%s", base, svg ? "svg" : "png");

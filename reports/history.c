@@ -341,8 +341,14 @@ static int detect(struct history *h, struct pm_err *err)
         snprintf(h->why_not, sizeof h->why_not, "a night's mean is not a finite number");
         return 0;
     }
-    if (cp_detect(h->points, h->npoints, &h->cp, &h->changes, &h->nchanges, err) < 0)
+    /* Each kept change costs permutations x points^2: a history of
+     * thousands of nights (or a crafted one) is looked at over its newest
+     * HISTORY_CP_MAX, which holds years of nights. */
+    size_t off = h->npoints > HISTORY_CP_MAX ? h->npoints - HISTORY_CP_MAX : 0;
+    if (cp_detect(h->points + off, h->npoints - off, &h->cp, &h->changes, &h->nchanges, err) < 0)
         return -1;
+    for (size_t c = 0; c < h->nchanges; c++)
+        h->changes[c].at += off;
     h->detected = true;
     h->change_night = malloc((h->nchanges ? h->nchanges : 1) * sizeof *h->change_night);
     if (!h->change_night)

@@ -16,6 +16,9 @@
 #include "store/db.h"
 #include "store/history.h"
 
+/* Change points are looked for among the newest this many nights. */
+#define HISTORY_CP_MAX 1000
+
 struct hist_night {
     char id[32];                 /* "2026-11-20T0230Z" (a suite run, its first run's start) or "2026-11-20" (a day) */
     bool suite;                  /* a suite run; else the runs outside any suite of one UTC day */

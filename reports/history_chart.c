@@ -31,6 +31,21 @@ static void write_data(FILE *f, const struct history *h)
         fputs("1 NaN 0\n", f);
 }
 
+/* A tic's label: gnuplot reads '%' in one as a format (a kernel release
+ * "6.12%d" would stop the chart), so each is doubled. */
+static void quote_tic(FILE *f, const char *s)
+{
+    char buf[600];
+    size_t n = 0;
+    for (; *s && n + 2 < sizeof buf; s++) {
+        if (*s == '%')
+            buf[n++] = '%';
+        buf[n++] = *s;
+    }
+    buf[n] = '\0';
+    quote_gnuplot(f, buf);
+}
+
 /* The bottom axis: the nights' ids, at most about 24 of them shown. */
 static void night_tics(FILE *f, const struct history *h)
 {
@@ -38,7 +53,7 @@ static void night_tics(FILE *f, const struct history *h)
     fputs("set xtics nomirror rotate by 45 right (", f);
     for (size_t k = 0; k < h->nnights; k += step) {
         fputs(k ? ", " : "", f);
-        quote_gnuplot(f, h->nights[k].id);
+        quote_tic(f, h->nights[k].id);
         fprintf(f, " %zu", k + 1);
     }
     fputs(")\n", f);
@@ -49,13 +64,13 @@ static void night_tics(FILE *f, const struct history *h)
 static void kernel_tics(FILE *f, const struct history *h)
 {
     fprintf(f, "set x2range [0.5:%.1f]\nset x2tics nomirror rotate by 25 left (", (double)h->nnights + 0.5);
-    quote_gnuplot(f, h->nnights ? h->nights[0].kernels : "");
+    quote_tic(f, h->nnights ? h->nights[0].kernels : "");
     fputs(" 1", f);
     for (size_t e = 0; e < h->nevents; e++) {
         if (h->events[e].kind != HIST_KERNEL)
             continue;
         fputs(", ", f);
-        quote_gnuplot(f, h->events[e].after);
+        quote_tic(f, h->events[e].after);
         fprintf(f, " %zu", h->events[e].night + 1);
     }
     fputs(")\n", f);

@@ -148,7 +148,12 @@ cpsuite() {  # cpsuite FILE SWEEP_SIZE
 cpsuite level.ini 32M
 cpsuite grown.ini 96M
 unset PRESSMARK_NIGHTLY_GATE    # the default: change points over the history
-export PRESSMARK_NIGHTLY_DIR="$TMP/hnights" PRESSMARK_NIGHTLY_FAIL_PCT=25 PRESSMARK_NIGHTLY_CONTROL=control
+# ALPHA 0.1 over the night's two pairs: each change point is tested at
+# 0.05. A step needs 3 nights after it then (the smallest p a permutation
+# test of 6 + 2 nights can give is 2/28 = 0.071, of 6 + 3 it is 2/84 =
+# 0.024): the gate fails night 9, never 7 or 8, whatever the seed.
+export PRESSMARK_NIGHTLY_DIR="$TMP/hnights" PRESSMARK_NIGHTLY_FAIL_PCT=25 PRESSMARK_NIGHTLY_CONTROL=control \
+       PRESSMARK_NIGHTLY_ALPHA=0.1
 first_fail=0
 for night in 1 2 3 4 5 6 7 8 9; do
     ini=level.ini; [ "$night" -le 6 ] || ini=grown.ini
@@ -180,9 +185,7 @@ ncn=$(printf '%s\n' "$hn" | sed -n "${cn}p")
 is "$(grep -c '^== usemem, .* (against the control control)$' "$TMP/hnights/${ncn:-none}/compare.txt" 2>/dev/null)" 1 \
     "  one label judged against the control: sweep, never the control itself"
 ok "  a JUnit file for the control's comparison" grep -q '<failure' "$TMP/hnights/${ncn:-none}/junit-control-1.xml"
-# 2 nights after the step are the fewest a change point is found with
-# (min_size); it is confirmed within the window (5).
-ok "the history gate fails a night once the step is confirmed (night $first_fail)" test "$first_fail" -ge 8
+is "$first_fail" 9 "the history gate fails the night the step is confirmed: the 9th, its 3rd"
 shift_night=$(printf '%s\n' "$hn" | sed -n 7p)
 fail_night=$(printf '%s\n' "$hn" | sed -n "${first_fail}p")
 [ -n "$fail_night" ] || fail_night=none
@@ -194,4 +197,9 @@ like "$(cat "$TMP/hnights/$fail_night/compare.txt" 2>/dev/null)" "REGRESSION .*u
 like "$(cat "$TMP/hnights/$fail_night/compare.txt" 2>/dev/null)" "kernel $(re "$(uname -r)") before, $(re "$(uname -r)") after" \
     "  and the kernels on both sides"
 ok "  its JUnit file carries the failure" grep -q '<failure' "$TMP/hnights/$fail_night/junit-2.xml"
+ok "  the history's report names the change" grep -q 'change at night' "$TMP/hnights/$fail_night/history/report.html"
+ok "pruning keeps the history: KEEP removes nights' directories, never history.db" \
+    sh -c "PRESSMARK_NIGHTLY_SUITE='$TMP/level.ini' PRESSMARK_NIGHTLY_KEEP=1 PRESSMARK_NIGHTLY_CONTROL= '$NIGHTLY' > /dev/null 2>&1; \
+           test \$(find '$TMP/hnights' -mindepth 1 -maxdepth 1 -type d -name '20*' | wc -l) -eq 1 &&
+           test \$(sqlite3 -batch '$TMP/hnights/history.db' 'select count(*) from run') -eq 60"
 done_testing
