@@ -1,6 +1,6 @@
 /* pressmark bisect's pure parts: dpkg's version order held to dpkg's own
  * on every pair of a list of hard cases and real kernel versions, and the
- * verdicts, constant metrics included. */
+ * verdicts, constant metrics and a candidate unlike both kernels included. */
 #include <stdlib.h>
 #include <sys/wait.h>
 #include "experiment/bisect_judge.h"
@@ -62,6 +62,15 @@ static void verdicts(void)
     bisect_judge(g, 3, zero, 3, mid, 3, 0.05, bisect_looks(3, 9), true, &j);
     ok(j.verdict == BISECT_CANNOT_TELL, "at the cap: cannot tell");
     is_num(j.level, 0.05 / 3, 1e-12, "each of 3 looks held to alpha / 3");
+    /* Unlike both: twice the good kernel's figure, and not the bad one's
+     * zeros. Each p alone would make it good (p_bad) or bad (p_good). */
+    double far[] = { 5000, 5100, 4900 };
+    bisect_judge(g, 3, zero, 3, far, 3, 0.05, bisect_looks(3, 9), false, &j);
+    ok(j.p_good < j.level && j.p_bad < j.level, "unlike both kernels: both p below the level (p %g, %g at %g)",
+       j.p_good, j.p_bad, j.level);
+    ok(j.verdict == BISECT_UNDECIDED, "  neither good nor bad: more runs under the cap (verdict %d)", (int)j.verdict);
+    bisect_judge(g, 3, zero, 3, far, 3, 0.05, bisect_looks(3, 9), true, &j);
+    ok(j.verdict == BISECT_CANNOT_TELL, "  at the cap: cannot tell (%s)", bisect_verdict_name(j.verdict));
     ok(bisect_looks(3, 3) == 1 && bisect_looks(3, 10) == 4, "looks: one a boot up to the cap");
 }
 
