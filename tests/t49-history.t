@@ -15,12 +15,16 @@ PY=/usr/bin/python3
 
 # history DB step|clean: each label's 40 runs, by id, two a night for 20
 # nights from 2026-11-01 02:30 UTC, each night its own suite run (uuid
-# ...0001 to ...0020, a suite row each); the kernel 6.1.0-57 until night
-# 12, 6.12.117 from night 13; chat's heap 32M until night 15, 64M from
-# night 16; usemem's cap 512M until night 14, 256M from night 15. Every
-# metric 49 and 51 a night (mean 50), chat.msgs_per_s 990 and 1010 (mean
-# 1000), usemem.mb_per_s 196 and 204 (mean 200); with step, chat's msg/s
-# times 0.9 from night 13 (891 and 909: mean 900, 10 % lower).
+# ...0001 to ...0020, a suite row each): night N's chat runs start at
+# 02:30:00 and 02:32:00 of 2026-11-N, its usemem runs at 02:31:00 and
+# 02:33:00, so a night's id (its first run's start, to the second) is
+# 2026-11-NNT023000Z for chat and 2026-11-NNT023100Z for usemem. The
+# kernel 6.1.0-57 until night 12, 6.12.117 from night 13; chat's heap 32M
+# until night 15, 64M from night 16; usemem's cap 512M until night 14,
+# 256M from night 15. Every metric 49 and 51 a night (mean 50),
+# chat.msgs_per_s 990 and 1010 (mean 1000), usemem.mb_per_s 196 and 204
+# (mean 200); with step, chat's msg/s times 0.9 from night 13 (891 and
+# 909: mean 900, 10 % lower).
 history() {
     cp "$ROOT/tests/fixtures/verdict-pool.db" "$1" && chmod 600 "$1" || return 1
     local step=0
@@ -59,7 +63,7 @@ SQL
 setup "a 20-night history with a 10 % step at night 13" history "$TMP/step.db" step
 setup "the same history without the step" history "$TMP/clean.db" clean
 export PRESSMARK_DB="$TMP/step.db"
-N13=2026-11-13T0230Z
+N13=2026-11-13T023000Z
 # json FILE EXPR: a Python expression over the document d.
 json() { "$PY" -c "import json, sys; d = json.load(open(sys.argv[1])); print($2)" "$1" "${@:3}"; }
 
@@ -70,7 +74,7 @@ like "$(head -1 "$TMP/h.txt")" "^chat \(workload chat\): chat.msgs_per_s in msg/
     "  its first line: the cell, the metric, what a night is"
 rows=$(awk '/^2026-11-/ { print $1 "|" $2 "|" $3 "|" $4 "|" $5 "|" $6 "|" $7 "|" $8 "|" $9 }' "$TMP/h.txt")
 is "$(printf '%s\n' "$rows" | wc -l)" 20 "  a row per night"
-is "$(printf '%s\n' "$rows" | sed -n 1p)" "2026-11-01T0230Z|verdict-pool|2|1,000.0|14.1|990.0|1,010.0|6.1.0-57|1678317-dirty" \
+is "$(printf '%s\n' "$rows" | sed -n 1p)" "2026-11-01T023000Z|verdict-pool|2|1,000.0|14.1|990.0|1,010.0|6.1.0-57|1678317-dirty" \
     "  night 1: suite, n, mean, sd, min, max, kernel, pressmark"
 is "$(printf '%s\n' "$rows" | cut -d'|' -f4 | sort | uniq -c | awk '{ print $1 "x" $2 }' | tr '\n' ' ')" "12x1,000.0 8x900.0 " \
     "  nights 1-12 at 1,000.0, 13-20 at 900.0"
@@ -82,10 +86,10 @@ is "$(grep '^  change at' "$TMP/h.txt")" "  change at night $N13: mean 1,000 -> 
     "the change point listed: night, means before and after, change, p"
 is "$(grep -A1 '^kernel changes:' "$TMP/h.txt" | tail -1)" "  kernel 6.1.0-57 -> 6.12.117 at night $N13" "the kernel change named"
 is "$(grep -A1 '^settings changes:' "$TMP/h.txt" | tail -1)" \
-    "  settings changed at night 2026-11-16T0230Z: --heap 32M -> --heap 64M" "the settings change named: the option that differs"
+    "  settings changed at night 2026-11-16T023000Z: --heap 32M -> --heap 64M" "the settings change named: the option that differs"
 like "$("$PM" history usemem | grep -A1 '^settings changes:' | tail -1)" \
-    "^  settings changed at night 2026-11-15T0231Z: cap.limit_bytes=536870912 -> cap.limit_bytes=268435456$" \
-    "  and a cap's: the key and its values"
+    "^  settings changed at night 2026-11-15T023100Z: cap.limit_bytes=536870912 -> cap.limit_bytes=268435456$" \
+    "  and a cap's: the key and its values (usemem's nights begin a minute later)"
 ok "without --change-points none are looked for" sh -c "! '$PM' history chat | grep -qE 'CHANGE|change points'"
 
 # JSON: the same numbers, exact, and the schema.
@@ -111,6 +115,15 @@ ok "  nor a CHANGE mark" sh -c "! grep -q CHANGE '$TMP/c.txt'"
 is "$("$PM" --db "$TMP/clean.db" history chat --change-points --format json | json /dev/stdin "d['change_points']['changes']")" "[]" "  none in the JSON"
 is "$("$PM" history chat --change-points --seed 7 | grep '^  change at')" "  change at night $N13: mean 1,000 -> 900 msg/s (-10.0 %), p = 0.005" \
     "another --seed finds the same step"
+
+# Nights seconds apart (a test of the nightly runs its nights back to
+# back, nine within a minute): each night its own id, to the second.
+cp "$TMP/clean.db" "$TMP/quick.db"
+sqlite3 "$TMP/quick.db" "UPDATE run SET started_ns = 1793500200000000000 + ((started_ns / 1000000000 - 1793500200) / 86400 * 4
+    + (started_ns / 1000000000 - 1793500200) % 86400 / 60) * 1000000000"
+is "$("$PM" --db "$TMP/quick.db" history chat --format json | json /dev/stdin "(len(set(n['night'] for n in d['nights'])), [n['night'] for n in d['nights']][:3])")" \
+    "(20, ['2026-11-01T023000Z', '2026-11-01T023004Z', '2026-11-01T023008Z'])" \
+    "20 nights 4 seconds apart: 20 ids, to the second"
 
 # Nights outside suites: UTC days; only ok runs count; a label of two workloads.
 cp "$TMP/step.db" "$TMP/days.db"
