@@ -1,48 +1,14 @@
 /* Bisecting a list (Debian packages in version order, package files in
  * the order given): the candidate in the middle of those still in
  * question, each verdict narrowing the range, a skipped one stepped
- * around; and bisect_run, which starts or resumes any kind. */
+ * around (bisect_pick.h chooses); and bisect_run, which starts or
+ * resumes any kind. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "experiment/bisect_int.h"
+#include "experiment/bisect_pick.h"
 #include "lib/quote.h"
-
-/* The range still in question from the stored steps: lo the last good
- * index (-1: the good kernel), hi the first bad (the bad kernel's
- * index: the last), skipped ones marked; *pending a step begun but not
- * decided (-1: none). */
-static void narrow(const struct bisect_step_rec *v, size_t n, int *lo, int *hi, bool *skipped, int *pending)
-{
-    *pending = -1;
-    for (size_t i = 0; i < n; i++) {
-        int k = v[i].candidate;
-        if (strcmp(v[i].role, "step") != 0 || k < 0 || k >= *hi + 1)
-            continue;
-        if (strcmp(v[i].verdict, "good") == 0 && k > *lo)
-            *lo = k;
-        else if (strcmp(v[i].verdict, "bad") == 0 && k < *hi)
-            *hi = k;
-        else if (strcmp(v[i].verdict, "skip") == 0 || strcmp(v[i].verdict, "cannot-tell") == 0)
-            skipped[k] = true;
-        else if (!v[i].verdict[0])
-            *pending = k;
-    }
-}
-
-/* The next candidate: nearest the middle of (lo, hi), not skipped; -1
- * when none is left. */
-static int pick(int lo, int hi, const bool *skipped)
-{
-    int mid = lo + (hi - lo) / 2;
-    for (int d = 0; d < hi - lo; d++)
-        for (int s = 0; s < 2; s++) {
-            int k = s ? mid + d : mid - d;
-            if (k > lo && k < hi && !skipped[k])
-                return k;
-        }
-    return -1;
-}
 
 /* No candidate left to test: the first bad one, or the range it is in. */
 static int conclude(struct bctx *c, const struct bisect_candidate_rec *cands, int lo, int hi)
@@ -107,16 +73,14 @@ static int list_search(struct bctx *c)
             rc = 2;
             break;
         }
-        int lo = -1, hi = (int)n - 1, pending;
-        memset(skipped, 0, n * sizeof *skipped);
-        narrow(v, nv, &lo, &hi, skipped, &pending);
+        struct bisect_range r;
+        bisect_list_next(v, nv, n, skipped, &r);
         free(v);
-        int k = pending > lo && pending < hi && !skipped[pending] ? pending : pick(lo, hi, skipped);
-        if (k < 0) {
-            rc = conclude(c, cands, lo, hi);
+        if (r.next < 0) {
+            rc = conclude(c, cands, r.lo, r.hi);
             break;
         }
-        rc = step(c, cands, k, lo, hi);
+        rc = step(c, cands, r.next, r.lo, r.hi);
     }
     free(skipped);
     free(cands);

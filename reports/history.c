@@ -95,11 +95,14 @@ static bool same_night(const struct hist_night *n, int64_t day, const struct his
     return !n->suite && day_of(n->first_ns) == day;
 }
 
+/* A suite night is named to the second, as the nightly names its
+ * directories (2026-12-01T023000Z): nights run back to back, as a test
+ * of the nightly runs them, begin within one minute. */
 static void night_id(struct hist_night *n)
 {
     time_t t = (time_t)(n->first_ns / 1000000000ll);
     struct tm tm;
-    if (!gmtime_r(&t, &tm) || !strftime(n->id, sizeof n->id, n->suite ? "%Y-%m-%dT%H%MZ" : "%Y-%m-%d", &tm))
+    if (!gmtime_r(&t, &tm) || !strftime(n->id, sizeof n->id, n->suite ? "%Y-%m-%dT%H%M%SZ" : "%Y-%m-%d", &tm))
         snprintf(n->id, sizeof n->id, "%s", "?");
 }
 

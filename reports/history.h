@@ -20,7 +20,9 @@
 #define HISTORY_CP_MAX 1000
 
 struct hist_night {
-    char id[32];                 /* "2026-11-20T0230Z" (a suite run, its first run's start) or "2026-11-20" (a day) */
+    /* "2026-11-20T023000Z" (a suite run: its first run's start, to the
+     * second, as the nightly names its nights) or "2026-11-20" (a day) */
+    char id[32];
     bool suite;                  /* a suite run; else the runs outside any suite of one UTC day */
     const char *suite_uuid, *suite_name;  /* its first run's ("" for a day) */
     int64_t first_ns;            /* its first run's start */

@@ -122,8 +122,11 @@ static void script(FILE *f, const struct history *h, const struct chart_files *c
      * kernel release is one. */
     fputs("\nset label 1 ", f);
     quote_gnuplot(f, title);
-    fprintf(f, " at screen 0.5, screen 0.97 center\nset xrange [0.5:%.1f]\nset bmargin 9\nset tmargin 7\n",
-            (double)h->nnights + 0.5);
+    /* The first night's id (18 characters, a suite night's), rotated
+     * under the first tic, reaches further left than the y axis's tics
+     * that gnuplot's own left margin makes room for. */
+    fprintf(f, " at screen 0.5, screen 0.97 center\nset xrange [0.5:%.1f]\nset bmargin 9\nset tmargin 7\n"
+            "set lmargin 14\n", (double)h->nnights + 0.5);
     night_tics(f, h);
     kernel_tics(f, h);
     marks(f, h);

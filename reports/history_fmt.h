@@ -20,7 +20,7 @@ void history_print_csv(FILE *f, const struct history *h);
 
 /* The sentences the table's notes and compare --history share, written
  * for the terminal (control characters as \xNN): "change at night
- * 2026-11-20T0230Z: mean 812.4 -> 751.9 msg/s (-7.4 %), p = 0.003",
+ * 2026-11-20T023000Z: mean 812.4 -> 751.9 msg/s (-7.4 %), p = 0.003",
  * "kernel 6.1.0-57 -> 6.12.117 at night ...", "settings changed at night
  * ...: ...". */
 void history_change_sentence(char *buf, size_t len, const struct history *h, size_t c);

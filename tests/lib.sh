@@ -48,20 +48,31 @@ skip() { _n=$((_n + 1)); echo "ok $_n # SKIP $1"; }
 skip_all() { echo "1..0 # SKIP $1"; exit 0; }
 done_testing() { echo "1..$_n"; [ "$_failed" -eq 0 ]; }
 q() { sqlite3 -batch "$PRESSMARK_DB" "$1"; }
-# The database as one comparable word: its checksum, or "absent".
-db_sum() { if [ -e "$PRESSMARK_DB" ]; then md5sum < "$PRESSMARK_DB"; else echo absent; fi; }
+# db_sum [PATH]: the database (PATH, else $PRESSMARK_DB) as one comparable
+# word: its checksum, or "absent".
+db_sum() {
+    local db=${1:-$PRESSMARK_DB}
+    if [ -e "$db" ]; then md5sum < "$db"; else echo absent; fi
+}
 # bad DESCRIPTION EXPECTED-REGEX ARGS...: pressmark ARGS is refused the way
 # bad input always is: exit 2, one line on stderr that matches, the
-# database (or its absence) untouched.
+# database (or its absence) untouched: the one ARGS name with --db when
+# they do (the one the command opens), else $PRESSMARK_DB.
 bad() {
     local desc=$1 re=$2; shift 2
-    local before; before=$(db_sum)
+    local db=$PRESSMARK_DB prev= a
+    for a in "$@"; do
+        [ "$prev" = --db ] && db=$a
+        case "$a" in --db=*) db=${a#--db=} ;; esac
+        prev=$a
+    done
+    local before; before=$(db_sum "$db")
     "$PM" "$@" >"$TMP/out" 2>"$TMP/err"
     local rc=$?
     is "$rc" 2 "$desc: exit 2"
     is "$(wc -l <"$TMP/err")" 1 "$desc: one line"
     like "$(cat "$TMP/err")" "$re" "$desc: names the option, value and accepted forms"
-    is "$(db_sum)" "$before" "$desc: nothing written"
+    is "$(db_sum "$db")" "$before" "$desc: nothing written"
 }
 # metric RUN-ID|LABEL NAME: a stored metric's value, of that run or of the
 # label's latest run; imetric the same as a whole number (counts).

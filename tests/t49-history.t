@@ -15,12 +15,17 @@ PY=/usr/bin/python3
 
 # history DB step|clean: each label's 40 runs, by id, two a night for 20
 # nights from 2026-11-01 02:30 UTC, each night its own suite run (uuid
-# ...0001 to ...0020, a suite row each); the kernel 6.1.0-57 until night
-# 12, 6.12.117 from night 13; chat's heap 32M until night 15, 64M from
-# night 16; usemem's cap 512M until night 14, 256M from night 15. Every
-# metric 49 and 51 a night (mean 50), chat.msgs_per_s 990 and 1010 (mean
-# 1000), usemem.mb_per_s 196 and 204 (mean 200); with step, chat's msg/s
-# times 0.9 from night 13 (891 and 909: mean 900, 10 % lower).
+# ...0001 to ...0020, a suite row each): night N's chat runs start at
+# 02:30:00 and 02:32:00 of 2026-11-N, its usemem runs at 02:31:00 and
+# 02:33:00, so a night's id (its first run's start, to the second) is
+# 2026-11-NNT023000Z for chat and 2026-11-NNT023100Z for usemem. The
+# kernel 6.1.0-57 until night 12, 6.12.117 from night 13; chat's heap 32M
+# until night 15, 64M from night 16; usemem's cap 512M until night 14,
+# 256M from night 15; pressmark 1678317-dirty until night 17, 1679000
+# from night 18. Every metric 49 and 51 a night (mean 50),
+# chat.msgs_per_s 990 and 1010 (mean 1000), usemem.mb_per_s 196 and 204
+# (mean 200); with step, chat's msg/s times 0.9 from night 13 (891 and
+# 909: mean 900, 10 % lower).
 history() {
     cp "$ROOT/tests/fixtures/verdict-pool.db" "$1" && chmod 600 "$1" || return 1
     local step=0
@@ -54,12 +59,29 @@ UPDATE run SET params = replace(params, '--heap 32M', '--heap 64M')
     WHERE label = 'chat' AND id IN (SELECT id FROM plan WHERE night >= 15);
 UPDATE run_meta SET value = '268435456' WHERE key = 'cap.limit_bytes'
     AND run_id IN (SELECT id FROM plan WHERE label = 'usemem' AND night >= 14);
+UPDATE run_meta SET value = '1679000' WHERE key = 'pressmark.version' AND run_id IN (SELECT id FROM plan WHERE night >= 17);
 SQL
 }
 setup "a 20-night history with a 10 % step at night 13" history "$TMP/step.db" step
 setup "the same history without the step" history "$TMP/clean.db" clean
+# noisy DB: the history without the step, chat's msg/s moved night by
+# night by NOISE (each night's runs 990 and 1010 plus its offset, its mean
+# 1000 plus it): noise of about 1.5 % and a step of about 3 % from night 17
+# (4 nights after the new kernel): a change whose permutation p, about
+# 0.02, the seed moves.
+NOISE=(-3 6 0 -13 -16 -13 -2 -22 14 -4 -14 27 -2 -14 12 -5 -58 -39 -23 -21)
+noisy() {
+    cp "$TMP/clean.db" "$1" || return 1
+    local values= i
+    for i in "${!NOISE[@]}"; do values+="${values:+, }($i, ${NOISE[$i]})"; done
+    sqlite3 -batch "$1" "WITH o(night, d) AS (VALUES $values)
+        UPDATE metric SET value = value + (SELECT d FROM o, run r WHERE r.id = metric.run_id
+            AND o.night = (r.started_ns / 1000000000 - 1793500200) / 86400)
+        WHERE name = 'chat.msgs_per_s'"
+}
+setup "a noisy history with a 3 % step at night 17" noisy "$TMP/noisy.db"
 export PRESSMARK_DB="$TMP/step.db"
-N13=2026-11-13T0230Z
+N13=2026-11-13T023000Z
 # json FILE EXPR: a Python expression over the document d.
 json() { "$PY" -c "import json, sys; d = json.load(open(sys.argv[1])); print($2)" "$1" "${@:3}"; }
 
@@ -70,23 +92,35 @@ like "$(head -1 "$TMP/h.txt")" "^chat \(workload chat\): chat.msgs_per_s in msg/
     "  its first line: the cell, the metric, what a night is"
 rows=$(awk '/^2026-11-/ { print $1 "|" $2 "|" $3 "|" $4 "|" $5 "|" $6 "|" $7 "|" $8 "|" $9 }' "$TMP/h.txt")
 is "$(printf '%s\n' "$rows" | wc -l)" 20 "  a row per night"
-is "$(printf '%s\n' "$rows" | sed -n 1p)" "2026-11-01T0230Z|verdict-pool|2|1,000.0|14.1|990.0|1,010.0|6.1.0-57|1678317-dirty" \
+is "$(printf '%s\n' "$rows" | sed -n 1p)" "2026-11-01T023000Z|verdict-pool|2|1,000.0|14.1|990.0|1,010.0|6.1.0-57|1678317-dirty" \
     "  night 1: suite, n, mean, sd, min, max, kernel, pressmark"
 is "$(printf '%s\n' "$rows" | cut -d'|' -f4 | sort | uniq -c | awk '{ print $1 "x" $2 }' | tr '\n' ' ')" "12x1,000.0 8x900.0 " \
     "  nights 1-12 at 1,000.0, 13-20 at 900.0"
 like "$(grep "^$N13" "$TMP/h.txt")" "6\.12\.117 +1678317-dirty +CHANGE -10\.0 % \(p=0\.005\), new kernel$" \
     "  night 13 marked: the change and the new kernel"
 like "$(grep '^2026-11-16T' "$TMP/h.txt")" "new settings$" "  night 16 marked: new settings"
+like "$(grep '^2026-11-18T' "$TMP/h.txt")" " 1679000 +new pressmark$" "  night 18 marked: a new pressmark"
 is "$(grep -c 'CHANGE' "$TMP/h.txt")" 1 "  one change marked"
 is "$(grep '^  change at' "$TMP/h.txt")" "  change at night $N13: mean 1,000 -> 900 msg/s (-10.0 %), p = 0.005" \
     "the change point listed: night, means before and after, change, p"
 is "$(grep -A1 '^kernel changes:' "$TMP/h.txt" | tail -1)" "  kernel 6.1.0-57 -> 6.12.117 at night $N13" "the kernel change named"
 is "$(grep -A1 '^settings changes:' "$TMP/h.txt" | tail -1)" \
-    "  settings changed at night 2026-11-16T0230Z: --heap 32M -> --heap 64M" "the settings change named: the option that differs"
+    "  settings changed at night 2026-11-16T023000Z: --heap 32M -> --heap 64M" "the settings change named: the option that differs"
+is "$(grep -A1 '^pressmark changes:' "$TMP/h.txt" | tail -1)" "  pressmark 1678317-dirty -> 1679000 at night 2026-11-18T023000Z" \
+    "the pressmark change named"
 like "$("$PM" history usemem | grep -A1 '^settings changes:' | tail -1)" \
-    "^  settings changed at night 2026-11-15T0231Z: cap.limit_bytes=536870912 -> cap.limit_bytes=268435456$" \
-    "  and a cap's: the key and its values"
-ok "without --change-points none are looked for" sh -c "! '$PM' history chat | grep -qE 'CHANGE|change points'"
+    "^  settings changed at night 2026-11-15T023100Z: cap.limit_bytes=536870912 -> cap.limit_bytes=268435456$" \
+    "  and a cap's: the key and its values (usemem's nights begin a minute later)"
+"$PM" history chat > "$TMP/n.txt" 2>&1
+is "$?" 0 "history chat without --change-points"
+is "$(grep -c '^2026-11-[0-9]*T023000Z verdict-pool  2 ' "$TMP/n.txt")" 20 "  its 20 nights' rows"
+is "$(sed -n '/^kernel changes:/,$p' "$TMP/n.txt")" "kernel changes:
+  kernel 6.1.0-57 -> 6.12.117 at night $N13
+settings changes:
+  settings changed at night 2026-11-16T023000Z: --heap 32M -> --heap 64M
+pressmark changes:
+  pressmark 1678317-dirty -> 1679000 at night 2026-11-18T023000Z" "  the kernel, settings and pressmark changes under them, the last lines"
+is "$(grep -cE 'CHANGE|change points' "$TMP/n.txt")" 0 "  and no change points looked for: no CHANGE mark, no list of them"
 
 # JSON: the same numbers, exact, and the schema.
 "$PM" history chat --change-points --format json > "$TMP/h.json"
@@ -97,7 +131,8 @@ is "$(json "$TMP/h.json" "[n['values'] for n in d['nights']][12]")" "[891.0, 909
 is "$(json "$TMP/h.json" "[(c['night'], c['night_index'], c['at'], c['mean_before'], c['mean_after'], round(c['change_pct'], 9), c['kernel_before'], c['kernel_after']) for c in d['change_points']['changes']]")" \
     "[('$N13', 12, 12, 1000.0, 900.0, -10.0, '6.1.0-57', '6.12.117')]" "  one change: at night 13, 1000 -> 900, -10 %, the kernels either side"
 is "$(json "$TMP/h.json" "[(e['kind'], e['night_index'], e['before'], e['after']) for e in d['events']]")" \
-    "[('kernel', 12, '6.1.0-57', '6.12.117'), ('settings', 15, '--heap 32M', '--heap 64M')]" "  the kernel and settings changes"
+    "[('kernel', 12, '6.1.0-57', '6.12.117'), ('settings', 15, '--heap 32M', '--heap 64M'), ('pressmark', 17, '1678317-dirty', '1679000')]" \
+    "  the kernel, settings and pressmark changes"
 is "$("$PM" history chat --format json | "$PY" "$ROOT/tests/json_check.py" history)" ok "  and without --change-points"
 is "$("$PM" history chat --format csv | awk -F, 'NR == 14 { print $5, $11, $12, $16, $18 }')" "$N13 2 900 6.12.117 " \
     "CSV: a row per night (night 13: n, mean, kernel; the change only with --change-points)"
@@ -111,6 +146,36 @@ ok "  nor a CHANGE mark" sh -c "! grep -q CHANGE '$TMP/c.txt'"
 is "$("$PM" --db "$TMP/clean.db" history chat --change-points --format json | json /dev/stdin "d['change_points']['changes']")" "[]" "  none in the JSON"
 is "$("$PM" history chat --change-points --seed 7 | grep '^  change at')" "  change at night $N13: mean 1,000 -> 900 msg/s (-10.0 %), p = 0.005" \
     "another --seed finds the same step"
+
+# The seed: said in the JSON, and it draws the permutations: a noisy
+# step's p moves with it (only p: the same change, night and means).
+cps() { "$PM" --db "$TMP/noisy.db" history chat --change-points --format json "$@" |
+        json /dev/stdin "(d['change_points']['seed'], [(c['night'], c['at'], c['mean_before'], c['mean_after'], c['p']) for c in d['change_points']['changes']])"; }
+is "$(cps)" "(20261202, [('2026-11-17T023000Z', 16, 996.9375, 964.75, 0.02)])" \
+    "a noisy 3 % step at night 17: the default seed's, p = 0.02"
+is "$(cps --seed 7)" "(7, [('2026-11-17T023000Z', 16, 996.9375, 964.75, 0.025)])" "  --seed 7: said, and p = 0.025"
+
+# A night whose runs lack the metric (night 5) leaves it out of the
+# change points' series: the step at night 13 is its 12th point, at 11,
+# and still night 13 (index 12), the kernels either side its nights'.
+cp "$TMP/step.db" "$TMP/gap.db"
+sqlite3 "$TMP/gap.db" "DELETE FROM metric WHERE name = 'chat.msgs_per_s' AND run_id IN
+    (SELECT id FROM run WHERE label = 'chat' AND (started_ns / 1000000000 - 1793500200) / 86400 = 4)"
+"$PM" --db "$TMP/gap.db" history chat --change-points > "$TMP/gap.txt"
+is "$(awk '/^2026-11-05T/ { print $3, $4 }' "$TMP/gap.txt")" "0 -" "a night without the metric: n 0, no mean"
+is "$(grep '^  change at' "$TMP/gap.txt")" "  change at night $N13: mean 1,000 -> 900 msg/s (-10.0 %), p = 0.005" \
+    "  the change still at night 13"
+is "$("$PM" --db "$TMP/gap.db" history chat --change-points --format json | json /dev/stdin "[(c['night'], c['night_index'], c['at'], c['kernel_before'], c['kernel_after']) for c in d['change_points']['changes']]")" \
+    "[('$N13', 12, 11, '6.1.0-57', '6.12.117')]" "  in the JSON: night index 12, point 11, the kernels either side"
+
+# Nights seconds apart (a test of the nightly runs its nights back to
+# back, nine within a minute): each night its own id, to the second.
+cp "$TMP/clean.db" "$TMP/quick.db"
+sqlite3 "$TMP/quick.db" "UPDATE run SET started_ns = 1793500200000000000 + ((started_ns / 1000000000 - 1793500200) / 86400 * 4
+    + (started_ns / 1000000000 - 1793500200) % 86400 / 60) * 1000000000"
+is "$("$PM" --db "$TMP/quick.db" history chat --format json | json /dev/stdin "(len(set(n['night'] for n in d['nights'])), [n['night'] for n in d['nights']][:3])")" \
+    "(20, ['2026-11-01T023000Z', '2026-11-01T023004Z', '2026-11-01T023008Z'])" \
+    "20 nights 4 seconds apart: 20 ids, to the second"
 
 # Nights outside suites: UTC days; only ok runs count; a label of two workloads.
 cp "$TMP/step.db" "$TMP/days.db"
@@ -202,6 +267,18 @@ is "$?" 0 "  --fail-on-regression 15: the 10 % step is below it, exit 0"
 is "$(tail -1 "$TMP/g15.txt")" "verdict: no regression of 15 % or more within the newest 8 nights" "  and says so"
 "$PM" --db "$TMP/clean.db" compare --history --window 8 --fail-on-regression > /dev/null 2>&1
 is "$?" 0 "  the history without the step: exit 0"
+# --alpha is each change's level: the noisy step (p = 0.02 with the 199
+# permutations 0.05 takes) is a regression at 0.05, and at 0.01 (999
+# permutations: its p stays above 0.01) no change at all.
+"$PM" --db "$TMP/noisy.db" compare --history --fail-on-regression --alpha 0.05 chat > "$TMP/a5.txt" 2>&1
+is "$?" 1 "compare --history --alpha 0.05: the noisy step, p = 0.02, is a regression: exit 1"
+is "$(grep '^REGRESSION' "$TMP/a5.txt")" \
+    "REGRESSION chat (chat): chat.msgs_per_s is 3.2 % worse from night 2026-11-17T023000Z (kernel 6.12.117 before, 6.12.117 after): 996.938 -> 964.75 msg/s, p = 0.02" \
+    "  the finding"
+"$PM" --db "$TMP/noisy.db" compare --history --fail-on-regression --alpha 0.01 chat > "$TMP/a1.txt" 2>&1
+is "$?" 0 "  --alpha 0.01: not significant at that level: exit 0"
+is "$(grep -E '^  chat\.msgs_per_s|^verdict' "$TMP/a1.txt")" "  chat.msgs_per_s: no change point over 20 nights
+verdict: no regression of 2.5 % or more within the newest 5 nights" "  no change point, no regression"
 "$PM" compare --history --window 8 --fail-on-regression --format json > "$TMP/g.json" 2> "$TMP/g.err"
 is "$?" 1 "compare --history --format json: exit 1 too"
 is "$("$PY" "$ROOT/tests/json_check.py" compare < "$TMP/g.json")" ok "  matches docs/json/compare.schema.json"
@@ -213,7 +290,8 @@ cp "$TMP/step.db" "$TMP/short.db"
 sqlite3 "$TMP/short.db" "DELETE FROM run WHERE started_ns >= (1793500200 + 3 * 86400) * 1000000000"
 "$PM" --db "$TMP/short.db" compare --history --fail-on-regression chat > "$TMP/s.txt" 2>&1
 is "$?" 2 "three nights are too few to judge: exit 2"
-like "$(cat "$TMP/s.txt")" "cannot judge chat \(chat\) chat.msgs_per_s: 3 nights with a value: change points need at least [4-9]" "  saying why"
+like "$(cat "$TMP/s.txt")" "cannot judge chat \(chat\) chat\.msgs_per_s: 3 nights with a value: change points need at least 4$" \
+    "  saying why: 2 nights a side, 4 in all"
 
 # The report: a history section when a label has more than one night.
 "$PM" report --out "$TMP/rep" > /dev/null 2> "$TMP/err"
@@ -222,7 +300,8 @@ R="$TMP/rep/report.html"
 is "$(grep -c '<section id="history">' "$R")" 1 "  has a history section"
 ok "  in its contents" grep -q '<a href="#history">History' "$R"
 is "$(sed -n '/<section id="history">/,/<\/section>/p' "$R" | grep -c '^<h3>')" 2 "  a history per label: chat and usemem"
-ok "  the change point listed" grep -qF "<li>change at night $N13: mean 1,000 -&gt; 900 msg/s (-10.0 %), p = 0.005</li>" "$R"
+ok "  the change point listed, with the kernels either side" \
+    grep -qxF "<li>change at night $N13: mean 1,000 -&gt; 900 msg/s (-10.0 %), p = 0.005; kernel 6.1.0-57 before, 6.12.117 after</li>" "$R"
 ok "  the kernel change listed" grep -qF "<li>kernel 6.1.0-57 -&gt; 6.12.117 at night $N13</li>" "$R"
 is "$(sed -n '/<section id="history">/,/<\/section>/p' "$R" | grep -c '<td>2026-11-')" 40 "  20 nights a label"
 if command -v gnuplot >/dev/null; then
@@ -237,6 +316,11 @@ cp "$ROOT/tests/fixtures/verdict-pool.db" "$TMP/one.db"
 chmod 600 "$TMP/one.db"
 "$PM" --db "$TMP/one.db" report --out "$TMP/rep1" > /dev/null 2>&1
 is "$(grep -c 'id="history"' "$TMP/rep1/report.html")" 0 "  one night: no history section"
+"$PM" --db "$TMP/noisy.db" report --out "$TMP/nrep" > /dev/null 2>&1
+is "$(grep -c '^<li>change at night' "$TMP/nrep/report.html")" 1 "  the noisy history's report: one change"
+is "$(grep '^<li>change at night' "$TMP/nrep/report.html")" \
+    "<li>change at night 2026-11-17T023000Z: mean 996.938 -&gt; 964.75 msg/s (-3.2 %), p = 0.02; kernel 6.12.117 before, 6.12.117 after</li>" \
+    "  a change 4 nights after the new kernel names the kernels either side too"
 
 # Bad input: one line naming the option, the value and what is accepted;
 # nothing written.

@@ -4,7 +4,8 @@
  * anew for every split: its output is pasted below), the split chosen,
  * a step found at its index with its segments' exact means, nothing in
  * constant or noisy series, the seed's role, two steps found
- * hierarchically, bad input refused, and the nightly gate's choice. */
+ * hierarchically, ties' exact p, bad input refused, and the nightly
+ * gate's choice. */
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <stdbool.h>
@@ -146,7 +147,7 @@ static void clear_step(void)
         is_num(c[0].mean_after, mean_of(x, 20, 40), 1e-12, "  mean after: the last 20 points' (%.4g)", c[0].mean_after);
         is_num(c[0].change_pct, (mean_of(x, 20, 40) - mean_of(x, 0, 20)) / mean_of(x, 0, 20) * 100, 1e-12,
                "  change %.4g %%: (after - before) / |before|", c[0].change_pct);
-        is_num(c[0].p, 1.0 / 200, 1e-15, "  p = 1/200: no permutation as strong");
+        is_num(c[0].p, 1.0 / 200, 0, "  p = 1/200 exactly: no permutation as strong");
         is_num(c[0].q, q[20], 1e-9 * q[20], "  q is the statistic at that split (%.6g)", c[0].q);
     }
     free(c);
@@ -258,6 +259,51 @@ static void two_steps(void)
     free(c);
 }
 
+/* The statistic of a permutation that puts the same values on each
+ * side as the observed split counts as at least as strong (its sums
+ * come in another order and may round below). Two arrangements of
+ * {1,1,2,2} in 6 (C(4,2)) split as strongly as 11|22 (itself and
+ * 22|11): p = 1/3; of {1,1,1,2,2,2} 2 in C(6,3) = 20 (111|222 and
+ * 222|111: any other puts a 2 beside the 1s at the best split): p = 1/10.
+ * Neither is a change at p <= 0.05. */
+static void ties_not_changes(void)
+{
+    struct cp_opts o;
+    cp_opts_default(&o);
+    struct cp_change *c = NULL;
+    size_t nc = 0;
+    double four[] = { 1, 1, 2, 2 }, six[] = { 1, 1, 1, 2, 2, 2 };
+    int rc = cp_detect(four, 4, &o, &c, &nc, NULL);
+    ok(rc == 0 && nc == 0, "ties {1,1,2,2} (true p 1/3): no change (%zu, p %g)", nc, rc == 0 && nc ? c[0].p : NAN);
+    free(c);
+    rc = cp_detect(six, 6, &o, &c, &nc, NULL);
+    ok(rc == 0 && nc == 0, "ties {1,1,1,2,2,2} (true p 1/10): no change (%zu, p %g)", nc, rc == 0 && nc ? c[0].p : NAN);
+    free(c);
+    /* Every change kept (max_p 1), so the test runs all 199 permutations:
+     * its p is exactly (1 + k) / 200, k the permutations that come out
+     * 111222 or 222111, drawn here with the same generator, seed and
+     * shuffles (a shuffle's draws depend on the count, not the values). */
+    o.max_p = 1;
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, o.seed);
+    double perm[6];
+    memcpy(perm, six, sizeof perm);
+    unsigned k = 0;
+    for (unsigned i = 0; i < o.permutations; i++) {
+        gsl_ran_shuffle(r, perm, 6, sizeof *perm);
+        bool low = perm[0] == 1 && perm[1] == 1 && perm[2] == 1, high = perm[0] == 2 && perm[1] == 2 && perm[2] == 2;
+        k += low || high;
+    }
+    gsl_rng_free(r);
+    rc = cp_detect(six, 6, &o, &c, &nc, NULL);
+    ok(rc == 0 && nc == 1 && c[0].at == 3, "  kept at max_p 1: one split, at 3");
+    is_num(rc == 0 && nc == 1 ? c[0].p : NAN, (1.0 + k) / (1.0 + o.permutations), 0,
+           "  its p exactly (1 + %u) / 200 for seed %lu: the permutations as strong as it counted", k, o.seed);
+    /* MT19937's sequence for this seed is fixed: 12 (of about 20 due). */
+    is_num(k, 12, 0, "  %u of the 199 permutations are such", k);
+    free(c);
+}
+
 static void refused(void)
 {
     struct cp_opts o;
@@ -340,6 +386,7 @@ int main(void)
     nothing_to_find();
     seeded();
     two_steps();
+    ties_not_changes();
     refused();
     gate();
     return done_testing();
