@@ -154,11 +154,15 @@ is "$(python3 -m json.tool out > /dev/null && python3 -c 'import json,sys; r = j
 
 # A database is data, never code: the stored row's build command, suite,
 # batches, candidates and numbers are not run or trusted. A row whose
-# build is a command of the attacker's, resumed as it was started:
+# build is a command of the attacker's, with the key of the command that
+# made it (so the same command again finds it), then with a key made to
+# fit what it holds (so a check of the key alone would pass):
 hq "update bisect set build = '/bin/sh -c id>$TMP/PWNED;exit\${IFS}1', state = 'running' where id = 1"
-refused "--continue of a row with another build command" "^pressmark bisect: bisection 1 holds another build command than the one given, so nothing is run \(accepted:" \
+refused "the same command again, on a row with another build command" "^pressmark bisect: bisection 1 holds another build command than the one given, so nothing is run \(accepted:" \
+    "${G[@]}"
+rekey 1
+refused "--continue of it" "^pressmark bisect: bisection 1 holds another build command than the one given, so nothing is run \(accepted:" \
     bisect --continue --git repo --build "$TMP/fail.sh" cell.ini
-refused "  the same command again" "^pressmark bisect: bisection 1 holds another build command" "${G[@]}"
 refused "  --continue without --git and --build" "^pressmark bisect: bisection 1 holds a git bisection's repository and build command, and none was given" \
     bisect --continue cell.ini
 hpm bisect --step --id 1 --git repo --build "$TMP/fail.sh" cell.ini > out 2> err
@@ -169,14 +173,17 @@ is "$?:$(cat err)" "128:pressmark bisect: --step needs --git REPO and --build CM
     "  --step without them: one line, exit 128"
 is "$(hpm bisect --continue 2>&1; echo "rc=$?")" "pressmark bisect: --continue needs the suite FILE the bisection was started with (accepted: pressmark bisect --continue [--id N] [--git REPO --build CMD] FILE [PACKAGE-FILE...])
 rc=2" "--continue without FILE: one line, exit 2"
-hq "update bisect set build = '$TMP/fail.sh', suite_text = suite_text || 'command = /bin/touch $TMP/PWNED' where id = 1"
+hq "update bisect set build = '$TMP/fail.sh', suite_text = replace(suite_text, 'workload = usemem', 'workload = record
+command = /bin/touch $TMP/PWNED') where id = 1"
+rekey 1
 refused "a row with another suite text" "^pressmark bisect: bisection 1 holds another suite text than the file's" \
     bisect --continue --git repo --build "$TMP/fail.sh" cell.ini
-hq "update bisect set suite_text = replace(suite_text, 'command = /bin/touch $TMP/PWNED', ''), runs = 100000 where id = 1"
+hq "update bisect set suite_text = replace(suite_text, 'workload = record
+command = /bin/touch $TMP/PWNED', 'workload = usemem'), runs = 100000 where id = 1"
 rekey 1
 refused "a row with runs out of --runs' range (its key made to fit)" "^pressmark bisect: bisection 1: its stored kind, runs, max-runs, alpha or metric is not one a bisection takes" \
     bisect --continue --git repo --build "$TMP/fail.sh" cell.ini
-hq "update bisect set runs = 3 where id = 1; update bisect_candidate set kernel = '--upload-pack=touch $TMP/PWNED' where bisect_id = 1 and idx = 0"
+hq "update bisect set runs = 3, state = 'running' where id = 1; update bisect_candidate set kernel = '--upload-pack=touch $TMP/PWNED' where bisect_id = 1 and idx = 0"
 rekey 1
 refused "a row with a candidate that is not a commit" "^pressmark bisect: bisection 1: its stored kernel '--upload-pack=touch .*' is not one of its kind" \
     bisect --continue --git repo --build "$TMP/fail.sh" cell.ini
@@ -246,10 +253,10 @@ printf 'not a kernel\n' > decoy-bzImage
 mkdir decoy-mods
 printf '#!/bin/sh\necho %s\n' "$TMP/decoy-bzImage@$TMP/decoy-mods" > outside.sh
 chmod 755 fifo.sh outside.sh
-timeout 60 env PRESSMARK_DB="$H" "$PM" bisect "${M[@]}" --git repo --build "$TMP/fifo.sh" --good "${c[0]}" --bad "${c[5]}" cell.ini > out 2> err
+timeout -k 5 60 env PRESSMARK_DB="$H" "$PM" bisect "${M[@]}" --git repo --build "$TMP/fifo.sh" --good "${c[0]}" --bad "${c[5]}" cell.ini > out 2> err
 is "$?" 1 "a build that names a FIFO: exit 1, no hang"
 like "$(cat err)" "the good kernel: kernel = /.*/out-1/bzImage: not a regular file" "  the FIFO is no kernel, with the reason"
-timeout 60 env PRESSMARK_DB="$H" "$PM" bisect "${M[@]}" --git repo --build "$TMP/outside.sh" --good "${c[0]}" --bad "${c[5]}" cell.ini > out 2> err
+timeout -k 5 60 env PRESSMARK_DB="$H" "$PM" bisect "${M[@]}" --git repo --build "$TMP/outside.sh" --good "${c[0]}" --bad "${c[5]}" cell.ini > out 2> err
 is "$?" 1 "a build that names a file outside its tree: exit 1"
 like "$(cat err)" "the good commit could not be built: the build of [0-9a-f]{12} named $(re "$TMP")/decoy-bzImage, outside the tree it built and PRESSMARK_BISECT_OUT" \
     "  the reason says where it lies"
