@@ -91,11 +91,11 @@ static const struct opt bisect_options[] = {
     { .name = "plan", .type = OPT_FLAG, .offset = BO(plan),
       .help = "list the candidates in order and exit: nothing boots, nothing is written" },
     { .name = "continue", .type = OPT_FLAG, .offset = BO(cont),
-      .help = "resume the newest unfinished bisection (or --id's), given its FILE again (git: and --git, --build; "
-              "debs: and every package file); it must hold the same" },
+      .help = "resume the newest unfinished bisection (or --id's), given FILE, --git and --build or the package "
+              "files again: it must hold the same" },
     { .name = "step", .type = OPT_FLAG, .offset = BO(step),
-      .help = "as git bisect run's command: build, measure and judge the checkout here, given FILE, --git and "
-              "--build again" },
+      .help = "git bisect run's command: build, measure and judge the checkout here, given FILE, --git and --build "
+              "again" },
     { .name = "id", .type = OPT_UINT, .offset = BO(id), .metavar = "N", .min = 1, .max = 1e9, .noun = "bisection id",
       .help = "the bisection --continue, --step or the evidence is for" },
     { .name = "format", .type = OPT_CHOICE, .offset = BO(format), .metavar = "F", .words = formats, .noun = "format",
