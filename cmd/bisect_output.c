@@ -1,6 +1,7 @@
 /* pressmark bisect's output (cmd/bisect_output.h): names, versions and
  * reasons come from apt, git, builds and databases, so the text goes
- * through the escaping human output (cmd_human_output). */
+ * through the escaping human output (cmd_human_output), and JSON through
+ * jansson's escaping alone. */
 #include "cmd/bisect_output.h"
 #include <math.h>
 #include <stdio.h>
@@ -208,10 +209,12 @@ void bisect_print_result(int64_t id, bool json)
         boots += v[i].boots;
         step_boots += strcmp(v[i].role, "step") == 0 ? v[i].boots : 0;
     }
-    cmd_human_output();
+    /* Text is escaped for the terminal; JSON is escaped by jansson, and
+     * the terminal's \xNN in it would be an escape JSON has not. */
     if (json) {
         print_json(&r, v, n, boots, &a, &b);
     } else {
+        cmd_human_output();
         printf("bisect %lld: cell '%s', metric %s, %s candidates, good %s, bad %s: %s\n", (long long)r.id, r.cell,
                r.metric, r.kind, r.good, r.bad, r.state);
         print_table(v, n);

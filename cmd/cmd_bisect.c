@@ -17,8 +17,8 @@ static const char bisect_usage[] =
     "usage: pressmark bisect --good PACKAGE --bad PACKAGE --packages [options] FILE\n"
     "       pressmark bisect --good FILE.deb --bad FILE.deb --debs [options] FILE PACKAGE-FILE...\n"
     "       pressmark bisect --good COMMIT --bad COMMIT --git REPO --build CMD [options] FILE\n"
-    "       pressmark bisect --continue [--id N]\n"
-    "       pressmark bisect --step [--id N]      (git bisect run's command, in the checkout)\n\n"
+    "       pressmark bisect --continue [--id N] [--git REPO --build CMD] FILE [PACKAGE-FILE...]\n"
+    "       pressmark bisect --step [--id N] --git REPO --build CMD FILE   (git bisect run's command)\n\n"
     "Finds the first bad kernel for one cell of the suite file FILE: the cell's\n"
     "metric is measured on the good and the bad kernel (one boot each, --runs runs\n"
     "a boot), which must differ (Welch's t-test at --alpha; else it says so and\n"
@@ -41,7 +41,11 @@ static const char bisect_usage[] =
     "--max-runs it cannot tell and is skipped. Runs already stored for the cell and\n"
     "kernel (the same package version, file, or bzImage) are used, not repeated.\n"
     "The same command again, or --continue, resumes after any interruption without\n"
-    "repeating a finished step. It ends with the first bad kernel, the evidence\n"
+    "repeating a finished step. A database is data, never code: what a bisection\n"
+    "runs is given again each time, and the stored bisection must hold the same\n"
+    "(else one line, exit 2, nothing run): --continue and --step take FILE, for\n"
+    "--git also --git REPO --build CMD, and for --debs every package file, the\n"
+    "--good and --bad ones included. It ends with the first bad kernel, the evidence\n"
     "(each step's runs, mean, verdict and p), the boots and the memory-management\n"
     "configuration differences between the last good and the first bad kernel.\n"
     "Exit status: 0 found; 1 the endpoints do not differ, one cannot be measured,\n"
@@ -76,18 +80,22 @@ static const struct opt bisect_options[] = {
       .help = "candidates: the commits between --good and --bad in REPO, as git bisect picks them" },
     { .name = "build", .type = OPT_STRING, .offset = BO(build), .size = BS(build), .metavar = "CMD",
       .help = "with --git: builds the checkout; its last line of output names BZIMAGE@MODULES or PATH.deb" },
-    { .name = "runs", .type = OPT_UINT, .offset = BO(runs), .metavar = "N", .def = "3", .min = 2, .max = 100,
-      .noun = "run count", .help = "runs a boot" },
-    { .name = "max-runs", .type = OPT_UINT, .offset = BO(max_runs), .metavar = "N", .def = "9", .min = 2, .max = 1000,
-      .noun = "run count", .help = "a step's runs at most before it cannot tell" },
-    { .name = "alpha", .type = OPT_REAL, .offset = BO(alpha), .metavar = "A", .def = "0.05", .min = 0.0001,
-      .max = 0.5, .noun = "significance level", .help = "the significance level of every verdict" },
+    { .name = "runs", .type = OPT_UINT, .offset = BO(runs), .metavar = "N", .def = "3", .min = BISECT_RUNS_MIN,
+      .max = BISECT_RUNS_MAX, .noun = "run count", .help = "runs a boot" },
+    { .name = "max-runs", .type = OPT_UINT, .offset = BO(max_runs), .metavar = "N", .def = "9",
+      .min = BISECT_RUNS_MIN, .max = BISECT_MAX_RUNS_MAX, .noun = "run count",
+      .help = "a step's runs at most before it cannot tell" },
+    { .name = "alpha", .type = OPT_REAL, .offset = BO(alpha), .metavar = "A", .def = "0.05",
+      .min = BISECT_ALPHA_MIN, .max = BISECT_ALPHA_MAX, .noun = "significance level",
+      .help = "the significance level of every verdict" },
     { .name = "plan", .type = OPT_FLAG, .offset = BO(plan),
       .help = "list the candidates in order and exit: nothing boots, nothing is written" },
     { .name = "continue", .type = OPT_FLAG, .offset = BO(cont),
-      .help = "resume the newest unfinished bisection (or --id's)" },
+      .help = "resume the newest unfinished bisection (or --id's), given FILE, --git and --build or the package "
+              "files again: it must hold the same" },
     { .name = "step", .type = OPT_FLAG, .offset = BO(step),
-      .help = "as git bisect run's command: build, measure and judge the checkout here" },
+      .help = "git bisect run's command: build, measure and judge the checkout here, given FILE, --git and --build "
+              "again" },
     { .name = "id", .type = OPT_UINT, .offset = BO(id), .metavar = "N", .min = 1, .max = 1e9, .noun = "bisection id",
       .help = "the bisection --continue, --step or the evidence is for" },
     { .name = "format", .type = OPT_CHOICE, .offset = BO(format), .metavar = "F", .words = formats, .noun = "format",
@@ -139,10 +147,47 @@ static int run_new(const struct bisect_opts *o, int argc, char **argv, int first
     struct exp_events ev;
     suite_output_init(&so, o->quiet, &ev);
     int64_t id = 0;
-    int rc = bisect_run(&bp, 0, &ev, o->quiet, &id);
+    int rc = bisect_run(&bp, &ev, o->quiet, &id);
     suite_output_free(&so);
     bisect_plan_free(&bp);
     if (id && rc < 128 && rc != 2)
+        bisect_print_result(id, o->format == 1);
+    return rc;
+}
+
+/* --continue and --step: what the bisection runs given again, checked
+ * as a new bisection's is (bisect_prepare_resume). */
+static int run_resume(const struct bisect_opts *o, int argc, char **argv, int first)
+{
+    const char *what = o->step ? "--step" : "--continue";
+    if (first >= argc)
+        return pm_usage("bisect", "%s needs the suite FILE the bisection was started with (accepted: pressmark bisect "
+                        "%s [--id N] [--git REPO --build CMD] FILE%s)", what, what, o->step ? "" : " [PACKAGE-FILE...]");
+    if (o->step && (!o->git[0] || !o->build[0]))
+        return pm_usage("bisect", "--step needs --git REPO and --build CMD (accepted: those the git bisection was "
+                        "started with)");
+    if (!o->git[0] != !o->build[0])
+        return pm_usage("bisect", "--continue %s: --git REPO and --build CMD go together (accepted: both, as a git "
+                        "bisection was started with, or neither)", o->git[0] ? "--git" : "--build");
+    if (o->step && argc - first > 1)
+        return pm_usage("bisect", "'%s': --step takes one FILE (accepted: --step --git REPO --build CMD FILE)",
+                        argv[first + 1]);
+    struct bisect_resume_args a = { .suite_path = argv[first], .repo = o->git, .build = o->build,
+                                    .debs = argv + first + 1, .ndebs = (size_t)(argc - first - 1) };
+    struct bisect_plan given;
+    struct pm_err err;
+    if (bisect_prepare_resume(&a, &given, &err) < 0)
+        return pm_usage("bisect", "%s", err.msg);
+    struct suite_output so;
+    struct exp_events ev;
+    suite_output_init(&so, o->quiet, &ev);
+    char cwd[PATH_MAX];
+    int64_t id = o->id;
+    int rc = o->step ? (getcwd(cwd, sizeof cwd) ? bisect_step_here(id, &given, cwd, &ev, o->quiet) : 128)
+                     : bisect_resume(id, &given, &ev, o->quiet, &id);
+    suite_output_free(&so);
+    bisect_plan_free(&given);
+    if (!o->step && id && rc < 128 && rc != 2)
         bisect_print_result(id, o->format == 1);
     return rc;
 }
@@ -158,17 +203,7 @@ int cmd_bisect(int argc, char **argv)
         return cmd_parse_exit(first);
     if (!o.cont && !o.step)
         return run_new(&o, argc, argv, first);
-    if (first < argc)
-        return pm_usage("bisect", "'%s': --continue and --step take no file (accepted: --id N)", argv[first]);
-    struct suite_output so;
-    struct exp_events ev;
-    suite_output_init(&so, o.quiet, &ev);
-    char cwd[PATH_MAX];
-    int64_t id = o.id;
-    int rc = o.step ? (getcwd(cwd, sizeof cwd) ? bisect_step_here(id, cwd, &ev, o.quiet) : 128)
-                    : bisect_resume(id, &ev, o.quiet, &id);
-    suite_output_free(&so);
-    if (!o.step && id && rc < 128 && rc != 2)
-        bisect_print_result(id, o.format == 1);
-    return rc;
+    int rc = run_resume(&o, argc, argv, first);
+    /* git bisect run takes 2 for "bad": a --step it cannot take stops it. */
+    return o.step && rc == PM_EXIT_USAGE ? 128 : rc;
 }

@@ -13,7 +13,6 @@
 #include "kernels/find.h"
 #include "kernels/spec.h"
 #include "lib/hash.h"
-#include "lib/quote.h"
 #include "store/runs.h"
 #include "store/suites.h"
 
@@ -147,19 +146,38 @@ static bool batch_complete(struct bctx *c, const char *name)
     return done;
 }
 
+/* A stored batch continued is the batch batch_text makes now: a
+ * database is data, so its text is never run. The text made from the
+ * operator's suite file runs, and the stored one must equal it (the
+ * same cell, runs, kernel and label): 0, or -1 with err. */
+static int same_batch(const struct bctx *c, const char *key, int n, const char *name, const char *stored,
+                      const char *made, struct pm_err *err)
+{
+    char want[128];
+    snprintf(want, sizeof want, "bisect-%s-%d", key, n);
+    if (made && strcmp(name, want) == 0 && strcmp(stored, made) == 0)
+        return 0;
+    return pm_errf(err, "bisection %lld: the stored batch %d of kernel key %s (suite '%.140s') is not the batch "
+                   "this suite file makes for it, so it is not run (accepted: a batch pressmark made from this "
+                   "suite file, with these --runs)", (long long)c->rec.id, n, key, name);
+}
+
 /* One boot: the kernel's unfinished batch continued, or its next one.
  * suite_run's exit status. */
 static int run_batch(struct bctx *c, const char *key, const char *spec, const char *label)
 {
     struct pm_err err;
     int n;
-    char name[128], *text = NULL;
+    char name[128], *stored = NULL, *text = NULL;
     if (bisects_batch_count(&c->rs.db, key, &n, &err) < 0)
         goto fail;
-    if (n > 0 && bisects_batch_get(&c->rs.db, key, n, name, sizeof name, &text, &err) < 0)
+    if (n > 0 && bisects_batch_get(&c->rs.db, key, n, name, sizeof name, &stored, &err) < 0)
         goto fail;
-    if (!text || batch_complete(c, name)) {
-        free(text);
+    if (stored && !batch_complete(c, name)) {
+        text = batch_text(c, name, spec, label);
+        if (same_batch(c, key, n, name, stored, text, &err) < 0)
+            goto fail;
+    } else {
         snprintf(name, sizeof name, "bisect-%s-%d", key, n + 1);
         if (!(text = batch_text(c, name, spec, label))) {
             pm_errf(&err, "kernel %s: a suite file cannot hold its name", spec);
@@ -168,13 +186,15 @@ static int run_batch(struct bctx *c, const char *key, const char *spec, const ch
         if (bisects_batch_add(&c->rs.db, key, n + 1, name, text, &err) < 0)
             goto fail;
     }
+    free(stored);
     struct suite_run_opts o = { .text = text, .quiet = c->quiet };
     int rc = suite_run(name, &o, c->ev);
     free(text);
     return rc;
 fail:
+    free(stored);
     free(text);
-    exp_say(c->ev, EXP_LOG, "pressmark bisect: %s\n", err.msg);
+    bisect_say(c, "pressmark bisect: %s", err.msg);
     return 2;
 }
 
@@ -241,7 +261,7 @@ int bisect_measure(struct bctx *c, struct bisect_step_rec *s, const char *spec, 
     for (int batches = 0;; batches++) {
         struct bisect_values v;
         if (bisects_values(&c->rs.db, s->kernel_key, c->rec.metric, &v, &err) < 0) {
-            exp_say(c->ev, EXP_LOG, "pressmark bisect: %s\n", err.msg);
+            bisect_say(c, "pressmark bisect: %s", err.msg);
             return 2;
         }
         int rc = 0;
@@ -249,16 +269,14 @@ int bisect_measure(struct bctx *c, struct bisect_step_rec *s, const char *spec, 
         before = v.n;
         free(v.v);
         if (bisects_update_step(&c->rs.db, c->rec.id, s, &err) < 0) {
-            exp_say(c->ev, EXP_LOG, "pressmark bisect: %s\n", err.msg);
+            bisect_say(c, "pressmark bisect: %s", err.msg);
             return 2;
         }
         if (done)
             return rc;
         if (waits_for_boot(c, spec)) {
-            char q[1100];
-            quote_terminal(spec, q, sizeof q);
-            exp_say(c->ev, EXP_LOG, "pressmark: bisect %lld: boot %s next (backend = host) and run 'pressmark bisect "
-                    "--continue' there\n", (long long)c->rec.id, q);
+            bisect_say(c, "pressmark: bisect %lld: boot %s next (backend = host) and run 'pressmark bisect "
+                       "--continue FILE' there", (long long)c->rec.id, spec);
             return 3;
         }
         rc = run_batch(c, s->kernel_key, spec, label);

@@ -16,7 +16,7 @@ int bisect_git_build(struct bctx *c, struct git_clone *g, const char *dir, const
                      char *reason, size_t rlen, struct pm_err *err)
 {
     if (!c->quiet)
-        exp_say(c->ev, EXP_LOG, "pressmark: bisect %lld: building %.12s\n", (long long)c->rec.id, sha);
+        bisect_say(c, "pressmark: bisect %lld: building %.12s", (long long)c->rec.id, sha);
     return git_build(g, dir, c->rec.build, sha, spec, len, reason, rlen, err);
 }
 
@@ -27,7 +27,7 @@ static int need_clone(struct bctx *c, struct git_clone *g)
     if (g->tree[0])
         return 0;
     if (kernel_cache_dir(cache, sizeof cache, &err) < 0 || git_clone_open(cache, c->rec.repo, g, &err) < 0) {
-        exp_say(c->ev, EXP_LOG, "pressmark bisect: %s\n", err.msg);
+        bisect_say(c, "pressmark bisect: %s", err.msg);
         return 2;
     }
     return 0;
@@ -54,19 +54,19 @@ static int build_endpoint(struct bctx *c, struct git_clone *g, const char *role,
     char reason[1024];
     int rc = need_clone(c, g);
     if (rc == 0 && git_checkout(g, sha, &err) < 0) {
-        exp_say(c->ev, EXP_LOG, "pressmark bisect: %s\n", err.msg);
+        bisect_say(c, "pressmark bisect: %s", err.msg);
         rc = 2;
     }
     if (rc == 0)
         rc = bisect_git_build(c, g, g->tree, sha, spec, len, reason, sizeof reason, &err);
     if (rc < 0) {
-        exp_say(c->ev, EXP_LOG, "pressmark bisect: %s\n", err.msg);
+        bisect_say(c, "pressmark bisect: %s", err.msg);
         return 2;
     }
     if (rc == 1) {
         char why[1200];
         snprintf(why, sizeof why, "the %s commit could not be built: %s", role, reason);
-        exp_say(c->ev, EXP_LOG, "pressmark: bisect %lld: %s\n", (long long)c->rec.id, why);
+        bisect_say(c, "pressmark: bisect %lld: %s", (long long)c->rec.id, why);
         return bisect_end(c, "failed", "", why, 1);
     }
     return rc;
@@ -96,14 +96,14 @@ static int git_step(struct bctx *c, struct git_clone *g, const char *dir, const 
     int rc = bisect_find_step(c, "step", -1, sha, s);
     if (rc != 0 || s->verdict[0])
         return rc;
-    exp_say(c->ev, EXP_LOG, "pressmark: bisect %lld: step %d: commit %.12s\n", (long long)c->rec.id, s->seq - 1, sha);
+    bisect_say(c, "pressmark: bisect %lld: step %d: commit %.12s", (long long)c->rec.id, s->seq - 1, sha);
     rc = bisect_git_build(c, g, dir, sha, spec, sizeof spec, reason, sizeof reason, &err);
     if (rc == 0 && bisect_kernel_key(c, spec, s->kernel_key, sizeof s->kernel_key, &err) < 0) {
         snprintf(reason, sizeof reason, "%s", err.msg);
         rc = 1;
     }
     if (rc < 0)
-        exp_say(c->ev, EXP_LOG, "pressmark bisect: %s\n", err.msg);
+        bisect_say(c, "pressmark bisect: %s", err.msg);
     if (rc != 0 && rc != 1)
         return rc < 0 ? 2 : rc;
     if (rc == 1) {
@@ -115,7 +115,7 @@ static int git_step(struct bctx *c, struct git_clone *g, const char *dir, const 
         rc = bisect_measure(c, s, spec, label);
     }
     if (rc == 0)
-        exp_say(c->ev, EXP_LOG, "pressmark: bisect %lld: %.12s is %s%s%s\n", (long long)c->rec.id, sha,
+        bisect_say(c, "pressmark: bisect %lld: %.12s is %s%s%s", (long long)c->rec.id, sha,
                 strcmp(s->verdict, "cannot-tell") == 0 ? "skipped, cannot tell" : strcmp(s->verdict, "skip") == 0 ? "skipped" : s->verdict, s->reason[0] ? ": " : "",
                 s->reason);
     return rc;
@@ -130,23 +130,28 @@ static int replay(struct bctx *c, struct git_clone *g, bool *done, bool *amb, ch
     int rc = git_bisect(g, "start", c->rec.bad, c->rec.good, done, amb, first, len, &err) < 0 ||
                      bisects_steps(&c->rs.db, c->rec.id, &v, &n, &err) < 0
                  ? -1 : 0;
+    /* A stored step's commit is one argv word of git bisect's: a commit
+     * id, as a database is data (not an option, not a range). */
     for (size_t i = 0; rc == 0 && !*done && !*amb && i < n; i++)
         if (strcmp(v[i].role, "step") == 0 && v[i].verdict[0])
-            rc = git_bisect(g, git_word(v[i].verdict), v[i].kernel, NULL, done, amb, first, len, &err);
+            rc = !git_is_sha(v[i].kernel)
+                     ? pm_errf(&err, "bisection %lld: stored step %d names no commit (accepted: a bisection "
+                               "pressmark made)", (long long)c->rec.id, v[i].seq)
+                     : git_bisect(g, git_word(v[i].verdict), v[i].kernel, NULL, done, amb, first, len, &err);
     free(v);
     if (rc < 0)
-        exp_say(c->ev, EXP_LOG, "pressmark bisect: %s\n", err.msg);
+        bisect_say(c, "pressmark bisect: %s", err.msg);
     return rc < 0 ? 2 : 0;
 }
 
 static int git_conclude(struct bctx *c, bool done, const char *first)
 {
     if (done) {
-        exp_say(c->ev, EXP_LOG, "pressmark: bisect %lld: the first bad commit is %s\n", (long long)c->rec.id, first);
+        bisect_say(c, "pressmark: bisect %lld: the first bad commit is %s", (long long)c->rec.id, first);
         return bisect_end(c, "done", first, "", 0);
     }
     const char *why = "only skipped commits are left: git bisect names the commits the first bad one may be";
-    exp_say(c->ev, EXP_LOG, "pressmark: bisect %lld: %s\n", (long long)c->rec.id, why);
+    bisect_say(c, "pressmark: bisect %lld: %s", (long long)c->rec.id, why);
     return bisect_end(c, "failed", "", why, 1);
 }
 
@@ -164,11 +169,11 @@ int bisect_git_search(struct bctx *c)
     while (rc == 0 && !done && !amb) {
         struct bisect_step_rec s;
         if (git_head(g.tree, sha, sizeof sha, &err) < 0) {
-            exp_say(c->ev, EXP_LOG, "pressmark bisect: %s\n", err.msg);
+            bisect_say(c, "pressmark bisect: %s", err.msg);
             rc = 2;
         } else if ((rc = git_step(c, &g, g.tree, sha, &s)) == 0 &&
                    git_bisect(&g, git_word(s.verdict), sha, NULL, &done, &amb, first, sizeof first, &err) < 0) {
-            exp_say(c->ev, EXP_LOG, "pressmark bisect: %s\n", err.msg);
+            bisect_say(c, "pressmark bisect: %s", err.msg);
             rc = 2;
         }
     }
@@ -186,19 +191,20 @@ static int run_status(int rc, const struct bisect_step_rec *s)
     return strcmp(s->verdict, "good") == 0 ? 0 : strcmp(s->verdict, "bad") == 0 ? 1 : 125;
 }
 
-int bisect_step_here(int64_t id, const char *dir, const struct exp_events *ev, bool quiet)
+int bisect_step_here(int64_t id, const struct bisect_plan *given, const char *dir, const struct exp_events *ev,
+                     bool quiet)
 {
     struct bctx c;
     struct pm_err err;
     struct git_clone g = { .dir = "" };
     char gspec[PATH_MAX * 2], bspec[PATH_MAX * 2], sha[48], cache[PATH_MAX];
     struct bisect_step_rec s;
-    int rc = bisect_open(&c, 0, ev, quiet);
+    int rc = bisect_open(&c, ev, quiet);
     if (rc == 0 && !id) {
         struct bisect_rec r;
         int found = bisects_latest(&c.rs.db, false, true, &r, &err);
         if (found <= 0)
-            exp_say(ev, EXP_LOG, "pressmark bisect --step: %s\n", found < 0 ? err.msg : "no git bisection to step "
+            bisect_say(&c, "pressmark bisect --step: %s", found < 0 ? err.msg : "no git bisection to step "
                     "(accepted: after 'pressmark bisect --git REPO ...' made one)");
         rc = found <= 0 ? 2 : 0;
         id = found > 0 ? r.id : 0;
@@ -206,13 +212,13 @@ int bisect_step_here(int64_t id, const char *dir, const struct exp_events *ev, b
             bisect_rec_free(&r);
     }
     if (rc == 0)
-        rc = bisect_load(&c, id);
+        rc = bisect_load(&c, id, given, false);
     if (rc == 0)
         rc = bisect_git_endpoints(&c, &g, gspec, bspec, sizeof gspec);
     git_clone_close(&g);
     if (rc == 0 && (git_head(dir, sha, sizeof sha, &err) < 0 || kernel_cache_dir(cache, sizeof cache, &err) < 0 ||
                     git_scratch_open(cache, &g, &err) < 0)) {
-        exp_say(ev, EXP_LOG, "pressmark bisect --step: %s\n", err.msg);
+        bisect_say(&c, "pressmark bisect --step: %s", err.msg);
         rc = 2;
     }
     if (rc == 0)

@@ -18,7 +18,14 @@ struct bctx {
     bool quiet;
     struct bisect_values good, bad;     /* the endpoints' values */
     struct bisect_step_rec gstep, bstep;
+    struct bisect_candidate_rec *cands; /* checked: the operator's, or stored ones of their kind */
+    size_t ncands;
 };
+
+/* A progress line of the bisection: names, reasons and paths in it come
+ * from apt, git, builds and the database, so the whole line is shown
+ * with its control characters escaped (lib/quote.h). */
+void bisect_say(const struct bctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* A kernel as a batch names it (kernel = spec), and what tells it apart
  * for reuse: its key (the cell and the kernel's identity). */
@@ -40,10 +47,14 @@ int bisect_git_build(struct bctx *c, struct git_clone *g, const char *dir, const
 /* The endpoints of a git bisection: built in g (opened when needed). */
 int bisect_git_endpoints(struct bctx *c, struct git_clone *g, char *gspec, char *bspec, size_t len);
 
-/* Open the session and load bisection id into c (none when 0). 0, or an
- * exit status; bisect_load loads one into an open c. */
-int bisect_load(struct bctx *c, int64_t id);
-int bisect_open(struct bctx *c, int64_t id, const struct exp_events *ev, bool quiet);
+/* Open the session (0, or an exit status). */
+int bisect_open(struct bctx *c, const struct exp_events *ev, bool quiet);
+/* Load bisection id into an open c, matched against what the operator
+ * gave now (given; full: a whole new command, every field and candidate
+ * compared, else --continue's or --step's words): the suite's cells and
+ * the build come from given, stored values are checked before use. 0, or
+ * 2 after one line. */
+int bisect_load(struct bctx *c, int64_t id, const struct bisect_plan *given, bool full);
 void bisect_close(struct bctx *c);
 /* Measure the endpoints (specs: their kernels; NULL: a git endpoint
  * measured before, by its stored key) and check they differ. 0, or the

@@ -15,14 +15,12 @@ static int conclude(struct bctx *c, const struct bisect_candidate_rec *cands, in
 {
     char why[2400];
     if (hi - lo == 1) {
-        char q[1100];
-        quote_terminal(cands[hi].kernel, q, sizeof q);
-        exp_say(c->ev, EXP_LOG, "pressmark: bisect %lld: the first bad kernel is %s\n", (long long)c->rec.id, q);
+        bisect_say(c, "pressmark: bisect %lld: the first bad kernel is %s", (long long)c->rec.id, cands[hi].kernel);
         return bisect_end(c, "done", cands[hi].kernel, "", 0);
     }
     snprintf(why, sizeof why, "only skipped candidates are left: the first bad kernel is one of the %d after %s up to "
              "%s", hi - lo, lo < 0 ? c->rec.good : cands[lo].kernel, cands[hi].kernel);
-    exp_say(c->ev, EXP_LOG, "pressmark: bisect %lld: %s\n", (long long)c->rec.id, why);
+    bisect_say(c, "pressmark: bisect %lld: %s", (long long)c->rec.id, why);
     return bisect_end(c, "failed", "", why, 1);
 }
 
@@ -39,37 +37,33 @@ static int step(struct bctx *c, const struct bisect_candidate_rec *cands, int k,
     int rc = bisect_find_step(c, "step", k, cands[k].kernel, &s);
     if (rc == 0 && s.verdict[0])
         return bisects_update_step(&c->rs.db, c->rec.id, &s, &err) < 0 ? 2 : 0;
-    char label[512], q[1100];
+    char label[512];
     bisect_label(c, cands[k].kernel, label, sizeof label);
-    quote_terminal(cands[k].kernel, q, sizeof q);
     if (rc == 0)
-        exp_say(c->ev, EXP_LOG, "pressmark: bisect %lld: step %d: %s (%d of the %d in question)\n",
-                (long long)c->rec.id, s.seq - 1, q, k - lo, hi - lo - 1);
+        bisect_say(c, "pressmark: bisect %lld: step %d: %s (%d of the %d in question)",
+                (long long)c->rec.id, s.seq - 1, cands[k].kernel, k - lo, hi - lo - 1);
     if (rc == 0)
         rc = bisect_measure(c, &s, cands[k].kernel, label);
     if (rc == 0)
-        exp_say(c->ev, EXP_LOG, "pressmark: bisect %lld: %s is %s%s%s\n", (long long)c->rec.id, q,
+        bisect_say(c, "pressmark: bisect %lld: %s is %s%s%s", (long long)c->rec.id, cands[k].kernel,
                 strcmp(s.verdict, "cannot-tell") == 0 ? "skipped, cannot tell" : strcmp(s.verdict, "skip") == 0 ? "skipped" : s.verdict,
                 s.reason[0] ? ": " : "", s.reason);
     return rc;
 }
 
+/* The candidates are c's, checked when it was loaded (bisect_load). */
 static int list_search(struct bctx *c)
 {
     struct pm_err err;
-    struct bisect_candidate_rec *cands;
-    size_t n;
-    if (bisects_candidates(&c->rs.db, c->rec.id, &cands, &n, &err) < 0 || n < 2) {
-        exp_say(c->ev, EXP_LOG, "pressmark bisect: %s\n", n < 2 ? "too few candidates stored" : err.msg);
-        free(cands);
-        return 2;
-    }
+    const struct bisect_candidate_rec *cands = c->cands;
+    size_t n = c->ncands;
     bool *skipped = calloc(n, sizeof *skipped);
     int rc = skipped ? 0 : 2;
     while (rc == 0) {
         struct bisect_step_rec *v;
         size_t nv;
         if (bisects_steps(&c->rs.db, c->rec.id, &v, &nv, &err) < 0) {
+            bisect_say(c, "pressmark bisect: %s", err.msg);
             rc = 2;
             break;
         }
@@ -83,10 +77,10 @@ static int list_search(struct bctx *c)
         rc = step(c, cands, r.next, r.lo, r.hi);
     }
     free(skipped);
-    free(cands);
     return rc == 3 ? 0 : rc;
 }
 
+/* The bisection these arguments started (by its key), or a new one. */
 static int open_or_make(struct bctx *c, const struct bisect_plan *bp, int64_t *id)
 {
     struct pm_err err;
@@ -105,26 +99,64 @@ static int open_or_make(struct bctx *c, const struct bisect_plan *bp, int64_t *i
         rc = -1;
     if (rc < 0) {
         pm_db_rollback(&c->rs.db);
-        exp_say(c->ev, EXP_LOG, "pressmark bisect: %s\n", err.msg);
+        bisect_say(c, "pressmark bisect: %s", err.msg);
         return 2;
     }
     *id = r.id;
     return 0;
 }
 
-int bisect_run(const struct bisect_plan *bp, int64_t id, const struct exp_events *ev, bool quiet, int64_t *out_id)
+/* A loaded bisection driven on: a finished one only says so. */
+static int drive(struct bctx *c)
+{
+    int64_t id = c->rec.id;
+    int rc;
+    if (strcmp(c->rec.state, "running") != 0) {
+        bisect_say(c, "pressmark: bisect %lld is finished (%s)", (long long)id, c->rec.state);
+        return strcmp(c->rec.state, "done") == 0 ? 0 : 1;
+    }
+    bisect_say(c, "pressmark: bisect %lld: cell '%s', %s, %s candidates", (long long)id, c->rec.cell, c->rec.metric,
+               c->rec.kind);
+    if (strcmp(c->rec.kind, "git") == 0)
+        rc = bisect_git_search(c);
+    else if ((rc = bisect_endpoints(c, c->rec.good, c->rec.bad)) == 0)
+        rc = list_search(c);
+    if (rc >= 128)
+        bisect_say(c, "pressmark: bisect %lld interrupted; the same command again, or 'pressmark bisect --continue' "
+                   "with its suite file (and --git, --build or its package files), goes on from its last finished "
+                   "step", (long long)id);
+    return rc;
+}
+
+int bisect_run(const struct bisect_plan *bp, const struct exp_events *ev, bool quiet, int64_t *out_id)
 {
     struct bctx c;
-    int rc = bisect_open(&c, 0, ev, quiet);
-    if (rc == 0 && bp && !id)
+    int64_t id = 0;
+    int rc = bisect_open(&c, ev, quiet);
+    if (rc == 0)
         rc = open_or_make(&c, bp, &id);
-    if (rc == 0 && !bp && !id) {
+    if (rc == 0) {
+        *out_id = id;
+        rc = bisect_load(&c, id, bp, true);
+    }
+    if (rc == 0)
+        rc = drive(&c);
+    bisect_close(&c);
+    return rc;
+}
+
+int bisect_resume(int64_t id, const struct bisect_plan *given, const struct exp_events *ev, bool quiet,
+                  int64_t *out_id)
+{
+    struct bctx c;
+    int rc = bisect_open(&c, ev, quiet);
+    if (rc == 0 && !id) {
         struct bisect_rec r;
         struct pm_err err;
         int found = bisects_latest(&c.rs.db, true, false, &r, &err);
         if (found <= 0)
-            exp_say(ev, EXP_LOG, "pressmark bisect --continue: %s\n", found < 0 ? err.msg : "no unfinished bisection "
-                    "(accepted: --id N of a stored one)");
+            bisect_say(&c, "pressmark bisect --continue: %s", found < 0 ? err.msg : "no unfinished bisection "
+                       "(accepted: --id N of a stored one)");
         rc = found <= 0 ? 2 : 0;
         id = found > 0 ? r.id : 0;
         if (found > 0)
@@ -132,27 +164,10 @@ int bisect_run(const struct bisect_plan *bp, int64_t id, const struct exp_events
     }
     if (rc == 0) {
         *out_id = id;
-        rc = bisect_load(&c, id);
+        rc = bisect_load(&c, id, given, false);
     }
-    if (rc == 0 && strcmp(c.rec.state, "running") != 0) {
-        exp_say(ev, EXP_LOG, "pressmark: bisect %lld is finished (%s)\n", (long long)id, c.rec.state);
-        rc = strcmp(c.rec.state, "done") == 0 ? 0 : 1;
-    } else if (rc == 0) {
-        exp_say(ev, EXP_LOG, "pressmark: bisect %lld: cell '%s', %s, %s candidates\n", (long long)id, c.rec.cell,
-                c.rec.metric, c.rec.kind);
-        if (strcmp(c.rec.kind, "git") == 0)
-            rc = bisect_git_search(&c);
-        else if ((rc = bisect_endpoints(&c, c.rec.good, c.rec.bad)) == 0)
-            rc = list_search(&c);
-    }
-    if (rc >= 128)
-        exp_say(ev, EXP_LOG, "pressmark: bisect %lld interrupted; 'pressmark bisect --continue' goes on from its last "
-                "finished step\n", (long long)id);
+    if (rc == 0)
+        rc = drive(&c);
     bisect_close(&c);
     return rc;
-}
-
-int bisect_resume(int64_t id, const struct exp_events *ev, bool quiet, int64_t *out_id)
-{
-    return bisect_run(NULL, id, ev, quiet, out_id);
 }

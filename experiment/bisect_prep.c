@@ -1,5 +1,6 @@
 /* A bisection's arguments checked and its candidates listed before
  * anything is written (bad input: one line, exit 2, nothing written). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,21 +60,42 @@ static int pick_cell(const struct bisect_args *a, const struct suite_plan *p, st
     return 0;
 }
 
-/* A package or package file as an endpoint: found, and its version. */
+/* path resolved (realpath), whole, into out (len bytes): realpath() into
+ * a smaller buffer than PATH_MAX overflows it, and _FORTIFY_SOURCE
+ * aborts on one. -1 with err (what names the option or file). */
+static int resolve(const char *what, const char *path, char *out, size_t len, const char *limit, struct pm_err *err)
+{
+    char *r = realpath(path, NULL);
+    if (!r)
+        return pm_errf(err, "%s '%s': %s (accepted: %s)", what, path, strerror(errno), limit);
+    size_t n = strlen(r);
+    if (n < len)
+        memcpy(out, r, n + 1);
+    free(r);
+    if (n >= len)
+        return pm_errf(err, "%s '%s': its resolved path is %zu characters long, more than the %zu it may have "
+                       "(accepted: %s)", what, path, n, len - 1, limit);
+    return 0;
+}
+
+/* A package or package file as an endpoint: found, and its version. A
+ * file is named by its resolved path, which must be a kernel = value. */
 static int endpoint(const char *opt, const char *v, enum kernel_kind kind, struct kernel_info *ki, char *out, size_t len,
                     struct pm_err *err)
 {
     struct kernel_spec ks;
     struct pm_err e;
     const char *want = kind == KERNEL_PACKAGE ? "a linux-image package name" : "a package file PATH.deb";
-    if (kernel_spec_parse(v, &ks, &e) < 0 || ks.kind != kind)
+    char what[32], path[sizeof ks.value];
+    snprintf(what, sizeof what, "--%s", opt);
+    if (kind == KERNEL_DEB && resolve(what, v, path, sizeof path, "a package file PATH.deb whose resolved path a "
+                                      "suite's kernel = holds", err) < 0)
+        return -1;
+    if (kernel_spec_parse(kind == KERNEL_DEB ? path : v, &ks, &e) < 0 || ks.kind != kind)
         return pm_errf(err, "--%s '%s': not a kernel of this kind (accepted: %s)", opt, v, want);
     if (kernel_find(&ks, ki, &e) < 0)
         return pm_errf(err, "--%s '%s': %s", opt, v, e.msg);
-    if (kind == KERNEL_DEB && !realpath(v, out))
-        return pm_errf(err, "--%s '%s': cannot resolve its path", opt, v);
-    if (kind == KERNEL_PACKAGE)
-        snprintf(out, len, "%s", ki->package);
+    snprintf(out, len, "%s", kind == KERNEL_DEB ? path : ki->package);
     return 0;
 }
 
@@ -138,10 +160,21 @@ static int prep_debs(const struct bisect_args *a, struct bisect_plan *bp, struct
     return rc;
 }
 
+/* --git REPO: resolved, readable, and owned by the user pressmark runs
+ * as (git reads no one else's; kernels/gitbisect.h). */
+static int git_repo_of(const char *repo, char *out, size_t len, struct pm_err *err)
+{
+    if (resolve("--git", repo, out, len, "a git repository of a kernel tree", err) < 0)
+        return -1;
+    if (access(out, R_OK | X_OK) < 0)
+        return pm_errf(err, "--git '%s': not a directory here (accepted: a git repository of a kernel tree)", repo);
+    return git_repo_check(out, err);
+}
+
 static int prep_git(const struct bisect_args *a, struct bisect_plan *bp, struct pm_err *err)
 {
-    if (!realpath(a->repo, bp->rec.repo) || access(bp->rec.repo, R_OK | X_OK) < 0)
-        return pm_errf(err, "--git '%s': not a directory here (accepted: a git repository of a kernel tree)", a->repo);
+    if (git_repo_of(a->repo, bp->rec.repo, sizeof bp->rec.repo, err) < 0)
+        return -1;
     if (git_resolve(bp->rec.repo, a->good, bp->rec.good, sizeof bp->rec.good, err) < 0 ||
         git_resolve(bp->rec.repo, a->bad, bp->rec.bad, sizeof bp->rec.bad, err) < 0)
         return -1;
@@ -160,19 +193,18 @@ static int prep_git(const struct bisect_args *a, struct bisect_plan *bp, struct 
     return rc;
 }
 
-/* What makes two invocations one bisection: everything asked. */
-static void make_key(struct bisect_plan *bp)
+void bisect_make_key(const struct bisect_rec *r, const struct bisect_candidate_rec *cands, size_t n, char *key,
+                     size_t len)
 {
-    const struct bisect_rec *r = &bp->rec;
     char nums[96];
     snprintf(nums, sizeof nums, "%d %d %.17g", r->runs, r->max_runs, r->alpha);
     const char *parts[] = { r->suite_text, r->cell, r->metric, r->kind, r->good, r->bad, r->repo, r->build, nums };
     uint64_t h = PM_FNV1A_INIT;
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
         h = pm_fnv1a(h, parts[i], strlen(parts[i]) + 1);
-    for (size_t i = 0; i < bp->ncands; i++)
-        h = pm_fnv1a(h, bp->cands[i].kernel, strlen(bp->cands[i].kernel) + 1);
-    snprintf(bp->rec.key, sizeof bp->rec.key, "%016llx", (unsigned long long)h);
+    for (size_t i = 0; i < n; i++)
+        h = pm_fnv1a(h, cands[i].kernel, strlen(cands[i].kernel) + 1);
+    snprintf(key, len, "%016llx", (unsigned long long)h);
 }
 
 static int check_numbers(const struct bisect_args *a, struct pm_err *err)
@@ -197,8 +229,8 @@ int bisect_prepare(const struct bisect_args *a, struct bisect_plan *bp, struct p
     r->suite_text = rc == 0 ? strdup(p.file.canonical) : NULL;
     if (rc == 0 && !r->suite_text)
         rc = pm_errf(err, "out of memory");
-    if (rc == 0 && !realpath(a->suite_path, r->suite_path))
-        snprintf(r->suite_path, sizeof r->suite_path, "%s", a->suite_path);
+    if (rc == 0)
+        rc = resolve("suite file", a->suite_path, r->suite_path, sizeof r->suite_path, "a suite file", err);
     suite_plan_free(&p);
     static const char *const kinds[] = { "packages", "debs", "git" };
     snprintf(r->kind, sizeof r->kind, "%s", kinds[a->kind]);
@@ -217,6 +249,38 @@ int bisect_prepare(const struct bisect_args *a, struct bisect_plan *bp, struct p
         bisect_plan_free(bp);
         return -1;
     }
-    make_key(bp);
+    bisect_make_key(&bp->rec, bp->cands, bp->ncands, bp->rec.key, sizeof bp->rec.key);
     return 0;
+}
+
+int bisect_prepare_resume(const struct bisect_resume_args *a, struct bisect_plan *given, struct pm_err *err)
+{
+    memset(given, 0, sizeof *given);
+    struct bisect_rec *r = &given->rec;
+    struct suite_plan p;
+    if (suite_plan_load(a->suite_path, NULL, &p, err) < 0)
+        return -1;
+    r->suite_text = strdup(p.file.canonical);
+    suite_plan_free(&p);
+    int rc = r->suite_text ? 0 : pm_errf(err, "out of memory");
+    if (rc == 0)
+        rc = resolve("suite file", a->suite_path, r->suite_path, sizeof r->suite_path, "a suite file", err);
+    if (rc == 0 && a->repo[0])
+        rc = git_repo_of(a->repo, r->repo, sizeof r->repo, err);
+    if (rc == 0 && a->repo[0])
+        rc = git_build_check(r->repo, a->build, err);
+    if (rc == 0 && a->repo[0]) {
+        snprintf(r->build, sizeof r->build, "%s", a->build);
+        snprintf(r->kind, sizeof r->kind, "git");
+    }
+    for (size_t i = 0; rc == 0 && i < a->ndebs; i++) {
+        struct bisect_candidate_rec cand = { .version = "" };
+        rc = resolve("package file", a->debs[i], cand.kernel, sizeof ((struct kernel_spec *)0)->value,
+                     "a package file of the bisection", err);
+        if (rc == 0)
+            rc = add_cand(given, cand.kernel, "", err);
+    }
+    if (rc < 0)
+        bisect_plan_free(given);
+    return rc;
 }

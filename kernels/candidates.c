@@ -27,6 +27,14 @@ void kernel_flavour(const char *package, char *buf, size_t len)
         }
 }
 
+bool kernel_package_name_ok(const char *name, const char *flavour)
+{
+    char fl[128];
+    kernel_flavour(name, fl, sizeof fl);
+    return flavour[0] && strcmp(fl, flavour) == 0 && strlen(name) < 128 &&
+           strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789.+-") == strlen(name);
+}
+
 /* apt's names of kernel packages of the flavour (not -dbg, -unsigned). */
 static int names_of(const char *flavour, char ***names, size_t *n, struct pm_err *err)
 {
@@ -44,10 +52,7 @@ static int names_of(const char *flavour, char ***names, size_t *n, struct pm_err
     *names = NULL;
     *n = 0;
     for (char *l = strtok(out, "\n"); l; l = strtok(NULL, "\n")) {
-        char fl[128];
-        kernel_flavour(l, fl, sizeof fl);
-        if (strcmp(fl, flavour) != 0 || strlen(l) >= 128 ||
-            strspn(l, "abcdefghijklmnopqrstuvwxyz0123456789.+-") != strlen(l))
+        if (!kernel_package_name_ok(l, flavour))
             continue;
         if (pm_alloc_grow((void **)names, sizeof **names, *n + 1, &cap) < 0 || !((*names)[*n] = strdup(l))) {
             free(out);

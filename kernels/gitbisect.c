@@ -4,13 +4,17 @@
 #include "kernels/gitbisect.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "kernels/build.h"
 #include "lib/alloc.h"
 #include "lib/fileio.h"
+#include "lib/quote.h"
 #include "lib/spawn.h"
 
 extern char **environ;
@@ -32,32 +36,105 @@ static char **git_env(void)
     return env;
 }
 
-/* git -c safe.directory=DIR -C DIR ARGS...: its standard output in out.
- * safe.directory: the repository is the user's, read as root (its hooks
- * and configuration run nothing here: only reading commands are run in
- * it). */
+/* git's last word on its standard error (fd), escaped: its last
+ * "fatal:" or "error:" line, else its last line. What a failure says
+ * beside "git exited with status 128" (a missing object, an ownership
+ * refusal, after which git adds advice lines). */
+static void stderr_tail(int fd, char *buf, size_t len)
+{
+    char text[4096];
+    buf[0] = '\0';
+    struct stat st;
+    off_t at = fstat(fd, &st) == 0 && st.st_size > (off_t)sizeof text - 1 ? st.st_size - (off_t)sizeof text + 1 : 0;
+    ssize_t n = pread(fd, text, sizeof text - 1, at);
+    if (n <= 0)
+        return;
+    text[n] = '\0';
+    const char *pick = NULL, *last = NULL;
+    for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n")) {
+        l[strcspn(l, "\r")] = '\0';
+        if (!l[strspn(l, " \t")])
+            continue;
+        last = l;
+        if (strncmp(l, "fatal: ", 7) == 0 || strncmp(l, "error: ", 7) == 0)
+            pick = l;
+    }
+    if (pick || last)
+        quote_terminal(pick ? pick : last, buf, len);
+}
+
+/* git -C DIR ARGS...: its standard output in out. No safe.directory is
+ * set: git reads only repositories of the user pressmark runs as
+ * (git_repo_check says so first), so the repository's configuration is
+ * that user's own. */
 static int git(const char *dir, char *const *args, char *out, size_t len, struct pm_err *err)
 {
-    char safe[PATH_MAX + 32];
-    snprintf(safe, sizeof safe, "safe.directory=%s", dir);
-    char *argv[24] = { "git", "-c", safe, "-C", (char *)dir };
-    size_t n = 5;
+    char *argv[24] = { "git", "-C", (char *)dir };
+    size_t n = 3;
     for (size_t i = 0; args[i] && n + 1 < sizeof argv / sizeof argv[0]; i++)
         argv[n++] = args[i];
     argv[n] = NULL;
     char **env = git_env();
     char sink[256];
-    struct pm_spawn sp = { .argv = argv, .in = PM_FD_NULL, .err = PM_FD_NULL, .envp = env,
+    int efd = memfd_create("pressmark-git-stderr", MFD_CLOEXEC);
+    struct pm_spawn sp = { .argv = argv, .in = PM_FD_NULL, .err = efd >= 0 ? efd : PM_FD_NULL, .envp = env,
                            .missing_hint = "(Debian's git)" };
     int rc = env ? pm_spawn_capture(&sp, out ? out : sink, out ? len : sizeof sink, err)
                  : pm_errf(err, "out of memory");
     free(env);
+    if (rc < 0 && efd >= 0) {
+        char tail[300], was[sizeof err->msg];
+        stderr_tail(efd, tail, sizeof tail);
+        snprintf(was, sizeof was, "%s", err->msg);
+        if (tail[0])
+            pm_errf(err, "%s (%s)", was, tail);
+    }
+    if (efd >= 0)
+        close(efd);
     return rc;
 }
 
 static bool is_sha(const char *s)
 {
     return strspn(s, "0123456789abcdef") == 40;
+}
+
+bool git_is_sha(const char *s)
+{
+    return is_sha(s) && s[40] == '\0';
+}
+
+/* A uid as its user's name, or its number. */
+static void user_name(uid_t uid, char *buf, size_t len)
+{
+    struct passwd pw, *res = NULL;
+    char tmp[1024];
+    if (getpwuid_r(uid, &pw, tmp, sizeof tmp, &res) == 0 && res)
+        snprintf(buf, len, "%s", res->pw_name);
+    else
+        snprintf(buf, len, "uid %u", (unsigned)uid);
+}
+
+int git_repo_check(const char *repo, struct pm_err *err)
+{
+    struct stat st, gst;
+    char dotgit[PATH_MAX + 8];
+    bool inner = false;
+    if (stat(repo, &st) < 0)
+        return pm_errf(err, "--git '%s': %s (accepted: a git repository of a kernel tree)", repo, strerror(errno));
+    snprintf(dotgit, sizeof dotgit, "%s/.git", repo);
+    if (st.st_uid == geteuid() && lstat(dotgit, &gst) == 0) {
+        st = gst;
+        inner = true;
+    }
+    if (st.st_uid == geteuid())
+        return 0;
+    char owner[64], me[64];
+    user_name(st.st_uid, owner, sizeof owner);
+    user_name(geteuid(), me, sizeof me);
+    return pm_errf(err, "--git '%s'%s is owned by %s, not %s, and git reads no other user's repository as %s "
+                   "(accepted: a repository owned by %s: clone it as %s first, e.g. git clone %s /var/tmp/linux)",
+                   repo, inner ? ": its .git" : "", owner, me, me, me, me, repo);
 }
 
 int git_resolve(const char *repo, const char *rev, char *sha, size_t len, struct pm_err *err)

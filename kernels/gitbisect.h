@@ -11,6 +11,14 @@
 #include <stddef.h>
 #include "lib/err.h"
 
+/* Is s a full commit id (40 lowercase hex digits, nothing after)? */
+bool git_is_sha(const char *s);
+/* The repository is one git lets root read: its directory (and its .git)
+ * owned by the user pressmark runs as. git refuses another's repository
+ * (its safe.directory check, and upload-pack's for a clone), and
+ * pressmark does not override that: -1 with err naming the repository,
+ * its owner and what is accepted. */
+int git_repo_check(const char *repo, struct pm_err *err);
 /* Full commit id of rev in repo (read only). */
 int git_resolve(const char *repo, const char *rev, char *sha, size_t len, struct pm_err *err);
 /* Is a an ancestor of b (and not b itself)? -1 when git cannot say. */

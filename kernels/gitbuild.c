@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 #include "kernels/spec.h"
 #include "kernels/vm.h"
 #include "lib/fileio.h"
+#include "lib/quote.h"
 #include "lib/spawn.h"
 #include "pressure/undo.h"
 
@@ -132,6 +135,64 @@ static void absolute_spec(const char *dir, const char *line, char *spec, size_t 
         snprintf(spec + o, len - o, "@%s%s%s", at[1] == '/' ? "" : dir, at[1] == '/' ? "" : "/", at + 1);
 }
 
+/* A skipped build's reason, escaped: what a build prints is data, and
+ * the reason is stored and shown on terminals. Returns 1 (skip). */
+static int skip_build(char *reason, size_t rlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int skip_build(char *reason, size_t rlen, const char *fmt, ...)
+{
+    char raw[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    va_end(ap);
+    quote_terminal(raw, reason, rlen);
+    return 1;
+}
+
+/* Is path (resolved) dir itself or below it (resolved)? */
+static bool within(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+    return dir[0] == '/' && strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0' || n == 1);
+}
+
+/* The files a kernel spec names, resolved: each must lie in the tree
+ * built or in PRESSMARK_BISECT_OUT. The build's last line is its output,
+ * not the operator's word, and root reads and boots what it names: not
+ * any file of the host (a secret, a device, a FIFO that hangs the read).
+ * spec is rewritten with the resolved paths. 0, or 1 with reason. */
+static int contain(const char *sha, const char *dir, const char *out_dir, char *spec, size_t len, char *reason,
+                   size_t rlen)
+{
+    struct kernel_spec ks;
+    struct pm_err e;
+    if (kernel_spec_parse(spec, &ks, &e) < 0 || (ks.kind != KERNEL_BZIMAGE && ks.kind != KERNEL_DEB))
+        return -1;
+    char *d = realpath(dir, NULL), *o = realpath(out_dir, NULL), *k = realpath(ks.path, NULL);
+    char *m = ks.modules[0] ? realpath(ks.modules, NULL) : NULL;
+    struct stat st;
+    int rc = 0;
+    if (!d || !o)
+        rc = skip_build(reason, rlen, "the build of %.12s: %s or %s cannot be resolved", sha, dir, out_dir);
+    else if (!k || (ks.modules[0] && !m))
+        rc = skip_build(reason, rlen, "the build of %.12s named %s, which is not there", sha, !k ? ks.path : ks.modules);
+    else if (!(within(k, d) || within(k, o)) || (m && !within(m, d) && !within(m, o)))
+        rc = skip_build(reason, rlen, "the build of %.12s named %s, outside the tree it built and PRESSMARK_BISECT_OUT "
+                        "(accepted: a kernel the build made in one of them)", sha,
+                        !(within(k, d) || within(k, o)) ? k : m);
+    else if (ks.kind == KERNEL_DEB && (stat(k, &st) < 0 || !S_ISREG(st.st_mode)))
+        rc = skip_build(reason, rlen, "the build of %.12s named %s, which is not a regular file", sha, k);
+    else if ((size_t)snprintf(spec, len, "%s%s%s", k, m ? "@" : "", m ? m : "") >= len ||
+             kernel_spec_parse(spec, &ks, &e) < 0)
+        rc = skip_build(reason, rlen, "the build of %.12s named a kernel whose resolved name is not one: %s", sha,
+                        e.msg);
+    free(d);
+    free(o);
+    free(k);
+    free(m);
+    return rc;
+}
+
 static int open_log(const char *dir, int n, const char *ext, char *path, size_t len)
 {
     snprintf(path, len, "%s/build-%d.%s", dir, n, ext);
@@ -189,17 +250,13 @@ int git_build(struct git_clone *g, const char *dir, const char *cmd, const char 
         vm_console_tail(le, 5, tail, sizeof tail);
         if (!tail[0])
             vm_console_tail(lo, 5, tail, sizeof tail);
-        snprintf(reason, rlen, "the build of %.12s %s: %s", sha, how, tail[0] ? tail : "(no output)");
-        return 1;
+        return skip_build(reason, rlen, "the build of %.12s %s: %s", sha, how, tail[0] ? tail : "(no output)");
     }
     last_line(lo, line, sizeof line);
-    struct kernel_spec ks;
-    struct pm_err e;
     absolute_spec(dir, line, spec, speclen);
-    if (!line[0] || kernel_spec_parse(spec, &ks, &e) < 0 || (ks.kind != KERNEL_BZIMAGE && ks.kind != KERNEL_DEB)) {
-        snprintf(reason, rlen, "the build of %.12s named no kernel on its last line of output ('%.200s'; accepted: "
-                 "BZIMAGE[@MODULES] or PATH.deb)", sha, line);
-        return 1;
-    }
-    return 0;
+    int rc2 = line[0] ? contain(sha, dir, out_dir, spec, speclen, reason, rlen) : -1;
+    if (rc2 < 0)
+        return skip_build(reason, rlen, "the build of %.12s named no kernel on its last line of output ('%.200s'; "
+                          "accepted: BZIMAGE[@MODULES] or PATH.deb)", sha, line);
+    return rc2;
 }

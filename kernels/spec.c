@@ -120,10 +120,20 @@ int kernel_running_info(struct kernel_info *ki, struct pm_err *err)
 int kernel_bzimage_info(const char *path, struct kernel_info *ki, struct pm_err *err)
 {
     memset(ki, 0, sizeof *ki);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* Read as root, and named by a suite or by a build's output: not
+     * through a link, and not a FIFO or a device, whose open or read
+     * would hang or have effects (O_NONBLOCK: the open itself cannot
+     * block; a regular file reads as usual with it). */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0)
-        return pm_errf(err, "kernel = %s: %s (accepted: a bzImage, arch/x86/boot/bzImage of a built tree)", path,
-                       strerror(errno));
+        return pm_errf(err, "kernel = %s: %s (accepted: a bzImage, arch/x86/boot/bzImage of a built tree, itself "
+                       "rather than a link to it)", path, errno == ELOOP ? "a symbolic link" : strerror(errno));
+    struct stat fst;
+    if (fstat(fd, &fst) < 0 || !S_ISREG(fst.st_mode)) {
+        close(fd);
+        return pm_errf(err, "kernel = %s: not a regular file (accepted: a bzImage, arch/x86/boot/bzImage of a built "
+                       "tree)", path);
+    }
     /* The x86 boot protocol's header: the boot flag 0xAA55 at 0x1FE,
      * "HdrS" at 0x202, and at 0x20E the offset (from 0x200) of the
      * version string "6.13.0 (user@host) #3 SMP ...". */

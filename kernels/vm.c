@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "lib/quote.h"
 #include "lib/spawn.h"
 #include "lib/timeutil.h"
+#include "lib/utf8.h"
 #include "pressure/undo.h"
 
 /* QEMU's option values end at a comma unless it is doubled. */
@@ -70,8 +72,21 @@ void vm_console_tail(const char *path, int n, char *buf, size_t len)
         if (o)
             o += (size_t)snprintf(buf + o, len - o, " | ");
         for (size_t j = 0; j < lens[i] && o + 1 < len; j++) {
-            unsigned char c = (unsigned char)lines[i][j];
-            buf[o++] = c < 0x20 || c == 0x7f ? ' ' : (char)c;
+            const unsigned char *p = (const unsigned char *)lines[i] + j;
+            size_t seq = p[0] >= 0x80 ? utf8_seq(p) : 1;
+            bool c1 = (seq == 2 && p[0] == 0xc2 && p[1] <= 0x9f) || (seq == 0 && p[0] <= 0x9f);
+            if (p[0] < 0x20 || p[0] == 0x7f || c1) {
+                buf[o++] = ' ';
+                j += seq == 2 ? 1 : 0;
+                continue;
+            }
+            /* A whole sequence or nothing of it, so a cut leaves valid text. */
+            size_t take = seq ? seq : 1;
+            if (j + take > lens[i] || o + take >= len)
+                break;
+            memcpy(buf + o, p, take);
+            o += take;
+            j += take - 1;
         }
         buf[o] = '\0';
     }

@@ -48,7 +48,9 @@ struct vm_result {
  * could not be set up. */
 int vm_boot(const struct vm_boot *b, struct vm_result *r, struct pm_err *err);
 /* The last n lines of a console log that hold text, joined with " | ",
- * control characters removed (they become a run's failure reason). */
+ * control characters made spaces (they become a run's failure reason):
+ * C0 and DEL, and C1 (U+0080 to U+009F, as UTF-8 or a bare byte), which
+ * some terminals take as ESC [ and the like. */
 void vm_console_tail(const char *path, int n, char *buf, size_t len);
 
 #endif

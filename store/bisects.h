@@ -6,6 +6,7 @@
  * from the batches' suites, so nothing is counted twice. */
 #include <stdbool.h>
 #include <stddef.h>
+#include <limits.h>
 #include <stdint.h>
 #include "store/db.h"
 
@@ -13,10 +14,11 @@ struct bisect_rec {
     int64_t id;
     char uuid[40];
     char key[24];               /* what makes two invocations the same bisection */
-    char suite_path[1024];
+    char suite_path[PATH_MAX];  /* realpath()'s, whole */
     char *suite_text;           /* owned */
     char cell[256], metric[96], kind[16];
-    char good[1024], bad[1024], repo[1024], build[1024];
+    char good[1024], bad[1024]; /* a package name, a package file (a kernel = value: < 256) or a commit */
+    char repo[PATH_MAX], build[1024];
     int runs, max_runs;
     double alpha;
     char state[16];             /* running, done, no-difference, failed */

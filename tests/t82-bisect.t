@@ -6,7 +6,12 @@
 # repeating a finished step; --git drives git bisect in a private clone
 # with a build command that unpacks one of two packages (a real git path
 # without compiling a kernel) and serves as git bisect run's step; and
-# endpoints that do not differ end it with exit 1. The metric: the 6.1
+# endpoints that do not differ end it with exit 1. Hostile input before
+# any boot: a database's row, batches and candidates are never run or
+# trusted (resuming is given the suite file and build again), builds'
+# and databases' escape sequences are shown escaped, a build may not name
+# a FIFO or a file outside its tree as the kernel, paths longer than 1024
+# and another user's repository get one line. The metric: the 6.1
 # kernels' classic LRU deactivates pages under a cgroup cap
 # (vmstat.pgdeactivate in the thousands), 6.12's MGLRU never does (0).
 . "$(dirname "$0")/lib.sh"
@@ -79,6 +84,200 @@ bad "a commit that is not one" "^pressmark bisect: --good/--bad 'nosuch': not a 
 bad "--git without --build" "^pressmark bisect: --git repo needs --build CMD" \
     bisect "${M[@]}" --git repo --good "${c[0]}" --bad "${c[5]}" cell.ini
 
+# Hostile input. Attacks aim only at decoys in $TMP ($TMP/PWNED must
+# never appear); each test's bisection has a database of its own, so
+# $PRESSMARK_DB stays as the tests after these expect it.
+H="$TMP/hostile.db"
+hpm() { PRESSMARK_DB="$H" "$PM" "$@"; }
+hq() { sqlite3 -batch "$H" "$1"; }
+# rekey ID: the bisection's key made again from what it holds (FNV-1a of
+# its fields and candidates, as experiment/bisect_prep.c makes it), as
+# whoever forged a row would, so a check behind the key is reached.
+rekey() {
+    python3 - "$H" "$1" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1]); i = int(sys.argv[2])
+r = db.execute("select suite_text, cell, metric, kind, good, bad, repo, build, runs, max_runs, alpha from bisect where id = ?", (i,)).fetchone()
+parts = [x.encode() for x in r[:8]] + [("%d %d %.17g" % (r[8], r[9], r[10])).encode()]
+parts += [k.encode() for (k,) in db.execute("select kernel from bisect_candidate where bisect_id = ? order by idx", (i,))]
+h = 1469598103934665603
+for p in parts:
+    for b in p + b"\0":
+        h = ((h ^ b) * 1099511628211) & 0xffffffffffffffff
+db.execute("update bisect set key = ? where id = ?", ("%016x" % h, i)); db.commit()
+PY
+}
+# refused DESCRIPTION REGEX ARGS...: hpm ARGS exits 2 with one line that
+# matches, and no decoy was touched; refused_later: the line that matches
+# is the last (it refuses after what it did before is said).
+refused() {
+    local desc=$1 re=$2; shift 2
+    hpm "$@" > "$TMP/out" 2> "$TMP/err"
+    is "$?" 2 "$desc: exit 2"
+    like "$(if [ -n "${LATER:-}" ]; then tail -1 "$TMP/err"; else cat "$TMP/err"; fi)" "$re" "$desc: says why"
+    [ -n "${LATER:-}" ] || is "$(wc -l < "$TMP/err")" 1 "$desc: in one line"
+    ok "$desc: nothing run" test ! -e "$TMP/PWNED"
+}
+refused_later() { LATER=1 refused "$@"; }
+# raw_controls FILE...: escape sequences' bytes as they are (ESC, BEL, and
+# U+009B, a one-character CSI), counted.
+raw_controls() { cat "$@" | LC_ALL=C grep -caP '\x1b|\x07|\xc2\x9b'; }
+
+# A build that fails and says so with escape sequences (ESC ] retitles a
+# window, U+009B is CSI in one character): its log's last lines are the
+# reason, stored and shown with no control character left raw.
+printf '#!/bin/sh\nprintf '"'"'oops \\033]0;TITLE\\007 \\302\\2332J csi\\n'"'"' >&2\nexit 1\n' > fail.sh
+chmod 755 fail.sh
+G=(bisect "${M[@]}" --git repo --build "$TMP/fail.sh" --good "${c[0]}" --bad "${c[5]}" cell.ini)
+hpm "${G[@]}" > out 2> err
+is "$?" 1 "a good commit whose build fails: exit 1"
+like "$(cat err)" "the good commit could not be built: the build of [0-9a-f]{12} exited with status 1: oops +\]0;TITLE +2J csi" \
+    "  its log's last line as the reason"
+is "$(raw_controls err; hq "select reason from bisect where id = 1" | raw_controls)" "$(printf '0\n0')" \
+    "  no escape sequence of it raw on the terminal or in the database (C1 too)"
+# A build whose last line names no kernel but holds escape sequences.
+printf '#!/bin/sh\nprintf '"'"'built \\033[2J \\302\\2336n done\\n'"'"'\n' > badline.sh
+chmod 755 badline.sh
+hpm bisect "${M[@]}" --git repo --build "$TMP/badline.sh" --good "${c[0]}" --bad "${c[5]}" cell.ini > out 2> err
+is "$?" 1 "a build whose last line is no kernel: exit 1"
+like "$(cat err)" "named no kernel on its last line of output \('built \\\\x1b\[2J \\\\xc2\\\\x9b6n done'" \
+    "  the line quoted in the reason, its control characters as \\xNN"
+is "$(raw_controls err; hq "select reason from bisect where id = 2" | raw_controls)" "$(printf '0\n0')" \
+    "  none of them raw on the terminal or in the database"
+
+# --format json of a bisection whose stored reason holds U+009B and ESC:
+# the JSON parses (no terminal escaping inside it) and carries them.
+hq "update bisect set reason = 'evil ' || char(155) || '2J ' || char(27) || '[31m red' where id = 1"
+hpm bisect --continue --id 1 --format json --git repo --build "$TMP/fail.sh" cell.ini > out 2> err
+is "$(python3 -m json.tool out > /dev/null && python3 -c 'import json,sys; r = json.load(open(sys.argv[1]))["reason"]; print("\x9b" in r, "\x1b" in r)' out)" \
+   "True True" "--format json with a hostile reason parses, the reason whole"
+
+# A database is data, never code: the stored row's build command, suite,
+# batches, candidates and numbers are not run or trusted. A row whose
+# build is a command of the attacker's, with the key of the command that
+# made it (so the same command again finds it), then with a key made to
+# fit what it holds (so a check of the key alone would pass):
+hq "update bisect set build = '/bin/sh -c id>$TMP/PWNED;exit\${IFS}1', state = 'running' where id = 1"
+refused "the same command again, on a row with another build command" "^pressmark bisect: bisection 1 holds another build command than the one given, so nothing is run \(accepted:" \
+    "${G[@]}"
+rekey 1
+refused "--continue of it" "^pressmark bisect: bisection 1 holds another build command than the one given, so nothing is run \(accepted:" \
+    bisect --continue --git repo --build "$TMP/fail.sh" cell.ini
+refused "  --continue without --git and --build" "^pressmark bisect: bisection 1 holds a git bisection's repository and build command, and none was given" \
+    bisect --continue cell.ini
+hpm bisect --step --id 1 --git repo --build "$TMP/fail.sh" cell.ini > out 2> err
+is "$?" 128 "  --step: exit 128, which stops git bisect run"
+like "$(cat err)" "^pressmark bisect: bisection 1 holds another build command" "  in one line"
+hpm bisect --step --id 1 cell.ini > out 2> err
+is "$?:$(cat err)" "128:pressmark bisect: --step needs --git REPO and --build CMD (accepted: those the git bisection was started with)" \
+    "  --step without them: one line, exit 128"
+is "$(hpm bisect --continue 2>&1; echo "rc=$?")" "pressmark bisect: --continue needs the suite FILE the bisection was started with (accepted: pressmark bisect --continue [--id N] [--git REPO --build CMD] FILE [PACKAGE-FILE...])
+rc=2" "--continue without FILE: one line, exit 2"
+hq "update bisect set build = '$TMP/fail.sh', suite_text = replace(suite_text, 'workload = usemem', 'workload = record
+command = /bin/touch $TMP/PWNED') where id = 1"
+rekey 1
+refused "a row with another suite text" "^pressmark bisect: bisection 1 holds another suite text than the file's" \
+    bisect --continue --git repo --build "$TMP/fail.sh" cell.ini
+hq "update bisect set suite_text = replace(suite_text, 'workload = record
+command = /bin/touch $TMP/PWNED', 'workload = usemem'), runs = 100000 where id = 1"
+rekey 1
+refused "a row with runs out of --runs' range (its key made to fit)" "^pressmark bisect: bisection 1: its stored kind, runs, max-runs, alpha or metric is not one a bisection takes" \
+    bisect --continue --git repo --build "$TMP/fail.sh" cell.ini
+hq "update bisect set runs = 3, state = 'running' where id = 1; update bisect_candidate set kernel = '--upload-pack=touch $TMP/PWNED' where bisect_id = 1 and idx = 0"
+rekey 1
+refused "a row with a candidate that is not a commit" "^pressmark bisect: bisection 1: its stored kernel '--upload-pack=touch .*' is not one of its kind" \
+    bisect --continue --git repo --build "$TMP/fail.sh" cell.ini
+# A stored batch (a suite of one boot) is made again from the suite file
+# and must be the same: a batch whose text is the attacker's is not run.
+# The trigger plants it when the good kernel's key is stored, before its
+# first boot.
+rm -f "$H"
+"$PM" --db "$H" record --quiet -- true
+hq "create trigger plant after update of kernel_key on bisect_step when new.kernel_key != '' begin
+    insert or ignore into bisect_batch(kernel_key, n, suite_name, text) values (new.kernel_key, 1,
+    'bisect-' || new.kernel_key || '-1', '[global]
+runs = 1
+[x]
+workload = record
+command = /bin/touch $TMP/PWNED
+'); end"
+refused_later "a stored batch of another text" "^pressmark bisect: bisection 1: the stored batch 1 of kernel key [0-9a-f]{16} \(suite 'bisect-[0-9a-f]{16}-1'\) is not the batch this suite file makes for it, so it is not run" \
+    bisect "${M[@]}" --packages --good "$oldest61" --bad "$k612" cell.ini
+# Package files: a resumed bisection boots only files given again. Three
+# decoy packages (dpkg-deb -f reads them, nothing boots: a trigger stops
+# the bisection before its first step), then a stored candidate that was
+# not given.
+fakedeb() {
+    mkdir -p "$TMP/fd/DEBIAN"
+    printf 'Package: %s\nVersion: %s\nArchitecture: amd64\nMaintainer: t <t@example.invalid>\nDescription: decoy\n' \
+        "$1" "$2" > "$TMP/fd/DEBIAN/control"
+    dpkg-deb -b -Zgzip "$TMP/fd" "$3" > /dev/null && rm -rf "$TMP/fd"
+}
+fakedeb linux-image-6.1.0-1-cloud-amd64 6.1.1-1 fa.deb
+fakedeb linux-image-6.1.0-2-cloud-amd64 6.1.2-1 fb.deb
+fakedeb linux-image-6.1.0-3-cloud-amd64 6.1.3-1 fc.deb
+cp fb.deb decoy.deb
+rm -f "$H"
+"$PM" --db "$H" record --quiet -- true
+hq "create trigger stop before insert on bisect_step begin select raise(abort, 'stopped before a step'); end"
+hpm bisect "${M[@]}" --debs --good fa.deb --bad fc.deb cell.ini fb.deb > out 2> err
+like "$(tail -1 err)" "stopped before a step" "a package-file bisection made and stopped before it boots"
+hq "update bisect_candidate set kernel = '$TMP/decoy.deb' where idx = 0"
+rekey 1
+refused "a stored package file not given again" "^pressmark bisect: bisection 1: its stored kernel '$(re "$TMP")/decoy\.deb' is not one of the package files given \(accepted: every package file" \
+    bisect --continue cell.ini fa.deb fb.deb fc.deb
+refused "  and none given" "^pressmark bisect: bisection 1: its stored kernel '$(re "$TMP")/fa\.deb' is not one of the package files given" \
+    bisect --continue cell.ini
+
+# realpath() of paths longer than 1024 (a suite file, a repository and a
+# package file reached through a chain of links): the whole path, or one
+# line; no overflow, no abort.
+seg=$(printf 'd%.0s' $(seq 200))
+deep=long; for i in 1 2 3 4 5 6; do deep=$deep/$seg$i; done
+mkdir -p "$deep" && cp cell.ini "$deep/" && git clone -q repo "$deep/repo" && touch "$deep/x.deb"
+ln -s "$deep" s1 && ln -s s1 s2
+"$PM" bisect "${M[@]}" --plan --packages --good "$oldest61" --bad "$k612" "$TMP/s2/cell.ini" > out 2> err
+is "$?" 0 "a suite file whose resolved path is $(realpath s2/cell.ini | wc -c) characters long: planned"
+like "$(cat out)" "at most 7 boots when each step decides in one" "  all of it"
+"$PM" bisect "${M[@]}" --plan --git "$TMP/s2/repo" --build /bin/true --good "${c[0]}" --bad "${c[5]}" "$TMP/s2/cell.ini" > out 2> err
+is "$?:$(grep -cE '^ +[0-9]+  [0-9a-f]{40}$' out)" "0:5" "  and a repository's: planned, its 5 commits"
+bad "  and a package file's" "^pressmark bisect: --good '$(re "$TMP")/s2/x\.deb': its resolved path is [0-9]+ characters long, more than the 255 it may have \(accepted:" \
+    bisect "${M[@]}" --plan --debs --good "$TMP/s2/x.deb" --bad "$TMP/s2/x.deb" cell.ini
+
+# What a build's last line names is read and booted as root: a FIFO (its
+# open would hang) or a file outside the tree built and
+# PRESSMARK_BISECT_OUT is not taken.
+rm -f "$H"
+printf '#!/bin/sh\nmkfifo "$PRESSMARK_BISECT_OUT/bzImage" && echo "$PRESSMARK_BISECT_OUT/bzImage"\n' > fifo.sh
+printf 'not a kernel\n' > decoy-bzImage
+mkdir decoy-mods
+printf '#!/bin/sh\necho %s\n' "$TMP/decoy-bzImage@$TMP/decoy-mods" > outside.sh
+chmod 755 fifo.sh outside.sh
+timeout -k 5 60 env PRESSMARK_DB="$H" "$PM" bisect "${M[@]}" --git repo --build "$TMP/fifo.sh" --good "${c[0]}" --bad "${c[5]}" cell.ini > out 2> err
+is "$?" 1 "a build that names a FIFO: exit 1, no hang"
+like "$(cat err)" "the good kernel: kernel = /.*/out-1/bzImage: not a regular file" "  the FIFO is no kernel, with the reason"
+timeout -k 5 60 env PRESSMARK_DB="$H" "$PM" bisect "${M[@]}" --git repo --build "$TMP/outside.sh" --good "${c[0]}" --bad "${c[5]}" cell.ini > out 2> err
+is "$?" 1 "a build that names a file outside its tree: exit 1"
+like "$(cat err)" "the good commit could not be built: the build of [0-9a-f]{12} named $(re "$TMP")/decoy-bzImage, outside the tree it built and PRESSMARK_BISECT_OUT" \
+    "  the reason says where it lies"
+is "$(cat decoy-bzImage)" "not a kernel" "  the decoy as it was"
+
+# A repository of another user's: git would refuse it to root (its own
+# ownership check); pressmark says so first, in one line.
+cp -a repo nrepo && chown -R nobody nrepo
+bad "a repository owned by nobody" "^pressmark bisect: --git '$(re "$TMP")/nrepo' is owned by nobody, not root, and git reads no other user's repository as root \(accepted: a repository owned by root: clone it as root first" \
+    bisect "${M[@]}" --git nrepo --build /bin/true --good "${c[0]}" --bad "${c[5]}" cell.ini
+# git's own words stay in an error: a repository that lost its objects
+# after its bisection started.
+cp -a repo brepo
+rm -f "$H"
+hpm bisect "${M[@]}" --git brepo --build "$TMP/fail.sh" --good "${c[0]}" --bad "${c[5]}" cell.ini > /dev/null 2>&1
+hq "update bisect set state = 'running'"
+rm -rf brepo/.git/objects/??
+hpm bisect --continue --git brepo --build "$TMP/fail.sh" cell.ini > out 2> err
+like "$(tail -1 err)" "^pressmark bisect: git exited with status 128 \(fatal: .*\)$" "a git that fails: its fatal line in the error"
+ok "no decoy was written by any of these" test ! -e "$TMP/PWNED"
+
 # Schema 9 holds the bisections: an older database gains the tables
 # when a command writes to it (as t10 migrates schema 4 and 7).
 cp "$ROOT/tests/fixtures/results-schema7.db" old.db
@@ -147,7 +346,7 @@ runs_before=$(q "select count(*) from run")
 is "$?" 0 "the command a third time: the finished bisection"
 like "$(cat err)" "bisect 1 is finished \(done\)" "  says it is finished"
 is "$(q "select count(*) from run")" "$runs_before" "  and runs nothing"
-json=$("$PM" bisect --continue --id 1 --format json 2>/dev/null)
+json=$("$PM" bisect --continue --id 1 --format json cell.ini "$A" "$B" "$C" "$E" 2>/dev/null)
 is "$(printf '%s' "$json" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["state"], d["first_bad"] == sys.argv[1], len(d["steps"]), d["boots"], d["kconfig_differences"]["CONFIG_LRU_GEN_ENABLED"]["first_bad"])' "$C")" \
    "done True 4 4 y" "--format json: the state, first bad, steps, boots and configuration differences"
 
@@ -159,9 +358,10 @@ like "$(cat err)" "the good and the bad kernel do not differ in vmstat\.pgrefill
     "  saying so, constants and all"
 is "$(q "select count(*) from run")" "$runs_before" "  from the runs stored (no boot)"
 
-# --git: the build unpacks the package its checkout names (once) and
-# prints BZIMAGE@MODULES; commits that build the same kernel reuse its
-# runs, so only the endpoints boot.
+# --git: the build unpacks the package its checkout names (once in a
+# tree: a kernel must lie in the tree built or in PRESSMARK_BISECT_OUT)
+# and prints BZIMAGE@MODULES; commits that build the same kernel in the
+# clone reuse its runs, so only the endpoints boot.
 cp "$deb61" deb-61.deb
 cp "$deb612" deb-612.deb
 cat > build.sh <<'SH'
@@ -169,7 +369,7 @@ cat > build.sh <<'SH'
 set -e
 k=$(cat kernel)
 here=$(dirname "$0")
-dir=$here/unpacked-$k
+dir=$PWD/.unpacked-$k
 if [ ! -d "$dir" ]; then
     rm -rf "$dir.tmp"
     dpkg-deb -x "$here/deb-$k.deb" "$dir.tmp"
@@ -192,14 +392,17 @@ is "$(git -C repo for-each-ref; git -C repo worktree list; git -C repo status --
 # git bisect run's step, in a checkout of the user's: 0 good, 1 bad, 125
 # skip, judged against the bisection's stored endpoints.
 git clone -q repo user
-( cd user && git bisect start "${c[5]}" "${c[0]}" > /dev/null && git bisect run "$PM" bisect --step --quiet ) > out 2> err
+# It is given the suite file, the repository and the build command again:
+# the stored bisection must hold the same.
+STEP=(bisect --step --quiet --git "$TMP/repo" --build "$TMP/build.sh" "$TMP/cell.ini")
+( cd user && git bisect start "${c[5]}" "${c[0]}" > /dev/null && git bisect run "$PM" "${STEP[@]}" ) > out 2> err
 like "$(cat out)" "${c[3]} is the first bad commit" "git bisect run pressmark bisect --step finds it"
-( cd user && git bisect reset > /dev/null 2>&1 && git checkout -q "${c[1]}" && exec "$PM" bisect --step --quiet ) 2> err
+( cd user && git bisect reset > /dev/null 2>&1 && git checkout -q "${c[1]}" && exec "$PM" "${STEP[@]}" ) 2> err
 is "$?" 0 "--step on a 6.1 commit: 0 (good)"
-( cd user && git checkout -q "${c[4]}" && exec "$PM" bisect --step --quiet ) 2> err
+( cd user && git checkout -q "${c[4]}" && exec "$PM" "${STEP[@]}" ) 2> err
 is "$?" 1 "--step on a 6.12 commit: 1 (bad)"
 ( cd user && git checkout -q -b broken "${c[1]}" && echo broken > kernel &&
-  git -c user.name=t -c user.email=t@example.invalid commit -qam broken && exec "$PM" bisect --step --quiet ) 2> err
+  git -c user.name=t -c user.email=t@example.invalid commit -qam broken && exec "$PM" "${STEP[@]}" ) 2> err
 is "$?" 125 "--step on a checkout whose build fails: 125 (skip)"
 like "$(q "select reason from bisect_step where reason like 'the build of%' order by seq desc limit 1")" \
     "^the build of [0-9a-f]{12} exited with status [0-9]+: .*deb-broken\.deb" "  the build's last lines stored as the reason"
