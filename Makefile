@@ -33,7 +33,7 @@ REPLAY_BIN := $(FUZZERS:%=$(B)/fuzz/%.replay) $(B)/fuzz/writers-emit
 # The version: git describe in a clone, else what the package says.
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || cat VERSION 2>/dev/null || echo unknown)
 
-.PHONY: all test test-quick check check-build tsan bench clean fresh-root layering fuzz fuzz-build man install uninstall FORCE
+.PHONY: all test test-quick test-slow check check-build tsan bench clean fresh-root layering fuzz fuzz-build man install uninstall FORCE
 all: pressmark $(UNIT_BIN) $(REPLAY_BIN) $(B)/tests/stats_tool
 
 # Made anew each time: ar only adds and replaces, so a member of a source
@@ -118,7 +118,7 @@ $(B)/%.o: %.c
 # (caps, swap, knobs, tracefs, the package; every run makes a cgroup) run
 # one after another, as each compares the machine before and after; beside
 # them run the unit tests, the shell tests that touch nothing outside their
-# own directory (no run, only help text), and t80 and t82, whose kernels run in VMs
+# own directory (no run, only help text), and t80, whose kernels run in VMs
 # with a run lock and undo journal of its own and which compares only what
 # VMs leave (FREE_TESTS).
 # Every test leaves /tmp as it found it: a pressmark-test directory that
@@ -157,6 +157,12 @@ QUICK_TESTS := $(filter $(SHELL_TESTS),tests/t05-layering.t tests/t06-new-worklo
                  tests/t49-history.t)
 test-quick: all
 	$(call run-tests,$(B),,$(QUICK_TESTS))
+
+# Slow checks, beyond what a fresh clone's make test (under ten minutes) can
+# spend: the bisections in VMs (about three minutes of TCG boots).
+SLOW_TESTS := $(wildcard tests/slow/t*.t)
+test-slow: all
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PRESSMARK_BIN=$(abspath $(B)/pressmark) prove --timer $(SLOW_TESTS)
 
 # The same tests against a sanitised build in its own build directory, the
 # fuzz corpora replayed through sanitised harnesses too (t43). What only

@@ -1,19 +1,12 @@
 #!/bin/bash
-# pressmark bisect: the first bad kernel for a suite's cell. Bad input is
-# refused in one line before anything is written; --packages lists apt's
-# kernels between two in dpkg's order; --debs boots package files in VMs
-# (TCG here), survives SIGKILL in the middle and resumes without
-# repeating a finished step; --git drives git bisect in a private clone
-# with a build command that unpacks one of two packages (a real git path
-# without compiling a kernel) and serves as git bisect run's step; and
-# endpoints that do not differ end it with exit 1. Hostile input before
-# any boot: a database's row, batches and candidates are never run or
-# trusted (resuming is given the suite file and build again), builds'
-# and databases' escape sequences are shown escaped, a build may not name
-# a FIFO or a file outside its tree as the kernel, paths longer than 1024
-# and another user's repository get one line. The metric: the 6.1
-# kernels' classic LRU deactivates pages under a cgroup cap
-# (vmstat.pgdeactivate in the thousands), 6.12's MGLRU never does (0).
+# pressmark bisect, all that boots nothing (the bisections in VMs are
+# tests/slow/t82-bisect-vms.t, make test-slow). Bad input is refused in one
+# line before anything is written; --packages lists apt's kernels between
+# two in dpkg's order. Hostile input: a database's row, batches and
+# candidates are never run or trusted (resuming is given the suite file and
+# build again), builds' and databases' escape sequences are shown escaped,
+# a build may not name a FIFO or a file outside its tree as the kernel,
+# paths longer than 1024 and another user's repository get one line.
 . "$(dirname "$0")/lib.sh"
 need_root
 # Beside the host's tests, as t80: a run lock and journal of its own, and
@@ -301,110 +294,5 @@ done
 is "$order" ok "  in dpkg's version order"
 like "$plan" "at most 7 boots when each step decides in one: the two endpoints and 5 steps" "  and the boots it takes at most"
 
-if sanitized; then
-    skip "VM boots: run once, under make test"
-    is "$(machine_state)" "$before" "machine as it was"
-    done_testing
-    exit
-fi
-[ -n "$deb61" ] && [ -n "$deb612" ] || skip_all "the 6.1 and 6.12 packages are not in /var/cache/pressmark/vm/debs (t80 downloads them)"
-
-# --debs: 6.1, 6.1, 6.12, 6.12 (the same two packages under four paths:
-# cache hits for their images, four kernels to boot). SIGKILL once the
-# first step is judged and the second boots; the same command again
-# finishes it without booting the first step again.
-for d in a b c e; do mkdir "$d"; done
-cp "$deb61" a/; cp "$deb61" b/; cp "$deb612" c/; cp "$deb612" e/
-A=$(ls "$TMP"/a/*.deb); B=$(ls "$TMP"/b/*.deb); C=$(ls "$TMP"/c/*.deb); E=$(ls "$TMP"/e/*.deb)
-debs=(bisect "${M[@]}" --debs --good "$A" --bad "$E" cell.ini "$B" "$C")
-"$PM" "${debs[@]}" > out 2> err &
-pid=$!
-qemu_up() { pgrep -f 'qemu-system.* pressmark-vm-' >/dev/null; }
-for i in $(seq 600); do grep -q "step 2:" err && break; sleep 0.5; done
-wait_for qemu_up
-ok "a step's VM is up" qemu_up
-{ kill -9 $pid; wait $pid; } 2>/dev/null
-wait_for sh -c "! pgrep -f 'qemu-system.* pressmark-vm-' >/dev/null"
-like "$(cat err)" "$(re "$B") is good" "before the kill: the first step, a 6.1 package, judged good"
-"$PM" "${debs[@]}" > out 2> err
-is "$?" 0 "the same command again finishes the bisection"
-like "$(cat err)" "removed scratch directory .*pressmark-vm-" "  after removing what the killed one left"
-ok "  without repeating the finished step" sh -c "! grep -q 'step [0-9]*: $B' err"
-is "$(q "select count(*) from bisect_step where bisect_id = 1 and kernel = '$B'")" 1 "  which has one row of evidence"
-like "$(cat out)" "first bad: $(re "$C")" "the first bad kernel: the first 6.12 package"
-like "$(cat out)" "^good +$(re "$A") +3 +1 " "the evidence: the good kernel's 3 runs in one boot"
-like "$(cat out)" "^1 +$(re "$B") +3 +1 +[0-9,.]+ +good " "  step 1: 3 runs, one boot, good"
-like "$(cat out)" "^2 +$(re "$C") +3 +1 +0 +bad " "  step 2: 3 runs, one boot, bad (0 pages deactivated)"
-like "$(cat out)" "boots: 4 \(the endpoints 2, the steps 2" "  4 boots in all"
-like "$(cat out)" "CONFIG_LRU_GEN_ENABLED: n -> y" "  the MM configuration difference: MGLRU on by default"
-is "$(q "select count(*) from run r where r.label = 'reclaim @ $B' and r.status = 'ok'")" 3 "the finished step's runs were not repeated (3)"
-is "$(q "select count(*) from run r where r.label like 'reclaim @ %' and r.status = 'ok'")" 12 "12 runs in all, 3 a kernel, stored as suites' runs"
-is "$(q "select count(*) from run_meta where key = 'suite.name' and value like 'bisect-%'")" 12 "  each carrying its batch suite's name"
-is "$(machine_state)" "$before" "no VM, scratch, build or mount left after SIGKILL and resume"
-runs_before=$(q "select count(*) from run")
-"$PM" "${debs[@]}" > out 2> err
-is "$?" 0 "the command a third time: the finished bisection"
-like "$(cat err)" "bisect 1 is finished \(done\)" "  says it is finished"
-is "$(q "select count(*) from run")" "$runs_before" "  and runs nothing"
-json=$("$PM" bisect --continue --id 1 --format json cell.ini "$A" "$B" "$C" "$E" 2>/dev/null)
-is "$(printf '%s' "$json" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["state"], d["first_bad"] == sys.argv[1], len(d["steps"]), d["boots"], d["kconfig_differences"]["CONFIG_LRU_GEN_ENABLED"]["first_bad"])' "$C")" \
-   "done True 4 4 y" "--format json: the state, first bad, steps, boots and configuration differences"
-
-# Endpoints that do not differ: pgrefill counts only global reclaim, and
-# a cgroup cap's is not: 0 on both kernels. Their runs are reused.
-"$PM" bisect --metric vmstat.pgrefill --debs --good "$A" --bad "$E" cell.ini "$B" "$C" > out 2> err
-is "$?" 1 "endpoints that do not differ: exit 1"
-like "$(cat err)" "the good and the bad kernel do not differ in vmstat\.pgrefill \(good: 0 in each of 3 runs; bad: 0 in each of 3 runs; p = 1, the same constant, alpha 0\.05\): nothing to bisect" \
-    "  saying so, constants and all"
-is "$(q "select count(*) from run")" "$runs_before" "  from the runs stored (no boot)"
-
-# --git: the build unpacks the package its checkout names (once in a
-# tree: a kernel must lie in the tree built or in PRESSMARK_BISECT_OUT)
-# and prints BZIMAGE@MODULES; commits that build the same kernel in the
-# clone reuse its runs, so only the endpoints boot.
-cp "$deb61" deb-61.deb
-cp "$deb612" deb-612.deb
-cat > build.sh <<'SH'
-#!/bin/sh
-set -e
-k=$(cat kernel)
-here=$(dirname "$0")
-dir=$PWD/.unpacked-$k
-if [ ! -d "$dir" ]; then
-    rm -rf "$dir.tmp"
-    dpkg-deb -x "$here/deb-$k.deb" "$dir.tmp"
-    mv "$dir.tmp" "$dir"
-fi
-echo "built $k into $PRESSMARK_BISECT_OUT (unused) for $PRESSMARK_BISECT_COMMIT" >&2
-echo "$dir/boot/vmlinuz-$(ls "$dir/lib/modules")@$dir"
-SH
-chmod 755 build.sh
-repo_before=$(git -C repo for-each-ref; git -C repo worktree list; git -C repo status --porcelain)
-"$PM" bisect "${M[@]}" --git repo --build "$TMP/build.sh" --good "${c[0]}" --bad "${c[5]}" cell.ini > out 2> err
-is "$?" 0 "--git: exit 0"
-like "$(cat out)" "first bad: ${c[3]}" "  the first bad commit: the first that builds 6.12"
-like "$(cat err)" "the first bad commit is ${c[3]}" "  as git bisect named it"
-like "$(cat out)" "boots: 2 \(the endpoints 2, the steps 0" "  only the endpoints booted: the steps built kernels already measured"
-is "$(ls -d /var/cache/pressmark/vm/pressmark-build-* 2>/dev/null | wc -l)" 0 "  its clone is gone"
-is "$(git -C repo for-each-ref; git -C repo worktree list; git -C repo status --porcelain)" "$repo_before" \
-   "  the repository as it was: no worktree, no bisect refs, nothing changed"
-
-# git bisect run's step, in a checkout of the user's: 0 good, 1 bad, 125
-# skip, judged against the bisection's stored endpoints.
-git clone -q repo user
-# It is given the suite file, the repository and the build command again:
-# the stored bisection must hold the same.
-STEP=(bisect --step --quiet --git "$TMP/repo" --build "$TMP/build.sh" "$TMP/cell.ini")
-( cd user && git bisect start "${c[5]}" "${c[0]}" > /dev/null && git bisect run "$PM" "${STEP[@]}" ) > out 2> err
-like "$(cat out)" "${c[3]} is the first bad commit" "git bisect run pressmark bisect --step finds it"
-( cd user && git bisect reset > /dev/null 2>&1 && git checkout -q "${c[1]}" && exec "$PM" "${STEP[@]}" ) 2> err
-is "$?" 0 "--step on a 6.1 commit: 0 (good)"
-( cd user && git checkout -q "${c[4]}" && exec "$PM" "${STEP[@]}" ) 2> err
-is "$?" 1 "--step on a 6.12 commit: 1 (bad)"
-( cd user && git checkout -q -b broken "${c[1]}" && echo broken > kernel &&
-  git -c user.name=t -c user.email=t@example.invalid commit -qam broken && exec "$PM" "${STEP[@]}" ) 2> err
-is "$?" 125 "--step on a checkout whose build fails: 125 (skip)"
-like "$(q "select reason from bisect_step where reason like 'the build of%' order by seq desc limit 1")" \
-    "^the build of [0-9a-f]{12} exited with status [0-9]+: .*deb-broken\.deb" "  the build's last lines stored as the reason"
 is "$(machine_state)" "$before" "machine as it was"
 done_testing
