@@ -83,6 +83,9 @@ bad "--git without --build" "^pressmark bisect: --git repo needs --build CMD" \
 H="$TMP/hostile.db"
 hpm() { PRESSMARK_DB="$H" "$PM" "$@"; }
 hq() { sqlite3 -batch "$H" "$1"; }
+# mkdb DB: a database of this schema, made by a command that runs nothing
+# (a run here, beside the host's tests, would make a cgroup they would see).
+mkdb() { "$PM" --db "$1" merge -- "$ROOT/tests/fixtures/results-schema7.db" > /dev/null; }
 # rekey ID: the bisection's key made again from what it holds (FNV-1a of
 # its fields and candidates, as experiment/bisect_prep.c makes it), as
 # whoever forged a row would, so a check behind the key is reached.
@@ -185,7 +188,7 @@ refused "a row with a candidate that is not a commit" "^pressmark bisect: bisect
 # The trigger plants it when the good kernel's key is stored, before its
 # first boot.
 rm -f "$H"
-"$PM" --db "$H" record --quiet -- true
+mkdb "$H"
 hq "create trigger plant after update of kernel_key on bisect_step when new.kernel_key != '' begin
     insert or ignore into bisect_batch(kernel_key, n, suite_name, text) values (new.kernel_key, 1,
     'bisect-' || new.kernel_key || '-1', '[global]
@@ -211,7 +214,7 @@ fakedeb linux-image-6.1.0-2-cloud-amd64 6.1.2-1 fb.deb
 fakedeb linux-image-6.1.0-3-cloud-amd64 6.1.3-1 fc.deb
 cp fb.deb decoy.deb
 rm -f "$H"
-"$PM" --db "$H" record --quiet -- true
+mkdb "$H"
 hq "create trigger stop before insert on bisect_step begin select raise(abort, 'stopped before a step'); end"
 hpm bisect "${M[@]}" --debs --good fa.deb --bad fc.deb cell.ini fb.deb > out 2> err
 like "$(tail -1 err)" "stopped before a step" "a package-file bisection made and stopped before it boots"
@@ -274,7 +277,7 @@ ok "no decoy was written by any of these" test ! -e "$TMP/PWNED"
 # Schema 9 holds the bisections: an older database gains the tables
 # when a command writes to it (as t10 migrates schema 4 and 7).
 cp "$ROOT/tests/fixtures/results-schema7.db" old.db
-"$PM" --db old.db record --quiet -- true
+"$PM" --db old.db merge -- "$ROOT/tests/fixtures/results-schema4.db" > /dev/null
 is "$(sqlite3 -batch old.db "pragma user_version"):$(sqlite3 -batch old.db "select group_concat(name) from (select name from sqlite_master where name like 'bisect%' order by name)")" \
    "9:bisect,bisect_batch,bisect_candidate,bisect_key,bisect_step" "a schema-7 database migrates to schema 9, with the bisection tables"
 
