@@ -173,6 +173,20 @@ int bisect_open(struct bctx *c, const struct exp_events *ev, bool quiet)
     return run_session_open(&c->rs, pm_db_path(), "bisect");
 }
 
+int bisect_latest_id(struct bctx *c, bool unfinished, bool git, const char *what, const char *none, int64_t *id)
+{
+    struct bisect_rec r;
+    struct pm_err err;
+    int found = bisects_latest(&c->rs.db, unfinished, git, &r, &err);
+    if (found <= 0) {
+        bisect_say(c, "pressmark bisect %s: %s", what, found < 0 ? err.msg : none);
+        return 2;
+    }
+    *id = r.id;
+    bisect_rec_free(&r);
+    return 0;
+}
+
 void bisect_close(struct bctx *c)
 {
     free(c->cands);

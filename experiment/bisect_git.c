@@ -200,17 +200,9 @@ int bisect_step_here(int64_t id, const struct bisect_plan *given, const char *di
     char gspec[PATH_MAX * 2], bspec[PATH_MAX * 2], sha[48], cache[PATH_MAX];
     struct bisect_step_rec s;
     int rc = bisect_open(&c, ev, quiet);
-    if (rc == 0 && !id) {
-        struct bisect_rec r;
-        int found = bisects_latest(&c.rs.db, false, true, &r, &err);
-        if (found <= 0)
-            bisect_say(&c, "pressmark bisect --step: %s", found < 0 ? err.msg : "no git bisection to step "
-                    "(accepted: after 'pressmark bisect --git REPO ...' made one)");
-        rc = found <= 0 ? 2 : 0;
-        id = found > 0 ? r.id : 0;
-        if (found > 0)
-            bisect_rec_free(&r);
-    }
+    if (rc == 0 && !id)
+        rc = bisect_latest_id(&c, false, true, "--step", "no git bisection to step (accepted: after 'pressmark "
+                              "bisect --git REPO ...' made one)", &id);
     if (rc == 0)
         rc = bisect_load(&c, id, given, false);
     if (rc == 0)

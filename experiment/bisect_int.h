@@ -55,6 +55,10 @@ int bisect_open(struct bctx *c, const struct exp_events *ev, bool quiet);
  * the build come from given, stored values are checked before use. 0, or
  * 2 after one line. */
 int bisect_load(struct bctx *c, int64_t id, const struct bisect_plan *given, bool full);
+/* The id of the newest stored bisection (an unfinished one, or a git one)
+ * into *id, for a command given no --id: 0, or 2 after one line naming
+ * the command (what) and, when there is none, what is accepted (none). */
+int bisect_latest_id(struct bctx *c, bool unfinished, bool git, const char *what, const char *none, int64_t *id);
 void bisect_close(struct bctx *c);
 /* Measure the endpoints (specs: their kernels; NULL: a git endpoint
  * measured before, by its stored key) and check they differ. 0, or the

@@ -150,18 +150,9 @@ int bisect_resume(int64_t id, const struct bisect_plan *given, const struct exp_
 {
     struct bctx c;
     int rc = bisect_open(&c, ev, quiet);
-    if (rc == 0 && !id) {
-        struct bisect_rec r;
-        struct pm_err err;
-        int found = bisects_latest(&c.rs.db, true, false, &r, &err);
-        if (found <= 0)
-            bisect_say(&c, "pressmark bisect --continue: %s", found < 0 ? err.msg : "no unfinished bisection "
-                       "(accepted: --id N of a stored one)");
-        rc = found <= 0 ? 2 : 0;
-        id = found > 0 ? r.id : 0;
-        if (found > 0)
-            bisect_rec_free(&r);
-    }
+    if (rc == 0 && !id)
+        rc = bisect_latest_id(&c, true, false, "--continue", "no unfinished bisection (accepted: --id N of a "
+                              "stored one)", &id);
     if (rc == 0) {
         *out_id = id;
         rc = bisect_load(&c, id, given, false);
