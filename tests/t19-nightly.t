@@ -202,4 +202,13 @@ ok "pruning keeps the history: KEEP removes nights' directories, never history.d
     sh -c "PRESSMARK_NIGHTLY_SUITE='$TMP/level.ini' PRESSMARK_NIGHTLY_KEEP=1 PRESSMARK_NIGHTLY_CONTROL= '$NIGHTLY' > /dev/null 2>&1; \
            test \$(find '$TMP/hnights' -mindepth 1 -maxdepth 1 -type d -name '20*' | wc -l) -eq 1 &&
            test \$(sqlite3 -batch '$TMP/hnights/history.db' 'select count(*) from run') -eq 60"
+# A night whose runs cannot join the history (labels merge refuses, as
+# night 4's): nothing of tonight is judged against a history without it.
+sleep 1
+PRESSMARK_NIGHTLY_PRESSMARK="$TMP/pm-wrap" PRESSMARK_NIGHTLY_SUITE="$TMP/level.ini" PRESSMARK_NIGHTLY_CONTROL= \
+    "$NIGHTLY" > "$TMP/h11.out" 2>&1
+is "$?" 0 "a night the history refuses: exit 0, nothing regressed"
+like "$(cat "$TMP/h11.out")" "[23] not judged: tonight is not in $(re "$TMP")/hnights/history\.db" \
+    "  every pair of tonight not judged, none against a history without tonight"
+is "$(sqlite3 -batch "$TMP/hnights/history.db" 'select count(*) from run')" 60 "  and the history is as it was"
 done_testing
