@@ -85,7 +85,9 @@ hpm() { PRESSMARK_DB="$H" "$PM" "$@"; }
 hq() { sqlite3 -batch "$H" "$1"; }
 # mkdb DB: a database of this schema, made by a command that runs nothing
 # (a run here, beside the host's tests, would make a cgroup they would see).
-mkdb() { "$PM" --db "$1" merge -- "$ROOT/tests/fixtures/results-schema7.db" > /dev/null; }
+# (merged from a copy: a database read leaves -shm and -wal beside it)
+cp "$ROOT/tests/fixtures/results-schema7.db" "$TMP/seed.db"
+mkdb() { "$PM" --db "$1" merge -- "$TMP/seed.db" > /dev/null; }
 # rekey ID: the bisection's key made again from what it holds (FNV-1a of
 # its fields and candidates, as experiment/bisect_prep.c makes it), as
 # whoever forged a row would, so a check behind the key is reached.
@@ -277,7 +279,8 @@ ok "no decoy was written by any of these" test ! -e "$TMP/PWNED"
 # Schema 9 holds the bisections: an older database gains the tables
 # when a command writes to it (as t10 migrates schema 4 and 7).
 cp "$ROOT/tests/fixtures/results-schema7.db" old.db
-"$PM" --db old.db merge -- "$ROOT/tests/fixtures/results-schema4.db" > /dev/null
+cp "$ROOT/tests/fixtures/results-schema4.db" old4.db
+"$PM" --db old.db merge -- old4.db > /dev/null
 is "$(sqlite3 -batch old.db "pragma user_version"):$(sqlite3 -batch old.db "select group_concat(name) from (select name from sqlite_master where name like 'bisect%' order by name)")" \
    "9:bisect,bisect_batch,bisect_candidate,bisect_key,bisect_step" "a schema-7 database migrates to schema 9, with the bisection tables"
 
