@@ -127,7 +127,7 @@ $(B)/%.o: %.c
 # (The tests that measure the whole machine, its memory or its speed,
 # wait for t80's VMs to end: they come last, when those are most likely
 # done; see quiet_machine in tests/lib.sh.)
-QUIET_TESTS   := tests/t19-nightly.t tests/t21-survive.t tests/t25-reclaim.t tests/t30-chat.t
+QUIET_TESTS   := tests/t10-record.t tests/t19-nightly.t tests/t21-survive.t tests/t25-reclaim.t tests/t30-chat.t
 SHELL_TESTS   := $(filter-out $(QUIET_TESTS),$(wildcard tests/t*.t)) $(QUIET_TESTS)
 FREE_TESTS    := $(filter $(SHELL_TESTS),tests/t05-layering.t tests/t07-docs.t tests/t17-metrics.t tests/t43-fuzz.t \
                    tests/t47-statistics.t tests/t48-verdicts.t tests/t49-history.t tests/t80-kernels.t tests/t82-bisect.t)

@@ -1,6 +1,7 @@
 #!/bin/bash
 # pressmark record: a real command under the samplers, and what the database then holds.
 . "$(dirname "$0")/lib.sh"
+quiet_machine    # (its bytes per tick are measured: no VM of t80's beside it)
 
 t0=$(date +%s%N)
 out=$("$PM" record --interval 100ms --label demo -- sh -c 'sleep 1.2' 2>"$TMP/err")
