@@ -30,6 +30,18 @@ void history_change_sentence(char *buf, size_t len, const struct history *h, siz
     quote_terminal(line, buf, len);
 }
 
+void history_change_html(FILE *f, const struct history *h, size_t c)
+{
+    char line[1600];
+    history_change_sentence(line, sizeof line, h, c);
+    quote_html(f, line);
+    fputs("; kernel ", f);
+    quote_html(f, history_kernel_before(h, c));
+    fputs(" before, ", f);
+    quote_html(f, history_kernel_after(h, c));
+    fputs(" after", f);
+}
+
 void history_event_sentence(char *buf, size_t len, const struct history *h, size_t e)
 {
     const struct hist_event *ev = &h->events[e];

@@ -25,6 +25,9 @@ void history_print_csv(FILE *f, const struct history *h);
  * ...: ...". */
 void history_change_sentence(char *buf, size_t len, const struct history *h, size_t c);
 void history_event_sentence(char *buf, size_t len, const struct history *h, size_t e);
+/* Change c's sentence with the kernels either side of it, quoted for
+ * HTML (the report's list and compare --history's JUnit failures). */
+void history_change_html(FILE *f, const struct history *h, size_t c);
 /* One change as a JSON object (inside an array): history's and compare's. */
 void history_change_json(struct jw *j, const struct history *h, size_t c);
 /* What marks night k in a table: the change its level starts with

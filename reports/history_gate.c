@@ -329,13 +329,8 @@ static void junit_details(FILE *f, const struct hgate *g, const struct hgate_met
              h->nnights ? h->nights[h->nnights - 1].id : "-", g->window, pct);
     quote_html(f, line);
     for (size_t c = 0; c < h->nchanges; c++) {
-        history_change_sentence(line, sizeof line, h, c);
-        quote_html(f, line);
-        fputs("; kernel ", f);
-        quote_html(f, history_kernel_before(h, c));
-        fputs(" before, ", f);
-        quote_html(f, history_kernel_after(h, c));
-        fputs(" after\n", f);
+        history_change_html(f, h, c);
+        fputc('\n', f);
     }
 }
 

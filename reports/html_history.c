@@ -124,14 +124,9 @@ static void changes(FILE *f, const struct history *h)
     /* A change names the kernels either side of it, as compare --history
      * says it: a change at a new kernel is not the only kind. */
     for (size_t c = 0; c < h->nchanges; c++) {
-        history_change_sentence(line, sizeof line, h, c);
         fputs("<li>", f);
-        quote_html(f, line);
-        fputs("; kernel ", f);
-        quote_html(f, history_kernel_before(h, c));
-        fputs(" before, ", f);
-        quote_html(f, history_kernel_after(h, c));
-        fputs(" after</li>\n", f);
+        history_change_html(f, h, c);
+        fputs("</li>\n", f);
     }
     for (size_t e = 0; e < h->nevents; e++) {
         history_event_sentence(line, sizeof line, h, e);
