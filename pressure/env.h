@@ -21,6 +21,25 @@ struct env_config {
     uint64_t swap_cap;
     bool has_mem_high;
     uint64_t mem_high;
+    /* cgroup v2's protection and zswap controls of the workload's cgroup
+     * (memory.low, memory.min, memory.zswap.max, memory.zswap.writeback). */
+    bool has_mem_low;
+    uint64_t mem_low;
+    bool has_mem_min;
+    uint64_t mem_min;
+    bool has_zswap_max;
+    uint64_t zswap_max;
+    unsigned zswap_writeback;         /* 0: as the kernel has it; 1: on; 2: off */
+    /* The run boots another kernel (a suite's kernel axis): what only that
+     * kernel can judge (a control it lacks, its cgroup version) is judged
+     * when the run's environment comes up there, failing the run with the
+     * reason, not when the suite is read here. */
+    bool kernel_checks_deferred;
+    /* The sibling hog: "WORKLOAD [OPTIONS]" run in a sibling cgroup under
+     * the same cap, started sibling_lead_ns before the measured workload
+     * and stopped after it; "" when none. */
+    char sibling[512];
+    uint64_t sibling_lead_ns;
     struct swap_config swap;
     struct vm_knobs knobs;
 };
