@@ -7,6 +7,7 @@
 #include "cmd/cli.h"
 #include "cmd/complete.h"
 #include "pressure/balloon.h"
+#include "harness/sibling.h"
 #include "pressure/undo.h"
 #include "harness/catalogue.h"
 #include "lib/version.h"
@@ -158,6 +159,8 @@ int main(int argc, char **argv)
             return cmd_complete(argc - i, argv + i);
         if (strcmp(argv[i], "__balloon") == 0)
             return balloon_helper(argc - i, argv + i);
+        if (strcmp(argv[i], "__sibling") == 0)
+            return sibling_helper_main(argc - i, argv + i);
         const struct wl_helper *h = workload_helper(argv[i]);
         if (h)
             return h->main(argc - i, argv + i);

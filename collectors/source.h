@@ -11,13 +11,14 @@
 #include "lib/metrics.h"
 #include "lib/series.h"
 
-#define PM_MAX_SOURCES 24
+#define PM_MAX_SOURCES 32
 
 struct source_opts {
     const char *proc_root;        /* NULL: /proc */
     const char *thp_dir;          /* NULL: /sys/kernel/mm/transparent_hugepage */
     const char *memcg_dir;        /* the workload's cgroup, or NULL */
     int memcg_version;            /* 1 or 2 */
+    const char *sibling_dir;      /* the sibling hog's cgroup, or NULL */
     struct heartbeat *hb;         /* NULL: none */
     struct gauges *gauges;        /* the workload's own values; NULL: none */
     unsigned off;                 /* 1 << enum source_id for each source switched off */

@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include "collectors/sources.h"
 #include "harness/profile.h"
+#include "harness/sibling.h"
 #include "lib/fileio.h"
 #include "lib/units.h"
 #include "pressure/undo.h"
@@ -117,6 +118,20 @@ static int set_mem_high(void *state, const char *value, struct pm_err *err)
     return set_limit(value, &ro->env.has_mem_high, &ro->env.mem_high, err);
 }
 
+static int set_sibling(void *state, const char *value, struct pm_err *err)
+{
+    struct run_opts *ro = state;
+    if (strcmp(value, "none") == 0) {       /* a suite's axis: the cell without a hog */
+        ro->env.sibling[0] = '\0';
+        return 0;
+    }
+    if (!value[0] || strlen(value) >= sizeof ro->env.sibling || strpbrk(value, "\n\r"))
+        return pm_errf(err, "'%s' is not a hog (accepted: 'WORKLOAD [OPTIONS]' on one line, under %zu characters; "
+                       "or none)", value, sizeof ro->env.sibling);
+    snprintf(ro->env.sibling, sizeof ro->env.sibling, "%s", value);
+    return 0;
+}
+
 static int set_swap(void *state, const char *value, struct pm_err *err)
 {
     struct swap_config *sw = &((struct run_opts *)state)->env.swap;
@@ -192,6 +207,11 @@ const struct opt pm_env_options[] = {
       .help = "set a VM sysctl for the run (repeatable)" },
     { .name = "thp", .type = OPT_CALLBACK, .set = set_thp, .metavar = "MODE",
       .help = "transparent hugepage mode for the run: always, madvise or never" },
+    { .name = "sibling", .type = OPT_CALLBACK, .set = set_sibling, .metavar = "'WORKLOAD [OPTIONS]'",
+      .help = "a hog beside the workload: WORKLOAD run pass after pass in a sibling cgroup under the same --mem-cap, "
+              "from --sibling-lead before the workload until it ends (e.g. 'usemem --size 300M'; none: no hog)" },
+    { .name = "sibling-lead", .type = OPT_DURATION, .offset = RO(env.sibling_lead_ns), .metavar = "D", .min = 0,
+      .max = 3600e9, .extra = "0 to 1h", .help = "how long the hog runs before the workload starts (default 2s)" },
     { .type = OPT_END },
 };
 
@@ -215,6 +235,30 @@ void run_opts_defaults(struct run_opts *ro)
     ro->interval_ns = 1000000000ull;
     ro->runs = 1;
     ro->env.method = CAP_AUTO;
+    ro->env.sibling_lead_ns = 2000000000ull;
+}
+
+/* The hog needs a cgroup cap to share, and a spec its workload takes. */
+static int check_sibling(struct run_opts *ro, struct pm_err *err)
+{
+    struct env_config *e = &ro->env;
+    if (!e->has_cap)
+        return pm_errf(err, "--sibling: needs --mem-cap (the cap is the parent cgroup the hog and the workload share)");
+    if (!e->kernel_checks_deferred) {
+        enum cap_method got;
+        struct pm_err merr;
+        if (env_resolve_method(e->method, &got, &merr) == 0 && got != CAP_CGROUP1 && got != CAP_CGROUP2)
+            return pm_errf(err, "--sibling: needs a cgroup cap (cgroup1 or cgroup2), not --cap-method %s",
+                           env_method_name(got));
+    }
+    struct wl_limits lim;
+    run_opts_limits(ro, &lim);
+    struct sibling_spec sp;
+    struct pm_err serr;
+    if (sibling_spec_parse(e->sibling, &lim, &sp, &serr) < 0)
+        return pm_errf(err, "--sibling: %s", serr.msg);
+    sibling_spec_free(&sp);
+    return 0;
 }
 
 int run_opts_check(struct run_opts *ro, struct pm_err *err)
@@ -237,6 +281,8 @@ int run_opts_check(struct run_opts *ro, struct pm_err *err)
         if (got == CAP_CGROUP1 && e->has_mem_high)
             return pm_errf(err, "--mem-high: needs cgroup v2 (accepted with --cap-method cgroup2)");
     }
+    if (e->sibling[0] && check_sibling(ro, err) < 0)
+        return -1;
     if (env_changes_machine(e) && geteuid() != 0)
         return pm_errf(err, "--mem-cap, --swap, --zswap, --sysctl and --thp change the machine and need root "
                        "(run as root, or without them)");

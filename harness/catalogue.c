@@ -2,6 +2,7 @@
 #include <string.h>
 #include "collectors/sources.h"
 #include "harness/observer.h"
+#include "harness/sibling.h"
 #include "harness/stalls.h"
 #include "workloads/workload.h"
 
@@ -20,9 +21,10 @@ const struct metric_group *const *catalogue_groups(size_t *n)
     for (int i = 0; i < SRC_COUNT; i++)
         for (size_t g = 0; pm_sources[i]->metrics && pm_sources[i]->metrics[g] && k < MAX_GROUPS; g++)
             groups[k++] = pm_sources[i]->metrics[g];
-    if (k + 2 <= MAX_GROUPS) {
+    if (k + 3 <= MAX_GROUPS) {
         groups[k++] = &stall_metrics;
         groups[k++] = &observer_metrics;
+        groups[k++] = &sibling_metrics;
     }
     for (size_t i = 0; pm_workloads[i] && k < MAX_GROUPS; i++)
         if (pm_workloads[i]->metrics)
@@ -36,7 +38,12 @@ const struct metric_def *catalogue_find(const char *name, const char **unit, enu
 {
     size_t n;
     const struct metric_group *const *g = catalogue_groups(&n);
-    return metric_groups_find(g, n, name, unit, dir);
+    const struct metric_def *d = metric_groups_find(g, n, name, unit, dir);
+    /* The sibling hog's metrics are its workload's and its cgroup's,
+     * declared where they are made, under the name "sibling.X". */
+    if (!d && strncmp(name, "sibling.", 8) == 0 && strncmp(name + 8, "sibling.", 8) != 0)
+        d = metric_groups_find(g, n, name + 8, unit, dir);
+    return d;
 }
 
 const char *catalogue_check(const char *name, const char *unit, enum metric_dir dir)

@@ -19,6 +19,7 @@
 #include "pressure/probe.h"
 #include "store/machine.h"
 #include "harness/profile.h"
+#include "harness/sibling.h"
 #include "harness/stalls.h"
 #include "store/latency.h"
 #include "store/runs.h"
@@ -38,6 +39,7 @@
 
 #define HEARTBEAT_PERIOD_NS 100000000ull
 
+static int sleep_interruptible(uint64_t ns);
 static char observer_note[256] = "not protected";
 #define KILL_GRACE_NS 3000000000ull
 
@@ -391,6 +393,7 @@ static int measure_start(struct run_ctx *rc, struct measure *m, struct pm_err *e
     struct source_opts so = {
         .memcg_dir = rc->env.cgroup_dir[0] ? rc->env.cgroup_dir : NULL,
         .memcg_version = rc->env.cgroup_version,
+        .sibling_dir = rc->env.sibling_dir[0] ? rc->env.sibling_dir : NULL,
         .hb = &m->hb,
         .gauges = &rc->gauges,
         .off = rc->plan->collect_off,
@@ -461,6 +464,33 @@ static void measure_free(struct measure *m)
         sources_close(&m->ss);
 }
 
+/* The sibling hog started in its cgroup, and given its lead before the
+ * measured workload starts (interruptible, as the run is). -1 when it
+ * could not start or did not live through its lead: the run fails. */
+static int sibling_begin(struct run_ctx *rc, struct sibling *sib)
+{
+    const struct env_config *cfg = rc->plan->env;
+    struct wl_limits lim = { .mem_cap = cfg->has_cap ? cfg->mem_cap : 0,
+                             .swap_planned = cfg->swap.kind != SWAP_NONE ? cfg->swap.size : 0 };
+    struct pm_err err;
+    if (sibling_start(sib, rc->exe, cfg->sibling, rc->env.sibling_procs, rc->env.sibling_dir, &lim, &err) < 0) {
+        run_set_status(rc, "failed", "sibling: %s", err.msg);
+        return -1;
+    }
+    int sig = sleep_interruptible(cfg->sibling_lead_ns);
+    if (sig) {
+        rc->abort_sig = sig;
+        run_set_status(rc, "aborted", "interrupted by %s while the sibling hog took its lead", strsignal(sig));
+        return -1;
+    }
+    char why[256];
+    if (sibling_alive(sib, why, sizeof why) < 0) {
+        run_set_status(rc, "failed", "%s", why);
+        return -1;
+    }
+    return 0;
+}
+
 /* The measured part: the workload (and the profile) under the samplers,
  * then the metrics derived from what they saw, while the environment is
  * still up (so a cap lost mid-run is noticed). */
@@ -469,10 +499,16 @@ static void measure_workload(struct run_ctx *rc, struct measure *m, const struct
     struct run_plan *plan = rc->plan;
     struct pm_err werr = { "" };
     struct profile prof = { .pid = 0 };
-    if (plan->profile && profile_start(&prof, &werr) < 0)
+    struct sibling sib = { .pid = 0, .fd = -1 };
+    uint64_t w0 = 0;
+    if (rc->env.sibling_dir[0] && sibling_begin(rc, &sib) < 0)
+        ;                                  /* the run's status says why */
+    else if (plan->profile && profile_start(&prof, &werr) < 0)
         run_set_status(rc, "failed", "profile: %s", werr.msg);
-    else if (plan->wl->run(plan->wl_state, rc, &werr) < 0)
+    else if ((w0 = pm_now_ns()), plan->wl->run(plan->wl_state, rc, &werr) < 0)
         run_set_status(rc, "failed", "%s", werr.msg);
+    if (rc->env.sibling_dir[0])
+        sibling_stop(&sib, plan->env->sibling, w0 ? w0 : pm_now_ns(), pm_now_ns(), &rc->metrics, &rc->meta);
     if (plan->profile && profile_finish(&prof, rc->symbols, &rc->nsymbols, &rc->meta, &werr) < 0)
         kv_set(&rc->meta, "profile.error", werr.msg);
     if (m->trace_on) {

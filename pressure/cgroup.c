@@ -32,15 +32,100 @@ static int enable_memory(const char *dir, struct pm_err *err)
     return pm_write_file(path, "+memory", err);
 }
 
+/* Write value (a number, or "max" for UINT64_MAX) into dir/file; what
+ * the kernel reads back (a page-rounded size) goes into meta as
+ * "cgroup.FILE" of the cgroup it names (the run's or the workload's). */
 static int set_limit(const char *dir, const char *file, uint64_t value, struct pm_err *err)
 {
     char path[PATH_MAX + 64], v[32];
     snprintf(path, sizeof path, "%s/%s", dir, file);
-    snprintf(v, sizeof v, "%llu", (unsigned long long)value);
+    if (value == UINT64_MAX)
+        snprintf(v, sizeof v, "max");
+    else
+        snprintf(v, sizeof v, "%llu", (unsigned long long)value);
     if (!pm_path_exists(path))
         return pm_errf(err, "%s: missing (the kernel lacks this control%s)", path,
-                       strstr(file, "memsw") ? "; boot with swapaccount=1 for memsw" : "");
+                       strstr(file, "memsw") ? "; boot with swapaccount=1 for memsw"
+                       : strstr(file, "zswap.writeback") ? "; memory.zswap.writeback came in Linux 6.8"
+                       : strstr(file, "zswap") ? "; memory.zswap.max needs a kernel with zswap, Linux 5.19 or later" : "");
     return pm_write_file(path, v, err);
+}
+
+static void record(const char *dir, const char *file, const char *whose, struct kv_list *meta)
+{
+    char path[PATH_MAX + 64], now[64], key[96];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    if (pm_read_file(path, now, sizeof now) < 0)
+        return;
+    snprintf(key, sizeof key, "cgroup.%s.%s", whose, file);
+    kv_set(meta, key, now);
+}
+
+static int set_and_record(const char *dir, const char *file, const char *whose, uint64_t value, struct kv_list *meta,
+                          struct pm_err *err)
+{
+    if (set_limit(dir, file, value, err) < 0)
+        return -1;
+    record(dir, file, whose, meta);
+    return 0;
+}
+
+/* What v1 has no counterpart of, refused before anything is made. */
+static int v1_lacks(const struct cgroup_limits *lim, struct pm_err *err)
+{
+    const char *opt = lim->has_high ? "--mem-high" : lim->has_low ? "--mem-low" : lim->has_min ? "--mem-min"
+                      : lim->has_zswap_max ? "--zswap-max" : lim->zswap_writeback ? "--zswap-writeback" : NULL;
+    if (!opt)
+        return 0;
+    return pm_errf(err, "%s needs cgroup v2 (this kernel's memory cgroup is v1, which has no such control)", opt);
+}
+
+/* The cap on the run's cgroup: memory, swap and zswap, which the
+ * workload and its sibling share. */
+static int set_cap(const struct cgroup_cap *cg, const struct cgroup_limits *lim, bool nested, struct kv_list *meta,
+                   struct pm_err *err)
+{
+    const char *d = cg->top;
+    if (cg->version == 1) {
+        if (set_and_record(d, "memory.limit_in_bytes", "run", lim->mem, meta, err) < 0)
+            return -1;
+        /* memsw counts memory + swap, so "swap allowed" is cap + swap-cap;
+         * it must be set after the memory limit it may not go below. */
+        uint64_t memsw;
+        if (lim->has_swap && __builtin_add_overflow(lim->mem, lim->swap, &memsw))
+            return pm_errf(err, "--mem-cap plus --swap-cap does not fit in 64 bits");
+        return lim->has_swap ? set_and_record(d, "memory.memsw.limit_in_bytes", "run", memsw, meta, err) : 0;
+    }
+    if (set_and_record(d, "memory.max", "run", lim->mem, meta, err) < 0 ||
+        (lim->has_swap && set_and_record(d, "memory.swap.max", "run", lim->swap, meta, err) < 0) ||
+        (lim->has_zswap_max && set_and_record(d, "memory.zswap.max", "run", lim->zswap_max, meta, err) < 0) ||
+        (lim->zswap_writeback && set_and_record(d, "memory.zswap.writeback", "run", lim->zswap_writeback == 1, meta, err) < 0))
+        return -1;
+    return nested ? 0 : (lim->has_high ? set_and_record(d, "memory.high", "run", lim->high, meta, err) : 0);
+}
+
+/* The workload's child (its protection and throttle) and the sibling's. */
+static int make_children(struct cgroup_cap *cg, const struct cgroup_limits *lim, struct kv_list *meta,
+                         struct pm_err *err)
+{
+    if (cg->version == 2 && enable_memory(cg->top, err) < 0)
+        return -1;
+    snprintf(cg->dir, sizeof cg->dir, "%s/workload", cg->top);
+    if (make_dir(cg->dir, UNDO_CGROUP, err) < 0)
+        return -1;
+    if ((lim->has_min && set_and_record(cg->dir, "memory.min", "workload", lim->min, meta, err) < 0) ||
+        (lim->has_low && set_and_record(cg->dir, "memory.low", "workload", lim->low, meta, err) < 0) ||
+        (lim->has_high && set_and_record(cg->dir, "memory.high", "workload", lim->high, meta, err) < 0))
+        return -1;
+    if (lim->sibling) {
+        snprintf(cg->sib_dir, sizeof cg->sib_dir, "%s/sibling", cg->top);
+        if (make_dir(cg->sib_dir, UNDO_CGROUP, err) < 0)
+            return -1;
+        snprintf(cg->sib_procs, sizeof cg->sib_procs, "%s/cgroup.procs", cg->sib_dir);
+        kv_set(meta, "cgroup.sibling", cg->sib_dir);
+    }
+    kv_set(meta, "cgroup.workload", cg->dir);
+    return 0;
 }
 
 int cgroup_cap_create(struct cgroup_cap *cg, int version, const char *root, int64_t run_id,
@@ -48,6 +133,8 @@ int cgroup_cap_create(struct cgroup_cap *cg, int version, const char *root, int6
 {
     memset(cg, 0, sizeof *cg);
     cg->version = version;
+    if (lim->mem && version == 1 && v1_lacks(lim, err) < 0)
+        return -1;
     char parent[PATH_MAX];
     snprintf(parent, sizeof parent, "%s/pressmark", root);
     if (version == 2 && enable_memory(root, err) < 0)
@@ -56,45 +143,30 @@ int cgroup_cap_create(struct cgroup_cap *cg, int version, const char *root, int6
         return -1;
     if (version == 2 && enable_memory(parent, err) < 0)
         return -1;
-    snprintf(cg->dir, sizeof cg->dir, "%s/run-%lld", parent, (long long)run_id);
+    snprintf(cg->top, sizeof cg->top, "%s/run-%lld", parent, (long long)run_id);
     /* A cgroup of the same name left by an earlier crash would carry its
      * old counters: remove it first (it is ours by name and place). */
-    if (pm_path_exists(cg->dir)) {
+    if (pm_path_exists(cg->top)) {
         char said[512];
-        if (undo_apply(UNDO_CGROUP, cg->dir, NULL, said, sizeof said) < 0)
+        if (undo_apply(UNDO_CGROUP, cg->top, NULL, said, sizeof said) < 0)
             return pm_errf(err, "%s", said);
     }
-    if (make_dir(cg->dir, UNDO_CGROUP, err) < 0)
+    if (make_dir(cg->top, UNDO_CGROUP, err) < 0)
         return -1;
-    snprintf(cg->procs, sizeof cg->procs, "%s/cgroup.procs", cg->dir);
+    snprintf(cg->dir, sizeof cg->dir, "%s", cg->top);
     if (lim->mem == 0) {
         /* No cap: the cgroup only keeps the run's processes together, so
          * that whatever they start is ended with the run. */
+        snprintf(cg->procs, sizeof cg->procs, "%s/cgroup.procs", cg->dir);
         kv_set(meta, "track.cgroup", cg->dir);
         return 0;
     }
-    if (version == 2) {
-        if (set_limit(cg->dir, "memory.max", lim->mem, err) < 0)
-            return -1;
-        if (lim->has_swap && set_limit(cg->dir, "memory.swap.max", lim->swap, err) < 0)
-            return -1;
-        if (lim->has_high && set_limit(cg->dir, "memory.high", lim->high, err) < 0)
-            return -1;
-    } else {
-        if (lim->has_high)
-            return pm_errf(err, "--mem-high needs cgroup v2 (memory.high has no v1 equivalent)");
-        if (set_limit(cg->dir, "memory.limit_in_bytes", lim->mem, err) < 0)
-            return -1;
-        /* memsw counts memory + swap, so "swap allowed" is cap + swap-cap;
-         * it must be set after the memory limit it may not go below. */
-        uint64_t memsw;
-        if (lim->has_swap && __builtin_add_overflow(lim->mem, lim->swap, &memsw))
-            return pm_errf(err, "--mem-cap plus --swap-cap does not fit in 64 bits");
-        if (lim->has_swap && set_limit(cg->dir, "memory.memsw.limit_in_bytes", memsw, err) < 0)
-            return -1;
-    }
+    bool nested = lim->sibling || lim->has_low || lim->has_min;
+    if (set_cap(cg, lim, nested, meta, err) < 0 || (nested && make_children(cg, lim, meta, err) < 0))
+        return -1;
+    snprintf(cg->procs, sizeof cg->procs, "%s/cgroup.procs", cg->dir);
     kv_set(meta, "cap.method", version == 2 ? "cgroup2" : "cgroup1");
-    kv_set(meta, "cap.cgroup", cg->dir);
+    kv_set(meta, "cap.cgroup", cg->top);
     kv_setf(meta, "cap.limit_bytes", "%llu", (unsigned long long)lim->mem);
     if (lim->has_swap)
         kv_setf(meta, "cap.swap_limit_bytes", "%llu", (unsigned long long)lim->swap);
@@ -102,6 +174,10 @@ int cgroup_cap_create(struct cgroup_cap *cg, int version, const char *root, int6
         kv_set(meta, "cap.swap_limit_bytes", "unlimited");
     if (lim->has_high)
         kv_setf(meta, "cap.high_bytes", "%llu", (unsigned long long)lim->high);
+    if (lim->has_low)
+        kv_setf(meta, "cap.low_bytes", "%llu", (unsigned long long)lim->low);
+    if (lim->has_min)
+        kv_setf(meta, "cap.min_bytes", "%llu", (unsigned long long)lim->min);
     kv_setf(meta, "cgroup.version", "%d", version);
     return 0;
 }

@@ -12,8 +12,11 @@
 
 struct cgroup_cap {
     int version;                 /* 1 or 2 */
-    char dir[PATH_MAX];          /* the run's cgroup */
+    char top[PATH_MAX];          /* the run's cgroup: the cap */
+    char dir[PATH_MAX];          /* the workload's: top, or top/workload when nested */
     char procs[PATH_MAX];        /* where a pid is written to enter it */
+    char sib_dir[PATH_MAX];      /* the sibling hog's, top/sibling; "" when none */
+    char sib_procs[PATH_MAX];
 };
 
 struct cgroup_limits {
@@ -22,9 +25,20 @@ struct cgroup_limits {
     uint64_t swap;               /* swap allowed on top of the cap */
     bool has_high;
     uint64_t high;               /* v2 memory.high: throttle point below the cap */
+    bool has_low, has_min;       /* v2 memory.low, memory.min: the workload's protection */
+    uint64_t low, min;
+    bool has_zswap_max;
+    uint64_t zswap_max;          /* v2 memory.zswap.max; UINT64_MAX: "max" */
+    unsigned zswap_writeback;    /* v2 memory.zswap.writeback: 0 as it is, 1 on, 2 off */
+    bool sibling;                /* a sibling cgroup for a hog beside the workload */
 };
 
-/* Create <hierarchy>/pressmark/run-<id> and set its limits. version is 1
+/* Create <hierarchy>/pressmark/run-<id> and set its limits. Protection
+ * (memory.low, memory.min) only guards a cgroup against reclaim that its
+ * ancestors' limits cause, never against its own limit: so with protection
+ * or a sibling the cap stays on run-<id> and the workload runs in the child
+ * run-<id>/workload (memory.low, .min and .high there), the hog in
+ * run-<id>/sibling. version is 1
  * or 2; root is that hierarchy's mount point. Journalled; meta records
  * what was set. */
 int cgroup_cap_create(struct cgroup_cap *cg, int version, const char *root, int64_t run_id,

@@ -81,6 +81,8 @@ static int apply(struct run_env *env, struct kv_list *meta, struct pm_err *err)
         return -1;
     if (swap_add(&cfg->swap, env->run_id, meta, err) < 0)
         return -1;
+    if (!cfg->has_cap && cfg->sibling[0])
+        return pm_errf(err, "--sibling needs --mem-cap: the cap is what the hog and the workload share");
     if (!cfg->has_cap) {
         kv_set(meta, "cap.method", "none");
         track(env, meta);
@@ -96,6 +98,9 @@ static int apply(struct run_env *env, struct kv_list *meta, struct pm_err *err)
     struct cgroup_limits lim = {
         .mem = cfg->mem_cap, .has_swap = cfg->has_swap_cap, .swap = cfg->swap_cap,
         .has_high = cfg->has_mem_high, .high = cfg->mem_high,
+        .has_low = cfg->has_mem_low, .low = cfg->mem_low, .has_min = cfg->has_mem_min, .min = cfg->mem_min,
+        .has_zswap_max = cfg->has_zswap_max, .zswap_max = cfg->zswap_max, .zswap_writeback = cfg->zswap_writeback,
+        .sibling = cfg->sibling[0] != '\0',
     };
     if (m == CAP_CGROUP2 || m == CAP_CGROUP1) {
         struct cgroup_cap cg;
@@ -105,11 +110,18 @@ static int apply(struct run_env *env, struct kv_list *meta, struct pm_err *err)
         env->cgroup_version = version;
         snprintf(env->cgroup_dir, sizeof env->cgroup_dir, "%s", cg.dir);
         snprintf(env->cgroup_procs, sizeof env->cgroup_procs, "%s", cg.procs);
+        snprintf(env->sibling_dir, sizeof env->sibling_dir, "%s", cg.sib_dir);
+        snprintf(env->sibling_procs, sizeof env->sibling_procs, "%s", cg.sib_procs);
         return 0;
     }
+    if (cfg->sibling[0])
+        return pm_errf(err, "--sibling needs a cgroup cap for the hog and the workload to share (this run's cap is %s)",
+                       env_method_name(m));
     if (m == CAP_BALLOON) {
-        if (cfg->has_swap_cap || cfg->has_mem_high)
-            return pm_errf(err, "--swap-cap and --mem-high need a cgroup cap, not the balloon");
+        if (cfg->has_swap_cap || cfg->has_mem_high || cfg->has_mem_low || cfg->has_mem_min || cfg->has_zswap_max ||
+            cfg->zswap_writeback)
+            return pm_errf(err, "--swap-cap, --mem-high, --mem-low, --mem-min and the zswap controls need a cgroup cap, "
+                           "not the balloon");
         return balloon_inflate(env->exe, cfg->mem_cap, &env->balloon_pid, &env->balloon_fd, meta, err);
     }
     kv_set(meta, "cap.method", "none");
@@ -122,6 +134,7 @@ int run_env_up(struct run_env *env, int64_t run_id, struct kv_list *meta, struct
     env->run_id = run_id;
     env->cgroup_version = 0;
     env->cgroup_dir[0] = env->cgroup_procs[0] = '\0';
+    env->sibling_dir[0] = env->sibling_procs[0] = '\0';
     env->balloon_pid = 0;
     env->balloon_fd = -1;
     if (!env->cfg) {
@@ -142,6 +155,7 @@ int run_env_up(struct run_env *env, int64_t run_id, struct kv_list *meta, struct
             kv_set(meta, "env.undone", undone);
         env->cgroup_version = 0;
         env->cgroup_dir[0] = env->cgroup_procs[0] = '\0';
+        env->sibling_dir[0] = env->sibling_procs[0] = '\0';
         return -1;
     }
     return 0;
@@ -177,4 +191,5 @@ void run_env_down(struct run_env *env, struct kv_list *meta)
         ;
     env->cgroup_version = 0;
     env->cgroup_dir[0] = env->cgroup_procs[0] = '\0';
+    env->sibling_dir[0] = env->sibling_procs[0] = '\0';
 }

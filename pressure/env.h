@@ -51,6 +51,8 @@ struct run_env {
     int cgroup_version;               /* 0: the workload runs without a cgroup */
     char cgroup_dir[PATH_MAX];
     char cgroup_procs[PATH_MAX];
+    char sibling_dir[PATH_MAX];       /* the sibling hog's cgroup; "" when none */
+    char sibling_procs[PATH_MAX];
     int balloon_pid;                  /* 0: no balloon */
     int balloon_fd;                   /* its command pipe; -1 when none */
 };

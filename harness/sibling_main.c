@@ -1,0 +1,276 @@
+/* The sibling hog's helper process: pressmark __sibling PROCS CGDIR CAP
+ * SWAP SPEC. It enters the sibling cgroup first (so everything it starts
+ * is charged there), then runs its workload pass after pass with a table
+ * of run operations of its own (nothing stored, the headline kept), until
+ * SIGTERM; then one line per pass on descriptor 4:
+ *   pass START_NS END_NS STATUS HEADLINE   (CLOCK_MONOTONIC; "nan": none) */
+#include "harness/sibling.h"
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "harness/run.h"
+#include "lib/fileio.h"
+#include "lib/spawn.h"
+#include "lib/timeutil.h"
+
+#define GRACE_NS 3000000000ull
+
+struct pass {
+    uint64_t t0, t1;
+    char status[16];
+    double value;
+};
+
+/* Converted to and from struct run_ctx *: the table first (workloads/run_api.c). */
+struct sib_ctx {
+    const struct run_ops *ops;
+    const struct workload_ops *wl;
+    const char *cgdir;
+    char exe[PATH_MAX];
+    char status[16];
+    double value;
+    int stop_sig;
+    uint64_t spawn_ns;
+};
+
+static struct sib_ctx *sc(struct run_ctx *rc)
+{
+    return (struct sib_ctx *)(void *)rc;
+}
+
+static int pending_stop(struct sib_ctx *c)
+{
+    if (c->stop_sig)
+        return c->stop_sig;
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
+    struct timespec zero = { 0, 0 };
+    int sig = sigtimedwait(&set, NULL, &zero);
+    if (sig > 0)
+        c->stop_sig = sig;
+    return c->stop_sig;
+}
+
+static int h_spawn_io(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd, pid_t *pid, struct pm_err *err)
+{
+    const struct pm_fd_map report = { pass_fd, 4 };
+    char **envp = pm_env_without_secrets();
+    if (!envp)
+        return pm_errf(err, "out of memory");
+    struct pm_spawn sp = { .argv = argv, .out = out_fd >= 0 ? out_fd : PM_FD_NULL, .err = out_fd >= 0 ? out_fd : 0,
+                           .map = &report, .nmap = pass_fd >= 0 ? 1 : 0, .new_group = true,
+                           .die_with_parent = true, .envp = envp };
+    sc(rc)->spawn_ns = pm_now_ns();
+    int r = pm_spawn(&sp, pid, err);
+    free(envp);
+    return r;
+}
+
+static void group_kill(pid_t pid, int sig)
+{
+    if (kill(-pid, sig) < 0 && errno == ESRCH)
+        kill(pid, sig);
+}
+
+/* Wait for the pass's process; a stop ends it (SIGTERM, then SIGKILL). */
+static int h_wait(struct run_ctx *rc, pid_t pid, struct run_exit *ex, struct pm_err *err)
+{
+    struct sib_ctx *c = sc(rc);
+    memset(ex, 0, sizeof *ex);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGCHLD);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
+    uint64_t kill_at = 0;
+    for (;;) {
+        int st;
+        struct rusage ru;
+        pid_t r = wait4(pid, &st, WNOHANG, &ru);
+        if (r == pid) {
+            ex->wstatus = st;
+            ex->ru = ru;
+            ex->elapsed_ns = pm_now_ns() - c->spawn_ns;
+            ex->aborted = c->stop_sig != 0;
+            kill(-pid, SIGKILL);
+            return 0;
+        }
+        if (r < 0 && errno != EINTR)
+            return pm_errf(err, "wait4: %s", strerror(errno));
+        if (pending_stop(c) && !kill_at) {
+            group_kill(pid, SIGTERM);
+            kill_at = pm_now_ns() + GRACE_NS;
+        }
+        if (kill_at && pm_now_ns() >= kill_at)
+            group_kill(pid, SIGKILL);
+        struct timespec ts = pm_ns_to_timespec(100000000ull);
+        int sig = sigtimedwait(&set, NULL, &ts);
+        if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP)
+            c->stop_sig = sig;
+    }
+}
+
+static void h_metric(struct run_ctx *rc, const char *name, double value, const char *unit, enum metric_dir dir)
+{
+    (void)unit, (void)dir;
+    if (sc(rc)->wl->headline && strcmp(name, sc(rc)->wl->headline) == 0)
+        sc(rc)->value = value;
+}
+
+static void h_live_count(struct run_ctx *rc, uint64_t count, const char *unit)
+{
+    (void)rc, (void)count, (void)unit;
+}
+
+static void h_gauge(struct run_ctx *rc, const char *name, double value)
+{
+    (void)rc, (void)name, (void)value;
+}
+
+static int h_keep_hist(struct run_ctx *rc, const char *name, const struct loghist *h)
+{
+    (void)rc, (void)name, (void)h;
+    return 0;
+}
+
+static void h_meta(struct run_ctx *rc, const char *key, const char *value)
+{
+    (void)rc, (void)key, (void)value;
+}
+
+static void h_set_status(struct run_ctx *rc, const char *status, const char *reason)
+{
+    (void)reason;
+    snprintf(sc(rc)->status, sizeof sc(rc)->status, "%s", status);
+}
+
+static const char *h_status(struct run_ctx *rc)
+{
+    return sc(rc)->status;
+}
+
+static const char *h_exe(struct run_ctx *rc)
+{
+    return sc(rc)->exe;
+}
+
+static int h_abort_signal(struct run_ctx *rc)
+{
+    return pending_stop(sc(rc));
+}
+
+static const char *h_cgroup(struct run_ctx *rc)
+{
+    return sc(rc)->cgdir;
+}
+
+static uint64_t h_timeout_ns(struct run_ctx *rc)
+{
+    (void)rc;
+    return 0;
+}
+
+static const struct run_ops sibling_ops = {
+    .spawn_io = h_spawn_io, .wait = h_wait, .metric = h_metric, .live_count = h_live_count, .gauge = h_gauge,
+    .keep_hist = h_keep_hist, .meta = h_meta, .set_status = h_set_status, .status = h_status, .exe = h_exe,
+    .abort_signal = h_abort_signal, .cgroup = h_cgroup, .timeout_ns = h_timeout_ns,
+};
+
+/* Passes until a stop; a failed pass is followed by a short pause so a
+ * hog that cannot run does not spin. */
+static int run_passes(struct sib_ctx *c, const struct sibling_spec *sp, struct pass **passes, size_t *n)
+{
+    size_t cap = 0;
+    while (!pending_stop(c)) {
+        snprintf(c->status, sizeof c->status, "ok");
+        c->value = NAN;
+        struct pm_err err = { "" };
+        uint64_t t0 = pm_now_ns();
+        if (sp->wl->run(sp->state, (struct run_ctx *)(void *)c, &err) < 0)
+            snprintf(c->status, sizeof c->status, "failed");
+        uint64_t t1 = pm_now_ns();
+        if (c->stop_sig)
+            break;                 /* the pass cut off: not one that ended */
+        if (*n == cap) {
+            size_t ncap = cap ? cap * 2 : 64;
+            struct pass *np = realloc(*passes, ncap * sizeof *np);
+            if (!np)
+                return -1;
+            *passes = np;
+            cap = ncap;
+        }
+        struct pass *p = &(*passes)[(*n)++];
+        *p = (struct pass){ .t0 = t0, .t1 = t1, .value = c->value };
+        snprintf(p->status, sizeof p->status, "%s", c->status);
+        if (strcmp(c->status, "ok") != 0) {
+            struct timespec ts = pm_ns_to_timespec(100000000ull);
+            nanosleep(&ts, NULL);
+        }
+    }
+    return 0;
+}
+
+static int report(const struct pass *passes, size_t n)
+{
+    FILE *f = fdopen(4, "w");
+    if (!f)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "pass %llu %llu %s %.17g\n", (unsigned long long)passes[i].t0, (unsigned long long)passes[i].t1,
+                passes[i].status, passes[i].value);
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+int sibling_helper_main(int argc, char **argv)
+{
+    if (argc != 6)
+        return 2;
+    run_block_signals();
+    struct pm_err err;
+    /* First into its cgroup, so its workload is charged there; and not
+     * the observer's OOM standing, whatever pressmark's is. */
+    char pid[32];
+    snprintf(pid, sizeof pid, "%d", (int)getpid());
+    if (pm_write_file(argv[1], pid, &err) < 0) {
+        fprintf(stderr, "pressmark: the sibling hog cannot enter its cgroup: %s\n", err.msg);
+        return 126;
+    }
+    if (pm_write_file("/proc/self/oom_score_adj", "0", &err) < 0)
+        fprintf(stderr, "pressmark: the sibling hog: %s\n", err.msg);
+    struct wl_limits lim = { .mem_cap = strtoull(argv[3], NULL, 10), .swap_planned = strtoull(argv[4], NULL, 10) };
+    struct sibling_spec sp;
+    if (sibling_spec_parse(argv[5], &lim, &sp, &err) < 0) {
+        fprintf(stderr, "pressmark: the sibling hog: %s\n", err.msg);
+        return 2;
+    }
+    struct sib_ctx c = { .ops = &sibling_ops, .wl = sp.wl, .cgdir = argv[2] };
+    ssize_t n = readlink("/proc/self/exe", c.exe, sizeof c.exe - 1);
+    c.exe[n > 0 ? n : 0] = '\0';
+    struct pass *passes = NULL;
+    size_t npasses = 0;
+    int rc = 0;
+    if (sp.wl->prepare && sp.wl->prepare(sp.state, (struct run_ctx *)(void *)&c, &err) < 0) {
+        fprintf(stderr, "pressmark: the sibling hog: %s\n", err.msg);
+        rc = 1;
+    } else if (run_passes(&c, &sp, &passes, &npasses) < 0) {
+        rc = 1;
+    }
+    if (sp.wl->cleanup)
+        sp.wl->cleanup(sp.state);
+    if (report(passes, npasses) < 0)
+        rc = 1;
+    free(passes);
+    sibling_spec_free(&sp);
+    return rc;
+}
