@@ -8,6 +8,7 @@
 #include "harness/profile.h"
 #include "harness/sibling.h"
 #include "lib/fileio.h"
+#include "lib/quote.h"
 #include "lib/units.h"
 #include "pressure/undo.h"
 #include "reports/push.h"
@@ -125,9 +126,15 @@ static int set_sibling(void *state, const char *value, struct pm_err *err)
         ro->env.sibling[0] = '\0';
         return 0;
     }
-    if (!value[0] || strlen(value) >= sizeof ro->env.sibling || strpbrk(value, "\n\r"))
-        return pm_errf(err, "'%s' is not a hog (accepted: 'WORKLOAD [OPTIONS]' on one line, under %zu characters; "
-                       "or none)", value, sizeof ro->env.sibling);
+    bool ctl = false;
+    for (const char *c = value; *c; c++)
+        ctl |= (unsigned char)*c < 0x20 && *c != '\t';
+    if (!value[0] || strlen(value) >= sizeof ro->env.sibling || ctl) {
+        char shown[160];
+        quote_terminal(value, shown, sizeof shown);
+        return pm_errf(err, "'%s' is not a hog (accepted: 'WORKLOAD [OPTIONS]', under %zu characters, no control characters; "
+                       "or none)", shown, sizeof ro->env.sibling);
+    }
     snprintf(ro->env.sibling, sizeof ro->env.sibling, "%s", value);
     return 0;
 }

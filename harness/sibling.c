@@ -90,11 +90,11 @@ int sibling_spec_parse(const char *spec, const struct wl_limits *lim, struct sib
         return pm_errf(err, "'%s' is not a hog (accepted: 'WORKLOAD [OPTIONS]', WORKLOAD one of %s, at most %d words)",
                        spec, names, SIBLING_MAX_WORDS);
     sp->wl = workload_find(w[0]);
-    if (!sp->wl || sp->wl->hidden)
-        return pm_errf(err, "'%s' is not a workload (accepted: %s)", w[0], names);
-    if (sp->wl->set_args)
+    if (sp->wl && sp->wl->set_args)
         return pm_errf(err, "%s takes a command; the hog runs a workload of options only (e.g. usemem --size 300M)",
                        sp->wl->name);
+    if (!sp->wl || sp->wl->hidden)
+        return pm_errf(err, "'%s' is not a workload (accepted: %s)", w[0], names);
     sp->state = calloc(1, sp->wl->state_size ? sp->wl->state_size : 1);
     if (!sp->state)
         return pm_errf(err, "out of memory");

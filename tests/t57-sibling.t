@@ -1,0 +1,103 @@
+#!/bin/bash
+# The sibling hog (--sibling) on this machine's cgroup v1: a second
+# workload in run-N/sibling under the same cap as the measured one in
+# run-N/workload, its passes counted over the measured run, both cgroups
+# sampled (their usage together never above the cap), everything gone
+# after ok, SIGINT and SIGKILL; bad hogs refused before anything runs.
+# (cgroup v2 and memory.low beside a hog: the guests' test, t83.)
+. "$(dirname "$0")/lib.sh"
+need_root
+[ -d /sys/fs/cgroup/memory/pressmark ] && skip_all "a pressmark cgroup is in use on this machine"
+[ -f /sys/fs/cgroup/memory/memory.limit_in_bytes ] || grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null \
+    || skip_all "no memory cgroup controller on this machine"
+before=$(machine_state)
+cap=$((160 << 20))
+hog='usemem --size 96M --passes 1'
+
+# 1. A hog beside usemem under a 160M cap with swap.
+"$PM" run usemem --quiet --size 96M --duration 3s --mem-cap 160M --swap 512M --interval 100ms \
+    --sibling "$hog" --sibling-lead 1s --label beside >"$TMP/out" 2>&1
+is "$?" 0 "usemem beside a usemem hog exits 0"
+is "$(q "select status from run where label = 'beside'")" ok "and is stored ok"
+id=$(q "select id from run where label = 'beside'")
+is "$(q "select value from run_meta where run_id = $id and key = 'sibling'")" "$hog" "the hog's spec is stored with the run"
+top=$(q "select value from run_meta where run_id = $id and key = 'cap.cgroup'")
+is "$(q "select value from run_meta where run_id = $id and key = 'cgroup.workload'")" "$top/workload" \
+    "the workload ran in the cap's child workload"
+is "$(q "select value from run_meta where run_id = $id and key = 'cgroup.sibling'")" "$top/sibling" \
+    "the hog in its sibling"
+passes=$(metric "$id" sibling.passes)
+ok "the hog's passes during the run are counted ($passes)" awk -v v="$passes" 'BEGIN { exit !(v > 0) }'
+total=$(q "select value from run_meta where run_id = $id and key = 'sibling.passes_total'")
+ok "no more than all its passes ($passes of $total)" awk -v v="$passes" -v t="$total" 'BEGIN { exit !(v <= t) }'
+ok "its rate is stored" awk -v v="$(metric "$id" sibling.passes_per_s)" 'BEGIN { exit !(v > 0) }'
+is "$(imetric "$id" sibling.failed_passes)" 0 "none of its passes failed"
+is "$(q "select unit || ' ' || direction from metric where run_id = $id and name = 'sibling.usemem.mb_per_s'")" \
+    "MB/s higher" "its headline is stored as usemem declares it"
+ge "$(imetric "$id" sibling.memcg.usage_max_bytes)" $((64 << 20)) "its cgroup is sampled: it held 64M or more"
+ge "$(imetric "$id" memcg.usage_max_bytes)" $((32 << 20)) "and the workload's"
+ws=memcg.memory.usage_in_bytes
+ss=sibling.memcg.memory.usage_in_bytes
+ge "$(q "select count(*) from sample where run_id = $id and name = '$ss'")" 5 "the hog's usage is a series of its own"
+# The cap is the parent's: in every tick both together stay within it.
+is "$(q "select count(*) from sample a join sample b on a.run_id = b.run_id and a.seq = b.seq
+          where a.run_id = $id and a.name = '$ws' and b.name = '$ss' and a.value + b.value > $cap")" 0 \
+    "in no tick do the workload and the hog together exceed the cap"
+ge "$(q "select count(*) from sample a join sample b on a.run_id = b.run_id and a.seq = b.seq
+          where a.run_id = $id and a.name = '$ws' and b.name = '$ss' and a.value + b.value > $cap * 0.6")" 1 \
+    "and in some tick they fill most of it (the hog presses)"
+like "$("$PM" help metrics)" "sibling.passes_per_s" "help metrics lists the hog's figures"
+is "$(machine_state)" "$before" "after the run: no cgroup, swap or helper left"
+
+# 2. Where the processes are: the measured command sees itself in the
+# workload's cgroup and the hog's processes in the sibling's.
+"$PM" record --quiet --mem-cap 160M --sibling 'usemem --size 32M --duration 5s' --sibling-lead 1s --label where -- \
+    sh -c 'grep memory /proc/self/cgroup; for f in /sys/fs/cgroup/memory/pressmark/run-*/sibling/cgroup.procs; do
+           n=$(grep -c . "$f") && echo "hog procs: $n"; done; true' >"$TMP/where" 2>&1
+is "$?" 0 "a command beside a hog exits 0"
+wid=$(q "select id from run where label = 'where'")
+like "$(cat "$TMP/where")" ":memory:/pressmark/run-$wid/workload" "the command ran in run-$wid/workload"
+like "$(cat "$TMP/where")" "hog procs: [1-9]" "while the hog's processes were in the sibling cgroup"
+ok "a hog pass longer than the run counts nothing" awk -v v="$(metric "$wid" sibling.passes)" 'BEGIN { exit !(v == 0) }'
+is "$(machine_state)" "$before" "after it: nothing left"
+
+# 3. SIGINT and SIGKILL while the hog runs: the hog and its cgroups go.
+interrupt() {  # interrupt SIGNAL LABEL
+    "$PM" run usemem --quiet --size 32M --duration 60s --mem-cap 160M --sibling 'usemem --size 64M --duration 60s' \
+        --sibling-lead 1s --label "$2" >"$TMP/int" 2>&1 &
+    local pid=$!
+    wait_for sh -c 'cat /sys/fs/cgroup/memory/pressmark/run-*/sibling/cgroup.procs 2>/dev/null | grep -q .'
+    ok "$1: the hog is running" sh -c 'cat /sys/fs/cgroup/memory/pressmark/run-*/sibling/cgroup.procs | grep -q .'
+    sleep 1.5
+    kill -"$1" "$pid"
+    wait "$pid"
+    echo $? > "$TMP/rc"
+}
+interrupt INT intr
+is "$(cat "$TMP/rc")" 130 "SIGINT: exit 130"
+is "$(q "select status from run where label = 'intr'")" aborted "the run is stored aborted"
+is "$(machine_state)" "$before" "SIGINT: the hog and both cgroups are gone"
+interrupt KILL killed
+is "$(cat "$TMP/rc")" 137 "SIGKILL: pressmark dies"
+wait_for sh -c '! pgrep -f "pressmark __sibling" >/dev/null'
+is "$(pgrep -fc 'pressmark __sibling')" 0 "the hog's helper died with it"
+"$PM" list >/dev/null 2>"$TMP/recover"
+like "$(cat "$TMP/recover")" "removed cgroup .*/sibling" "the next pressmark undoes the journal, the hog's cgroup first"
+is "$(machine_state)" "$before" "SIGKILL: after the next start, nothing left"
+
+# 4. Bad hogs: one line, exit 2, nothing written.
+bad "a hog without a cap" "^pressmark run usemem: --sibling: needs --mem-cap" run usemem --sibling "$hog"
+bad "a hog that is not a workload" "^pressmark run usemem: --sibling: 'hogwash' is not a workload \(accepted: .*usemem" \
+    run usemem --mem-cap 160M --sibling hogwash
+bad "an option the hog's workload lacks" "^pressmark run usemem: --sibling: '--nosuch' is not an option of usemem" \
+    run usemem --mem-cap 160M --sibling 'usemem --nosuch 1'
+bad "a bad value of the hog's option" "^pressmark run usemem: --sibling: usemem --size: 'lots' is not" \
+    run usemem --mem-cap 160M --sibling 'usemem --size lots'
+bad "a command as the hog" "^pressmark run usemem: --sibling: record takes a command" \
+    run usemem --mem-cap 160M --sibling 'record'
+bad "a hog under the balloon" "^pressmark run usemem: --sibling: needs a cgroup cap \(cgroup1 or cgroup2\), not --cap-method balloon" \
+    run usemem --mem-cap 160M --cap-method balloon --sibling "$hog"
+bad "a hog on two lines" "^pressmark run usemem: --sibling: 'usemem\\\\x0a--size 1M' is not a hog" \
+    run usemem --mem-cap 160M --sibling $'usemem\n--size 1M'
+is "$(machine_state)" "$before" "the machine as found"
+done_testing
