@@ -130,7 +130,8 @@ $(B)/%.o: %.c
 QUIET_TESTS   := tests/t10-record.t tests/t19-nightly.t tests/t21-survive.t tests/t25-reclaim.t tests/t30-chat.t
 SHELL_TESTS   := $(filter-out $(QUIET_TESTS),$(wildcard tests/t*.t)) $(QUIET_TESTS)
 FREE_TESTS    := $(filter $(SHELL_TESTS),tests/t05-layering.t tests/t07-docs.t tests/t17-metrics.t tests/t43-fuzz.t \
-                   tests/t47-statistics.t tests/t48-verdicts.t tests/t49-history.t tests/t80-kernels.t tests/t82-bisect.t)
+                   tests/t47-statistics.t tests/t48-verdicts.t tests/t49-history.t tests/t56-isolation.t tests/t80-kernels.t \
+                   tests/t82-bisect.t)
 # (each lane in order, one test at a time: prove's "par" would let the
 # second lane's tests take both slots first; the longest starts first)
 LONG_FREE     := tests/t80-kernels.t
@@ -154,7 +155,7 @@ test: all layering
 QUICK_TESTS := $(filter $(SHELL_TESTS),tests/t05-layering.t tests/t06-new-workload.t tests/t07-docs.t tests/t11-cli.t \
                  tests/t12-bad-input.t tests/t17-metrics.t tests/t41-hostile.t tests/t43-fuzz.t tests/t44-numbers.t \
                  tests/t45-export.t tests/t46-grafana-sqlite.t tests/t47-statistics.t tests/t48-verdicts.t \
-                 tests/t49-history.t)
+                 tests/t49-history.t tests/t56-isolation.t)
 test-quick: all
 	$(call run-tests,$(B),,$(QUICK_TESTS))
 

@@ -15,6 +15,7 @@
 #include "reports/compare.h"
 #include "reports/compare_fmt.h"
 #include "reports/history_gate.h"
+#include "reports/isolation.h"
 #include "reports/judge.h"
 #include "reports/verdict.h"
 #include "store/db.h"
@@ -35,7 +36,7 @@ struct compare_opts {
     char baseline[256], workload[64], baseline_db[4096], junit[4096];
     const char *metrics[MAX_ITEMS];
     size_t nmetrics;
-    bool long_view, judge, allow_emulated, exclude_outliers;
+    bool long_view, judge, allow_emulated, exclude_outliers, isolation_only;
     unsigned resamples, seed;
     double alpha, pct;
     bool pct_given;              /* --fail-on-regression PCT: else each mode's default */
@@ -147,6 +148,10 @@ static const struct opt compare_options[] = {
               "                         both sides, the means before and after and its p" },
     { .name = "window", .type = OPT_CALLBACK, .set = set_window, .metavar = "W",
       .help = "--history: a change point within the newest W nights is judged (default 5)" },
+    { .name = "isolation", .type = OPT_FLAG, .offset = CO(isolation_only),
+      .help = "only the isolation figures: what each cell that ran beside a sibling hog (--sibling) keeps of\n"
+              "                         the same cell without it, with intervals, and the hog's progress (shown\n"
+              "                         after the tables anyway; with --format csv, the only way to get them)" },
     { .name = "junit", STR(junit), .metavar = "FILE",
       .help = "JUnit XML: a testsuite per workload (or part of a suite, as its tables), a testcase per label\n"
               "                         x metric" },
@@ -332,6 +337,13 @@ static int compare_all(struct pm_db *db, const struct compare_opts *o, struct fo
     if (rc == 0 && compare_across(cptrs, built, &across, &w.nacross) < 0)
         rc = pm_usage("compare", "out of memory");
     w.across = across;
+    /* The isolation figures draw their intervals whatever the format. */
+    struct isolation iso = { 0 };
+    struct pm_err ierr;
+    if (rc == 0 && isolation_build(db, cptrs, built, o->resamples, o->seed, &iso, &ierr) < 0)
+        rc = pm_usage("compare", "%s", ierr.msg);
+    w.isolation = &iso;
+    w.isolation_only = o->isolation_only;
     w.fmt->begin(&w);
     int verdict = VERDICT_OK;
     char findings[16384] = "";
@@ -350,6 +362,7 @@ static int compare_all(struct pm_db *db, const struct compare_opts *o, struct fo
         rc = verdict;
     for (size_t i = 0; i < built; i++)
         compare_free(cptrs[i]);
+    isolation_free(&iso);
     free(across);
     free(cmps);
     free(cptrs);
@@ -410,7 +423,8 @@ static int history_refuses(const struct compare_opts *o)
     if (!o->history)
         return 0;
     const char *other = o->has_suite ? "--suite" : o->baseline[0] ? "--baseline" : o->baseline_db[0] ? "--baseline-db"
-                        : o->long_view ? "--long" : o->exclude_outliers ? "--exclude-outliers" : NULL;
+                        : o->long_view ? "--long" : o->exclude_outliers ? "--exclude-outliers"
+                        : o->isolation_only ? "--isolation" : NULL;
     if (other)
         return pm_usage("compare", "--history: judges each label's nights against its own history; it takes no %s",
                         other);

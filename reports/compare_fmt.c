@@ -5,6 +5,7 @@
 #include "lib/quote.h"
 #include "lib/units.h"
 #include "reports/geomean.h"
+#include "reports/isolation_fmt.h"
 #include "reports/outlier.h"
 #include "reports/table.h"
 #include "reports/verdict.h"
@@ -217,27 +218,6 @@ static void build_long_table(struct table *t, const struct comparison *c)
             }
             table_add_row(t, row);
         }
-    }
-}
-
-static void print_markdown(FILE *f, const struct table *t)
-{
-    for (size_t c = 0; c < t->ncols; c++) {
-        fputs("| ", f);
-        quote_markdown(f, t->headers[c]);
-        fputc(' ', f);
-    }
-    fputs("|\n", f);
-    for (size_t c = 0; c < t->ncols; c++)
-        fputs(t->right[c] ? "| ---: " : "| --- ", f);
-    fputs("|\n", f);
-    for (size_t r = 0; r < t->nrows; r++) {
-        for (size_t c = 0; c < t->ncols; c++) {
-            fputs("| ", f);
-            quote_markdown(f, t->cells[r * t->ncols + c]);
-            fputc(' ', f);
-        }
-        fputs("|\n", f);
     }
 }
 
@@ -850,7 +830,7 @@ static void print_titled_table(FILE *f, enum markup mk, int level, const char *t
         fprintf(f, "%.*s ", level, "######");
         quote_markdown(f, title);
         fputs("\n\n", f);
-        print_markdown(f, t);
+        table_print_markdown(t, f);
         fputc('\n', f);
     } else {
         fprintf(f, "%s\n\n", title);
@@ -955,6 +935,8 @@ static void readable_begin(struct cmp_writer *w)
 
 static void readable_comparison(struct cmp_writer *w, const struct comparison *c, bool long_view)
 {
+    if (w->isolation_only)
+        return;
     if (w->n++)
         fputc('\n', w->f);
     render_readable(w->f, c, w->fmt->markup, long_view);
@@ -1002,7 +984,11 @@ void compare_across_render(FILE *f, const struct across *across, size_t n, enum 
 /* The verdict in words is the last line, for a CI log's reader. */
 static void readable_end(struct cmp_writer *w, const struct cmp_verdict *v)
 {
-    compare_across_render(w->f, w->across, w->nacross, w->fmt->markup);
+    if (!w->isolation_only)
+        compare_across_render(w->f, w->across, w->nacross, w->fmt->markup);
+    if (!w->isolation_only && w->isolation && w->isolation->n && w->fmt->markup != MARKUP_HTML)
+        fputc('\n', w->f);
+    isolation_render(w->f, w->isolation, w->fmt->markup);
     if (!v)
         return;
     if (v->findings[0])
@@ -1010,22 +996,27 @@ static void readable_end(struct cmp_writer *w, const struct cmp_verdict *v)
     verdict_print(w->f, v);
 }
 
+/* CSV is one table a file: the comparisons', or with --isolation the
+ * isolation figures'. */
 static void csv_begin(struct cmp_writer *w)
 {
-    compare_csv_header(w->f);
+    if (!w->isolation_only)
+        compare_csv_header(w->f);
 }
 
 static void csv_comparison(struct cmp_writer *w, const struct comparison *c, bool long_view)
 {
     (void)long_view;
     w->n++;
-    print_csv(w->f, c);
+    if (!w->isolation_only)
+        print_csv(w->f, c);
 }
 
 /* Data formats keep their output parseable: the verdict's line goes to stderr. */
 static void csv_end(struct cmp_writer *w, const struct cmp_verdict *v)
 {
-    (void)w;
+    if (w->isolation_only)
+        isolation_csv(w->f, w->isolation);
     if (v)
         verdict_print(stderr, v);
 }
@@ -1061,6 +1052,7 @@ static void json_finish(struct cmp_writer *w, const struct cmp_verdict *v)
         jw_object_end(&w->j);
     }
     jw_array_end(&w->j);
+    isolation_json(&w->j, w->isolation);
     if (v) {
         jw_object_begin(&w->j, "verdict");
         jw_int(&w->j, "exit_status", v->exit_status);

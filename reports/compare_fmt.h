@@ -12,6 +12,7 @@
 enum markup { MARKUP_TEXT, MARKUP_MARKDOWN, MARKUP_HTML };
 
 struct cmp_format;
+struct isolation;
 
 /* One output of compare: begin, a comparison per workload, end. */
 struct cmp_writer {
@@ -21,6 +22,8 @@ struct cmp_writer {
     size_t n;                         /* comparisons written so far */
     const struct across *across;      /* across workloads, written at the end */
     size_t nacross;
+    const struct isolation *isolation;  /* the isolation figures (isolation.h), written at the end; NULL: none */
+    bool isolation_only;              /* write only those (compare --isolation) */
 };
 
 /* A format is a table of operations, so compare has no switch on it. */

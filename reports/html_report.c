@@ -16,6 +16,7 @@
 #include "reports/html_history.h"
 #include "reports/html_svg.h"
 #include "reports/html_ticks.h"
+#include "reports/isolation_fmt.h"
 #include "reports/outlier.h"
 #include "reports/plot.h"
 #include "reports/stats.h"
@@ -342,7 +343,7 @@ static void across_note(FILE *f, struct comparison *cs, size_t n)
 /* The summary: per workload each configuration's headline, its 95% CI,
  * runs and failures, change against the baseline; then the sentences. */
 static void summary_section(FILE *f, const struct report_scope *scope, struct comparison *cs, const struct report_part *parts,
-                            size_t n)
+                            size_t n, const struct isolation *iso)
 {
     fputs("<section id=\"summary\">\n<h2>Summary</h2>\n", f);
     if (scope && scope->question && scope->question[0]) {
@@ -396,6 +397,7 @@ static void summary_section(FILE *f, const struct report_scope *scope, struct co
         fputs("</ul>\n", f);
     }
     across_note(f, cs, n);
+    isolation_render(f, iso, MARKUP_HTML);
     fputs("</section>\n", f);
 }
 
@@ -540,6 +542,12 @@ int html_report_write(struct pm_db *db, const struct report_scope *scope, bool w
         }
     if (rc == 0)
         rc = judge_parts(cs, nparts, err);
+    /* What cells beside a sibling hog keep, with compare's default intervals. */
+    struct isolation iso = { 0 };
+    struct comparison **cptrs = rc == 0 ? pointers_to(cs, nparts) : NULL;
+    if (rc == 0)
+        rc = !cptrs ? pm_errf(err, "out of memory") : isolation_build(db, cptrs, nparts, 0, 0, &iso, err);
+    free(cptrs);
     /* The nightly's history database holds each cell's nights: they get a section. */
     struct html_histories hs = { 0 };
     if (rc == 0)
@@ -554,7 +562,7 @@ int html_report_write(struct pm_db *db, const struct report_scope *scope, bool w
         rc = pm_errf(err, "%s: %s", tmp, strerror(errno));
     if (rc == 0) {
         page_head(f, scope, db_label);
-        summary_section(f, scope, cs, parts, nparts);
+        summary_section(f, scope, cs, parts, nparts, &iso);
         toc(f, cs, nparts, hs.n || hs.nskipped);
         bool gnuplot = plot_have_gnuplot();
         for (size_t w = 0; w < nparts; w++)
@@ -577,6 +585,7 @@ int html_report_write(struct pm_db *db, const struct report_scope *scope, bool w
         rc = 1;
     }
     html_histories_free(&hs);
+    isolation_free(&iso);
     for (size_t w = 0; w < built; w++)
         compare_free(&cs[w]);
     free(cs);

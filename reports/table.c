@@ -1,6 +1,7 @@
 #include "reports/table.h"
 #include <stdlib.h>
 #include <string.h>
+#include "lib/quote.h"
 
 void table_init(struct table *t, size_t ncols, const char *const *headers, const bool *right)
 {
@@ -63,6 +64,27 @@ void table_print(const struct table *t, FILE *f)
                 fprintf(f, "%s%-*s", c ? "  " : "", c + 1 < t->ncols ? (int)w[c] : 0, cell);
         }
         fputc('\n', f);
+    }
+}
+
+void table_print_markdown(const struct table *t, FILE *f)
+{
+    for (size_t c = 0; c < t->ncols; c++) {
+        fputs("| ", f);
+        quote_markdown(f, t->headers[c]);
+        fputc(' ', f);
+    }
+    fputs("|\n", f);
+    for (size_t c = 0; c < t->ncols; c++)
+        fputs(t->right[c] ? "| ---: " : "| --- ", f);
+    fputs("|\n", f);
+    for (size_t r = 0; r < t->nrows; r++) {
+        for (size_t c = 0; c < t->ncols; c++) {
+            fputs("| ", f);
+            quote_markdown(f, t->cells[r * t->ncols + c]);
+            fputc(' ', f);
+        }
+        fputs("|\n", f);
     }
 }
 

@@ -19,6 +19,8 @@ void table_init(struct table *t, size_t ncols, const char *const *headers, const
 /* Add a row of ncols printf-formatted cells: pass already formatted strings. */
 int table_add_row(struct table *t, const char *const *cells);
 void table_print(const struct table *t, FILE *f);
+/* The same as a markdown table, every cell and header quoted as data. */
+void table_print_markdown(const struct table *t, FILE *f);
 void table_free(struct table *t);
 
 #endif
