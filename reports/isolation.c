@@ -1,4 +1,5 @@
 #include "reports/isolation.h"
+#include "metric_names.h"     /* generated from the metric tables (tools/metric-names.awk) */
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -13,7 +14,7 @@ const char *const iso_protection_keys[] = { "mem-low", "mem-min", NULL };
 /* The hog's figures, as the run stores them beside the measured
  * workload's (the sibling's metrics are named after it: sibling.KEY). */
 #define SIBLING_PREFIX "sibling."
-#define SIBLING_PASSES_PER_S "sibling.passes_per_s"
+#define SIBLING_PASSES_PER_S MN_sibling_passes_per_s
 
 /* The keys a hog cell may differ in from its cell without the hog, and
  * from its cell unprotected. */
