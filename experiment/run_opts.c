@@ -1,5 +1,7 @@
 #include "experiment/run_opts.h"
 #include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -113,10 +115,62 @@ static int set_swap_cap(void *state, const char *value, struct pm_err *err)
     return set_limit(value, &ro->env.has_swap_cap, &ro->env.swap_cap, err);
 }
 
+#define CAP_SHARE_FORMS "a byte count with K, M, G or T (binary), e.g. 48M, 1G, or a percentage of --mem-cap such as 75%"
+
+/* A cgroup control's size: bytes, or a share of --mem-cap kept in *pct
+ * for run_opts_check (the cap may not have been read yet); "max" where
+ * the control takes it (UINT64_MAX). */
+static int set_cap_share(const char *value, bool takes_max, bool *has, uint64_t *bytes, double *pct,
+                         struct pm_err *err)
+{
+    char *end;
+    double p = strtod(value, &end);
+    if (value[0] >= '0' && value[0] <= '9' && strcmp(end, "%") == 0 && p > 0 && p <= 100) {
+        *pct = p;
+        *bytes = 0;
+    } else if (takes_max && strcmp(value, "max") == 0) {
+        *pct = 0;
+        *bytes = UINT64_MAX;
+    } else if (pm_parse_size(value, 0, bytes) == 0) {
+        *pct = 0;
+    } else {
+        return pm_errf(err, "'%s' is not a size (accepted: %s%s)", value, CAP_SHARE_FORMS, takes_max ? "; or max" : "");
+    }
+    *has = true;
+    return 0;
+}
+
 static int set_mem_high(void *state, const char *value, struct pm_err *err)
 {
     struct run_opts *ro = state;
-    return set_limit(value, &ro->env.has_mem_high, &ro->env.mem_high, err);
+    return set_cap_share(value, false, &ro->env.has_mem_high, &ro->env.mem_high, &ro->mem_high_pct, err);
+}
+
+static int set_mem_low(void *state, const char *value, struct pm_err *err)
+{
+    struct run_opts *ro = state;
+    return set_cap_share(value, false, &ro->env.has_mem_low, &ro->env.mem_low, &ro->mem_low_pct, err);
+}
+
+static int set_mem_min(void *state, const char *value, struct pm_err *err)
+{
+    struct run_opts *ro = state;
+    return set_cap_share(value, false, &ro->env.has_mem_min, &ro->env.mem_min, &ro->mem_min_pct, err);
+}
+
+static int set_zswap_max(void *state, const char *value, struct pm_err *err)
+{
+    struct run_opts *ro = state;
+    return set_cap_share(value, true, &ro->env.has_zswap_max, &ro->env.zswap_max, &ro->zswap_max_pct, err);
+}
+
+static int set_zswap_writeback(void *state, const char *value, struct pm_err *err)
+{
+    struct run_opts *ro = state;
+    if (strcmp(value, "on") && strcmp(value, "off"))
+        return pm_errf(err, "'%s' is not a zswap writeback setting (accepted: on, off)", value);
+    ro->env.zswap_writeback = strcmp(value, "on") == 0 ? 1 : 2;
+    return 0;
 }
 
 static int set_sibling(void *state, const char *value, struct pm_err *err)
@@ -149,19 +203,36 @@ static int set_swap(void *state, const char *value, struct pm_err *err)
     return swap_check_fits(sw, err);
 }
 
+/* The VM settings' parsers check this kernel has the setting, unless the
+ * suite cell boots another kernel (env.kernel_checks_deferred). */
 static int set_zswap(void *state, const char *value, struct pm_err *err)
 {
-    return vm_knob_parse_zswap(&((struct run_opts *)state)->env.knobs, value, err);
+    struct run_opts *ro = state;
+    return vm_knob_parse_zswap(&ro->env.knobs, value, !ro->env.kernel_checks_deferred, err);
 }
 
 static int set_sysctl(void *state, const char *value, struct pm_err *err)
 {
-    return vm_knob_parse_sysctl(&((struct run_opts *)state)->env.knobs, value, err);
+    struct run_opts *ro = state;
+    return vm_knob_parse_sysctl(&ro->env.knobs, value, !ro->env.kernel_checks_deferred, err);
 }
 
 static int set_thp(void *state, const char *value, struct pm_err *err)
 {
-    return vm_knob_parse_thp(&((struct run_opts *)state)->env.knobs, value, err);
+    struct run_opts *ro = state;
+    return vm_knob_parse_thp(&ro->env.knobs, value, !ro->env.kernel_checks_deferred, err);
+}
+
+static int set_lru_gen(void *state, const char *value, struct pm_err *err)
+{
+    struct run_opts *ro = state;
+    return vm_knob_parse_lru_gen(&ro->env.knobs, value, !ro->env.kernel_checks_deferred, err);
+}
+
+static int set_lru_gen_min_ttl(void *state, const char *value, struct pm_err *err)
+{
+    struct run_opts *ro = state;
+    return vm_knob_parse_lru_gen_min_ttl(&ro->env.knobs, value, !ro->env.kernel_checks_deferred, err);
 }
 
 const struct opt pm_db_option[] = {
@@ -205,8 +276,18 @@ const struct opt pm_env_options[] = {
       .noun = "cap method", .help = "auto|cgroup2|cgroup1|balloon|none (auto: cgroup2, then cgroup1, then balloon)" },
     { .name = "swap-cap", .type = OPT_CALLBACK, .set = set_swap_cap, .metavar = "SIZE",
       .help = "swap the capped workload may use (cgroup caps; 0: none)" },
-    { .name = "mem-high", .type = OPT_CALLBACK, .set = set_mem_high, .metavar = "SIZE",
-      .help = "cgroup v2 memory.high, the throttling point below the cap" },
+    { .name = "mem-high", .type = OPT_CALLBACK, .set = set_mem_high, .metavar = "SIZE|PCT",
+      .help = "cgroup v2 memory.high, the throttling point below the cap (e.g. 48M, or 75% of --mem-cap)" },
+    { .name = "mem-low", .type = OPT_CALLBACK, .set = set_mem_low, .metavar = "SIZE|PCT",
+      .help = "cgroup v2 memory.low, best-effort protection from reclaim of that much of the workload's memory "
+              "(e.g. 32M, or 50% of --mem-cap; at most the cap)" },
+    { .name = "mem-min", .type = OPT_CALLBACK, .set = set_mem_min, .metavar = "SIZE|PCT",
+      .help = "cgroup v2 memory.min, hard protection: that much is never reclaimed, the OOM killer runs instead "
+              "(e.g. 16M, or 25% of --mem-cap; at most the cap)" },
+    { .name = "zswap-max", .type = OPT_CALLBACK, .set = set_zswap_max, .metavar = "SIZE|PCT|max",
+      .help = "cgroup v2 memory.zswap.max, the workload's zswap pool limit (e.g. 16M, 25% of --mem-cap; 0: no zswap)" },
+    { .name = "zswap-writeback", .type = OPT_CALLBACK, .set = set_zswap_writeback, .metavar = "on|off",
+      .help = "cgroup v2 memory.zswap.writeback: off keeps the workload's pages off the swap device (zswap only)" },
     { .name = "swap", .type = OPT_CALLBACK, .set = set_swap, .metavar = "SIZE|zram:SIZE[:ALGO]",
       .help = "a temporary swap file of SIZE (or file:SIZE) for the run, or a zram swap device; none: no swap" },
     { .name = "zswap", .type = OPT_CALLBACK, .set = set_zswap, .metavar = "on|off", .help = "switch zswap for the run" },
@@ -214,6 +295,12 @@ const struct opt pm_env_options[] = {
       .help = "set a VM sysctl for the run (repeatable)" },
     { .name = "thp", .type = OPT_CALLBACK, .set = set_thp, .metavar = "MODE",
       .help = "transparent hugepage mode for the run: always, madvise or never" },
+    { .name = "lru-gen", .type = OPT_CALLBACK, .set = set_lru_gen, .metavar = "on|off|FLAGS",
+      .help = "the multi-gen LRU (MGLRU) for the run: on, off, or a mask of its components such as 0x0007 "
+              "(/sys/kernel/mm/lru_gen/enabled)" },
+    { .name = "lru-gen-min-ttl", .type = OPT_CALLBACK, .set = set_lru_gen_min_ttl, .metavar = "MS",
+      .help = "MGLRU's thrashing prevention: keep the working set of the last MS milliseconds, else OOM-kill "
+              "(/sys/kernel/mm/lru_gen/min_ttl_ms; 0: off)" },
     { .name = "sibling", .type = OPT_CALLBACK, .set = set_sibling, .metavar = "'WORKLOAD [OPTIONS]'",
       .help = "a hog beside the workload: WORKLOAD run pass after pass in a sibling cgroup under the same --mem-cap, "
               "from --sibling-lead before the workload until it ends (e.g. 'usemem --size 300M'; none: no hog)" },
@@ -268,34 +355,76 @@ static int check_sibling(struct run_opts *ro, struct pm_err *err)
     return 0;
 }
 
-int run_opts_check(struct run_opts *ro, struct pm_err *err)
+/* The cgroup controls that take a size: each needs the cap, a share of
+ * it becomes bytes, and the protection and throttling points lie within
+ * it. (memory.min above memory.low is left to the kernel: the two are
+ * independent in Documentation/admin-guide/cgroup-v2.rst.) */
+static int check_sizes(struct run_opts *ro, struct pm_err *err)
 {
     struct env_config *e = &ro->env;
-    if (e->has_mem_high && !e->has_cap)
-        return pm_errf(err, "--mem-high: needs --mem-cap (memory.high is a point below the cap)");
-    if (e->has_swap_cap && !e->has_cap)
-        return pm_errf(err, "--swap-cap: needs --mem-cap (it limits the capped workload's swap)");
-    if (e->has_mem_high && e->mem_high > e->mem_cap)
-        return pm_errf(err, "--mem-high: %llu bytes is above the cap of %llu bytes (accepted: at most the cap)",
-                       (unsigned long long)e->mem_high, (unsigned long long)e->mem_cap);
-    if (e->has_cap) {
-        enum cap_method got;
-        struct pm_err merr;
-        if (env_resolve_method(e->method, &got, &merr) < 0)
-            return pm_errf(err, "--cap-method: %s", merr.msg);
-        if (got == CAP_BALLOON && (e->has_swap_cap || e->has_mem_high))
-            return pm_errf(err, "--cap-method: the balloon caps the whole system; --swap-cap and --mem-high need cgroup1 or cgroup2");
-        if (got == CAP_CGROUP1 && e->has_mem_high)
-            return pm_errf(err, "--mem-high: needs cgroup v2 (accepted with --cap-method cgroup2)");
+    const struct {
+        const char *option, *why;
+        bool has, within_cap;
+        uint64_t *bytes;
+        double pct;
+    } c[] = {
+        { "mem-high", "memory.high is a point below the cap", e->has_mem_high, true, &e->mem_high, ro->mem_high_pct },
+        { "mem-low", "memory.low protects part of the capped workload's memory", e->has_mem_low, true, &e->mem_low,
+          ro->mem_low_pct },
+        { "mem-min", "memory.min protects part of the capped workload's memory", e->has_mem_min, true, &e->mem_min,
+          ro->mem_min_pct },
+        { "zswap-max", "memory.zswap.max limits the capped workload's zswap pool", e->has_zswap_max, false,
+          &e->zswap_max, ro->zswap_max_pct },
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        if (!c[i].has)
+            continue;
+        if (!e->has_cap && c[i].pct > 0)
+            return pm_errf(err, "--%s: '%g%%' is a share of --mem-cap, and there is none (accepted: a size, or "
+                           "--mem-cap with it)", c[i].option, c[i].pct);
+        if (!e->has_cap)
+            return pm_errf(err, "--%s: needs --mem-cap (%s)", c[i].option, c[i].why);
+        if (c[i].pct > 0)
+            *c[i].bytes = (uint64_t)(c[i].pct / 100.0 * (double)e->mem_cap);
+        if (c[i].within_cap && *c[i].bytes > e->mem_cap)
+            return pm_errf(err, "--%s: %llu bytes is above the cap of %llu bytes (accepted: at most the cap)",
+                           c[i].option, (unsigned long long)*c[i].bytes, (unsigned long long)e->mem_cap);
     }
-    if (e->sibling[0] && check_sibling(ro, err) < 0)
-        return -1;
-    if (env_changes_machine(e) && geteuid() != 0)
-        return pm_errf(err, "--mem-cap, --swap, --zswap, --sysctl and --thp change the machine and need root "
-                       "(run as root, or without them)");
     return 0;
 }
 
+/* What only the kernel that runs the workload can say: the cap method it
+ * has and the controls that method and kernel give. */
+static int check_kernel(const struct env_config *e, struct pm_err *err)
+{
+    enum cap_method got;
+    struct pm_err merr;
+    if (env_resolve_method(e->method, &got, &merr) < 0)
+        return pm_errf(err, "--cap-method: %s", merr.msg);
+    if (got == CAP_BALLOON && e->has_swap_cap)
+        return pm_errf(err, "--cap-method: the balloon caps the whole system; --swap-cap needs cgroup1 or cgroup2");
+    return env_controls_check(e, got, err);
+}
+
+int run_opts_check(struct run_opts *ro, struct pm_err *err)
+{
+    struct env_config *e = &ro->env;
+    if (check_sizes(ro, err) < 0)
+        return -1;
+    if (e->has_swap_cap && !e->has_cap)
+        return pm_errf(err, "--swap-cap: needs --mem-cap (it limits the capped workload's swap)");
+    if (e->zswap_writeback && !e->has_cap)
+        return pm_errf(err, "--zswap-writeback: needs --mem-cap (memory.zswap.writeback is set on the capped "
+                       "workload's cgroup)");
+    if (e->has_cap && !e->kernel_checks_deferred && check_kernel(e, err) < 0)
+        return -1;
+    if (e->sibling[0] && check_sibling(ro, err) < 0)
+        return -1;
+    if (env_changes_machine(e) && geteuid() != 0)
+        return pm_errf(err, "--mem-cap, --swap, --zswap, --sysctl, --thp and --lru-gen change the machine and need "
+                       "root (run as root, or without them)");
+    return 0;
+}
 
 int run_opts_push(const struct run_opts *ro, struct pm_db *db, int64_t run_id, struct pm_err *err)
 {

@@ -29,6 +29,11 @@ struct run_opts {
     const char *push_url;
     char push_token[1024];
     struct env_config env;
+    /* --mem-high, --mem-low, --mem-min and --zswap-max given as a share of
+     * --mem-cap, in percent (0: given in bytes): kept as given until
+     * run_opts_check turns them into bytes, so the cap may come after them
+     * on the command line or in a suite. */
+    double mem_high_pct, mem_low_pct, mem_min_pct, zswap_max_pct;
     char label_buf[256];
 };
 
@@ -41,8 +46,10 @@ extern const char pm_env_options_title[];
 void run_opts_defaults(struct run_opts *ro);
 /* The cap and planned swap, as a workload's check sees them. */
 void run_opts_limits(const struct run_opts *ro, struct wl_limits *lim);
-/* Check the options together (root, the cap method here, mem-high below
- * the cap): 0, or -1 with err saying why (run_opts_finish prints it). */
+/* Check the options together: the cgroup controls' percentages made bytes
+ * of the cap and kept within it, and, unless env.kernel_checks_deferred,
+ * the cap method and controls this machine has; then root. 0, or -1 with
+ * err saying why (run_opts_finish prints it). */
 int run_opts_check(struct run_opts *ro, struct pm_err *err);
 /* Fill the plan's common fields from the options (not --push's hook: its
  * caller says where a failure to deliver is told, run_opts_push does it). */

@@ -243,8 +243,10 @@ void opt_help(FILE *f, const struct opt *table)
     for (const struct opt *o = table; o->type != OPT_END; o++) {
         char left[64];
         snprintf(left, sizeof left, "--%s%s%s", o->name, o->metavar ? " " : "", o->metavar ? o->metavar : "");
-        /* A long option name gets its help on the next line, aligned. */
-        if (strlen(left) > 22)
+        /* A long option name gets its help on the next line, aligned: two
+         * blanks always part an option from its help (man/gen.sh splits
+         * there), so one that fills the column goes on the next line too. */
+        if (strlen(left) > 21)
             fprintf(f, "  %s\n  %-22s", left, "");
         else
             fprintf(f, "  %-22s", left);

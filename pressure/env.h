@@ -64,6 +64,12 @@ const char *env_method_name(enum cap_method m);
 /* The methods' names in enum order, NULL-terminated (for --cap-method). */
 extern const char *const cap_method_names[];
 
+/* cgroup v2's controls of the workload's cgroup (memory.high, .low, .min,
+ * .zswap.max, .zswap.writeback): what the machine must have for them.
+ * 0, or -1 with err naming the first control cfg sets that the cap method
+ * got (as env_resolve_method resolved it) or this kernel cannot give. */
+int env_controls_check(const struct env_config *cfg, enum cap_method got, struct pm_err *err);
+
 /* Does the configuration change anything on the machine (needs root)? */
 bool env_changes_machine(const struct env_config *cfg);
 

@@ -141,7 +141,8 @@ bool undo_place_ours(enum undo_kind kind, const char *a)
     switch (kind) {
     case UNDO_FILE:
         return under(a, "/proc/sys/vm") || strcmp(a, "/sys/kernel/mm/transparent_hugepage/enabled") == 0 ||
-               strcmp(a, "/sys/module/zswap/parameters/enabled") == 0;
+               strcmp(a, "/sys/module/zswap/parameters/enabled") == 0 ||
+               strcmp(a, "/sys/kernel/mm/lru_gen/enabled") == 0 || strcmp(a, "/sys/kernel/mm/lru_gen/min_ttl_ms") == 0;
     case UNDO_CGROUP:
         return under(a, "/sys/fs/cgroup") && strstr(a, "/pressmark");
     case UNDO_SUBTREE:

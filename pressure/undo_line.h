@@ -25,9 +25,10 @@ int undo_line_format(char *buf, size_t len, enum undo_kind kind, const char *a, 
 int undo_line_parse(const char *line, enum undo_kind *kind, char a[UNDO_FIELD_MAX], char b[UNDO_FIELD_MAX]);
 
 /* The places pressmark changes: sysctls under /proc/sys/vm, THP and zswap
- * switches, cgroups named pressmark*, its swap directory, zram device
- * numbers, pids, scratch directories named pressmark-*, VM image build
- * directories named pressmark-build-* and mounts inside them. Paths must be
+ * switches, the multi-gen LRU's enabled and min_ttl_ms, cgroups named
+ * pressmark*, its swap directory, zram device numbers, pids, scratch
+ * directories named pressmark-*, VM image build directories named
+ * pressmark-build-* and mounts inside them. Paths must be
  * absolute with no empty, "." or ".." component, so a name cannot climb out. */
 bool undo_place_ours(enum undo_kind kind, const char *a);
 

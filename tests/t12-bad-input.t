@@ -10,6 +10,16 @@ setup "a database with one run" "$PM" record --quiet --label l -- true
 # Suite files with what no suite takes (t70 refuses these and more in suite run).
 printf '[global]\nalpha = 0.7\n[a]\nworkload = swapout\n' > bad-alpha.ini
 printf '[global]\ndetect = five\n[a]\nworkload = swapout\n' > bad-detect.ini
+# A cell asking for cgroup v2's protection and MGLRU, under two named
+# kernels (judged when each boots) and under the running one (judged now).
+kernel_cell='[swapout]
+workload = swapout
+size = 96M
+mem-cap = 64M
+mem-low = 50%'
+printf '[global]\nkernel = linux-image-cloud-amd64, linux-image-6.12-cloud-amd64\n%s\nlru-gen = on\n' "$kernel_cell" > named-kernels.ini
+printf '[global]\nkernel = running\n%s\nlru-gen = on\n' "$kernel_cell" > running-lru.ini
+printf '[global]\nkernel = running\n%s\n' "$kernel_cell" > running-low.ini
 state_before=$(machine_state)
 listing() { find "$TMP" -path "$TMP/out" -prune -o -path "$TMP/err" -prune -o -print | sort; }
 files_before=$(listing)
@@ -85,6 +95,21 @@ done <<'EOF_LIST'
 ^pressmark run swapout: --thp: 'x' is not a THP mode	run swapout --thp x
 ^pressmark run swapout: --mem-high: needs --mem-cap	run swapout --mem-high 1G
 ^pressmark run swapout: --swap-cap: needs --mem-cap	run swapout --swap-cap 1G
+^pressmark run swapout: --mem-low: needs --mem-cap \(memory.low protects part of the capped workload's memory\)$	run swapout --mem-low 32M
+^pressmark run swapout: --mem-min: '25%' is a share of --mem-cap, and there is none \(accepted: a size, or --mem-cap with it\)$	run swapout --mem-min 25%
+^pressmark run swapout: --mem-high: '75%' is a share of --mem-cap, and there is none \(accepted: a size, or --mem-cap with it\)$	run swapout --mem-high 75%
+^pressmark run swapout: --mem-low: 100663296 bytes is above the cap of 67108864 bytes \(accepted: at most the cap\)$	run swapout --mem-low 96M --mem-cap 64M
+^pressmark run swapout: --mem-min: 67109888 bytes is above the cap of 67108864 bytes \(accepted: at most the cap\)$	run swapout --mem-cap 64M --mem-min 65537K
+^pressmark run swapout: --mem-min: 'lots' is not a size \(accepted: a byte count with K, M, G or T \(binary\), e.g. 48M, 1G, or a percentage of --mem-cap such as 75%\)$	run swapout --mem-min lots
+^pressmark run swapout: --mem-low: '101%' is not a size \(accepted: .* a percentage of --mem-cap such as 75%\)$	run swapout --mem-cap 64M --mem-low 101%
+^pressmark run swapout: --zswap-max: 'huge' is not a size \(accepted: .* a percentage of --mem-cap such as 75%; or max\)$	run swapout --zswap-max huge
+^pressmark run swapout: --zswap-max: needs --mem-cap \(memory.zswap.max limits the capped workload's zswap pool\)$	run swapout --zswap-max max
+^pressmark run swapout: --zswap-max: memory.zswap.max needs cgroup v2, and the cap here is the balloon \(accepted: --cap-method cgroup2, where the memory controller is on cgroup v2\)$	run swapout --mem-cap 64M --cap-method balloon --zswap-max 16M
+^pressmark run swapout: --zswap-writeback: 'maybe' is not a zswap writeback setting \(accepted: on, off\)$	run swapout --zswap-writeback maybe
+^pressmark run swapout: --zswap-writeback: needs --mem-cap \(memory.zswap.writeback is set on the capped workload's cgroup\)$	run swapout --zswap-writeback off
+^pressmark run swapout: --lru-gen: 'sometimes' is not an MGLRU setting \(accepted: on, off, or a mask of its components from 0x0000 to 0xffff, e.g. 0x0007 for all, 0x0001 for the main switch alone\)$	run swapout --lru-gen sometimes
+^pressmark run swapout: --lru-gen: '0x12345' is not an MGLRU setting	run swapout --lru-gen 0x12345
+^pressmark run swapout: --lru-gen-min-ttl: '1s' is not a time in milliseconds \(accepted: a whole number from 0 to 4294967295, e.g. 1000; 0 switches the thrashing prevention off\)$	run swapout --lru-gen-min-ttl 1s
 ^pressmark run swapout: --push: 'ftp://x' is not a URL	run swapout --push ftp://x
 ^pressmark run swapout: --interval: '1ms' is not a sampling interval	run swapout --interval 1ms
 ^pressmark run swapout: --runs: '100001' is not a run count	run swapout --runs 100001
@@ -92,7 +117,51 @@ done <<'EOF_LIST'
 ^pressmark suite plan: bad-detect.ini:2: detect = five: not a change to detect \(accepted: a percentage of the mean above 0 and below 100	suite plan bad-detect.ini
 EOF_LIST
 
+# What only some kernels and hierarchies have: refused where this one lacks it.
+v2_only="needs cgroup v2, and the cap here is cgroup1 \(accepted: --cap-method cgroup2, where the memory controller is on cgroup v2\)$"
+if [ -e /sys/fs/cgroup/memory/memory.limit_in_bytes ]; then
+    bad "--mem-low on cgroup1" "^pressmark run swapout: --mem-low: memory.low $v2_only" \
+        run swapout --mem-cap 64M --cap-method cgroup1 --mem-low 32M
+    bad "--zswap-writeback on cgroup1" "^pressmark run swapout: --zswap-writeback: memory.zswap.writeback $v2_only" \
+        run swapout --zswap-writeback off --cap-method cgroup1 --mem-cap 64M
+else
+    skip "no cgroup v1 memory controller here"
+fi
+# auto takes cgroup1 where no cgroup2 hierarchy has the memory controller.
+if ! awk '$3 == "cgroup2" { print $2 "/cgroup.controllers" }' /proc/mounts | xargs -r grep -qsw memory &&
+    [ -e /sys/fs/cgroup/memory/memory.limit_in_bytes ]; then
+    bad "--mem-min where auto takes cgroup1" "^pressmark run swapout: --mem-min: memory.min $v2_only" \
+        run swapout --mem-cap 64M --mem-min 10%
+    bad "a running-kernel cell with --mem-low on cgroup1" \
+        "^pressmark suite plan: running-low.ini: cell 'swapout': --mem-low: memory.low $v2_only" suite plan running-low.ini
+else
+    skip "auto takes cgroup2 here"
+fi
+if [ ! -e /sys/kernel/mm/lru_gen ]; then
+    lacks="this kernel has no /sys/kernel/mm/lru_gen/%s \(accepted: a kernel built with CONFIG_LRU_GEN\)$"
+    # shellcheck disable=SC2059
+    bad "--lru-gen without MGLRU" "^pressmark run swapout: --lru-gen: 'on': $(printf "$lacks" enabled)" \
+        run swapout --lru-gen on
+    # shellcheck disable=SC2059
+    bad "--lru-gen-min-ttl without MGLRU" "^pressmark run swapout: --lru-gen-min-ttl: '1000': $(printf "$lacks" min_ttl_ms)" \
+        run swapout --lru-gen-min-ttl 1000
+    # shellcheck disable=SC2059
+    bad "a running-kernel cell with --lru-gen without MGLRU" \
+        "^pressmark suite plan: running-lru.ini:8: lru-gen: 'on': $(printf "$lacks" enabled)" suite plan running-lru.ini
+else
+    skip "this kernel has MGLRU"
+fi
 is "$(listing)" "$files_before" "no bad invocation created or removed a file (working directory, --out, --junit)"
 is "$(machine_state)" "$state_before" "nor changed the machine (swap, zram, cgroups, sysctls, THP, zswap, journal)"
 is "$(q "select count(*) from run")" 1 "the database still holds its one run"
+
+# Not bad input: a cell of a named kernel is judged when that kernel runs
+# it, not here (reading the database leaves its -wal beside it, so last).
+if [ "$(id -u)" -eq 0 ]; then
+    "$PM" suite plan named-kernels.ini >"$TMP/out" 2>"$TMP/err"
+    is "$?" 0 "a named kernel's cell with --lru-gen and --mem-low is planned here $(head -1 "$TMP/err")"
+    like "$(cat "$TMP/out")" "linux-image-6.12-cloud-amd64 +boots in a VM" "and its kernel boots in a VM"
+else
+    skip "a suite with --mem-cap is planned as root"
+fi
 done_testing

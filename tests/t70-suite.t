@@ -355,5 +355,20 @@ printf '' > empty.ini
 bad "an empty suite" "^pressmark suite run: empty.ini: an empty suite" suite run empty.ini
 bad "a missing file" "^pressmark suite run: nosuch.ini: No such file" suite run nosuch.ini
 bad "an unknown subcommand" "^pressmark suite: 'walk' is not a suite command" suite walk
+# A cell of a named kernel is judged by that kernel when its run's
+# environment comes up. In its guest (this machine standing in as group 0's)
+# a knob that kernel lacks fails each run with the reason, and the suite
+# goes on with its other cells.
+if [ ! -e /sys/kernel/mm/lru_gen ]; then
+    printf '[global]\nruns = 2\nkernel = linux-image-cloud-amd64\n[g]\nworkload = record\ncommand = true\nlru-gen = off, on\nlabel = guest {lru-gen}\n' > guest.ini
+    "$PM" suite run guest.ini --quiet --guest-group 0 --guest-suite 0c0ffee0-0000-4000-8000-000000000032 \
+        --guest-seed 1 >out 2>err
+    is "$?" 1 "in the guest, a knob its kernel lacks fails those runs (exit 1), not the suite (2)"
+    is "$(q "select group_concat(label || ': ' || status || ': ' || reason, '|') from (select * from run where label like 'guest %' order by label, id)")" \
+        "$(for v in off off on on; do printf "guest %s: failed: environment: --lru-gen: '%s': this kernel has no /sys/kernel/mm/lru_gen/enabled (accepted: a kernel built with CONFIG_LRU_GEN)|" $v $v; done | sed 's/|$//')" \
+        "each run of both cells failed with the reason"
+else
+    skip "this kernel has MGLRU"
+fi
 is "$(machine_state)" "$before" "the machine as it was"
 done_testing

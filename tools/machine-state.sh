@@ -16,7 +16,7 @@ if [ "$scope" != vm ]; then
     echo "sysctl: $(cat /proc/sys/vm/swappiness /proc/sys/vm/overcommit_memory /proc/sys/vm/min_free_kbytes | tr '\n' ' ')"
     echo "thp: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)"
     echo "zswap: $(cat /sys/module/zswap/parameters/enabled 2>/dev/null)"
-    echo "lru_gen: $(cat /sys/kernel/mm/lru_gen/enabled /sys/kernel/mm/lru_gen/min_ttl_ms 2>/dev/null | tr "\n" " ")"
+    echo "lru_gen: $(cat /sys/kernel/mm/lru_gen/enabled /sys/kernel/mm/lru_gen/min_ttl_ms 2>/dev/null | tr '\n' ' ')"
     echo "swapfiles: $(ls /var/lib/pressmark/swap 2>/dev/null | tr '\n' ' ') $(ls -d /var/lib/pressmark 2>/dev/null)"
     # (not __complete: tab completion's, which a test beside may be running)
     echo "helpers: $(pgrep -fa 'pressmark __' | grep -vc 'pressmark __complete' || true)"
