@@ -130,6 +130,13 @@ int suite_cell_prepare(const struct suite_plan *p, const struct suite_cell *c, s
     cr->ro.label = cr->ro.label_buf;
     cr->ro.runs = 1;
     cr->ro.quiet = true;
+    /* A cell that boots another kernel is judged by that kernel (its
+     * cgroup version, the controls it has) when its environment comes up
+     * there; this machine's says nothing of it. */
+    struct kernel_spec ks;
+    struct pm_err ke;
+    const char *kernel = p->groups[c->group].kernel;
+    cr->ro.env.kernel_checks_deferred = kernel_spec_parse(kernel, &ks, &ke) == 0 && !kernel_spec_is_running(&ks);
     struct wl_limits lim;
     run_opts_limits(&cr->ro, &lim);
     if (run_opts_check(&cr->ro, &e) < 0 || (c->wl->check && c->wl->check(cr->wl_state, &lim, &e) < 0)) {

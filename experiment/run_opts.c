@@ -227,7 +227,9 @@ int run_opts_check(struct run_opts *ro, struct pm_err *err)
     if (e->has_mem_high && e->mem_high > e->mem_cap)
         return pm_errf(err, "--mem-high: %llu bytes is above the cap of %llu bytes (accepted: at most the cap)",
                        (unsigned long long)e->mem_high, (unsigned long long)e->mem_cap);
-    if (e->has_cap) {
+    /* The cap method and what it allows are the kernel's: one booted for
+     * the run judges them itself (the run fails there with the reason). */
+    if (e->has_cap && !e->kernel_checks_deferred) {
         enum cap_method got;
         struct pm_err merr;
         if (env_resolve_method(e->method, &got, &merr) < 0)
