@@ -122,6 +122,27 @@ re() { printf '%s' "$1" | sed 's/[.+]/\\&/g'; }
 quiet_machine() { exec 8<"$ROOT/tests" && flock -x 8; }
 beside_quiet_machine() { exec 8<"$ROOT/tests" && flock -s 8; }
 need_root() { [ "$(id -u)" -eq 0 ] || skip_all "needs root (caps, swap and sysctls are root-only)"; }
+# vm_lane: the preamble of the tests that boot kernels in VMs (t80, t82,
+# tests/slow/t82-bisect-vms.t). They run beside the host's tests (make
+# test's second lane): a run lock and an undo journal of their own, and
+# only what VMs leave to compare (the host's cgroups, swaps and knobs are
+# the other lane's meanwhile); beside the tests that measure the machine,
+# never during them. Skips the file where QEMU, debootstrap or apt's 6.1
+# and 6.12 cloud kernels are missing; else works in $TMP with $k61 and
+# $k612, the newest of each this machine's apt knows.
+vm_lane() {
+    need_root
+    export PRESSMARK_STATE_DIR="$TMP/state"
+    mkdir -m 700 "$PRESSMARK_STATE_DIR"
+    machine_state() { "$ROOT/tools/machine-state.sh" vm; }
+    beside_quiet_machine
+    command -v qemu-system-x86_64 >/dev/null || skip_all "needs qemu-system-x86_64 (Debian's qemu-system-x86; run.sh installs it)"
+    command -v debootstrap >/dev/null || skip_all "needs debootstrap (run.sh installs it)"
+    cd "$TMP" || exit 1
+    k61=$(apt-cache pkgnames linux-image-6.1.0- | grep -E '^linux-image-6\.1\.0-[0-9]+-cloud-amd64$' | sort -V | tail -1)
+    k612=$(apt-cache pkgnames linux-image-6.12. | grep -E '^linux-image-6\.12\.[0-9]+\+deb12-cloud-amd64$' | sort -V | tail -1)
+    [ -n "$k61" ] && [ -n "$k612" ] || skip_all "apt knows no Debian 6.1 and 6.12 cloud kernels (apt-get update)"
+}
 
 # Everything a run may change on this machine, as one comparable text
 # (tools/machine-state.sh: the benches take it too; t80, whose VMs run

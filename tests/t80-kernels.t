@@ -9,24 +9,11 @@
 # start. A hostile kernel package changes nothing on the host. (The host
 # backend, which runs cells on this machine itself, is t81's.)
 . "$(dirname "$0")/lib.sh"
-need_root
-# Beside the tests that change the host (make test's second lane): a run
-# lock and an undo journal of its own, and only what a VM leaves to compare
-# (the host's cgroups, swaps and knobs are theirs meanwhile). The host
-# backend, which runs cells on this machine, is t81's.
-export PRESSMARK_STATE_DIR="$TMP/state"
-mkdir -m 700 "$PRESSMARK_STATE_DIR"
-machine_state() { "$ROOT/tools/machine-state.sh" vm; }
-beside_quiet_machine
-command -v qemu-system-x86_64 >/dev/null || skip_all "needs qemu-system-x86_64 (Debian's qemu-system-x86; run.sh installs it)"
-command -v debootstrap >/dev/null || skip_all "needs debootstrap (run.sh installs it)"
-cd "$TMP" || exit 1
+# Beside the tests that change the host (make test's second lane); the
+# newest 6.1 and 6.12 cloud kernels this machine's apt knows ($k61, $k612).
+vm_lane
 before=$(machine_state)
 
-# The newest 6.1 and 6.12 cloud kernels this machine's apt knows.
-k61=$(apt-cache pkgnames linux-image-6.1.0- | grep -E '^linux-image-6\.1\.0-[0-9]+-cloud-amd64$' | sort -V | tail -1)
-k612=$(apt-cache pkgnames linux-image-6.12. | grep -E '^linux-image-6\.12\.[0-9]+\+deb12-cloud-amd64$' | sort -V | tail -1)
-[ -n "$k61" ] && [ -n "$k612" ] || skip_all "apt knows no Debian 6.1 and 6.12 cloud kernels (apt-get update)"
 r61=${k61#linux-image-}
 r612=${k612#linux-image-}
 case "$(uname -r)" in
@@ -174,6 +161,83 @@ like "$(q "select value from run_meta m join run r on r.id = m.run_id where r.la
 is "$(q "select value from run_meta m join run r on r.id = m.run_id where r.label = 'after' and m.key = 'kconfig.CONFIG_LRU_GEN'")" y "  its config found beside it (not the .config planted three levels up)"
 is "$(machine_state)" "$before" "no VM, overlay, scratch or mount left"
 
+# cgroup v2 for real (this host has only v1's memory controller): the
+# capped runs the host's tests make (t20's swapout, t55's usemem,
+# filestream and stutter) once each inside the 6.12 guest, whose
+# cgroup2 hierarchy has the memory controller, with the host's
+# assertions on the merged runs. They ride in the boot that completes
+# kill.ini below (a boot of their own would cost ~25 s; these ~10 s).
+# A cell more: a section here, its cap in v2_capped, its own lines after
+# the suite. state-before and state-after (first and last: the suite is
+# sequential) print what a run may leave in the guest, its own cgroup
+# left out, into the guest's log, which comes back with its results.
+v2_state="sh -c 'cd /sys/fs/cgroup/pressmark&&echo pm-state: cg=\$(ls -d */|grep -vx \$(cut -d/ -f3 /proc/self/cgroup)/) sw=\$(tail -n+2 /proc/swaps|cut -d\" \" -f1) f=\$(ls /var/lib|grep -x pressmark)'"
+GUEST_V2_CELLS="[state-before]
+workload = record
+command = $v2_state
+
+[v2-cap]
+workload = swapout
+size = 96M
+mem-cap = 48M
+swap = 128M
+interval = 100ms
+
+[v2-swapcap]
+workload = swapout
+size = 96M
+mem-cap = 48M
+swap = 128M
+swap-cap = 16M
+interval = 100ms
+
+[v2-high]
+workload = swapout
+size = 64M
+mem-cap = 48M
+mem-high = 32M
+swap = 128M
+interval = 100ms
+
+[v2-usemem]
+workload = usemem
+size = 96M
+mem-cap = 48M
+swap = 128M
+interval = 100ms
+
+[v2-usemem-oom]
+workload = usemem
+size = 64M
+procs = 2
+access = read
+mem-cap = 48M
+timeout = 60s
+interval = 100ms
+
+[v2-filestream]
+workload = filestream
+file-size = 128M
+anon = 8M
+mem-cap = 64M
+drop-caches = yes
+interval = 100ms
+
+[v2-stutter]
+workload = stutter
+mem-cap = 64M
+swap = 256M
+probe-size = 1M
+duration = 1s
+interval = 100ms
+
+[state-after]
+workload = record
+command = $v2_state"
+# Each capped cell and its cap in bytes.
+v2_capped="v2-cap:$((48 << 20)) v2-swapcap:$((48 << 20)) v2-high:$((48 << 20)) v2-usemem:$((48 << 20))
+           v2-usemem-oom:$((48 << 20)) v2-filestream:$((64 << 20)) v2-stutter:$((64 << 20))"
+
 # SIGKILL during a boot: QEMU dies with pressmark; what is left is undone
 # by the next invocation, which continues the suite.
 cat > kill.ini <<INI
@@ -182,8 +246,11 @@ runs = 1
 kernel = $k612
 vm-memory = 512M
 name = killed
+order = sequential
 
 $chat_cell
+
+$GUEST_V2_CELLS
 INI
 # SIGINT during a boot: QEMU and its scratch go at once, exit 130.
 "$PM" suite run kill.ini > out 2> err &
@@ -208,8 +275,58 @@ is "$(pgrep -fc 'qemu-system.* pressmark-vm-')" 0 "QEMU ended with pressmark (SI
 "$PM" suite run kill.ini > out 2> err
 is "$?" 0 "the next invocation continues the suite"
 like "$(cat err)" "removed scratch directory .*pressmark-vm-" "  after removing what the killed one left"
-is "$(q "select count(*) from run r join run_meta m on m.run_id = r.id and m.key = 'suite.name' and m.value = 'killed' where r.status = 'ok'")" 1 "  and its run is done"
+is "$(q "select count(*) from run r join run_meta m on m.run_id = r.id and m.key = 'suite.name' and m.value = 'killed' where r.status = 'ok' and r.label = '$k612'")" 1 "  and its run is done"
 is "$(machine_state)" "$before" "no VM, overlay, scratch or mount left after SIGKILL"
+
+# The guest's cgroup v2 runs, as the host's tests assert them on v1.
+v2meta() { q "select m.value from run_meta m join run r on r.id = m.run_id where r.label = '$1' and m.key = '$2'"; }
+v2max() { q "select cast(max(s.value) as int) from sample s join run r on r.id = s.run_id where r.label = '$1' and s.name = '$2'"; }
+for lc in $v2_capped; do
+    l=${lc%%:*} cap=${lc#*:}
+    is "$(v2meta "$l" cap.method) $(v2meta "$l" cgroup.version) $(v2meta "$l" cap.limit_bytes)" "cgroup2 2 $cap" \
+       "$l: capped by cgroup v2 in the guest (auto chose it), at $((cap >> 20))M"
+    ge "$(q "select count(*) from sample s join run r on r.id = s.run_id where r.label = '$l' and s.name = 'memcg.memory.current'")" 2 \
+       "  memory.current sampled every tick"
+    is "$(q "select count(*) from sample s join run r on r.id = s.run_id where r.label = '$l' and s.name = 'memcg.memory.current' and s.value > $cap")" 0 \
+       "  never above the cap in any sample"
+done
+is "$(q "select status from run where label = 'v2-cap'")" ok "v2-cap: swapout 96M under a 48M cap with swap: ok"
+ge "$(imetric v2-cap memcg.limit_hits)" 1 "  it reached the cap (memory.events max: $(imetric v2-cap memcg.limit_hits))"
+ge "$(imetric v2-cap swap.out_kb)" 40960 "  and swapped out at least 40 MB ($(imetric v2-cap swap.out_kb) KB)"
+is "$(q "select status from run where label = 'v2-swapcap'")" oom "v2-swapcap: 96M in a 48M cap with 16M of swap allowed ends oom"
+like "$(q "select reason from run where label = 'v2-swapcap'")" "^OOM killer: [0-9]+ kills? in the run's cgroup" "  the reason names the OOM killer"
+ge "$(imetric v2-swapcap memcg.oom_kill)" 1 "  memcg.oom_kill (memory.events oom_kill) counts it"
+is "$(v2meta v2-swapcap cap.swap_limit_bytes)" $((16 << 20)) "  memory.swap.max is recorded"
+is "$(q "select count(*) from sample s join run r on r.id = s.run_id where r.label = 'v2-swapcap' and s.name = 'memcg.memory.swap.current' and s.value > $((16 << 20))")" 0 \
+   "  memory.swap.current never above --swap-cap in any sample"
+ge "$(v2max v2-swapcap memcg.memory.swap.current)" $((8 << 20)) "  after swapping up to it (the swap cap, not the swap file, ran out)"
+is "$(q "select status from run where label = 'v2-high'")" ok "v2-high: swapout 64M under a 48M cap with memory.high at 32M: ok"
+is "$(v2meta v2-high cap.high_bytes)" $((32 << 20)) "  memory.high is recorded"
+ge "$(v2max v2-high memcg.memory.events.high)" 1 "  memory.events high counts its throttling ($(v2max v2-high memcg.memory.events.high))"
+ok "  which held it below the cap (at most $(v2max v2-high memcg.memory.current) bytes)" \
+   test "$(v2max v2-high memcg.memory.current)" -lt $((48 << 20))
+is "$(q "select status from run where label = 'v2-usemem'")" ok "v2-usemem: usemem 96M under a 48M cap with swap: ok"
+ge "$(imetric v2-usemem swap.in_kb)" 1 "  swapped back in for the check ($(imetric v2-usemem swap.in_kb) KB)"
+is "$(imetric v2-usemem usemem.verified_pages) $(imetric v2-usemem usemem.bad_pages)" "$(( 96 * 1048576 / 4096 )) 0" \
+   "  every page verified after swap, none wrong"
+like "$(q "select status || ': ' || reason from run where label = 'v2-usemem-oom'")" "^oom: OOM killer: [12] kills? in the run's cgroup" \
+   "v2-usemem-oom: a worker OOM-killed during its fill without swap: oom, not hung"
+ge "$(imetric v2-usemem-oom memcg.oom_kill)" 1 "  memcg.oom_kill counts it"
+is "$(q "select status from run where label = 'v2-filestream'")" ok "v2-filestream: a 128M file under a 64M cap, caches dropped: ok"
+is "$(imetric v2-filestream filestream.bytes_read)" $(( 128 * 1048576 )) "  bytes read exact"
+ge "$(imetric v2-filestream memcg.limit_hits)" 1 "  its page cache charged to the cgroup, up to the cap"
+is "$(q "select status from run where label = 'v2-stutter'")" ok "v2-stutter: stutter under a 64M cap, the hog sized from it: ok"
+ge "$(imetric v2-stutter swap.out_kb)" 1 "  the hog swapped"
+# Undo leaves nothing in the guest: what state-after saw is what
+# state-before saw, and that is nothing (no cgroup but the checker's own,
+# no swap, no swap file), and no run's undoing failed.
+is "$(q "select group_concat(label) from (select r.label from run r join run_meta m on m.run_id = r.id and m.key = 'suite.seq'
+         join run_meta n on n.run_id = r.id and n.key = 'suite.name' and n.value = 'killed' order by cast(m.value as int))")" \
+   "$k612,$(printf '%s\n' "$GUEST_V2_CELLS" | sed -n 's/^\[\(.*\)\]$/\1/p' | paste -sd,)" \
+   "the guest ran the cells in the file's order (sequential): state-before before the capped runs, state-after after them"
+is "$(cat "$PRESSMARK_DB".boots/*/guest.log 2>/dev/null | grep -a '^pm-state:' | tr '\n' '|')" "pm-state: cg= sw= f=|pm-state: cg= sw= f=|" \
+   "undo left nothing in the guest: no cgroup, swap or swap file before the capped runs or after them"
+is "$(q "select count(*) from run_meta where key = 'env.undo_failed'")" 0 "  no run's undoing failed"
 
 # SIGKILL while a kernel is installed into its image (an overlay is
 # mounted then): the next invocation unmounts it and removes the build.

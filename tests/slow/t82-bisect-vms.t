@@ -10,21 +10,9 @@
 # deactivates pages under a cgroup cap (vmstat.pgdeactivate in the
 # thousands), 6.12's MGLRU never does (0).
 . "$(dirname "$0")/../lib.sh"
-need_root
-# Beside the host's tests, as t80: a run lock and journal of its own, and
-# only what VMs leave is compared.
-export PRESSMARK_STATE_DIR="$TMP/state"
-mkdir -m 700 "$PRESSMARK_STATE_DIR"
-machine_state() { "$ROOT/tools/machine-state.sh" vm; }
-beside_quiet_machine
-command -v qemu-system-x86_64 >/dev/null || skip_all "needs qemu-system-x86_64 (Debian's qemu-system-x86; run.sh installs it)"
-command -v debootstrap >/dev/null || skip_all "needs debootstrap (run.sh installs it)"
-cd "$TMP" || exit 1
+vm_lane
 before=$(machine_state)
 
-k61=$(apt-cache pkgnames linux-image-6.1.0- | grep -E '^linux-image-6\.1\.0-[0-9]+-cloud-amd64$' | sort -V | tail -1)
-k612=$(apt-cache pkgnames linux-image-6.12. | grep -E '^linux-image-6\.12\.[0-9]+\+deb12-cloud-amd64$' | sort -V | tail -1)
-[ -n "$k61" ] && [ -n "$k612" ] || skip_all "apt knows no Debian 6.1 and 6.12 cloud kernels (apt-get update)"
 oldest61=$(apt-cache pkgnames linux-image-6.1.0- | grep -E '^linux-image-6\.1\.0-[0-9]+-cloud-amd64$' | sort -V | head -1)
 deb61=$(ls /var/cache/pressmark/vm/debs/"${k61}"_*.deb 2>/dev/null | head -1)
 deb612=$(ls /var/cache/pressmark/vm/debs/"${k612}"_*.deb 2>/dev/null | head -1)
