@@ -231,12 +231,74 @@ probe-size = 1M
 duration = 1s
 interval = 100ms
 
+[prot-off]
+workload = usemem
+size = 32M
+pattern = rand
+access = read
+duration = 3s
+mem-cap = 96M
+swap = 256M
+mem-low = 0
+sibling = usemem --size 96M --passes 1
+sibling-lead = 2s
+interval = 100ms
+
+[prot-on]
+workload = usemem
+size = 32M
+pattern = rand
+access = read
+duration = 3s
+mem-cap = 96M
+swap = 256M
+mem-low = 64M
+mem-min = 16M
+sibling = usemem --size 96M --passes 1
+sibling-lead = 2s
+interval = 100ms
+
+[prot-over]
+workload = usemem
+size = 128M
+mem-cap = 96M
+swap = 256M
+mem-low = 100%
+interval = 100ms
+
+[lru-off]
+workload = usemem
+size = 96M
+mem-cap = 48M
+swap = 128M
+lru-gen = off
+interval = 100ms
+
+[lru-on]
+workload = usemem
+size = 96M
+mem-cap = 48M
+swap = 128M
+lru-gen = on
+lru-gen-min-ttl = 0
+interval = 100ms
+
+[zswap-ctl]
+workload = usemem
+size = 16M
+mem-cap = 48M
+zswap-max = 50%
+zswap-writeback = off
+interval = 100ms
+
 [state-after]
 workload = record
 command = $v2_state"
 # Each capped cell and its cap in bytes.
 v2_capped="v2-cap:$((48 << 20)) v2-swapcap:$((48 << 20)) v2-high:$((48 << 20)) v2-usemem:$((48 << 20))
-           v2-usemem-oom:$((48 << 20)) v2-filestream:$((64 << 20)) v2-stutter:$((64 << 20))"
+           v2-usemem-oom:$((48 << 20)) v2-filestream:$((64 << 20)) v2-stutter:$((64 << 20))
+           prot-off:$((96 << 20)) prot-on:$((96 << 20)) prot-over:$((96 << 20)) lru-off:$((48 << 20))
+           lru-on:$((48 << 20)) zswap-ctl:$((48 << 20))"
 
 # SIGKILL during a boot: QEMU dies with pressmark; what is left is undone
 # by the next invocation, which continues the suite.
@@ -317,6 +379,42 @@ is "$(imetric v2-filestream filestream.bytes_read)" $(( 128 * 1048576 )) "  byte
 ge "$(imetric v2-filestream memcg.limit_hits)" 1 "  its page cache charged to the cgroup, up to the cap"
 is "$(q "select status from run where label = 'v2-stutter'")" ok "v2-stutter: stutter under a 64M cap, the hog sized from it: ok"
 ge "$(imetric v2-stutter swap.out_kb)" 1 "  the hog swapped"
+# Protection and the sibling hog on v2 (counters, not timings): the hog
+# in its own cgroup beside the workload's under the shared cap; without
+# memory.low the cap's reclaim scans the workload too, with it the
+# workload is left alone and the hog pays; protection above the cap is
+# overcommitted and memory.events low says so.
+for l in prot-off prot-on; do
+    is "$(q "select status from run where label = '$l'")" ok "$l: usemem beside a usemem hog under one 96M cap: ok"
+    is "$(v2meta "$l" cgroup.workload) $(v2meta "$l" cgroup.sibling)" \
+       "$(v2meta "$l" cap.cgroup)/workload $(v2meta "$l" cap.cgroup)/sibling" "  the workload and the hog in the cap's two children"
+    ge "$(imetric "$l" sibling.memcg.pgscan)" 1 "  the hog's cgroup was reclaimed ($(imetric "$l" sibling.memcg.pgscan) pages scanned)"
+    is "$(q "select count(*) from sample a join sample b on a.run_id = b.run_id and a.seq = b.seq join run r on r.id = a.run_id
+              where r.label = '$l' and a.name = 'memcg.memory.current' and b.name = 'sibling.memcg.memory.current'
+              and a.value + b.value > $((96 << 20))")" 0 "  in no tick do the two together exceed the cap"
+done
+ge "$(imetric prot-off memcg.pgscan)" 1 "prot-off: without memory.low the workload is reclaimed too ($(imetric prot-off memcg.pgscan) pages scanned)"
+is "$(v2meta prot-on cgroup.workload.memory.low) $(v2meta prot-on cgroup.workload.memory.min)" "$((64 << 20)) $((16 << 20))" \
+   "prot-on: memory.low and memory.min as the kernel reads them back"
+ok "  with them, a tenth or less of that ($(imetric prot-on memcg.pgscan) pages)" \
+   test "$(( $(imetric prot-on memcg.pgscan) * 10 ))" -le "$(imetric prot-off memcg.pgscan)"
+is "$(imetric prot-on memcg.low_events)" 0 "  protection not overcommitted: memory.events low stays 0"
+ok "  the hog still made progress ($(metric prot-on sibling.passes) passes in the run)" \
+   awk -v v="$(metric prot-on sibling.passes)" 'BEGIN { exit !(v > 0) }'
+is "$(v2meta prot-over cap.low_bytes)" $((96 << 20)) "prot-over: memory.low at 100% of the cap"
+ge "$(imetric prot-over memcg.low_events)" 1 "  overcommitted: memory.events low counts reclaim below it ($(imetric prot-over memcg.low_events))"
+# MGLRU off and on, each undone: the two-list LRU deactivates pages,
+# the multi-gen LRU does not.
+is "$(v2meta lru-off set.lru_gen.enabled)" "0x0000 (was 0x0007)" "lru-off: MGLRU switched off for the run (6.12 has it on)"
+is "$(v2meta lru-off mglru.enabled)" 0x0000 "  and the run recorded it off"
+ge "$(imetric lru-off vmstat.pgdeactivate)" 1 "  the two-list LRU deactivated pages ($(imetric lru-off vmstat.pgdeactivate))"
+is "$(v2meta lru-on set.lru_gen.enabled)" "0x0007 (was 0x0007)" "lru-on: after lru-off's undo MGLRU was on again"
+is "$(v2meta lru-on set.lru_gen.min_ttl_ms)" "0 (was 0)" "  min_ttl_ms set and read back"
+is "$(imetric lru-on vmstat.pgdeactivate)" 0 "  MGLRU deactivates none"
+is "$(v2meta state-after mglru.enabled)" 0x0007 "MGLRU as found after the last run"
+is "$(q "select status from run where label = 'zswap-ctl'")" ok "zswap-ctl: a run with memory.zswap.max and .writeback: ok"
+is "$(v2meta zswap-ctl cgroup.run.memory.zswap.max) $(v2meta zswap-ctl cgroup.run.memory.zswap.writeback)" \
+   "$((24 << 20)) 0" "  both as the kernel reads them back (50% of 48M; writeback off)"
 # Undo leaves nothing in the guest: what state-after saw is what
 # state-before saw, and that is nothing (no cgroup but the checker's own,
 # no swap, no swap file), and no run's undoing failed.
