@@ -77,7 +77,7 @@ static const struct opt run_options[] = {
       .help = "inside a VM: run only this kernel group's cells" },
     { .name = "guest-suite", .type = OPT_STRING, .offset = SO(guest_suite), .size = 40, .metavar = "UUID",
       .set = check_uuid, .help = "inside a VM: the host suite's UUID" },
-    { .name = "guest-seed", .type = OPT_U64, .offset = SO(guest_seed), .metavar = "N", .min = 0, .max = 9.2e18,
+    { .name = "guest-seed", .type = OPT_U64, .offset = SO(guest_seed), .metavar = "N",
       .help = "inside a VM: the host suite's order seed" },
     { .name = "guest-meta", .type = OPT_STRING, .offset = SO(guest_meta), .size = 256, .metavar = "FILE",
       .help = "inside a VM: key=value metadata for every run (the kernel's)" },
