@@ -370,5 +370,10 @@ if [ ! -e /sys/kernel/mm/lru_gen ]; then
 else
     skip "this kernel has MGLRU"
 fi
+# Every reference suite loads here: its keys, values and cells (a named
+# kernel's cells are judged by that kernel, so here they only parse).
+for f in "$ROOT"/suites/*.ini; do
+    ok "suites/$(basename "$f") plans" "$PM" suite plan "$f"
+done
 is "$(machine_state)" "$before" "the machine as it was"
 done_testing
