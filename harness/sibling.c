@@ -109,6 +109,17 @@ int sibling_spec_parse(const char *spec, const struct wl_limits *lim, struct sib
     }
     if (sp->wl->check && sp->wl->check(sp->state, lim, &e) < 0)
         goto bad;
+    /* A list of values makes phases, each a configuration of its own: a
+     * hog is one. */
+    if (sp->wl->phases && sp->wl->phases(sp->state) > 1) {
+        pm_errf(err, "%s: a list of values makes phases, and the hog runs one configuration (accepted: one value)",
+                sp->wl->name);
+        goto fail;
+    }
+    if (sp->wl->set_phase) {
+        char suffix[64];
+        sp->wl->set_phase(sp->state, 0, suffix, sizeof suffix);
+    }
     return 0;
 bad:
     pm_errf(err, "%s: %s", sp->wl->name, e.msg);
