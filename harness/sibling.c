@@ -41,9 +41,10 @@ void sibling_spec_free(struct sibling_spec *sp)
 static int spec_option(const struct sibling_spec *sp, char **w, int left, int *used, struct pm_err *err)
 {
     char name[64];
-    const char *eq = strchr(w[0], '=');
-    size_t nlen = eq ? (size_t)(eq - w[0] - 2) : strlen(w[0] + 2);
-    if (strncmp(w[0], "--", 2) != 0 || nlen == 0 || nlen >= sizeof name)
+    bool dashes = strncmp(w[0], "--", 2) == 0;
+    const char *eq = dashes ? strchr(w[0] + 2, '=') : NULL;
+    size_t nlen = !dashes ? 0 : eq ? (size_t)(eq - w[0] - 2) : strlen(w[0] + 2);
+    if (!dashes || nlen == 0 || nlen >= sizeof name)
         return pm_errf(err, "'%s' is not an option of %s (accepted: --NAME VALUE or --NAME=VALUE; see "
                        "'pressmark run %s --help')", w[0], sp->wl->name, sp->wl->name);
     snprintf(name, sizeof name, "%.*s", (int)nlen, w[0] + 2);
@@ -95,6 +96,9 @@ int sibling_spec_parse(const char *spec, const struct wl_limits *lim, struct sib
                        sp->wl->name);
     if (!sp->wl || sp->wl->hidden)
         return pm_errf(err, "'%s' is not a workload (accepted: %s)", w[0], names);
+    if (sp->wl->journals)
+        return pm_errf(err, "%s keeps a scratch directory in the run's undo journal, which is the measured run's own "
+                       "(accepted: a workload that does not, e.g. usemem)", sp->wl->name);
     sp->state = calloc(1, sp->wl->state_size ? sp->wl->state_size : 1);
     if (!sp->state)
         return pm_errf(err, "out of memory");

@@ -19,6 +19,7 @@
 #include "lib/fileio.h"
 #include "lib/spawn.h"
 #include "lib/timeutil.h"
+#include "pressure/undo.h"
 
 #define GRACE_NS 3000000000ull
 
@@ -237,6 +238,9 @@ int sibling_helper_main(int argc, char **argv)
     if (argc != 6)
         return 2;
     run_block_signals();
+    /* The journal is the run's, rewritten whole by its pressmark: a hog's
+     * workload writing it would drop what the run journalled. */
+    undo_forbid("the undo journal is the measured run's own: a hog's workload may not keep changes in it");
     struct pm_err err;
     /* First into its cgroup, so its workload is charged there; and not
      * the observer's OOM standing, whatever pressmark's is. */

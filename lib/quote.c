@@ -1,6 +1,7 @@
 #include "lib/quote.h"
 #include "lib/utf8.h"
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 
@@ -104,22 +105,48 @@ static void hex_escape(unsigned char c, char out[5])
     out[4] = '\0';
 }
 
+/* The stream's state: a C1 character's lead byte (0xc2) may end one
+ * write and its second byte begin the next, so it is held until then. */
+struct terminal_cookie {
+    FILE *f;
+    bool held_c2;
+};
+
+/* One byte after a held 0xc2 (or none, at the end): the pair escaped when
+ * it is C1 (U+0080 to U+009F), else the lead byte as it was. */
+static int put_held(struct terminal_cookie *tc, int next)
+{
+    tc->held_c2 = false;
+    if (next >= 0x80 && next <= 0x9f) {
+        char esc[9];
+        hex_escape(0xc2, esc);
+        hex_escape((unsigned char)next, esc + 4);
+        return fputs(esc, tc->f) == EOF ? -1 : 1;
+    }
+    return fputc(0xc2, tc->f) == EOF ? -1 : 0;
+}
+
 static ssize_t terminal_write(void *cookie, const char *buf, size_t size)
 {
-    FILE *f = cookie;
+    struct terminal_cookie *tc = cookie;
     for (size_t i = 0; i < size; i++) {
         unsigned char c = (unsigned char)buf[i];
-        int rc;
-        /* C1 as UTF-8 (U+0080 to U+009F): both bytes shown. */
-        bool c1 = c == 0xc2 && i + 1 < size && (unsigned char)buf[i + 1] >= 0x80 && (unsigned char)buf[i + 1] <= 0x9f;
-        if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f || c1) {
-            char esc[9];
+        int rc = 0;
+        if (tc->held_c2) {
+            int used = put_held(tc, c);
+            if (used < 0)
+                return i ? (ssize_t)i : -1;
+            if (used)
+                continue;
+        }
+        if (c == 0xc2) {
+            tc->held_c2 = true;
+        } else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
+            char esc[5];
             hex_escape(c, esc);
-            if (c1)
-                hex_escape((unsigned char)buf[++i], esc + 4);
-            rc = fputs(esc, f);
+            rc = fputs(esc, tc->f);
         } else {
-            rc = fputc(c, f);
+            rc = fputc(c, tc->f);
         }
         if (rc == EOF)
             return i ? (ssize_t)i : -1;
@@ -129,13 +156,25 @@ static ssize_t terminal_write(void *cookie, const char *buf, size_t size)
 
 static int terminal_close(void *cookie)
 {
-    return fflush((FILE *)cookie);
+    struct terminal_cookie *tc = cookie;
+    int rc = tc->held_c2 && put_held(tc, -1) < 0 ? EOF : 0;
+    if (fflush(tc->f) == EOF)
+        rc = EOF;
+    free(tc);
+    return rc;
 }
 
 FILE *quote_terminal_stream(FILE *f)
 {
+    struct terminal_cookie *tc = calloc(1, sizeof *tc);
+    if (!tc)
+        return NULL;
+    tc->f = f;
     cookie_io_functions_t io = { .read = NULL, .write = terminal_write, .seek = NULL, .close = terminal_close };
-    return fopencookie(f, "w", io);
+    FILE *s = fopencookie(tc, "w", io);
+    if (!s)
+        free(tc);
+    return s;
 }
 
 void quote_terminal(const char *s, char *buf, size_t len)

@@ -202,8 +202,18 @@ void undo_unlock(void)
     }
 }
 
+/* Why this process may not journal, or NULL (undo_forbid). */
+static const char *forbidden;
+
+void undo_forbid(const char *why)
+{
+    forbidden = why;
+}
+
 int undo_push(enum undo_kind kind, const char *a, const char *b, struct pm_err *err)
 {
+    if (forbidden)
+        return pm_errf(err, "%s", forbidden);
     if (nactions == MAX_ACTIONS)
         return pm_errf(err, "too many environment changes in one run (%d)", MAX_ACTIONS);
     if (ensure_state_dir(err) < 0)

@@ -38,6 +38,10 @@ bool undo_run_in_progress(void);
 
 /* Journal an action before doing it. Returns an id for undo_done. */
 int undo_push(enum undo_kind kind, const char *a, const char *b, struct pm_err *err);
+/* This process must never write the journal (a helper beside a run whose
+ * pressmark owns it: the journal is rewritten whole from one process's
+ * list): undo_push fails with why from now on. */
+void undo_forbid(const char *why);
 /* Strike an action off after it was undone (or turned out not needed). */
 void undo_done(int id);
 /* Undo every journalled action of this process, newest first. Each undone

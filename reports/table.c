@@ -1,4 +1,5 @@
 #include "reports/table.h"
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include "lib/quote.h"
@@ -13,6 +14,23 @@ void table_init(struct table *t, size_t ncols, const char *const *headers, const
     }
 }
 
+/* A cell as a table can show it: a line break or a tab in it (a label or
+ * spec from a database) would start a row of its own or shift the columns,
+ * so any control character is written out as \xNN. */
+static char *cell_copy(const char *s)
+{
+    bool ctl = false;
+    for (const char *p = s; *p && !ctl; p++)
+        ctl = (unsigned char)*p < 0x20 || *p == 0x7f;
+    if (!ctl)
+        return strdup(s);
+    size_t len = 4 * strlen(s) + 1;
+    char *q = malloc(len);
+    if (q)
+        quote_terminal(s, q, len);
+    return q;
+}
+
 int table_add_row(struct table *t, const char *const *cells)
 {
     if (t->nrows == t->cap) {
@@ -24,7 +42,7 @@ int table_add_row(struct table *t, const char *const *cells)
         t->cap = cap;
     }
     for (size_t i = 0; i < t->ncols; i++) {
-        t->cells[t->nrows * t->ncols + i] = strdup(cells[i] ? cells[i] : "");
+        t->cells[t->nrows * t->ncols + i] = cell_copy(cells[i] ? cells[i] : "");
         if (!t->cells[t->nrows * t->ncols + i]) {
             for (size_t k = 0; k < i; k++)
                 free(t->cells[t->nrows * t->ncols + k]);

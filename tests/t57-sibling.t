@@ -97,6 +97,8 @@ bad "a command as the hog" "^pressmark run usemem: --sibling: record takes a com
     run usemem --mem-cap 160M --sibling 'record'
 bad "a hog under the balloon" "^pressmark run usemem: --sibling: needs a cgroup cap \(cgroup1 or cgroup2\), not --cap-method balloon" \
     run usemem --mem-cap 160M --cap-method balloon --sibling "$hog"
+bad "a hog that journals" "^pressmark run usemem: --sibling: shmio keeps a scratch directory in the run's undo journal" \
+    run usemem --mem-cap 160M --sibling 'shmio'
 bad "a hog of several phases" "^pressmark run usemem: --sibling: build: a list of values makes phases, and the hog runs one configuration" \
     run usemem --mem-cap 160M --sibling 'build --jobs 1,2'
 bad "a hog on two lines" "^pressmark run usemem: --sibling: 'usemem\\\\x0a--size 1M' is not a hog" \

@@ -371,4 +371,5 @@ const struct workload_ops workload_shmio = {
     .check = shmio_check,
     .run = shmio_run,
     .helpers = shmio_helpers,
+    .journals = true,
 };

@@ -43,6 +43,7 @@ struct workload_ops {
     const char *const *compare_also;
     bool show_cpu_split;                /* show adds the CPU split columns (user, system, idle) */
     bool hidden;                        /* not offered by 'pressmark run' (record's command) */
+    bool journals;                      /* keeps changes of its own in the run's undo journal (not a hog) */
     const char *params_title;           /* what describe writes: NULL "parameters"; "command" */
     const struct opt *options;          /* typed, fio-style; defaults applied first */
     size_t state_size;
