@@ -20,6 +20,8 @@ mem-low = 50%'
 printf '[global]\nkernel = linux-image-cloud-amd64, linux-image-6.12-cloud-amd64\n%s\nlru-gen = on\n' "$kernel_cell" > named-kernels.ini
 printf '[global]\nkernel = running\n%s\nlru-gen = on\n' "$kernel_cell" > running-lru.ini
 printf '[global]\nkernel = running\n%s\n' "$kernel_cell" > running-low.ini
+# Deferred is only what the kernel judges: sizes are judged here too.
+printf '[global]\nkernel = linux-image-6.12-cloud-amd64\n%s\nmem-min = 96M\n' "$kernel_cell" > named-above.ini
 state_before=$(machine_state)
 listing() { find "$TMP" -path "$TMP/out" -prune -o -path "$TMP/err" -prune -o -print | sort; }
 files_before=$(listing)
@@ -150,6 +152,13 @@ if [ ! -e /sys/kernel/mm/lru_gen ]; then
         "^pressmark suite plan: running-lru.ini:8: lru-gen: 'on': $(printf "$lacks" enabled)" suite plan running-lru.ini
 else
     skip "this kernel has MGLRU"
+fi
+if [ "$(id -u)" -eq 0 ]; then
+    bad "a named kernel's cell with memory.min above its cap" \
+        "^pressmark suite plan: named-above.ini: cell '.*': --mem-min: 100663296 bytes is above the cap of 67108864 bytes \\(accepted: at most the cap\\)$" \
+        suite plan named-above.ini
+else
+    skip "a suite with --mem-cap is planned as root"
 fi
 is "$(listing)" "$files_before" "no bad invocation created or removed a file (working directory, --out, --junit)"
 is "$(machine_state)" "$state_before" "nor changed the machine (swap, zram, cgroups, sysctls, THP, zswap, journal)"
