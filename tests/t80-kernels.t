@@ -168,7 +168,7 @@ is "$(machine_state)" "$before" "no VM, overlay, scratch or mount left"
 # assertions on the merged runs. They ride in the boot that completes
 # kill.ini below (a boot of their own would cost ~25 s; these ~10 s).
 # A cell more: a section here, its cap in v2_capped, its own lines after
-# the suite. state-before and state-after (first and last: the suite is
+# the suite (what make test cannot spend: tests/slow/t83-protection-vms.t). state-before and state-after (first and last: the suite is
 # sequential) print what a run may leave in the guest, its own cgroup
 # left out, into the guest's log, which comes back with its results.
 v2_state="sh -c 'cd /sys/fs/cgroup/pressmark&&echo pm-state: cg=\$(ls -d */|grep -vx \$(cut -d/ -f3 /proc/self/cgroup)/) sw=\$(tail -n+2 /proc/swaps|cut -d\" \" -f1) f=\$(ls /var/lib|grep -x pressmark)'"
@@ -258,49 +258,13 @@ sibling = usemem --size 96M --passes 1
 sibling-lead = 2s
 interval = 100ms
 
-[prot-over]
-workload = usemem
-size = 128M
-mem-cap = 96M
-swap = 256M
-mem-low = 100%
-interval = 100ms
-
-[lru-off]
-workload = usemem
-size = 96M
-passes = 3
-mem-cap = 48M
-swap = 128M
-lru-gen = off
-interval = 100ms
-
-[lru-on]
-workload = usemem
-size = 96M
-passes = 3
-mem-cap = 48M
-swap = 128M
-lru-gen = on
-lru-gen-min-ttl = 1000
-interval = 100ms
-
-[zswap-ctl]
-workload = usemem
-size = 16M
-mem-cap = 48M
-zswap-max = 50%
-zswap-writeback = off
-interval = 100ms
-
 [state-after]
 workload = record
 command = $v2_state"
 # Each capped cell and its cap in bytes.
 v2_capped="v2-cap:$((48 << 20)) v2-swapcap:$((48 << 20)) v2-high:$((48 << 20)) v2-usemem:$((48 << 20))
            v2-usemem-oom:$((48 << 20)) v2-filestream:$((64 << 20)) v2-stutter:$((64 << 20))
-           prot-off:$((96 << 20)) prot-on:$((96 << 20)) prot-over:$((96 << 20)) lru-off:$((48 << 20))
-           lru-on:$((48 << 20))"
+           prot-off:$((96 << 20)) prot-on:$((96 << 20))"
 
 # SIGKILL during a boot: QEMU dies with pressmark; what is left is undone
 # by the next invocation, which continues the suite.
@@ -337,11 +301,7 @@ ok "a VM is up" test -n "$(pgrep -f 'qemu-system.* pressmark-vm-')"
 wait_for sh -c "! pgrep -f 'qemu-system.* pressmark-vm-' >/dev/null"
 is "$(pgrep -fc 'qemu-system.* pressmark-vm-')" 0 "QEMU ended with pressmark (SIGKILL)"
 "$PM" suite run kill.ini > out 2> err
-rc=$?
-# Debian's cloud kernels are built without zswap: zswap-ctl's runs fail
-# there with the reason (only the guest kernel could judge it).
-zswap_cfg=$(q "select m.value from run_meta m join run r on r.id = m.run_id where r.label = 'v2-cap' and m.key = 'kconfig.CONFIG_ZSWAP'")
-is "$rc" 1 "the next invocation continues the suite, exit 1: runs in the guest did not end ok (zswap-ctl's failed; v2-swapcap's and v2-usemem-oom's ended oom, as they should)"
+is "$?" 1 "the next invocation continues the suite, exit 1: runs in the guest ended oom (v2-swapcap's, v2-usemem-oom's), as they should"
 like "$(cat err)" "removed scratch directory .*pressmark-vm-" "  after removing what the killed one left"
 is "$(q "select count(*) from run r join run_meta m on m.run_id = r.id and m.key = 'suite.name' and m.value = 'killed' where r.status = 'ok' and r.label = '$k612'")" 1 "  and its run is done"
 is "$(machine_state)" "$before" "no VM, overlay, scratch or mount left after SIGKILL"
@@ -359,8 +319,11 @@ for lc in $v2_capped; do
     # lets a dying task overshoot so it can exit): the cap holds in every
     # sample only of the runs that end ok.
     [ "$(q "select status from run where label = '$l'")" = oom ] && continue
-    is "$(q "select count(*) from sample s join run r on r.id = s.run_id where r.label = '$l' and s.name = 'memcg.memory.current' and s.value > $cap")" 0 \
-       "  never above the cap in any sample"
+    # A reader may see a charge in flight (page_counter_try_charge adds,
+    # then takes back what would pass the limit): one charge batch, 64
+    # pages, of slack (tests/slow/t83 sees 1 to 3 pages with the chat).
+    is "$(q "select count(*) from sample s join run r on r.id = s.run_id where r.label = '$l' and s.name = 'memcg.memory.current' and s.value > $cap + 262144")" 0 \
+       "  never above the cap, but for a charge in flight, in any sample"
 done
 is "$(q "select status from run where label = 'v2-cap'")" ok "v2-cap: swapout 96M under a 48M cap with swap: ok"
 ge "$(imetric v2-cap memcg.limit_hits)" 1 "  it reached the cap (memory.events max: $(imetric v2-cap memcg.limit_hits))"
@@ -393,8 +356,9 @@ ge "$(imetric v2-stutter swap.out_kb)" 1 "  the hog swapped"
 # Protection and the sibling hog on v2 (counters, not timings): the hog
 # in its own cgroup beside the workload's under the shared cap; without
 # memory.low the cap's reclaim scans the workload too, with it the
-# workload is left alone and the hog pays; protection above the cap is
-# overcommitted and memory.events low says so.
+# workload is left alone and the hog pays. (Overcommitted protection,
+# MGLRU off and on, zswap's controls and the capped chat under
+# --trace-reclaim boot in tests/slow/t83-protection-vms.t.)
 for l in prot-off prot-on; do
     is "$(q "select status from run where label = '$l'")" ok "$l: usemem beside a usemem hog under one 96M cap: ok"
     is "$(v2meta "$l" cgroup.workload) $(v2meta "$l" cgroup.sibling)" \
@@ -418,28 +382,6 @@ ok "  with them, a tenth or less of that ($(imetric prot-on memcg.pgscan) pages)
 is "$(imetric prot-on memcg.low_events)" 0 "  protection not overcommitted: memory.events low stays 0"
 ok "  the hog still made progress ($(metric prot-on sibling.passes) passes in the run)" \
    awk -v v="$(metric prot-on sibling.passes)" 'BEGIN { exit !(v > 0) }'
-is "$(v2meta prot-over cap.low_bytes)" $((96 << 20)) "prot-over: memory.low at 100% of the cap"
-ge "$(imetric prot-over memcg.low_events)" 1 "  overcommitted: memory.events low counts reclaim below it ($(imetric prot-over memcg.low_events))"
-# MGLRU off and on, each undone and recorded with its run. (Which
-# reclaim counters tell the two LRUs apart is the reference suite's
-# question, answered with verdicts: suites/mglru-quick.ini.)
-is "$(v2meta lru-off set.lru_gen.enabled)" "0x0000 (was 0x0007)" "lru-off: MGLRU switched off for the run (6.12 has it on)"
-is "$(v2meta lru-off mglru.enabled)" 0x0000 "  and the run recorded it off"
-is "$(q "select status from run where label = 'lru-off'")" ok "  the run is ok"
-is "$(v2meta lru-on set.lru_gen.enabled)" "0x0007 (was 0x0007)" "lru-on: after lru-off's undo MGLRU was on again"
-is "$(v2meta lru-on set.lru_gen.min_ttl_ms)" "1000 (was 0)" "  min_ttl_ms set and read back"
-is "$(v2meta state-after mglru.enabled) $(v2meta state-after mglru.min_ttl_ms)" "0x0007 0" "MGLRU and its min_ttl_ms as found after the last run"
-if [ "$zswap_cfg" = y ]; then
-    is "$(q "select status from run where label = 'zswap-ctl'")" ok "zswap-ctl: a run with memory.zswap.max and .writeback: ok"
-    is "$(v2meta zswap-ctl cgroup.run.memory.zswap.max) $(v2meta zswap-ctl cgroup.run.memory.zswap.writeback)" \
-       "$((24 << 20)) 0" "  both as the kernel reads them back (50% of 48M; writeback off)"
-else
-    like "$(q "select status || ': ' || reason from run where label = 'zswap-ctl'")" \
-         "^failed: environment: --zswap-max: this kernel has no zswap, so no memory.zswap.max \\(/sys/module/zswap is missing; accepted: a kernel built with CONFIG_ZSWAP\\)$" \
-         "zswap-ctl: a kernel without zswap refuses its run in the guest, with the reason"
-    is "$(q "select group_concat(label) from run r join run_meta n on n.run_id = r.id and n.key = 'suite.name'
-             and n.value = 'killed' where r.status = 'failed'")" zswap-ctl "  the only failed run: the suite went on past it"
-fi
 # Undo leaves nothing in the guest: what state-after saw is what
 # state-before saw, and that is nothing (no cgroup but the checker's own,
 # no swap, no swap file), and no run's undoing failed.
