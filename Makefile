@@ -173,8 +173,10 @@ test-slow: all
 # (t19: a shell script over the suite, compare and push that t70 and t60
 # run here), the Grafana dashboard's SQL run by SQLite (t46: its record and
 # chat are what t10 and t30 run here); t80 boots no VM here (QEMU's time, not
-# pressmark's code).
-CHECK_SKIP := tests/t05-layering.t tests/t16-install.t tests/t18-deb.t tests/t19-nightly.t tests/t46-grafana-sqlite.t
+# pressmark's code); the sibling hog's processes and cgroups (t57: its
+# C, the spec and the passes' arithmetic, is unit_sibling's here).
+CHECK_SKIP := tests/t05-layering.t tests/t16-install.t tests/t18-deb.t tests/t19-nightly.t tests/t46-grafana-sqlite.t \
+              tests/t57-sibling.t
 SAN := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 check: check-build
 	$(call run-tests,build/check,PRESSMARK_TEST_SANITIZED=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1,$(filter-out $(CHECK_SKIP),$(SHELL_TESTS)))

@@ -202,13 +202,8 @@ static size_t read_report(int fd, char *buf, size_t len, uint64_t deadline_ns)
     return got;
 }
 
-struct tally {
-    double passes, value_sum;
-    unsigned nvalues, failed, total;
-};
-
 /* A pass line "pass T0 T1 STATUS VALUE": its share of [w0, w1]. */
-static void tally_line(struct tally *t, const char *line, uint64_t w0, uint64_t w1)
+static void tally_line(struct sibling_tally *t, const char *line, uint64_t w0, uint64_t w1)
 {
     unsigned long long a, b;
     char status[16], value[64];
@@ -231,7 +226,7 @@ static void tally_line(struct tally *t, const char *line, uint64_t w0, uint64_t 
     }
 }
 
-static void put_figures(const struct tally *t, const char *spec, uint64_t w0, uint64_t w1, struct metric_set *out)
+static void put_figures(const struct sibling_tally *t, const char *spec, uint64_t w0, uint64_t w1, struct metric_set *out)
 {
     metric_put(out, &sibling_defs[SIB_PASSES], t->passes);
     if (w1 > w0)
@@ -251,6 +246,14 @@ static void put_figures(const struct tally *t, const char *spec, uint64_t w0, ui
     char name[128];
     snprintf(name, sizeof name, "sibling.%s", wl->headline);
     metric_set_put(out, name, t->value_sum / t->nvalues, unit, dir);
+}
+
+void sibling_tally(char *report, uint64_t w0_ns, uint64_t w1_ns, struct sibling_tally *t)
+{
+    memset(t, 0, sizeof *t);
+    char *save = NULL;
+    for (char *line = strtok_r(report, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+        tally_line(t, line, w0_ns, w1_ns);
 }
 
 void sibling_stop(struct sibling *s, const char *spec, uint64_t w0_ns, uint64_t w1_ns, struct metric_set *out,
@@ -274,9 +277,8 @@ void sibling_stop(struct sibling *s, const char *spec, uint64_t w0_ns, uint64_t 
         close(s->fd);
     s->fd = -1;
     s->pid = 0;
-    struct tally t = { 0 };
-    for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
-        tally_line(&t, line, w0_ns, w1_ns);
+    struct sibling_tally t;
+    sibling_tally(buf, w0_ns, w1_ns, &t);
     kv_setf(meta, "sibling.passes_total", "%u", t.total);
     put_figures(&t, spec, w0_ns, w1_ns, out);
 }

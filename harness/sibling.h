@@ -45,6 +45,16 @@ int sibling_alive(struct sibling *s, char *why, size_t len);
 void sibling_stop(struct sibling *s, const char *spec, uint64_t w0_ns, uint64_t w1_ns, struct metric_set *out,
                   struct kv_list *meta);
 
+/* The helper's report (its "pass T0 T1 STATUS VALUE" lines; cut up in
+ * place) over the measured run [w0_ns, w1_ns]: each ok pass counted by
+ * the share of its time inside it, the failed ones that overlap it, the
+ * headline's sum and count over the ok ones that overlap it, and all. */
+struct sibling_tally {
+    double passes, value_sum;
+    unsigned nvalues, failed, total;
+};
+void sibling_tally(char *report, uint64_t w0_ns, uint64_t w1_ns, struct sibling_tally *t);
+
 /* The helper's side: pressmark __sibling PROCS CGDIR CAP SWAP SPEC. */
 int sibling_helper_main(int argc, char **argv);
 

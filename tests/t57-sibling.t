@@ -15,7 +15,7 @@ cap=$((160 << 20))
 hog='usemem --size 96M --passes 1'
 
 # 1. A hog beside usemem under a 160M cap with swap.
-"$PM" run usemem --quiet --size 96M --duration 3s --mem-cap 160M --swap 512M --interval 100ms \
+"$PM" run usemem --quiet --size 96M --duration 2s --mem-cap 160M --swap 512M --interval 100ms \
     --sibling "$hog" --sibling-lead 1s --label beside >"$TMP/out" 2>&1
 is "$?" 0 "usemem beside a usemem hog exits 0"
 is "$(q "select status from run where label = 'beside'")" ok "and is stored ok"
@@ -71,8 +71,8 @@ is "$(machine_state)" "$before" "after it: nothing left"
 # A hog larger than the cap without swap: each of its passes is OOM-killed
 # inside the cap, counted as failed, none as done; the measured command,
 # small, ends ok.
-"$PM" record --quiet --mem-cap 96M --swap-cap 0 --sibling 'usemem --size 128M --passes 1' --sibling-lead 2s \
-    --label oomhog -- sleep 3 >"$TMP/oomhog" 2>&1
+"$PM" record --quiet --mem-cap 96M --swap-cap 0 --sibling 'usemem --size 128M --passes 1' --sibling-lead 1s \
+    --label oomhog -- sleep 2 >"$TMP/oomhog" 2>&1
 is "$?" 0 "a command beside a hog the OOM killer ends exits 0"
 ge "$(imetric oomhog sibling.failed_passes)" 1 "the hog's OOM-killed passes are counted as failed ($(imetric oomhog sibling.failed_passes))"
 ok "and none as done ($(metric oomhog sibling.passes))" awk -v v="$(metric oomhog sibling.passes)" 'BEGIN { exit !(v != "" && v == 0) }'
@@ -85,7 +85,7 @@ interrupt() {  # interrupt SIGNAL LABEL
     local pid=$!
     wait_for sh -c 'cat /sys/fs/cgroup/memory/pressmark/run-*/sibling/cgroup.procs 2>/dev/null | grep -q .'
     ok "$1: the hog is running" sh -c 'cat /sys/fs/cgroup/memory/pressmark/run-*/sibling/cgroup.procs | grep -q .'
-    sleep 1.5
+    sleep 1
     kill -"$1" "$pid"
     wait "$pid"
     echo $? > "$TMP/rc"
