@@ -332,19 +332,13 @@ void run_opts_defaults(struct run_opts *ro)
     ro->env.sibling_lead_ns = 2000000000ull;
 }
 
-/* The hog needs a cgroup cap to share, and a spec its workload takes. */
+/* The hog needs a cap to share (its method is the kernel's to judge:
+ * env_controls_check) and a spec its workload takes. */
 static int check_sibling(struct run_opts *ro, struct pm_err *err)
 {
     struct env_config *e = &ro->env;
     if (!e->has_cap)
         return pm_errf(err, "--sibling: needs --mem-cap (the cap is the parent cgroup the hog and the workload share)");
-    if (!e->kernel_checks_deferred) {
-        enum cap_method got;
-        struct pm_err merr;
-        if (env_resolve_method(e->method, &got, &merr) == 0 && got != CAP_CGROUP1 && got != CAP_CGROUP2)
-            return pm_errf(err, "--sibling: needs a cgroup cap (cgroup1 or cgroup2), not --cap-method %s",
-                           env_method_name(got));
-    }
     struct wl_limits lim;
     run_opts_limits(ro, &lim);
     struct sibling_spec sp;

@@ -70,16 +70,6 @@ static int set_and_record(const char *dir, const char *file, const char *whose, 
     return 0;
 }
 
-/* What v1 has no counterpart of, refused before anything is made. */
-static int v1_lacks(const struct cgroup_limits *lim, struct pm_err *err)
-{
-    const char *opt = lim->has_high ? "--mem-high" : lim->has_low ? "--mem-low" : lim->has_min ? "--mem-min"
-                      : lim->has_zswap_max ? "--zswap-max" : lim->zswap_writeback ? "--zswap-writeback" : NULL;
-    if (!opt)
-        return 0;
-    return pm_errf(err, "%s needs cgroup v2 (this kernel's memory cgroup is v1, which has no such control)", opt);
-}
-
 /* The cap on the run's cgroup: memory, swap and zswap, which the
  * workload and its sibling share. */
 static int set_cap(const struct cgroup_cap *cg, const struct cgroup_limits *lim, bool nested, struct kv_list *meta,
@@ -133,8 +123,6 @@ int cgroup_cap_create(struct cgroup_cap *cg, int version, const char *root, int6
 {
     memset(cg, 0, sizeof *cg);
     cg->version = version;
-    if (lim->mem && version == 1 && v1_lacks(lim, err) < 0)
-        return -1;
     char parent[PATH_MAX];
     snprintf(parent, sizeof parent, "%s/pressmark", root);
     if (version == 2 && enable_memory(root, err) < 0)

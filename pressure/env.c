@@ -43,9 +43,9 @@ int env_resolve_method(enum cap_method want, enum cap_method *got, struct pm_err
     return 0;
 }
 
-/* cgroup v2's controls beside the cap: one check, so a run is refused for
- * the same reason whether its options are read here or its environment
- * comes up on the kernel a suite cell boots. */
+/* cgroup v2's controls beside the cap, and the hog's cgroup: one check,
+ * so a run is refused for the same reason whether its options are read
+ * here or its environment comes up on the kernel a suite cell boots. */
 int env_controls_check(const struct env_config *cfg, enum cap_method got, struct pm_err *err)
 {
     const struct {
@@ -58,6 +58,9 @@ int env_controls_check(const struct env_config *cfg, enum cap_method got, struct
         { "zswap-max", "memory.zswap.max", cfg->has_zswap_max, true },
         { "zswap-writeback", "memory.zswap.writeback", cfg->zswap_writeback != 0, true },
     };
+    /* The hog and the workload share the cap as a parent cgroup. */
+    if (cfg->sibling[0] && got != CAP_CGROUP1 && got != CAP_CGROUP2)
+        return pm_errf(err, "--sibling: needs a cgroup cap (cgroup1 or cgroup2), not --cap-method %s", env_method_name(got));
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
         if (!c[i].set)
             continue;
@@ -112,8 +115,6 @@ static int apply(struct run_env *env, struct kv_list *meta, struct pm_err *err)
         return -1;
     if (swap_add(&cfg->swap, env->run_id, meta, err) < 0)
         return -1;
-    if (!cfg->has_cap && cfg->sibling[0])
-        return pm_errf(err, "--sibling needs --mem-cap: the cap is what the hog and the workload share");
     if (!cfg->has_cap) {
         kv_set(meta, "cap.method", "none");
         track(env, meta);
@@ -145,9 +146,6 @@ static int apply(struct run_env *env, struct kv_list *meta, struct pm_err *err)
         snprintf(env->sibling_procs, sizeof env->sibling_procs, "%s", cg.sib_procs);
         return 0;
     }
-    if (cfg->sibling[0])
-        return pm_errf(err, "--sibling needs a cgroup cap for the hog and the workload to share (this run's cap is %s)",
-                       env_method_name(m));
     if (m == CAP_BALLOON) {
         if (cfg->has_swap_cap || cfg->has_mem_high || cfg->has_mem_low || cfg->has_mem_min || cfg->has_zswap_max ||
             cfg->zswap_writeback)

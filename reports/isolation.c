@@ -16,10 +16,9 @@ const char *const iso_protection_keys[] = { "mem-low", "mem-min", NULL };
 #define SIBLING_PREFIX "sibling."
 #define SIBLING_PASSES_PER_S MN_sibling_passes_per_s
 
-/* The keys a hog cell may differ in from its cell without the hog, and
- * from its cell unprotected. */
+/* The keys a hog cell may differ in from its cell without the hog (and
+ * from its cell unprotected: iso_protection_keys). */
 static const char *const sibling_only[] = { "sibling", NULL };
-static const char *const protection_only[] = { "mem-low", "mem-min", NULL };
 
 static bool in_list(const char *const *list, const char *s)
 {
@@ -296,7 +295,7 @@ static int hog_vs_unprotected(struct pm_db *db, const struct comparison *c, cons
         return 0;
     for (size_t u = 0; u < c->nlabels; u++) {
         if (u == h || !ls[u].hog || !ls[u].has_axes || protected_axes(&ls[u].axes) ||
-            !same_except(&ls[h].axes, &ls[u].axes, protection_only))
+            !same_except(&ls[h].axes, &ls[u].axes, iso_protection_keys))
             continue;
         struct iso_values upps;
         const struct cmp_cell *ru = runs_of(c, u);

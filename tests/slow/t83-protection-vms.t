@@ -1,9 +1,10 @@
 #!/bin/bash
 # Protection, MGLRU and zswap's controls inside guests, for real (make
 # test-slow: a boot of each kernel line, beyond what a fresh clone's make
-# test can spend; t80 keeps the cgroup v2 cap cells and protection beside a
-# hog). On Debian's newest 6.1 and 6.12 cloud kernels, both on cgroup v2 in
-# their guests: memory.low above the cap is overcommitted and counted in
+# test can spend; t80 keeps the cgroup v2 cap cells). On Debian's newest
+# 6.1 and 6.12 cloud kernels, both on cgroup v2 in their guests: protection beside a sibling hog on counters (with
+# memory.low the workload's cgroup is not scanned, without it is);
+# memory.low above the cap is overcommitted and counted in
 # memory.events low; MGLRU switched off and on and put back as each kernel
 # has it (6.1 builds it in and leaves it off, 6.12 turns it on); zswap's
 # controls refused by a kernel built without zswap, the run failing with
@@ -41,6 +42,35 @@ swap = 256M
 trace-reclaim = yes
 interval = 100ms
 label = v2-chat on {kernel}
+
+[prot-off]
+workload = usemem
+size = 32M
+pattern = rand
+access = read
+duration = 3s
+mem-cap = 96M
+swap = 256M
+mem-low = 0
+sibling = usemem --size 96M --passes 1
+sibling-lead = 2s
+interval = 100ms
+label = prot-off on {kernel}
+
+[prot-on]
+workload = usemem
+size = 32M
+pattern = rand
+access = read
+duration = 3s
+mem-cap = 96M
+swap = 256M
+mem-low = 64M
+mem-min = 25%
+sibling = usemem --size 96M --passes 1
+sibling-lead = 2s
+interval = 100ms
+label = prot-on on {kernel}
 
 [prot-over]
 workload = usemem
@@ -90,7 +120,7 @@ meta() { q "select m.value from run_meta m join run r on r.id = m.run_id where r
 no_zswap=0
 for k in "$k61" "$k612"; do
     rel=${k#linux-image-}
-    is "$(q "select count(*) from run r join machine m on m.id = r.machine_id where m.kernel = '$rel'")" 7 "$rel: its 7 cells ran in its guest"
+    is "$(q "select count(*) from run r join machine m on m.id = r.machine_id where m.kernel = '$rel'")" 9 "$rel: its 9 cells ran in its guest"
     is "$(meta "v2-chat on $k" cap.method) $(meta "v2-chat on $k" cgroup.version)" "cgroup2 2" "  on cgroup v2"
     # The capped chat, as t25, t26 and t30 run it on the host's v1.
     is "$(q "select status from run where label = 'v2-chat on $k'")" ok "  v2-chat: VolanoMark's chat, heaps of 2 x 64M cycled 8K a message, under a 48M cap: ok"
@@ -104,6 +134,33 @@ for k in "$k61" "$k612"; do
        "    never above its cap, but for a charge in flight, in any sample"
     ge "$(imetric "v2-chat on $k" stall.memcg.count)" 1 "    --trace-reclaim traced its memcg reclaim stalls ($(imetric "v2-chat on $k" stall.memcg.count))"
     is "$(imetric "v2-chat on $k" stall.lost_events)" 0 "    and lost no event"
+    # Protection beside the hog (counters, not timings): the hog in its own
+    # cgroup beside the workload's under the shared cap; without memory.low
+    # the cap's reclaim scans the workload too, with it the workload is left
+    # alone and the hog pays.
+    for l in prot-off prot-on; do
+        is "$(q "select status from run where label = '$l on $k'")" ok "  $l: usemem beside a usemem hog under one 96M cap: ok"
+        is "$(meta "$l on $k" cgroup.workload) $(meta "$l on $k" cgroup.sibling)" \
+           "$(meta "$l on $k" cap.cgroup)/workload $(meta "$l on $k" cap.cgroup)/sibling" "    the workload and the hog in the cap's two children"
+        ge "$(imetric "$l on $k" sibling.memcg.pgscan)" 1 "    the hog's cgroup was reclaimed ($(imetric "$l on $k" sibling.memcg.pgscan) pages scanned)"
+        ge "$(q "select count(*) from sample a join sample b on a.run_id = b.run_id and a.seq = b.seq join run r on r.id = a.run_id
+                  where r.label = '$l on $k' and a.name = 'memcg.memory.current' and b.name = 'sibling.memcg.memory.current'")" 5 \
+           "    both cgroups sampled in the same ticks"
+        # Read one after the other, each CPU a charge batch ahead: 1M of slack.
+        is "$(q "select count(*) from sample a join sample b on a.run_id = b.run_id and a.seq = b.seq join run r on r.id = a.run_id
+                  where r.label = '$l on $k' and a.name = 'memcg.memory.current' and b.name = 'sibling.memcg.memory.current'
+                  and a.value + b.value > $((97 << 20))")" 0 "    in no tick do the two together exceed the cap"
+    done
+    ge "$(imetric "prot-off on $k" memcg.pgscan)" 1 "  prot-off: without memory.low the workload is reclaimed too ($(imetric "prot-off on $k" memcg.pgscan) pages scanned)"
+    ok "    and stalled on memory in its own cgroup ($(metric "prot-off on $k" memcg.psi_some_s) s of memory.pressure some)" \
+       awk -v v="$(metric "prot-off on $k" memcg.psi_some_s)" 'BEGIN { exit !(v > 0) }'
+    is "$(meta "prot-on on $k" cgroup.workload.memory.low) $(meta "prot-on on $k" cgroup.workload.memory.min)" "$((64 << 20)) $((24 << 20))" \
+       "  prot-on: memory.low and memory.min (25% of the cap) as the kernel reads them back"
+    ok "    with them, a tenth or less of that ($(imetric "prot-on on $k" memcg.pgscan) pages)" \
+       test "$(( $(imetric "prot-on on $k" memcg.pgscan) * 10 ))" -le "$(imetric "prot-off on $k" memcg.pgscan)"
+    is "$(imetric "prot-on on $k" memcg.low_events)" 0 "    protection not overcommitted: memory.events low stays 0"
+    ok "    the hog still made progress ($(metric "prot-on on $k" sibling.passes) passes in the run)" \
+       awk -v v="$(metric "prot-on on $k" sibling.passes)" 'BEGIN { exit !(v > 0) }'
     # Protection above what the cap can give: reclaimed below it, counted.
     is "$(meta "prot-over on $k" cgroup.workload.memory.low)" $((96 << 20)) "  prot-over: memory.low at 100% of the cap, read back"
     ge "$(imetric "prot-over on $k" memcg.low_events)" 1 "    overcommitted: memory.events low counts reclaim below it ($(imetric "prot-over on $k" memcg.low_events))"
