@@ -135,7 +135,9 @@ PRESSMARK_DB="$TMP/blocks.db" "$PM" record --quiet --label blocks --interval 10m
 rows0=$(sqlite3 "$TMP/blocks.db" "select count(*) from sample")
 ticks0=$(sqlite3 "$TMP/blocks.db" "select count(*) from tick")
 ge "$ticks0" 260 "a run of $ticks0 ticks to corrupt, longer than a block ($rows0 sample rows)"
-dense="(select run_id, blk, idx from tick_piece where width > 0 order by idx limit 1)"
+# (block 0's: the lines below name it; "order by idx" alone may pick a
+# later block's piece of the same series, as a fresh root's run did)
+dense="(select run_id, blk, idx from tick_piece where width > 0 and blk = 0 order by idx limit 1)"
 hostile() {  # hostile NAME SQL: a copy of blocks.db with SQL applied
     cp "$TMP/blocks.db" "$TMP/$1.db"
     sqlite3 "$TMP/$1.db" "$2" || fail "crafting $1.db"
