@@ -53,6 +53,42 @@ static const char guest_init[] =
     "echo o > /proc/sysrq-trigger\n"
     "sleep 60\n";
 
+/* Process 1 of a guest that a LAVA job boots on a qemu device (pressmark
+ * lava job): the same mounts, the network QEMU's user mode gives (the
+ * host is 10.0.2.2, where the lab's artifact store answers), the links
+ * LAVA's test shell mounts its overlay disk by (there is no udev), then
+ * a root shell on the console with the prompt the job waits for. */
+static const char lava_init[] =
+    "#!/bin/sh\n"
+    "# pressmark's init for a LAVA job on a qemu device: a root shell on the\n"
+    "# console for LAVA's test shell, the network of QEMU's user mode.\n"
+    "PATH=/usr/sbin:/usr/bin:/sbin:/bin\n"
+    "export PATH\n"
+    "mountpoint -q /proc || mount -t proc proc /proc\n"
+    "mountpoint -q /sys || mount -t sysfs sysfs /sys\n"
+    "mountpoint -q /dev || mount -t devtmpfs devtmpfs /dev\n"
+    "mount -o remount,rw /\n"
+    "mount -t tmpfs -o mode=0755 tmpfs /run\n"
+    "mkdir -p /dev/shm && mount -t tmpfs tmpfs /dev/shm\n"
+    "mount -t cgroup2 cgroup2 /sys/fs/cgroup\n"
+    "echo pressmark-guest > /proc/sys/kernel/hostname\n"
+    "ip link set lo up\n"
+    "mkdir -p /dev/disk/by-uuid\n"
+    "for d in /dev/vd? /dev/sd?; do\n"
+    "    [ -b \"$d\" ] || continue\n"
+    "    u=$(blkid -s UUID -o value \"$d\") && [ -n \"$u\" ] && ln -sf \"$d\" \"/dev/disk/by-uuid/$u\"\n"
+    "done\n"
+    "modprobe virtio_net 2> /dev/null\n"
+    "if ip link set eth0 up 2> /dev/null; then\n"
+    "    ip addr add 10.0.2.15/24 dev eth0 && ip route add default via 10.0.2.2\n"
+    "fi\n"
+    "echo \"pressmark-guest: $(uname -r) up after $(cut -d' ' -f1 /proc/uptime) s\"\n"
+    "PS1='pressmark-lava# '\n"
+    "export PS1\n"
+    "while :; do\n"
+    "    setsid -cw sh -i < /dev/ttyS0 > /dev/ttyS0 2>&1\n"
+    "done\n";
+
 /* The initramfs holds only what finds the root disk: fast to build, and
  * the same for every kernel. */
 static const char initramfs_conf[] = "MODULES=list\nCOMPRESS=zstd\n";
@@ -121,7 +157,7 @@ int base_image(const char *cache, char *base, size_t len, FILE *say, struct pm_e
     mirror(mir, sizeof mir);
     codename(code, sizeof code);
     uint64_t h = PM_FNV1A_INIT;
-    const char *parts[] = { guest_packages, guest_init, initramfs_conf, initramfs_modules, mir, code };
+    const char *parts[] = { guest_packages, guest_init, lava_init, initramfs_conf, initramfs_modules, mir, code };
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
         h = pm_fnv1a(h, parts[i], strlen(parts[i]) + 1);
     snprintf(base, len, "%s/base-%s-%016llx", cache, code, (unsigned long long)h);
@@ -155,6 +191,10 @@ int base_image(const char *cache, char *base, size_t len, FILE *say, struct pm_e
     if (rc == 0) {
         snprintf(path, sizeof path, "%s/etc/initramfs-tools/modules", root);
         rc = build_write_text(path, initramfs_modules, 0644, err);
+    }
+    if (rc == 0) {
+        snprintf(path, sizeof path, "%s/usr/lib/pressmark/lava-init", root);
+        rc = build_write_text(path, lava_init, 0755, err);
     }
     /* The init last: its presence says the base is complete. */
     if (rc == 0) {
