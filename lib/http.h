@@ -16,6 +16,8 @@ struct http_request {
     const char *const *headers;   /* extra "Name: value" lines, NULL-terminated, or NULL */
     const void *body;             /* POST this body when not NULL; GET otherwise */
     size_t body_len;
+    FILE *upload;                 /* PUT this file's bytes, upload_len of them, when not NULL */
+    uint64_t upload_len;
     FILE *out;                    /* where the answer's body goes; NULL: kept in the response */
     long timeout_s;               /* the whole exchange; 0: 120 s */
     uint64_t max_bytes;           /* a larger answer is abandoned, an error; 0: no limit */
