@@ -140,9 +140,13 @@ empty :=
 space := $(empty) $(empty)
 define run-tests
 	@ls -d /tmp/pressmark-test.* 2>/dev/null | sort > $(1)/tmp-before || true
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PRESSMARK_BIN=$(abspath $(1)/pressmark) $(2) prove --timer -j2 \
+	@rm -f $(1)/failures.txt
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PRESSMARK_BIN=$(abspath $(1)/pressmark) PM_FAILURES=$(abspath $(1))/failures.txt \
+	    $(2) prove --timer -j2 \
 	    --rules='seq={$(subst $(space),$(comma),$(strip $(filter-out $(FREE_TESTS),$(3))))}' --rules='seq=**' \
-	    $(filter $(LONG_FREE),$(3)) $(filter-out $(LONG_FREE),$(3)) $(UNIT_SRC:tests/%.c=$(1)/tests/%.t)
+	    $(filter $(LONG_FREE),$(3)) $(filter-out $(LONG_FREE),$(3)) $(UNIT_SRC:tests/%.c=$(1)/tests/%.t) || \
+	    { echo "what the failed checks said (the last 60 lines of $(1)/failures.txt):"; \
+	      tail -n 60 $(1)/failures.txt 2>/dev/null; exit 1; }
 	@ls -d /tmp/pressmark-test.* 2>/dev/null | sort | comm -13 $(1)/tmp-before - > $(1)/tmp-left || true; \
 	 if [ -s $(1)/tmp-left ]; then echo "tests left behind: $$(cat $(1)/tmp-left)"; exit 1; fi
 endef

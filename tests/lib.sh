@@ -19,30 +19,40 @@ _cleanup() {
 }
 trap _cleanup EXIT
 
+# A failed check's lines go to the TAP stream and, under make test, to
+# PM_FAILURES too: the target prints that file's end when it fails, where
+# a CI log that keeps only its last lines still shows why.
+diag() {  # diag LINE...: each line as it goes to the TAP stream
+    local l
+    for l in "$@"; do
+        echo "$l"
+        [ -z "${PM_FAILURES:-}" ] || printf '%s: %s\n' "$(basename "$0")" "$l" >> "$PM_FAILURES"
+    done
+}
 ok() {   # ok DESCRIPTION COMMAND [ARGS...]: passes when the command succeeds
     local desc=$1; shift
     _n=$((_n + 1))
-    if "$@"; then echo "ok $_n - $desc"; else echo "not ok $_n - $desc"; _failed=$((_failed + 1)); fi
+    if "$@"; then echo "ok $_n - $desc"; else diag "not ok $_n - $desc"; _failed=$((_failed + 1)); fi
 }
 is() {   # is GOT WANT DESCRIPTION
     _n=$((_n + 1))
     if [ "$1" = "$2" ]; then echo "ok $_n - $3"
-    else echo "not ok $_n - $3"; echo "#   got:  '$1'"; echo "#   want: '$2'"; _failed=$((_failed + 1)); fi
+    else diag "not ok $_n - $3" "#   got:  '$1'" "#   want: '$2'"; _failed=$((_failed + 1)); fi
 }
 isnt() { # isnt GOT UNWANTED DESCRIPTION: passes when they differ and GOT is not empty
     _n=$((_n + 1))
     if [ -n "$1" ] && [ "$1" != "$2" ]; then echo "ok $_n - $3"
-    else echo "not ok $_n - $3"; echo "#   got:  '$1'"; echo "#   not:  '$2'"; _failed=$((_failed + 1)); fi
+    else diag "not ok $_n - $3" "#   got:  '$1'" "#   not:  '$2'"; _failed=$((_failed + 1)); fi
 }
 ge() {   # ge GOT MIN DESCRIPTION: integer comparison
     _n=$((_n + 1))
     if [ -n "$1" ] && [ "$1" -ge "$2" ] 2>/dev/null; then echo "ok $_n - $3"
-    else echo "not ok $_n - $3"; echo "#   got '$1', want at least $2"; _failed=$((_failed + 1)); fi
+    else diag "not ok $_n - $3" "#   got '$1', want at least $2"; _failed=$((_failed + 1)); fi
 }
 like() { # like TEXT REGEX DESCRIPTION
     _n=$((_n + 1))
     if printf '%s' "$1" | grep -Eq -- "$2"; then echo "ok $_n - $3"
-    else echo "not ok $_n - $3"; echo "#   '$1'"; echo "#   does not match /$2/"; _failed=$((_failed + 1)); fi
+    else diag "not ok $_n - $3" "#   '$1'" "#   does not match /$2/"; _failed=$((_failed + 1)); fi
 }
 skip() { _n=$((_n + 1)); echo "ok $_n # SKIP $1"; }
 skip_all() { echo "1..0 # SKIP $1"; exit 0; }
@@ -93,8 +103,9 @@ setup() {
     if "$@" >"$TMP/setup.out" 2>&1; then
         echo "ok $_n - set-up: $desc"
     else
-        echo "not ok $_n - set-up: $desc"
-        sed 's/^/#   /' "$TMP/setup.out" | head -20
+        diag "not ok $_n - set-up: $desc"
+        local l
+        while IFS= read -r l; do diag "#   $l"; done < <(head -20 "$TMP/setup.out")
         echo "1..$_n"
         exit 1
     fi

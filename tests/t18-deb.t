@@ -36,7 +36,9 @@ mkdir -p "$SRC"
 (cd "$SRC" && DEB_BUILD_OPTIONS="parallel=$(nproc)" dpkg-buildpackage -us -uc -b) > "$TMP/build.log" 2>&1
 rc=$?
 is "$rc" 0 "dpkg-buildpackage -us -uc -b builds it"
-[ "$rc" -eq 0 ] || tail -20 "$TMP/build.log" | sed 's/^/# /'
+if [ "$rc" -ne 0 ]; then
+    while IFS= read -r l; do diag "# $l"; done < <(tail -20 "$TMP/build.log")
+fi
 ver=$(cd "$SRC" && dpkg-parsechangelog -S Version)
 deb="$TMP/src/pressmark_${ver}_$(dpkg --print-architecture).deb"
 ok "  into pressmark_${ver}_$(dpkg --print-architecture).deb" test -s "$deb"
