@@ -65,6 +65,9 @@ int cmd_push(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_chat_server(int argc, char **argv);
 int cmd_suite(int argc, char **argv);
+int cmd_lava(int argc, char **argv);
+/* Inside a LAVA job's guest (cmd/lava_guest.c): the job's cells, test cases, results uploaded. */
+int lava_guest_main(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
 
 #endif

@@ -27,6 +27,7 @@ static const struct command commands[] = {
     { "run", cmd_run, "run a named workload (see 'pressmark run --help') and store its runs" },
     { "chat-server", cmd_chat_server, "a VolanoMark-protocol chat server alone (the netserver side)" },
     { "suite", cmd_suite, "an experiment from a file: cells from its axes (kernels too), interleaved runs, resumable" },
+    { "lava", cmd_lava, "a suite's kernels as jobs on a LAVA lab's devices: job definitions, submit, collect the runs" },
     { "bisect", cmd_bisect, "the first bad kernel for a suite's cell: Debian packages, package files or a git range" },
     { "list", cmd_list, "one line per stored run" },
     { "show", cmd_show, "a run's or a label's summary in the layout of the kernel reports it reproduces" },
@@ -161,6 +162,8 @@ int main(int argc, char **argv)
             return balloon_helper(argc - i, argv + i);
         if (strcmp(argv[i], "__sibling") == 0)
             return sibling_helper_main(argc - i, argv + i);
+        if (strcmp(argv[i], "__lava-guest") == 0)
+            return lava_guest_main(argc - i, argv + i);
         const struct wl_helper *h = workload_helper(argv[i]);
         if (h)
             return h->main(argc - i, argv + i);

@@ -1,8 +1,9 @@
 #ifndef PM_EXPERIMENT_BACKEND_H
 #define PM_EXPERIMENT_BACKEND_H
 /* Where a suite's cells run, as one table of operations per backend (as
- * fio's I/O engines are): here (local), in a VM per kernel (vm), or on this
- * machine across reboots into each kernel (host). The scheduler
+ * fio's I/O engines are): here (local), in a VM per kernel (vm), on this
+ * machine across reboots into each kernel (host), or as a job per kernel
+ * on a LAVA lab's devices (lava). The scheduler
  * (experiment/suite.c) runs the running kernel's groups here and hands
  * every other group to the suite's backend. */
 #include "experiment/runner.h"
@@ -18,6 +19,6 @@ struct exp_backend {
     int (*finish)(struct runner *r, const char *path, const struct suite_run_opts *o);
 };
 
-extern const struct exp_backend exp_backend_local, exp_backend_vm, exp_backend_host;
+extern const struct exp_backend exp_backend_local, exp_backend_vm, exp_backend_host, exp_backend_lava;
 
 #endif

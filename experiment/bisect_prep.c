@@ -223,6 +223,9 @@ int bisect_prepare(const struct bisect_args *a, struct bisect_plan *bp, struct p
     if (check_numbers(a, err) < 0 || suite_plan_load(a->suite_path, NULL, &p, err) < 0)
         return -1;
     int rc = pick_cell(a, &p, r, err);
+    if (rc == 0 && p.backend == BACKEND_LAVA)
+        rc = pm_errf(err, "%s: backend = lava: a bisection boots its kernels itself (accepted: backend = vm or host)",
+                     a->suite_path);
     if (rc == 0 && p.backend == BACKEND_VM && geteuid() != 0)
         rc = pm_errf(err, "%s: backend = vm: booting kernels in VMs needs root (accepted: run as root, or backend = "
                      "host)", a->suite_path);

@@ -9,7 +9,9 @@
 
 /* The suite's own keys, in [global]; the part's own keys, anywhere. */
 static const char *const suite_keys[] = { "runs", "target-ci", "alpha", "detect", "order", "order-seed", "question",
-                                          "baseline", "name", "backend", "vm-timeout", "vm-accel", NULL };
+                                          "baseline", "name", "backend", "vm-timeout", "vm-accel",
+                                          "lava-url", "lava-token-file", "device-type", "lava-artifacts",
+                                          "lava-artifacts-guest", NULL };
 /* Where a cell runs: the kernel and the (virtual) machine it boots in.
  * Not run options: they choose the boot the cell's runs happen in. */
 static const char *const machine_keys[] = { "kernel", "vm-memory", "vm-cpus", "vm-append", NULL };
@@ -197,6 +199,32 @@ static bool percent_value(const char *v, double lo, double hi, bool hi_in, doubl
 /* The keys that decide how many runs a cell gets and what they can tell:
  * runs, target-ci, alpha, detect. 1: k was one of them (and is set), 0:
  * it was not, -1: a bad value. */
+/* A key of the suite's LAVA lab: URLs and a path taken as written (the
+ * lab checks them when the suite runs), a device type as LAVA names one. */
+static int lab_key(struct suite_plan *p, const struct suite_key *k, struct pm_err *err)
+{
+    const char *v = k->raw;
+    struct suite_lab *l = &p->lab;
+    struct { const char *name; char *dst; size_t size; } keys[] = {
+        { "lava-url", l->url, sizeof l->url }, { "lava-token-file", l->token_file, sizeof l->token_file },
+        { "device-type", l->device_type, sizeof l->device_type }, { "lava-artifacts", l->artifacts, sizeof l->artifacts },
+        { "lava-artifacts-guest", l->artifacts_guest, sizeof l->artifacts_guest },
+    };
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        if (strcmp(k->name, keys[i].name) != 0)
+            continue;
+        if (!v[0] || strlen(v) >= keys[i].size || strpbrk(v, " \t\r\n\"'\\"))
+            return pm_errf(err, "%s:%d: %s = %s: not a value it takes (accepted: %zu characters at most, no blank, "
+                           "quote or backslash)", p->file.path, k->line, k->name, v, keys[i].size - 1);
+        if (strcmp(k->name, "device-type") == 0 &&
+            strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != strlen(v))
+            return pm_errf(err, "%s:%d: device-type = %s: not a device type's name (accepted: letters, digits, '.', "
+                           "'-', '_')", p->file.path, k->line, v);
+        snprintf(keys[i].dst, keys[i].size, "%s", v);
+    }
+    return 0;
+}
+
 static int stat_key(struct suite_plan *p, const struct suite_key *k, struct pm_err *err)
 {
     const char *path = p->file.path, *v = k->raw;
@@ -265,9 +293,12 @@ static int suite_key(struct suite_plan *p, const struct suite_key *k, struct pm_
             p->backend = BACKEND_VM;
         else if (strcmp(v, "host") == 0)
             p->backend = BACKEND_HOST;
+        else if (strcmp(v, "lava") == 0)
+            p->backend = BACKEND_LAVA;
         else
             return pm_errf(err, "%s:%d: backend = %s: not a backend (accepted: vm, a virtual machine per kernel; "
-                           "host, this machine rebooted into each kernel)", path, k->line, v);
+                           "host, this machine rebooted into each kernel; lava, a job per kernel on a LAVA lab's "
+                           "devices)", path, k->line, v);
     } else if (strcmp(k->name, "vm-accel") == 0) {
         if (strcmp(v, "auto") == 0)
             p->accel = ACCEL_AUTO;
@@ -283,6 +314,8 @@ static int suite_key(struct suite_plan *p, const struct suite_key *k, struct pm_
             return pm_errf(err, "%s:%d: vm-timeout = %s: not a time limit (accepted: a duration of 1s or more, "
                            "e.g. 90s, 30m)", path, k->line, v);
         p->vm_timeout_s = (double)ns / 1e9;
+    } else if (strncmp(k->name, "lava-", 5) == 0 || strcmp(k->name, "device-type") == 0) {
+        return lab_key(p, k, err);
     } else if (strcmp(k->name, "name") == 0) {
         if (!v[0] || strlen(v) >= sizeof p->name || strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != strlen(v))
             return pm_errf(err, "%s:%d: name = %s: not a suite name (accepted: letters, digits, '.', '-', '_')", path,
@@ -477,7 +510,7 @@ static int check_key(struct suite_plan *p, const struct workload_ops *wl, const 
                        "command, the options of 'pressmark run %s --help' and of the run and environment, "
                        "without their dashes; kernel, vm-memory, vm-cpus, vm-append; in [global] also runs, "
                        "target-ci, alpha, detect, order, order-seed, question, baseline, name, backend, vm-timeout, "
-                       "vm-accel)",
+                       "vm-accel, lava-url, lava-token-file, device-type, lava-artifacts, lava-artifacts-guest)",
                        path, k->line, k->name, wl->name, wl->name);
     }
     return 0;

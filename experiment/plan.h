@@ -15,8 +15,18 @@
 
 enum suite_order { ORDER_INTERLEAVED, ORDER_SEQUENTIAL };
 /* Where the cells of a kernel that is not running run: booted in a
- * virtual machine, or on this machine after a reboot into it. */
-enum suite_backend { BACKEND_VM, BACKEND_HOST };
+ * virtual machine, on this machine after a reboot into it, or as a job
+ * on a device of a LAVA lab. */
+enum suite_backend { BACKEND_VM, BACKEND_HOST, BACKEND_LAVA };
+
+/* The LAVA lab of a suite with backend = lava (its [global] keys). */
+struct suite_lab {
+    char url[512];              /* lava-url: the LAVA server */
+    char token_file[1024];      /* lava-token-file: the API token's file ("": none) */
+    char device_type[64];       /* device-type: the devices its jobs run on */
+    char artifacts[512];        /* lava-artifacts: the store images are put to and results fetched from */
+    char artifacts_guest[512];  /* lava-artifacts-guest: that store as the device reaches it ("": the same) */
+};
 enum suite_accel { ACCEL_AUTO, ACCEL_KVM, ACCEL_TCG };
 
 /* Runs of one cell at the most (runs = N, runs = MIN..MAX). */
@@ -75,6 +85,7 @@ struct suite_plan {
     struct suite_group groups[SUITE_MAX_GROUPS];
     size_t ngroups;
     enum suite_backend backend;
+    struct suite_lab lab;
     enum suite_accel accel;
     double vm_timeout_s;            /* a boot that takes longer is killed */
 };

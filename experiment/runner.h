@@ -30,7 +30,8 @@ struct runner {
     struct group_kernel *kernels;   /* per group, when the suite names kernels */
     struct kv_list *kernel_meta;    /* per group: kernel.* and kconfig.* for its runs */
     int only_group;                 /* a guest runs one group's cells; -1: all */
-    bool incomplete;                /* a group waits for its kernel to be booted (host backend) */
+    bool incomplete;                /* a group waits for its kernel to be booted (host backend) or its job */
+    bool jobs_out;                  /* backend lava: every group's job is submitted */
 };
 
 int runner_reload(struct runner *r, struct pm_err *err);

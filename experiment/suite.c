@@ -10,6 +10,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 #include "experiment/backend.h"
+#include "experiment/lava.h"
 #include "experiment/kernels.h"
 #include "experiment/runner.h"
 #include "harness/run.h"
@@ -173,6 +174,8 @@ static const struct exp_backend *backend_of(const struct suite_plan *p, const st
 {
     if (o->guest || !p->has_kernels)
         return &exp_backend_local;
+    if (p->backend == BACKEND_LAVA)
+        return &exp_backend_lava;
     return p->backend == BACKEND_HOST ? &exp_backend_host : &exp_backend_vm;
 }
 
@@ -185,6 +188,9 @@ static int run_groups(struct runner *r, const struct exp_backend *b, const struc
     int rc = 0;
     for (size_t g = 0; rc == 0 && !*abort_sig && g < p->ngroups; g++) {
         if (r->only_group >= 0 && (int)g != r->only_group)
+            continue;
+        /* lava job, submit and collect deal in jobs only: no cell runs here. */
+        if (o->lava_step != LAVA_RUN && r->kernels[g].running)
             continue;
         if (b != &exp_backend_local && !r->kernels[g].running) {
             if (runner_group_done(r, (int)g))
@@ -216,6 +222,13 @@ static int load_suite(struct runner *r, struct suite_plan *p, const char *path, 
     if (o->guest && o->meta_path[0] && load_guest_meta(r, o, &err) < 0) {
         exp_say(r->ev, EXP_LOG, "pressmark suite run: %s\n", err.msg);
         suite_kernels_free(r);
+        suite_plan_free(p);
+        return 2;
+    }
+    struct lava_lab lab;
+    if (p->has_kernels && !o->guest && p->backend == BACKEND_LAVA &&
+        exp_lava_open(p, o->lava_step == LAVA_RUN || o->lava_step == LAVA_SUBMIT, &lab, &err) < 0) {
+        exp_say(r->ev, EXP_LOG, "pressmark suite run: %s\n", err.msg);
         suite_plan_free(p);
         return 2;
     }

@@ -67,6 +67,13 @@ struct suite_run_opts {
     /* A suite made by pressmark (a bisection's batch): its text, read
      * instead of the file path names. */
     const char *text;
+    /* backend = lava: how far pressmark lava takes the kernels' jobs
+     * (suite run: all the way); where job writes their definitions; the
+     * jobs collect waits for (none named: every submitted one). */
+    enum exp_lava_step { LAVA_RUN, LAVA_MAKE, LAVA_SUBMIT, LAVA_COLLECT } lava_step;
+    const char *lava_out;
+    const int64_t *lava_jobs;
+    size_t nlava_jobs;
 };
 
 /* suite run FILE: returns the exit status (0 done and every run ok, 1 a run

@@ -161,21 +161,26 @@ static void relay(const char *console, off_t *pos, FILE *say, bool *up_seen, boo
     }
 }
 
-static int make_job(const char *scratch, const struct vm_boot *b, char *job, size_t len, struct pm_err *err)
+int vm_job_archive(const char *scratch, const struct vm_boot *b, char *job, size_t len, struct pm_err *err)
 {
-    char p1[PATH_MAX + 32], p2[PATH_MAX + 32], p3[PATH_MAX + 32], p4[PATH_MAX + 32];
+    char p1[PATH_MAX + 32], p2[PATH_MAX + 32], p3[PATH_MAX + 32], p4[PATH_MAX + 32], p5[PATH_MAX + 32];
     snprintf(p1, sizeof p1, "%s/vm-pressmark", scratch);
     snprintf(p2, sizeof p2, "%s/vm-%s", scratch, b->suite_file);
     snprintf(p3, sizeof p3, "%s/vm-args", scratch);
     snprintf(p4, sizeof p4, "%s/vm-job-meta", scratch);
+    snprintf(p5, sizeof p5, "%s/vm-results-url", scratch);
     snprintf(job, len, "%s/vm-job.tar", scratch);
     const char *meta = b->meta ? b->meta : "";
     int rc = 0;
     if (build_copy_file(b->exe, p1, 0755, err) < 0 || build_write_text(p2, b->suite_text, 0644, err) < 0 ||
-        build_write_text(p3, b->args, 0644, err) < 0 || build_write_text(p4, meta, 0644, err) < 0)
+        build_write_text(p3, b->args, 0644, err) < 0 || build_write_text(p4, meta, 0644, err) < 0 ||
+        (b->results_url && build_write_text(p5, b->results_url, 0644, err) < 0))
         rc = -1;
-    char *argv[] = { "tar", "-cf", job, "-C", (char *)scratch, "--transform=s/^vm-//", "vm-pressmark",
-                     p2 + strlen(scratch) + 1, "vm-args", "vm-job-meta", NULL };
+    /* Fixed owner, group and times: the same job is the same archive,
+     * so its digest (a LAVA job checks it) says what it holds. */
+    char *argv[] = { "tar", "-cf", job, "-C", (char *)scratch, "--transform=s/^vm-//", "--owner=0", "--group=0",
+                     "--numeric-owner", "--mtime=@0", "vm-pressmark", p2 + strlen(scratch) + 1, "vm-args",
+                     "vm-job-meta", b->results_url ? "vm-results-url" : NULL, NULL };
     struct pm_spawn sp = { .argv = argv, .in = PM_FD_NULL, .out = PM_FD_NULL };
     if (rc == 0)
         rc = pm_spawn_run(&sp, err);
@@ -183,6 +188,7 @@ static int make_job(const char *scratch, const struct vm_boot *b, char *job, siz
     unlink(p2);
     unlink(p3);
     unlink(p4);
+    unlink(p5);
     return rc;
 }
 
@@ -244,7 +250,7 @@ static int make_disks(const struct vm_boot *b, struct boot_state *s, struct pm_e
 {
     snprintf(s->result, sizeof s->result, "%s/vm-result.img", s->scratch);
     snprintf(s->overlay, sizeof s->overlay, "%s/vm-overlay.qcow2", s->scratch);
-    int rc = make_job(s->scratch, b, s->job, sizeof s->job, err);
+    int rc = vm_job_archive(s->scratch, b, s->job, sizeof s->job, err);
     /* The results disk: sparse, written by the guest as one tar archive. */
     if (rc == 0) {
         int fd = open(s->result, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);

@@ -27,6 +27,7 @@ struct vm_boot {
     const char *args;           /* suite run's arguments, the file's name last: pressmark's own words, numbers
                                  * and that name ([A-Za-z0-9._-]) only, as the guest splits them on blanks */
     const char *meta;           /* key=value lines every run in the guest carries (job-meta) */
+    const char *results_url;    /* a LAVA job's: where its guest puts its results (results-url); NULL for a VM */
     const char *log_dir;        /* console.log, qemu.log; the guest's results.db, guest.log, dmesg.txt */
     FILE *say;                  /* the guest's progress lines, as they come; NULL: quiet */
 };
@@ -47,6 +48,10 @@ struct vm_result {
  * and was waited for (r says how the boot ended); -1 with err when it
  * could not be set up. */
 int vm_boot(const struct vm_boot *b, struct vm_result *r, struct pm_err *err);
+/* The job archive (a tar) in dir: pressmark, the suite file, its
+ * arguments, job-meta and, for a LAVA job, results-url. The guest's init
+ * or `pressmark __lava-guest` unpacks it. */
+int vm_job_archive(const char *dir, const struct vm_boot *b, char *job, size_t len, struct pm_err *err);
 /* The last n lines of a console log that hold text, joined with " | ",
  * control characters made spaces (they become a run's failure reason):
  * C0 and DEL, and C1 (U+0080 to U+009F, as UTF-8 or a bare byte), which

@@ -131,6 +131,16 @@ static const char *const migrations[] = {
     "CREATE TABLE bisect_batch ("
     "  kernel_key TEXT NOT NULL, n INTEGER NOT NULL, suite_name TEXT NOT NULL UNIQUE, text TEXT NOT NULL,"
     "  PRIMARY KEY (kernel_key, n)) WITHOUT ROWID;",
+    /* 9 -> 10: a suite's kernels as jobs of a LAVA lab (backend lava):
+     * each group's job as it was made (its definition, where its guest
+     * puts the results), its id once submitted and how it ended, so a
+     * suite killed while its jobs run resumes by waiting for them. */
+    "CREATE TABLE lava_job ("
+    "  suite_id INTEGER NOT NULL REFERENCES suite(id) ON DELETE CASCADE,"
+    "  grp INTEGER NOT NULL, attempt INTEGER NOT NULL, lab TEXT NOT NULL, definition TEXT NOT NULL,"
+    "  results_url TEXT NOT NULL, job_id INTEGER, created_ns INTEGER NOT NULL,"
+    "  state TEXT NOT NULL CHECK (state IN ('made','submitted','collected','failed')), reason TEXT,"
+    "  PRIMARY KEY (suite_id, grp, attempt)) WITHOUT ROWID;",
 };
 
 /* Migrations that SQL alone cannot do: called where migrations[] is NULL. */

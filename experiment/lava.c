@@ -1,0 +1,418 @@
+/* backend = lava: each kernel group of a suite as one job of a LAVA lab.
+ * A job is made (its images and job archive published, its definition
+ * stored), submitted (its id stored, so a killed suite resumes by waiting
+ * for it rather than submitting again), waited for, and collected: its
+ * guest's runs fetched from the artifact store and merged through the
+ * checks a VM's results go through, or the group's cells failed with
+ * LAVA's reason. */
+#include "experiment/lava.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "experiment/backend.h"
+#include "experiment/guest.h"
+#include "experiment/lava_publish.h"
+#include "kernels/image.h"
+#include "kernels/results.h"
+#include "kernels/vm.h"
+#include "labs/artifacts.h"
+#include "labs/lava.h"
+#include "labs/lava_job.h"
+#include "lib/fileio.h"
+#include "lib/http.h"
+#include "lib/quote.h"
+#include "store/lava_jobs.h"
+
+/* A guest's results archive at the most: a night's database of many runs. */
+#define RESULTS_MAX (1ull << 30)
+
+int exp_lava_open(const struct suite_plan *p, bool need_token, struct lava_lab *lab, struct pm_err *err)
+{
+    const struct suite_lab *l = &p->lab;
+    const char *path = p->file.path;
+    static const char *const need[][2] = { { "lava-url", "the LAVA server, e.g. http://lava.example.org/" },
+                                           { "device-type", "the lab's device type its jobs run on, e.g. qemu" },
+                                           { "lava-artifacts", "an HTTP store that takes PUT and answers GET" } };
+    const char *have[] = { l->url, l->device_type, l->artifacts };
+    for (size_t i = 0; i < 3; i++)
+        if (!have[i][0])
+            return pm_errf(err, "%s: backend = lava needs %s in [global] (%s)", path, need[i][0], need[i][1]);
+    if (need_token && !l->token_file[0])
+        return pm_errf(err, "%s: backend = lava needs lava-token-file in [global] to submit jobs (a file only its "
+                       "owner can read, holding the lab's API token)", path);
+    bool https, loopback;
+    const char *stores[] = { l->artifacts, l->artifacts_guest };
+    for (size_t i = 0; i < 2; i++)
+        if (stores[i][0] && http_url_private(stores[i], &https, &loopback, err) < 0)
+            return pm_errf(err, "%s: %s = %s: not an http or https URL", path, i ? "lava-artifacts-guest" :
+                           "lava-artifacts", stores[i]);
+    if (lava_lab_open(lab, l->url, need_token ? l->token_file : NULL, err) < 0)
+        return -1;
+    char version[64];
+    if (lava_ping(lab, version, sizeof version, err) < 0)
+        return pm_errf(err, "%s: lava-url = %s: %s", path, l->url, err->msg);
+    bool exists = false;
+    if (lava_device_type_exists(lab, l->device_type, &exists, err) < 0)
+        return -1;
+    if (!exists)
+        return pm_errf(err, "%s: device-type = %s: the lab at %s has no device of that type (its device types: %sapi/"
+                       "v0.2/devicetypes/)", path, l->device_type, lab->url, lab->url);
+    return 0;
+}
+
+/* A failed group's reason, which holds what LAVA and the lab said. */
+static void say_failed(struct runner *r, const char *reason)
+{
+    char q[2400];
+    quote_terminal(reason, q, sizeof q);
+    exp_say(r->ev, EXP_LOG, "pressmark: %s; its cells are marked failed\n", q);
+}
+
+/* The URL results are put to (as the device reaches the store) and
+ * fetched from (as pressmark does): the same name under both, unguessable. */
+static int results_urls(const struct suite_plan *p, const struct runner *r, int group, char *put, size_t plen,
+                        char *get, size_t glen, struct pm_err *err)
+{
+    unsigned char rnd[12];
+    if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
+        return pm_errf(err, "getrandom: %s", strerror(errno));
+    char name[160];
+    int n = snprintf(name, sizeof name, "pressmark/results-%s-kernel%d-", r->suite.uuid, group);
+    for (size_t i = 0; i < sizeof rnd; i++)
+        n += snprintf(name + n, sizeof name - (size_t)n, "%02x", rnd[i]);
+    snprintf(name + n, sizeof name - (size_t)n, ".tar");
+    const char *g = p->lab.artifacts_guest[0] ? p->lab.artifacts_guest : p->lab.artifacts;
+    snprintf(put, plen, "%s%s%s", g, g[strlen(g) - 1] == '/' ? "" : "/", name);
+    snprintf(get, glen, "%s%s%s", p->lab.artifacts, p->lab.artifacts[strlen(p->lab.artifacts) - 1] == '/' ? "" : "/",
+             name);
+    return 0;
+}
+
+/* The job archive of the group (pressmark, the suite, its arguments, the
+ * kernel's metadata, where to put the results), published. */
+static int publish_job(struct runner *r, int group, const char *put_url, char *url, size_t ulen, char sha[65],
+                       struct pm_err *err)
+{
+    const struct suite_plan *p = r->p;
+    char dir[PATH_MAX];
+    if (exp_boot_dir(r, group, "job", dir, sizeof dir, err) < 0)
+        return -1;
+    char args[512], file[160];
+    snprintf(file, sizeof file, "%s.ini", p->name);
+    snprintf(args, sizeof args, "--guest-group %d --guest-suite %s --guest-seed %llu --guest-meta job-meta %s\n",
+             group, r->suite.uuid, (unsigned long long)r->suite.seed, file);
+    char *mt = exp_meta_text(&r->kernel_meta[group]);
+    struct vm_boot b = { .exe = r->rs.exe, .suite_text = p->file.canonical, .suite_file = file, .args = args,
+                         .meta = mt ? mt : "", .results_url = put_url };
+    char job[PATH_MAX + 32];
+    int rc = vm_job_archive(dir, &b, job, sizeof job, err);
+    free(mt);
+    if (rc == 0)
+        rc = lava_publish_file(p->lab.artifacts, job, "job.tar", url, ulen, sha, err);
+    return rc;
+}
+
+/* A new attempt at the group's job: its image made and published, its
+ * definition stored. -1 with err (the group's cells are then failed). */
+static int make_job(struct runner *r, int group, const struct suite_run_opts *o, struct lava_job_rec *rec,
+                    struct pm_err *err)
+{
+    const struct suite_plan *p = r->p;
+    const struct suite_group *sg = &p->groups[group];
+    FILE *say = o->quiet ? NULL : exp_say_file(r->ev);
+    struct vm_image img;
+    int rc = image_prepare(&r->kernels[group].spec, &img, say, err);
+    if (say)
+        fclose(say);
+    if (rc < 0)
+        return -1;
+    exp_image_meta(r, group, &img);
+    kv_set(&r->kernel_meta[group], "lava.device_type", p->lab.device_type);
+    struct lava_published pub;
+    char put[1200], job_url[1024], job_sha[65];
+    memset(rec, 0, sizeof *rec);
+    rc = lava_publish_image(p->lab.artifacts, &img, &pub, err);
+    if (rc == 0)
+        rc = results_urls(p, r, group, put, sizeof put, rec->results_url, sizeof rec->results_url, err);
+    if (rc == 0)
+        rc = publish_job(r, group, put, job_url, sizeof job_url, job_sha, err);
+    char name[400];
+    snprintf(name, sizeof name, "pressmark %s: kernel %s", p->name, img.info.release);
+    unsigned minutes = (unsigned)(p->vm_timeout_s / 60.0 + 0.999);
+    struct lava_job_spec js = {
+        .name = name, .device_type = p->lab.device_type,
+        .kernel = { pub.kernel_url, pub.kernel_sha }, .initrd = { pub.initrd_url[0] ? pub.initrd_url : NULL,
+        pub.initrd_sha }, .rootfs = { pub.rootfs_url, pub.rootfs_sha }, .job = { job_url, job_sha },
+        .memory_mib = sg->vm_memory >> 20, .cpus = sg->vm_cpus, .append = sg->vm_append[0] ? sg->vm_append : NULL,
+        .timeout_min = minutes + 40, .test_timeout_min = minutes, .priority = "medium", .visibility = "public",
+    };
+    image_free(&img);
+    if (rc == 0)
+        rc = lava_job_yaml(&js, &rec->definition, err);
+    rec->group = group;
+    snprintf(rec->lab, sizeof rec->lab, "%s", p->lab.url);
+    if (rc == 0)
+        rc = lava_jobs_add(&r->rs.db, r->suite.id, rec, err);
+    return rc;
+}
+
+/* The group's definition into the directory lava job was given. */
+static int write_definition(struct runner *r, int group, const char *dir, const struct lava_job_rec *rec,
+                            struct pm_err *err)
+{
+    char path[PATH_MAX + 200];
+    snprintf(path, sizeof path, "%s/%s-kernel%d.yaml", dir, r->p->name, group);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return pm_errf(err, "%s: %s", path, strerror(errno));
+    size_t n = strlen(rec->definition);
+    bool ok = write(fd, rec->definition, n) == (ssize_t)n;
+    if (close(fd) < 0 || !ok)
+        return pm_errf(err, "%s: %s", path, strerror(errno));
+    char q[4 * sizeof path];
+    quote_terminal(path, q, sizeof q);
+    exp_say(r->ev, EXP_LOG, "pressmark: kernel %d: job definition %s\n", group, q);
+    return 0;
+}
+
+static int submit(struct runner *r, int group, const struct lava_lab *lab, struct lava_job_rec *rec,
+                  struct pm_err *err)
+{
+    int64_t id;
+    if (lava_submit(lab, rec->definition, &id, err) < 0 ||
+        lava_jobs_set_submitted(&r->rs.db, r->suite.id, group, rec->attempt, id, err) < 0)
+        return -1;
+    rec->job_id = id;
+    snprintf(rec->state, sizeof rec->state, "submitted");
+    char url[700];
+    lava_job_url(lab, id, url, sizeof url);
+    exp_say(r->ev, EXP_LOG, "pressmark: kernel %d: LAVA job %lld submitted: %s\n", group, (long long)id, url);
+    return 0;
+}
+
+/* Fail the group's cells with reason and end the attempt as failed. */
+static int fail_group(struct runner *r, int group, const struct lava_job_rec *rec, const char *reason, int *worst)
+{
+    say_failed(r, reason);
+    struct pm_err err;
+    if (rec->attempt && lava_jobs_set_ended(&r->rs.db, r->suite.id, group, rec->attempt, "failed", reason, &err) < 0) {
+        exp_say(r->ev, EXP_LOG, "pressmark suite run: %s\n", err.msg);
+        return 2;
+    }
+    if (*worst < 1)
+        *worst = 1;
+    return exp_mark_failed(r, group, reason);
+}
+
+/* The group's job as the step needs it: the newest attempt, or a new one
+ * when there is none or the last one ended and the cells still want runs.
+ * 1 when the step stops here (r->incomplete), 0 to go on, 2 on error. */
+static int ready_job(struct runner *r, int group, const struct suite_run_opts *o, const struct lava_lab *lab,
+                     struct lava_job_rec *rec, int *worst)
+{
+    struct pm_err err;
+    int found = 0;
+    if (lava_jobs_get(&r->rs.db, r->suite.id, group, rec, &found, &err) < 0) {
+        exp_say(r->ev, EXP_LOG, "pressmark suite run: %s\n", err.msg);
+        return 2;
+    }
+    bool ended = found && (strcmp(rec->state, "collected") == 0 || strcmp(rec->state, "failed") == 0);
+    if (!found || ended) {
+        lava_job_rec_free(rec);
+        if (o->lava_step == LAVA_COLLECT) {
+            exp_say(r->ev, EXP_LOG, "pressmark: kernel %d: no job of it waits to be collected ('pressmark lava "
+                    "submit' submits one)\n", group);
+            r->incomplete = true;
+            return 1;
+        }
+        if (make_job(r, group, o, rec, &err) < 0) {
+            char reason[1400];
+            snprintf(reason, sizeof reason, "kernel %s: its LAVA job could not be made: %s", r->p->groups[group].kernel,
+                     err.msg);
+            int rc = fail_group(r, group, rec, reason, worst);
+            lava_job_rec_free(rec);
+            return rc ? rc : 1;
+        }
+    }
+    if (o->lava_step == LAVA_MAKE) {
+        int rc = o->lava_out && write_definition(r, group, o->lava_out, rec, &err) < 0 ? 2 : 1;
+        if (rc == 2)
+            exp_say(r->ev, EXP_LOG, "pressmark lava job: %s\n", err.msg);
+        r->incomplete = true;
+        return rc;
+    }
+    if (strcmp(rec->state, "made") == 0 && submit(r, group, lab, rec, &err) < 0) {
+        exp_say(r->ev, EXP_LOG, "pressmark suite run: %s\n", err.msg);
+        return 2;
+    }
+    if (o->lava_step == LAVA_SUBMIT) {
+        r->incomplete = true;
+        return 1;
+    }
+    return 0;
+}
+
+/* Is this job among those collect was named (none named: all)? */
+static bool wanted(const struct suite_run_opts *o, int64_t id)
+{
+    if (o->lava_step != LAVA_COLLECT || !o->nlava_jobs)
+        return true;
+    for (size_t i = 0; i < o->nlava_jobs; i++)
+        if (o->lava_jobs[i] == id)
+            return true;
+    return false;
+}
+
+/* Wait for the job to finish, asking LAVA every poll seconds; a signal
+ * (blocked, as every suite blocks them) ends the wait in *abort_sig. */
+static int wait_job(struct runner *r, const struct lava_lab *lab, const struct lava_job_rec *rec,
+                    struct lava_job_status *st, int *abort_sig, struct pm_err *err)
+{
+    const char *env = getenv("PRESSMARK_LAVA_POLL_S");
+    long poll = env && atol(env) > 0 ? atol(env) : 10;
+    enum lava_state last = (enum lava_state)-1;
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    for (;;) {
+        if (lava_job_get(lab, rec->job_id, st, err) < 0)
+            return -1;
+        if (st->state == LAVA_FINISHED)
+            return 0;
+        if (st->state != last) {
+            static const char *const words[] = { "waiting for a device", "running", "being cancelled", "finished" };
+            char dev[4 * sizeof st->device];
+            quote_terminal(st->device, dev, sizeof dev);
+            exp_say(r->ev, EXP_LOG, "pressmark: kernel %d: LAVA job %lld %s%s%s\n", rec->group,
+                    (long long)rec->job_id, words[st->state], dev[0] ? " on " : "", dev);
+            last = st->state;
+        }
+        struct timespec ts = { .tv_sec = poll };
+        int sig = sigtimedwait(&set, NULL, &ts);
+        if (sig > 0) {
+            *abort_sig = sig;
+            return 0;
+        }
+    }
+}
+
+/* A finished job: its results fetched, checked and merged, or its cells
+ * failed with why. Returns 0, or 2 for a harness error. */
+static int take_job(struct runner *r, int group, const struct lava_lab *lab, const struct lava_job_rec *rec,
+                    const struct lava_job_status *st, int *worst)
+{
+    const struct suite_group *sg = &r->p->groups[group];
+    char url[700], reason[2400], dir[PATH_MAX];
+    struct pm_err err;
+    lava_job_url(lab, rec->job_id, url, sizeof url);
+    if (st->health != LAVA_COMPLETE) {
+        snprintf(reason, sizeof reason, "kernel %s: LAVA job %lld %s: %s (%s)", sg->kernel, (long long)rec->job_id,
+                 st->health == LAVA_CANCELED ? "was canceled" : "is incomplete",
+                 st->failure[0] ? st->failure : "LAVA gave no reason", url);
+        return fail_group(r, group, rec, reason, worst);
+    }
+    if (exp_boot_dir(r, group, "lava", dir, sizeof dir, &err) < 0) {
+        exp_say(r->ev, EXP_LOG, "pressmark suite run: %s\n", err.msg);
+        return 2;
+    }
+    char tar[PATH_MAX + 32];
+    snprintf(tar, sizeof tar, "%s/results.tar", dir);
+    int missing = 0, adopted = 0, refused = 0;
+    int rc = artifact_get(rec->results_url, tar, RESULTS_MAX, &missing, &err);
+    if (rc == 0 && missing)
+        rc = pm_errf(&err, "its guest put no results at %s", rec->results_url);
+    if (rc == 0 && results_unpack(tar, dir, &err) < 0)
+        rc = -1;
+    char db[PATH_MAX + 32];
+    snprintf(db, sizeof db, "%s/results.db", dir);
+    if (rc == 0 && !pm_path_exists(db))
+        rc = pm_errf(&err, "its results hold no results.db");
+    if (rc == 0)
+        rc = exp_merge_guest(r, group, dir, &adopted, &refused, &err);
+    if (rc < 0) {
+        snprintf(reason, sizeof reason, "kernel %s: LAVA job %lld (%s): %s", sg->kernel, (long long)rec->job_id, url,
+                 err.msg);
+        return fail_group(r, group, rec, reason, worst);
+    }
+    exp_say(r->ev, EXP_LOG, "pressmark: kernel %d: %d runs from LAVA job %lld%s (files in %s)\n", group, adopted,
+            (long long)rec->job_id, refused ? ", some refused (see host.log there)" : "", dir);
+    if (runner_reload(r, &err) < 0) {
+        exp_say(r->ev, EXP_LOG, "pressmark suite run: %s\n", err.msg);
+        return 2;
+    }
+    runner_update_progress(r);
+    for (size_t c = 0; c < r->p->ncells; c++)
+        if (r->p->cells[c].group == group && r->cs[c].failed > 0 && *worst < 1)
+            *worst = 1;
+    if (!runner_group_done(r, group)) {
+        snprintf(reason, sizeof reason, "kernel %s: LAVA job %lld ended with runs left (%s; its guest's log: "
+                 "%s/guest.log)", sg->kernel, (long long)rec->job_id, url, dir);
+        return fail_group(r, group, rec, reason, worst);
+    }
+    if (lava_jobs_set_ended(&r->rs.db, r->suite.id, group, rec->attempt, "collected", NULL, &err) < 0) {
+        exp_say(r->ev, EXP_LOG, "pressmark suite run: %s\n", err.msg);
+        return 2;
+    }
+    return 0;
+}
+
+/* Every other group's job submitted before the first wait, so the lab
+ * runs them side by side on its devices. */
+static int submit_all(struct runner *r, const struct suite_run_opts *o, const struct lava_lab *lab, int *worst)
+{
+    r->jobs_out = true;
+    for (size_t g = 0; g < r->p->ngroups; g++) {
+        if (r->kernels[g].running || runner_group_done(r, (int)g))
+            continue;
+        struct lava_job_rec rec = { 0 };
+        int rc = ready_job(r, (int)g, o, lab, &rec, worst);
+        lava_job_rec_free(&rec);
+        if (rc == 2)
+            return 2;
+    }
+    return 0;
+}
+
+static int lava_run_group(struct runner *r, int group, const struct suite_run_opts *o, int *abort_sig, int *worst)
+{
+    struct lava_lab lab;
+    struct pm_err err;
+    if (exp_lava_open(r->p, o->lava_step == LAVA_RUN || o->lava_step == LAVA_SUBMIT, &lab, &err) < 0) {
+        exp_say(r->ev, EXP_LOG, "pressmark suite run: %s\n", err.msg);
+        return 2;
+    }
+    if (o->lava_step == LAVA_RUN && !r->jobs_out && submit_all(r, o, &lab, worst) == 2)
+        return 2;
+    struct lava_job_rec rec = { 0 };
+    int rc = ready_job(r, group, o, &lab, &rec, worst);
+    if (rc != 0) {
+        lava_job_rec_free(&rec);
+        return rc == 1 ? 0 : rc;
+    }
+    if (!wanted(o, rec.job_id)) {
+        r->incomplete = true;
+        lava_job_rec_free(&rec);
+        return 0;
+    }
+    struct lava_job_status st;
+    if (wait_job(r, &lab, &rec, &st, abort_sig, &err) < 0) {
+        exp_say(r->ev, EXP_LOG, "pressmark suite run: %s\n", err.msg);
+        rc = 2;
+    } else if (!*abort_sig) {
+        rc = take_job(r, group, &lab, &rec, &st, worst);
+    }
+    lava_job_rec_free(&rec);
+    return rc;
+}
+
+const struct exp_backend exp_backend_lava = { .name = "lava", .run_group = lava_run_group };

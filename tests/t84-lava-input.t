@@ -1,0 +1,81 @@
+#!/bin/bash
+# backend = lava's bad input, refused before anything is made, published,
+# submitted or written: one line naming the file, key or option, the
+# value and what is accepted, exit 2, no database. (A real LAVA lab on
+# this machine, its jobs, their results and their hostile uploads are
+# make lava-check's: tests/lava/.)
+. "$(dirname "$0")/lib.sh"
+cd "$TMP" || exit 1
+
+k612=linux-image-6.12.117+deb12-cloud-amd64
+printf 'secret-token-1\n' > token
+chmod 600 token
+
+suite() {  # suite GLOBAL_LINES: a two-kernel suite with backend = lava
+    printf '[global]\nbackend = lava\nruns = 1\n%s\n[a]\nworkload = swapout\nkernel = running, %s\n' "$1" "$k612" > s.ini
+}
+refused() {  # refused DESCRIPTION REGEX COMMAND...: exit 2, one line, nothing written
+    local desc=$1 re=$2; shift 2
+    rm -f "$PRESSMARK_DB"
+    "$@" > out 2> err
+    local rc=$?
+    is "$rc:$(wc -l < err)" "2:1" "$desc: exit 2, one line"
+    like "$(cat err)" "$re" "  it names what and what is accepted"
+    ok "  nothing written (no database)" test ! -e "$PRESSMARK_DB"
+}
+
+# A port nobody listens on, found by binding and closing one.
+dead=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+lab="lava-url = http://127.0.0.1:$dead/
+device-type = qemu
+lava-artifacts = http://127.0.0.1:$dead/store
+lava-token-file = $TMP/token"
+
+suite "device-type = qemu
+lava-artifacts = http://127.0.0.1:$dead/store"
+refused "no lava-url" "s\\.ini: backend = lava needs lava-url in \\[global\\] \\(the LAVA server" "$PM" suite run s.ini
+suite "lava-url = http://127.0.0.1:$dead/
+device-type = qemu
+lava-artifacts = http://127.0.0.1:$dead/store"
+refused "no token file to submit with" "needs lava-token-file in \\[global\\] to submit jobs" "$PM" lava submit s.ini
+
+suite "$lab"
+chmod 644 token
+refused "a token file others can read" "token: readable by others \\(mode 0?644\\).*chmod 600" "$PM" suite run s.ini
+chmod 600 token
+ln -s token token-link
+suite "${lab/token/token-link}"
+refused "a token file that is a link" "token-link: .*(link|symbolic)" "$PM" suite run s.ini
+: > empty-token; chmod 600 empty-token
+suite "${lab/token/empty-token}"
+refused "an empty token file" "empty-token: " "$PM" suite run s.ini
+suite "$lab"
+refused "a LAVA URL that does not answer" "lava-url = http://127\\.0\\.0\\.1:$dead/: .*no answer|Connection refused|connect" \
+    "$PM" suite run s.ini
+refused "  also for lava job (which needs no token)" "lava-url = http://127\\.0\\.0\\.1:$dead/" "$PM" lava job s.ini
+suite "${lab/http:\/\/127.0.0.1:$dead\//ftp://127.0.0.1/}"
+refused "a LAVA URL that is not http" "ftp://127\\.0\\.0\\.1/" "$PM" suite run s.ini
+suite "${lab/http:\/\/127.0.0.1:$dead\//http://user:pw@127.0.0.1:$dead/}"
+refused "a LAVA URL with a password in it" "user:pw@|password" "$PM" suite run s.ini
+
+# The suite's own keys: a device type is a name, a value has no blank or quote.
+suite "${lab/device-type = qemu/device-type = qemu;reboot}"
+refused "a device type that is not a name" "device-type = qemu;reboot: not a device type's name \\(accepted: letters" \
+    "$PM" suite run s.ini
+suite "${lab/device-type = qemu/device-type = qemu' x}"
+refused "a value with a quote or blank" "device-type = qemu' x: not a value it takes" "$PM" suite run s.ini
+suite "${lab/lava-artifacts = http:\/\/127.0.0.1:$dead\/store/lava-artifacts = http://x/a\"b}"
+refused "a store URL with a quote" "lava-artifacts = http://x/a\"b: not a value it takes" "$PM" suite run s.ini
+printf '[global]\nbackend = fleet\n[a]\nworkload = swapout\n' > b.ini
+refused "an unknown backend" "backend = fleet: not a backend \\(accepted: vm.*lava, a job per kernel" "$PM" suite run b.ini
+
+# The commands' own words.
+suite "$lab"
+refused "collect: a job id that is not one" "'12x': not a LAVA job id \\(accepted: a whole number above 0\\)" \
+    "$PM" lava collect s.ini 12x
+refused "job: an output that is no directory" "--output $TMP/none: not a directory" "$PM" lava job s.ini --output "$TMP/none"
+refused "an unknown lava command" "'cancel' is not a lava command \\(accepted: job, submit, collect\\)" "$PM" lava cancel
+"$PM" lava --help > help.out 2>&1
+is "$?" 0 "lava --help: exit 0"
+like "$(cat help.out)" "lava-token-file \\(a file only its owner can read" "  it says where the token comes from"
+done_testing
