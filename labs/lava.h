@@ -11,6 +11,7 @@
  * in the Authorization header. Everything LAVA answers is data: bounded
  * in size, parsed as JSON (jansson), copied into fixed buffers. */
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "lib/err.h"
 

@@ -1,0 +1,151 @@
+#!/usr/bin/python3
+# tests/unit_lava.c's server on loopback: LAVA 2023.01's REST answers under
+# /lava/api/v0.2/ (the fields and codes of lava_rest_app/v02) and an
+# artifact store under /store/ that takes PUT and answers GET, its files in
+# DIR/store. Each request is logged to DIR/requests.log as "METHOD PATH
+# AUTHORIZATION"; the port is written to DIR/port once it listens.
+# lava_fake.py DIR
+import json
+import os
+import sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+import yaml
+
+DIR = sys.argv[1]
+STORE = os.path.join(DIR, "store")
+TOKEN = "Token goodtoken"
+API = "/lava/api/v0.2/"
+# Devices by type, as DeviceSerializer writes their health.
+DEVICES = {"qemu": ["Retired", "Retired", "Retired", "Good"], "retired": ["Retired", "Retired"]}
+JOBS = {
+    42: {"id": 42, "state": "Running", "health": "Unknown", "actual_device": "qemu-01", "failure_comment": None},
+    43: {"id": 43, "state": "Finished", "health": "Incomplete", "actual_device": "qemu-02",
+         "failure_comment": "kernel panic\x1b[2J\nline two\u0085\u00e9" + "\u00e9" * 3000},
+    44: {"id": 44, "state": "Weird", "health": "Unknown", "actual_device": None, "failure_comment": None},
+}
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def answer(self, code, body, ctype="application/json"):
+        if not isinstance(body, bytes):
+            body = json.dumps(body).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_request_line(self):
+        with open(os.path.join(DIR, "requests.log"), "a") as f:
+            f.write("%s %s %s\n" % (self.command, self.path, self.headers.get("Authorization", "-")))
+
+    def body(self):
+        return self.rfile.read(int(self.headers.get("Content-Length", "0")))
+
+    def do_PUT(self):
+        self.log_request_line()
+        data = self.body()
+        name = self.path[len("/store/"):]
+        if not self.path.startswith("/store/") or "/" in name or name.startswith("."):
+            return self.answer(403, b"forbidden\n", "text/plain")
+        with open(os.path.join(STORE, name), "wb") as f:
+            f.write(data)
+        self.answer(201, b"", "text/plain")
+
+    def do_GET(self):
+        self.log_request_line()
+        url = urlsplit(self.path)
+        if url.path.startswith("/store/"):
+            return self.store_get(url.path[len("/store/"):])
+        if url.path.startswith(API):
+            return self.lava_get(url.path[len(API):], parse_qs(url.query))
+        self.answer(404, b"no such page\n", "text/plain")
+
+    def store_get(self, name):
+        if name == "broken":
+            return self.answer(500, b"<html>Internal Server Error</html>", "text/html")
+        path = os.path.join(STORE, name)
+        if "/" in name or not os.path.isfile(path):
+            return self.answer(404, b"no such artifact here; " * 8, "text/plain")
+        with open(path, "rb") as f:
+            self.answer(200, f.read(), "application/octet-stream")
+
+    def lava_get(self, path, query):
+        parts = path.strip("/").split("/")
+        if path == "system/version/":
+            return self.answer(200, {"version": "2023.01"})
+        if parts[0] == "devicetypes" and len(parts) == 2:
+            if parts[1] in DEVICES:
+                return self.answer(200, {"name": parts[1], "display": True})
+            return self.answer(404, {"detail": "Not found."})
+        if path == "devices/":
+            return self.devices(query)
+        if parts[0] == "jobs" and len(parts) >= 2 and parts[1].isdigit():
+            return self.job(int(parts[1]), parts[2:])
+        self.answer(404, {"detail": "Not found."})
+
+    def devices(self, query):
+        # LimitOffsetPagination, its page capped at 2 whatever the limit asked.
+        health = DEVICES.get(query["device_type"][0], [])
+        offset, limit = int(query.get("offset", ["0"])[0]), min(int(query.get("limit", ["50"])[0]), 2)
+        page = health[offset:offset + limit]
+        nxt = "http://elsewhere/api/v0.2/devices/?offset=%d" % (offset + limit) if offset + limit < len(health) else None
+        self.answer(200, {"count": len(health), "next": nxt, "previous": None,
+                          "results": [{"hostname": "d%d" % (offset + i), "health": h} for i, h in enumerate(page)]})
+
+    def job(self, job_id, rest):
+        if rest == ["cancel"]:
+            if self.headers.get("Authorization") != TOKEN:
+                return self.answer(403, {"detail": "Authentication credentials were not provided."})
+            return self.answer(200, {"message": "Job cancel signal sent."})
+        if job_id == 45:
+            return self.answer(200, {"id": 45, "pad": "x" * (5 << 20)})
+        if job_id == 46:
+            return self.answer(500, b"<html><body>Server Error (500)</body></html>", "text/html")
+        if job_id in JOBS:
+            return self.answer(200, JOBS[job_id])
+        self.answer(404, {"detail": "Not found."})
+
+    def do_POST(self):
+        self.log_request_line()
+        if self.path != API + "jobs/":
+            return self.answer(404, {"detail": "Not found."})
+        if self.headers.get("Authorization") != TOKEN:
+            return self.answer(401, {"detail": "Invalid token."})
+        if self.headers.get("Content-Type") != "application/json":
+            return self.answer(415, {"detail": "Unsupported media type."})
+        definition = json.loads(self.body())["definition"]
+        try:
+            yaml.safe_load(definition)
+        except yaml.YAMLError as exc:
+            return self.answer(400, {"message": "Problem with submitted job data: %s\x1b[31m" % exc})
+        with open(os.path.join(DIR, "submitted.yaml"), "w") as f:
+            f.write(definition)
+        self.answer(201, {"message": "job(s) successfully submitted", "job_ids": [42]})
+
+
+class Server(ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        # A client that hangs up on purpose (an answer over its limit) is
+        # no error; anything else is shown.
+        if not isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            super().handle_error(request, client_address)
+
+
+def main():
+    os.makedirs(STORE, exist_ok=True)
+    server = Server(("127.0.0.1", 0), Handler)
+    with open(os.path.join(DIR, "port.tmp"), "w") as f:
+        f.write(str(server.server_address[1]))
+    os.rename(os.path.join(DIR, "port.tmp"), os.path.join(DIR, "port"))
+    server.serve_forever()
+
+
+main()

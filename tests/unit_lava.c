@@ -1,0 +1,771 @@
+/* pressmark's LAVA client (labs/): yaml_quote's scalars read back by a real
+ * YAML parser (PyYAML, as lava-server reads a job) as exactly their text;
+ * the job definition read back field by field and held against LAVA's own
+ * schema; values that cannot go into a job refused; the token file's and
+ * URL's rules; the REST calls against tests/lava_fake.py (LAVA 2023.01's
+ * answers) and an unused port; the artifact store's PUT and GET. */
+#include "tests/tap.h"
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "labs/artifacts.h"
+#include "labs/lava.h"
+#include "labs/lava_job.h"
+#include "lib/fileio.h"
+#include "lib/spawn.h"
+#include "lib/utf8.h"
+
+static char dir[] = "/tmp/pressmark-unit.XXXXXX";
+static const char *const python = "/usr/bin/python3";
+
+static void bail(const char *what)
+{
+    printf("Bail out! %s\n", what);
+    exit(1);
+}
+
+static void write_file(const char *path, const char *text, mode_t mode)
+{
+    unlink(path);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, mode);
+    if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text) || fchmod(fd, mode) < 0 || close(fd) < 0)
+        bail(path);
+}
+
+/* Run argv with input on its standard input; its standard output in out.
+ * The exit status does not matter here: the output says it all. */
+static void run_with_input(char *const *argv, const char *input, char *out, size_t len)
+{
+    char in[256];
+    snprintf(in, sizeof in, "%s/stdin", dir);
+    FILE *f = fopen(in, "w");
+    if (!f || fputs(input, f) < 0 || fclose(f) != 0)
+        bail("cannot write the input file");
+    int fd = open(in, O_RDONLY);
+    if (fd < 0)
+        bail("cannot open the input file");
+    struct pm_spawn sp = { .argv = argv, .in = fd };
+    struct pm_err err;
+    out[0] = '\0';
+    pm_spawn_capture(&sp, out, len, &err);
+    close(fd);
+}
+
+/* What PyYAML reads from a scalar of yaml_quote's: the text, each byte
+ * that is not UTF-8 as U+00NN (YAML's \xNN), as hex. */
+static void expected_hex(const char *value, size_t units, char *hex)
+{
+    const unsigned char *p = (const unsigned char *)value;
+    size_t h = 0;
+    for (size_t u = 0; *p && u < units; u++) {
+        size_t n = utf8_seq(p);
+        unsigned char b[4];
+        memcpy(b, p, n ? n : 1);
+        if (n == 0) {
+            b[0] = (unsigned char)(0xc0 | (p[0] >> 6));
+            b[1] = (unsigned char)(0x80 | (p[0] & 0x3f));
+        }
+        for (size_t i = 0; i < (n ? n : 2); i++)
+            h += (size_t)sprintf(hex + h, "%02x", b[i]);
+        p += n ? n : 1;
+    }
+    hex[h] = '\0';
+}
+
+/* Bytes a terminal or a YAML reader would act on: C0 but nothing, DEL, C1. */
+static bool has_control(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (*p < 0x20 || *p == 0x7f || (p[0] == 0xc2 && p[1] >= 0x80 && p[1] < 0xa0))
+            return true;
+    return false;
+}
+
+#define NQ 64
+static char *quoted[NQ];
+static size_t nq;
+
+/* Each scalar in quoted[] read by PyYAML in one go: "TYPE HEX" a line. */
+static char *parse_all(void)
+{
+    size_t total = 16;
+    for (size_t i = 0; i < nq; i++)
+        total += strlen(quoted[i]) + 4;
+    char *doc = malloc(total), *out = malloc(1 << 20);
+    if (!doc || !out)
+        bail("out of memory");
+    doc[0] = '\0';
+    for (size_t i = 0; i < nq; i++)
+        strcat(strcat(strcat(doc, "- "), quoted[i]), "\n");
+    char *const argv[] = { (char *)python, "-c",
+                           "import sys, yaml\n"
+                           "for v in yaml.safe_load(sys.stdin.buffer.read()):\n"
+                           "    print(type(v).__name__, v.encode('utf-8').hex() if isinstance(v, str) else repr(v))\n",
+                           NULL };
+    run_with_input(argv, doc, out, 1 << 20);
+    free(doc);
+    return out;
+}
+
+static const char *const hostile[] = {
+    "plain",
+    "say \"hi\"",
+    "back\\slash\\",
+    "two\nlines\r\n",
+    "key: value",
+    "{{ kernel }}",
+    "\x1b[2J",
+    "C1 NEL\xc2\x85 CSI\xc2\x9b" "2J",
+    "bad \xff\xfe utf8 \xc3",
+    "tab\there # not a comment",
+    "- [a, b]",
+    "'single' & *alias !tag",
+    "true",
+    "null",
+    "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+    "LS\xe2\x80\xa8PS\xe2\x80\xa9" "BOM\xef\xbb\xbf" "nonchar\xef\xbf\xbe",
+    "",
+    "del\x7f nul-less",
+};
+#define NHOSTILE (sizeof hostile / sizeof hostile[0])
+#define SWEEP "a\"\\\n\x1b\xc2\x9b\xff\xe2\x82\xac\xf0\x9f\x98\x80\xe2\x80\xa8z"
+
+/* The truncation sweep and the 10 KB string, checked against PyYAML's
+ * reading: a prefix of the text, never half an escape. */
+static void check_cut(const char *line, const char *value, size_t len, const char *what)
+{
+    static char want[200000];
+    expected_hex(value, (size_t)-1, want);
+    const char *got = line && strncmp(line, "str ", 4) == 0 ? line + 4 : NULL;
+    size_t n = got ? strcspn(got, "\n") : 0;
+    ok(got && n <= strlen(want) && n % 2 == 0 && strncmp(got, want, n) == 0,
+       "%s in %zu bytes reads back as a prefix of the text (%zu of %zu hex digits)", what, len, n, strlen(want));
+}
+
+static void test_yaml_quote(void)
+{
+    char small[16];
+    yaml_quote("\x01" "abc", small, 7);
+    is_str(small, "\"\\x01\"", "an escape that just fits with the quotes is kept whole");
+    yaml_quote("\x01" "abc", small, 6);
+    is_str(small, "\"\"", "one that does not fit is left out whole, the scalar closed");
+    yaml_quote("abc", small, 2);
+    is_str(small, "", "a buffer too small for \"\" gets the empty string");
+    yaml_quote(NULL, small, sizeof small);
+    is_str(small, "\"\"", "NULL is the empty scalar");
+    nq = 0;
+    for (size_t i = 0; i < NHOSTILE; i++) {
+        size_t len = 4 * strlen(hostile[i]) + 3;
+        quoted[nq] = malloc(len);
+        yaml_quote(hostile[i], quoted[nq++], len);
+    }
+    static char big[10 * 1024 + 1];
+    for (size_t i = 0; i < sizeof big - 1; i++)
+        big[i] = "ab\x01\"\xc3"[i % 5];
+    quoted[nq] = malloc(1000);
+    yaml_quote(big, quoted[nq++], 1000);
+    size_t sweep_from = nq;
+    for (size_t len = 3; len < 3 + 40; len++) {
+        quoted[nq] = malloc(len);
+        yaml_quote(SWEEP, quoted[nq++], len);
+    }
+    char *out = parse_all();
+    char *line = out;
+    for (size_t i = 0; i < nq; i++) {
+        char *next = line ? strchr(line, '\n') : NULL;
+        if (next)
+            *next++ = '\0';
+        if (i < NHOSTILE) {
+            static char want[4096], got[4096], label[4200];
+            expected_hex(hostile[i], (size_t)-1, want);
+            snprintf(got, sizeof got, "%s", line ? line : "(none)");
+            snprintf(label, sizeof label, "str %s", want);
+            ok(strcmp(got, label) == 0 && !has_control(quoted[i]),
+               "hostile string %zu is one YAML string, read back as exactly its text, no control byte in it (%s)", i,
+               quoted[i]);
+        } else if (i == NHOSTILE) {
+            size_t n = strlen(quoted[i]);
+            ok(n <= 999 && n >= 990 && quoted[i][n - 1] == '"', "the 10 KB string is cut to fit 1000 bytes (%zu)", n);
+            check_cut(line, big, 1000, "the 10 KB string");
+        } else {
+            size_t len = 3 + (i - sweep_from), n = strlen(quoted[i]);
+            if (!ok(n < len && quoted[i][0] == '"' && quoted[i][n - 1] == '"', "cut to %zu bytes: closed (%s)", len,
+                    quoted[i]))
+                continue;
+            check_cut(line, SWEEP, len, "the hostile string");
+        }
+        line = next;
+    }
+    free(out);
+    for (size_t i = 0; i < nq; i++)
+        free(quoted[i]);
+}
+
+static const char *const D1 = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+static const char *const D2 = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+#define NAME "volano \"capped\"\n{{ kernel }}: 6.1\x1b[2J"
+
+static struct lava_job_spec good_spec(void)
+{
+    return (struct lava_job_spec){
+        .name = NAME, .device_type = "qemu",
+        .kernel = { "http://store.example/k?a=1&b=\"2\"", D2 }, .initrd = { "http://store.example/initrd", D1 },
+        .rootfs = { "http://store.example/root.qcow2", D1 }, .job = { "http://store.example/job.tar", D1 },
+        .memory_mib = 2048, .cpus = 2, .append = "quiet loglevel=3 pm.x=1,2",
+        .timeout_min = 60, .test_timeout_min = 30, .priority = "medium", .visibility = "public",
+    };
+}
+
+/* The job's YAML read by PyYAML and written as JSON, for jansson. */
+static json_t *job_as_json(const char *text)
+{
+    static char out[1 << 16];
+    char *const argv[] = { (char *)python, "-c",
+                           "import sys, yaml, json; print(json.dumps(yaml.safe_load(sys.stdin.buffer.read())))", NULL };
+    run_with_input(argv, text, out, sizeof out);
+    json_error_t je;
+    return json_loads(out, 0, &je);
+}
+
+static const char *str_at(json_t *doc, const char *path)
+{
+    json_t *v = doc;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *save = NULL, *k = strtok_r(buf, ".", &save); k && v; k = strtok_r(NULL, ".", &save))
+        v = json_is_array(v) ? json_array_get(v, strtoul(k, NULL, 10)) : json_object_get(v, k);
+    return json_is_string(v) ? json_string_value(v) : json_is_integer(v) ? "(integer)" : "(none)";
+}
+
+static long long int_at(json_t *doc, const char *path)
+{
+    json_t *v = doc;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *save = NULL, *k = strtok_r(buf, ".", &save); k && v; k = strtok_r(NULL, ".", &save))
+        v = json_is_array(v) ? json_array_get(v, strtoul(k, NULL, 10)) : json_object_get(v, k);
+    return json_is_integer(v) ? (long long)json_integer_value(v) : -1;
+}
+
+/* LAVA's schema's verdict on text: "valid", "invalid: ...", or a reason
+ * it cannot run here. */
+static void schema_says(const char *text, char *out, size_t len)
+{
+    char *const argv[] = { (char *)python, "tests/lava-schema.py", NULL };
+    run_with_input(argv, text, out, len);
+    out[strcspn(out, "\n")] = '\0';
+}
+
+static void check_job_fields(json_t *j)
+{
+    is_str(str_at(j, "job_name"), NAME, "job_name is the name, quotes, braces, newline and ESC included");
+    is_str(str_at(j, "device_type"), "qemu", "device_type");
+    is_str(str_at(j, "priority"), "medium", "priority");
+    is_str(str_at(j, "visibility"), "public", "visibility");
+    ok(int_at(j, "timeouts.job.minutes") == 60 && int_at(j, "timeouts.action.minutes") == 60 &&
+       int_at(j, "timeouts.connection.minutes") == 2, "timeouts: job 60, action 60, connection 2");
+    ok(int_at(j, "context.memory") == 2048, "context.memory is the integer 2048");
+    is_str(str_at(j, "context.arch"), "amd64", "context.arch");
+    is_str(str_at(j, "context.extra_options.0"), "-smp 2", "context.extra_options is [-smp 2]");
+    ok(json_array_size(json_object_get(j, "actions")) == 3, "three actions");
+    is_str(str_at(j, "actions.0.deploy.to"), "tmpfs", "deploy to tmpfs");
+    ok(int_at(j, "actions.0.deploy.timeout.minutes") == 20, "deploy timeout 20");
+    is_str(str_at(j, "actions.0.deploy.images.kernel.image_arg"),
+           "-kernel {kernel} -append \"console=ttyS0,115200 root=/dev/vda rw init=/usr/lib/pressmark/lava-init "
+           "quiet loglevel=3 pm.x=1,2\"", "the kernel's image_arg with the parameters appended");
+    is_str(str_at(j, "actions.0.deploy.images.kernel.url"), "http://store.example/k?a=1&b=\"2\"", "the kernel's URL");
+    is_str(str_at(j, "actions.0.deploy.images.kernel.sha256sum"),
+           "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "its digest in lower case");
+    is_str(str_at(j, "actions.0.deploy.images.initrd.image_arg"), "-initrd {initrd}", "initrd's image_arg");
+    is_str(str_at(j, "actions.0.deploy.images.initrd.sha256sum"), D1, "initrd's digest");
+    is_str(str_at(j, "actions.0.deploy.images.rootfs.image_arg"), "-drive format=qcow2,if=virtio,file={rootfs}",
+           "rootfs's image_arg");
+    is_str(str_at(j, "actions.0.deploy.images.job.image_arg"),
+           "-drive format=raw,if=none,readonly=on,id=pmjob,file={job} -device virtio-blk-pci,drive=pmjob,"
+           "serial=pressmark-job", "the job archive's image_arg");
+    is_str(str_at(j, "actions.0.deploy.images.job.url"), "http://store.example/job.tar", "the job archive's URL");
+    is_str(str_at(j, "actions.1.boot.method"), "qemu", "boot method qemu");
+    is_str(str_at(j, "actions.1.boot.media"), "tmpfs", "boot media tmpfs");
+    is_str(str_at(j, "actions.1.boot.prompts.0"), "pressmark-lava# ", "the prompt of pressmark's LAVA init");
+    ok(int_at(j, "actions.2.test.timeout.minutes") == 30, "test timeout 30");
+    is_str(str_at(j, "actions.2.test.definitions.0.from"), "inline", "an inline definition");
+    is_str(str_at(j, "actions.2.test.definitions.0.repository.metadata.format"), "Lava-Test Test Definition 1.0",
+           "its format");
+    is_str(str_at(j, "actions.2.test.definitions.0.repository.run.steps.0"),
+           "for s in /sys/block/vd*/serial; do [ \"$(cat \"$s\")\" = pressmark-job ] && "
+           "job=/dev/$(basename \"$(dirname \"$s\")\"); done", "step 1 finds the job disk by its serial");
+    is_str(str_at(j, "actions.2.test.definitions.0.repository.run.steps.1"),
+           "mkdir -p /var/lib/pressmark-job && tar -xf \"$job\" -C /var/lib/pressmark-job", "step 2 unpacks it");
+    is_str(str_at(j, "actions.2.test.definitions.0.repository.run.steps.2"),
+           "cd /var/lib/pressmark-job && ./pressmark __lava-guest", "step 3 runs the guest side");
+}
+
+static void test_job(void)
+{
+    struct lava_job_spec s = good_spec();
+    char *text = NULL;
+    struct pm_err err = { "" };
+    if (!ok(lava_job_yaml(&s, &text, &err) == 0 && text, "a job's YAML (%s)", err.msg))
+        return;
+    json_t *j = job_as_json(text);
+    ok(json_is_object(j), "PyYAML reads it as a mapping");
+    check_job_fields(j);
+    json_decref(j);
+    char said[4096];
+    schema_says(text, said, sizeof said);
+    bool can = strncmp(said, "cannot validate", 15) != 0;
+    if (!can)
+        ok(1, "# SKIP LAVA's schema: %s", said);
+    else
+        is_str(said, "valid", "LAVA's job schema takes it");
+    char *bad = strdup(text), *v = strstr(bad, "visibility: \"public\"");
+    if (v)
+        memcpy(v, "visibility: \"secret\"", 20);
+    schema_says(bad, said, sizeof said);
+    if (can)
+        ok(strncmp(said, "invalid", 7) == 0, "and refuses one whose visibility is not LAVA's (%s)", said);
+    free(bad);
+    free(text);
+    s.initrd.url = NULL;
+    s.append = NULL;
+    if (!ok(lava_job_yaml(&s, &text, &err) == 0, "a job without initrd and parameters (%s)", err.msg))
+        return;
+    ok(!strstr(text, "initrd"), "has no initrd image");
+    j = job_as_json(text);
+    is_str(str_at(j, "actions.0.deploy.images.kernel.image_arg"),
+           "-kernel {kernel} -append \"console=ttyS0,115200 root=/dev/vda rw init=/usr/lib/pressmark/lava-init\"",
+           "and nothing appended to the kernel's command line");
+    json_decref(j);
+    schema_says(text, said, sizeof said);
+    if (can)
+        is_str(said, "valid", "LAVA's job schema takes it too");
+    free(text);
+}
+
+/* A spec with one thing wrong is refused, err saying what is accepted. */
+static void refused(struct lava_job_spec s, const char *want, const char *what)
+{
+    char *text = (char *)"untouched";
+    struct pm_err err = { "" };
+    int rc = lava_job_yaml(&s, &text, &err);
+    ok(rc == -1 && text == NULL && strstr(err.msg, want), "refused: %s (%s)", what, err.msg);
+}
+
+static void test_bad_specs(void)
+{
+    struct lava_job_spec s = good_spec();
+    s.kernel.sha256 = "xyz";
+    refused(s, "accepted: 64 hex digits", "a digest that is not hex");
+    s.kernel.sha256 = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde";
+    refused(s, "accepted: 64 hex digits", "a digest of 63 digits");
+    s = good_spec();
+    s.job.sha256 = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdeg";
+    refused(s, "the job image's sha256 \"0123", "a digest with a g, naming the image");
+    s = good_spec();
+    s.rootfs.sha256 = NULL;
+    refused(s, "accepted: 64 hex digits", "no digest");
+    /* Each with its message's start: the value quoted, escaped, on one line. */
+    const char *appends[][2] = {
+        { "a\"b", "kernel parameters \"a\\\"b\": accepted" }, { "a;reboot", "kernel parameters \"a;reboot\": accepted" },
+        { "a  b", "\"a  b\": accepted" }, { " a", "\" a\": accepted" }, { "a ", "\"a \": accepted" },
+        { "$(reboot)", "\"$(reboot)\": accepted" }, { "a\nb", "kernel parameters \"a\\x0ab\": accepted" },
+        { "a'b", "\"a'b\": accepted" },
+    };
+    for (size_t i = 0; i < sizeof appends / sizeof appends[0]; i++) {
+        s = good_spec();
+        s.append = appends[i][0];
+        refused(s, appends[i][1], "kernel parameters");
+        refused(s, "accepted: words of A-Z a-z 0-9 . _ = , : / + - separated by single spaces", "saying what is accepted");
+    }
+    s = good_spec();
+    s.kernel.url = NULL;
+    refused(s, "the kernel image has no URL", "no kernel URL");
+    s = good_spec();
+    s.timeout_min = 15;
+    s.test_timeout_min = 10;
+    refused(s, "at least 20", "a job timeout below the deploy's");
+    s = good_spec();
+    s.timeout_min = 25;
+    refused(s, "accepted: a test timeout", "a job timeout below the test's");
+    s = good_spec();
+    s.priority = "urgent";
+    refused(s, "accepted: high, medium or low", "a priority LAVA does not know");
+    s = good_spec();
+    s.visibility = "group";
+    refused(s, "accepted: public or personal", "a visibility");
+    s = good_spec();
+    s.name = "";
+    refused(s, "accepted: 1 to 200", "an empty name");
+    static char longname[202];
+    memset(longname, 'n', 201);
+    s.name = longname;
+    refused(s, "accepted: 1 to 200", "a name of 201 bytes");
+}
+
+/* lava_lab_open with this token file; its message in err. */
+static int open_with(const char *url, const char *token_file, struct lava_lab *lab, struct pm_err *err)
+{
+    err->msg[0] = '\0';
+    return lava_lab_open(lab, url, token_file, err);
+}
+
+static void test_token_files(void)
+{
+    char tok[256], link[256], sub[256], empty[256], spaced[256], fifo[256], other[256];
+    snprintf(tok, sizeof tok, "%s/token", dir);
+    snprintf(link, sizeof link, "%s/token-link", dir);
+    snprintf(sub, sizeof sub, "%s/token-dir", dir);
+    snprintf(empty, sizeof empty, "%s/token-empty", dir);
+    snprintf(spaced, sizeof spaced, "%s/token-spaced", dir);
+    snprintf(fifo, sizeof fifo, "%s/token-fifo", dir);
+    snprintf(other, sizeof other, "%s/token-other", dir);
+    struct lava_lab lab;
+    struct pm_err err;
+    char want[512];
+    write_file(tok, "abc123.x_y-z\n", 0644);
+    snprintf(want, sizeof want, "--lava-token-file %s: readable by others (mode 0644); accepted: a file only its owner "
+             "can read (chmod 600 %s)", tok, tok);
+    ok(open_with("http://h/", tok, &lab, &err) == -1 && strcmp(err.msg, want) == 0 && lab.token[0] == '\0',
+       "a token file of mode 0644 is refused: %s", err.msg);
+    chmod(tok, 0620);
+    ok(open_with("http://h/", tok, &lab, &err) == -1 && strstr(err.msg, "writable by others (mode 0620)"),
+       "one others may write is refused: %s", err.msg);
+    chmod(tok, 0600);
+    ok(open_with("http://h/", tok, &lab, &err) == 0 && strcmp(lab.token, "abc123.x_y-z") == 0,
+       "mode 0600 is taken, the token without its newline (%s)", err.msg);
+    if (symlink(tok, link) < 0 || mkdir(sub, 0700) < 0 || mkfifo(fifo, 0600) < 0)
+        bail("cannot make the token files");
+    ok(open_with("http://h/", link, &lab, &err) == -1 && strstr(err.msg, "--lava-token-file") &&
+       strstr(err.msg, "a symbolic link"), "a symlink to it is refused: %s", err.msg);
+    ok(open_with("http://h/", sub, &lab, &err) == -1 && strstr(err.msg, "not a regular file (a directory)"),
+       "a directory is refused: %s", err.msg);
+    ok(open_with("http://h/", fifo, &lab, &err) == -1 && strstr(err.msg, "not a regular file"),
+       "a FIFO is refused, without waiting for a writer: %s", err.msg);
+    write_file(empty, "", 0600);
+    ok(open_with("http://h/", empty, &lab, &err) == -1 && strstr(err.msg, "empty; accepted: one line of 1 to 255"),
+       "an empty file is refused: %s", err.msg);
+    write_file(spaced, "secret part2\n", 0600);
+    ok(open_with("http://h/", spaced, &lab, &err) == -1 && strstr(err.msg, "byte 7 is not one of the token's") &&
+       !strstr(err.msg, "secret") && lab.token[0] == '\0', "a token with a space is refused, not echoed: %s", err.msg);
+    write_file(spaced, "tok\nsecond\n", 0600);
+    ok(open_with("http://h/", spaced, &lab, &err) == -1 && strstr(err.msg, "(a second line)"),
+       "two lines are refused: %s", err.msg);
+    static char long_token[300];
+    memset(long_token, 'x', 256);
+    write_file(spaced, long_token, 0600);
+    ok(open_with("http://h/", spaced, &lab, &err) == -1 && strstr(err.msg, "longer than 255"),
+       "256 characters are refused: %s", err.msg);
+    write_file(other, "tok\n", 0600);
+    if (geteuid() == 0 && chown(other, 4321, 4321) == 0)
+        ok(open_with("http://h/", other, &lab, &err) == -1 && strstr(err.msg, "owned by uid 4321"),
+           "a file of another user's is refused: %s", err.msg);
+    else
+        ok(1, "# SKIP a file of another user's needs root to make");
+    snprintf(want, sizeof want, "%s/none", dir);
+    ok(open_with("http://h/", want, &lab, &err) == -1 && strstr(err.msg, "cannot open (No such file or directory)"),
+       "a missing file: %s", err.msg);
+}
+
+static void test_urls(void)
+{
+    struct lava_lab lab;
+    struct pm_err err;
+    ok(open_with("http://127.0.0.1:8080", NULL, &lab, &err) == 0 && strcmp(lab.url, "http://127.0.0.1:8080/") == 0 &&
+       lab.token[0] == '\0', "a URL without a path gets '/' (%s)", lab.url);
+    ok(open_with("HTTPS://Lava.Example.org/lava", NULL, &lab, &err) == 0 &&
+       strcmp(lab.url, "https://Lava.Example.org/lava/") == 0, "a path ends in '/', the scheme as libcurl writes it (%s)",
+       lab.url);
+    ok(open_with("ftp://x", NULL, &lab, &err) == -1 && strstr(err.msg, "--lava-url ftp://x: not http or https; "
+       "accepted: http://HOST"), "ftp://x is refused: %s", err.msg);
+    ok(open_with("http://user:pw@h/", NULL, &lab, &err) == -1 && strstr(err.msg, "--lava-url http://h/ (with a "
+       "user:password)") && !strstr(err.msg, "pw"), "a user:password is refused, the password not echoed: %s", err.msg);
+    ok(open_with("http://h/?x=1", NULL, &lab, &err) == -1 && strstr(err.msg, "a query or fragment"),
+       "a query is refused: %s", err.msg);
+    ok(open_with("lava.example.org", NULL, &lab, &err) == -1 && strstr(err.msg, "not a URL"),
+       "a host alone is refused: %s", err.msg);
+    ok(open_with(NULL, NULL, &lab, &err) == -1 && strstr(err.msg, "--lava-url: none given"), "no URL: %s", err.msg);
+}
+
+/* A port bound on loopback that nobody listens on: connecting is refused. */
+static void test_no_answer(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t alen = sizeof a;
+    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || getsockname(fd, (struct sockaddr *)&a, &alen) < 0)
+        bail("cannot bind a loopback port");
+    char url[64], want[256], version[32] = "untouched";
+    snprintf(url, sizeof url, "http://127.0.0.1:%u", ntohs(a.sin_port));
+    snprintf(want, sizeof want, "%s/: no answer (connection refused (nothing listens there))", url);
+    struct lava_lab lab;
+    struct pm_err err = { "" };
+    ok(open_with(url, NULL, &lab, &err) == 0 && lava_ping(&lab, version, sizeof version, &err) == -1 &&
+       strcmp(err.msg, want) == 0, "lava_ping where nothing listens: one line: %s", err.msg);
+    close(fd);
+}
+
+
+static pid_t server_pid;
+static unsigned server_port;
+
+/* tests/lava_fake.py on a port of its choosing, which it writes down. */
+static void start_server(void)
+{
+    char *const argv[] = { (char *)python, "tests/lava_fake.py", dir, NULL };
+    struct pm_spawn sp = { .argv = argv, .die_with_parent = true };
+    struct pm_err err;
+    if (pm_spawn(&sp, &server_pid, &err) < 0)
+        bail(err.msg);
+    char path[256], port[16];
+    snprintf(path, sizeof path, "%s/port", dir);
+    for (int i = 0; i < 400; i++) {
+        if (pm_read_file(path, port, sizeof port) == 0) {
+            server_port = (unsigned)strtoul(port, NULL, 10);
+            return;
+        }
+        nanosleep(&(struct timespec){ 0, 25000000 }, NULL);
+    }
+    bail("tests/lava_fake.py did not start");
+}
+
+static void stop_server(void)
+{
+    struct pm_err err;
+    int status;
+    if (kill(server_pid, SIGTERM) < 0 || pm_wait(server_pid, &status, &err) < 0)
+        bail("cannot stop tests/lava_fake.py");
+}
+
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t n = 0;
+    if (!f)
+        return NULL;
+    for (size_t got; (buf = realloc(buf, n + 65536)) && (got = fread(buf + n, 1, 65536, f)) > 0;)
+        n += got;
+    fclose(f);
+    if (buf)
+        buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* How many of the server's logged requests hold this text. */
+static int logged(const char *text)
+{
+    char path[256];
+    size_t len;
+    snprintf(path, sizeof path, "%s/requests.log", dir);
+    char *log = read_all(path, &len);
+    int n = 0;
+    for (char *p = log; p && (p = strstr(p, text)); p += strlen(text))
+        n++;
+    free(log);
+    return n;
+}
+
+static void test_lava_lab(const struct lava_lab *lab, const struct lava_lab *anon)
+{
+    char version[16] = "", url[128];
+    struct pm_err err = { "" };
+    ok(lava_ping(lab, version, sizeof version, &err) == 0 && strcmp(version, "2023.01") == 0,
+       "lava_ping: LAVA %s (%s)", version, err.msg);
+    ok(lava_ping(anon, version, sizeof version, &err) == 0 && logged("GET /lava/api/v0.2/system/version/ -\n") == 1,
+       "without a token no Authorization header goes");
+    bool exists = false;
+    ok(lava_device_type_exists(lab, "qemu", &exists, &err) == 0 && exists,
+       "qemu has a device in service, on the second page (%s)", err.msg);
+    ok(logged("GET /lava/api/v0.2/devices/?device_type=qemu&limit=100&offset=2 Token goodtoken\n") == 1,
+       "the second page asked from where the first (capped at 2) ended");
+    exists = true;
+    ok(lava_device_type_exists(lab, "retired", &exists, &err) == 0 && !exists, "a type whose devices are all retired");
+    exists = true;
+    ok(lava_device_type_exists(lab, "nosuch", &exists, &err) == 0 && !exists, "a type LAVA answers 404 for");
+    ok(lava_device_type_exists(lab, "../jobs", &exists, &err) == -1 &&
+       strstr(err.msg, "device type '../jobs': accepted: 1 to 100 of A-Z a-z 0-9 _ -"), "a name that is not a slug: %s",
+       err.msg);
+    lava_job_url(lab, 42, url, sizeof url);
+    char want[128];
+    snprintf(want, sizeof want, "http://127.0.0.1:%u/lava/scheduler/job/42", server_port);
+    is_str(url, want, "lava_job_url");
+}
+
+static void test_lava_submit(const struct lava_lab *lab, const struct lava_lab *wrong, const struct lava_lab *anon)
+{
+    struct lava_job_spec s = good_spec();
+    char *text = NULL, path[256];
+    struct pm_err err = { "" };
+    int64_t id = 0;
+    if (lava_job_yaml(&s, &text, &err) < 0)
+        bail(err.msg);
+    int rc = lava_submit(lab, text, &id, &err);
+    ok(rc == 0 && id == 42, "lava_submit: job %lld (%s)", (long long)id, err.msg);
+    snprintf(path, sizeof path, "%s/submitted.yaml", dir);
+    size_t len;
+    char *got = read_all(path, &len);
+    ok(got && strcmp(got, text) == 0, "LAVA got the definition as written, in {\"definition\": ...}");
+    free(got);
+    ok(lava_submit(lab, "key: [unclosed", &id, &err) == -1 &&
+       strstr(err.msg, "/lava/api/v0.2/jobs/: LAVA refused the job: HTTP 400 (Problem with submitted job data: ") &&
+       !has_control(err.msg), "a definition LAVA refuses: its message, control characters made spaces: %s", err.msg);
+    ok(lava_submit(wrong, text, &id, &err) == -1 && strstr(err.msg, "LAVA refused the token: HTTP 401 (Invalid token.)"),
+       "a wrong token: %s", err.msg);
+    ok(lava_submit(anon, text, &id, &err) == -1 && strstr(err.msg, "submitting a job needs a token") &&
+       logged("POST ") == 3, "no token: refused before asking LAVA: %s", err.msg);
+    free(text);
+}
+
+static void test_lava_jobs(const struct lava_lab *lab, const struct lava_lab *anon)
+{
+    struct lava_job_status st;
+    struct pm_err err = { "" };
+    ok(lava_job_get(lab, 42, &st, &err) == 0 && st.state == LAVA_RUNNING && st.health == LAVA_UNKNOWN &&
+       strcmp(st.device, "qemu-01") == 0 && st.failure[0] == '\0', "job 42: Running, Unknown, on qemu-01 (%s)", err.msg);
+    ok(lava_job_get(lab, 43, &st, &err) == 0 && st.state == LAVA_FINISHED && st.health == LAVA_INCOMPLETE,
+       "job 43: Finished, Incomplete");
+    ok(strncmp(st.failure, "kernel panic [2J line two \xc3\xa9\xc3\xa9", 30) == 0 && strlen(st.failure) == 1022 &&
+       utf8_valid(st.failure) && !has_control(st.failure),
+       "its failure_comment: control characters (ESC, newline, NEL) made spaces, cut before a character (%zu bytes)",
+       strlen(st.failure));
+    ok(lava_job_get(lab, 44, &st, &err) == -1 && strstr(err.msg, "not LAVA's answer (a job's state 'Weird')"),
+       "a state LAVA has not: %s", err.msg);
+    ok(lava_job_get(lab, 45, &st, &err) == -1 && strstr(err.msg, "larger than the limit of 4194304 bytes"),
+       "an answer over 4 MiB: %s", err.msg);
+    ok(lava_job_get(lab, 46, &st, &err) == -1 && strstr(err.msg, "/lava/api/v0.2/jobs/46/: HTTP 500 (not a JSON answer)"),
+       "a server error page: %s", err.msg);
+    ok(lava_job_get(lab, 99, &st, &err) == -1 && strstr(err.msg, "no such job for LAVA: HTTP 404 (Not found.)"),
+       "a job LAVA has not: %s", err.msg);
+    err.msg[0] = '\0';
+    int rc = lava_job_cancel(lab, 42, &err);
+    ok(rc == 0 && logged("GET /lava/api/v0.2/jobs/42/cancel/ Token goodtoken\n") == 1,
+       "lava_job_cancel: GET jobs/42/cancel/ with the token (%s)", err.msg);
+    ok(lava_job_cancel(anon, 42, &err) == -1 && strstr(err.msg, "canceling a job needs a token"),
+       "not without a token: %s", err.msg);
+}
+
+static void test_lava_server(void)
+{
+    char base[64], good[256], wrong[256];
+    snprintf(base, sizeof base, "http://127.0.0.1:%u/lava", server_port);
+    snprintf(good, sizeof good, "%s/good-token", dir);
+    snprintf(wrong, sizeof wrong, "%s/wrong-token", dir);
+    write_file(good, "goodtoken\n", 0600);
+    write_file(wrong, "wrongtoken\n", 0600);
+    struct lava_lab lab, bad, anon;
+    struct pm_err err;
+    if (open_with(base, good, &lab, &err) < 0 || open_with(base, wrong, &bad, &err) < 0 ||
+        open_with(base, NULL, &anon, &err) < 0)
+        bail(err.msg);
+    test_lava_lab(&lab, &anon);
+    test_lava_submit(&lab, &bad, &anon);
+    test_lava_jobs(&lab, &anon);
+}
+
+static bool same_file(const char *a, const char *b)
+{
+    size_t la = 0, lb = 0;
+    char *x = read_all(a, &la), *y = read_all(b, &lb);
+    bool same = x && y && la == lb && memcmp(x, y, la) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
+static void test_artifact_get(const char *store, const char *src)
+{
+    char url[128], got[256], other[256];
+    struct pm_err err = { "" };
+    int missing = -1;
+    snprintf(url, sizeof url, "%s/a.bin", store);
+    snprintf(got, sizeof got, "%s/got.bin", dir);
+    struct stat st;
+    ok(artifact_get(url, got, 1 << 20, &missing, &err) == 0 && missing == 0 && same_file(got, src) &&
+       stat(got, &st) == 0 && (st.st_mode & 07777) == 0600, "artifact_get: the same bytes, in a file of mode 0600 (%s)",
+       err.msg);
+    ok(artifact_get(url, got, 1 << 20, &missing, &err) == -1 && strstr(err.msg, "cannot create (File exists)") &&
+       same_file(got, src), "not over a file that is there, which stays: %s", err.msg);
+    char target[256];
+    snprintf(other, sizeof other, "%s/link.bin", dir);
+    snprintf(target, sizeof target, "%s/target.bin", dir);
+    if (symlink("target.bin", other) < 0)
+        bail("symlink");
+    ok(artifact_get(url, other, 1 << 20, &missing, &err) == -1 && strstr(err.msg, "cannot create") &&
+       !pm_path_exists(target), "nor through a symlink, whose target is not made: %s", err.msg);
+    snprintf(url, sizeof url, "%s/missing", store);
+    snprintf(got, sizeof got, "%s/m.bin", dir);
+    ok(artifact_get(url, got, 1 << 20, &missing, &err) == 0 && missing == 1 && !pm_path_exists(got),
+       "a 404: missing, no file left");
+    missing = 0;
+    ok(artifact_get(url, got, 10, &missing, &err) == 0 && missing == 1 && !pm_path_exists(got),
+       "also when the 404 page is over the limit (%s)", err.msg);
+    snprintf(url, sizeof url, "%s/a.bin", store);
+    ok(artifact_get(url, got, 1000, &missing, &err) == -1 && strstr(err.msg, "larger than the limit of 1000 bytes") &&
+       !pm_path_exists(got), "a body over max: refused, no file left: %s", err.msg);
+    snprintf(url, sizeof url, "%s/broken", store);
+    ok(artifact_get(url, got, 1 << 20, &missing, &err) == -1 &&
+       strstr(err.msg, "/store/broken: the artifact store answered HTTP 500") && !pm_path_exists(got),
+       "a server error: its status, no file left: %s", err.msg);
+}
+
+static void test_artifacts(void)
+{
+    char store[64], url[128], src[256], put[256];
+    snprintf(store, sizeof store, "http://127.0.0.1:%u/store", server_port);
+    snprintf(src, sizeof src, "%s/src.bin", dir);
+    FILE *f = fopen(src, "wb");
+    for (unsigned i = 0; f && i < 300000; i++)
+        fputc((int)((i * 7) ^ (i >> 8)) & 0xff, f);
+    if (!f || fclose(f) != 0)
+        bail("cannot write src.bin");
+    struct pm_err err = { "" };
+    snprintf(url, sizeof url, "%s/a.bin", store);
+    snprintf(put, sizeof put, "%s/store/a.bin", dir);
+    ok(artifact_put(url, src, &err) == 0 && same_file(put, src), "artifact_put: the store has the same bytes (%s)",
+       err.msg);
+    snprintf(url, sizeof url, "%s/sub/x", store);
+    ok(artifact_put(url, src, &err) == -1 && strstr(err.msg, "/store/sub/x: the artifact store answered HTTP 403"),
+       "a PUT the store refuses: %s", err.msg);
+    snprintf(put, sizeof put, "%s/none", dir);
+    ok(artifact_put(url, put, &err) == -1 && strstr(err.msg, "cannot open (No such file or directory)"),
+       "a file that is not there: %s", err.msg);
+    int exists = -1;
+    err.msg[0] = '\0';
+    snprintf(url, sizeof url, "%s/a.bin", store);
+    ok(artifact_exists(url, &exists, &err) == 0 && exists == 1, "artifact_exists: a.bin is there (%s)", err.msg);
+    snprintf(url, sizeof url, "%s/missing", store);
+    ok(artifact_exists(url, &exists, &err) == 0 && exists == 0, "and missing is not (%s)", err.msg);
+    test_artifact_get(store, src);
+}
+
+static void test_with_server(void)
+{
+    start_server();
+    test_lava_server();
+    test_artifacts();
+    stop_server();
+}
+
+int main(void)
+{
+    if (!mkdtemp(dir))
+        bail("mkdtemp");
+    test_yaml_quote();
+    test_job();
+    test_bad_specs();
+    test_token_files();
+    test_urls();
+    test_no_answer();
+    test_with_server();
+    if (pm_remove_all(dir) < 0)
+        bail("cannot remove the test directory");
+    return done_testing();
+}
