@@ -57,8 +57,13 @@ int exp_lava_open(const struct suite_plan *p, bool need_token, struct lava_lab *
     if (lava_lab_open(lab, l->url, need_token ? l->token_file : NULL, err) < 0)
         return -1;
     char version[64];
-    if (lava_ping(lab, version, sizeof version, err) < 0)
-        return pm_errf(err, "%s: lava-url = %s: %s", path, l->url, err->msg);
+    if (lava_ping(lab, version, sizeof version, err) < 0) {
+        /* lib/http's words begin with the URL, which the key names already. */
+        char why[sizeof err->msg];
+        const char *m = strstr(err->msg, ": no answer");
+        snprintf(why, sizeof why, "%s", m ? m + 2 : err->msg);
+        return pm_errf(err, "%s: lava-url = %s: %s", path, l->url, why);
+    }
     bool exists = false;
     if (lava_device_type_exists(lab, l->device_type, &exists, err) < 0)
         return -1;
