@@ -33,7 +33,7 @@ REPLAY_BIN := $(FUZZERS:%=$(B)/fuzz/%.replay) $(B)/fuzz/writers-emit
 # The version: git describe in a clone, else what the package says.
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || cat VERSION 2>/dev/null || echo unknown)
 
-.PHONY: all test test-quick test-slow check check-build tsan bench clean fresh-root layering fuzz fuzz-build man install uninstall FORCE
+.PHONY: lava-check all test test-quick test-slow check check-build tsan bench clean fresh-root layering fuzz fuzz-build man install uninstall FORCE
 all: pressmark $(UNIT_BIN) $(REPLAY_BIN) $(B)/tests/stats_tool
 
 # Made anew each time: ar only adds and replaces, so a member of a source
@@ -168,6 +168,14 @@ test-quick: all
 SLOW_TESTS := $(wildcard tests/slow/t*.t)
 test-slow: all
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PRESSMARK_BIN=$(abspath $(B)/pressmark) prove --timer $(SLOW_TESTS)
+
+# A real LAVA lab on this machine (tools/lava-lab.sh: lava-server, its
+# PostgreSQL, a dispatcher and a qemu device under TCG, an artifact store),
+# pressmark's suites as its jobs, the lab taken down after (root; about
+# ten minutes, the first time longer: it installs LAVA's packages).
+LAVA_TESTS := $(wildcard tests/lava/t*.t)
+lava-check: all
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PRESSMARK_BIN=$(abspath $(B)/pressmark) prove -v --timer $(LAVA_TESTS)
 
 # The same tests against a sanitised build in its own build directory, the
 # fuzz corpora replayed through sanitised harnesses too (t43). What only

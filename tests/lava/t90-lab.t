@@ -1,0 +1,147 @@
+#!/bin/bash
+# make lava-check: a real LAVA lab on this machine (tools/lava-lab.sh up:
+# lava-server with PostgreSQL, lava-dispatcher as its worker, one qemu
+# device under TCG, an artifact store), pressmark's suites as its jobs,
+# then the lab taken down. A two-kernel suite (Debian's 6.1 and 6.12
+# cloud kernels) runs with backend = lava, killed by SIGKILL while its
+# jobs run and resumed by waiting for the same jobs; LAVA holds each
+# cell's measurements; compare shows both kernels. A cancelled job, a
+# kernel that never boots, an upload that is missing and one that is
+# hostile each fail their cells with the reason while nothing of theirs
+# enters the database. An unknown device type is refused before anything
+# is written.
+. "$(dirname "$0")/../lib.sh"
+vm_lane
+command -v lava-server > /dev/null || [ -x /usr/bin/apt-get ] || skip_all "no LAVA and no apt-get to install it"
+LAB="$TMP/lab"
+cleanup_add "'$ROOT/tools/lava-lab.sh' down '$LAB'"
+setup "a LAVA lab comes up (tools/lava-lab.sh up)" "$ROOT/tools/lava-lab.sh" up "$LAB"
+. "$LAB/lab.env"
+export PRESSMARK_LAVA_POLL_S=3
+cd "$TMP" || exit 1
+
+r61=${k61#linux-image-}
+r612=${k612#linux-image-}
+lab="backend = lava
+lava-url = $LAVA_URL
+lava-token-file = $LAVA_TOKEN_FILE
+device-type = $LAVA_DEVICE_TYPE
+lava-artifacts = $ARTIFACTS_HOST_URL
+lava-artifacts-guest = $ARTIFACTS_URL
+vm-memory = 512M
+vm-timeout = 8m
+interval = 200ms
+order-seed = 3"
+suite() {  # suite FILE RUNS KERNELS [MORE GLOBAL LINES]
+    printf '[global]\n%s\nruns = %s\nkernel = %s\n%s\n\n%s\n' "$lab" "$2" "$3" "${4:-}" "$KERNEL_CHAT_CELL" > "$1"
+}
+rest() {  # rest PATH: GET a LAVA API path with the lab's token
+    curl -sf -H "Authorization: Token $(cat "$LAVA_TOKEN_FILE")" "${LAVA_URL}api/v0.2/$1"
+}
+jobs_of() {  # jobs_of SUITE_NAME: its LAVA job ids, by kernel group
+    q "select j.job_id from lava_job j join suite s on s.id = j.suite_id where s.name = '$1' order by j.grp, j.attempt"
+}
+finished() {  # finished JOB: wait (at most 15 min) until LAVA says it is finished
+    local i
+    for ((i = 0; i < 300; i++)); do
+        [ "$(rest "jobs/$1/" | python3 -c 'import json, sys; print(json.load(sys.stdin)["state"])')" = Finished ] && return 0
+        sleep 3
+    done
+    return 1
+}
+
+# Bad input, judged by the lab before anything is written.
+suite nosuch.ini 1 "$k612" "device-type = nosuch-board"
+sed -i "s/^device-type = $LAVA_DEVICE_TYPE\$//" nosuch.ini
+"$PM" suite run nosuch.ini > out 2> err
+is "$?:$(wc -l < err)" "2:1" "an unknown device type: exit 2, one line"
+like "$(cat err)" "device-type = nosuch-board: the lab at ${LAVA_URL//./\\.} has no device of that type" "  naming it and the lab"
+ok "  nothing written" test ! -e "$PRESSMARK_DB"
+
+# The two kernels as two jobs, killed while they run and resumed.
+suite two.ini 2 "$k61, $k612"
+sed -i 's/^\[global\]$/[global]\nname = lava-two/' two.ini
+"$PM" suite run two.ini > run1.out 2>&1 &
+pid=$!
+for ((i = 0; i < 600; i++)); do
+    [ "$(grep -c 'LAVA job [0-9]* submitted' run1.out)" -ge 2 ] && break
+    sleep 1
+done
+kill -KILL "$pid"; wait "$pid" 2> /dev/null
+is "$(grep -c 'LAVA job [0-9]* submitted' run1.out)" 2 "suite run submits a job per kernel (then SIGKILL)"
+read -r -d '' j61 j612 < <(jobs_of lava-two; printf '\0')
+"$PM" suite run two.ini > run2.out 2>&1
+rc=$?
+is "$rc" 0 "suite run again: exit 0"
+[ "$rc" -eq 0 ] || sed 's/^/#   /' run2.out | tail -20
+is "$(grep -c 'submitted' run2.out)" 0 "  it submitted nothing again: it waited for the same jobs"
+is "$(jobs_of lava-two | tr '\n' ' ')" "$j61 $j612 " "  one job per kernel in the database, the same two"
+is "$(q "select count(*) from run where status = 'ok' and label like 'chat %'")" 4 "  4 runs came back, ok"
+is "$(q "select count(*) from run r join machine m on m.id = r.machine_id where m.kernel = substr(r.label, 6)")" 4 \
+    "  each ran on its own kernel (the guest machine's release)"
+is "$(q "select count(*) from run_meta where key = 'emulated' and value = 'yes'")" 4 "  each marked emulated (TCG)"
+is "$(q "select group_concat(distinct value) from run_meta where key = 'lava.device_type'")" "$LAVA_DEVICE_TYPE" \
+    "  each carries the lab's device type"
+for j in "$j61" "$j612"; do
+    is "$(rest "jobs/$j/" | python3 -c 'import json, sys; d = json.load(sys.stdin); print(d["state"], d["health"])')" \
+        "Finished Complete" "LAVA: job $j finished complete"
+    cases=$(rest "jobs/$j/tests/?limit=200" | python3 -c '
+import json, sys
+for t in json.load(sys.stdin)["results"]:
+    if t["name"].startswith("c0-"): print(t["name"], t["result"], t["measurement"], t["unit"])')
+    like "$cases" "^c0-chat_[^ ]+ pass [0-9.]+ msg/s" "  its cell's headline is a test case with a measurement in msg/s"
+    like "$cases" "c0-chat_[^ ]+\\.vmstat\\.pgmajfault pass [0-9.]+ " "  and its key metrics"
+done
+cmp=$("$PM" compare --suite lava-two --allow-emulated 2>&1)
+like "$cmp" "chat ${r61//./\\.}" "compare --suite --allow-emulated: the 6.1 kernel's cell"
+like "$cmp" "chat ${r612//./\\.}" "  and the 6.12 kernel's"
+
+# A job LAVA cancels: its cells fail with LAVA's word for it.
+suite cancel.ini 1 "$k612" "name = lava-cancel"
+"$PM" lava submit cancel.ini > sub.out 2>&1
+is "$?" 0 "lava submit: exit 0"
+jc=$(jobs_of lava-cancel)
+like "$(cat sub.out)" "LAVA job $jc submitted: ${LAVA_URL//./\\.}scheduler/job/$jc" "  it names the job and its page"
+rest "jobs/$jc/cancel/" > /dev/null
+"$PM" lava collect cancel.ini "$jc" > col.out 2>&1
+is "$?" 1 "lava collect of a cancelled job: exit 1"
+like "$(q "select reason from run where label like 'chat %' and status = 'failed' and id = (select max(id) from run)")" \
+    "LAVA job $jc was canceled" "  its cell's run failed with that reason"
+
+# A kernel that never boots (no init): LAVA ends the job incomplete.
+suite noboot.ini 1 "$k612" "name = lava-noboot
+vm-append = init=/nonexistent"
+"$PM" suite run noboot.ini > nb.out 2>&1
+is "$?" 1 "a kernel that never boots: exit 1"
+like "$(q "select reason from run where id = (select max(id) from run)")" "LAVA job [0-9]+ is incomplete: .+" \
+    "  its cell failed with LAVA's reason"
+
+# Uploads that are missing or hostile: the job completes, what it left is
+# checked as a VM's results are, and nothing of it is taken.
+runs_before=$(q "select count(*) from run")
+ln -s "$TMP/decoy" "$TMP/evil-link"; echo decoy > "$TMP/decoy"
+for kind in missing hostile; do
+    suite "$kind.ini" 1 "$k612" "name = lava-$kind"
+    "$PM" lava submit "$kind.ini" > /dev/null 2>&1
+    j=$(jobs_of "lava-$kind")
+    ok "$kind: job $j finished" finished "$j"
+    file="$ARTIFACTS_DIR/$(q "select substr(results_url, length('$ARTIFACTS_HOST_URL') + 2) from lava_job where job_id = $j")"
+    ok "  its guest put its results in the store" test -s "$file"
+    if [ "$kind" = missing ]; then
+        rm -f "$file"
+        want="its guest put no results at"
+    else
+        # A link to a decoy of this test's and a path out of the directory.
+        (cd "$TMP" && tar -cf "$file" --transform='s,^evil-link$,results.db,' evil-link &&
+            tar -rf "$file" --transform='s,^decoy$,../../escaped,' decoy)
+        want="refused|not a regular file|link|\\.\\."
+    fi
+    "$PM" lava collect "$kind.ini" > "$kind.out" 2>&1
+    is "$?" 1 "  lava collect: exit 1"
+    like "$(q "select reason from run where id = (select max(id) from run)")" "LAVA job $j .*($want)" \
+        "  its cell failed with why"
+    is "$(q "select count(*) from run where status = 'ok'")" 4 "  no run of it was taken"
+done
+is "$(cat "$TMP/decoy")" decoy "the decoy behind the hostile link is untouched"
+ok "  and nothing escaped the job's directory" test ! -e "$(dirname "$PRESSMARK_DB")/escaped"
+done_testing
