@@ -158,6 +158,9 @@ static int make_job(struct runner *r, int group, const struct suite_run_opts *o,
         pub.initrd_sha }, .rootfs = { pub.rootfs_url, pub.rootfs_sha }, .job = { job_url, job_sha },
         .memory_mib = sg->vm_memory >> 20, .cpus = sg->vm_cpus, .append = sg->vm_append[0] ? sg->vm_append : NULL,
         .timeout_min = minutes + 40, .test_timeout_min = minutes, .priority = "medium", .visibility = "public",
+        /* A kernel that boots at all reaches its prompt in seconds (7 s
+         * under TCG): a hung one is not waited for longer than its cells. */
+        .boot_timeout_min = minutes < 5 ? minutes : 5,
     };
     image_free(&img);
     if (rc == 0)

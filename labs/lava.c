@@ -277,6 +277,33 @@ static int bad_field(const char *url, const char *field, const char *value, stru
     return pm_errf(err, "%s: not LAVA's answer (a job's %s '%s')", url, field, said);
 }
 
+/* Why a job ended as it did, as LAVA records it: not in failure_comment
+ * (null but when lava-run itself crashed) but in the metadata of the test
+ * case "job" of its suite "lava", a YAML text with "error_type: ..." and
+ * "error_msg: ..." lines. Left "" when there is none. */
+static void job_error(const struct lava_lab *lab, int64_t job_id, char *buf, size_t len)
+{
+    char path[96], url[1024];
+    snprintf(path, sizeof path, "api/v0.2/jobs/%" PRId64 "/tests/?name=job&suite__name=lava", job_id);
+    struct lava_answer a;
+    struct pm_err err;
+    if (lava_call(lab, path, NULL, url, sizeof url, &a, &err) < 0)
+        return;
+    json_t *r0 = json_array_get(json_object_get(a.doc, "results"), 0);
+    const char *meta = a.code == 200 ? json_string_value(json_object_get(r0, "metadata")) : NULL;
+    const char *type = meta ? strstr(meta, "error_type: ") : NULL, *msg = meta ? strstr(meta, "error_msg: ") : NULL;
+    if (msg) {
+        char t[64] = "", m[900];
+        if (type)
+            snprintf(t, sizeof t, "%.*s", (int)strcspn(type + 12, "\n"), type + 12);
+        snprintf(m, sizeof m, "%.*s", (int)strcspn(msg + 11, "\n"), msg + 11);
+        char both[1000];
+        snprintf(both, sizeof both, "%s%s%s", t, t[0] ? " error: " : "", m);
+        clean_copy(buf, len, both);
+    }
+    json_decref(a.doc);
+}
+
 /* GET api/v0.2/jobs/ID/: "state", "health", "actual_device" (the device's
  * hostname, null before), "failure_comment" (null when none). */
 int lava_job_get(const struct lava_lab *lab, int64_t job_id, struct lava_job_status *st, struct pm_err *err)
@@ -299,6 +326,8 @@ int lava_job_get(const struct lava_lab *lab, int64_t job_id, struct lava_job_sta
     else {
         clean_copy(st->device, sizeof st->device, json_string_value(json_object_get(a.doc, "actual_device")));
         clean_copy(st->failure, sizeof st->failure, json_string_value(json_object_get(a.doc, "failure_comment")));
+        if (!st->failure[0] && (st->health == LAVA_INCOMPLETE || st->health == LAVA_CANCELED))
+            job_error(lab, job_id, st->failure, sizeof st->failure);
     }
     json_decref(a.doc);
     return rc;

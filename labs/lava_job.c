@@ -146,7 +146,7 @@ static int put_deploy(FILE *f, const struct lava_job_spec *s, struct pm_err *err
 static void put_test(FILE *f, const struct lava_job_spec *s)
 {
     fprintf(f, "- boot:\n    method: qemu\n    media: tmpfs\n    timeout: {minutes: %d}\n"
-               "    prompts: [\"pressmark-lava# \"]\n", BOOT_MIN);
+               "    prompts: [\"pressmark-lava# \"]\n", (int)(s->boot_timeout_min ? s->boot_timeout_min : BOOT_MIN));
     fprintf(f, "- test:\n    timeout: {minutes: %u}\n    definitions:\n    - from: inline\n      name: pressmark\n"
                "      path: inline/pressmark.yaml\n      repository:\n        metadata:\n"
                "          format: Lava-Test Test Definition 1.0\n          name: pressmark\n"

@@ -30,6 +30,7 @@ struct lava_job_spec {
     const char *append;         /* more kernel parameters, or NULL */
     unsigned timeout_min;       /* the whole job */
     unsigned test_timeout_min;  /* the test action (the cells) */
+    unsigned boot_timeout_min;  /* to the shell's prompt; 0: 10 */
     const char *priority;       /* "medium" */
     const char *visibility;     /* "public" */
 };
