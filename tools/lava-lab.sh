@@ -422,8 +422,11 @@ cmd_up() {
     (umask 077 && manage workers details "$LAB_WORKER" | awk '/^token/ { print $3 }' > "$D/state/worker.token")
     [ -s "$D/state/worker.token" ] || die "no token for worker $LAB_WORKER"
 
-    # lava-scheduler.service
-    (server_env && start scheduler lava-server manage lava-scheduler --level INFO --log-file "$D/logs/lava-scheduler.log")
+    # lava-scheduler.service. Its unit drops it to lavaserver, which could
+    # not reach its log in a DIR private to root (a test's): it stays root,
+    # as gunicorn does, and listens nowhere.
+    (server_env && start scheduler lava-server manage lava-scheduler --level INFO --user root --group root \
+        --log-file "$D/logs/lava-scheduler.log")
 
     # lava-worker.service, its state in DIR/worker; a ping every 5 s picks a
     # job up soon (no lava-publisher: its events only shorten that wait).
