@@ -237,6 +237,15 @@ int lava_guest_main(int argc, char **argv)
                 "job archive's directory)\n");
         return 2;
     }
+    /* Only where a LAVA job booted pressmark's guest: it runs ./pressmark
+     * of the directory it is started in, which on a host is anybody's. */
+    char cmdline[4096];
+    if (pm_read_file("/proc/cmdline", cmdline, sizeof cmdline) < 0 ||
+        !strstr(cmdline, "init=/usr/lib/pressmark/lava-init")) {
+        fprintf(stderr, "pressmark __lava-guest: not in a guest booted with init=/usr/lib/pressmark/lava-init (a LAVA "
+                "job's); refused\n");
+        return 2;
+    }
     if (pm_mkdirs(OUT) < 0 || chmod(OUT, 0700) < 0) {
         fprintf(stderr, "pressmark __lava-guest: %s: %s\n", OUT, strerror(errno));
         return 2;

@@ -29,6 +29,7 @@
 #include "lib/fileio.h"
 #include "lib/http.h"
 #include "lib/quote.h"
+#include "lib/timeutil.h"
 #include "store/lava_jobs.h"
 
 /* A guest's results archive at the most: a night's database of many runs. */
@@ -50,12 +51,29 @@ int exp_lava_open(const struct suite_plan *p, bool need_token, struct lava_lab *
                        "owner can read, holding the lab's API token)", path);
     bool https, loopback;
     const char *stores[] = { l->artifacts, l->artifacts_guest };
-    for (size_t i = 0; i < 2; i++)
-        if (stores[i][0] && http_url_private(stores[i], &https, &loopback, err) < 0)
-            return pm_errf(err, "%s: %s = %s: not an http or https URL", path, i ? "lava-artifacts-guest" :
-                           "lava-artifacts", stores[i]);
-    if (lava_lab_open(lab, l->url, need_token ? l->token_file : NULL, err) < 0)
-        return -1;
+    for (size_t i = 0; i < 2; i++) {
+        const char *key = i ? "lava-artifacts-guest" : "lava-artifacts";
+        if (!stores[i][0])
+            continue;
+        if ((strncmp(stores[i], "http://", 7) != 0 && strncmp(stores[i], "https://", 8) != 0) ||
+            http_url_private(stores[i], &https, &loopback, err) < 0)
+            return pm_errf(err, "%s: %s = %s: not an http or https URL", path, key, stores[i]);
+        /* It goes into the job's public definition. */
+        if (strchr(stores[i], '@'))
+            return pm_errf(err, "%s: %s: a user:password in it would be in the job's public definition (accepted: "
+                           "a store that takes PUT without one)", path, key);
+    }
+    if (lava_lab_open(lab, l->url, need_token ? l->token_file : NULL, err) < 0) {
+        char why[sizeof err->msg];
+        snprintf(why, sizeof why, "%s", err->msg);
+        return pm_errf(err, "%s: %s", path, why);
+    }
+    if (need_token && http_url_private(lab->url, &https, &loopback, err) == 0 && !https && !loopback &&
+        !l->allow_plain_http) {
+        explicit_bzero(lab, sizeof *lab);
+        return pm_errf(err, "%s: lava-url = %s: the token would cross the network unencrypted (accepted: https, "
+                       "a LAVA on this machine, or lava-allow-plain-http = yes)", path, l->url);
+    }
     char version[64];
     if (lava_ping(lab, version, sizeof version, err) < 0) {
         /* lib/http's words begin with the URL, which the key names already. */
@@ -176,15 +194,21 @@ static int make_job(struct runner *r, int group, const struct suite_run_opts *o,
 static int write_definition(struct runner *r, int group, const char *dir, const struct lava_job_rec *rec,
                             struct pm_err *err)
 {
-    char path[PATH_MAX + 200];
+    char path[PATH_MAX + 200], tmp[PATH_MAX + 220];
     snprintf(path, sizeof path, "%s/%s-kernel%d.yaml", dir, r->p->name, group);
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    /* A new file renamed into place: what another user of the directory
+     * made beforehand is replaced, never written through. */
+    snprintf(tmp, sizeof tmp, "%s.%d.tmp", path, (int)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0)
-        return pm_errf(err, "%s: %s", path, strerror(errno));
+        return pm_errf(err, "%s: %s", tmp, strerror(errno));
     size_t n = strlen(rec->definition);
     bool ok = write(fd, rec->definition, n) == (ssize_t)n;
-    if (close(fd) < 0 || !ok)
-        return pm_errf(err, "%s: %s", path, strerror(errno));
+    if (close(fd) < 0 || !ok || rename(tmp, path) < 0) {
+        int e = errno;
+        unlink(tmp);
+        return pm_errf(err, "%s: %s", path, strerror(e));
+    }
     char q[4 * sizeof path];
     quote_terminal(path, q, sizeof q);
     exp_say(r->ev, EXP_LOG, "pressmark: kernel %d: job definition %s\n", group, q);
@@ -287,6 +311,10 @@ static int wait_job(struct runner *r, const struct lava_lab *lab, const struct l
     const char *env = getenv("PRESSMARK_LAVA_POLL_S");
     long poll = env && atol(env) > 0 ? atol(env) : 10;
     enum lava_state last = (enum lava_state)-1;
+    /* A job running past its own timeouts (the cells', the boot's and the
+     * deploy's) and an hour more is a LAVA that no longer ends it. */
+    double limit = r->p->vm_timeout_s + 100 * 60.0;
+    uint64_t running_since = 0;
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
@@ -297,6 +325,16 @@ static int wait_job(struct runner *r, const struct lava_lab *lab, const struct l
             return -1;
         if (st->state == LAVA_FINISHED)
             return 0;
+        if (st->state != LAVA_RUNNING)
+            running_since = 0;
+        else if (!running_since)
+            running_since = pm_now_ns();
+        else if ((double)(pm_now_ns() - running_since) / 1e9 > limit) {
+            pm_errf(err, "LAVA job %lld: still running %.0f minutes after it started, past its timeouts; "
+                           "given up (its page: %sscheduler/job/%lld)", (long long)rec->job_id, limit / 60, lab->url,
+                           (long long)rec->job_id);
+            return -2;     /* the group fails; the suite goes on */
+        }
         if (st->state != last) {
             static const char *const words[] = { "waiting for a device", "running", "being cancelled", "finished" };
             char dev[4 * sizeof st->device];
@@ -413,13 +451,19 @@ static int lava_run_group(struct runner *r, int group, const struct suite_run_op
         return 0;
     }
     struct lava_job_status st;
-    if (wait_job(r, &lab, &rec, &st, abort_sig, &err) < 0) {
+    int w = wait_job(r, &lab, &rec, &st, abort_sig, &err);
+    if (w == -2) {
+        char reason[1400];
+        snprintf(reason, sizeof reason, "kernel %s: %s", r->p->groups[group].kernel, err.msg);
+        rc = fail_group(r, group, &rec, reason, worst);
+    } else if (w < 0) {
         exp_say(r->ev, EXP_LOG, "pressmark suite run: %s\n", err.msg);
         rc = 2;
     } else if (!*abort_sig) {
         rc = take_job(r, group, &lab, &rec, &st, worst);
     }
     lava_job_rec_free(&rec);
+    explicit_bzero(&lab, sizeof lab);
     return rc;
 }
 

@@ -11,7 +11,7 @@
 static const char *const suite_keys[] = { "runs", "target-ci", "alpha", "detect", "order", "order-seed", "question",
                                           "baseline", "name", "backend", "vm-timeout", "vm-accel",
                                           "lava-url", "lava-token-file", "device-type", "lava-artifacts",
-                                          "lava-artifacts-guest", NULL };
+                                          "lava-artifacts-guest", "lava-allow-plain-http", NULL };
 /* Where a cell runs: the kernel and the (virtual) machine it boots in.
  * Not run options: they choose the boot the cell's runs happen in. */
 static const char *const machine_keys[] = { "kernel", "vm-memory", "vm-cpus", "vm-append", NULL };
@@ -205,6 +205,17 @@ static int lab_key(struct suite_plan *p, const struct suite_key *k, struct pm_er
 {
     const char *v = k->raw;
     struct suite_lab *l = &p->lab;
+    /* Values are echoed in messages to a terminal: no control character. */
+    for (const unsigned char *c = (const unsigned char *)v; *c; c++)
+        if (*c < 0x20 || *c == 0x7f || (*c == 0xc2 && c[1] >= 0x80 && c[1] < 0xa0))
+            return pm_errf(err, "%s:%d: %s: a control character in its value (accepted: printable text)", p->file.path,
+                           k->line, k->name);
+    if (strcmp(k->name, "lava-allow-plain-http") == 0) {
+        if (strcmp(v, "yes") != 0 && strcmp(v, "no") != 0)
+            return pm_errf(err, "%s:%d: lava-allow-plain-http = %s: not yes or no", p->file.path, k->line, v);
+        l->allow_plain_http = strcmp(v, "yes") == 0;
+        return 0;
+    }
     struct { const char *name; char *dst; size_t size; } keys[] = {
         { "lava-url", l->url, sizeof l->url }, { "lava-token-file", l->token_file, sizeof l->token_file },
         { "device-type", l->device_type, sizeof l->device_type }, { "lava-artifacts", l->artifacts, sizeof l->artifacts },
@@ -510,7 +521,8 @@ static int check_key(struct suite_plan *p, const struct workload_ops *wl, const 
                        "command, the options of 'pressmark run %s --help' and of the run and environment, "
                        "without their dashes; kernel, vm-memory, vm-cpus, vm-append; in [global] also runs, "
                        "target-ci, alpha, detect, order, order-seed, question, baseline, name, backend, vm-timeout, "
-                       "vm-accel, lava-url, lava-token-file, device-type, lava-artifacts, lava-artifacts-guest)",
+                       "vm-accel, lava-url, lava-token-file, device-type, lava-artifacts, lava-artifacts-guest, "
+                       "lava-allow-plain-http)",
                        path, k->line, k->name, wl->name, wl->name);
     }
     return 0;

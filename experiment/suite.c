@@ -228,10 +228,12 @@ static int load_suite(struct runner *r, struct suite_plan *p, const char *path, 
     struct lava_lab lab;
     if (p->has_kernels && !o->guest && p->backend == BACKEND_LAVA &&
         exp_lava_open(p, o->lava_step == LAVA_RUN || o->lava_step == LAVA_SUBMIT, &lab, &err) < 0) {
+        explicit_bzero(&lab, sizeof lab);
         exp_say(r->ev, EXP_LOG, "pressmark suite run: %s\n", err.msg);
         suite_plan_free(p);
         return 2;
     }
+    explicit_bzero(&lab, sizeof lab);
     if (p->has_kernels && !o->guest && suite_kernels_check(r, o) < 0) {
         suite_kernels_free(r);
         suite_plan_free(p);

@@ -204,7 +204,7 @@ static int need_token(const struct lava_lab *lab, const char *what, struct pm_er
 {
     if (lab->token[0])
         return 0;
-    return pm_errf(err, "%s: %s needs a token; accepted: --lava-token-file FILE (a LAVA API token)", lab->url, what);
+    return pm_errf(err, "%s: %s needs a token; accepted: lava-token-file = FILE (a LAVA API token)", lab->url, what);
 }
 
 /* POST api/v0.2/jobs/ {"definition": YAML}: 201 with {"message": "job(s)

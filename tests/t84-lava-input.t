@@ -17,11 +17,13 @@ suite() {  # suite GLOBAL_LINES: a two-kernel suite with backend = lava
 refused() {  # refused DESCRIPTION REGEX COMMAND...: exit 2, one line, nothing written
     local desc=$1 re=$2; shift 2
     rm -f "$PRESSMARK_DB"
+    find "$TMP" ! -name out ! -name err | sort > before
     "$@" > out 2> err
     local rc=$?
     is "$rc:$(wc -l < err)" "2:1" "$desc: exit 2, one line"
     like "$(cat err)" "$re" "  it names what and what is accepted"
-    ok "  nothing written (no database)" test ! -e "$PRESSMARK_DB"
+    is "$(find "$TMP" ! -name out ! -name err | sort | diff before - | grep '^[<>]')" "" \
+        "  nothing written (no database, no boots directory, no job definition)"
 }
 
 # A port nobody listens on, found by binding and closing one.
@@ -41,22 +43,48 @@ refused "no token file to submit with" "needs lava-token-file in \\[global\\] to
 
 suite "$lab"
 chmod 644 token
-refused "a token file others can read" "token: readable by others \\(mode 0?644\\).*chmod 600" "$PM" suite run s.ini
+refused "a token file others can read" \
+    "^pressmark suite run: s\\.ini: lava-token-file = $TMP/token: readable by others \\(mode 0644\\); accepted: .*chmod 600" \
+    "$PM" suite run s.ini
 chmod 600 token
 ln -s token token-link
 suite "${lab/\/token/\/token-link}"
-refused "a token file that is a link" "token-link: .*(link|symbolic)" "$PM" suite run s.ini
+refused "a token file that is a link" "^pressmark suite run: s\\.ini: lava-token-file = $TMP/token-link: a symbolic link" \
+    "$PM" suite run s.ini
 : > empty-token; chmod 600 empty-token
 suite "${lab/\/token/\/empty-token}"
-refused "an empty token file" "empty-token: " "$PM" suite run s.ini
+refused "an empty token file" "lava-token-file = $TMP/empty-token: empty; accepted: one line" "$PM" suite run s.ini
+mkfifo fifo-token; chmod 600 fifo-token
+suite "${lab/\/token/\/fifo-token}"
+refused "a FIFO as the token file (judged before it is opened)" "fifo-token: not a regular file" "$PM" suite run s.ini
+printf 'abc def\n' > bad-token; chmod 600 bad-token
+suite "${lab/\/token/\/bad-token}"
+refused "a token with a blank" "bad-token: not one line of the token's characters" "$PM" suite run s.ini
+is "$(grep -c 'abc\|def' err)" 0 "  the token's text is not echoed"
 suite "$lab"
 refused "a LAVA URL that does not answer" "^pressmark suite run: s\\.ini: lava-url = http://127\\.0\\.0\\.1:$dead/: no answer \\(connection refused" \
     "$PM" suite run s.ini
-refused "  also for lava job (which needs no token)" "lava-url = http://127\\.0\\.0\\.1:$dead/" "$PM" lava job s.ini
+suite "${lab/lava-token-file = $TMP\/token/}"
+refused "  also for lava job, which needs no token" "s\\.ini: lava-url = http://127\\.0\\.0\\.1:$dead/: no answer \\(connection refused" \
+    "$PM" lava job s.ini
+refused "  and for lava collect, which needs none either" "lava-url = http://127\\.0\\.0\\.1:$dead/: no answer" \
+    "$PM" lava collect s.ini
 suite "${lab/http:\/\/127.0.0.1:$dead\//ftp://127.0.0.1/}"
-refused "a LAVA URL that is not http" "ftp://127\\.0\\.0\\.1/" "$PM" suite run s.ini
+refused "a LAVA URL that is not http" "lava-url = ftp://127\\.0\\.0\\.1/: not http or https" "$PM" suite run s.ini
 suite "${lab/http:\/\/127.0.0.1:$dead\//http://user:pw@127.0.0.1:$dead/}"
-refused "a LAVA URL with a password in it" "user:pw@|password" "$PM" suite run s.ini
+refused "a LAVA URL with a password in it" "lava-url = http://127\\.0\\.0\\.1:$dead/ \\(with a user:password\\)" \
+    "$PM" suite run s.ini
+is "$(grep -c ':pw@' err)" 0 "  the password is not echoed"
+suite "${lab/http:\/\/127.0.0.1:$dead\//http://192.0.2.1/}"
+refused "a token to another host over plain http" \
+    "lava-url = http://192\\.0\\.2\\.1/: the token would cross the network unencrypted \\(accepted: https.*lava-allow-plain-http = yes\\)" \
+    "$PM" suite run s.ini
+suite "${lab/lava-artifacts = http:\/\/127.0.0.1:$dead\/store/lava-artifacts = http://u:p@127.0.0.1:$dead/store}"
+refused "a store URL with a password (it would be in the public job)" "lava-artifacts: a user:password in it" \
+    "$PM" suite run s.ini
+suite "${lab/device-type = qemu/device-type = qemu$'\e'[2J}"
+refused "a control character in a value" "device-type: a control character in its value" "$PM" suite run s.ini
+is "$(grep -c $'\e' err)" 0 "  not echoed to the terminal"
 
 # The suite's own keys: a device type is a name, a value has no blank or quote.
 suite "${lab/device-type = qemu/device-type = qemu;reboot}"
