@@ -175,7 +175,7 @@ test-slow: all
 # ten minutes, the first time longer: it installs LAVA's packages).
 LAVA_TESTS := $(wildcard tests/lava/t*.t)
 lava-check: all
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PRESSMARK_BIN=$(abspath $(B)/pressmark) prove -v --timer $(LAVA_TESTS)
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PRESSMARK_BIN=$(abspath $(B)/pressmark) PM_LAVA_REQUIRED=1 prove -v --timer $(LAVA_TESTS)
 
 # The same tests against a sanitised build in its own build directory, the
 # fuzz corpora replayed through sanitised harnesses too (t43). What only

@@ -130,8 +130,10 @@ static int put_deploy(FILE *f, const struct lava_job_spec *s, struct pm_err *err
     const char *append = s->append ? s->append : "";
     if (strlen(append) > 512)
         return pm_errf(err, "kernel parameters of %zu bytes: accepted: at most 512", strlen(append));
+    /* The root by its label: LAVA orders a job's images by name, so which
+     * virtio disk the root is depends on the other images' names. */
     snprintf(kernel_arg, sizeof kernel_arg,
-             "-kernel {kernel} -append \"console=ttyS0,115200 root=/dev/vda rw init=/usr/lib/pressmark/lava-init%s%s\"",
+             "-kernel {kernel} -append \"console=ttyS0,115200 root=LABEL=pressmark rw init=/usr/lib/pressmark/lava-init%s%s\"",
              *append ? " " : "", append);
     fprintf(f, "actions:\n- deploy:\n    to: tmpfs\n    timeout: {minutes: %d}\n    images:\n", DEPLOY_MIN);
     if (put_image(f, "kernel", kernel_arg, &s->kernel, err) < 0 ||

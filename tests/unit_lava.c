@@ -278,7 +278,7 @@ static void check_job_fields(json_t *j)
     is_str(str_at(j, "actions.0.deploy.to"), "tmpfs", "deploy to tmpfs");
     ok(int_at(j, "actions.0.deploy.timeout.minutes") == 20, "deploy timeout 20");
     is_str(str_at(j, "actions.0.deploy.images.kernel.image_arg"),
-           "-kernel {kernel} -append \"console=ttyS0,115200 root=/dev/vda rw init=/usr/lib/pressmark/lava-init "
+           "-kernel {kernel} -append \"console=ttyS0,115200 root=LABEL=pressmark rw init=/usr/lib/pressmark/lava-init "
            "quiet loglevel=3 pm.x=1,2\"", "the kernel's image_arg with the parameters appended");
     is_str(str_at(j, "actions.0.deploy.images.kernel.url"), "http://store.example/k?a=1&b=\"2\"", "the kernel's URL");
     is_str(str_at(j, "actions.0.deploy.images.kernel.sha256sum"),
@@ -340,7 +340,7 @@ static void test_job(void)
     ok(!strstr(text, "initrd"), "has no initrd image");
     j = job_as_json(text);
     is_str(str_at(j, "actions.0.deploy.images.kernel.image_arg"),
-           "-kernel {kernel} -append \"console=ttyS0,115200 root=/dev/vda rw init=/usr/lib/pressmark/lava-init\"",
+           "-kernel {kernel} -append \"console=ttyS0,115200 root=LABEL=pressmark rw init=/usr/lib/pressmark/lava-init\"",
            "and nothing appended to the kernel's command line");
     json_decref(j);
     schema_says(text, said, sizeof said);
