@@ -39,8 +39,9 @@ static const char suite_usage[] =
     "kernel = K1, K2 compares kernels: running, a linux-image package name, a\n"
     "package file PATH.deb, or a bzImage PATH[@MODULES_DIR]. Kernels that are not\n"
     "running boot in QEMU VMs (backend = vm, the default; vm-memory, vm-cpus,\n"
-    "vm-append, vm-timeout, vm-accel = auto|kvm|tcg) or on this machine one after\n"
-    "another (backend = host; suite run --reboot kexec boots the next one).\n";
+    "vm-append, vm-timeout, vm-accel = auto|kvm|tcg), on this machine one after\n"
+    "another (backend = host; suite run --reboot kexec boots the next one), or as\n"
+    "jobs of a LAVA lab (backend = lava; see pressmark lava --help).\n";
 
 struct suite_opts {
     bool cont, again, quiet, dry_run;

@@ -113,6 +113,12 @@ for c in $commands; do
             [ -n "$sh" ] && more+=$'\n'".SH OPTIONS OF SUITE ${sub^^}"$'\n'"$(printf '%s\n' "$sh" | to_troff)"
         done
     fi
+    if [ "$c" = lava ]; then
+        for sub in job submit collect; do
+            sh=$("$PM" lava "$sub" --help 2>&1 | awk '/^options:/ { on = 1; next } on && NF == 0 { exit } on')
+            [ -n "$sh" ] && more+=$'\n'".SH OPTIONS OF LAVA ${sub^^}"$'\n'"$(printf '%s\n' "$sh" | to_troff)"
+        done
+    fi
     page "pressmark-$c" 1 "$summary" "$help" "$more"
 done
 
