@@ -24,6 +24,37 @@ JOBS = {
     43: {"id": 43, "state": "Finished", "health": "Incomplete", "actual_device": "qemu-02",
          "failure_comment": "kernel panic\x1b[2J\nline two\u0085\u00e9" + "\u00e9" * 3000},
     44: {"id": 44, "state": "Weird", "health": "Unknown", "actual_device": None, "failure_comment": None},
+    # Ended with failure_comment null (lava-run did not crash): why is in
+    # the metadata of the test case "job" of the suite "lava" (below).
+    47: {"id": 47, "state": "Finished", "health": "Incomplete", "actual_device": "qemu-03", "failure_comment": None},
+    48: {"id": 48, "state": "Finished", "health": "Canceled", "actual_device": "qemu-03", "failure_comment": None},
+    49: {"id": 49, "state": "Finished", "health": "Incomplete", "actual_device": "qemu-03", "failure_comment": None},
+    50: {"id": 50, "state": "Finished", "health": "Incomplete", "actual_device": None, "failure_comment": None},
+    51: {"id": 51, "state": "Finished", "health": "Complete", "actual_device": "qemu-03", "failure_comment": None},
+}
+
+
+def job_case(msg, kind):
+    """The lava suite's "job" test case's metadata as LAVA writes it
+    (yaml.dump of a mapping, its keys sorted)."""
+    return "case: job\ndefinition: lava\nerror_msg: %s\nerror_type: %s\nresult: fail\n" % (msg, kind)
+
+
+# Each job's test cases, as (suite name, the TestCase's fields), in the
+# order LAVA lists them: other cases first, so that an answer not filtered
+# by name and suite would give the wrong one. Job 50 has no "job" case of
+# the suite lava (one of another suite's); job 51 ended Complete, its
+# cases never asked.
+CASES = {
+    47: [("lava", {"name": "login-action", "metadata": "case: login-action\ndefinition: lava\n"
+                   "error_msg: not the job's case\nerror_type: Test\nresult: fail\n"}),
+         ("lava", {"name": "job", "metadata": job_case("login-action timed out after 118 seconds", "Job")})],
+    48: [("lava", {"name": "job", "metadata": job_case("The job was canceled", "Canceled")})],
+    49: [("lava", {"name": "job", "metadata": job_case("auto-login-action: \x1b[31mkernel\tpanic\x1b[0m\r\x7f\u0085end",
+                                                       "Bug")})],
+    50: [("0_pressmark", {"name": "job", "metadata": job_case("not the lava suite's case", "Test")}),
+         ("lava", {"name": "login-action", "metadata": "case: login-action\nresult: fail\n"})],
+    51: [("lava", {"name": "job", "metadata": "case: job\ndefinition: lava\nresult: pass\n"})],
 }
 
 
@@ -88,7 +119,7 @@ class Handler(BaseHTTPRequestHandler):
         if path == "devices/":
             return self.devices(query)
         if parts[0] == "jobs" and len(parts) >= 2 and parts[1].isdigit():
-            return self.job(int(parts[1]), parts[2:])
+            return self.job(int(parts[1]), parts[2:], query)
         self.answer(404, {"detail": "Not found."})
 
     def devices(self, query):
@@ -100,7 +131,9 @@ class Handler(BaseHTTPRequestHandler):
         self.answer(200, {"count": len(health), "next": nxt, "previous": None,
                           "results": [{"hostname": "d%d" % (offset + i), "health": h} for i, h in enumerate(page)]})
 
-    def job(self, job_id, rest):
+    def job(self, job_id, rest, query):
+        if rest == ["tests"]:
+            return self.tests(job_id, query)
         if rest == ["cancel"]:
             if self.headers.get("Authorization") != TOKEN:
                 return self.answer(403, {"detail": "Authentication credentials were not provided."})
@@ -109,9 +142,22 @@ class Handler(BaseHTTPRequestHandler):
             return self.answer(200, {"id": 45, "pad": "x" * (5 << 20)})
         if job_id == 46:
             return self.answer(500, b"<html><body>Server Error (500)</body></html>", "text/html")
-        if job_id in JOBS:
+        if job_id in JOBS and not rest:
             return self.answer(200, JOBS[job_id])
         self.answer(404, {"detail": "Not found."})
+
+    def tests(self, job_id, query):
+        # TestCaseViewSet under jobs/ID/tests/, filtered by django-filter's
+        # name and suite__name, a LimitOffsetPagination page.
+        if job_id not in JOBS:
+            return self.answer(404, {"detail": "Not found."})
+        found = []
+        for i, (suite, case) in enumerate(CASES.get(job_id, [])):
+            if query.get("name", [case["name"]])[0] == case["name"] and query.get("suite__name", [suite])[0] == suite:
+                found.append(dict(case, id=1000 * job_id + i, suite=2 * job_id + (suite == "lava"),
+                                  result="pass" if "result: pass" in case["metadata"] else "fail",
+                                  units="", measurement=None, logged="2023-01-01T00:00:00Z"))
+        self.answer(200, {"count": len(found), "next": None, "previous": None, "results": found})
 
     def do_POST(self):
         self.log_request_line()

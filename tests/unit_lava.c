@@ -27,7 +27,7 @@ static const char *const python = "/usr/bin/python3";
 
 static void bail(const char *what)
 {
-    printf("Bail out! %s\n", what);
+    tap_diag("Bail out! %s", what);
     exit(1);
 }
 
@@ -263,7 +263,8 @@ static void schema_says(const char *text, char *out, size_t len)
     out[strcspn(out, "\n")] = '\0';
 }
 
-static void check_job_fields(json_t *j)
+/* The fields of good_spec's job, its boot timeout boot_min minutes. */
+static void check_job_fields(json_t *j, long long boot_min)
 {
     is_str(str_at(j, "job_name"), NAME, "job_name is the name, quotes, braces, newline and ESC included");
     is_str(str_at(j, "device_type"), "qemu", "device_type");
@@ -277,6 +278,8 @@ static void check_job_fields(json_t *j)
     ok(json_array_size(json_object_get(j, "actions")) == 3, "three actions");
     is_str(str_at(j, "actions.0.deploy.to"), "tmpfs", "deploy to tmpfs");
     ok(int_at(j, "actions.0.deploy.timeout.minutes") == 20, "deploy timeout 20");
+    ok(strstr(str_at(j, "actions.0.deploy.images.kernel.image_arg"), " root=LABEL=pressmark ") != NULL,
+       "the kernel's command line finds the root by its label (root=LABEL=pressmark)");
     is_str(str_at(j, "actions.0.deploy.images.kernel.image_arg"),
            "-kernel {kernel} -append \"console=ttyS0,115200 root=LABEL=pressmark rw init=/usr/lib/pressmark/lava-init "
            "quiet loglevel=3 pm.x=1,2\"", "the kernel's image_arg with the parameters appended");
@@ -294,6 +297,8 @@ static void check_job_fields(json_t *j)
     is_str(str_at(j, "actions.1.boot.method"), "qemu", "boot method qemu");
     is_str(str_at(j, "actions.1.boot.media"), "tmpfs", "boot media tmpfs");
     is_str(str_at(j, "actions.1.boot.prompts.0"), "pressmark-lava# ", "the prompt of pressmark's LAVA init");
+    ok(int_at(j, "actions.1.boot.timeout.minutes") == boot_min, "boot timeout %lld (%lld)", boot_min,
+       int_at(j, "actions.1.boot.timeout.minutes"));
     ok(int_at(j, "actions.2.test.timeout.minutes") == 30, "test timeout 30");
     is_str(str_at(j, "actions.2.test.definitions.0.from"), "inline", "an inline definition");
     is_str(str_at(j, "actions.2.test.definitions.0.repository.metadata.format"), "Lava-Test Test Definition 1.0",
@@ -316,7 +321,7 @@ static void test_job(void)
         return;
     json_t *j = job_as_json(text);
     ok(json_is_object(j), "PyYAML reads it as a mapping");
-    check_job_fields(j);
+    check_job_fields(j, 10);
     json_decref(j);
     char said[4096];
     schema_says(text, said, sizeof said);
@@ -333,6 +338,17 @@ static void test_job(void)
         ok(strncmp(said, "invalid", 7) == 0, "and refuses one whose visibility is not LAVA's (%s)", said);
     free(bad);
     free(text);
+    s.boot_timeout_min = 3;
+    if (ok(lava_job_yaml(&s, &text, &err) == 0 && text, "a job whose boot may take 3 minutes (%s)", err.msg)) {
+        j = job_as_json(text);
+        check_job_fields(j, 3);
+        json_decref(j);
+        schema_says(text, said, sizeof said);
+        if (can)
+            is_str(said, "valid", "LAVA's job schema takes its boot timeout");
+        free(text);
+    }
+    s.boot_timeout_min = 0;
     s.initrd.url = NULL;
     s.append = NULL;
     if (!ok(lava_job_yaml(&s, &text, &err) == 0, "a job without initrd and parameters (%s)", err.msg))
@@ -624,6 +640,35 @@ static void test_lava_submit(const struct lava_lab *lab, const struct lava_lab *
     free(text);
 }
 
+/* A job that ended Incomplete or Canceled with failure_comment null: why,
+ * from the metadata of its test case "job" of the suite "lava". */
+static void job_failure(const struct lava_lab *lab, int64_t id, enum lava_health health, const char *want,
+                        const char *what)
+{
+    struct lava_job_status st;
+    struct pm_err err = { "" };
+    char asked[128];
+    snprintf(asked, sizeof asked, "GET /lava/api/v0.2/jobs/%lld/tests/?name=job&suite__name=lava Token goodtoken\n",
+             (long long)id);
+    int rc = lava_job_get(lab, id, &st, &err);
+    ok(rc == 0 && st.state == LAVA_FINISHED && st.health == health, "job %lld: Finished, %s (%s)", (long long)id,
+       health == LAVA_CANCELED ? "Canceled" : health == LAVA_COMPLETE ? "Complete" : "Incomplete", err.msg);
+    is_str(st.failure, want, "job %lld: %s", (long long)id, what);
+    ok(logged(asked) == (health == LAVA_COMPLETE ? 0 : 1), "job %lld: its test cases asked %s", (long long)id,
+       health == LAVA_COMPLETE ? "never (it completed)" : "once, by name job and suite lava");
+}
+
+static void test_job_errors(const struct lava_lab *lab)
+{
+    job_failure(lab, 47, LAVA_INCOMPLETE, "Job error: login-action timed out after 118 seconds",
+                "the job case's error_type and error_msg");
+    job_failure(lab, 48, LAVA_CANCELED, "Canceled error: The job was canceled", "a canceled one's");
+    job_failure(lab, 49, LAVA_INCOMPLETE, "Bug error: auto-login-action:  [31mkernel panic [0m   end",
+                "control characters (ESC, tab, CR, DEL, NEL) in error_msg made spaces");
+    job_failure(lab, 50, LAVA_INCOMPLETE, "", "no job case of the suite lava: no reason");
+    job_failure(lab, 51, LAVA_COMPLETE, "", "a job that completed has no failure");
+}
+
 static void test_lava_jobs(const struct lava_lab *lab, const struct lava_lab *anon)
 {
     struct lava_job_status st;
@@ -636,6 +681,9 @@ static void test_lava_jobs(const struct lava_lab *lab, const struct lava_lab *an
        utf8_valid(st.failure) && !has_control(st.failure),
        "its failure_comment: control characters (ESC, newline, NEL) made spaces, cut before a character (%zu bytes)",
        strlen(st.failure));
+    ok(logged("/jobs/42/tests/") == 0 && logged("/jobs/43/tests/") == 0,
+       "their test cases not asked (running; a failure_comment said why)");
+    test_job_errors(lab);
     ok(lava_job_get(lab, 44, &st, &err) == -1 && strstr(err.msg, "not LAVA's answer (a job's state 'Weird')"),
        "a state LAVA has not: %s", err.msg);
     ok(lava_job_get(lab, 45, &st, &err) == -1 && strstr(err.msg, "larger than the limit of 4194304 bytes"),
