@@ -131,7 +131,7 @@ QUIET_TESTS   := tests/t10-record.t tests/t19-nightly.t tests/t21-survive.t test
 SHELL_TESTS   := $(filter-out $(QUIET_TESTS),$(wildcard tests/t*.t)) $(QUIET_TESTS)
 FREE_TESTS    := $(filter $(SHELL_TESTS),tests/t05-layering.t tests/t07-docs.t tests/t17-metrics.t tests/t43-fuzz.t \
                    tests/t45-export.t tests/t47-statistics.t tests/t48-verdicts.t tests/t49-history.t tests/t56-isolation.t \
-                   tests/t80-kernels.t tests/t82-bisect.t tests/t84-lava-input.t)
+                   tests/t80-kernels.t tests/t82-bisect.t tests/t84-lava-input.t tests/t08-failures.t)
 # (each lane in order, one test at a time: prove's "par" would let the
 # second lane's tests take both slots first; the longest starts first)
 LONG_FREE     := tests/t80-kernels.t
@@ -156,7 +156,7 @@ test: all layering
 
 # The edit-compile loop: the unit tests and the shell tests that need
 # neither root nor VMs, in under a minute. make test runs everything.
-QUICK_TESTS := $(filter $(SHELL_TESTS),tests/t05-layering.t tests/t06-new-workload.t tests/t07-docs.t tests/t11-cli.t \
+QUICK_TESTS := $(filter $(SHELL_TESTS),tests/t05-layering.t tests/t06-new-workload.t tests/t07-docs.t tests/t08-failures.t tests/t11-cli.t \
                  tests/t12-bad-input.t tests/t17-metrics.t tests/t41-hostile.t tests/t43-fuzz.t tests/t44-numbers.t \
                  tests/t45-export.t tests/t46-grafana-sqlite.t tests/t47-statistics.t tests/t48-verdicts.t \
                  tests/t49-history.t tests/t56-isolation.t)
