@@ -277,6 +277,34 @@ static int bad_field(const char *url, const char *field, const char *value, stru
     return pm_errf(err, "%s: not LAVA's answer (a job's %s '%s')", url, field, said);
 }
 
+/* A YAML scalar as LAVA writes error_msg: plain to the line's end, or
+ * double-quoted over several lines (escapes \r \n \t \" \\ and "\ ",
+ * a line break and the next line's indent folded into a space). Runs of
+ * blanks become one; what is not printable, clean_copy makes a space. */
+static void yaml_scalar(const char *v, char *buf, size_t len)
+{
+    size_t n = 0;
+    bool quoted = *v == '"';
+    for (const char *p = v + quoted; *p && n + 1 < len; p++) {
+        char c = *p;
+        if (!quoted && c == '\n')
+            break;
+        if (quoted && c == '"')
+            break;
+        if (quoted && c == '\\' && p[1]) {
+            c = *++p;
+            c = c == 'n' || c == 'r' || c == 't' ? ' ' : c;
+        } else if (c == '\n') {
+            c = ' ';
+            p += strspn(p + 1, " ");
+        }
+        if (c == ' ' && n && buf[n - 1] == ' ')
+            continue;
+        buf[n++] = c;
+    }
+    buf[n] = '\0';
+}
+
 /* Why a job ended as it did, as LAVA records it: not in failure_comment
  * (null but when lava-run itself crashed) but in the metadata of the test
  * case "job" of its suite "lava", a YAML text with "error_type: ..." and
@@ -295,8 +323,8 @@ static void job_error(const struct lava_lab *lab, int64_t job_id, char *buf, siz
     if (msg) {
         char t[64] = "", m[900];
         if (type)
-            snprintf(t, sizeof t, "%.*s", (int)strcspn(type + 12, "\n"), type + 12);
-        snprintf(m, sizeof m, "%.*s", (int)strcspn(msg + 11, "\n"), msg + 11);
+            yaml_scalar(type + 12, t, sizeof t);
+        yaml_scalar(msg + 11, m, sizeof m);
         char both[1000];
         snprintf(both, sizeof both, "%s%s%s", t, t[0] ? " error: " : "", m);
         clean_copy(buf, len, both);

@@ -31,7 +31,13 @@ JOBS = {
     49: {"id": 49, "state": "Finished", "health": "Incomplete", "actual_device": "qemu-03", "failure_comment": None},
     50: {"id": 50, "state": "Finished", "health": "Incomplete", "actual_device": None, "failure_comment": None},
     51: {"id": 51, "state": "Finished", "health": "Complete", "actual_device": "qemu-03", "failure_comment": None},
+    52: {"id": 52, "state": "Finished", "health": "Incomplete", "actual_device": "qemu-01", "failure_comment": None},
 }
+
+# A kernel panic's lines as LAVA 2023.01 stored them (job 4 of a lab here):
+# a double-quoted scalar over several lines, with escapes.
+PANIC_META = 'case: job\ndefinition: lava\nerror_msg: "[    2.653764] Kernel panic - not syncing: Fatal exception in interrupt\\r\\r\\n[\n  \\   4.441426] Shutting down cpus with NMI\\r\\r\\n[    4.442805] Kernel Offset: 0x1a00000\n  from 0xffffffff81000000 (relocation range: 0xffffffff80000000-0xffffffffbfffffff)\\r\\r\\n[\n  \\   4.460673] ---[ end Kernel panic - not syncing: Fatal exception in interrupt\n  ]---"\nerror_type: Job\nresult: fail\n'
+
 
 
 def job_case(msg, kind):
@@ -55,6 +61,7 @@ CASES = {
     50: [("0_pressmark", {"name": "job", "metadata": job_case("not the lava suite's case", "Test")}),
          ("lava", {"name": "login-action", "metadata": "case: login-action\nresult: fail\n"})],
     51: [("lava", {"name": "job", "metadata": "case: job\ndefinition: lava\nresult: pass\n"})],
+    52: [("lava", {"name": "job", "metadata": PANIC_META})],
 }
 
 

@@ -667,6 +667,8 @@ static void test_job_errors(const struct lava_lab *lab)
                 "control characters (ESC, tab, CR, DEL, NEL) in error_msg made spaces");
     job_failure(lab, 50, LAVA_INCOMPLETE, "", "no job case of the suite lava: no reason");
     job_failure(lab, 51, LAVA_COMPLETE, "", "a job that completed has no failure");
+    /* The same text as PyYAML reads it, its blanks runs made one. */
+    job_failure(lab, 52, LAVA_INCOMPLETE, "Job error: [ 2.653764] Kernel panic - not syncing: Fatal exception in interrupt [ 4.441426] Shutting down cpus with NMI [ 4.442805] Kernel Offset: 0x1a00000 from 0xffffffff81000000 (relocation range: 0xffffffff80000000-0xffffffffbfffffff) [ 4.460673] ---[ end Kernel panic - not syncing: Fatal exception in interrupt ]---", "a double-quoted error_msg over several lines, unescaped and folded");
 }
 
 static void test_lava_jobs(const struct lava_lab *lab, const struct lava_lab *anon)
