@@ -172,7 +172,7 @@ test-slow: all
 # A real LAVA lab on this machine (tools/lava-lab.sh: lava-server, its
 # PostgreSQL, a dispatcher and a qemu device under TCG, an artifact store),
 # pressmark's suites as its jobs, the lab taken down after (root; about
-# ten minutes, the first time longer: it installs LAVA's packages).
+# eight minutes, the first time longer: it installs LAVA's packages).
 LAVA_TESTS := $(wildcard tests/lava/t*.t)
 lava-check: all
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PRESSMARK_BIN=$(abspath $(B)/pressmark) PM_LAVA_REQUIRED=1 prove -v --timer $(LAVA_TESTS)
