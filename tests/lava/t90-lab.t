@@ -105,6 +105,19 @@ like "$cmp" "caveat: the runs of $e61, $e612 ran under QEMU's TCG emulation" "co
 like "$cmp" "^$s612 +[0-9.,]+ ±[0-9.,]+ +[-+][0-9.]+%" "  a row for 6.12 against the baseline kernel, as the VM backend's"
 like "$cmp" "short names: $s61 = $e61, $s612 = $e612" "  the package names in the legend"
 
+# lava job alone: the definitions written, valid to the lab (strict), nothing submitted.
+suite jobdef.ini 1 "$k612" "name = lava-jobdef"
+mkdir -m 700 defs
+"$PM" lava job jobdef.ini --output "$TMP/defs" > jd.out 2>&1
+is "$?" 0 "lava job: exit 0"
+def="$TMP/defs/lava-jobdef-kernel0.yaml"
+like "$(cat jd.out)" "job definition ${def//./\\.}" "  it names the definition it wrote"
+valid=$(python3 -c 'import json, sys; print(json.dumps({"definition": open(sys.argv[1]).read(), "strict": True}))' "$def" |
+    curl -sf -H 'Content-Type: application/json' --data-binary @- "${LAVA_URL}api/v0.2/jobs/validate/")
+is "$valid" '{"message":"Job valid."}' "  LAVA's own validator takes it (strict)"
+is "$(jobs_of lava-jobdef):$(q "select state from lava_job j join suite s on s.id = j.suite_id where s.name = 'lava-jobdef'")" \
+    ":made" "  made, not submitted"
+
 # A job LAVA cancels: its cells fail with LAVA's word for it.
 suite cancel.ini 1 "$k612" "name = lava-cancel"
 "$PM" lava submit cancel.ini > sub.out 2>&1
