@@ -24,6 +24,14 @@
 # PostgreSQL only read from fixed places: the cluster 15/pmlava (port
 # 5439) and /etc/lava-server/dispatcher.d/pressmark-lab/ (the worker's
 # environment). One lab per machine. Run as root.
+#
+# Root writes in DIR and removes it, so DIR and every directory above it
+# must be root's and writable by root only (/tmp, sticky, may be a
+# parent); up makes a missing DIR with mode 0700. No secret (password,
+# token) ever goes on a command line, where ps shows it to any user:
+# curl reads the token's header from DIR/state/auth.header, the Django
+# shell reads secrets from stdin. What the server or a guest said is
+# printed through visible().
 set -euo pipefail
 
 # What the lab needs from Debian 12 (installed by `up` when missing).
@@ -51,6 +59,7 @@ PG_ROLE=lavaserver
 # The server only reads a worker's environment from here (lava_server/files.py).
 WORKER_CONF=/etc/lava-server/dispatcher.d/$LAB_WORKER
 PG_CONF=/etc/postgresql/$PG_VERSION/$PG_CLUSTER
+PG_DATA=/var/lib/postgresql/$PG_VERSION/$PG_CLUSTER
 LAVA_DISPATCHER_TMP=/var/lib/lava/dispatcher/tmp
 # The artifact store's cap on one upload: pressmark publishes a job's
 # images through it too (a guest root as qcow2 is ~450 MiB).
@@ -59,6 +68,10 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 say() { printf 'lava-lab: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }
+
+# Text from the server or a guest, its control characters shown (^[ for
+# ESC, M- for bytes past ASCII), never sent to the terminal as they are.
+visible() { LC_ALL=C cat -v; }
 
 usage() {
     sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed -n '/^#   /p' | sed 's/^# //' >&2
@@ -75,6 +88,28 @@ lab_dir() {
     [[ "$1" =~ ^[A-Za-z0-9._/-]+$ ]] || die "$1: DIR may hold only [A-Za-z0-9._/-]"
     D=$(realpath -m "$1")
     [ "$D" != / ] || die "DIR cannot be /"
+    safe_dir
+}
+
+# DIR, when it exists, and each directory above it: root's, a directory
+# (not a link), writable by no one else; /tmp, root's and sticky, only as
+# a parent. Whoever could rename or replace one of them could turn root's
+# writes and rm -rf in DIR to somewhere else.
+safe_dir() {
+    local p=$D owner mode
+    while :; do
+        if [ -e "$p" ] || [ -L "$p" ]; then
+            { [ -d "$p" ] && [ ! -L "$p" ]; } || die "$p: not a directory"
+            read -r owner mode < <(stat -c '%u %a' "$p")
+            if [ "$p" = /tmp ] && [ "$p" != "$D" ] && [ "$owner" = 0 ] && ((8#$mode & 01000)); then
+                :
+            elif [ "$owner" != 0 ] || ((8#$mode & 022)); then
+                die "$p: owned by uid $owner, mode $mode: DIR and the directories above it must be root's and writable by root only"
+            fi
+        fi
+        [ "$p" != / ] || break
+        p=$(dirname "$p")
+    done
 }
 
 # A lab's DIR carries this marker; down empties only such a directory.
@@ -86,25 +121,56 @@ now() { date +%s; }
 
 # start NAME CMD...: CMD as the leader of a new session (so that its
 # children, lava-run and QEMU among them, can be found and stopped with
-# it), stdin from /dev/null, output to DIR/logs/NAME.out; its pid and start
-# time (to tell it from a later process of the same pid) in DIR/run.
+# it), stdin from /dev/null, output to DIR/logs/NAME.out; its pid, start
+# time and command line (to tell it from a later process of the same pid)
+# in DIR/run/NAME.pid, once the forked shell and setsid have exec'd CMD.
 start() {
-    local name=$1
+    local name=$1 pid i
     shift
     setsid "$@" < /dev/null >> "$D/logs/$name.out" 2>&1 &
-    local pid=$!
-    echo "$pid $(starttime "$pid")" > "$D/run/$name.pid"
+    pid=$!
+    for ((i = 0; i < 50; i++)); do
+        case "$(readlink "/proc/$pid/exe" 2> /dev/null || true)" in
+            /usr/bin/bash | /usr/bin/setsid) sleep 0.1 ;;
+            *) break ;;
+        esac
+    done
+    record "$name" "$pid"
+}
+
+# record NAME PID: what alive and stop check PID against.
+record() { echo "$2 $(starttime "$2") $(cmdline_sum "$2")" > "$D/run/$1.pid"; }
+
+# record_again NAME: its command line anew, when it is still the process
+# start recorded (the same pid and start time).
+record_again() {
+    local pid st
+    read -r pid st _ < "$D/run/$1.pid" || return 0
+    if [[ "$pid" =~ ^[1-9][0-9]*$ ]] && [ "$(starttime "$pid")" = "$st" ]; then record "$1" "$pid"; fi
 }
 
 # Its start time (field 22 of /proc/PID/stat), "" when gone or a zombie.
 starttime() { awk '{ sub(/.*\) /, ""); if ($1 != "Z") print $20 }' "/proc/$1/stat" 2> /dev/null || true; }
 
-# The pid of NAME when it still runs (the same process as started), else "".
+# The SHA-256 of its command line, "" when gone.
+cmdline_sum() {
+    local c
+    c=$(sha256sum < "/proc/$1/cmdline" 2> /dev/null) || return 0
+    echo "${c%% *}"
+}
+
+# DIR/run holds the pid files down kills by: only root can have written
+# them when it is root's with mode 0700.
+run_dir_ok() { [ -d "$D/run" ] && [ ! -L "$D/run" ] && [ "$(stat -c '%u %a' "$D/run")" = "0 700" ]; }
+
+# The pid of NAME when it still runs (the same process as started: pid >
+# 1, start time and command line as recorded), else "".
 alive() {
-    local f=$D/run/$1.pid pid st
-    [ -f "$f" ] || return 0
-    read -r pid st < "$f" || return 0
-    [ -n "$pid" ] && [ "$(starttime "$pid")" = "$st" ] && echo "$pid"
+    local f=$D/run/$1.pid pid st sum
+    { run_dir_ok && [ -f "$f" ] && [ ! -L "$f" ]; } || return 0
+    read -r pid st sum < "$f" || return 0
+    [[ "$pid" =~ ^[1-9][0-9]*$ && "$pid" -gt 1 && "$st" =~ ^[0-9]+$ && -n "$sum" ]] || return 0
+    if [ "$(starttime "$pid")" = "$st" ] && [ "$(cmdline_sum "$pid")" = "$sum" ]; then echo "$pid"; fi
     return 0
 }
 
@@ -124,17 +190,22 @@ session_pids() {
         }'
 }
 
-# stop NAME [GRACE]: SIGTERM to its whole session, SIGKILL after GRACE s.
-# A leader that died alone leaves its session's members (gunicorn's
-# workers, lava-run): they go too. A pid that is now another process's is
-# left alone (the kernel reuses no pid still naming a session, so members
-# of ours keep the number from being reused).
+# stop NAME [GRACE]: SIGTERM to its whole session, SIGKILL after GRACE s,
+# when its leader is still the process start recorded (alive). A pid that
+# is now another process's is left alone, and so are the members of a
+# session whose leader died alone: nothing proves they are the lab's
+# (their pids are named for whoever stops them by hand).
 stop() {
-    local name=$1 grace=${2:-20} f=$D/run/$1.pid pid st raw pids i
+    local name=$1 grace=${2:-20} f=$D/run/$1.pid pid left pids i
     [ -f "$f" ] || return 0
-    read -r pid st < "$f" || true
-    raw=$(awk '{ sub(/.*\) /, ""); print $20 }' "/proc/$pid/stat" 2> /dev/null || true)
-    if [ -n "$pid" ] && { [ "$raw" = "$st" ] || [ -z "$raw" ]; }; then
+    pid=$(alive "$name")
+    if [ -z "$pid" ]; then
+        read -r pid _ < "$f" || true
+        if [[ "$pid" =~ ^[1-9][0-9]*$ && "$pid" -gt 1 ]]; then
+            left=$(ps -e -o pid=,sid= | awk -v s="$pid" '$2 == s { printf " %s", $1 }')
+            [ -z "$left" ] || say "$name: $pid is not the process up started (or is gone): its session left alone:$left"
+        fi
+    else
         pids=$(session_pids "$pid")
         # shellcheck disable=SC2086
         kill -TERM $pids 2> /dev/null || true
@@ -180,13 +251,13 @@ server_env() {
 
 manage() { (server_env && lava-server manage "$@"); }
 
+# (python reads the secrets from their files: not on its command line.)
 write_settings() {
-    local pw secret
-    pw=$(cat "$D/state/db.password")
-    secret=$(cat "$D/state/secret.key")
-    (umask 077 && python3 - "$D" "$pw" "$secret" "$PG_PORT" > "$D/state/settings.json") << 'EOF'
+    (umask 077 && python3 - "$D" "$PG_PORT" > "$D/state/settings.json") << 'EOF'
 import json, sys
-d, pw, secret, port = sys.argv[1:]
+d, port = sys.argv[1:]
+pw = open(d + "/state/db.password").read().strip()
+secret = open(d + "/state/secret.key").read().strip()
 json.dump({
     "DATABASES": {"default": {
         "ENGINE": "django.db.backends.postgresql", "NAME": "lavaserver",
@@ -245,9 +316,17 @@ kernel_for_guestfs() {
     KREL=$(basename "$(ls -d "$D"/kernel/lib/modules/*)")
 }
 
+# WORKER_CONF's parent is lavaserver's: a link or another's directory in
+# its place is not written through nor read.
+worker_conf_ok() { [ ! -L "$WORKER_CONF" ] && [ "$(stat -c %u "$WORKER_CONF" 2> /dev/null)" = 0 ]; }
+
 # The environment of the worker's lava-run (LAVA purges the rest):
 # libguestfs direct, in TCG, with the kernel above, its cache in DIR.
+# DIR/state/worker-conf says down may remove WORKER_CONF.
 write_worker_env() {
+    if [ -e "$WORKER_CONF" ] || [ -L "$WORKER_CONF" ]; then
+        worker_conf_ok || die "$WORKER_CONF is a link or not root's: not written"
+    fi
     mkdir -p "$WORKER_CONF" "$D/guestfs-cache" "$D/tmp"
     cat > "$WORKER_CONF/env.yaml" << EOF
 # Written by pressmark's tools/lava-lab.sh for the lab in $D; removed by its down.
@@ -264,25 +343,32 @@ overrides:
   SUPERMIN_MODULES: $D/kernel/lib/modules/$KREL
   SUPERMIN_KERNEL_VERSION: $KREL
 EOF
-    echo "$D" > "$WORKER_CONF/pressmark-lab.dir"
+    echo "$WORKER_CONF" > "$D/state/worker-conf"
 }
 
 # ---- PostgreSQL ----------------------------------------------------------
 
 cluster_exists() { [ -d "$PG_CONF" ]; }
 
+# The lab's mark on its cluster is DIR/state/pg-cluster (root's; PG_CONF
+# is postgres's, where root neither reads nor writes a mark): the system
+# identifier initdb gave the cluster, so a later cluster of the same name
+# is not taken for it.
+cluster_id() { "/usr/lib/postgresql/$PG_VERSION/bin/pg_controldata" "$PG_DATA" 2> /dev/null | awk -F': *' '/^Database system identifier/ { print $2 }'; }
+cluster_ours() { [ -s "$D/state/pg-cluster" ] && [ "$(cat "$D/state/pg-cluster")" = "$(cluster_id)" ]; }
+
 cluster_up() {
-    local owner pw
+    local pw
     if cluster_exists; then
-        owner=$(cat "$PG_CONF/pressmark-lab.dir" 2> /dev/null || true)
-        [ "$owner" = "$D" ] || die "cluster $PG_VERSION/$PG_CLUSTER belongs to ${owner:-someone else}, not $D (down that lab first)"
+        cluster_ours || die "cluster $PG_VERSION/$PG_CLUSTER is not this lab's (no match in $D/state/pg-cluster): down its lab first"
     else
         port_free "$PG_PORT" || die "port $PG_PORT is taken: the lab's cluster needs it"
         say "creating PostgreSQL cluster $PG_VERSION/$PG_CLUSTER on port $PG_PORT"
         pg_createcluster "$PG_VERSION" "$PG_CLUSTER" --port "$PG_PORT" --start-conf manual \
             -- --auth-local=peer --auth-host=scram-sha-256 --encoding=UTF8 --locale=C.UTF-8 > "$D/logs/pg_createcluster.out" 2>&1 ||
             die "pg_createcluster failed: $D/logs/pg_createcluster.out"
-        echo "$D" > "$PG_CONF/pressmark-lab.dir"
+        cluster_id > "$D/state/pg-cluster"
+        [ -s "$D/state/pg-cluster" ] || die "no system identifier from pg_controldata $PG_DATA"
     fi
     pg_ctlcluster "$PG_VERSION" "$PG_CLUSTER" status > /dev/null 2>&1 ||
         pg_ctlcluster "$PG_VERSION" "$PG_CLUSTER" start > "$D/logs/pg_ctlcluster.out" 2>&1 ||
@@ -299,15 +385,10 @@ EOF
 
 cluster_drop() {
     cluster_exists || return 0
-    local owner
-    owner=$(cat "$PG_CONF/pressmark-lab.dir" 2> /dev/null || true)
-    if [ "$owner" != "$D" ]; then
-        say "cluster $PG_VERSION/$PG_CLUSTER is not this lab's (${owner:-no owner}): left alone"
+    if ! cluster_ours; then
+        say "cluster $PG_VERSION/$PG_CLUSTER is not this lab's (no match in $D/state/pg-cluster): left alone"
         return 0
     fi
-    # (pg_dropcluster leaves a configuration directory with a file of
-    # its own in it: the marker goes first.)
-    rm -f "$PG_CONF/pressmark-lab.dir"
     pg_dropcluster --stop "$PG_VERSION" "$PG_CLUSTER" > /dev/null 2>&1 || die "pg_dropcluster $PG_VERSION $PG_CLUSTER failed"
     rm -f "/var/log/postgresql/postgresql-$PG_VERSION-$PG_CLUSTER.log"
     ! cluster_exists || die "$PG_CONF is still there after pg_dropcluster"
@@ -330,10 +411,32 @@ install_packages() {
         die "apt-get install failed: $D/logs/apt.out"
 }
 
-lab_healthy() {
+# lab.env is for tests to source; this script never does: it takes the
+# keys it needs, each only in the form up writes it (else "").
+lab_env() {
+    local k v
+    LAVA_URL='' ARTIFACTS_URL='' ARTIFACTS_HOST_URL=''
     [ -f "$D/lab.env" ] || return 1
-    # shellcheck disable=SC1091
-    . "$D/lab.env"
+    while IFS='=' read -r k v; do
+        case "$k" in
+            LAVA_URL) if [[ "$v" =~ ^http://127\.0\.0\.1:[0-9]+/$ ]]; then LAVA_URL=$v; fi ;;
+            ARTIFACTS_URL) if [[ "$v" =~ ^http://10\.0\.2\.2:[0-9]+$ ]]; then ARTIFACTS_URL=$v; fi ;;
+            ARTIFACTS_HOST_URL) if [[ "$v" =~ ^http://127\.0\.0\.1:[0-9]+$ ]]; then ARTIFACTS_HOST_URL=$v; fi ;;
+        esac
+    done < "$D/lab.env"
+    [ -n "$LAVA_URL" ] && [ -n "$ARTIFACTS_URL" ] && [ -n "$ARTIFACTS_HOST_URL" ]
+}
+
+# A port number as this script writes one to DIR/state or artifacts.py to
+# DIR/run (else "").
+read_port() {
+    local p
+    p=$(cat "$1" 2> /dev/null || true)
+    if [[ "$p" =~ ^[1-9][0-9]{0,4}$ ]]; then echo "$p"; fi
+}
+
+lab_healthy() {
+    lab_env || return 1
     local n
     for n in gunicorn scheduler worker artifacts; do
         [ -n "$(alive $n)" ] || return 1
@@ -342,7 +445,7 @@ lab_healthy() {
 }
 
 cmd_up() {
-    local t0 port aport
+    local t0 port aport version
     t0=$(now)
     [ "$(id -u)" -eq 0 ] || die "up needs root (packages, PostgreSQL, QEMU)"
     if [ -e "$D" ] && ! is_lab; then
@@ -357,12 +460,18 @@ cmd_up() {
         say "the lab in $D is half up: stopping what runs, starting again"
         stop_services
     else
-        mkdir -p "$D"
+        if [ ! -e "$D" ]; then
+            # DIR itself 0700 (mkdir fails when someone made it meanwhile);
+            # a parent made meanwhile by another user is caught by safe_dir.
+            mkdir -p "$(dirname "$D")"
+            mkdir -m 700 "$D"
+            safe_dir
+        fi
         echo "created by tools/lava-lab.sh up" > "$D/.lava-lab"
     fi
-    mkdir -p "$D/logs" "$D/run" "$D/media" "$D/devices" "$D/health-checks" "$D/worker" "$D/artifacts"
-    (umask 077 && mkdir -p "$D/state")
-    chmod 700 "$D/state"
+    mkdir -p "$D/logs" "$D/media" "$D/devices" "$D/health-checks" "$D/worker" "$D/artifacts"
+    (umask 077 && mkdir -p "$D/state" "$D/run")
+    chmod 700 "$D/state" "$D/run"
 
     install_packages
 
@@ -373,8 +482,10 @@ cmd_up() {
         [ -s "$D/state/secret.key" ] || python3 -c 'import secrets; print(secrets.token_urlsafe(48))' > "$D/state/secret.key"
         [ -s "$D/state/admin.password" ] || python3 -c 'import secrets; print(secrets.token_urlsafe(12))' > "$D/state/admin.password"
         [ -s "$D/token" ] || python3 -c 'import secrets; print(secrets.token_hex(32))' > "$D/token"
+        # The token as curl's header, read by curl -H @FILE.
+        [ -s "$D/state/auth.header" ] || printf 'Authorization: Token %s\n' "$(cat "$D/token")" > "$D/state/auth.header"
     )
-    chmod 600 "$D/token"
+    chmod 600 "$D/token" "$D/state/auth.header"
 
     # What the dispatcher's own directories held before (down removes
     # what a killed job leaves there, nothing else).
@@ -390,7 +501,7 @@ cmd_up() {
     manage migrate --noinput > "$D/logs/migrate.out" 2>&1 || die "migrate failed: $D/logs/migrate.out"
 
     # The web port: the one of a previous attempt when free, else any.
-    port=$(cat "$D/state/port" 2> /dev/null || true)
+    port=$(read_port "$D/state/port")
     if [ -z "$port" ] || ! port_free "$port"; then
         port=$(free_port)
         echo "$port" > "$D/state/port"
@@ -404,15 +515,26 @@ cmd_up() {
     (server_env && start gunicorn gunicorn3 lava_server.wsgi --log-level INFO --log-file "$D/logs/gunicorn.log" \
         --worker-class eventlet --workers 2 --bind "127.0.0.1:$port")
     wait_for "the web server" 60 curl -sf "${LAVA_URL}api/v0.2/system/version/"
+    # Its master has retitled itself ("gunicorn: master [...]") by now.
+    record_again gunicorn
 
     # The lab's objects: its admin and token, the device type, the worker,
-    # the device (each only when missing: a rerun finds them).
-    if ! manage users details "$LAB_USER" > /dev/null 2>&1; then
-        manage users add "$LAB_USER" --superuser --staff --email "$LAB_USER@localhost" \
-            --passwd "$(cat "$D/state/admin.password")" > /dev/null
-    fi
-    manage tokens list --user "$LAB_USER" --csv | grep -q ",$(cat "$D/token")," ||
-        manage tokens add --user "$LAB_USER" --secret "$(cat "$D/token")" --description pressmark-lab > /dev/null
+    # the device (each only when missing: a rerun finds them). The admin
+    # and token as `manage users add` and `tokens add` make them, but
+    # their secrets on the Django shell's stdin, not on a command line.
+    cat "$D/state/admin.password" "$D/token" | manage shell -c '
+import sys
+from django.contrib.auth.models import User
+from linaro_django_xmlrpc.models import AuthToken
+password, token = sys.stdin.read().split()
+user = User.objects.filter(username="'"$LAB_USER"'").first()
+if user is None:
+    user = User.objects.create_user("'"$LAB_USER"'", "'"$LAB_USER"'@localhost", password)
+    user.is_staff = user.is_superuser = True
+    user.save()
+if not AuthToken.objects.filter(user=user, secret=token).exists():
+    AuthToken.objects.create(user=user, secret=token, description="pressmark-lab")
+' > "$D/logs/admin.out" 2>&1 || die "the admin or its token failed: $D/logs/admin.out"
     manage device-types details "$DEVICE_TYPE" > /dev/null 2>&1 || manage device-types add "$DEVICE_TYPE" > /dev/null
     manage workers details "$LAB_WORKER" > /dev/null 2>&1 || manage workers add "$LAB_WORKER" --description "pressmark's lab in $D" > /dev/null
     manage devices details "$DEVICE" > /dev/null 2>&1 ||
@@ -435,16 +557,23 @@ cmd_up() {
         --log-file "$D/logs/lava-worker.log" --ping-interval 5
 
     # The artifact store.
-    aport=$(cat "$D/state/artifacts.port" 2> /dev/null || true)
+    # (Debian's python3, as its #! says: a wrapper of a PATH's python3,
+    # pyenv's, would be what start recorded.)
+    aport=$(read_port "$D/state/artifacts.port")
     if [ -z "$aport" ] || ! port_free "$aport"; then aport=0; fi
     rm -f "$D/run/artifacts.port"
-    start artifacts python3 "$HERE/lava-lab/artifacts.py" --root "$D/artifacts" --bind 127.0.0.1 \
+    start artifacts /usr/bin/python3 "$HERE/lava-lab/artifacts.py" --root "$D/artifacts" --bind 127.0.0.1 \
         --port "$aport" --port-file "$D/run/artifacts.port" --max-bytes "$ARTIFACTS_MAX_BYTES"
     wait_for "the artifact store" 20 test -s "$D/run/artifacts.port"
-    aport=$(cat "$D/run/artifacts.port")
+    aport=$(read_port "$D/run/artifacts.port")
+    [ -n "$aport" ] || die "the artifact store wrote no port to $D/run/artifacts.port"
     echo "$aport" > "$D/state/artifacts.port"
 
     wait_for "worker $LAB_WORKER online" 60 worker_online
+
+    # What goes into lab.env from the server is checked first.
+    version=$(curl -sf "${LAVA_URL}api/v0.2/system/version/" | python3 -c 'import json, sys; print(json.load(sys.stdin)["version"])')
+    [[ "$version" =~ ^[0-9][0-9.]*$ ]] || die "the server's version is not one: $(visible <<< "$version")"
 
     {
         echo "# The LAVA lab of tools/lava-lab.sh (down: tools/lava-lab.sh down $D)"
@@ -452,7 +581,7 @@ cmd_up() {
         echo "LAVA_USER=$LAB_USER"
         echo "LAVA_TOKEN_FILE=$D/token"
         echo "LAVA_PASSWORD_FILE=$D/state/admin.password"
-        echo "LAVA_VERSION=$(curl -sf "${LAVA_URL}api/v0.2/system/version/" | python3 -c 'import json, sys; print(json.load(sys.stdin)["version"])')"
+        echo "LAVA_VERSION=$version"
         echo "LAVA_DEVICE_TYPE=$DEVICE_TYPE"
         echo "LAVA_DEVICE=$DEVICE"
         echo "LAVA_WORKER=$LAB_WORKER"
@@ -468,13 +597,14 @@ cmd_up() {
 }
 
 worker_online() {
-    curl -sf -H "Authorization: Token $(cat "$D/token")" "${LAVA_URL}api/v0.2/workers/$LAB_WORKER/" |
+    curl -sf -H @"$D/state/auth.header" "${LAVA_URL}api/v0.2/workers/$LAB_WORKER/" |
         python3 -c 'import json, sys; sys.exit(json.load(sys.stdin)["state"] != "Online")'
 }
 
 # ---- down ----------------------------------------------------------------
 
 stop_services() {
+    [ ! -e "$D/run" ] || run_dir_ok || die "$D/run is not root's with mode 0700: its pid files are not trusted (nothing stopped)"
     # The worker first, with the lava-run and QEMU processes of its jobs.
     stop worker 30
     stop scheduler
@@ -492,7 +622,7 @@ cmd_down() {
         stop_services
     fi
     cluster_drop
-    if [ -f "$WORKER_CONF/pressmark-lab.dir" ] && [ "$(cat "$WORKER_CONF/pressmark-lab.dir")" = "$D" ]; then
+    if [ -f "$D/state/worker-conf" ] && worker_conf_ok; then
         rm -rf "$WORKER_CONF"
     fi
     # What a job killed mid-way left in the dispatcher's download directory.
@@ -528,14 +658,12 @@ cmd_status() {
     else
         printf '%-10s %s\n' postgresql "not running" && rc=1
     fi
-    if [ -f "$D/lab.env" ]; then
-        # shellcheck disable=SC1091
-        . "$D/lab.env"
-        curl -sf -H "Authorization: Token $(cat "$D/token")" "${LAVA_URL}api/v0.2/devices/$DEVICE/" |
-            python3 -c 'import json, sys; d = json.load(sys.stdin); print("%-10s %s: %s, %s, worker %s" % ("device", d["hostname"], d["state"], d["health"], d["worker_host"]))' ||
-            { echo "server     no answer at $LAVA_URL"; rc=1; }
+    if lab_env; then
+        curl -sf -H @"$D/state/auth.header" "${LAVA_URL}api/v0.2/devices/$DEVICE/" |
+            python3 -c 'import json, sys; d = json.load(sys.stdin); print("%-10s %s: %s, %s, worker %s" % ("device", d["hostname"], d["state"], d["health"], d["worker_host"]))' |
+            visible || { echo "server     no answer at $LAVA_URL"; rc=1; }
     else
-        echo "lab.env    missing: up did not finish"
+        echo "lab.env    missing or not up's: up did not finish"
         rc=1
     fi
     return $rc
@@ -546,7 +674,7 @@ cmd_status() {
 # libguestfs-test-tool in the environment the worker gives lava-run (the
 # lines of its env.yaml), so a failure of LAVA's overlay step shows here.
 cmd_guestfs() {
-    if ! is_lab || [ ! -f "$WORKER_CONF/env.yaml" ]; then die "$D: no lab is up there"; fi
+    if ! is_lab || ! worker_conf_ok || [ ! -f "$WORKER_CONF/env.yaml" ]; then die "$D: no lab is up there"; fi
     local t0 envs=()
     mapfile -t envs < <(sed -n 's/^  \([A-Z_]*\): \(.*\)$/\1=\2/p' "$WORKER_CONF/env.yaml")
     t0=$(now)
@@ -559,13 +687,19 @@ cmd_guestfs() {
 
 # ---- smoke ---------------------------------------------------------------
 
+# publish FILE NAME: FILE as images/NAME in the artifact store, only when
+# missing there (the store writes a name once; NAME holds FILE's digest,
+# as pressmark names its images).
+publish() {
+    curl -sfI "$ARTIFACTS_HOST_URL/images/$2" > /dev/null ||
+        curl -sf -T "$1" "$ARTIFACTS_HOST_URL/images/$2" > /dev/null || die "PUT $2 to the artifact store failed"
+}
+
 # Publish pressmark's guest image in the artifact store, submit
 # tools/lava-lab/smoke.yaml, wait for it, show how it ended.
 cmd_smoke() {
     local img=${1:-} t0 t1 id state name yaml sha_k sha_i sha_r up tcp
-    if ! is_lab || [ ! -f "$D/lab.env" ]; then die "$D: no lab is up there"; fi
-    # shellcheck disable=SC1091
-    . "$D/lab.env"
+    if ! is_lab || ! lab_env; then die "$D: no lab is up there"; fi
     if [ -z "$img" ]; then
         img=$(ls -td /var/cache/pressmark/vm/kernel-*/ 2> /dev/null | head -1 || true)
         img=${img%/}
@@ -582,12 +716,12 @@ cmd_smoke() {
     # qcow2: LAVA copies a download byte by byte, and the raw image is 6 GiB
     # of mostly holes (~450 MiB in use).
     qemu-img convert -O qcow2 "$img/root.img" "$D/stage/rootfs.qcow2"
-    for f in vmlinuz initrd.img rootfs.qcow2; do
-        curl -sf -T "$D/stage/$f" "$ARTIFACTS_HOST_URL/images/$f" > /dev/null || die "PUT $f to the artifact store failed"
-    done
     sha_k=$(sha256sum < "$D/stage/vmlinuz" | cut -d' ' -f1)
     sha_i=$(sha256sum < "$D/stage/initrd.img" | cut -d' ' -f1)
     sha_r=$(sha256sum < "$D/stage/rootfs.qcow2" | cut -d' ' -f1)
+    publish "$D/stage/vmlinuz" "vmlinuz-$sha_k"
+    publish "$D/stage/initrd.img" "initrd-$sha_i.img"
+    publish "$D/stage/rootfs.qcow2" "rootfs-$sha_r.qcow2"
     rm -rf "$D/stage"
     say "published in $(($(now) - t0)) s"
 
@@ -596,19 +730,20 @@ cmd_smoke() {
     tcp=${ARTIFACTS_URL#http://}
     tcp=${tcp/://}
     yaml=$D/$name.yaml
-    sed -e "s|@IMAGES@|$ARTIFACTS_HOST_URL/images|g" -e "s|@KERNEL_SHA256@|$sha_k|" \
-        -e "s|@INITRD_SHA256@|$sha_i|" -e "s|@ROOTFS_SHA256@|$sha_r|" \
+    sed -e "s|@IMAGES@|$ARTIFACTS_HOST_URL/images|g" -e "s|@KERNEL_SHA256@|$sha_k|g" \
+        -e "s|@INITRD_SHA256@|$sha_i|g" -e "s|@ROOTFS_SHA256@|$sha_r|g" \
         -e "s|@ARTIFACTS_TCP@|$tcp|g" -e "s|@NAME@|$name|g" \
         "$HERE/lava-lab/smoke.yaml" > "$yaml"
     t1=$(now)
     id=$(python3 -c 'import json, sys; print(json.dumps({"definition": open(sys.argv[1]).read()}))' "$yaml" |
-        curl -sf -H "Authorization: Token $(cat "$LAVA_TOKEN_FILE")" -H 'Content-Type: application/json' \
+        curl -sf -H @"$D/state/auth.header" -H 'Content-Type: application/json' \
             --data-binary @- "${LAVA_URL}api/v0.2/jobs/" |
         python3 -c 'import json, sys; print(json.load(sys.stdin)["job_ids"][0])') || die "submitting $yaml failed"
+    [[ "$id" =~ ^[0-9]+$ ]] || die "submitting $yaml: the server answered no job id"
     say "job $id submitted: ${LAVA_URL}scheduler/job/$id"
     while :; do
-        state=$(curl -sf -H "Authorization: Token $(cat "$LAVA_TOKEN_FILE")" "${LAVA_URL}api/v0.2/jobs/$id/" |
-            python3 -c 'import json, sys; j = json.load(sys.stdin); print(j["state"], j["health"])') || state="? ?"
+        state=$(curl -sf -H @"$D/state/auth.header" "${LAVA_URL}api/v0.2/jobs/$id/" |
+            python3 -c 'import json, sys; j = json.load(sys.stdin); print(j["state"], j["health"])' | visible) || state="? ?"
         case "$state" in
             Finished*) break ;;
         esac
@@ -616,16 +751,16 @@ cmd_smoke() {
         sleep 5
     done
     say "job $id: $state after $(($(now) - t1)) s"
-    curl -sf -H "Authorization: Token $(cat "$LAVA_TOKEN_FILE")" "${LAVA_URL}api/v0.2/jobs/$id/" |
-        python3 -c 'import json, sys; j = json.load(sys.stdin); print(json.dumps({k: j[k] for k in ("id", "state", "health", "actual_device", "start_time", "end_time", "failure_comment")}, indent=1))'
-    curl -sf -H "Authorization: Token $(cat "$LAVA_TOKEN_FILE")" "${LAVA_URL}api/v0.2/jobs/$id/tests/" |
+    curl -sf -H @"$D/state/auth.header" "${LAVA_URL}api/v0.2/jobs/$id/" |
+        python3 -c 'import json, sys; j = json.load(sys.stdin); print(json.dumps({k: j[k] for k in ("id", "state", "health", "actual_device", "start_time", "end_time", "failure_comment")}, indent=1))' | visible
+    curl -sf -H @"$D/state/auth.header" "${LAVA_URL}api/v0.2/jobs/$id/tests/" |
         python3 -c '
 import json, sys
 for t in json.load(sys.stdin)["results"]:
-    print("%-24s %-5s %-10s %s" % (t["name"], t["result"], t["measurement"] or "", t["unit"] or ""))'
-    up=$ARTIFACTS_DIR/smoke/$name.txt
+    print("%-24s %-5s %-10s %s" % (t["name"], t["result"], t["measurement"] or "", t["unit"] or ""))' | visible
+    up=$D/artifacts/smoke/$name.txt
     if [ -f "$up" ]; then
-        say "uploaded by the guest: $up: $(cat "$up")"
+        say "uploaded by the guest: $up: $(visible < "$up")"
     else
         say "no upload in $up"
     fi

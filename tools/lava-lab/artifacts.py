@@ -9,9 +9,15 @@ PUT /NAME or /DIR/NAME stores the body under --root; GET and HEAD serve it.
 Each path component is [A-Za-z0-9._-]+, not starting with '.', at most two
 components: anything else (.., an absolute or %-encoded path, a query) is
 refused with 400, before the file system is touched. A body larger than
---max-bytes is refused with 413. A PUT writes a temporary file beside the
-target and renames it over the target once the whole body is in, so a
-reader never sees half a file. No symbolic link is ever followed: every
+--max-bytes is refused with 413 (a chunked body's sizes are checked before
+anything is read: a negative or over-long one is a 400). Every name is
+written once: a PUT to a name that exists (a file, a link, a directory)
+is refused with 409 and changes nothing (pressmark publishes images under
+digest names and checks first; results get names of their own). A PUT
+writes a temporary file beside the target and links it to the target's
+name once the whole body is in (link fails when the name exists, so two
+PUTs of one name cannot both win), so a reader never sees half a file.
+No symbolic link is ever followed: every
 directory and file is opened relative to the root's descriptor with
 O_NOFOLLOW, and only regular files are served.
 
@@ -31,6 +37,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 COMPONENT = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]*$")
 MAX_DEPTH = 2
 CHUNK = 1 << 16
+# A chunk's size: 1 to 16 hex digits (no sign, no 0x; 16 digits is 64 bits).
+CHUNK_SIZE = re.compile(rb"^[0-9A-Fa-f]{1,16}$")
 IDLE_TIMEOUT = 60  # seconds a client may stay silent mid-request
 
 _tmp_counter = 0
@@ -134,7 +142,12 @@ class Handler(BaseHTTPRequestHandler):
             total = 0
             while True:
                 line = self.rfile.readline(1024)
-                size = int(line.split(b";")[0].strip(), 16)
+                field = line.split(b";")[0].strip()
+                # int(b, 16) alone takes "-1" (then read(-1) would buffer
+                # the rest of the stream whatever the cap), "+1", "0x1".
+                if not CHUNK_SIZE.match(field):
+                    raise ValueError("bad chunk size")
+                size = int(field, 16)
                 if size == 0:
                     while self.rfile.readline(1024) not in (b"\r\n", b"\n", b""):
                         pass
@@ -166,11 +179,32 @@ class Handler(BaseHTTPRequestHandler):
                 left -= len(buf)
                 yield buf
 
+    def exists(self, parts):
+        """Whether parts names anything (not following a link)."""
+        dfd = -1
+        try:
+            dfd = open_dir(self.server.root_fd, parts, False)
+            os.stat(parts[-1], dir_fd=dfd, follow_symlinks=False)
+            return True
+        except FileNotFoundError:
+            return False
+        except OSError as exc:
+            # A link or file where the directory should be: the PUT fails
+            # later with 409 anyway.
+            return exc.errno in (errno.ENOTDIR, errno.ELOOP)
+        finally:
+            if dfd >= 0 and dfd != self.server.root_fd:
+                os.close(dfd)
+
     def do_PUT(self):
         global _tmp_counter
         parts = split_path(self.path)
         if parts is None:
             return self.reply(400, "bad path (accepted: /NAME or /DIR/NAME of [A-Za-z0-9._-])")
+        # Write-once: refused before its body is read (the link below
+        # decides when two PUTs race).
+        if self.exists(parts):
+            return self.reply(409, "exists (a name is written once)")
         if self.headers.get("Expect", "").lower() == "100-continue":
             length = self.headers.get("Content-Length", "")
             if length.isdigit() and int(length) > self.server.max_bytes:
@@ -193,16 +227,13 @@ class Handler(BaseHTTPRequestHandler):
             os.fsync(fd)
             os.close(fd)
             fd = -1
-            existed = True
+            # link fails with EEXIST when anything has that name (a link
+            # included, never followed): nothing is replaced.
             try:
-                os.stat(parts[-1], dir_fd=dfd, follow_symlinks=False)
-            except FileNotFoundError:
-                existed = False
-            # rename replaces a link or file of that name, never writes
-            # through it; a directory of that name makes it fail.
-            os.rename(tmp, parts[-1], src_dir_fd=dfd, dst_dir_fd=dfd)
-            tmp = None
-            self.reply(204 if existed else 201)
+                os.link(tmp, parts[-1], src_dir_fd=dfd, dst_dir_fd=dfd, follow_symlinks=False)
+            except FileExistsError:
+                return self.reply(409, "exists (a name is written once)")
+            self.reply(201)
         except ValueError as exc:
             code = 413 if str(exc) == "too large" else 400
             self.reply(code, "larger than %d bytes" % self.server.max_bytes if code == 413 else str(exc))
