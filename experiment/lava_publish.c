@@ -62,7 +62,12 @@ static int publish_one(const char *store, const char *path, const char *name, ch
     int exists = 0;
     if (artifact_exists(url, &exists, err) < 0)
         return -1;
-    return exists ? 0 : artifact_put(url, path, err);
+    if (exists || artifact_put(url, path, err) == 0)
+        return 0;
+    /* Put by another pressmark since (a name is its digest, so it is the
+     * same file), or refused: asked once more. */
+    struct pm_err again;
+    return artifact_exists(url, &exists, &again) == 0 && exists ? 0 : -1;
 }
 
 int lava_publish_image(const char *store, const struct vm_image *img, struct lava_published *out,

@@ -100,6 +100,11 @@ for t in json.load(sys.stdin)["results"]:
     like "$cases" "^c[01]-linux-image-[^ ]+ pass [0-9.]+ msg/s" "  its cell's headline is a test case with a measurement in msg/s"
     like "$cases" "c[01]-linux-image-[^ ]+\\.vmstat\\.pgmajfault pass [0-9.]+ " "  and its key metrics"
 done
+# PM_LAVA_SCREENSHOT=FILE: LAVA's results page of the first job, as a browser shows it.
+if [ -n "${PM_LAVA_SCREENSHOT:-}" ] && command -v chromium > /dev/null; then
+    chromium --headless --no-sandbox --disable-gpu --window-size=1400,900 --screenshot="$PM_LAVA_SCREENSHOT" \
+        "${LAVA_URL}results/$j61/0_pressmark" > /dev/null 2>&1
+fi
 cmp=$("$PM" compare --suite --allow-emulated 2>&1)
 like "$cmp" "caveat: the runs of $e61, $e612 ran under QEMU's TCG emulation" "compare --suite --allow-emulated: both kernels, with the caveat"
 like "$cmp" "^$s612 +[0-9.,]+ ±[0-9.,]+ +[-+][0-9.]+%" "  a row for 6.12 against the baseline kernel, as the VM backend's"
