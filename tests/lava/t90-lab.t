@@ -120,7 +120,7 @@ like "$(cat jd.out)" "job definition ${def//./\\.}" "  it names the definition i
 valid=$(python3 -c 'import json, sys; print(json.dumps({"definition": open(sys.argv[1]).read(), "strict": True}))' "$def" |
     curl -sf -H 'Content-Type: application/json' --data-binary @- "${LAVA_URL}api/v0.2/jobs/validate/")
 is "$valid" '{"message":"Job valid."}' "  LAVA's own validator takes it (strict)"
-is "$(jobs_of lava-jobdef):$(q "select state from lava_job j join suite s on s.id = j.suite_id where s.name = 'lava-jobdef'")" \
+is "$(jobs_of lava-jobdef):$(q "select j.state from lava_job j join suite s on s.id = j.suite_id where s.name = 'lava-jobdef'")" \
     ":made" "  made, not submitted"
 
 # A job LAVA cancels: its cells fail with LAVA's word for it.
