@@ -263,7 +263,7 @@ NIGHTLY_CONF    = $(DESTDIR)$(SYSCONFDIR)/pressmark/nightly.conf
 SUBST = sed -e 's|@BINDIR@|$(PREFIX)/bin|g' -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' \
             -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' -e 's|@SHAREDIR@|$(PREFIX)/share/pressmark|g'
 install: man
-	install -d $(BINDIR) $(MANDIR)/man1 $(MANDIR)/man5 $(MANDIR)/man7 $(MANDIR)/man8 $(SHAREDIR)/suites $(SHAREDIR)/grafana $(DOCDIR)/json $(DOCDIR)/guide $(COMPDIR)
+	install -d $(BINDIR) $(MANDIR)/man1 $(MANDIR)/man5 $(MANDIR)/man7 $(MANDIR)/man8 $(SHAREDIR)/suites $(SHAREDIR)/grafana $(DOCDIR)/json $(DOCDIR)/guide $(DOCDIR)/guide/img $(COMPDIR)
 	install -d $(DESTDIR)$(LIBEXECDIR)/pressmark $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(SYSCONFDIR)/pressmark
 	install -m 0755 $(B)/pressmark $(BINDIR)/pressmark
 	install -m 0644 $(B)/man/*.1 $(MANDIR)/man1/
@@ -283,6 +283,7 @@ install: man
 	install -m 0644 docs/json/*.json $(DOCDIR)/json/
 	@# The user guide keeps docs/'s layout, so its links to ../security.md hold.
 	install -m 0644 docs/guide/*.md $(DOCDIR)/guide/
+	install -m 0644 docs/guide/img/*.png $(DOCDIR)/guide/img/
 	install -m 0644 docs/security.md $(DOCDIR)/security.md
 	install -m 0644 completion/pressmark $(COMPDIR)/pressmark
 

@@ -16,6 +16,7 @@ want="/usr/bin/pressmark
 /usr/share/doc/pressmark/README.md
 /usr/share/doc/pressmark/security.md
 $(cd "$ROOT/docs/guide" && ls *.md | sed 's|^|/usr/share/doc/pressmark/guide/|')
+$(cd "$ROOT/docs/guide/img" && ls *.png | sed 's|^|/usr/share/doc/pressmark/guide/img/|')
 $(cd "$ROOT/docs/json" && ls *.json | sed 's|^|/usr/share/doc/pressmark/json/|')
 $(for c in bisect chat-server compare doctor export help history lava list merge plot push record report run show suite; do echo "/usr/share/man/man1/pressmark-$c.1"; done)
 /usr/share/man/man1/pressmark.1
