@@ -52,6 +52,8 @@ for page in "$STAGE"/usr/share/man/man*/*; do
             c=${name#pressmark-}; c=${c%.1}
             if [ "$c" = suite ]; then
                 for sub in "" plan run status list next-kernel; do "$PMI" suite $sub --help; done > "$TMP/help.txt" 2>&1
+            elif [ "$c" = lava ]; then
+                for sub in "" job submit collect; do "$PMI" lava $sub --help; done > "$TMP/help.txt" 2>&1
             elif [ "$c" = run ]; then
                 for w in $("$PMI" run --help | awk '/^workloads:/ { on = 1; next } on && NF == 0 { exit } on { print $1 }'); do
                     "$PMI" run "$w" --help
