@@ -19,7 +19,7 @@ bad "gap junk" "--gap: 'soon' is not a duration" record --gap soon -- true
 bad "unknown option" "unknown option or missing value '--frobnicate'" record --frobnicate -- true
 bad "missing command" "a command is needed after --" record --
 bad "command not found" "'no-such-cmd-xyz' is not a command found in PATH" record -- no-such-cmd-xyz
-bad "unknown command" "^pressmark: 'frob' is not a command \(accepted: record, run, chat-server, suite, bisect, list, show, compare, history, plot, report, merge, push, export, doctor, help\)\$" frob
+bad "unknown command" "^pressmark: 'frob' is not a command \(accepted: record, run, chat-server, suite, lava, bisect, list, show, compare, history, plot, report, merge, push, export, doctor, help\)\$" frob
 bad "unknown workload" "^pressmark run: 'nope' is not a workload" run nope
 bad "bad list format" "--format: 'xml' is not a format \(accepted: text, json\)" list --format xml
 bad "cap junk" "--mem-cap: 'lots' is not a memory cap \(accepted: .*75%.*\)" record --mem-cap lots -- true
