@@ -17,12 +17,12 @@ suite() {  # suite GLOBAL_LINES: a two-kernel suite with backend = lava
 refused() {  # refused DESCRIPTION REGEX COMMAND...: exit 2, one line, nothing written
     local desc=$1 re=$2; shift 2
     rm -f "$PRESSMARK_DB"
-    find "$TMP" ! -name out ! -name err | sort > before
+    find "$TMP" ! -name out ! -name err ! -name before | sort > before
     "$@" > out 2> err
     local rc=$?
     is "$rc:$(wc -l < err)" "2:1" "$desc: exit 2, one line"
     like "$(cat err)" "$re" "  it names what and what is accepted"
-    is "$(find "$TMP" ! -name out ! -name err | sort | diff before - | grep '^[<>]')" "" \
+    is "$(find "$TMP" ! -name out ! -name err ! -name before | sort | diff before - | grep '^[<>]')" "" \
         "  nothing written (no database, no boots directory, no job definition)"
 }
 
