@@ -50,8 +50,9 @@ for lib in libc6 libcurl4 libgsl27 libinih1 libjansson4 libsqlite3-0 zlib1g; do
 done
 like "$(dpkg-deb -f "$deb" Recommends)" "gnuplot-nox.*linux-perf.*qemu-system-x86" "  Recommends gnuplot-nox, linux-perf, qemu-system-x86"
 # lintian reads the built files only: it runs while the package is
-# installed and tried (its half minute is not added to the serial lane's).
-lintian --pedantic -I "$TMP/src/pressmark_${ver}_"*.changes > "$TMP/lintian.out" 2>&1 &
+# installed and tried (its half minute is not added to the serial lane's),
+# its temporary files in TMP (it leaves MLDBM files behind in /tmp).
+TMPDIR="$TMP" lintian --pedantic -I "$TMP/src/pressmark_${ver}_"*.changes > "$TMP/lintian.out" 2>&1 &
 lintian_pid=$!
 cleanup_add "kill $lintian_pid"
 
