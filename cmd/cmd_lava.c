@@ -46,10 +46,7 @@ static const struct opt step_options[] = {
 
 static int parse_sub(const char *name, const struct opt *table, void *state, int argc, char **argv, int max_args)
 {
-    const struct cmd_group groups[] = { { NULL, table, state }, { "", pm_db_option, NULL } };
-    const struct cmd_spec spec = { .name = name, .usage = lava_usage, .groups = groups, .ngroups = 2,
-                                   .max_args = max_args, .first = 2 };
-    return cmd_parse(&spec, argc, argv);
+    return cmd_parse_sub(name, lava_usage, table, state, argc, argv, max_args);
 }
 
 static int run_step(const char *path, const struct suite_run_opts *ro)

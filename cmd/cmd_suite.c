@@ -88,10 +88,7 @@ static const struct opt no_options[] = { { .type = OPT_END } };
 
 static int parse_sub(const char *name, const struct opt *table, void *state, int argc, char **argv, int max_args)
 {
-    const struct cmd_group groups[] = { { NULL, table, state }, { "", pm_db_option, NULL } };
-    const struct cmd_spec spec = { .name = name, .usage = suite_usage, .groups = groups, .ngroups = 2,
-                                   .max_args = max_args, .first = 2 };
-    return cmd_parse(&spec, argc, argv);
+    return cmd_parse_sub(name, suite_usage, table, state, argc, argv, max_args);
 }
 
 /* With target-ci, how a cell's interval is judged: each look at a higher

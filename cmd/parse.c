@@ -105,3 +105,12 @@ int cmd_parse_exit(int r)
 {
     return r == CMD_HELP ? 0 : PM_EXIT_USAGE;
 }
+
+int cmd_parse_sub(const char *name, const char *usage, const struct opt *table, void *state, int argc, char **argv,
+                  int max_args)
+{
+    const struct cmd_group groups[] = { { NULL, table, state }, { "", pm_db_option, NULL } };
+    const struct cmd_spec spec = { .name = name, .usage = usage, .groups = groups, .ngroups = 2,
+                                   .max_args = max_args, .first = 2 };
+    return cmd_parse(&spec, argc, argv);
+}

@@ -30,6 +30,10 @@ enum { CMD_HELP = -1, CMD_BAD = -2 };
  * CMD_HELP after printing --help (exit 0), or CMD_BAD after printing the
  * one-line error (exit 2). Each group's defaults are set first. */
 int cmd_parse(const struct cmd_spec *spec, int argc, char **argv);
+/* A subcommand's line (suite run, lava job ...): its table and the --db
+ * option, options from argv[2], at most max_args words after them. */
+int cmd_parse_sub(const char *name, const char *usage, const struct opt *table, void *state, int argc, char **argv,
+                  int max_args);
 /* The exit status for what cmd_parse returned when it is below zero. */
 int cmd_parse_exit(int r);
 

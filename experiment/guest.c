@@ -171,3 +171,17 @@ char *exp_meta_text(const struct kv_list *m)
     fclose(f);
     return t;
 }
+
+int exp_group_merged(struct runner *r, int group, int *worst)
+{
+    struct pm_err err;
+    if (runner_reload(r, &err) < 0) {
+        exp_say(r->ev, EXP_LOG, "pressmark suite run: %s\n", err.msg);
+        return 2;
+    }
+    runner_update_progress(r);
+    for (size_t c = 0; c < r->p->ncells; c++)
+        if (r->p->cells[c].group == group && r->cs[c].failed > 0 && *worst < 1)
+            *worst = 1;
+    return 0;
+}

@@ -22,6 +22,11 @@ int exp_merge_guest(struct runner *r, int group, const char *dir, int *adopted, 
 /* A new private directory DB.boots/suiteS-kernelG-KINDN (0700, in a 0700
  * DB.boots of this user's): a boot's or a job's logs and results. */
 int exp_boot_dir(const struct runner *r, int group, const char *kind, char *buf, size_t len, struct pm_err *err);
+/* After a group's runs came back: the runner's view reloaded, progress
+ * told, and a run that failed or ended oom there counted as one here
+ * does (the suite's exit status says some run did not end ok). 0, or 2
+ * for a harness error (said). */
+int exp_group_merged(struct runner *r, int group, int *worst);
 /* What the group's image tells of its kernel (its configuration) and the
  * machine it asks for, into the group's run metadata. */
 void exp_image_meta(struct runner *r, int group, const struct vm_image *img);

@@ -392,14 +392,8 @@ static int take_job(struct runner *r, int group, const struct lava_lab *lab, con
     }
     exp_say(r->ev, EXP_LOG, "pressmark: kernel %d: %d runs from LAVA job %lld%s (files in %s)\n", group, adopted,
             (long long)rec->job_id, refused ? ", some refused (see host.log there)" : "", dir);
-    if (runner_reload(r, &err) < 0) {
-        exp_say(r->ev, EXP_LOG, "pressmark suite run: %s\n", err.msg);
+    if (exp_group_merged(r, group, worst) != 0)
         return 2;
-    }
-    runner_update_progress(r);
-    for (size_t c = 0; c < r->p->ncells; c++)
-        if (r->p->cells[c].group == group && r->cs[c].failed > 0 && *worst < 1)
-            *worst = 1;
     if (!runner_group_done(r, group)) {
         snprintf(reason, sizeof reason, "kernel %s: LAVA job %lld ended with runs left (%s; its guest's log: "
                  "%s/guest.log)", sg->kernel, (long long)rec->job_id, url, dir);

@@ -137,16 +137,8 @@ static int take_runs(struct runner *r, int group, const struct suite_run_opts *o
     if (refused)
         exp_say(r->ev, EXP_LOG, "pressmark: kernel %s: %d run%s of the guest's refused (see %s/host.log)\n", q, refused,
                 refused == 1 ? "" : "s", dir);
-    if (runner_reload(r, &err) < 0) {
-        exp_say(r->ev, EXP_LOG, "pressmark suite run: %s\n", err.msg);
+    if (exp_group_merged(r, group, worst) != 0)
         return 2;
-    }
-    runner_update_progress(r);
-    /* A run that failed or ended oom in the guest counts as one here
-     * does: the suite's exit status says some run did not end ok. */
-    for (size_t c = 0; c < r->p->ncells; c++)
-        if (r->p->cells[c].group == group && r->cs[c].failed > 0 && *worst < 1)
-            *worst = 1;
     if (!runner_group_done(r, group)) {
         snprintf(reason, sizeof reason, "kernel %s: the guest's suite ended with runs left (its exit status %d; "
                  "its log: %s/guest.log)", sg->kernel, res->guest_status, dir);

@@ -16,6 +16,21 @@
 static const char guest_packages[] = "libsqlite3-0,libcurl4,libgsl27,zlib1g,libinih1,libjansson4,libarchive13,kmod,linux-base,"
                                      "initramfs-tools,zstd,e2fsprogs,iproute2,libasan8,libubsan1";
 
+/* What both inits begin with: the mounts a run needs (cgroup v2 among
+ * them), the hostname and loopback. */
+#define GUEST_SETUP \
+    "PATH=/usr/sbin:/usr/bin:/sbin:/bin\n" \
+    "export PATH\n" \
+    "mountpoint -q /proc || mount -t proc proc /proc\n" \
+    "mountpoint -q /sys || mount -t sysfs sysfs /sys\n" \
+    "mountpoint -q /dev || mount -t devtmpfs devtmpfs /dev\n" \
+    "mount -o remount,rw /\n" \
+    "mount -t tmpfs -o mode=0755 tmpfs /run\n" \
+    "mkdir -p /dev/shm && mount -t tmpfs tmpfs /dev/shm\n" \
+    "mount -t cgroup2 cgroup2 /sys/fs/cgroup\n" \
+    "echo pressmark-guest > /proc/sys/kernel/hostname\n" \
+    "ip link set lo up\n"
+
 /* Process 1 of every guest. Fixed text (no suite's string is ever put in
  * it): the job comes as a tar archive on the second disk, what came of
  * it leaves as one on the third, then the machine powers off. */
@@ -24,17 +39,7 @@ static const char guest_init[] =
     "# pressmark's guest init: process 1 of a virtual machine booted for one\n"
     "# kernel of a suite. Job in: a tar archive on /dev/vdb. Results out: a tar\n"
     "# archive on /dev/vdc. Then power off.\n"
-    "PATH=/usr/sbin:/usr/bin:/sbin:/bin\n"
-    "export PATH\n"
-    "mountpoint -q /proc || mount -t proc proc /proc\n"
-    "mountpoint -q /sys || mount -t sysfs sysfs /sys\n"
-    "mountpoint -q /dev || mount -t devtmpfs devtmpfs /dev\n"
-    "mount -o remount,rw /\n"
-    "mount -t tmpfs -o mode=0755 tmpfs /run\n"
-    "mkdir -p /dev/shm && mount -t tmpfs tmpfs /dev/shm\n"
-    "mount -t cgroup2 cgroup2 /sys/fs/cgroup\n"
-    "echo pressmark-guest > /proc/sys/kernel/hostname\n"
-    "ip link set lo up\n"
+    GUEST_SETUP
     "job=/var/lib/pressmark-job\n"
     "out=/var/lib/pressmark-out\n"
     "rm -rf $job $out && mkdir -p $job $out\n"
@@ -62,17 +67,7 @@ static const char lava_init[] =
     "#!/bin/sh\n"
     "# pressmark's init for a LAVA job on a qemu device: a root shell on the\n"
     "# console for LAVA's test shell, the network of QEMU's user mode.\n"
-    "PATH=/usr/sbin:/usr/bin:/sbin:/bin\n"
-    "export PATH\n"
-    "mountpoint -q /proc || mount -t proc proc /proc\n"
-    "mountpoint -q /sys || mount -t sysfs sysfs /sys\n"
-    "mountpoint -q /dev || mount -t devtmpfs devtmpfs /dev\n"
-    "mount -o remount,rw /\n"
-    "mount -t tmpfs -o mode=0755 tmpfs /run\n"
-    "mkdir -p /dev/shm && mount -t tmpfs tmpfs /dev/shm\n"
-    "mount -t cgroup2 cgroup2 /sys/fs/cgroup\n"
-    "echo pressmark-guest > /proc/sys/kernel/hostname\n"
-    "ip link set lo up\n"
+    GUEST_SETUP
     "mkdir -p /dev/disk/by-uuid\n"
     "for d in /dev/vd? /dev/sd?; do\n"
     "    [ -b \"$d\" ] || continue\n"

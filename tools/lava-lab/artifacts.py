@@ -155,13 +155,7 @@ class Handler(BaseHTTPRequestHandler):
                 total += size
                 if total > cap:
                     raise ValueError("too large")
-                left = size
-                while left:
-                    buf = self.rfile.read(min(CHUNK, left))
-                    if not buf:
-                        raise ConnectionError("body cut short")
-                    left -= len(buf)
-                    yield buf
+                yield from self.read_exactly(size)
                 self.rfile.readline(16)
         elif te:
             raise ValueError("unsupported Transfer-Encoding")
@@ -169,15 +163,18 @@ class Handler(BaseHTTPRequestHandler):
             length = self.headers.get("Content-Length")
             if length is None or not length.isdigit():
                 raise ValueError("Content-Length required")
-            left = int(length)
-            if left > cap:
+            if int(length) > cap:
                 raise ValueError("too large")
-            while left:
-                buf = self.rfile.read(min(CHUNK, left))
-                if not buf:
-                    raise ConnectionError("body cut short")
-                left -= len(buf)
-                yield buf
+            yield from self.read_exactly(int(length))
+
+    def read_exactly(self, left):
+        """left bytes of the body, in pieces; a body cut short is an error."""
+        while left:
+            buf = self.rfile.read(min(CHUNK, left))
+            if not buf:
+                raise ConnectionError("body cut short")
+            left -= len(buf)
+            yield buf
 
     def exists(self, parts):
         """Whether parts names anything (not following a link)."""
