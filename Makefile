@@ -33,7 +33,7 @@ REPLAY_BIN := $(FUZZERS:%=$(B)/fuzz/%.replay) $(B)/fuzz/writers-emit
 # The version: git describe in a clone, else what the package says.
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || cat VERSION 2>/dev/null || echo unknown)
 
-.PHONY: lava-check all test test-quick test-slow check check-build tsan bench clean fresh-root layering fuzz fuzz-build man install uninstall FORCE
+.PHONY: lava-check all test ci-test test-quick test-slow check check-build tsan bench clean fresh-root layering fuzz fuzz-build man install uninstall FORCE
 all: pressmark $(UNIT_BIN) $(REPLAY_BIN) $(B)/tests/stats_tool
 
 # Made anew each time: ar only adds and replaces, so a member of a source
@@ -131,24 +131,43 @@ QUIET_TESTS   := tests/t10-record.t tests/t19-nightly.t tests/t21-survive.t test
 SHELL_TESTS   := $(filter-out $(QUIET_TESTS),$(wildcard tests/t*.t)) $(QUIET_TESTS)
 FREE_TESTS    := $(filter $(SHELL_TESTS),tests/t05-layering.t tests/t07-docs.t tests/t17-metrics.t tests/t43-fuzz.t \
                    tests/t45-export.t tests/t47-statistics.t tests/t48-verdicts.t tests/t49-history.t tests/t56-isolation.t \
-                   tests/t80-kernels.t tests/t82-bisect.t tests/t84-lava-input.t tests/t08-failures.t)
+                   tests/t80-kernels.t tests/t82-bisect.t tests/t84-lava-input.t tests/t08-failures.t tests/t18-deb.t)
 # (each lane in order, one test at a time: prove's "par" would let the
 # second lane's tests take both slots first; the longest starts first)
 LONG_FREE     := tests/t80-kernels.t
 comma := ,
 empty :=
 space := $(empty) $(empty)
+# prove-lanes BUILD, ENV, SHELL_TESTS, JOBS: one prove over the unit tests of
+# BUILD and SHELL_TESTS; the machine's tests one after another, the free
+# ones in a lane beside them (with JOBS 3, t80 in a third). Every test
+# knows its lane (PM_FREE_TESTS, PM_QUIET_TESTS; tests/lib.sh): a
+# machine's test holds the machine lane's lock for its life, so two proves
+# (./run.sh test's two builds) never run two of them at once either.
+define prove-lanes
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PRESSMARK_BIN=$(abspath $(1)/pressmark) PM_FAILURES=$(abspath $(1))/failures.txt \
+    PM_FREE_TESTS='$(strip $(FREE_TESTS))' PM_QUIET_TESTS='$(strip $(QUIET_TESTS))' \
+    $(2) prove --timer -j$(4) \
+    --rules='seq={$(subst $(space),$(comma),$(strip $(filter-out $(FREE_TESTS),$(3))))}' \
+    $(if $(filter 3,$(4)),--rules='$(LONG_FREE)') --rules='seq=**' \
+    $(filter $(LONG_FREE),$(3)) $(filter-out $(LONG_FREE),$(3)) $(UNIT_SRC:tests/%.c=$(1)/tests/%.t) || \
+    { echo "what the failed checks said (the last 60 lines of $(1)/failures.txt):"; \
+      tail -n 60 $(1)/failures.txt 2>/dev/null; exit 1; }
+endef
+# Every test leaves /tmp as it found it: a pressmark-test directory that
+# was not there before fails the target.
+define tmp-before
+@ls -d /tmp/pressmark-test.* 2>/dev/null | sort > $(1)/tmp-before || true
+endef
+define tmp-after
+@ls -d /tmp/pressmark-test.* 2>/dev/null | sort | comm -13 $(1)/tmp-before - > $(1)/tmp-left || true; \
+ if [ -s $(1)/tmp-left ]; then echo "tests left behind: $$(cat $(1)/tmp-left)"; exit 1; fi
+endef
 define run-tests
-	@ls -d /tmp/pressmark-test.* 2>/dev/null | sort > $(1)/tmp-before || true
-	@rm -f $(1)/failures.txt
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PRESSMARK_BIN=$(abspath $(1)/pressmark) PM_FAILURES=$(abspath $(1))/failures.txt \
-	    $(2) prove --timer -j2 \
-	    --rules='seq={$(subst $(space),$(comma),$(strip $(filter-out $(FREE_TESTS),$(3))))}' --rules='seq=**' \
-	    $(filter $(LONG_FREE),$(3)) $(filter-out $(LONG_FREE),$(3)) $(UNIT_SRC:tests/%.c=$(1)/tests/%.t) || \
-	    { echo "what the failed checks said (the last 60 lines of $(1)/failures.txt):"; \
-	      tail -n 60 $(1)/failures.txt 2>/dev/null; exit 1; }
-	@ls -d /tmp/pressmark-test.* 2>/dev/null | sort | comm -13 $(1)/tmp-before - > $(1)/tmp-left || true; \
-	 if [ -s $(1)/tmp-left ]; then echo "tests left behind: $$(cat $(1)/tmp-left)"; exit 1; fi
+$(call tmp-before,$(1))
+@rm -f $(1)/failures.txt
+$(call prove-lanes,$(1),$(2),$(3),3)
+$(call tmp-after,$(1))
 endef
 
 test: all layering
@@ -195,6 +214,25 @@ check: check-build
 check-build:
 	$(MAKE) B=build/check CFLAGS="$(SAN)" layering build/check/pressmark $(UNIT_SRC:%.c=build/check/%.t) build/check/tests/stats_tool \
 	    $(FUZZERS:%=build/check/fuzz/%.replay) build/check/fuzz/writers-emit
+
+# ./run.sh test (and so CI): every test at least once, in about two thirds
+# of make test and make check one after the other. The plain build runs
+# the unit tests, the free tests, what make check leaves out (CHECK_SKIP)
+# and the tests that measure the machine; the sanitised build its unit
+# tests, the free tests and every other test of the machine's, which so
+# run once, under ASan and UBSan. Both proves at once: the machine lane's
+# lock (tests/lib.sh) keeps the machine's tests one at a time across them.
+CI_PLAIN := $(filter $(FREE_TESTS) $(CHECK_SKIP) $(QUIET_TESTS),$(SHELL_TESTS))
+CI_CHECK := $(filter-out $(CHECK_SKIP) $(QUIET_TESTS),$(SHELL_TESTS))
+CI_CHECK_ENV := PRESSMARK_TEST_SANITIZED=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
+ci-test: all layering check-build
+	$(call tmp-before,build)
+	@rm -f build/failures.txt build/check/failures.txt build/ci-plain.rc build/ci-check.rc
+	@{ ( $(call prove-lanes,$(B),,$(CI_PLAIN),3) ); echo $$? > build/ci-plain.rc; } 2>&1 | sed -u 's/^/plain: /' & \
+	 { ( $(call prove-lanes,build/check,$(CI_CHECK_ENV),$(CI_CHECK),2) ); echo $$? > build/ci-check.rc; } 2>&1 | sed -u 's/^/check: /'; \
+	 wait; test "$$(cat build/ci-plain.rc build/ci-check.rc 2>/dev/null | tr '\n' ' ')" = "0 0 " || \
+	 { echo "ci-test: failed (plain: $$(cat build/ci-plain.rc 2>/dev/null), sanitised: $$(cat build/ci-check.rc 2>/dev/null))"; exit 1; }
+	$(call tmp-after,build)
 
 # ThreadSanitizer over the threaded code: sampler, heartbeat, chat, the
 # memory workloads' threads and gauges, the suite's live progress (drawn

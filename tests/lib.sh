@@ -130,8 +130,23 @@ re() { printf '%s' "$1" | sed 's/[.+]/\\&/g'; }
 # beside them in make test's other lane, never overlap: a lock on the
 # tests' own directory, exclusive for the first, shared for t80 (nothing is
 # created for it).
-quiet_machine() { exec 8<"$ROOT/tests" && flock -x 8; }
+quiet_machine() { exec 8<"$ROOT/tests" && flock -x 8 && machine_lane; }
 beside_quiet_machine() { exec 8<"$ROOT/tests" && flock -s 8; }
+# The machine lane: the tests that change this machine (caps, swap, knobs,
+# tracefs, the package; every run makes a cgroup) run one at a time, each
+# comparing the machine before and after. make's targets give them one
+# lane of their prove and name the others (PM_FREE_TESTS); each holds this
+# lock for its life besides, so that ./run.sh test's two proves (the plain
+# build's and the sanitised one's, at once) never run two of them together.
+# A test that measures the machine takes it after the quiet lock (waiting
+# for t80's VMs, it holds nobody up); t18 when it installs its package.
+machine_lane() { [ -z "${_lane_held:-}" ] || return 0; exec 7<"$ROOT/tests/lib.sh" && flock -x 7 && _lane_held=1; }
+if [ -n "${PM_FREE_TESTS:-}" ]; then
+    case " $PM_FREE_TESTS ${PM_QUIET_TESTS:-} " in
+        *" tests/$(basename "$0") "*) ;;
+        *) machine_lane ;;
+    esac
+fi
 need_root() { [ "$(id -u)" -eq 0 ] || skip_all "needs root (caps, swap and sysctls are root-only)"; }
 # vm_lane: the preamble of the tests that boot kernels in VMs (t80, t82,
 # tests/slow/t82-bisect-vms.t). They run beside the host's tests (make
