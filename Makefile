@@ -114,13 +114,14 @@ $(B)/%.o: %.c
 # outside make's environment: MAKEFLAGS would carry this make's variables
 # (CFLAGS=-fsanitize=...) into the make that the build workload runs.
 #
-# Two lanes (prove -j2 and two "seq" rules): the tests that change this machine
+# Three lanes (prove -j3, two "seq" rules and t80): the tests that change this machine
 # (caps, swap, knobs, tracefs, the package; every run makes a cgroup) run
 # one after another, as each compares the machine before and after; beside
 # them run the unit tests, the shell tests that touch nothing outside their
 # own directory (no run, only help text), and t80, whose kernels run in VMs
 # with a run lock and undo journal of its own and which compares only what
-# VMs leave (FREE_TESTS).
+# VMs leave, in a lane of its own (FREE_TESTS; t18 builds its package in
+# the free lane and takes the machine lane's lock to install it).
 # Every test leaves /tmp as it found it: a pressmark-test directory that
 # was not there before fails the target. $(3): the shell tests; --timer
 # gives each file's time.
@@ -134,7 +135,9 @@ FREE_TESTS    := $(filter $(SHELL_TESTS),tests/t05-layering.t tests/t07-docs.t t
                    tests/t80-kernels.t tests/t82-bisect.t tests/t84-lava-input.t tests/t08-failures.t tests/t18-deb.t)
 # (each lane in order, one test at a time: prove's "par" would let the
 # second lane's tests take both slots first; the longest starts first)
-LONG_FREE     := tests/t80-kernels.t
+# t80 and t82, the VM tests, in a lane of their own: each compares what
+# VMs leave (image builds, QEMU processes), so they never overlap.
+LONG_FREE     := tests/t80-kernels.t tests/t82-bisect.t
 comma := ,
 empty :=
 space := $(empty) $(empty)
@@ -149,7 +152,7 @@ env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PRESSMARK_BIN=$(abspath $(1)/pressmark) 
     PM_FREE_TESTS='$(strip $(FREE_TESTS))' PM_QUIET_TESTS='$(strip $(QUIET_TESTS))' \
     $(2) prove --timer -j$(4) \
     --rules='seq={$(subst $(space),$(comma),$(strip $(filter-out $(FREE_TESTS),$(3))))}' \
-    $(if $(filter 3,$(4)),--rules='$(LONG_FREE)') --rules='seq=**' \
+    $(if $(filter 3,$(4)),--rules='seq={$(subst $(space),$(comma),$(strip $(LONG_FREE)))}') --rules='seq=**' \
     $(filter $(LONG_FREE),$(3)) $(filter-out $(LONG_FREE),$(3)) $(UNIT_SRC:tests/%.c=$(1)/tests/%.t) || \
     { echo "what the failed checks said (the last 60 lines of $(1)/failures.txt):"; \
       tail -n 60 $(1)/failures.txt 2>/dev/null; exit 1; }
@@ -220,10 +223,13 @@ check-build:
 # the unit tests, the free tests, what make check leaves out (CHECK_SKIP)
 # and the tests that measure the machine; the sanitised build its unit
 # tests, the free tests and every other test of the machine's, which so
-# run once, under ASan and UBSan. Both proves at once: the machine lane's
-# lock (tests/lib.sh) keeps the machine's tests one at a time across them.
+# run once, under ASan and UBSan. The VM tests (LONG_FREE) run once, on the
+# plain build: two of them at once would see each other's VMs and builds
+# (under make check they boot nothing). Both proves at once: the machine
+# lane's lock (tests/lib.sh) keeps the machine's tests one at a time
+# across them.
 CI_PLAIN := $(filter $(FREE_TESTS) $(CHECK_SKIP) $(QUIET_TESTS),$(SHELL_TESTS))
-CI_CHECK := $(filter-out $(CHECK_SKIP) $(QUIET_TESTS),$(SHELL_TESTS))
+CI_CHECK := $(filter-out $(CHECK_SKIP) $(QUIET_TESTS) $(LONG_FREE),$(SHELL_TESTS))
 CI_CHECK_ENV := PRESSMARK_TEST_SANITIZED=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
 ci-test: all layering check-build
 	$(call tmp-before,build)

@@ -153,7 +153,9 @@ need_root() { [ "$(id -u)" -eq 0 ] || skip_all "needs root (caps, swap and sysct
 # test's second lane): a run lock and an undo journal of their own, and
 # only what VMs leave to compare (the host's cgroups, swaps and knobs are
 # the other lane's meanwhile); beside the tests that measure the machine,
-# never during them. Skips the file where QEMU, debootstrap or apt's 6.1
+# never during them (vm_lane noboot: a test that boots none, as t82 in
+# make test, holds the tests that measure the machine up not at all).
+# Skips the file where QEMU, debootstrap or apt's 6.1
 # and 6.12 cloud kernels are missing; else works in $TMP with $k61 and
 # $k612, the newest of each this machine's apt knows.
 vm_lane() {
@@ -161,7 +163,7 @@ vm_lane() {
     export PRESSMARK_STATE_DIR="$TMP/state"
     mkdir -m 700 "$PRESSMARK_STATE_DIR"
     machine_state() { "$ROOT/tools/machine-state.sh" vm; }
-    beside_quiet_machine
+    [ "${1:-}" = noboot ] || beside_quiet_machine
     command -v qemu-system-x86_64 >/dev/null || skip_all "needs qemu-system-x86_64 (Debian's qemu-system-x86; run.sh installs it)"
     command -v debootstrap >/dev/null || skip_all "needs debootstrap (run.sh installs it)"
     cd "$TMP" || exit 1

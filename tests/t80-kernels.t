@@ -391,7 +391,7 @@ while True:
     c, _ = s.accept(); open(sys.argv[2], "a").write("connected\n"); c.close()' "$port" "$TMP/evil-connections" &
 cleanup_add "stop_bg $!"
 ok "the test's server on the host answers from the host" wait_for bash -c "exec 3<>/dev/tcp/127.0.0.1/$port" 2>/dev/null
-ok "  (and counts it)" wait_for sh -c "[ \"\$(wc -l < '$TMP/evil-connections' 2>/dev/null)\" = 1 ]"
+ok "  (and counts it)" wait_for sh -c "[ \"\$(wc -l 2>/dev/null < '$TMP/evil-connections')\" = 1 ]"
 echo "a host secret" > "$TMP/decoy-secret"
 mkdir -p evil/DEBIAN evil/boot
 printf 'Package: linux-image-%s\nVersion: 1\nArchitecture: amd64\nMaintainer: t <t@example.invalid>\nDescription: hostile\n' \
