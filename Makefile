@@ -114,46 +114,47 @@ $(B)/%.o: %.c
 # outside make's environment: MAKEFLAGS would carry this make's variables
 # (CFLAGS=-fsanitize=...) into the make that the build workload runs.
 #
-# Three lanes (prove -j3, two "seq" rules and t80): the tests that change this machine
-# (caps, swap, knobs, tracefs, the package; every run makes a cgroup) run
-# one after another, as each compares the machine before and after; beside
-# them run the unit tests, the shell tests that touch nothing outside their
-# own directory (no run, only help text), and t80, whose kernels run in VMs
-# with a run lock and undo journal of its own and which compares only what
-# VMs leave, in a lane of its own (FREE_TESTS; t18 builds its package in
-# the free lane and takes the machine lane's lock to install it).
-# Every test leaves /tmp as it found it: a pressmark-test directory that
-# was not there before fails the target. $(3): the shell tests; --timer
-# gives each file's time.
-# (The tests that measure the whole machine, its memory or its speed,
-# wait for t80's VMs to end: they come last, when those are most likely
-# done; see quiet_machine in tests/lib.sh.)
+# Three lanes (prove -j3 and three "seq" rules). The tests that change
+# this machine (caps, swap, knobs, tracefs, the package; every run makes a
+# cgroup) run one after another, as each compares the machine before and
+# after. The VM tests, t80 and t82 (LONG_FREE), run in a lane of their
+# own: their kernels run in VMs with a run lock and undo journal of their
+# own, they compare only what VMs leave, and they never overlap each other
+# (a lock in tests/lib.sh's vm_lane). Beside both run the unit tests and
+# the shell tests that touch nothing outside their own directory
+# (FREE_TESTS; t18 builds its package there and takes the machine lane's
+# lock to install it). Every test leaves /tmp as it found it: a
+# pressmark-test directory that was not there before fails the target.
+# --timer gives each file's time. (The tests that measure the whole
+# machine, its memory or its speed, wait for t80's VMs to end: they come
+# last, when those are most likely done; see quiet_machine in
+# tests/lib.sh.)
 QUIET_TESTS   := tests/t10-record.t tests/t19-nightly.t tests/t21-survive.t tests/t25-reclaim.t tests/t30-chat.t
 SHELL_TESTS   := $(filter-out $(QUIET_TESTS),$(wildcard tests/t*.t)) $(QUIET_TESTS)
 FREE_TESTS    := $(filter $(SHELL_TESTS),tests/t05-layering.t tests/t07-docs.t tests/t17-metrics.t tests/t43-fuzz.t \
                    tests/t45-export.t tests/t47-statistics.t tests/t48-verdicts.t tests/t49-history.t tests/t56-isolation.t \
                    tests/t80-kernels.t tests/t82-bisect.t tests/t84-lava-input.t tests/t08-failures.t tests/t18-deb.t)
 # (each lane in order, one test at a time: prove's "par" would let the
-# second lane's tests take both slots first; the longest starts first)
-# t80 and t82, the VM tests, in a lane of their own: each compares what
-# VMs leave (image builds, QEMU processes), so they never overlap.
+# free lane's tests take every slot first; the longest starts first)
 LONG_FREE     := tests/t80-kernels.t tests/t82-bisect.t
 comma := ,
 empty :=
 space := $(empty) $(empty)
-# prove-lanes BUILD, ENV, SHELL_TESTS, JOBS: one prove over the unit tests of
-# BUILD and SHELL_TESTS; the machine's tests one after another, the free
-# ones in a lane beside them (with JOBS 3, t80 in a third). Every test
-# knows its lane (PM_FREE_TESTS, PM_QUIET_TESTS; tests/lib.sh): a
-# machine's test holds the machine lane's lock for its life, so two proves
-# (./run.sh test's two builds) never run two of them at once either.
+# prove-lanes BUILD, ENV, SHELL_TESTS, JOBS[, vm-last]: one prove over the
+# unit tests of BUILD and SHELL_TESTS; the machine's tests one after
+# another, the free ones in a lane beside them, with JOBS 3 the VM tests in
+# a third (else first in the free lane, or with vm-last after the unit
+# tests). Every test knows its lane (PM_FREE_TESTS, PM_QUIET_TESTS;
+# tests/lib.sh): a machine's test holds the machine lane's lock for its
+# life, so two proves (make ci-test's) never run two of them at once.
 define prove-lanes
 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PRESSMARK_BIN=$(abspath $(1)/pressmark) PM_FAILURES=$(abspath $(1))/failures.txt \
     PM_FREE_TESTS='$(strip $(FREE_TESTS))' PM_QUIET_TESTS='$(strip $(QUIET_TESTS))' \
     $(2) prove --timer -j$(4) \
     --rules='seq={$(subst $(space),$(comma),$(strip $(filter-out $(FREE_TESTS),$(3))))}' \
     $(if $(filter 3,$(4)),--rules='seq={$(subst $(space),$(comma),$(strip $(LONG_FREE)))}') --rules='seq=**' \
-    $(filter $(LONG_FREE),$(3)) $(filter-out $(LONG_FREE),$(3)) $(UNIT_SRC:tests/%.c=$(1)/tests/%.t) || \
+    $(if $(5),,$(filter $(LONG_FREE),$(3))) $(filter-out $(LONG_FREE),$(3)) $(UNIT_SRC:tests/%.c=$(1)/tests/%.t) \
+    $(if $(5),$(filter $(LONG_FREE),$(3))) || \
     { echo "what the failed checks said (the last 60 lines of $(1)/failures.txt):"; \
       tail -n 60 $(1)/failures.txt 2>/dev/null; exit 1; }
 endef
@@ -212,33 +213,35 @@ lava-check: all
 CHECK_SKIP := tests/t05-layering.t tests/t16-install.t tests/t18-deb.t tests/t19-nightly.t tests/t46-grafana-sqlite.t \
               tests/t57-sibling.t
 SAN := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+CHECK_ENV := PRESSMARK_TEST_SANITIZED=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
 check: check-build
-	$(call run-tests,build/check,PRESSMARK_TEST_SANITIZED=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1,$(filter-out $(CHECK_SKIP),$(SHELL_TESTS)))
+	$(call run-tests,build/check,$(CHECK_ENV),$(filter-out $(CHECK_SKIP),$(SHELL_TESTS)))
 check-build:
 	$(MAKE) B=build/check CFLAGS="$(SAN)" layering build/check/pressmark $(UNIT_SRC:%.c=build/check/%.t) build/check/tests/stats_tool \
 	    $(FUZZERS:%=build/check/fuzz/%.replay) build/check/fuzz/writers-emit
 
-# ./run.sh test (and so CI): every test at least once, in about two thirds
-# of make test and make check one after the other. The plain build runs
-# the unit tests, the free tests, what make check leaves out (CHECK_SKIP)
-# and the tests that measure the machine; the sanitised build its unit
-# tests, the free tests and every other test of the machine's, which so
-# run once, under ASan and UBSan. The VM tests (LONG_FREE) run once, on the
-# plain build: two of them at once would see each other's VMs and builds
-# (under make check they boot nothing). Both proves at once: the machine
-# lane's lock (tests/lib.sh) keeps the machine's tests one at a time
-# across them.
-CI_PLAIN := $(filter $(FREE_TESTS) $(CHECK_SKIP) $(QUIET_TESTS),$(SHELL_TESTS))
-CI_CHECK := $(filter-out $(CHECK_SKIP) $(QUIET_TESTS) $(LONG_FREE),$(SHELL_TESTS))
-CI_CHECK_ENV := PRESSMARK_TEST_SANITIZED=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
+# ./run.sh test (and so CI): every test at least once, in about half of
+# make test and make check one after the other, both proves at once. The
+# plain build's runs the unit tests, the free tests and what make check
+# leaves out (CHECK_SKIP). The sanitised build's runs its unit tests and
+# every other test, the machine's among them, which so run once, under
+# ASan and UBSan; its VM tests come last in its free lane, as they wait for
+# the plain build's (vm_lane's lock). The machine lane's lock keeps the
+# machine's tests one at a time across both proves. On failure both
+# failures' tails are printed last, where a log cut to its end keeps them;
+# an interrupt ends both proves.
+CI_PLAIN := $(filter $(FREE_TESTS) $(CHECK_SKIP),$(SHELL_TESTS))
+CI_CHECK := $(filter-out $(CHECK_SKIP),$(SHELL_TESTS))
 ci-test: all layering check-build
-	$(call tmp-before,build)
-	@rm -f build/failures.txt build/check/failures.txt build/ci-plain.rc build/ci-check.rc
-	@{ ( $(call prove-lanes,$(B),,$(CI_PLAIN),3) ); echo $$? > build/ci-plain.rc; } 2>&1 | sed -u 's/^/plain: /' & \
-	 { ( $(call prove-lanes,build/check,$(CI_CHECK_ENV),$(CI_CHECK),2) ); echo $$? > build/ci-check.rc; } 2>&1 | sed -u 's/^/check: /'; \
-	 wait; test "$$(cat build/ci-plain.rc build/ci-check.rc 2>/dev/null | tr '\n' ' ')" = "0 0 " || \
-	 { echo "ci-test: failed (plain: $$(cat build/ci-plain.rc 2>/dev/null), sanitised: $$(cat build/ci-check.rc 2>/dev/null))"; exit 1; }
-	$(call tmp-after,build)
+	$(call tmp-before,$(B))
+	@rm -f $(B)/failures.txt build/check/failures.txt $(B)/ci-plain.rc $(B)/ci-check.rc
+	@trap 'kill 0' INT TERM HUP; \
+	 { ( $(call prove-lanes,$(B),,$(CI_PLAIN),3) ); echo $$? > $(B)/ci-plain.rc; } 2>&1 | sed -u 's/^/plain: /' & \
+	 { ( $(call prove-lanes,build/check,$(CHECK_ENV),$(CI_CHECK),2,vm-last) ); echo $$? > $(B)/ci-check.rc; } 2>&1 | sed -u 's/^/check: /'; \
+	 wait; test "$$(cat $(B)/ci-plain.rc $(B)/ci-check.rc 2>/dev/null | tr '\n' ' ')" = "0 0 " || \
+	 { for f in $(B)/failures.txt build/check/failures.txt; do [ ! -s $$f ] || { echo "what the failed checks said ($$f, its last 60 lines):"; tail -n 60 $$f; }; done; \
+	   echo "ci-test: failed (plain: $$(cat $(B)/ci-plain.rc 2>/dev/null), sanitised: $$(cat $(B)/ci-check.rc 2>/dev/null))"; exit 1; }
+	$(call tmp-after,$(B))
 
 # ThreadSanitizer over the threaded code: sampler, heartbeat, chat, the
 # memory workloads' threads and gauges, the suite's live progress (drawn

@@ -16,6 +16,11 @@ _cleanup() {
     local i
     for ((i = ${#_cleanups[@]} - 1; i >= 0; i--)); do eval "${_cleanups[$i]}" >/dev/null 2>&1 || true; done
     rm -rf "$TMP"
+    # A child that outlives the test (a server a regression failed to stop)
+    # shares the locks' open files: let them go here all the same, or every
+    # later test of both proves would wait for it.
+    flock -u 6 2>/dev/null; flock -u 7 2>/dev/null; flock -u 8 2>/dev/null
+    return 0
 }
 trap _cleanup EXIT
 
@@ -149,8 +154,10 @@ if [ -n "${PM_FREE_TESTS:-}" ]; then
 fi
 need_root() { [ "$(id -u)" -eq 0 ] || skip_all "needs root (caps, swap and sysctls are root-only)"; }
 # vm_lane: the preamble of the tests that boot kernels in VMs (t80, t82,
-# tests/slow/t82-bisect-vms.t). They run beside the host's tests (make
-# test's second lane): a run lock and an undo journal of their own, and
+# tests/slow/t82-bisect-vms.t). One at a time (a lock on kernels/: each
+# compares what VMs leave, image builds and QEMU processes, and the
+# plain and the sanitised build's proves of make ci-test run them both),
+# beside the host's tests (make test's VM lane): a run lock and an undo journal of their own, and
 # only what VMs leave to compare (the host's cgroups, swaps and knobs are
 # the other lane's meanwhile); beside the tests that measure the machine,
 # never during them (vm_lane noboot: a test that boots none, as t82 in
@@ -163,6 +170,7 @@ vm_lane() {
     export PRESSMARK_STATE_DIR="$TMP/state"
     mkdir -m 700 "$PRESSMARK_STATE_DIR"
     machine_state() { "$ROOT/tools/machine-state.sh" vm; }
+    exec 6<"$ROOT/kernels" && flock -x 6
     [ "${1:-}" = noboot ] || beside_quiet_machine
     command -v qemu-system-x86_64 >/dev/null || skip_all "needs qemu-system-x86_64 (Debian's qemu-system-x86; run.sh installs it)"
     command -v debootstrap >/dev/null || skip_all "needs debootstrap (run.sh installs it)"

@@ -17,9 +17,9 @@ case $PM in
 esac
 [ "$(dpkg-query -W -f='${Status}' pressmark 2>/dev/null)" != "install ok installed" ] ||
     skip_all "a pressmark package is installed here; this test would replace it"
-for d in /var/lib/pressmark /etc/pressmark; do
-    [ ! -e "$d" ] || skip_all "$d exists: purging the test's package would remove it"
-done
+# The build and lintian touch nothing outside TMP, but load the machine:
+# not beside the tests that measure it (the quiet lock, shared, as t80's).
+beside_quiet_machine
 
 # What the package may touch, before: compared after the purge.
 snapshot() {
@@ -47,16 +47,23 @@ for lib in libc6 libcurl4 libgsl27 libinih1 libjansson4 libsqlite3-0 zlib1g; do
     like "$depends" "(^|, )$lib \\(>= " "  Depends on $lib, from shlibs"
 done
 like "$(dpkg-deb -f "$deb" Recommends)" "gnuplot-nox.*linux-perf.*qemu-system-x86" "  Recommends gnuplot-nox, linux-perf, qemu-system-x86"
+
+# From here on this test is one of the machine's (the quiet lock let go
+# first: a test that measures the machine takes it before the lane).
+flock -u 8
+machine_lane
+for d in /var/lib/pressmark /etc/pressmark; do
+    if [ -e "$d" ]; then
+        skip "$d exists: purging the test's package would remove it"
+        done_testing; exit
+    fi
+done
 # lintian reads the built files only: it runs while the package is
 # installed and tried (its half minute is not added to the machine lane's),
 # its temporary files in TMP (it leaves MLDBM files behind in /tmp).
 TMPDIR="$TMP" lintian --pedantic -I "$TMP/src/pressmark_${ver}_"*.changes > "$TMP/lintian.out" 2>&1 &
 lintian_pid=$!
 cleanup_add "kill $lintian_pid"
-
-# The build and lintian touch nothing outside TMP: they run beside the
-# machine's tests (make's free lane); from here on this test is one of them.
-machine_lane
 snapshot > "$TMP/before"
 ls /var/lib/systemd/deb-systemd-helper-enabled 2>/dev/null | LC_ALL=C sort > "$TMP/dsh-before"
 cleanup_add "dpkg -P pressmark"

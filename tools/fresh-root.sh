@@ -101,9 +101,10 @@ job() {
     echo "fresh-root.sh: $1"
     if inside /bin/bash -c "cd /src/pressmark && $2" > "$DIR/$3" 2>&1; then
         local summary
-        # Every pass's count (make test, then make check), and every test
-        # file that skipped whole, with its reason: what the root lacked.
-        summary=$(grep -E '^Files=' "$DIR/$3" | sed -E 's/, [0-9]+ wallclock.*//' | paste -sd ';' || true)
+        # Every prove's count (make ci-test: the plain and the sanitised
+        # build's, their lines prefixed), and every test file that skipped
+        # whole, with its reason: what the root lacked.
+        summary=$(grep -E '^((plain|check): )?Files=' "$DIR/$3" | sed -E 's/, [0-9]+ wallclock.*//' | paste -sd ';' || true)
         echo "fresh-root.sh: $1 passed (${summary:-$(grep -c . "$DIR/$3") lines of output})"
         grep -E '\.t \.+ skipped:' "$DIR/$3" | sed 's/^/fresh-root.sh:   /' || true
     else
