@@ -235,7 +235,7 @@ CI_CHECK := $(filter-out $(CHECK_SKIP),$(SHELL_TESTS))
 ci-test: all layering check-build
 	$(call tmp-before,$(B))
 	@rm -f $(B)/failures.txt build/check/failures.txt $(B)/ci-plain.rc $(B)/ci-check.rc
-	@trap 'kill 0' INT TERM HUP; \
+	@trap 'trap "" INT TERM HUP; kill 0; exit 130' INT TERM HUP; \
 	 { ( $(call prove-lanes,$(B),,$(CI_PLAIN),3) ); echo $$? > $(B)/ci-plain.rc; } 2>&1 | sed -u 's/^/plain: /' & \
 	 { ( $(call prove-lanes,build/check,$(CHECK_ENV),$(CI_CHECK),2,vm-last) ); echo $$? > $(B)/ci-check.rc; } 2>&1 | sed -u 's/^/check: /'; \
 	 wait; test "$$(cat $(B)/ci-plain.rc $(B)/ci-check.rc 2>/dev/null | tr '\n' ' ')" = "0 0 " || \
