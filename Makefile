@@ -223,21 +223,26 @@ check-build:
 # ./run.sh test (and so CI): every test at least once, in about half of
 # make test and make check one after the other, both proves at once. The
 # plain build's runs the unit tests, the free tests and what make check
-# leaves out (CHECK_SKIP). The sanitised build's runs its unit tests and
+# leaves out (CHECK_SKIP), and t30. The sanitised build's runs its unit tests and
 # every other test, the machine's among them, which so run once, under
 # ASan and UBSan; its VM tests come last in its free lane, as they wait for
 # the plain build's (vm_lane's lock). The machine lane's lock keeps the
 # machine's tests one at a time across both proves. On failure both
-# failures' tails are printed last, where a log cut to its end keeps them;
-# an interrupt ends both proves.
-CI_PLAIN := $(filter $(FREE_TESTS) $(CHECK_SKIP),$(SHELL_TESTS))
+# failures' tails are printed last, where a log cut to its end keeps them.
+# Both run in the background (the shell waits, and so takes a signal at
+# once): a signal to the recipe's shell ends its whole process group, both
+# proves with it.
+# t30 runs on both: its chat server's memory is bounded under a storm of
+# hostile connections on the plain build only (ASan's allocator keeps what
+# it frees; measured: 14 to 51 MB more after a storm, 4 MB plain).
+CI_PLAIN := $(filter $(FREE_TESTS) $(CHECK_SKIP) tests/t30-chat.t,$(SHELL_TESTS))
 CI_CHECK := $(filter-out $(CHECK_SKIP),$(SHELL_TESTS))
 ci-test: all layering check-build
 	$(call tmp-before,$(B))
 	@rm -f $(B)/failures.txt build/check/failures.txt $(B)/ci-plain.rc $(B)/ci-check.rc
 	@trap 'trap "" INT TERM HUP; kill 0; exit 130' INT TERM HUP; \
 	 { ( $(call prove-lanes,$(B),,$(CI_PLAIN),3) ); echo $$? > $(B)/ci-plain.rc; } 2>&1 | sed -u 's/^/plain: /' & \
-	 { ( $(call prove-lanes,build/check,$(CHECK_ENV),$(CI_CHECK),2,vm-last) ); echo $$? > $(B)/ci-check.rc; } 2>&1 | sed -u 's/^/check: /'; \
+	 { ( $(call prove-lanes,build/check,$(CHECK_ENV),$(CI_CHECK),2,vm-last) ); echo $$? > $(B)/ci-check.rc; } 2>&1 | sed -u 's/^/check: /' & \
 	 wait; test "$$(cat $(B)/ci-plain.rc $(B)/ci-check.rc 2>/dev/null | tr '\n' ' ')" = "0 0 " || \
 	 { for f in $(B)/failures.txt build/check/failures.txt; do [ ! -s $$f ] || { echo "what the failed checks said ($$f, its last 60 lines):"; tail -n 60 $$f; }; done; \
 	   echo "ci-test: failed (plain: $$(cat $(B)/ci-plain.rc 2>/dev/null), sanitised: $$(cat $(B)/ci-check.rc 2>/dev/null))"; exit 1; }

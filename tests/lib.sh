@@ -115,8 +115,9 @@ setup() {
         exit 1
     fi
 }
-# The sanitised pass (make check) sets PRESSMARK_TEST_SANITIZED: what only
-# exercises QEMU, dpkg or debootstrap runs once, under make test.
+# The sanitised pass (make check, and make ci-test's sanitised prove) sets
+# PRESSMARK_TEST_SANITIZED: what only exercises QEMU, dpkg or debootstrap
+# runs once, on the plain build.
 sanitized() { [ -n "${PRESSMARK_TEST_SANITIZED:-}" ]; }
 # The kernels' tests (t80, t81): a tiny chat cell whose counts are exact
 # (5 users x 50 messages sent, each delivered to the other 4 in the room),
@@ -131,10 +132,10 @@ label = {kernel}'
 re() { printf '%s' "$1" | sed 's/[.+]/\\&/g'; }
 # The tests that measure the whole machine (t21's balloon and t25's
 # uncapped scan counts its memory, t19's nightly regression and t30's
-# latency under a cap its speed) and t80, whose VMs take memory and CPU
-# beside them in make test's other lane, never overlap: a lock on the
-# tests' own directory, exclusive for the first, shared for t80 (nothing is
-# created for it).
+# latency under a cap its speed, t10's bytes per tick) and what loads it
+# from another lane (t80's VMs, t18's package build) never overlap: a lock
+# on the tests' own directory, exclusive for the first, shared for the
+# others (nothing is created for it).
 quiet_machine() { exec 8<"$ROOT/tests" && flock -x 8 && machine_lane; }
 beside_quiet_machine() { exec 8<"$ROOT/tests" && flock -s 8; }
 # The machine lane: the tests that change this machine (caps, swap, knobs,

@@ -30,8 +30,12 @@ snapshot() {
 SRC="$TMP/src/pressmark"
 mkdir -p "$SRC"
 (cd "$ROOT" && git ls-files -co --exclude-standard -z | xargs -0 cp --parents -t "$SRC")
-# (with parallel=N, as Debian's build daemons give it)
-(cd "$SRC" && DEB_BUILD_OPTIONS="parallel=$(nproc)" dpkg-buildpackage -us -uc -b) > "$TMP/build.log" 2>&1
+# (with parallel=N, as Debian's build daemons give it; its man pages come
+# from pressmark's --help, and a subcommand's --help may recover a killed
+# run's leftovers first: a state directory of its own, beside the
+# machine's tests)
+mkdir -m 700 "$TMP/state"
+(cd "$SRC" && PRESSMARK_STATE_DIR="$TMP/state" DEB_BUILD_OPTIONS="parallel=$(nproc)" dpkg-buildpackage -us -uc -b) > "$TMP/build.log" 2>&1
 rc=$?
 is "$rc" 0 "dpkg-buildpackage -us -uc -b builds it"
 if [ "$rc" -ne 0 ]; then
