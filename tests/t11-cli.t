@@ -63,15 +63,18 @@ ok "list created no database" test ! -e "$PRESSMARK_DB"
 cp "$(dirname "$0")/fixtures/results-schema4.db" "$TMP/old.db"
 sqlite3 "$TMP/old.db" "PRAGMA journal_mode = DELETE; DROP TABLE pushed; DROP TABLE profile; DROP TABLE suite_run; DROP TABLE suite_cell; DROP TABLE suite; PRAGMA user_version = 1"
 oldsum=$(md5sum < "$TMP/old.db")
+# (the migrated copies in a TMPDIR of the test's own: other tests' copies
+# may be in /tmp meanwhile)
+mkdir "$TMP/tmpdir"
 for c in list show compare "plot --out $TMP/oldplots" "report --out $TMP/oldreport"; do
     # shellcheck disable=SC2086
-    "$PM" --db "$TMP/old.db" $c >/dev/null 2>"$TMP/err"
+    TMPDIR="$TMP/tmpdir" "$PM" --db "$TMP/old.db" $c >/dev/null 2>"$TMP/err"
     is "$?" 0 "$c reads a version-1 database$(sed 's/^/: /' "$TMP/err" | head -1)"
     is "$(md5sum < "$TMP/old.db")" "$oldsum" "  and leaves the file as it was"
 done
 is "$(sqlite3 "$TMP/old.db" 'PRAGMA user_version')" 1 "still version 1"
 ok "no WAL file was made" test ! -e "$TMP/old.db-wal"
-is "$(ls /tmp | grep -c '^pressmark-foreign')" 0 "the private migrated copies are gone"
+is "$(ls "$TMP/tmpdir" | grep -c '^pressmark-foreign')" 0 "the private migrated copies are gone"
 
 # --db and PRESSMARK_DB choose the database.
 "$PM" --db "$TMP/other.db" record --quiet -- true
