@@ -188,6 +188,19 @@ machine_state() { "$ROOT/tools/machine-state.sh" host; }
 # stop_bg PID: end a server the test started in the background and wait
 # until it has exited, so nothing writes into $TMP while it is removed.
 stop_bg() { kill "$1" 2>/dev/null; wait "$1" 2>/dev/null; true; }
+# fixture_copy NAME: a copy of tests/fixtures/NAME in TMP, its path. A
+# WAL-mode fixture read in place gets -wal and -shm files in the tree,
+# which t18 copies into its package's sources beside the machine's tests.
+fixture_copy() { cp "$ROOT/tests/fixtures/$1" "$TMP/fixture-$1" && printf '%s\n' "$TMP/fixture-$1"; }
+# dead_port: sets DEAD_PORT, a loopback port that refuses connections for
+# the test's life (bound, never listening: no other test's server, in a
+# lane beside this one, can take it meanwhile).
+dead_port() {
+    python3 -c 'import socket, time; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1], flush=True); time.sleep(86400)' \
+        > "$TMP/dead.port" &
+    cleanup_add "stop_bg $!"
+    wait_for test -s "$TMP/dead.port" && DEAD_PORT=$(cat "$TMP/dead.port")
+}
 # free_port: a loopback TCP port nobody listens on now, for a test's server.
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 # wait_for CMD...: poll up to 10 s for a condition.

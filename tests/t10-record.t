@@ -219,7 +219,7 @@ ok "  its old runs' samples are the same, value for value ($(wc -l < "$TMP/after
 is "$(sqlite3 -batch "$old" "select (select count(*) from tick where run_id <= 2) - (select sum(n) from tick_block where run_id <= 2)")" 0 \
    "  every tick is in a block"
 ok "  and takes far less room" test "$(sqlite3 -batch "$old" "select sum(length(coalesce(vals, runs, '')) + 24) from tick_piece where run_id <= 2")" -lt \
-   "$(sqlite3 -batch "$(dirname "$0")/fixtures/results-schema4.db" "select sum(length(data)) / 3 from tick")"
+   "$(sqlite3 -batch "$(fixture_copy results-schema4.db)" "select sum(length(data)) / 3 from tick")"
 
 # Schema 7 (each tick the changes since the last, as varints; its sample
 # view decoded them in SQL) likewise: the view of the migrated database

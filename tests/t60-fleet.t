@@ -85,7 +85,8 @@ bad_db() {  # bad_db URL REGEX DESCRIPTION (a hang is ended at 300 s: exit 124, 
     like "$(cat "$TMP/err")" "$2" "$3: $(cat "$TMP/err")"
 }
 bad_db "http://127.0.0.1:$port/nothing.db" "HTTP 404 Not Found" "404"
-bad_db "http://127.0.0.1:$(free_port)/base.db" "connection refused" "refused connection"
+dead_port
+bad_db "http://127.0.0.1:$DEAD_PORT/base.db" "connection refused" "refused connection"
 bad_db "http://127.0.0.1:$port/junk.db" "not an SQLite database" "a body that is not SQLite"
 bad_db "http://no-such-host.invalid/base.db" "cannot resolve host no-such-host.invalid" "a name that does not resolve"
 NEWER="$TMP/newer.db"; cp "$NIGHT" "$NEWER"; sqlite3 "$NEWER" "PRAGMA user_version = 99"
@@ -170,7 +171,7 @@ is "$(q "select group_concat(distinct m.hostname || ' ' || m.kernel) from run r 
    "othermachine 2.6.5-anon_mm" "merged runs keep their machine and kernel"
 ge "$(q "select count(*) from tick t join run r on r.id = t.run_id where r.label = 'nightly'")" 3 "their samples come along"
 is "$(q "select count(*) from sample s join run r on r.id = s.run_id where r.label = 'old-format'")" \
-   "$(sqlite3 -batch "$(dirname "$0")/fixtures/results-schema4.db" "select count(*) from sample")" \
+   "$(sqlite3 -batch "$(fixture_copy results-schema4.db)" "select count(*) from sample")" \
    "the older runs' samples come along, every value (re-encoded)"
 is "$(md5sum < "$OLD")" "$oldsum" "the older file itself is untouched"
 out=$("$PM" merge "$OTHER" "$OLD")

@@ -32,8 +32,8 @@ refused() {  # refused DESCRIPTION REGEX COMMAND...: exit 2, one line, nothing w
         "  nothing written (no database, no boots directory, no job definition)"
 }
 
-# A port nobody listens on, found by binding and closing one.
-dead=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+# A port nobody listens on.
+dead_port; dead=$DEAD_PORT
 lab="lava-url = http://127.0.0.1:$dead/
 device-type = qemu
 lava-artifacts = http://127.0.0.1:$dead/store
