@@ -84,7 +84,7 @@ case "${1:-main}" in
         exec tools/main-job.sh
         ;;
     test)
-        say "set-up, build, then every test: make ci-test (about 9 minutes here; log: $LOG)"
+        say "set-up, build, then every test: make ci-test (about 8 minutes here; log: $LOG)"
         setup; build
         step "build: the sanitised build (ASan, UBSan)" make -s -j"$(nproc)" check-build
         say "tests: make ci-test (every test at least once: the plain build's and the sanitised build's at once)"
