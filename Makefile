@@ -223,9 +223,9 @@ check-build:
 # ./run.sh test (and so CI): every test at least once, in about half of
 # make test and make check one after the other, both proves at once. The
 # plain build's runs the unit tests, the free tests and what make check
-# leaves out (CHECK_SKIP), and t30. The sanitised build's runs its unit tests and
-# every other test, the machine's among them, which so run once, under
-# ASan and UBSan; its VM tests come last in its free lane, as they wait for
+# leaves out (CHECK_SKIP), and t30. The sanitised build's runs its unit
+# tests and every other test, the machine's among them, which so run once,
+# under ASan and UBSan; its VM tests come last in its free lane, as they wait for
 # the plain build's (vm_lane's lock). The machine lane's lock keeps the
 # machine's tests one at a time across both proves. On failure both
 # failures' tails are printed last, where a log cut to its end keeps them.

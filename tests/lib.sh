@@ -156,16 +156,15 @@ fi
 need_root() { [ "$(id -u)" -eq 0 ] || skip_all "needs root (caps, swap and sysctls are root-only)"; }
 # vm_lane: the preamble of the tests that boot kernels in VMs (t80, t82,
 # tests/slow/t82-bisect-vms.t). One at a time (a lock on kernels/: each
-# compares what VMs leave, image builds and QEMU processes, and the
-# plain and the sanitised build's proves of make ci-test run them both),
-# beside the host's tests (make test's VM lane): a run lock and an undo journal of their own, and
-# only what VMs leave to compare (the host's cgroups, swaps and knobs are
-# the other lane's meanwhile); beside the tests that measure the machine,
-# never during them (vm_lane noboot: a test that boots none, as t82 in
-# make test, holds the tests that measure the machine up not at all).
-# Skips the file where QEMU, debootstrap or apt's 6.1
-# and 6.12 cloud kernels are missing; else works in $TMP with $k61 and
-# $k612, the newest of each this machine's apt knows.
+# compares what VMs leave, image builds and QEMU processes, and make
+# ci-test's plain and sanitised proves both run them), beside the host's
+# tests (make test's VM lane): a run lock and an undo journal of their
+# own, and only what VMs leave to compare (the host's cgroups, swaps and
+# knobs are the other lane's meanwhile); beside the tests that measure the
+# machine, never during them (vm_lane noboot: a test that boots none, as
+# t82 in make test, holds those up not at all). Skips the file where QEMU,
+# debootstrap or apt's 6.1 and 6.12 cloud kernels are missing; else works
+# in $TMP with $k61 and $k612, the newest of each this machine's apt knows.
 vm_lane() {
     need_root
     export PRESSMARK_STATE_DIR="$TMP/state"
