@@ -152,9 +152,19 @@ heap = 16M
 INI
 "$PM" suite run hang.ini > out 2> err
 is "$?" 1 "a suite with a hung guest exits 1 (a run failed)"
-like "$(cat err)" "did not finish within 30 s; console's last lines: " "the hang is reported with the console"
+if grep -Eq "the guest ended without results after [0-9.]+ s; console's last lines: .*Kernel panic" err; then
+    # Debian's 6.12 under TCG now and then oopses early, while waiting
+    # ("Fatal exception in interrupt": once in a fresh root, once in LAVA's
+    # lab): the boot ended before its timeout, untried this time.
+    skip "the hung kernel panicked before its timeout ($(grep -Eo 'Kernel panic[^|]*' err | head -1)): the kill at the timeout untried this time"
+    like "$(q "select reason from run where label = 'stuck'")" "^kernel $e612: the guest ended without results after .*Kernel panic" \
+        "  the reason holds the console's last lines (the panic's)"
+else
+    like "$(cat err)" "did not finish within 30 s; console's last lines: " "the hang is reported with the console"
+    like "$(q "select reason from run where label = 'stuck'")" "^kernel $e612: the guest did not finish within 30 s; console's last lines: .*(vdz|root|Begin)" \
+        "  the reason holds the console's last lines"
+fi
 is "$(q "select status from run where label = 'stuck'")" failed "the hung kernel's cell failed"
-like "$(q "select reason from run where label = 'stuck'")" "^kernel $e612: the guest did not finish within 30 s; console's last lines: .*(vdz|root|Begin)" "  the reason holds the console's last lines"
 is "$(q "select status from run where label = 'after'")" ok "the next kernel still ran"
 is "$(q "select value from run_meta m join run r on r.id = m.run_id where r.label = 'after' and m.key = 'kernel.source'")" bzImage "  a bzImage"
 is "$(q "select r.id from run r join machine m on m.id = r.machine_id where r.label = 'after' and m.kernel = '$r61'" | wc -l)" 1 "  booted with its modules (the guest reached its run on $r61)"
