@@ -120,7 +120,8 @@ job "./run.sh" "./run.sh" main.log
 # start, however many packages it installed.
 quiet() {  # quiet LOG MARK: the lines before the first line matching MARK
     local n
-    n=$(awk -v m="$2" '$0 ~ m { print NR - 1; found = 1; exit } END { if (!found) print "none" }' "$DIR/$1")
+    # (the mark through the environment: awk -v would read its \. as an escape)
+    n=$(MARK="$2" awk '$0 ~ ENVIRON["MARK"] { print NR - 1; found = 1; exit } END { if (!found) print "none" }' "$DIR/$1")
     if [ "$n" = none ] || [ "$n" -gt 20 ]; then
         status=1
         echo "fresh-root.sh: $1: $n lines before '$2' (at most 20)"
