@@ -154,9 +154,7 @@ env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PRESSMARK_BIN=$(abspath $(1)/pressmark) 
     --rules='seq={$(subst $(space),$(comma),$(strip $(filter-out $(FREE_TESTS),$(3))))}' \
     $(if $(filter 3,$(4)),--rules='seq={$(subst $(space),$(comma),$(strip $(LONG_FREE)))}') --rules='seq=**' \
     $(if $(5),,$(filter $(LONG_FREE),$(3))) $(filter-out $(LONG_FREE),$(3)) $(UNIT_SRC:tests/%.c=$(1)/tests/%.t) \
-    $(if $(5),$(filter $(LONG_FREE),$(3))) || \
-    { echo "what the failed checks said (the last 60 lines of $(1)/failures.txt):"; \
-      tail -n 60 $(1)/failures.txt 2>/dev/null; exit 1; }
+    $(if $(5),$(filter $(LONG_FREE),$(3)))
 endef
 # Every test leaves /tmp as it found it: a pressmark-test directory that
 # was not there before fails the target.
@@ -170,7 +168,9 @@ endef
 define run-tests
 $(call tmp-before,$(1))
 @rm -f $(1)/failures.txt
-$(call prove-lanes,$(1),$(2),$(3),3)
+$(call prove-lanes,$(1),$(2),$(3),3) || \
+    { echo "what the failed checks said (the last 60 lines of $(1)/failures.txt):"; \
+      tail -n 60 $(1)/failures.txt 2>/dev/null; exit 1; }
 $(call tmp-after,$(1))
 endef
 
@@ -241,8 +241,8 @@ ci-test: all layering check-build
 	$(call tmp-before,$(B))
 	@rm -f $(B)/failures.txt build/check/failures.txt $(B)/ci-plain.rc $(B)/ci-check.rc
 	@trap 'trap "" INT TERM HUP; kill 0; exit 130' INT TERM HUP; \
-	 { ( $(call prove-lanes,$(B),,$(CI_PLAIN),3) ); echo $$? > $(B)/ci-plain.rc; } 2>&1 | sed -u 's/^/plain: /' & \
-	 { ( $(call prove-lanes,build/check,$(CHECK_ENV),$(CI_CHECK),2,vm-last) ); echo $$? > $(B)/ci-check.rc; } 2>&1 | sed -u 's/^/check: /' & \
+	 { $(call prove-lanes,$(B),,$(CI_PLAIN),3); echo $$? > $(B)/ci-plain.rc; } 2>&1 | sed -u 's/^/plain: /' & \
+	 { $(call prove-lanes,build/check,$(CHECK_ENV),$(CI_CHECK),2,vm-last); echo $$? > $(B)/ci-check.rc; } 2>&1 | sed -u 's/^/check: /' & \
 	 wait; test "$$(cat $(B)/ci-plain.rc $(B)/ci-check.rc 2>/dev/null | tr '\n' ' ')" = "0 0 " || \
 	 { for f in $(B)/failures.txt build/check/failures.txt; do [ ! -s $$f ] || { echo "what the failed checks said ($$f, its last 60 lines):"; tail -n 60 $$f; }; done; \
 	   echo "ci-test: failed (plain: $$(cat $(B)/ci-plain.rc 2>/dev/null), sanitised: $$(cat $(B)/ci-check.rc 2>/dev/null))"; exit 1; }

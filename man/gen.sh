@@ -106,19 +106,16 @@ for c in $commands; do
             more+=$'\n'".SS $w"$'\n'"$(printf '%s\n' "$wsum" | sed 's/\\/\\e/g; s/^[.'"'"']/\\\&&/')"$'\n'"$(printf '%s\n' "$wopts" | to_troff)"
         done
     fi
-    if [ "$c" = suite ]; then
-        # Each subcommand's own options (suite run's --again, --reboot, ...).
-        for sub in plan run status list next-kernel; do
-            sh=$("$PM" suite "$sub" --help 2>&1 | awk '/^options:/ { on = 1; next } on && NF == 0 { exit } on')
-            [ -n "$sh" ] && more+=$'\n'".SH OPTIONS OF SUITE ${sub^^}"$'\n'"$(printf '%s\n' "$sh" | to_troff)"
-        done
-    fi
-    if [ "$c" = lava ]; then
-        for sub in job submit collect; do
-            sh=$("$PM" lava "$sub" --help 2>&1 | awk '/^options:/ { on = 1; next } on && NF == 0 { exit } on')
-            [ -n "$sh" ] && more+=$'\n'".SH OPTIONS OF LAVA ${sub^^}"$'\n'"$(printf '%s\n' "$sh" | to_troff)"
-        done
-    fi
+    # Each subcommand's own options (suite run's --again, --reboot, ...).
+    case $c in
+        suite) subs="plan run status list next-kernel" ;;
+        lava) subs="job submit collect" ;;
+        *) subs= ;;
+    esac
+    for sub in $subs; do
+        sh=$("$PM" "$c" "$sub" --help 2>&1 | awk '/^options:/ { on = 1; next } on && NF == 0 { exit } on')
+        [ -n "$sh" ] && more+=$'\n'".SH OPTIONS OF ${c^^} ${sub^^}"$'\n'"$(printf '%s\n' "$sh" | to_troff)"
+    done
     page "pressmark-$c" 1 "$summary" "$help" "$more"
 done
 
