@@ -63,8 +63,9 @@ int cmd_show(int argc, char **argv)
                  "%sys/%user, Total swpin, Total swpout, Total swapio), its GNU time line, heartbeat,\n"
                  "reclaim and PSI; for a label, every run of it and the average, with an outlier column\n"
                  "when an ok run's headline lies far from the label's other ok runs of its workload\n"
-                 "(modified z-score above 3.5, judged from 4 runs on, as compare judges; kept in the\n"
-                 "mean). Without an argument, the most recent run. JSON carries every stored metric\n"
+                 "(modified z-score above the critical value for the label's runs, at which a clean\n"
+                 "sample is flagged 5 % of the time, judged from 4 runs on, as compare judges; kept in\n"
+                 "the mean). Without an argument, the most recent run. JSON carries every stored metric\n"
                  "with its unit, the run's metadata, status and reason, the ticks recorded per source\n"
                  "and, for a label, each run's \"outlier\" (its z-score, or null).\n",
     };

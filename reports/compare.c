@@ -510,7 +510,7 @@ int compare_build(struct pm_db *db, const struct compare_request *rq, struct com
     snprintf(c->unjudged, sizeof c->unjudged, "%s", rq->unjudged ? rq->unjudged : "");
     c->alpha = rq->alpha;
     c->user_metrics = rq->nmetrics > 0;
-    c->resamples = !rq->bootstrap ? 0 : rq->resamples ? rq->resamples : BOOT_DEFAULT_RESAMPLES;
+    c->resamples = rq->resamples;
     c->seed = rq->seed ? rq->seed : BOOT_DEFAULT_SEED;
     struct wl_present wp;
     report_workload(workload, &wp);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include "store/db.h"
 #include "reports/bootstrap.h"
+#include "reports/ratio_ci.h"
 #include "reports/ranktest.h"
 #include "reports/stats.h"
 #include "reports/trend.h"
@@ -24,7 +25,8 @@ struct cmp_cell {
     /* Against the baseline's cell (judge.c): */
     struct welch w;
     struct mwu mwu;
-    struct boot_ci boot;         /* the ratio of means, BCa */
+    struct ratio_ci rci;         /* the ratio of means' 95 % interval, Welch's test inverted (what is shown) */
+    struct boot_ci boot;         /* the same ratio's BCa bootstrap interval, drawn only when asked (--bootstrap) */
     const char *test;            /* which p decides: CMP_TEST_* */
     double p;                    /* its p; NaN: not judged */
     double p_holm, p_bh;         /* p adjusted over the family (p itself in a family of one) */
@@ -32,6 +34,8 @@ struct cmp_cell {
     double detectable_pct;       /* the smallest change these runs detect at 80% power (NaN: unknown) */
     bool significant;            /* p_bh < alpha: the tables' and sentences' word */
     bool gate_significant;       /* p_holm < alpha: what --fail-on-regression acts on */
+    bool constant;               /* one value on both sides (no swap at all: 0 and 0): nothing tested, no
+                                    member of the family, p NaN */
 };
 
 #define CMP_TEST_WELCH "welch"
@@ -111,7 +115,7 @@ struct comparison {
      * view never changes a verdict. */
     size_t nprimary, family_extra;
     bool user_metrics;           /* metrics the user picked: the sentences judge the headline only */
-    unsigned resamples;          /* the bootstrap's (0: not drawn, the output does not show it) */
+    unsigned resamples;          /* the bootstrap's (0: not asked for, not drawn, not shown) */
     uint64_t seed;
 };
 
@@ -136,9 +140,8 @@ struct compare_request {
     const char *suite_uuid;      /* only this suite's runs (its aborted ones, redone, left out) */
     bool allow_emulated;         /* emulated runs are compared (with a caveat) rather than refused */
     bool exclude_outliers;       /* leave flagged runs out of every cell (said in the output) */
-    unsigned resamples;          /* the bootstrap's; 0: BOOT_DEFAULT_RESAMPLES */
+    unsigned resamples;          /* the BCa bootstrap's (--bootstrap); 0: not drawn */
     uint64_t seed;               /* 0: BOOT_DEFAULT_SEED */
-    bool bootstrap;              /* the output shows the bootstrap (--long, json, csv): only then is it drawn */
     const char *group;           /* NULL, or the suite's part(s) the labels are from (comparison.group) */
     const char *unjudged;        /* NULL, or why no label is a baseline: shown side by side, none tested */
 };

@@ -53,7 +53,9 @@ static void fmt_change(char *buf, size_t len, const struct comparison *c, size_t
         snprintf(buf, len, "-");
     } else if (isnan(cell->p)) {
         snprintf(buf, len, "%+.1f%% (%s)", cell->change_pct,
-                 cell->s.n >= 2 && cmp_cell_at(c, c->base, m)->s.n >= 2 ? "untestable" : "n too small");
+                 cell->constant                                          ? "constant"
+                 : cell->s.n >= 2 && cmp_cell_at(c, c->base, m)->s.n >= 2 ? "untestable"
+                                                                          : "n too small");
     } else {
         char p[32];
         stats_fmt_p(p, sizeof p, cell->p, true);
@@ -76,6 +78,31 @@ static void fmt_hmean(char *buf, size_t len, const struct cmp_cell *cell, const 
         fmt_value(buf, len, h, unit);
 }
 
+/* A ratio's interval in percent of the baseline: "[97.2%, 104.1%]", an
+ * open end where the test bounds none ("[61.0%, -)"). */
+static void fmt_ratio_ci(char *buf, size_t len, const struct ratio_ci *ci)
+{
+    if (!ci->valid) {
+        snprintf(buf, len, "-");
+        return;
+    }
+    char lo[32] = "(-", hi[32] = "-)";
+    if (isfinite(ci->low))
+        snprintf(lo, sizeof lo, "[%.1f%%", 100 * ci->low);
+    if (isfinite(ci->high))
+        snprintf(hi, sizeof hi, "%.1f%%]", 100 * ci->high);
+    snprintf(buf, len, "%s, %s", lo, hi);
+}
+
+static void fmt_boot(char *buf, size_t len, const struct comparison *c, size_t l, size_t m)
+{
+    const struct cmp_cell *cell = cmp_cell_at(c, l, m);
+    if (l == c->base || !cell->boot.valid)
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "[%.1f%%, %.1f%%]", 100 * cell->boot.low, 100 * cell->boot.high);
+}
+
 /* The rows --long adds under the change: the other tests and the family. */
 static void fmt_test_row(char *buf, size_t len, const struct comparison *c, size_t l, size_t m, int row)
 {
@@ -95,10 +122,7 @@ static void fmt_test_row(char *buf, size_t len, const struct comparison *c, size
         snprintf(buf, len, "U=%g %s%s", cell->mwu.u, a, cell->mwu.exact ? "" : " (normal)");
         break;
     case 2:
-        if (!cell->boot.valid)
-            snprintf(buf, len, "-");
-        else
-            snprintf(buf, len, "[%.1f%%, %.1f%%]", 100 * cell->boot.low, 100 * cell->boot.high);
+        fmt_ratio_ci(buf, len, &cell->rci);
         break;
     case 3:
         stats_fmt_p(a, sizeof a, cell->p_bh, true);
@@ -184,10 +208,12 @@ static void build_long_table(struct table *t, const struct comparison *c)
     }
     table_init(t, nc, headers, right);
     static const char *stats[] = { "n", "mean", "stddev", "CV%", "min", "median", "max", "change", "95% CI diff",
-                                   "Welch p", "Mann-Whitney", "bootstrap ratio", "p adj BH/Holm", "finds (80%)",
-                                   "hmean" };
+                                   "Welch p", "Mann-Whitney", "ratio 95% CI", "p adj BH/Holm", "finds (80%)",
+                                   "hmean", "BCa bootstrap" };
     for (size_t m = 0; m < c->nmetrics; m++) {
         for (size_t s = 0; s < sizeof stats / sizeof stats[0]; s++) {
+            if (s == 15 && !c->resamples)  /* asked for only (--bootstrap) */
+                continue;
             char cells[TABLE_MAX_COLS][128];
             const char *row[TABLE_MAX_COLS];
             size_t k = 0;
@@ -211,6 +237,7 @@ static void build_long_table(struct table *t, const struct comparison *c)
                 case 7: fmt_change(b, 128, c, l, m); break;
                 case 8: fmt_ci_diff(b, 128, c, l, m); break;
                 case 14: fmt_hmean(b, 128, cell, u); break;
+                case 15: fmt_boot(b, 128, c, l, m); break;
                 default: fmt_test_row(b, 128, c, l, m, (int)s - 9); break;
                 }
                 row[k] = b;
@@ -378,8 +405,10 @@ static void print_outliers(FILE *f, const struct comparison *c, enum markup mk)
         if (!lb->noutliers)
             continue;
         char line[1024];
-        size_t o = (size_t)snprintf(line, sizeof line, "outlier%s of %s (modified z-score of %s above 3.5): ",
-                                    lb->noutliers > 1 ? "s" : "", lb->name, c->metrics[0].name);
+        size_t among = cmp_cell_at(c, l, 0)->n + (lb->outliers_excluded ? lb->noutliers : 0);
+        size_t o = (size_t)snprintf(line, sizeof line, "outlier%s of %s (modified z-score of %s above %.2f, the "
+                                    "critical value for %zu runs): ", lb->noutliers > 1 ? "s" : "", lb->name,
+                                    c->metrics[0].name, stats_outlier_threshold(among), among);
         for (size_t i = 0; i < lb->noutliers && o < sizeof line; i++) {
             char v[64], z[32];
             fmt_value(v, sizeof v, lb->outliers[i].value, c->metrics[0].unit);
@@ -593,7 +622,7 @@ void compare_csv_header(FILE *f)
 {
     fputs("workload,label,baseline,metric,unit,direction,n,mean,sd,cv_pct,min,median,max,change_pct,t,df,p,"
           "significant,ci_low,ci_high,runs,failed,oom,aborted,test,p_decided,p_bh,p_holm,mw_u,mw_p,boot_ratio,"
-          "boot_low,boot_high,detectable_pct,outliers\n", f);
+          "boot_low,boot_high,detectable_pct,outliers,ratio,ratio_low,ratio_high\n", f);
 }
 
 
@@ -649,7 +678,11 @@ static void print_csv(FILE *f, const struct comparison *c)
             csv_num(f, judged && cell->boot.valid ? cell->boot.low : NAN);
             csv_num(f, judged && cell->boot.valid ? cell->boot.high : NAN);
             csv_num(f, judged ? cell->detectable_pct : NAN);
-            fprintf(f, ",%zu\n", lb->noutliers);
+            fprintf(f, ",%zu", lb->noutliers);
+            csv_num(f, judged && cell->rci.valid ? cell->rci.ratio : NAN);
+            csv_num(f, judged && cell->rci.valid ? cell->rci.low : NAN);
+            csv_num(f, judged && cell->rci.valid ? cell->rci.high : NAN);
+            fputc('\n', f);
         }
     }
 }
@@ -675,6 +708,19 @@ static void json_tests(struct jw *j, const struct cmp_cell *cell)
     jw_bool(j, "exact", cell->mwu.exact);
     jw_number(j, "p_min", cell->mwu.valid ? cell->mwu.p_min : NAN);
     jw_object_end(j);
+    jw_object_begin(j, "ratio_ci");
+    jw_string(j, "statistic", "ratio of means");
+    jw_string(j, "method", "welch-inverted");
+    jw_number(j, "level", 0.95);
+    jw_number(j, "ratio", cell->rci.valid ? cell->rci.ratio : NAN);
+    jw_number(j, "low", cell->rci.valid && isfinite(cell->rci.low) ? cell->rci.low : NAN);
+    jw_number(j, "high", cell->rci.valid && isfinite(cell->rci.high) ? cell->rci.high : NAN);
+    jw_bool(j, "bounded", cell->rci.valid && isfinite(cell->rci.low) && isfinite(cell->rci.high));
+    jw_object_end(j);
+    if (!cell->boot.resamples) {
+        jw_null(j, "bootstrap");
+        return;
+    }
     jw_object_begin(j, "bootstrap");
     jw_string(j, "statistic", "ratio of means");
     jw_string(j, "method", "BCa");
@@ -793,7 +839,7 @@ void compare_json(struct jw *j, const struct comparison *c)
                 jw_number(j, "ci_low", cell->w.valid ? cell->w.ci_low : NAN);
                 jw_number(j, "ci_high", cell->w.valid ? cell->w.ci_high : NAN);
                 jw_bool(j, "significant", cell->significant);
-                jw_bool(j, "judges", m < c->nprimary);
+                jw_bool(j, "judges", m < c->nprimary && !isnan(cell->p));
                 json_tests(j, cell);
                 jw_object_end(j);
             }

@@ -417,3 +417,13 @@ const char *history_kernel_after(const struct history *h, size_t c)
 {
     return h->nights[h->change_night[c]].kernels;
 }
+
+bool history_change_has_event(const struct history *h, size_t c)
+{
+    size_t at = h->changes[c].at, first = h->change_night[c];
+    size_t after = at ? h->point_night[at - 1] : 0;
+    for (size_t e = 0; e < h->nevents; e++)
+        if (h->events[e].night > after && h->events[e].night <= first)
+            return true;
+    return false;
+}

@@ -94,5 +94,9 @@ int history_direction(const struct history *h);
  * before it and its first. */
 const char *history_kernel_before(const struct history *h, size_t c);
 const char *history_kernel_after(const struct history *h, size_t c);
+/* Whether the kernel, the settings or pressmark changed between the last
+ * night before change c and its first night: false when nothing recorded
+ * did, and the level moved with the machine alone. */
+bool history_change_has_event(const struct history *h, size_t c);
 
 #endif

@@ -168,8 +168,8 @@ static void run_row(FILE *f, struct pm_db *db, const struct run_info *ri, const 
     if (o) {
         char z[32];
         stats_fmt_z(z, sizeof z, o->z);
-        fprintf(f, " <span class=\"badge\" title=\"modified z-score of the headline among its configuration's ok runs, "
-                   "above %.1f\">outlier, %s</span>", (double)OUTLIER_Z, z);
+        fprintf(f, " <span class=\"badge\" title=\"modified z-score of the headline among its configuration's ok "
+                   "runs, above the critical value for their number\">outlier, %s</span>", z);
     }
     fprintf(f, "</td><td class=\"num\">%s</td><td>", swapout);
     quote_html(f, cap ? cap : "none");
@@ -208,7 +208,7 @@ static int build_part(struct pm_db *db, const struct report_scope *scope, const 
                       struct comparison *c, struct pm_err *err)
 {
     struct compare_request rq = { .workload = part->workload, .labels = part->labels, .nlabels = part->n,
-                                  .alpha = 0.05, .long_view = long_view, .bootstrap = long_view,
+                                  .alpha = 0.05, .long_view = long_view,
                                   .suite_uuid = scope ? scope->suite_uuid : NULL, .allow_emulated = allow_emulated,
                                   .group = part->group, .unjudged = part->unjudged };
     if (compare_build(db, &rq, c, err) < 0)
@@ -298,9 +298,10 @@ static void outlier_note(FILE *f, const struct comparison *c)
         for (size_t i = 0; i < c->labels[l].noutliers; i++) {
             const struct cmp_outlier *o = &c->labels[l].outliers[i];
             if (k++ == 0)
-                fprintf(f, "<p class=\"outliers\">outlier%s (a run whose headline has a modified z-score above %.1f "
-                           "among its configuration's ok runs; kept in the mean, its ticks in its row of the "
-                           "Runs table): ", total == 1 ? "" : "s", (double)OUTLIER_Z);
+                fprintf(f, "<p class=\"outliers\">outlier%s (a run whose headline has a modified z-score above "
+                           "the critical value for its configuration's ok runs, at which a clean sample is "
+                           "flagged 5 %% of the time; kept in the mean, its ticks in its row of the Runs "
+                           "table): ", total == 1 ? "" : "s");
             char v[96];
             pm_fmt_quantity(v, sizeof v, o->value, c->metrics[0].unit);
             fprintf(f, "%s<a href=\"#run-%lld\">run %lld</a> of ", k > 1 ? ", " : "", (long long)o->run_id,
@@ -546,7 +547,7 @@ int html_report_write(struct pm_db *db, const struct report_scope *scope, bool w
     struct isolation iso = { 0 };
     struct comparison **cptrs = rc == 0 ? pointers_to(cs, nparts) : NULL;
     if (rc == 0)
-        rc = !cptrs ? pm_errf(err, "out of memory") : isolation_build(db, cptrs, nparts, 0, 0, &iso, err);
+        rc = !cptrs ? pm_errf(err, "out of memory") : isolation_build(db, cptrs, nparts, &iso, err);
     free(cptrs);
     /* The nightly's history database holds each cell's nights: they get a section. */
     struct html_histories hs = { 0 };

@@ -153,9 +153,8 @@ static double mean_of(const struct iso_values *x)
 
 /* A share oriented so that 1 kept everything: a rate beside the hog over
  * the rate without it; a latency or time without the hog over the one
- * beside it. The interval is the bootstrap's of that very ratio. */
-static int share_of(const struct iso_values *with, const struct iso_values *without, unsigned resamples,
-                    uint64_t seed, struct iso_share *s)
+ * beside it. The interval is Welch's inverted, of that very ratio. */
+static int share_of(const struct iso_values *with, const struct iso_values *without, struct iso_share *s)
 {
     s->n_with = with->n;
     s->n_without = without->n;
@@ -170,7 +169,7 @@ static int share_of(const struct iso_values *with, const struct iso_values *with
     if (!s->oriented)
         return 0;
     const struct iso_values *a = lower ? with : without, *b = lower ? without : with;
-    if (stats_boot_ratio(a->v, a->n, b->v, b->n, resamples, seed, 0.95, &s->ci, NULL) < 0)
+    if (stats_ratio_ci(a->v, a->n, b->v, b->n, 0.95, &s->ci) < 0)
         return -1;
     /* One run a side has no interval, but its ratio is still what it kept. */
     double ma = mean_of(a), mb = mean_of(b);
@@ -195,8 +194,8 @@ static const struct cmp_cell *runs_of(const struct comparison *c, size_t l)
 }
 
 /* The headline's and compare_also's shares of hog cell h against b. */
-static int row_shares(struct pm_db *db, const struct comparison *c, size_t h, size_t b, const struct isolation *iso,
-                      struct iso_row *row, struct pm_err *err)
+static int row_shares(struct pm_db *db, const struct comparison *c, size_t h, size_t b, struct iso_row *row,
+                      struct pm_err *err)
 {
     struct wl_present wp;
     report_workload(c->workload, &wp);
@@ -213,7 +212,7 @@ static int row_shares(struct pm_db *db, const struct comparison *c, size_t h, si
         int rc = load_metric(db, rh->run_ids, rh->n, names[i], &with, err);
         if (rc == 0)
             rc = load_metric(db, rb->run_ids, rb->n, names[i], &without, err);
-        if (rc == 0 && share_of(&with, &without, iso->resamples, iso->seed, s) < 0)
+        if (rc == 0 && share_of(&with, &without, s) < 0)
             rc = pm_errf(err, "out of memory");
         free(with.v);
         free(without.v);
@@ -286,8 +285,7 @@ static long find_base(const struct comparison *c, const struct iso_label *ls, si
 
 /* Protected hog cell h's hog against its cell unprotected. */
 static int hog_vs_unprotected(struct pm_db *db, const struct comparison *c, const struct iso_label *ls, size_t h,
-                              const struct iso_values *pps, const struct isolation *iso, struct iso_row *row,
-                              struct pm_err *err)
+                              const struct iso_values *pps, struct iso_row *row, struct pm_err *err)
 {
     row->protected_cell = protected_axes(&ls[h].axes);
     row->hog_kept.ratio = row->hog_kept.low = row->hog_kept.high = NAN;
@@ -301,8 +299,7 @@ static int hog_vs_unprotected(struct pm_db *db, const struct comparison *c, cons
         const struct cmp_cell *ru = runs_of(c, u);
         if (load_metric(db, ru->run_ids, ru->n, SIBLING_PASSES_PER_S, &upps, err) < 0)
             return -1;
-        int rc = stats_boot_ratio(upps.v, upps.n, pps->v, pps->n, iso->resamples, iso->seed, 0.95, &row->hog_kept,
-                                  NULL);
+        int rc = stats_ratio_ci(upps.v, upps.n, pps->v, pps->n, 0.95, &row->hog_kept);
         double mu = mean_of(&upps);
         if (isnan(row->hog_kept.ratio) && upps.n && pps->n && mu != 0)
             row->hog_kept.ratio = mean_of(pps) / mu;
@@ -336,13 +333,13 @@ static int comparison_rows(struct pm_db *db, const struct comparison *c, struct 
         if (row->paired) {
             snprintf(row->base, sizeof row->base, "%s", c->labels[b].name);
             snprintf(row->base_shown, sizeof row->base_shown, "%s", cmp_label_shown(&c->labels[b]));
-            if (row_shares(db, c, h, (size_t)b, iso, row, err) < 0)
+            if (row_shares(db, c, h, (size_t)b, row, err) < 0)
                 return -1;
         }
         struct iso_values pps = { 0 };
         int rc = hog_progress(db, c, h, row, &pps, err);
         if (rc == 0 && ls[h].has_axes)
-            rc = hog_vs_unprotected(db, c, ls, h, &pps, iso, row, err);
+            rc = hog_vs_unprotected(db, c, ls, h, &pps, row, err);
         free(pps.v);
         if (rc < 0)
             return -1;
@@ -350,12 +347,10 @@ static int comparison_rows(struct pm_db *db, const struct comparison *c, struct 
     return 0;
 }
 
-int isolation_build(struct pm_db *db, struct comparison *const *cs, size_t n, unsigned resamples, uint64_t seed,
-                    struct isolation *out, struct pm_err *err)
+int isolation_build(struct pm_db *db, struct comparison *const *cs, size_t n, struct isolation *out,
+                    struct pm_err *err)
 {
     memset(out, 0, sizeof *out);
-    out->resamples = resamples ? resamples : BOOT_DEFAULT_RESAMPLES;
-    out->seed = seed ? seed : BOOT_DEFAULT_SEED;
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < n; i++) {
         const struct comparison *c = cs[i];

@@ -5,7 +5,8 @@
  * "sibling"), its headline and its workload's other compared figures as a
  * share of the same cell without the hog, oriented so that 100 % kept
  * everything (rates: with / without; latencies and times: without /
- * with), each with a BCa bootstrap interval of that ratio of means; the
+ * with), each with the 95 % interval of that ratio of means that
+ * Welch's test inverts (ratio_ci.h: its coverage is measured); the
  * hog's own progress beside it; and where a protection axis (mem-low,
  * mem-min) sets cells apart, the hog's progress against the same cell
  * unprotected, so protection that starves the hog shows.
@@ -19,8 +20,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "reports/bootstrap.h"
 #include "reports/compare.h"
+#include "reports/ratio_ci.h"
 #include "store/db.h"
 
 /* The headline and its compare_also figures at the most. */
@@ -33,7 +34,7 @@ struct iso_share {
     char metric[96], title[48], unit[16], direction[8];
     size_t n_with, n_without;    /* runs with a value, beside the hog and without it */
     double mean_with, mean_without;
-    struct boot_ci ci;           /* ratio: the share (1 is all kept); valid false: no interval */
+    struct ratio_ci ci;          /* ratio: the share (1 is all kept, NAN: none); valid false: no interval */
     bool oriented;               /* false: the metric has no better direction, no share */
 };
 
@@ -56,14 +57,12 @@ struct iso_row {
      * (passes per second, higher is better). */
     bool protected_cell, has_unprotected;
     char unprotected[256];             /* that cell's label, as shown */
-    struct boot_ci hog_kept;
+    struct ratio_ci hog_kept;
 };
 
 struct isolation {
     struct iso_row *rows;
     size_t n;
-    unsigned resamples;
-    uint64_t seed;
 };
 
 /* The isolation rows of comparisons cs (built, their labels' axis values
@@ -71,8 +70,8 @@ struct isolation {
  * values are the comparisons' own runs (outliers left out when they
  * were); a foreign baseline (--baseline-db) is never a cell without the
  * hog. -1 with err. */
-int isolation_build(struct pm_db *db, struct comparison *const *cs, size_t n, unsigned resamples, uint64_t seed,
-                    struct isolation *out, struct pm_err *err);
+int isolation_build(struct pm_db *db, struct comparison *const *cs, size_t n, struct isolation *out,
+                    struct pm_err *err);
 void isolation_free(struct isolation *iso);
 
 #endif

@@ -7,13 +7,15 @@
 #include "reports/table.h"
 
 /* A share with its interval: "80.0 % [75.1, 84.9]"; one run a side has
- * its ratio but no interval. */
-static void fmt_share(char *buf, size_t len, const struct boot_ci *ci)
+ * its ratio but no interval; an end the test does not bound is "-". */
+static void fmt_share(char *buf, size_t len, const struct ratio_ci *ci)
 {
     if (isnan(ci->ratio))
         snprintf(buf, len, "-");
     else if (!ci->valid)
         snprintf(buf, len, "%.1f %% (no interval: < 2 runs a side)", 100 * ci->ratio);
+    else if (!isfinite(ci->low) || !isfinite(ci->high))
+        snprintf(buf, len, "%.1f %% [unbounded]", 100 * ci->ratio);
     else
         snprintf(buf, len, "%.1f %% [%.1f, %.1f]", 100 * ci->ratio, 100 * ci->low, 100 * ci->high);
 }
@@ -216,19 +218,18 @@ void isolation_render(FILE *f, const struct isolation *iso, enum markup mk)
     snprintf(note, sizeof note,
              "kept: the cell's mean beside the hog as a share of the same cell's mean without it, oriented so that "
              "100 %% kept everything (higher-is-better figures with/without, lower-is-better ones without/with); "
-             "[low, high]: its 95 %% BCa bootstrap interval (%u resamples, seed %llu); n: ok runs beside the hog / "
+             "[low, high]: its 95 %% interval, Welch's test inverted; n: ok runs beside the hog / "
              "without it; hog: the sibling's passes per second and its own headline, the mean over the passes it "
              "finished during the measured runs; hog vs unprotected: the hog's passes/s as a share of the same cell "
-             "without memory protection (mem-low, mem-min), low when the protection starves the hog",
-             iso->resamples, (unsigned long long)iso->seed);
+             "without memory protection (mem-low, mem-min), low when the protection starves the hog");
     put_line(f, mk, "note", note);
 }
 
-static void json_ci(struct jw *j, const char *key, const struct boot_ci *ci)
+static void json_ci(struct jw *j, const char *key, const struct ratio_ci *ci)
 {
     jw_number(j, key, ci->ratio);
-    jw_number(j, "low", ci->valid ? ci->low : NAN);
-    jw_number(j, "high", ci->valid ? ci->high : NAN);
+    jw_number(j, "low", ci->valid && isfinite(ci->low) ? ci->low : NAN);
+    jw_number(j, "high", ci->valid && isfinite(ci->high) ? ci->high : NAN);
 }
 
 static void json_row(struct jw *j, const struct iso_row *r)
@@ -273,8 +274,8 @@ static void json_row(struct jw *j, const struct iso_row *r)
 void isolation_json(struct jw *j, const struct isolation *iso)
 {
     jw_object_begin(j, "isolation");
-    jw_int(j, "bootstrap_resamples", iso ? (int64_t)iso->resamples : 0);
-    jw_int(j, "bootstrap_seed", iso ? (int64_t)iso->seed : 0);
+    jw_string(j, "interval", "welch-inverted");
+    jw_number(j, "level", 0.95);
     jw_array_begin(j, "cells");
     for (size_t i = 0; iso && i < iso->n; i++)
         json_row(j, &iso->rows[i]);
@@ -290,7 +291,7 @@ static void csv_num(FILE *f, double v)
         fputs(",", f);
 }
 
-static void csv_ci(FILE *f, const struct boot_ci *ci)
+static void csv_ci(FILE *f, const struct ratio_ci *ci)
 {
     csv_num(f, ci->ratio);
     csv_num(f, ci->valid ? ci->low : NAN);

@@ -48,6 +48,7 @@ static int test_cell(const struct comparison *c, const struct cmp_cell *base, st
 {
     struct judge_tests t;
     if (judge_p(base->values, base->n, cell->values, cell->n, &t) < 0 ||
+        stats_ratio_ci(base->values, base->n, cell->values, cell->n, 0.95, &cell->rci) < 0 ||
         stats_boot_ratio(base->values, base->n, cell->values, cell->n, c->resamples, c->seed, 0.95, &cell->boot,
                          NULL) < 0)
         return -1;
@@ -65,6 +66,14 @@ static bool interleaved(const struct cmp_label *a, const struct cmp_label *b)
     if (a->foreign || b->foreign || !a->ok || !b->ok)
         return false;
     return a->run_ids[0] < b->run_ids[b->ok - 1] && b->run_ids[0] < a->run_ids[a->ok - 1];
+}
+
+/* A metric that held one value on both sides (no swap at all: 0 and 0)
+ * has nothing to test; counted in the family it would only dilute it. */
+static bool nothing_to_test(const struct cmp_cell *base, const struct cmp_cell *cell)
+{
+    return base->s.n && cell->s.n && base->s.min == base->s.max && cell->s.min == cell->s.max &&
+           base->s.min == cell->s.min;
 }
 
 int judge_cells(struct comparison *c)
@@ -85,19 +94,12 @@ int judge_cells(struct comparison *c)
             cell->change_pct = base->s.n && cell->s.n
                                    ? stats_change_pct(base->s.mean, cell->s.mean, c->metrics[m].direction)
                                    : NAN;
-            if (l != c->base && test_cell(c, base, cell) < 0)
+            cell->constant = l != c->base && nothing_to_test(base, cell);
+            if (l != c->base && !cell->constant && test_cell(c, base, cell) < 0)
                 return -1;
         }
     }
     return 0;
-}
-
-/* A metric that held one value on both sides (no swap at all: 0 and 0)
- * has nothing to test; counted in the family it would only dilute it. */
-static bool nothing_to_test(const struct cmp_cell *base, const struct cmp_cell *cell)
-{
-    return base->s.n && cell->s.n && base->s.min == base->s.max && cell->s.min == cell->s.max &&
-           base->s.min == cell->s.min;
 }
 
 /* A family's cells in order: comparison, label, metric; extra: --long's
@@ -110,8 +112,7 @@ static size_t family_cells(struct comparison *const *cs, size_t n, bool extra, s
         for (size_t l = 0; cmp_judged(cs[i]) && l < cs[i]->nlabels; l++)
             for (size_t m = from; l != cs[i]->base && m < to; m++) {
                 struct cmp_cell *cell = cmp_cell_at(cs[i], l, m);
-                if (nothing_to_test(cmp_cell_at(cs[i], cs[i]->base, m), cell)) {
-                    cell->p_holm = cell->p_bh = cell->p;
+                if (cell->constant) {
                     cell->significant = cell->gate_significant = false;
                     continue;
                 }

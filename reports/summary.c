@@ -524,8 +524,9 @@ static void print_outliers(FILE *f, const struct run_info *runs, size_t n, const
         among = out[i].among > among ? out[i].among : among;
         flagged += out[i].flagged;
     }
-    fprintf(f, "\noutlier%s (modified z-score 0.6745 (x - median) / MAD of %s above %.1f among the label's %zu ok "
-               "runs of %s): ", flagged == 1 ? "" : "s", headline, (double)OUTLIER_Z, among, runs[0].workload);
+    fprintf(f, "\noutlier%s (modified z-score 0.6745 (x - median) / MAD of %s above %.2f, the critical value among "
+               "the label's %zu ok runs of %s): ", flagged == 1 ? "" : "s", headline, stats_outlier_threshold(among),
+            among, runs[0].workload);
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (out[i].flagged) {
@@ -644,7 +645,7 @@ void summary_json_run(struct jw *j, const struct run_info *ri, bool top, const s
         jw_number(j, "z", o->z);
         jw_string(j, "metric", summary_headline(ri->workload, &title));
         jw_int(j, "among", (int64_t)o->among);
-        jw_number(j, "threshold", (double)OUTLIER_Z);
+        jw_number(j, "threshold", stats_outlier_threshold(o->among));
         jw_object_end(j);
     } else if (o) {
         jw_null(j, "outlier");

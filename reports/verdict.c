@@ -106,7 +106,7 @@ static void numbers(FILE *f, const struct comparison *c, size_t l, size_t m, dou
 {
     const struct cmp_cell *a = cmp_cell_at(c, c->base, m), *b = cmp_cell_at(c, l, m);
     double v[] = { a->s.mean, a->s.sd, b->s.mean, b->s.sd, b->w.t, b->w.df, b->w.ci_low, b->w.ci_high,
-                   b->boot.low * 100, b->boot.high * 100 };
+                   b->rci.low * 100, b->rci.high * 100 };
     char s[10][64], p[32], mw[32], gp[160];
     for (size_t i = 0; i < 10; i++)
         pm_fmt_sig(s[i], sizeof s[i], v[i], i == 4 || i == 5 ? 4 : 6);
@@ -117,7 +117,8 @@ static void numbers(FILE *f, const struct comparison *c, size_t l, size_t m, dou
     snprintf(text, sizeof text,
              "%s (%s, %s is better)\nbaseline %s: n=%zu mean=%s sd=%s\n%s: n=%zu mean=%s sd=%s\n"
              "change %+.2f %% (threshold -%.1f %%), Welch t=%s df=%s %s, 95%% CI of the difference [%s, %s]\n"
-             "Mann-Whitney U=%g %s; bootstrap 95%% CI of the ratio [%s %%, %s %%]; decided by %s: %s\n%s\n",
+             "Mann-Whitney U=%g %s; 95%% CI of the ratio (Welch's test inverted) [%s %%, %s %%]; decided by %s: "
+             "%s\n%s\n",
              c->metrics[m].name, c->metrics[m].unit, c->metrics[m].direction, c->labels[c->base].name, a->s.n, s[0],
              s[1], c->labels[l].name, b->s.n, s[2], s[3], b->change_pct, pct, s[4], s[5], p, s[6], s[7], b->mwu.u, mw,
              s[8], s[9], b->test ? b->test : "-", gp, c->labels[l].sentence);

@@ -59,6 +59,11 @@ like() { # like TEXT REGEX DESCRIPTION
     if printf '%s' "$1" | grep -Eq -- "$2"; then echo "ok $_n - $3"
     else diag "not ok $_n - $3" "#   '$1'" "#   does not match /$2/"; _failed=$((_failed + 1)); fi
 }
+unlike() { # unlike TEXT REGEX DESCRIPTION: passes when no line of a non-empty TEXT matches
+    _n=$((_n + 1))
+    if [ -n "$1" ] && ! printf '%s' "$1" | grep -Eq -- "$2"; then echo "ok $_n - $3"
+    else diag "not ok $_n - $3" "#   '$1'" "#   matches /$2/ (or is empty)"; _failed=$((_failed + 1)); fi
+}
 skip() { _n=$((_n + 1)); echo "ok $_n # SKIP $1"; }
 skip_all() { echo "1..0 # SKIP $1"; exit 0; }
 done_testing() { echo "1..$_n"; [ "$_failed" -eq 0 ]; }

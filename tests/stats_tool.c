@@ -16,6 +16,7 @@
 #include "reports/outlier.h"
 #include "reports/power.h"
 #include "reports/ranktest.h"
+#include "reports/ratio_ci.h"
 #include "reports/stats.h"
 #include "reports/trend.h"
 
@@ -133,6 +134,25 @@ static void do_outliers(const double *a, int n)
 }
 
 /* geomean RATIO SE RATIO SE ...: the mean and its 95% interval. */
+/* ratio A... | B...: mean(B)/mean(A) and its 95% interval, Welch's test
+ * inverted ("inf" where it is open); "nan nan nan" when there is none. */
+static void do_ratio(const double *a, int n)
+{
+    int na, nb;
+    const double *b;
+    split(a, n, &na, &b, &nb);
+    struct ratio_ci r;
+    if (stats_ratio_ci(a, (size_t)na, b, (size_t)nb, 0.95, &r) < 0)
+        exit(2);
+    printf("%.15g %.15g %.15g\n", r.ratio, r.low, r.high);
+}
+
+/* outlier-threshold N: the outlier rule's critical value among N runs. */
+static void do_outlier_threshold(const double *a)
+{
+    printf("%.10g\n", stats_outlier_threshold(as_runs(a[0])));
+}
+
 static void do_geomean(const double *a, int n)
 {
     double r[MAX_NUMBERS], se[MAX_NUMBERS];
@@ -177,6 +197,8 @@ static const struct sub subs[] = {
     { "bh", "P...", -1, NULL, do_bh },
     { "trend", "V...", -1, NULL, do_trend },
     { "outliers", "V...", -1, NULL, do_outliers },
+    { "outlier-threshold", "N", 1, do_outlier_threshold, NULL },
+    { "ratio", "A... | B...", -1, NULL, do_ratio },
     { "geomean", "RATIO SE...", -1, NULL, do_geomean },
     { "hmean", "V...", -1, NULL, do_hmean },
 };

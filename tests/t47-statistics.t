@@ -242,11 +242,63 @@ elif family == "outliers":
         v[0] = v[0] * 1.5
     # more than half the runs equal (MAD 0): the mean absolute deviation stands in
     vs += [[10.0] * k + [10.5, 11.0, 30.0][:j] for k in (3, 5, 8) for j in (1, 2, 3)]
+    limit = {k: run("outlier-threshold", ["%d\n" % k])[0][0] for k in set(map(len, vs))}
     for v, got in zip(vs, run("outliers", [" ".join(map(repr, v)) + "\n" for v in vs])):
         x = np.array(v); med = np.median(x); mad = np.median(np.abs(x - med))
         scale = mad / 0.6745 if mad > 0 else np.mean(np.abs(x - med)) / 0.7979
         z = (x - med) / scale
-        check("outliers %d" % len(v), got, list(z) + list(np.abs(z) > 3.5))
+        check("outliers %d" % len(v), got, list(z) + list(np.abs(z) > limit[len(v)]))
+elif family == "outlier-rate":
+    # The rule's promise: a clean sample (normal runs) is flagged as
+    # holding an outlier 5 % of the time, at every size. Each size's
+    # share of seeded normal samples flagged must lie in the binomial
+    # 99.9 % interval around 5 % (about 4.4 to 5.6 % of 20,000; a sample
+    # of 15 runs or more: 10,000). The fixed 3.5 of before flagged 12.6 to
+    # 20.6 %; a critical value for the wrong size misses by 1 to 9 points.
+    for k in list(range(4, 11)) + [15, 40, 150]:
+        count = 20000 if k <= 10 else 10000
+        x = rng.normal(1000, 50, (count, k))
+        got = run("outliers", [" ".join(map(repr, row)) + "\n" for row in x])
+        flagged = sum(1 for g in got if any(g[k:]))
+        lo, hi = stats.binom.ppf([0.0005, 0.9995], count, 0.05)
+        n += 1
+        if not lo <= flagged <= hi:
+            bad.append("outlier rate at %d runs: %d of %d flagged (%.2f %%), not within [%d, %d]"
+                       % (k, flagged, count, 100.0 * flagged / count, lo, hi))
+    # Below 4 runs nothing is judged.
+    n += 1
+    if any(any(g[3:]) for g in run("outliers", ["1 2 1000\n", "5 5 -80\n"])):
+        bad.append("outliers: a sample of 3 runs was judged")
+elif family == "ratio":
+    # The ratio's 95 % interval is every ratio r Welch's test of
+    # "mean(b) = r mean(a)" keeps: at each end scipy's Welch p of b against
+    # r * a is 0.05, inside it above; 1 is left out exactly when Welch's p
+    # of b against a is below 0.05.
+    for a, b in samples(60, 2, 30, 2):
+        got = run("ratio", [two(a, b)])[0]
+        A, B = np.array(a), np.array(b)
+        n += 1
+        r = B.mean() / A.mean()
+        if not close(got[0], r, 1e-12):
+            bad.append("ratio %d/%d: pressmark %r, the means' %r" % (len(a), len(b), got[0], r))
+        for end in got[1:]:
+            if math.isinf(end):
+                continue
+            p = stats.ttest_ind(B, end * A, equal_var=False).pvalue
+            if abs(p - 0.05) > 1e-6:
+                bad.append("ratio %d/%d: Welch's p at the end %r is %r, not 0.05" % (len(a), len(b), end, p))
+        p1 = stats.ttest_ind(B, A, equal_var=False).pvalue
+        if (got[1] > 1 or got[2] < 1) != (p1 < 0.05):
+            bad.append("ratio %d/%d: [%r, %r] against Welch's p %r" % (len(a), len(b), got[1], got[2], p1))
+        if not got[1] < r < got[2]:
+            bad.append("ratio %d/%d: %r not inside [%r, %r]" % (len(a), len(b), r, got[1], got[2]))
+    # A baseline whose mean is not told from 0 bounds no ratio; one
+    # value a side has no interval; no spread at all, the ratio itself.
+    n += 1
+    open_ = run("ratio", ["1 100 | 50 51\n", "5 | 6 7\n", "4 4 4 | 6 6\n"])
+    if not (math.isinf(open_[0][1]) and math.isinf(open_[0][2]) and math.isnan(open_[1][1])
+            and open_[2] == [1.5, 1.5, 1.5]):
+        bad.append("ratio: open, none and exact cases gave %r" % open_)
 elif family == "means":
     for k in range(40):
         w = rng.integers(2, 8)
@@ -268,7 +320,9 @@ is "$(tests bca)" "ok 30" "the bootstrap's BCa interval from its replicates: as 
 is "$(tests bootstrap)" "ok 6" "its resampling: scipy.stats.bootstrap's BCa interval to within 1% of the ratio (20,000 resamples each)"
 is "$(tests family)" "ok 86" "Holm and Benjamini-Hochberg adjusted p of 40 families: as their definitions"
 is "$(tests trend)" "ok 40" "the drift test, Spearman's rho against run order and its p: as scipy's spearmanr"
-is "$(tests outliers)" "ok 49" "the modified z-score and its flags: as Iglewicz and Hoaglin's definition"
+is "$(tests outliers)" "ok 49" "the modified z-score and its flags: as Iglewicz and Hoaglin's definition, at the critical value for the sample's size"
+is "$(tests outlier-rate)" "ok 11" "the outlier rule flags 5 % of clean normal samples at 4 to 10, 15, 40 and 150 runs (binomial 99.9 % interval), none below 4"
+is "$(tests ratio)" "ok 61" "the ratio's 95% interval: Welch's p of b against r a is 0.05 at each end, and it leaves out 1 exactly when Welch's p < 0.05"
 is "$(tests means)" "ok 80" "the geometric mean with its interval and the harmonic mean: as scipy's gmean and hmean"
 # The same runs and seed give the same interval; another seed another one.
 b1=$("$TOOL" boot 2000 5 10 11 12 13 '|' 12 13 15 14 | cut -d' ' -f1-3)
