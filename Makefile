@@ -80,6 +80,10 @@ $(B)/bench/verdict_tool: bench/verdict_tool.c $(B)/libpressmark.a
 $(B)/bench/cp_tool: bench/cp_tool.c $(B)/libpressmark.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(PM_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libpressmark.a $(LDLIBS)
+# bench/gate.sh's nightly history gate judged over every metric it judges, on the A/A pool.
+$(B)/bench/gate_tool: bench/gate_tool.c $(B)/libpressmark.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(PM_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libpressmark.a $(LDLIBS)
 
 $(B)/fuzz/%.replay: $(B)/fuzz/fuzz_%.o $(B)/fuzz/replay.o $(B)/fuzz/split.o $(B)/libpressmark.a
 	$(CC) $(CFLAGS) $(PM_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -283,7 +287,7 @@ layering: $(LIB_OBJ) $(B)/cmd/main.o
 	@tools/layering.sh . $(B)
 
 bench: all $(B)/bench/sources_cost $(B)/bench/reports_fixture $(B)/bench/sample_tool $(B)/bench/verdict_tool \
-       $(B)/bench/cp_tool
+       $(B)/bench/cp_tool $(B)/bench/gate_tool
 	bench/run-all.sh
 
 # A bare Debian 12 root, a clone of HEAD, ./run.sh test and ./run.sh inside

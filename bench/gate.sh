@@ -48,7 +48,7 @@ echo
 echo "Red label-nights per 100 (a label-night: one label judged on one night, from its 4th night on), with a 95%"
 echo "interval (nights of a history are not independent, so it is too narrow); in recording order, K runs a"
 echo "night from each offset; as blocks, $HISTORIES 60-night histories without a change and $HISTORIES with the headline"
-echo "5 % worse from night 41 (red within 3 nights: on night 41, 42 or 43). \"red nights by metric\": which"
+echo "5 % worse from night 41 (found: the headline red on night 41, 42 or 43). \"red nights by metric\": which"
 echo "metrics the red nights came from (a night may count several)."
 echo
 cat "$D/table"
@@ -58,7 +58,7 @@ echo
 # alone, the gate before; 2: the headline, today's)
 fa=$(awk -F'\t' '$1 == "row" && $3 == "blocks" && $5 == 2 { if ($8 > w || !n) w = $8; n++ } END { printf "%.2f", w }' "$D/raw")
 goal "$G_FA" "$fa"
-same=$(awk -F'\t' '$1 == "row" && $3 == "blocks" { k = $2 " " $4; if ($5 == 0) b[k] = 100 * $11 / $10; if ($5 == 2) a[k] = 100 * $11 / $10 }
+same=$(awk -F'\t' '$1 == "row" && $3 == "blocks" { k = $2 " " $4; if ($5 == 0) b[k] = 100 * $10 / $9; if ($5 == 2) a[k] = 100 * $10 / $9 }
     END { for (k in a) { d = a[k] - b[k]; if (d < w || !n) w = d; n++ } printf "%.1f", w }' "$D/raw")
 goal "$G_SAME" "$same"
 

@@ -23,7 +23,8 @@
  *           random place of the pool (the drift between two places as the
  *           difference between two nights), as bench/changepoints.sh
  *           draws them; with a step of the headline 5 % worse from night
- *           SHIFT_NIGHT on, how often it is red within WITHIN nights.
+ *           SHIFT_NIGHT on, how often the headline itself is red within
+ *           WITHIN nights.
  * A label-night is judged from the 4th night on (before, no change can be
  * told: two nights a side).
  *
@@ -298,8 +299,10 @@ static int run_blocks(gsl_rng *rng, const struct wl *w, unsigned k, double step,
         if (judge_night(w, means, night + 1, red, red_m) < 0)
             return -1;
         if (step > 0 && night >= SHIFT_NIGHT) {
+            /* the step found: red for the headline itself, not another
+             * metric's alarm that came the same night */
             for (size_t r = 0; r < NRULES; r++)
-                found[r] |= red[r];
+                found[r] |= red_m[r][0];
             continue;
         }
         t->nights++;

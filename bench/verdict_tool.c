@@ -21,6 +21,18 @@
  *       metric one value on both sides left out, as compare leaves it), for
  *       one random A/A split: any false alarm raw, after Benjamini-Hochberg
  *       and after Holm, and the nightly gate's (Holm and > 5% worse).
+ *   verdict_tool coverage DB DRAWS SEED [RAW]
+ *       per workload and k in {3, 5, 10}: DRAWS random pairs of disjoint
+ *       k-run sets (an A/A split: the true ratio is 1), and how often each
+ *       95 % interval of the ratio of means leaves 1 out: the BCa
+ *       bootstrap (stats_boot_ratio, compare's resamples and seed) and
+ *       Welch's test inverted (stats_ratio_ci, what compare shows); the
+ *       same for DRAWS samples of normal runs with the workload's CV.
+ *   verdict_tool outliers DB DRAWS SEED [RAW]
+ *       per workload and n in 3..10: DRAWS random n-run samples of the
+ *       headline (clean: one configuration, nothing planted), the share
+ *       flagged as holding an outlier by the rule (stats_outliers) and by
+ *       the fixed 3.5 it had before; the same for normal samples.
  *   verdict_tool detectable DB WORKLOAD K
  *       the change (%) stats_detectable_pct predicts K runs a side can find
  *       at 80% power, from the pool's CV.
@@ -28,6 +40,7 @@
  * Seeded (GSL's MT19937): the same DRAWS and SEED print the same tables.
  */
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
@@ -40,7 +53,10 @@
 #include "reports/family.h"
 #include "reports/judge.h"
 #include "reports/power.h"
+#include "reports/bootstrap.h"
+#include "reports/outlier.h"
 #include "reports/present.h"
+#include "reports/ratio_ci.h"
 #include "reports/stats.h"
 #include "workloads/workload.h"
 
@@ -622,6 +638,132 @@ static int cmd_family(const struct pool *p, long draws, unsigned long seed, FILE
     return 0;
 }
 
+/* One side's values: the pool's runs at idx, or (normal) draws with the
+ * pool's mean and sd. */
+static void side_values(gsl_rng *r, const struct series *s, const size_t *idx, size_t k, bool normal, double mu,
+                        double sd, double *out)
+{
+    for (size_t i = 0; i < k; i++)
+        out[i] = normal ? mu + sd * gsl_ran_gaussian(r, 1) : s->v[idx[i]];
+}
+
+struct cover_tally {
+    long draws, boot_miss, boot_invalid, welch_miss, welch_unbounded;
+};
+
+static int cover_draws(const struct wl *w, unsigned k, long draws, unsigned long seed, bool normal,
+                       struct cover_tally *t)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!r)
+        return -1;
+    gsl_rng_set(r, seed);
+    const struct series *s = &w->m[0];
+    double mu = mean(s->v, w->n), sd = gsl_stats_sd(s->v, 1, w->n);
+    for (long d = 0; d < draws; d++) {
+        size_t ia[MAX_RUNS], ib[MAX_RUNS];
+        double a[MAX_RUNS], b[MAX_RUNS];
+        draw_split(r, w->n, k, ia, ib);
+        side_values(r, s, ia, k, normal, mu, sd, a);
+        side_values(r, s, ib, k, normal, mu, sd, b);
+        struct boot_ci bc;
+        struct ratio_ci rc;
+        if (stats_boot_ratio(a, k, b, k, BOOT_DEFAULT_RESAMPLES, BOOT_DEFAULT_SEED + (uint64_t)d, 0.95, &bc, NULL) < 0 ||
+            stats_ratio_ci(a, k, b, k, 0.95, &rc) < 0) {
+            gsl_rng_free(r);
+            return -1;
+        }
+        t->draws++;
+        t->boot_invalid += !bc.valid;
+        t->boot_miss += bc.valid && (bc.low > 1 || bc.high < 1);
+        t->welch_miss += rc.valid && (rc.low > 1 || rc.high < 1);
+        t->welch_unbounded += rc.valid && (isinf(rc.low) || isinf(rc.high));
+    }
+    gsl_rng_free(r);
+    return 0;
+}
+
+static int cmd_coverage(const struct pool *p, long draws, unsigned long seed, FILE *raw)
+{
+    static const unsigned cks[] = { 3, 5, 10 };
+    printf("=== coverage: how often a 95%% interval of the ratio of means leaves out 1 in A/A splits (nominal 5%%)\n");
+    printf("| workload | runs a side | samples | BCa bootstrap: 1 left out | Welch inverted (Fieller): 1 left out | "
+           "Welch inverted: unbounded |\n|---|---|---|---|---|---|\n");
+    for (size_t wi = 0; wi < p->nwl; wi++)
+        for (size_t ki = 0; ki < sizeof cks / sizeof cks[0]; ki++)
+            for (int normal = 0; normal < 2; normal++) {
+                struct cover_tally t = { 0 };
+                if (cover_draws(&p->w[wi], cks[ki], draws, stream_seed(seed, 50 + wi + 10 * normal, cks[ki]),
+                                normal, &t) < 0)
+                    return 1;
+                char a[64], b[64], c[64];
+                printf("| %s | %u | %s | %s | %s | %s |\n", p->w[wi].name, cks[ki],
+                       normal ? "normal, the pool's CV" : "the pool's runs", rate(a, sizeof a, t.boot_miss, t.draws),
+                       rate(b, sizeof b, t.welch_miss, t.draws), rate(c, sizeof c, t.welch_unbounded, t.draws));
+                if (raw)
+                    fprintf(raw, "coverage\t%s\t%u\t%s\t%ld\t%ld\t%ld\n", p->w[wi].name, cks[ki],
+                            normal ? "normal" : "pool", t.draws, t.boot_miss, t.welch_miss);
+            }
+    return 0;
+}
+
+/* How many of draws n-run samples the rule flags, and the fixed 3.5 did. */
+static int outlier_draws(const struct wl *w, unsigned n, long draws, unsigned long seed, bool normal, long *now,
+                         long *before)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!r)
+        return -1;
+    gsl_rng_set(r, seed);
+    const struct series *s = &w->m[0];
+    double mu = mean(s->v, w->n), sd = gsl_stats_sd(s->v, 1, w->n);
+    *now = *before = 0;
+    for (long d = 0; d < draws; d++) {
+        size_t ia[MAX_RUNS], ib[MAX_RUNS];
+        double v[MAX_RUNS], z[MAX_RUNS];
+        bool flag[MAX_RUNS], old = false;
+        draw_split(r, w->n, (n + 1) / 2, ia, ib);
+        memcpy(ia + (n + 1) / 2, ib, (n / 2) * sizeof *ia);  /* n distinct runs */
+        side_values(r, s, ia, n, normal, mu, sd, v);
+        int k = stats_outliers(v, n, z, flag);
+        if (k < 0) {
+            gsl_rng_free(r);
+            return -1;
+        }
+        for (size_t i = 0; i < n; i++)
+            old |= n >= OUTLIER_MIN_RUNS && fabs(z[i]) > 3.5;
+        *now += k > 0;
+        *before += old;
+    }
+    gsl_rng_free(r);
+    return 0;
+}
+
+static int cmd_outliers(const struct pool *p, long draws, unsigned long seed, FILE *raw)
+{
+    printf("=== outliers: clean samples flagged as holding an outlier (the rule's stated rate: %.0f%% from %d runs on)\n",
+           100 * OUTLIER_CLEAN_RATE, OUTLIER_MIN_RUNS);
+    printf("| workload | runs | samples | critical value | flagged now | flagged by the fixed 3.5 before |\n"
+           "|---|---|---|---|---|---|\n");
+    for (size_t wi = 0; wi < p->nwl; wi++)
+        for (int normal = 0; normal < 2; normal++)
+            for (unsigned n = 3; n <= 10; n++) {
+                long now, before;
+                if (outlier_draws(&p->w[wi], n, draws, stream_seed(seed, 70 + wi + 10 * normal, n), normal, &now,
+                                  &before) < 0)
+                    return 1;
+                char a[64], b[64], c[32] = "not judged";
+                if (n >= OUTLIER_MIN_RUNS)
+                    snprintf(c, sizeof c, "%.3f", stats_outlier_threshold(n));
+                printf("| %s | %u | %s | %s | %s | %s |\n", p->w[wi].name, n, normal ? "normal" : "the pool's runs",
+                       c, rate(a, sizeof a, now, draws), rate(b, sizeof b, before, draws));
+                if (raw)
+                    fprintf(raw, "outliers\t%s\t%u\t%s\t%ld\t%ld\t%ld\n", p->w[wi].name, n,
+                            normal ? "normal" : "pool", draws, now, before);
+            }
+    return 0;
+}
+
 static int cmd_detectable(const struct pool *p, const char *workload, unsigned k)
 {
     for (size_t w = 0; w < p->nwl; w++)
@@ -635,7 +777,7 @@ static int cmd_detectable(const struct pool *p, const char *workload, unsigned k
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: verdict_tool splits DB DRAWS SEED [RAW] | drift DB | family DB DRAWS SEED [RAW]"
+    fprintf(stderr, "usage: verdict_tool splits|family|coverage|outliers DB DRAWS SEED [RAW] | drift DB"
                     " | detectable DB WORKLOAD K\n");
     return 2;
 }
@@ -645,7 +787,8 @@ int main(int argc, char **argv)
     if (argc < 3)
         return usage();
     const char *cmd = argv[1];
-    bool drawn = strcmp(cmd, "splits") == 0 || strcmp(cmd, "family") == 0;
+    bool drawn = strcmp(cmd, "splits") == 0 || strcmp(cmd, "family") == 0 || strcmp(cmd, "coverage") == 0 ||
+                 strcmp(cmd, "outliers") == 0;
     if (!(drawn && (argc == 5 || argc == 6)) && !(strcmp(cmd, "drift") == 0 && argc == 3) &&
         !(strcmp(cmd, "detectable") == 0 && argc == 5))
         return usage();
@@ -666,6 +809,8 @@ int main(int argc, char **argv)
     }
     int rc = strcmp(cmd, "splits") == 0   ? cmd_splits(p, draws, seed, raw)
              : strcmp(cmd, "family") == 0 ? cmd_family(p, draws, seed, raw)
+             : strcmp(cmd, "coverage") == 0 ? cmd_coverage(p, draws, seed, raw)
+             : strcmp(cmd, "outliers") == 0 ? cmd_outliers(p, draws, seed, raw)
              : strcmp(cmd, "drift") == 0  ? cmd_drift(p)
                                           : cmd_detectable(p, argv[3], (unsigned)atoi(argv[4]));
     if (raw && fclose(raw) != 0) {

@@ -23,6 +23,13 @@
 #     (and 20) % worse, beside what stats_detectable_pct predicts from the
 #     pool's CV; then what each reference suite's runs can see.
 #  5. Welch alone against the new rule on the same draws.
+#  6. The ratio's 95 % interval (what compare shows: Welch's test
+#     inverted) and the BCa bootstrap's (--bootstrap): how often each
+#     leaves out "no change" in A/A splits at 3, 5 and 10 runs a side
+#     (COVER_DRAWS a size, default 4000), over this pool and the gate pool
+#     (tests/fixtures/gate-pool.db: 60 runs of each workload in a row).
+#  7. The outlier rule: how many clean samples of 3 to 10 runs it flags
+#     (the pools' runs, and normal runs), against the fixed 3.5 before.
 # Seeded: DRAWS (default 20000) and SEED print the same tables every time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,10 +43,16 @@ G_AA="A/A false alarms of the new rule, random splits, the worst workload and k:
 G_BH="family-wise false alarms after Benjamini-Hochberg, the worst k"
 G_HOLM="family-wise false alarms after Holm, the worst k"
 G_TIME="verdict_tool's time for every table"
+G_COVER="the shown interval leaving out no change in A/A splits, the worst pool, workload and runs a side: its Wilson 95% interval's low end"
+G_OUTLIER="clean normal samples of 4 to 10 runs the outlier rule flags, the worst size: its Wilson 95% interval's low end"
+GATE_POOL=${GATE_POOL:-tests/fixtures/gate-pool.db}
+COVER_DRAWS=${COVER_DRAWS:-4000}
 goal_plan "$G_AA" '<=' 5.0 %
 goal_plan "$G_BH" '<=' 5.0 %
 goal_plan "$G_HOLM" '<=' 5.0 %
-goal_plan "$G_TIME" '<=' 30 s
+goal_plan "$G_TIME" '<=' 90 s
+goal_plan "$G_COVER" '<=' 5.0 %
+goal_plan "$G_OUTLIER" '<=' 5.0 %
 bench_tmpdir D
 [ -x "$TOOL" ] || { echo "$TOOL is not built (make $TOOL, or make bench)"; exit 1; }
 [ -f "$DB" ] || { echo "$DB: no such pool"; exit 1; }
@@ -48,6 +61,12 @@ t0=$(date +%s.%N)
 "$TOOL" splits "$DB" "$DRAWS" "$SEED" "$D/raw" > "$D/splits"
 "$TOOL" drift "$DB" > "$D/drift"
 "$TOOL" family "$DB" "$DRAWS" "$SEED" "$D/raw" > "$D/family"
+"$TOOL" coverage "$DB" "$COVER_DRAWS" "$SEED" "$D/raw" > "$D/coverage"
+"$TOOL" outliers "$DB" "$DRAWS" "$SEED" "$D/raw" > "$D/outliers"
+if [ -f "$GATE_POOL" ]; then
+    "$TOOL" coverage "$GATE_POOL" "$COVER_DRAWS" "$SEED" "$D/raw-gate" > "$D/coverage-gate"
+    "$TOOL" outliers "$GATE_POOL" "$DRAWS" "$SEED" "$D/raw-gate" > "$D/outliers-gate"
+fi
 t1=$(date +%s.%N)
 
 # section NAME FILE: the tool's table NAME, its "=== NAME: title" line a heading.
@@ -120,6 +139,16 @@ echo
 echo "## 5. Welch alone against the new rule"
 echo
 section agree "$D/splits"
+echo
+echo "## 6. The ratio's 95% interval: coverage in A/A splits ($COVER_DRAWS a size; $DB, then $GATE_POOL)"
+echo
+section coverage "$D/coverage"
+[ ! -f "$D/coverage-gate" ] || section coverage "$D/coverage-gate"
+echo
+echo "## 7. The outlier rule on clean samples ($DRAWS a size; $DB, then $GATE_POOL)"
+echo
+section outliers "$D/outliers"
+[ ! -f "$D/outliers-gate" ] || section outliers "$D/outliers-gate"
 
 # The worst rate's Wilson interval: a rate of 5.01% over 20,000 draws is
 # alpha within its own noise, so the goal holds the interval's low end.
@@ -133,3 +162,12 @@ goal "$G_AA" "$worst_aa"
 goal "$G_BH" "$worst_bh"
 goal "$G_HOLM" "$worst_holm"
 goal "$G_TIME" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')"
+# coverage WL K DRAW(pool|normal) DRAWS BOOT_MISS WELCH_MISS; outliers WL N DRAW DRAWS NOW BEFORE
+wilson_low() { awk -v x="$1" -v n="$2" 'BEGIN { w = x / n; z = 1.959964; c = w + z * z / (2 * n);
+    h = z * sqrt(w * (1 - w) / n + z * z / (4 * n * n)); printf "%.2f", 100 * (c - h) / (1 + z * z / n) }'; }
+worst_cover=$(cat "$D/raw" "$D/raw-gate" 2>/dev/null | awk -F'\t' '$1 == "coverage" && $4 == "pool" && $7 / $5 >= w { w = $7 / $5; x = $7; n = $5 }
+    END { print x, n }')
+goal "$G_COVER" "$(wilson_low $worst_cover)"
+worst_out=$(awk -F'\t' '$1 == "outliers" && $4 == "normal" && $3 >= 4 && $6 / $5 >= w { w = $6 / $5; x = $6; n = $5 }
+    END { print x, n }' "$D/raw")
+goal "$G_OUTLIER" "$(wilson_low $worst_out)"
