@@ -651,15 +651,26 @@ struct cover_tally {
     long draws, boot_miss, boot_invalid, welch_miss, welch_unbounded;
 };
 
+/* A seeded stream for draws of the workload's headline, with the mean
+ * and sd that normal draws take from it. */
+static gsl_rng *headline_stream(const struct wl *w, unsigned long seed, double *mu, double *sd)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    if (r)
+        gsl_rng_set(r, seed);
+    *mu = mean(w->m[0].v, w->n);
+    *sd = gsl_stats_sd(w->m[0].v, 1, w->n);
+    return r;
+}
+
 static int cover_draws(const struct wl *w, unsigned k, long draws, unsigned long seed, bool normal,
                        struct cover_tally *t)
 {
-    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    double mu, sd;
+    gsl_rng *r = headline_stream(w, seed, &mu, &sd);
     if (!r)
         return -1;
-    gsl_rng_set(r, seed);
     const struct series *s = &w->m[0];
-    double mu = mean(s->v, w->n), sd = gsl_stats_sd(s->v, 1, w->n);
     for (long d = 0; d < draws; d++) {
         size_t ia[MAX_RUNS], ib[MAX_RUNS];
         double a[MAX_RUNS], b[MAX_RUNS];
@@ -711,12 +722,11 @@ static int cmd_coverage(const struct pool *p, long draws, unsigned long seed, FI
 static int outlier_draws(const struct wl *w, unsigned n, long draws, unsigned long seed, bool normal, long *now,
                          long *before)
 {
-    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    double mu, sd;
+    gsl_rng *r = headline_stream(w, seed, &mu, &sd);
     if (!r)
         return -1;
-    gsl_rng_set(r, seed);
     const struct series *s = &w->m[0];
-    double mu = mean(s->v, w->n), sd = gsl_stats_sd(s->v, 1, w->n);
     *now = *before = 0;
     for (long d = 0; d < draws; d++) {
         size_t ia[MAX_RUNS], ib[MAX_RUNS];
