@@ -648,7 +648,7 @@ static void side_values(gsl_rng *r, const struct series *s, const size_t *idx, s
 }
 
 struct cover_tally {
-    long draws, boot_miss, boot_invalid, welch_miss, welch_unbounded;
+    long draws, boot_miss, boot_invalid, welch_miss, welch_unbounded, disagree;
 };
 
 /* A seeded stream for draws of the workload's headline, with the mean
@@ -687,8 +687,15 @@ static int cover_draws(const struct wl *w, unsigned k, long draws, unsigned long
         t->draws++;
         t->boot_invalid += !bc.valid;
         t->boot_miss += bc.valid && (bc.low > 1 || bc.high < 1);
-        t->welch_miss += rc.valid && (rc.low > 1 || rc.high < 1);
-        t->welch_unbounded += rc.valid && (isinf(rc.low) || isinf(rc.high));
+        /* the interval leaves 1 out exactly when Welch's p does (ratio_ci.h) */
+        struct summary sa, sb;
+        struct welch wt;
+        stats_summary(a, k, &sa);
+        stats_summary(b, k, &sb);
+        stats_welch(&sa, &sb, &wt);
+        t->disagree += wt.valid && (wt.p < 0.05) != ratio_ci_excludes(&rc, 1);
+        t->welch_miss += ratio_ci_excludes(&rc, 1);
+        t->welch_unbounded += rc.valid && rc.shape != RATIO_CI_INTERVAL;
     }
     gsl_rng_free(r);
     return 0;
@@ -699,7 +706,8 @@ static int cmd_coverage(const struct pool *p, long draws, unsigned long seed, FI
     static const unsigned cks[] = { 3, 5, 10 };
     printf("=== coverage: how often a 95%% interval of the ratio of means leaves out 1 in A/A splits (nominal 5%%)\n");
     printf("| workload | runs a side | samples | BCa bootstrap: 1 left out | Welch inverted (Fieller): 1 left out | "
-           "Welch inverted: unbounded |\n|---|---|---|---|---|---|\n");
+           "Welch inverted: not an interval | left out 1 but Welch's p >= 0.05, or the other way |\n"
+           "|---|---|---|---|---|---|---|\n");
     for (size_t wi = 0; wi < p->nwl; wi++)
         for (size_t ki = 0; ki < sizeof cks / sizeof cks[0]; ki++)
             for (int normal = 0; normal < 2; normal++) {
@@ -708,9 +716,10 @@ static int cmd_coverage(const struct pool *p, long draws, unsigned long seed, FI
                                 normal, &t) < 0)
                     return 1;
                 char a[64], b[64], c[64];
-                printf("| %s | %u | %s | %s | %s | %s |\n", p->w[wi].name, cks[ki],
+                printf("| %s | %u | %s | %s | %s | %s | %ld |\n", p->w[wi].name, cks[ki],
                        normal ? "normal, the pool's CV" : "the pool's runs", rate(a, sizeof a, t.boot_miss, t.draws),
-                       rate(b, sizeof b, t.welch_miss, t.draws), rate(c, sizeof c, t.welch_unbounded, t.draws));
+                       rate(b, sizeof b, t.welch_miss, t.draws), rate(c, sizeof c, t.welch_unbounded, t.draws),
+                       t.disagree);
                 if (raw)
                     fprintf(raw, "coverage\t%s\t%u\t%s\t%ld\t%ld\t%ld\n", p->w[wi].name, cks[ki],
                             normal ? "normal" : "pool", t.draws, t.boot_miss, t.welch_miss);

@@ -49,6 +49,8 @@ static void fmt_change(char *buf, size_t len, const struct comparison *c, size_t
     const struct cmp_cell *cell = cmp_cell_at(c, l, m);
     if (cmp_is_base(c, l)) {
         snprintf(buf, len, "base");
+    } else if (cell->constant && isnan(cell->change_pct)) {  /* 0 and 0: no change to say, nothing tested */
+        snprintf(buf, len, "constant");
     } else if (isnan(cell->change_pct)) {
         snprintf(buf, len, "-");
     } else if (isnan(cell->p)) {
@@ -76,22 +78,6 @@ static void fmt_hmean(char *buf, size_t len, const struct cmp_cell *cell, const 
         snprintf(buf, len, "-");
     else
         fmt_value(buf, len, h, unit);
-}
-
-/* A ratio's interval in percent of the baseline: "[97.2%, 104.1%]", an
- * open end where the test bounds none ("[61.0%, -)"). */
-static void fmt_ratio_ci(char *buf, size_t len, const struct ratio_ci *ci)
-{
-    if (!ci->valid) {
-        snprintf(buf, len, "-");
-        return;
-    }
-    char lo[32] = "(-", hi[32] = "-)";
-    if (isfinite(ci->low))
-        snprintf(lo, sizeof lo, "[%.1f%%", 100 * ci->low);
-    if (isfinite(ci->high))
-        snprintf(hi, sizeof hi, "%.1f%%]", 100 * ci->high);
-    snprintf(buf, len, "%s, %s", lo, hi);
 }
 
 static void fmt_boot(char *buf, size_t len, const struct comparison *c, size_t l, size_t m)
@@ -122,7 +108,7 @@ static void fmt_test_row(char *buf, size_t len, const struct comparison *c, size
         snprintf(buf, len, "U=%g %s%s", cell->mwu.u, a, cell->mwu.exact ? "" : " (normal)");
         break;
     case 2:
-        fmt_ratio_ci(buf, len, &cell->rci);
+        ratio_ci_fmt_pct(buf, len, &cell->rci);
         break;
     case 3:
         stats_fmt_p(a, sizeof a, cell->p_bh, true);
@@ -622,7 +608,7 @@ void compare_csv_header(FILE *f)
 {
     fputs("workload,label,baseline,metric,unit,direction,n,mean,sd,cv_pct,min,median,max,change_pct,t,df,p,"
           "significant,ci_low,ci_high,runs,failed,oom,aborted,test,p_decided,p_bh,p_holm,mw_u,mw_p,boot_ratio,"
-          "boot_low,boot_high,detectable_pct,outliers,ratio,ratio_low,ratio_high\n", f);
+          "boot_low,boot_high,detectable_pct,outliers,ratio,ratio_low,ratio_high,ratio_shape\n", f);
 }
 
 
@@ -679,9 +665,11 @@ static void print_csv(FILE *f, const struct comparison *c)
             csv_num(f, judged && cell->boot.valid ? cell->boot.high : NAN);
             csv_num(f, judged ? cell->detectable_pct : NAN);
             fprintf(f, ",%zu", lb->noutliers);
+            bool set = judged && cell->rci.valid && cell->rci.shape != RATIO_CI_ALL;
             csv_num(f, judged && cell->rci.valid ? cell->rci.ratio : NAN);
-            csv_num(f, judged && cell->rci.valid ? cell->rci.low : NAN);
-            csv_num(f, judged && cell->rci.valid ? cell->rci.high : NAN);
+            csv_num(f, set ? cell->rci.low : NAN);
+            csv_num(f, set ? cell->rci.high : NAN);
+            fprintf(f, ",%s", judged && cell->rci.valid ? ratio_ci_shape_name(cell->rci.shape) : "");
             fputc('\n', f);
         }
     }
@@ -713,9 +701,10 @@ static void json_tests(struct jw *j, const struct cmp_cell *cell)
     jw_string(j, "method", "welch-inverted");
     jw_number(j, "level", 0.95);
     jw_number(j, "ratio", cell->rci.valid ? cell->rci.ratio : NAN);
-    jw_number(j, "low", cell->rci.valid && isfinite(cell->rci.low) ? cell->rci.low : NAN);
-    jw_number(j, "high", cell->rci.valid && isfinite(cell->rci.high) ? cell->rci.high : NAN);
-    jw_bool(j, "bounded", cell->rci.valid && isfinite(cell->rci.low) && isfinite(cell->rci.high));
+    jw_string(j, "shape", cell->rci.valid ? ratio_ci_shape_name(cell->rci.shape) : NULL);
+    jw_number(j, "low", cell->rci.valid ? cell->rci.low : NAN);
+    jw_number(j, "high", cell->rci.valid ? cell->rci.high : NAN);
+    jw_bool(j, "excludes_1", ratio_ci_excludes(&cell->rci, 1));
     jw_object_end(j);
     if (!cell->boot.resamples) {
         jw_null(j, "bootstrap");

@@ -29,10 +29,22 @@ size_t hgate_metrics(const char *workload, const char *const *asked, size_t nask
     size_t n = add_unique(out, 0, max, wp.headline, HGATE_HEADLINE);
     for (size_t i = 0; i < nasked; i++)
         n = add_unique(out, n, max, asked[i], HGATE_ASKED);
-    for (size_t i = 0; !nasked && wp.compare_also && wp.compare_also[i]; i++)
+    for (size_t i = 0; wp.compare_also && wp.compare_also[i]; i++)
         n = add_unique(out, n, max, wp.compare_also[i], HGATE_ALSO);
-    for (size_t i = 0; !nasked && cmp_report_metrics[i]; i++)
+    for (size_t i = 0; cmp_report_metrics[i]; i++)
         n = add_unique(out, n, max, cmp_report_metrics[i], HGATE_REPORT);
+    return n;
+}
+
+size_t hgate_metrics_max(const char *workload, size_t nasked)
+{
+    struct wl_present wp;
+    report_workload(workload, &wp);
+    size_t n = 1 + nasked;
+    for (size_t i = 0; wp.compare_also && wp.compare_also[i]; i++)
+        n++;
+    for (size_t i = 0; cmp_report_metrics[i]; i++)
+        n++;
     return n;
 }
 
@@ -59,38 +71,48 @@ void hgate_cp_opts(double alpha, size_t family, struct cp_opts *cp)
         cp->permutations = perms > HGATE_MAX_PERMUTATIONS ? HGATE_MAX_PERMUTATIONS : (unsigned)perms;
 }
 
-static bool asked_for(const struct hgate_request *rq, const char *metric)
+/* Why a gated metric cannot be judged although its history was read, or
+ * NULL: a gated metric is never dropped without a word, or a renamed or
+ * missing headline would leave the gate blind and green. */
+static const char *gated_unjudged(const struct history *h)
 {
-    for (size_t i = 0; i < rq->nmetrics; i++)
-        if (strcmp(rq->metrics[i], metric) == 0)
-            return true;
-    return false;
+    if (h->metric_absent)
+        return "no ok run of this cell stores it";
+    if (history_direction(h) == 0)
+        return "it has no better direction: nothing is worse";
+    return NULL;
 }
 
-/* One metric's history and its candidate, added to the cell's unless it
- * is not judged here (not stored, no better direction). */
+/* One metric's history and its candidate, added to the cell's; one that
+ * is not gated is left out when the cell does not store it or it has no
+ * better direction. */
 static int judge_metric(struct pm_db *db, const struct hgate_request *rq, const struct cp_opts *cp,
-                        struct hgate_cell *c, const struct hgate_pick *pick, bool asked, struct pm_err *err)
+                        struct hgate_cell *c, const struct hgate_pick *pick, struct pm_err *err)
 {
     struct hgate_metric *m = &c->m[c->nm];
     memset(m, 0, sizeof *m);
     m->candidate = -1;
     m->p_adj = NAN;
     m->gated = pick->kind == HGATE_HEADLINE || pick->kind == HGATE_ASKED;
+    /* Permutations resolve Holm's level for the gated; the others are
+     * shown with a family of one's. */
+    struct cp_opts alone;
+    hgate_cp_opts(rq->alpha, 1, &alone);
     const struct history_request hr = { .label = c->label, .workload = c->workload, .metric = pick->metric,
-                                        .allow_emulated = rq->allow_emulated, .absent_ok = !asked, .detect = true,
-                                        .cp = cp };
+                                        .allow_emulated = rq->allow_emulated, .absent_ok = true, .detect = true,
+                                        .cp = m->gated ? cp : &alone };
     if (history_build(db, &hr, &m->h, err) < 0) {
         history_free(&m->h);
         return -1;
     }
-    if (m->h.metric_absent || history_direction(&m->h) == 0) {
+    const char *why = gated_unjudged(&m->h);
+    if (why && !m->gated) {
         history_free(&m->h);
         return 0;
     }
     c->nm++;
-    if (!m->h.detected) {
-        snprintf(m->unjudged, sizeof m->unjudged, "%s", m->h.why_not);
+    if (why || !m->h.detected) {
+        snprintf(m->unjudged, sizeof m->unjudged, "%s", why ? why : m->h.why_not);
         return 0;
     }
     const struct cp_gate gate = { .window = rq->window, .threshold_pct = rq->threshold_pct,
@@ -112,6 +134,7 @@ static int judge_family(struct hgate_cell *c, double alpha, struct pm_err *err)
         in[i] = m->gated && !m->unjudged[0];
         p[i] = m->candidate >= 0 ? m->h.changes[m->candidate].p : 1;
         c->family += in[i];
+        c->ngated += m->gated;
     }
     if (rc == 0)
         rc = hgate_family(p, in, c->nm, alpha, adj, fires);
@@ -130,18 +153,22 @@ static int judge_family(struct hgate_cell *c, double alpha, struct pm_err *err)
 
 static int judge_cell(struct pm_db *db, const struct hgate_request *rq, struct hgate_cell *c, struct pm_err *err)
 {
-    struct hgate_pick picks[64];
-    size_t n = hgate_metrics(c->workload, rq->metrics, rq->nmetrics, picks, 64), gated = 0;
+    size_t max = hgate_metrics_max(c->workload, rq->nmetrics), gated = 0;
+    struct hgate_pick *picks = calloc(max, sizeof *picks);
+    if (!picks || !(c->m = calloc(max, sizeof *c->m))) {
+        free(picks);
+        return pm_errf(err, "out of memory");
+    }
+    size_t n = hgate_metrics(c->workload, rq->metrics, rq->nmetrics, picks, max);
     for (size_t i = 0; i < n; i++)
         gated += picks[i].kind == HGATE_HEADLINE || picks[i].kind == HGATE_ASKED;
     struct cp_opts cp;
     hgate_cp_opts(rq->alpha, gated, &cp);
-    if (!(c->m = calloc(n, sizeof *c->m)))
-        return pm_errf(err, "out of memory");
-    for (size_t i = 0; i < n; i++)
-        if (judge_metric(db, rq, &cp, c, &picks[i], asked_for(rq, picks[i].metric), err) < 0)
-            return -1;
-    return judge_family(c, rq->alpha, err);
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = judge_metric(db, rq, &cp, c, &picks[i], err);
+    free(picks);
+    return rc < 0 ? -1 : judge_family(c, rq->alpha, err);
 }
 
 /* The cells: each label asked for (each of its workloads, or
@@ -176,6 +203,37 @@ static int add_cells(struct pm_db *db, const struct hgate_request *rq, const cha
     return rc;
 }
 
+/* Whether any cell stores metric: a --metric none of the judged cells
+ * stores is a typo, the caller's bad input, not a metric to call unjudged. */
+static bool stored_anywhere(const struct hgate *g, const char *metric)
+{
+    for (size_t i = 0; i < g->n; i++)
+        for (size_t k = 0; k < g->cells[i].nm; k++)
+            if (strcmp(g->cells[i].m[k].h.metric, metric) == 0 && !g->cells[i].m[k].h.metric_absent)
+                return true;
+    return false;
+}
+
+/* history_build's own one line for a metric the cell does not store. */
+static int not_stored(struct pm_db *db, const struct hgate_request *rq, const struct hgate_cell *c, const char *metric,
+                      struct pm_err *err)
+{
+    struct history h;
+    const struct history_request hr = { .label = c->label, .workload = c->workload, .metric = metric,
+                                        .allow_emulated = rq->allow_emulated };
+    int rc = history_build(db, &hr, &h, err);
+    history_free(&h);
+    return rc < 0 ? -1 : pm_errf(err, "--metric: '%s' is not a metric the runs of %s store", metric, c->label);
+}
+
+static int check_asked(struct pm_db *db, const struct hgate_request *rq, const struct hgate *g, struct pm_err *err)
+{
+    for (size_t i = 0; g->n && i < rq->nmetrics; i++)
+        if (!stored_anywhere(g, rq->metrics[i]))
+            return not_stored(db, rq, &g->cells[0], rq->metrics[i], err);
+    return 0;
+}
+
 int hgate_build(struct pm_db *db, const struct hgate_request *rq, struct hgate *g, struct pm_err *err)
 {
     memset(g, 0, sizeof *g);
@@ -183,11 +241,11 @@ int hgate_build(struct pm_db *db, const struct hgate_request *rq, struct hgate *
     g->threshold_pct = rq->threshold_pct;
     g->alpha = rq->alpha;
     if (!rq->nlabels)
-        return add_cells(db, rq, NULL, g, err);
+        return add_cells(db, rq, NULL, g, err) < 0 ? -1 : check_asked(db, rq, g, err);
     for (size_t i = 0; i < rq->nlabels; i++)
         if (add_cells(db, rq, rq->labels[i], g, err) < 0)
             return -1;
-    return 0;
+    return check_asked(db, rq, g, err);
 }
 
 void hgate_free(struct hgate *g)
@@ -225,8 +283,15 @@ static void regression_words(char *buf, size_t len, const struct hgate_cell *c, 
                             : "; caveat: nothing recorded changed at that night (kernel, settings and pressmark as "
                               "before), so the machine's drift would read the same; a control measured each night "
                               "tells them apart";
-    snprintf(buf, len, "%s is %.1f %% worse from night %s (kernel %s before, %s after): %s -> %s %s, %s%s%s", h->metric,
-             fabs(ch->change_pct), h->nights[h->change_night[m->candidate]].id,
+    /* one decimal, as the history's own lines; a crafted history's huge
+     * change in significant digits, not three hundred */
+    char pct[64];
+    if (fabs(ch->change_pct) < 1e9)
+        snprintf(pct, sizeof pct, "%.1f", fabs(ch->change_pct));
+    else
+        pm_fmt_sig(pct, sizeof pct, fabs(ch->change_pct), 3);
+    snprintf(buf, len, "%s is %s %% worse from night %s (kernel %s before, %s after): %s -> %s %s, %s%s%s", h->metric,
+             pct, h->nights[h->change_night[m->candidate]].id,
              history_kernel_before(h, (size_t)m->candidate), history_kernel_after(h, (size_t)m->candidate), before,
              after, h->unit, p, adj, drift);
 }
@@ -250,7 +315,7 @@ int hgate_verdict(const struct hgate *g, char *lines, size_t len)
     for (size_t i = 0; i < g->n; i++) {
         const struct hgate_cell *c = &g->cells[i];
         for (size_t k = 0; k < c->nm; k++) {
-            char words[1200], line[1600];
+            char words[4096], line[4608];
             const struct hgate_metric *m = &c->m[k];
             if (m->gated && m->unjudged[0]) {
                 snprintf(line, sizeof line, "cannot judge %s (%s) %s: %s", c->label, c->workload, m->h.metric,
@@ -335,7 +400,10 @@ void hgate_print_text(FILE *f, const struct hgate *g)
             quote_terminal(last->kernels, kern, sizeof kern);
             fprintf(f, ": %zu night%s, the newest %s (kernel %s)", h->nnights, h->nnights == 1 ? "" : "s", last->id, kern);
         }
-        fprintf(f, ": %zu gated metric%s\n", c->family, c->family == 1 ? "" : "s");
+        fprintf(f, ": %zu gated metric%s", c->ngated, c->ngated == 1 ? "" : "s");
+        if (c->family < c->ngated)
+            fprintf(f, ", %zu judged", c->family);
+        fputc('\n', f);
         if (!c->nm)
             fputs("  no metric with a better direction to judge\n", f);
         for (size_t k = 0; k < c->nm; k++)
@@ -363,7 +431,7 @@ static void metric_json(struct jw *j, const struct hgate_metric *m)
     jw_object_begin(j, NULL);
     jw_string(j, "metric", h->metric);
     jw_string(j, "unit", h->unit);
-    jw_string(j, "direction", h->direction);
+    jw_string(j, "direction", history_direction(h) ? h->direction : "none");
     jw_int(j, "nights", (int64_t)h->nnights);
     jw_string(j, "newest_night", h->nnights ? h->nights[h->nnights - 1].id : NULL);
     jw_string(j, "unjudged", m->unjudged[0] ? m->unjudged : NULL);
@@ -377,6 +445,10 @@ static void metric_json(struct jw *j, const struct hgate_metric *m)
     else
         jw_null(j, "candidate");
     jw_number(j, "p_adjusted", m->p_adj);
+    if (m->candidate >= 0)
+        jw_bool(j, "candidate_event", history_change_has_event(h, (size_t)m->candidate));
+    else
+        jw_null(j, "candidate_event");
     if (m->regression)
         jw_int(j, "regression", m->candidate);
     else
@@ -468,7 +540,7 @@ static void junit_case(FILE *f, const struct hgate *g, const struct hgate_cell *
         quote_html(f, m->unjudged);
         fputs("\"/>\n    ", f);
     } else {
-        char words[1200];
+        char words[4096];
         if (m->regression)
             regression_words(words, sizeof words, c, m);
         fputs(m->regression ? "\n      <failure type=\"regression\" message=\"" : "\n      <system-out>", f);

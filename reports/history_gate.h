@@ -33,6 +33,7 @@ struct hgate_cell {
     struct hgate_metric *m;
     size_t nm;
     size_t family;               /* its gated metrics that could be judged: Holm's m */
+    size_t ngated;               /* its gated metrics, judged or not */
 };
 
 struct hgate {
@@ -55,10 +56,12 @@ struct hgate_pick {
 };
 
 /* The metrics the gate judges for a workload, in order: the headline,
- * then those asked for, or else the workload's second figures and the
- * reports' table; each once. Returns how many (at most max). */
+ * those asked for, then the workload's second figures and the reports'
+ * table; each once. Returns how many (at most max). */
 size_t hgate_metrics(const char *workload, const char *const *asked, size_t nasked, struct hgate_pick *out,
                      size_t max);
+/* Room enough for hgate_metrics' list. */
+size_t hgate_metrics_max(const char *workload, size_t nasked);
 
 /* The family's verdict: Holm's step-down at alpha over the members'
  * p-values (in[i]; p[i] is a member's candidate's p, 1 when it has
@@ -76,7 +79,7 @@ struct hgate_request {
     const char *const *labels;   /* empty: every label with ok runs */
     size_t nlabels;
     const char *workload;        /* NULL: each workload of the labels */
-    const char *const *metrics;  /* gated beside the headline; empty: the headline alone is gated, and the
+    const char *const *metrics;  /* gated beside the headline (the headline alone when empty); the
                                     workload's second figures and the reports' metrics are judged and
                                     reported, never failing */
     size_t nmetrics;

@@ -14,8 +14,10 @@ static void fmt_share(char *buf, size_t len, const struct ratio_ci *ci)
         snprintf(buf, len, "-");
     else if (!ci->valid)
         snprintf(buf, len, "%.1f %% (no interval: < 2 runs a side)", 100 * ci->ratio);
-    else if (!isfinite(ci->low) || !isfinite(ci->high))
+    else if (ci->shape == RATIO_CI_ALL)
         snprintf(buf, len, "%.1f %% [unbounded]", 100 * ci->ratio);
+    else if (ci->shape == RATIO_CI_OUTSIDE)
+        snprintf(buf, len, "%.1f %% [all but %.1f to %.1f]", 100 * ci->ratio, 100 * ci->low, 100 * ci->high);
     else
         snprintf(buf, len, "%.1f %% [%.1f, %.1f]", 100 * ci->ratio, 100 * ci->low, 100 * ci->high);
 }
@@ -218,7 +220,8 @@ void isolation_render(FILE *f, const struct isolation *iso, enum markup mk)
     snprintf(note, sizeof note,
              "kept: the cell's mean beside the hog as a share of the same cell's mean without it, oriented so that "
              "100 %% kept everything (higher-is-better figures with/without, lower-is-better ones without/with); "
-             "[low, high]: its 95 %% interval, Welch's test inverted; n: ok runs beside the hog / "
+             "[low, high]: its 95 %% interval, Welch's test inverted (unbounded, or all but an interval, where the "
+             "mean without the hog cannot be told from 0); n: ok runs beside the hog / "
              "without it; hog: the sibling's passes per second and its own headline, the mean over the passes it "
              "finished during the measured runs; hog vs unprotected: the hog's passes/s as a share of the same cell "
              "without memory protection (mem-low, mem-min), low when the protection starves the hog");
@@ -227,9 +230,15 @@ void isolation_render(FILE *f, const struct isolation *iso, enum markup mk)
 
 static void json_ci(struct jw *j, const char *key, const struct ratio_ci *ci)
 {
+    /* low and high bound the share's set as its shape says: an interval,
+     * or for "outside" the one interval it leaves out */
+    char shape_key[64];
+    snprintf(shape_key, sizeof shape_key, "%s_shape", key);
+    bool set = ci->valid && ci->shape != RATIO_CI_ALL;
     jw_number(j, key, ci->ratio);
-    jw_number(j, "low", ci->valid && isfinite(ci->low) ? ci->low : NAN);
-    jw_number(j, "high", ci->valid && isfinite(ci->high) ? ci->high : NAN);
+    jw_string(j, shape_key, ci->valid ? ratio_ci_shape_name(ci->shape) : NULL);
+    jw_number(j, "low", set ? ci->low : NAN);
+    jw_number(j, "high", set ? ci->high : NAN);
 }
 
 static void json_row(struct jw *j, const struct iso_row *r)
@@ -294,8 +303,9 @@ static void csv_num(FILE *f, double v)
 static void csv_ci(FILE *f, const struct ratio_ci *ci)
 {
     csv_num(f, ci->ratio);
-    csv_num(f, ci->valid ? ci->low : NAN);
-    csv_num(f, ci->valid ? ci->high : NAN);
+    bool interval = ci->valid && ci->shape == RATIO_CI_INTERVAL;
+    csv_num(f, interval ? ci->low : NAN);
+    csv_num(f, interval ? ci->high : NAN);
 }
 
 /* One line: a cell and one of its figures (sh NULL: a cell not paired). */

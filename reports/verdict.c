@@ -105,23 +105,31 @@ int verdict_judge(const struct comparison *c, double pct, char *lines, size_t le
 static void numbers(FILE *f, const struct comparison *c, size_t l, size_t m, double pct)
 {
     const struct cmp_cell *a = cmp_cell_at(c, c->base, m), *b = cmp_cell_at(c, l, m);
-    double v[] = { a->s.mean, a->s.sd, b->s.mean, b->s.sd, b->w.t, b->w.df, b->w.ci_low, b->w.ci_high,
-                   b->rci.low * 100, b->rci.high * 100 };
-    char s[10][64], p[32], mw[32], gp[160];
-    for (size_t i = 0; i < 10; i++)
+    double v[] = { a->s.mean, a->s.sd, b->s.mean, b->s.sd, b->w.t, b->w.df, b->w.ci_low, b->w.ci_high };
+    char s[8][64], p[32], mw[32], gp[160], ratio[96], tests[640];
+    for (size_t i = 0; i < 8; i++)
         pm_fmt_sig(s[i], sizeof s[i], v[i], i == 4 || i == 5 ? 4 : 6);
     stats_fmt_p(p, sizeof p, b->w.p, true);
     stats_fmt_p(mw, sizeof mw, b->mwu.p, true);
     gate_p(gp, sizeof gp, c, m, b);
-    char text[1600];
+    ratio_ci_fmt_pct(ratio, sizeof ratio, &b->rci);
+    /* A cell with one value on both sides was never tested: its test
+     * fields are empty, not a p of 0. */
+    if (b->constant)
+        snprintf(tests, sizeof tests, "one value on both sides: nothing tested\n");
+    else
+        snprintf(tests, sizeof tests,
+                 "Welch t=%s df=%s %s, 95%% CI of the difference [%s, %s]\nMann-Whitney U=%g %s; 95%% CI of the "
+                 "ratio (Welch's test inverted) %s; decided by %s: %s\n",
+                 s[4], s[5], p, s[6], s[7], b->mwu.u, mw, ratio, b->test ? b->test : "-", gp);
+    char text[1600], change[64] = "-";
+    if (!isnan(b->change_pct))
+        snprintf(change, sizeof change, "%+.2f %%", b->change_pct);
     snprintf(text, sizeof text,
              "%s (%s, %s is better)\nbaseline %s: n=%zu mean=%s sd=%s\n%s: n=%zu mean=%s sd=%s\n"
-             "change %+.2f %% (threshold -%.1f %%), Welch t=%s df=%s %s, 95%% CI of the difference [%s, %s]\n"
-             "Mann-Whitney U=%g %s; 95%% CI of the ratio (Welch's test inverted) [%s %%, %s %%]; decided by %s: "
-             "%s\n%s\n",
+             "change %s (threshold -%.1f %%), %s%s\n",
              c->metrics[m].name, c->metrics[m].unit, c->metrics[m].direction, c->labels[c->base].name, a->s.n, s[0],
-             s[1], c->labels[l].name, b->s.n, s[2], s[3], b->change_pct, pct, s[4], s[5], p, s[6], s[7], b->mwu.u, mw,
-             s[8], s[9], b->test ? b->test : "-", gp, c->labels[l].sentence);
+             s[1], c->labels[l].name, b->s.n, s[2], s[3], change, pct, tests, c->labels[l].sentence);
     quote_html(f, text);
 }
 

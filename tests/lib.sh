@@ -61,8 +61,11 @@ like() { # like TEXT REGEX DESCRIPTION
 }
 unlike() { # unlike TEXT REGEX DESCRIPTION: passes when no line of a non-empty TEXT matches
     _n=$((_n + 1))
-    if [ -n "$1" ] && ! printf '%s' "$1" | grep -Eq -- "$2"; then echo "ok $_n - $3"
-    else diag "not ok $_n - $3" "#   '$1'" "#   matches /$2/ (or is empty)"; _failed=$((_failed + 1)); fi
+    local st=0
+    printf '%s' "$1" | grep -Eq -- "$2" || st=$?
+    # grep's 1 is "no line matched"; 2, a bad regex, must not pass
+    if [ -n "$1" ] && [ "$st" -eq 1 ]; then echo "ok $_n - $3"
+    else diag "not ok $_n - $3" "#   '$1'" "#   matches /$2/, is empty or the regex is bad (grep: $st)"; _failed=$((_failed + 1)); fi
 }
 skip() { _n=$((_n + 1)); echo "ok $_n # SKIP $1"; }
 skip_all() { echo "1..0 # SKIP $1"; exit 0; }

@@ -5,6 +5,8 @@
  *   stats_tool SUBCOMMAND -            NUMBER... per line of stdin, an answer each
  * Two samples are given as A... '|' B... . Answers are printed with 10
  * significant digits, several on a line separated by blanks. */
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,8 +136,9 @@ static void do_outliers(const double *a, int n)
 }
 
 /* geomean RATIO SE RATIO SE ...: the mean and its 95% interval. */
-/* ratio A... | B...: mean(B)/mean(A) and its 95% interval, Welch's test
- * inverted ("inf" where it is open); "nan nan nan" when there is none. */
+/* ratio A... | B...: mean(B)/mean(A), its 95% set's two ends and its
+ * shape (0 an interval, 1 all but an interval, 2 any ratio), Welch's test
+ * inverted; "nan nan nan 2" when there is none. */
 static void do_ratio(const double *a, int n)
 {
     int na, nb;
@@ -144,7 +147,34 @@ static void do_ratio(const double *a, int n)
     struct ratio_ci r;
     if (stats_ratio_ci(a, (size_t)na, b, (size_t)nb, 0.95, &r) < 0)
         exit(2);
-    printf("%.15g %.15g %.15g\n", r.ratio, r.low, r.high);
+    printf("%.17g %.17g %.17g %d\n", r.ratio, r.low, r.high, (int)r.shape);
+}
+
+/* outlier-rate N SAMPLES SEED: how many of SAMPLES seeded normal samples
+ * of N runs the outlier rule flags (for sizes too large to hand over as
+ * text). */
+static void do_outlier_rate(const double *a)
+{
+    size_t n = as_runs(a[0]);
+    unsigned long samples = as_runs(a[1]), flagged = 0;
+    double *v = malloc((n ? n : 1) * sizeof *v);
+    bool *flag = malloc((n ? n : 1) * sizeof *flag);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!v || !flag || !r)
+        exit(2);
+    gsl_rng_set(r, (unsigned long)a[2]);
+    for (unsigned long k = 0; k < samples; k++) {
+        for (size_t i = 0; i < n; i++)
+            v[i] = 1000 + 50 * gsl_ran_gaussian(r, 1);
+        int f = stats_outliers(v, n, NULL, flag);
+        if (f < 0)
+            exit(2);
+        flagged += f > 0;
+    }
+    gsl_rng_free(r);
+    free(v);
+    free(flag);
+    printf("%lu\n", flagged);
 }
 
 /* outlier-threshold N: the outlier rule's critical value among N runs. */
@@ -198,6 +228,7 @@ static const struct sub subs[] = {
     { "trend", "V...", -1, NULL, do_trend },
     { "outliers", "V...", -1, NULL, do_outliers },
     { "outlier-threshold", "N", 1, do_outlier_threshold, NULL },
+    { "outlier-rate", "N SAMPLES SEED", 3, do_outlier_rate, NULL },
     { "ratio", "A... | B...", -1, NULL, do_ratio },
     { "geomean", "RATIO SE...", -1, NULL, do_geomean },
     { "hmean", "V...", -1, NULL, do_hmean },

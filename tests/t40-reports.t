@@ -90,7 +90,7 @@ show=$("$PM" show "$DRIFT")
 like "$show" "beat p99 +status +outlier$" "show: an outlier column when a run is flagged"
 like "$show" "^$far +30\.00 s .* ok +z = 8\.8$" "  run $far (elapsed 30 s) is flagged, z = 8.8"
 is "$(printf '%s\n' "$show" | grep -cE ' z = [0-9.-]+$')" 1 "  and no other run"
-like "$show" "outlier \(modified z-score 0\.6745 \(x - median\) / MAD of time\.elapsed_s above 3\.5 among the label's 6 ok runs of record\): run $far \(z = 8\.8\); kept in the mean" \
+like "$show" "outlier \(modified z-score 0\.6745 \(x - median\) / MAD of time\.elapsed_s above 5\.54, the critical value among the label's 6 ok runs of record\): run $far \(z = 8\.8\); kept in the mean" \
     "  the rule is named under the table"
 "$PM" show "$DRIFT" --format json > "$TMP/drift.json"
 is "$(python3 "$ROOT/tests/json_check.py" show < "$TMP/drift.json")" ok "  its JSON matches docs/json/show.schema.json"

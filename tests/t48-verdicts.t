@@ -64,9 +64,10 @@ untested = [(c["workload"], l["label"], name, m) for c in d["comparisons"] for l
             for name, m in l["metrics"].items() if m.get("vs_baseline") and not m["vs_baseline"]["tested"]]
 for w, l, name, m in untested:
     v = m["vs_baseline"]
-    if v["p"] is not None or v["judges"] or v["p_bh"] is not None or m["min"] != m["max"]:
-        bad.append("%s %s %s: untested, yet p %r, judges %r, p_bh %r, min %r max %r"
-                   % (w, l, name, v["p"], v["judges"], v["p_bh"], m["min"], m["max"]))
+    if (v["p"] is not None or v["judges"] or v["p_bh"] is not None or v["p_holm"] is not None
+            or v["significant"] or v["gate_significant"] or m["min"] != m["max"]):
+        bad.append("%s %s %s: untested, yet p %r, judges %r, p_bh %r, p_holm %r, min %r max %r"
+                   % (w, l, name, v["p"], v["judges"], v["p_bh"], v["p_holm"], m["min"], m["max"]))
 if len(untested) != 6:
     bad.append("%d untested cells, not the 6 swap cells of both workloads" % len(untested))
 fam = d["comparisons"][0]["family"]
@@ -178,6 +179,8 @@ like "$block" "  Welch p +- +p=0\.0105$" "--long: Welch's p"
 like "$block" "  Mann-Whitney +- +U=98 p=0\.00513$" "  Mann-Whitney's U and p (B below A in 98 of 400 pairs)"
 like "$block" "  ratio 95% CI +- +\[85\.8%, 97\.9%\]$" "  the 95% interval of the ratio B/A (0.917), Welch's test inverted"
 unlike "$block" "BCa bootstrap" "  no bootstrap row unless --bootstrap asks for one"
+like "$(printf '%s\n' "$long" | sed -n '/^swap\.in_kb /,/^swap\.out_kb /p')" "  change +base +constant$" \
+     "  a metric with one value on both sides: its change says constant, nothing tested"
 like "$block" "  p adj BH/Holm +- +0\.0369 / 0\.0632$" "  both adjusted p"
 like "$block" "  finds \(80%\) +- +12\.0%$" "  the change the runs would find"
 like "$block" "  hmean +3,669\.5 +3,343\.7$" "  each side's harmonic mean (the runs' rate together)"
@@ -197,8 +200,8 @@ for c in json.load(open(sys.argv[1]))["comparisons"]:
     r = b["vs_baseline"]["ratio_ci"]
     print(c["workload"], r["method"], abs(r["ratio"] - b["mean"] / a["mean"]) < 1e-12, r["low"] < r["ratio"] < r["high"],
           "%.4f %.4f" % (r["low"], r["high"]), b["vs_baseline"]["bootstrap"], c["bootstrap_resamples"])' ab.json)" \
-"usemem welch-inverted True True 0.8580 0.9790 None 0
-chat welch-inverted True True 0.6450 0.7436 None 0" "the ratio's interval: B's mean over A's, inside it (pinned); no bootstrap drawn unasked"
+"usemem welch-inverted True True 0.8582 0.9790 None 0
+chat welch-inverted True True 0.6447 0.7439 None 0" "the ratio's interval: B's mean over A's, inside it (pinned: t47 holds the function to scipy); no bootstrap drawn unasked"
 boot() { "$PM" compare --baseline A B --format json --bootstrap 2000 "$@" | $PY -c '
 import json,sys
 d = json.load(sys.stdin)
@@ -216,6 +219,44 @@ print(" ".join("%r %r" % (l["metrics"][c["headline"]]["vs_baseline"]["bootstrap"
    "  and 500 resamples draw another interval than 2000"
 like "$("$PM" compare --baseline A B --long --bootstrap 2000 | sed -n '/^usemem\.mb_per_s /,/^stat\.cpu\.util_pct /p')" \
      "  BCa bootstrap +- +\[86\.4%, 97\.6%\]" "  and --long shows it in a row of its own"
+
+# The CSV's ratio columns are the JSON's.
+"$PM" compare --baseline A B --format csv > ab.csv
+is "$(head -1 ab.csv | awk -F, '{ print $(NF-3), $(NF-2), $(NF-1), $NF }')" "ratio ratio_low ratio_high ratio_shape" \
+   "CSV: the ratio's set in the last four columns"
+is "$(awk -F, '$2 == "B" && $4 == "usemem.mb_per_s" { printf "%.4f %.4f %s", $(NF-2), $(NF-1), $NF }' ab.csv)" \
+   "0.8582 0.9790 interval" "  usemem's B row: as the JSON's"
+# A baseline mostly 0 (a swap total: 4000 KB in one of A's 20 runs, 9,000 to
+# 10,000 in each of B's): A's mean cannot be told from 0, so the set is every
+# ratio but an interval, and it leaves out 1 as Welch's p (< 0.001) does.
+cp "$PRESSMARK_DB" zero.db
+sqlite3 -batch zero.db "update metric set value = case when run_id = (select min(id) from run where label = 'A'
+        and workload = 'usemem') then 4000 else 0 end
+    where name = 'swap.in_kb' and run_id in (select id from run where label = 'A' and workload = 'usemem');
+  update metric set value = 9000 + (run_id % 5) * 250 where name = 'swap.in_kb'
+    and run_id in (select id from run where label = 'B' and workload = 'usemem')"
+zl=$("$PM" --db zero.db compare --baseline A B --workload usemem --long | sed -n '/^swap\.in_kb /,/^swap\.out_kb /p')
+like "$zl" "  ratio 95% CI +- +all but \(-4484\.0%, 1557\.7%\)$" "  --long: all but an interval (-4,484 % to 1,558 %)"
+like "$zl" "  Welch p +- +p<0\.001$" "  where Welch's p is below 0.001"
+is "$("$PM" --db zero.db compare --baseline A B --workload usemem --format json | $PY -c '
+import json,sys
+c = json.load(sys.stdin)["comparisons"][0]
+r = c["labels"][1]["metrics"]["swap.in_kb"]["vs_baseline"]["ratio_ci"]
+print(r["shape"], r["excludes_1"], r["low"] < 1 < r["high"], r["ratio"] > r["high"])')" "outside True True True" \
+   "  JSON: shape outside, 1 left out, the ratio (47.5) beyond it"
+
+# JUnit: a cell with one value on both sides (no swap: 0 and 0) says it
+# was not tested, never a p of its empty fields.
+"$PM" compare --baseline A B --fail-on-regression --junit ab.xml > /dev/null 2>&1
+is "$($PY -c 'import sys, xml.etree.ElementTree as E
+c = [t for t in E.parse(sys.argv[1]).getroot().iter("testcase") if t.get("name") == "swap.in_kb"]
+print(len(c), all("one value on both sides: nothing tested" in t.find("system-out").text and "Welch t=" not in t.find("system-out").text and "change - (" in t.find("system-out").text for t in c))' ab.xml)" \
+   "2 True" "JUnit: the constant swap cells of both workloads say nothing was tested"
+like "$($PY -c 'import sys, xml.etree.ElementTree as E
+print([t.find("system-out").text for t in E.parse(sys.argv[1]).getroot().iter("testcase")
+       if t.get("name") == "usemem.mb_per_s"][0])' ab.xml)" \
+     "95% CI of the ratio \(Welch's test inverted\) \[85\.8%, 97\.9%\]; decided by welch\+mann-whitney" \
+     "  and usemem's case gives the ratio's interval as --long does"
 
 # --exclude-outliers: run 71 leaves A's usemem cells, and the output says so.
 "$PM" compare --baseline A B --exclude-outliers --format json > ex.json

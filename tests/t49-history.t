@@ -307,15 +307,58 @@ s = E.parse(sys.argv[1]).getroot().find("testsuite")
 c = [t for t in s.findall("testcase") if t.get("name") == "chat.latency_p99_us"][0]
 print(s.get("failures"), s.get("skipped"), c.find("skipped").get("message"), c.find("failure"))' "$TMP/p99.xml")" \
     "0 5 reported, not gated (--metric gates on it) None" "  JUnit: a skipped case per metric not gated, no failure"
+is "$("$PY" -c 'import sys, xml.etree.ElementTree as E
+r = E.parse(sys.argv[1]).getroot(); print(r.get("tests"), r.get("failures"), r.get("errors"), r.get("skipped"))' "$TMP/p99.xml")" \
+    "6 0 0 5" "  and the whole file's counts: 6 cases, 5 skipped"
 "$PM" --db "$TMP/p99.db" compare --history --window 8 --fail-on-regression --format json chat > "$TMP/p99.json" 2>/dev/null
 is "$(json "$TMP/p99.json" "[(m['metric'], m['gated'], m['candidate'], m['p_adjusted'], m['regression']) for m in d['history']['cells'][0]['metrics'][:2]], d['history']['cells'][0]['family'], d['history']['alpha']")" \
     "[('chat.msgs_per_s', True, None, None, None), ('chat.latency_p99_us', False, 0, None, None)] 1 0.05" \
     "  JSON: gated, the candidate, no adjusted p and no regression for a metric not gated"
 "$PM" --db "$TMP/p99.db" compare --history --window 8 --fail-on-regression --metric chat.latency_p99_us chat > "$TMP/p99m.txt" 2>&1
 is "$?" 1 "--metric chat.latency_p99_us gates on it: exit 1"
+"$PM" --db "$TMP/p99.db" compare --history --window 8 --fail-on-regression --metric chat.latency_p99_us --format json chat \
+    > "$TMP/p99m.json" 2>/dev/null
+is "$(json "$TMP/p99m.json" "[(m['metric'], m['gated'], m['p_adjusted'], m['regression']) for m in d['history']['cells'][0]['metrics'][:2]], d['history']['cells'][0]['family']")" \
+    "[('chat.msgs_per_s', True, None, None), ('chat.latency_p99_us', True, 0.005, 0)] 2" \
+    "  JSON: both gated, a family of 2, the step's p (1/400) Holm-adjusted to 0.005"
 is "$(grep '^REGRESSION' "$TMP/p99m.txt")" \
     "REGRESSION chat (chat): chat.latency_p99_us is 10.0 % worse from night $N13 (kernel 6.1.0-57 before, 6.12.117 after): 50 -> 55 us, p = 0.0025, Holm-adjusted 0.005 over 2 gated metrics" \
     "  its finding, Holm-adjusted over the 2 gated metrics (the headline, level, counts with p 1)"
+# A gated metric that cannot be judged is said and never leaves the gate
+# blind: the headline gone from every run, exit 2 (cannot judge), not 0.
+cp "$TMP/p99.db" "$TMP/nohead.db"
+sqlite3 "$TMP/nohead.db" "DELETE FROM metric WHERE name = 'chat.msgs_per_s'"
+"$PM" --db "$TMP/nohead.db" compare --history --window 8 --fail-on-regression chat > "$TMP/nohead.txt" 2>&1
+is "$?" 2 "the headline stored by no run: cannot judge, exit 2 (the p99 step, not gated, fails nothing)"
+is "$(grep -E '^(cannot judge|chat \(workload)' "$TMP/nohead.txt")" \
+    "chat (workload chat): 1 gated metric, 0 judged
+cannot judge chat (chat) chat.msgs_per_s: no ok run of this cell stores it" "  saying which and why"
+# A --metric some judged cells store and others do not: those say they
+# cannot judge it, the others are judged, and a regression still fails.
+"$PM" compare --history --window 8 --fail-on-regression --metric usemem.mb_per_s --metric chat.connections > "$TMP/mixed.txt" 2>&1
+is "$?" 1 "--metric usemem.mb_per_s over chat and usemem: chat's step still fails the night (exit 1)"
+is "$(grep -E '^(REGRESSION|cannot judge)' "$TMP/mixed.txt" | cut -c1-60)" \
+    "REGRESSION chat (chat): chat.msgs_per_s is 10.0 % worse from
+cannot judge chat (chat) usemem.mb_per_s: no ok run of this 
+cannot judge chat (chat) chat.connections: it has no better 
+cannot judge usemem (usemem) chat.connections: no ok run of " \
+    "  a cell says which gated metrics it cannot judge (not stored, no better direction); usemem's own is judged"
+is "$(grep -c '(not gated)' "$TMP/mixed.txt")" 9 \
+    "  and with --metric the other metrics are still shown, not gated (chat's 5, usemem's 4)"
+is "$(json "$TMP/p99.json" "[m['candidate_event'] for m in d['history']['cells'][0]['metrics'][:2]]")" "[None, True]" \
+    "  JSON: the p99 step came with the new kernel (no drift caveat)"
+"$PM" --db "$TMP/noisy.db" compare --history --fail-on-regression --format json chat 2>/dev/null > "$TMP/noisy.json"
+is "$(json "$TMP/noisy.json" "d['history']['cells'][0]['metrics'][0]['candidate_event']")" "False" \
+    "  the noisy step came with nothing recorded changing: the caveat's flag"
+# A metric not gated that cannot be judged (p99 stored on 3 nights only)
+# says so and changes nothing: the level headline, exit 0.
+cp "$TMP/clean.db" "$TMP/p99few.db"
+sqlite3 "$TMP/p99few.db" "DELETE FROM metric WHERE name = 'chat.latency_p99_us'
+    AND run_id IN (SELECT id FROM run WHERE started_ns >= (1793500200 + 3 * 86400) * 1000000000)"
+"$PM" --db "$TMP/p99few.db" compare --history --fail-on-regression chat > "$TMP/p99few.txt" 2>&1
+is "$?" 0 "a metric not gated with too few nights: exit 0, the headline judged"
+like "$(grep '^  chat\.latency_p99_us' "$TMP/p99few.txt")" "^  chat\.latency_p99_us \(not gated\): cannot judge: 3 nights with a value" \
+    "  it says it cannot be judged, and why"
 # Holm bites: the noisy step (p = 0.015 alone at --alpha 0.03) is no
 # regression once a second metric is gated (0.018, adjusted 0.036).
 "$PM" --db "$TMP/noisy.db" compare --history --fail-on-regression --alpha 0.03 chat > /dev/null 2>&1

@@ -102,7 +102,7 @@ like "$(cat text.txt)" "um: not paired: no cell without the hog: none of usemem'
      "  a cell without its cell without the hog says so"
 like "$(grep '^um  ' text.txt)" '^um +usemem --size 300M +\(none: see below\) +- +1\.1 +750\.0 MB/s +-$' \
      "  and shows no share for it, only its hog's progress"
-like "$(cat text.txt)" "^kept: the cell's mean beside the hog as a share of the same cell's mean without it, oriented so that 100 % kept everything .*\[low, high\]: its 95 % interval, Welch's test inverted;" \
+like "$(cat text.txt)" "^kept: the cell's mean beside the hog as a share of the same cell's mean without it, oriented so that 100 % kept everything .*\[low, high\]: its 95 % interval, Welch's test inverted \(unbounded, or all but an interval, where" \
      "  a footnote says what a share is and how its interval was drawn"
 is "$(grep -c $'\x1b' text.txt)" 0 "  no escape byte from the database reaches the terminal"
 like "$(grep '^hog-low' text.txt)" 'hog-low <b>&amp;\\x1b\[31m +usemem --size 300M <script>x</script> \\x1b\[2J' \
@@ -129,12 +129,22 @@ want = {  # cell: (without, [(metric, share by hand)], hog passes/s, hog MB/s, h
                 0.5, 400, ([1.8, 2.0, 2.2], [0.4, 0.5, 0.6])),
 }
 # A share is mean(b) / mean(a) (rates: with / without; p99: without / with);
-# its interval's ends are where Welch's test of b against end * a has p = 0.05.
+# its interval's ends are where Welch's statistic of b against end * a
+# reaches the t of p = 0.05 at the degrees of freedom of Welch's test of b
+# against a (scipy's), and 1 is outside it exactly when that test's p is
+# below 0.05.
 def welch_ends(what, a, b, low, high):
+    ma, mb = mean(a), mean(b)
+    va = sum((x - ma) ** 2 for x in a) / (len(a) - 1) / len(a)
+    vb = sum((x - mb) ** 2 for x in b) / (len(b) - 1) / len(b)
+    df = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
+    c2 = stats.t.ppf(0.975, df) ** 2
     for end in (low, high):
-        p = stats.ttest_ind(b, [end * x for x in a], equal_var=False).pvalue
-        if abs(p - 0.05) > 1e-6:
-            bad.append("%s: Welch's p at the end %r is %r, not 0.05" % (what, end, p))
+        lhs, rhs = (mb - end * ma) ** 2, c2 * (vb + end * end * va)
+        if abs(lhs - rhs) > 1e-7 * rhs:
+            bad.append("%s: at the end %r, %r against %r" % (what, end, lhs, rhs))
+    if (not low <= 1 <= high) != (stats.ttest_ind(b, a, equal_var=False).pvalue < 0.05):
+        bad.append("%s: [%r, %r] and 1 against Welch's p" % (what, low, high))
 bad = []
 if sorted(cells) != ["hog", "hog-low", "um", "um-low"]:
     bad.append("cells %s" % sorted(cells))
@@ -182,6 +192,20 @@ is "$($PY check.py iso.json)" ok \
 is "$($PY -c 'import json,sys; a=json.load(open(sys.argv[1]))["isolation"]; b=json.load(open(sys.argv[2]))["isolation"]
 print(a == b, len(a["cells"]))' s7a.json iso.json)" "True 4" \
    "  --bootstrap and --seed leave the isolation intervals as they are"
+
+# A cell without the hog whose mean cannot be told from 0 (msg/s 1, 299
+# and 0: mean 100, its standard error 99): the share's set is every ratio
+# but an interval, said as such in text and JSON, never a made-up [low, high].
+cp "$PRESSMARK_DB" open.db
+sqlite3 -batch open.db "UPDATE metric SET value = CASE run_id WHEN 1 THEN 1 WHEN 2 THEN 299 ELSE 0 END
+    WHERE name = 'chat.msgs_per_s' AND run_id IN (1, 2, 3)"
+like "$(PRESSMARK_DB=open.db "$PM" compare --suite | grep '^hog  ')" " 80\.0 % \[all but -23\.7 to 14\.3\] +50\.0 % \[" \
+     "an open share: 80.0 % and all but an interval (-23.7 to 14.3 %: where Welch rejects), the p99 share an interval"
+is "$(PRESSMARK_DB=open.db "$PM" compare --suite --format json | $PY -c '
+import json,sys
+c = [c for c in json.load(sys.stdin)["isolation"]["cells"] if c["cell"] == "hog"][0]
+print([(s["share_shape"], round(s["low"], 3), round(s["high"], 3)) for s in c["shares"]])')" \
+   "[('outside', -0.237, 0.143), ('interval', 0.383, 0.653)]" "  JSON: its shape and the interval it leaves out"
 
 # CSV: the isolation figures alone (one table a file).
 "$PM" compare --suite --isolation --format csv > iso.csv
