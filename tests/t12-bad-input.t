@@ -121,7 +121,8 @@ EOF_LIST
 
 # What only some kernels and hierarchies have: refused where this one lacks it.
 v2_only="needs cgroup v2, and the cap here is cgroup1 \(accepted: --cap-method cgroup2, where the memory controller is on cgroup v2\)$"
-if [ -e /sys/fs/cgroup/memory/memory.limit_in_bytes ]; then
+memcg_hierarchy
+if [ "$CG_VERSION" = 1 ]; then
     bad "--mem-low on cgroup1" "^pressmark run swapout: --mem-low: memory.low $v2_only" \
         run swapout --mem-cap 64M --cap-method cgroup1 --mem-low 32M
     bad "--zswap-writeback on cgroup1" "^pressmark run swapout: --zswap-writeback: memory.zswap.writeback $v2_only" \
@@ -130,14 +131,13 @@ else
     skip "no cgroup v1 memory controller here"
 fi
 # auto takes cgroup1 where no cgroup2 hierarchy has the memory controller.
-if ! awk '$3 == "cgroup2" { print $2 "/cgroup.controllers" }' /proc/mounts | xargs -r grep -qsw memory &&
-    [ -e /sys/fs/cgroup/memory/memory.limit_in_bytes ]; then
+if [ "$CG_VERSION" = 1 ]; then
     bad "--mem-min where auto takes cgroup1" "^pressmark run swapout: --mem-min: memory.min $v2_only" \
         run swapout --mem-cap 64M --mem-min 10%
     bad "a running-kernel cell with --mem-low on cgroup1" \
         "^pressmark suite plan: running-low.ini: cell 'swapout': --mem-low: memory.low $v2_only" suite plan running-low.ini
 else
-    skip "auto takes cgroup2 here"
+    skip "auto takes ${CG_VERSION:+cgroup}${CG_VERSION:-the balloon} here"
 fi
 if [ ! -e /sys/kernel/mm/lru_gen ]; then
     lacks="this kernel has no /sys/kernel/mm/lru_gen/%s \(accepted: a kernel built with CONFIG_LRU_GEN\)$"
