@@ -160,6 +160,13 @@ if [ "$(id -u)" -eq 0 ]; then
 else
     skip "a suite with --mem-cap is planned as root"
 fi
+# The tree's own tools' helper (tools/v2-host-check.sh): a kernel's VM
+# image, made or found. Anything but one kernel is refused before any
+# recovery, lock or build; the caller's text stays quoted.
+bad "__vm-image without a kernel" "^pressmark __vm-image: takes one kernel \(accepted: a linux-image package name" __vm-image
+bad "__vm-image with an option" "^pressmark __vm-image: takes one kernel" __vm-image --help
+bad "__vm-image of the running kernel" "^pressmark __vm-image: kernel = running: it has no VM image \(accepted:" __vm-image running
+bad "__vm-image of a name with escapes" "^pressmark __vm-image: kernel = \\x1b\[2Jx: not a kernel \(accepted:" __vm-image $'\e[2Jx'
 is "$(listing)" "$files_before" "no bad invocation created or removed a file (working directory, --out, --junit)"
 is "$(machine_state)" "$state_before" "nor changed the machine (swap, zram, cgroups, sysctls, THP, zswap, journal)"
 is "$(q "select count(*) from run")" 1 "the database still holds its one run"
