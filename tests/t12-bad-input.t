@@ -166,7 +166,7 @@ fi
 bad "__vm-image without a kernel" "^pressmark __vm-image: takes one kernel \(accepted: a linux-image package name" __vm-image
 bad "__vm-image with an option" "^pressmark __vm-image: takes one kernel" __vm-image --help
 bad "__vm-image of the running kernel" "^pressmark __vm-image: kernel = running: it has no VM image \(accepted:" __vm-image running
-bad "__vm-image of a name with escapes" "^pressmark __vm-image: kernel = \\x1b\[2Jx: not a kernel \(accepted:" __vm-image $'\e[2Jx'
+bad "__vm-image of a name with escapes" "^pressmark __vm-image: kernel = \\\\x1b\[2Jx: not a kernel \(accepted:" __vm-image $'\e[2Jx'
 is "$(listing)" "$files_before" "no bad invocation created or removed a file (working directory, --out, --junit)"
 is "$(machine_state)" "$state_before" "nor changed the machine (swap, zram, cgroups, sysctls, THP, zswap, journal)"
 is "$(q "select count(*) from run")" 1 "the database still holds its one run"
