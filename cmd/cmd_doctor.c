@@ -60,8 +60,10 @@ int cmd_doctor(int argc, char **argv)
             nswap++;
     snprintf(d, sizeof d, "%d active device%s (/proc/swaps)", nswap, nswap == 1 ? "" : "s");
     line("swap devices", nswap > 0, d);
-    bool zram = pm_path_exists("/sys/class/zram-control/hot_add");
-    line("zram", zram, zram ? "/sys/class/zram-control present" : "no zram module loaded");
+    enum zram_state zs_state = swap_zram_state();
+    bool zram = zs_state != ZRAM_NONE;
+    line("zram", zram, zs_state == ZRAM_LOADED ? "/sys/class/zram-control present"
+                       : zram ? "a module, loaded for a run that asks and unloaded after" : "no zram module in this kernel");
     char zs[64] = "";
     bool zswap = pm_read_file("/sys/module/zswap/parameters/enabled", zs, sizeof zs) == 0;
     snprintf(d, sizeof d, zswap ? "enabled=%s" : "not built in", zs);
@@ -84,7 +86,7 @@ int cmd_doctor(int argc, char **argv)
     char swapdir[512];
     snprintf(swapdir, sizeof swapdir, "temporary file under %s", PM_SWAP_DIR);
     line("file", root, swapdir);
-    line("zram:SIZE[:ALGO]", root && zram, zram ? "a zram device added and removed per run" : "no zram module");
+    line("zram:SIZE[:ALGO]", root && zram, zram ? "a zram device added and removed per run" : "no zram in this kernel");
     line("--zswap on|off", root && zswap, zswap ? "zswap switched per run" : "no zswap");
     printf("\nwhat pressmark will use:\n");
     enum cap_method got = CAP_NONE;

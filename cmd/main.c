@@ -164,6 +164,8 @@ int main(int argc, char **argv)
             return sibling_helper_main(argc - i, argv + i);
         if (strcmp(argv[i], "__lava-guest") == 0)
             return lava_guest_main(argc - i, argv + i);
+        if (strcmp(argv[i], "__vm-image") == 0)
+            return vm_image_main(argc - i, argv + i);
         const struct wl_helper *h = workload_helper(argv[i]);
         if (h)
             return h->main(argc - i, argv + i);

@@ -96,6 +96,9 @@ static void check_accepted(enum undo_kind kind, const char *a)
                     "trace instance '%s' resolves to %s", a, r);
         break;
     }
+    case UNDO_MODULE:
+        FUZZ_ASSERT(strcmp(a, "zram") == 0, "module '%s'", a);
+        break;
     case UNDO_ZRAM:
     case UNDO_PROCESS:
         break;

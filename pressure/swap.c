@@ -162,11 +162,47 @@ static int add_swapfile(const struct swap_config *cfg, int64_t run_id, struct kv
     return do_swapon(path, meta, "file", err);
 }
 
+enum zram_state swap_zram_state(void)
+{
+    if (pm_path_exists("/sys/class/zram-control/hot_add"))
+        return ZRAM_LOADED;
+    char *argv[] = { "modprobe", "--dry-run", "--quiet", "zram", NULL };
+    struct pm_spawn sp = { .argv = argv, .in = PM_FD_NULL, .out = PM_FD_NULL, .err = PM_FD_NULL };
+    struct pm_err e;
+    return pm_spawn_run(&sp, &e) == 0 ? ZRAM_MODULE : ZRAM_NONE;
+}
+
+/* Debian's kernels build zram as a module that nothing loads on a stock
+ * host: loaded for the run, with no device of its own (num_devices=0: the
+ * run's comes from hot_add), and journalled first, so that it is unloaded
+ * after (with zsmalloc, when nothing else uses it) and the machine has no
+ * zram again, whatever ends the run. */
+static int load_zram(struct pm_err *err)
+{
+    if (pm_path_exists("/sys/class/zram-control/hot_add"))
+        return 0;
+    int id = undo_push(UNDO_MODULE, "zram", NULL, err);
+    if (id < 0)
+        return -1;
+    char *argv[] = { "modprobe", "zram", "num_devices=0", NULL };
+    struct pm_spawn sp = { .argv = argv, .in = PM_FD_NULL, .out = PM_FD_NULL, .err = PM_FD_NULL,
+                           .missing_hint = "(Debian's kmod)" };
+    struct pm_err e;
+    if (pm_spawn_run(&sp, &e) < 0 || !pm_path_exists("/sys/class/zram-control/hot_add")) {
+        undo_done(id);
+        return pm_errf(err, "zram: no /sys/class/zram-control here, and loading the module failed (%s; a kernel "
+                       "without CONFIG_ZRAM?)", e.msg[0] ? e.msg : "modprobe zram left none");
+    }
+    return 0;
+}
+
 static int add_zram(const struct swap_config *cfg, struct kv_list *meta, struct pm_err *err)
 {
     char id[32];
+    if (load_zram(err) < 0)
+        return -1;
     if (pm_read_file("/sys/class/zram-control/hot_add", id, sizeof id) < 0)
-        return pm_errf(err, "zram: /sys/class/zram-control/hot_add: %s (is the zram module loaded?)", strerror(errno));
+        return pm_errf(err, "zram: /sys/class/zram-control/hot_add: %s", strerror(errno));
     if (undo_push(UNDO_ZRAM, id, NULL, err) < 0)
         return -1;
     char path[128], dev[64], size[32];

@@ -31,4 +31,10 @@ int swap_add(const struct swap_config *cfg, int64_t run_id, struct kv_list *meta
  * -1 with err saying how much there is, or which compressors. */
 int swap_check_fits(const struct swap_config *cfg, struct pm_err *err);
 
+/* zram here: ZRAM_LOADED (zram-control is there), ZRAM_MODULE (a module
+ * nothing has loaded, as Debian's kernels build it: a run loads it and
+ * unloads it after), or ZRAM_NONE. */
+enum zram_state { ZRAM_NONE, ZRAM_MODULE, ZRAM_LOADED };
+enum zram_state swap_zram_state(void);
+
 #endif

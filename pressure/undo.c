@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "lib/fileio.h"
+#include "lib/spawn.h"
 #include "pressure/swap.h"
 #include "pressure/undo_line.h"
 
@@ -270,6 +271,27 @@ static int remove_cgroup(const char *dir, char *said, size_t len)
     return -1;
 }
 
+/* A module pressmark loaded (zram): unloaded with what it alone pulled in
+ * (zsmalloc); one already gone is no failure. */
+static int unload_module(const char *name, char *said, size_t len)
+{
+    char sys[64];
+    snprintf(sys, sizeof sys, "/sys/module/%s", name);
+    if (!pm_path_exists(sys)) {
+        snprintf(said, len, "module %s was already unloaded", name);
+        return 0;
+    }
+    char *argv[] = { "modprobe", "-r", (char *)name, NULL };
+    struct pm_spawn sp = { .argv = argv, .in = PM_FD_NULL, .out = PM_FD_NULL, .err = PM_FD_NULL };
+    struct pm_err e;
+    if (pm_spawn_run(&sp, &e) < 0) {
+        snprintf(said, len, "could not unload module %s: %s", name, e.msg);
+        return -1;
+    }
+    snprintf(said, len, "unloaded module %s", name);
+    return 0;
+}
+
 static int remove_zram(const char *id, char *said, size_t len)
 {
     char dev[64], reset[128];
@@ -419,6 +441,8 @@ int undo_apply(enum undo_kind kind, const char *a, const char *b, char *said, si
         return remove_swapfile(a, said, len);
     case UNDO_ZRAM:
         return remove_zram(a, said, len);
+    case UNDO_MODULE:
+        return unload_module(a, said, len);
     case UNDO_PROCESS:
         return stop_helper(a, b, said, len);
     case UNDO_RMDIR:

@@ -22,6 +22,7 @@ enum undo_kind {
     UNDO_TREE,        /* a: a pressmark-build-* directory (a VM image being made), removed whole */
     UNDO_TRACEFS,     /* a: /sys/kernel/tracing, where pressmark mounted tracefs: unmounted */
     UNDO_TRACE_INSTANCE, /* a: a tracefs instances/pressmark-* directory, removed */
+    UNDO_MODULE,      /* a: a kernel module pressmark loaded (zram only), unloaded again */
 };
 
 /* The state directory: $PRESSMARK_STATE_DIR, else /run/pressmark as root,

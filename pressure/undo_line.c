@@ -4,7 +4,7 @@
 #include "pressure/swap.h"
 
 static const char *const kind_names[] = { "file", "cgroup", "swapfile", "zram", "process", "rmdir", "subtree", "scratch",
-                                           "mount", "tree", "tracefs", "trace-instance" };
+                                           "mount", "tree", "tracefs", "trace-instance", "module" };
 #define NKINDS (sizeof kind_names / sizeof kind_names[0])
 
 const char *undo_kind_name(enum undo_kind kind)
@@ -135,6 +135,8 @@ bool undo_place_ours(enum undo_kind kind, const char *a)
         return all_digits(a);
     if (kind == UNDO_PROCESS)           /* kill(0) would be the whole process group */
         return all_digits(a) && a[0] != '0';
+    if (kind == UNDO_MODULE)            /* the one module pressmark loads */
+        return strcmp(a, "zram") == 0;
     if (!clean_path(a))
         return false;
     const char *base = strrchr(a, '/');
@@ -166,6 +168,7 @@ bool undo_place_ours(enum undo_kind kind, const char *a)
                 under(a, "/sys/kernel/debug/tracing/instances")) ? strncmp(base, "/pressmark-", 11) == 0 && base[11] : false;
     case UNDO_ZRAM:
     case UNDO_PROCESS:
+    case UNDO_MODULE:
         break;
     }
     return false;

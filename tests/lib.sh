@@ -162,6 +162,34 @@ if [ -n "${PM_FREE_TESTS:-}" ]; then
     esac
 fi
 need_root() { [ "$(id -u)" -eq 0 ] || skip_all "needs root (caps, swap and sysctls are root-only)"; }
+# memcg_hierarchy: where pressmark makes its cgroups on this machine, as
+# --cap-method auto and a run's tracking cgroup choose (pressure/probe.c):
+# the first cgroup2 mount whose cgroup.controllers lists memory (a stock
+# systemd host's /sys/fs/cgroup), else the cgroup v1 memory controller's
+# mount. Sets CG_ROOT to that mount point, CG_VERSION to 2 or 1 and
+# CG_USAGE to the file of a cgroup's usage there (memory.current or
+# memory.usage_in_bytes); returns 1, all empty, where there is neither.
+memcg_hierarchy() {
+    CG_ROOT='' CG_VERSION='' CG_USAGE=''
+    local dir type opts
+    while read -r _ dir type opts _; do
+        if [ "$type" = cgroup2 ] && grep -qsw memory "$dir/cgroup.controllers"; then
+            CG_ROOT=$dir CG_VERSION=2 CG_USAGE=memory.current
+            return 0
+        fi
+        if [ "$type" = cgroup ] && [ -z "$CG_VERSION" ] && [[ ",$opts," == *,memory,* ]]; then
+            CG_ROOT=$dir CG_VERSION=1 CG_USAGE=memory.usage_in_bytes
+        fi
+    done < /proc/self/mounts
+    [ -n "$CG_VERSION" ]
+}
+# memcg_path [CGROUP-FILE]: the memory cgroup a /proc/PID/cgroup text
+# (default: this shell's) names, in the hierarchy memcg_hierarchy found:
+# v2's "0::PATH" line, v1's memory line.
+memcg_path() {
+    awk -F: -v v="$CG_VERSION" 'v == 2 && $1 == "0" && $2 == "" { print $3 }
+        v == 1 && ("," $2 ",") ~ /,memory,/ { print $3 }' "${1:-/proc/self/cgroup}"
+}
 # vm_lane: the preamble of the tests that boot kernels in VMs (t80, t82,
 # tests/slow/t82-bisect-vms.t). One at a time (a lock on kernels/: each
 # compares what VMs leave, image builds and QEMU processes, and make

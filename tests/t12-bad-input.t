@@ -121,7 +121,8 @@ EOF_LIST
 
 # What only some kernels and hierarchies have: refused where this one lacks it.
 v2_only="needs cgroup v2, and the cap here is cgroup1 \(accepted: --cap-method cgroup2, where the memory controller is on cgroup v2\)$"
-if [ -e /sys/fs/cgroup/memory/memory.limit_in_bytes ]; then
+memcg_hierarchy
+if [ "$CG_VERSION" = 1 ]; then
     bad "--mem-low on cgroup1" "^pressmark run swapout: --mem-low: memory.low $v2_only" \
         run swapout --mem-cap 64M --cap-method cgroup1 --mem-low 32M
     bad "--zswap-writeback on cgroup1" "^pressmark run swapout: --zswap-writeback: memory.zswap.writeback $v2_only" \
@@ -130,14 +131,13 @@ else
     skip "no cgroup v1 memory controller here"
 fi
 # auto takes cgroup1 where no cgroup2 hierarchy has the memory controller.
-if ! awk '$3 == "cgroup2" { print $2 "/cgroup.controllers" }' /proc/mounts | xargs -r grep -qsw memory &&
-    [ -e /sys/fs/cgroup/memory/memory.limit_in_bytes ]; then
+if [ "$CG_VERSION" = 1 ]; then
     bad "--mem-min where auto takes cgroup1" "^pressmark run swapout: --mem-min: memory.min $v2_only" \
         run swapout --mem-cap 64M --mem-min 10%
     bad "a running-kernel cell with --mem-low on cgroup1" \
         "^pressmark suite plan: running-low.ini: cell 'swapout': --mem-low: memory.low $v2_only" suite plan running-low.ini
 else
-    skip "auto takes cgroup2 here"
+    skip "auto takes ${CG_VERSION:+cgroup}${CG_VERSION:-the balloon} here"
 fi
 if [ ! -e /sys/kernel/mm/lru_gen ]; then
     lacks="this kernel has no /sys/kernel/mm/lru_gen/%s \(accepted: a kernel built with CONFIG_LRU_GEN\)$"
@@ -160,6 +160,13 @@ if [ "$(id -u)" -eq 0 ]; then
 else
     skip "a suite with --mem-cap is planned as root"
 fi
+# The tree's own tools' helper (tools/v2-host-check.sh): a kernel's VM
+# image, made or found. Anything but one kernel is refused before any
+# recovery, lock or build; the caller's text stays quoted.
+bad "__vm-image without a kernel" "^pressmark __vm-image: takes one kernel \(accepted: a linux-image package name" __vm-image
+bad "__vm-image with an option" "^pressmark __vm-image: takes one kernel" __vm-image --help
+bad "__vm-image of the running kernel" "^pressmark __vm-image: kernel = running: it has no VM image \(accepted:" __vm-image running
+bad "__vm-image of a name with escapes" "^pressmark __vm-image: kernel = \\\\x1b\[2Jx: not a kernel \(accepted:" __vm-image $'\e[2Jx'
 is "$(listing)" "$files_before" "no bad invocation created or removed a file (working directory, --out, --junit)"
 is "$(machine_state)" "$state_before" "nor changed the machine (swap, zram, cgroups, sysctls, THP, zswap, journal)"
 is "$(q "select count(*) from run")" 1 "the database still holds its one run"

@@ -3,15 +3,15 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 quiet_machine    # (the whole machine's memory is measured: no VM of t80's beside it)
-[ -d /sys/fs/cgroup/memory ] || grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null \
-    || skip_all "no memory cgroup controller (neither v1 nor v2) on this machine"
+memcg_hierarchy || skip_all "no memory cgroup controller (neither v1 nor v2) on this machine"
 before=$(machine_state)
 orig_swappiness=$(cat /proc/sys/vm/swappiness)
 orig_thp=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled)
 new_thp=never; [ "$orig_thp" = never ] && new_thp=madvise
 new_sw=$(( orig_swappiness == 17 ? 18 : 17 ))
 ENVOPTS=(--mem-cap 64M --swap 64M --sysctl vm.swappiness=$new_sw --thp $new_thp)
-have_zram=0; [ -e /sys/class/zram-control/hot_add ] && have_zram=1
+# (zram loaded, or a module a run loads: Debian's kernels)
+have_zram=0; { [ -e /sys/class/zram-control/hot_add ] || modprobe -n -q zram 2>/dev/null; } && have_zram=1
 
 # VM settings: applied during the run, restored after it, also after a failed run.
 out=$("$PM" record --quiet --label knobs --sysctl vm.swappiness=$new_sw --thp $new_thp -- \
@@ -50,7 +50,7 @@ fi
 extra=(); [ $have_zram = 1 ] && extra=(--swap zram:32M)
 "$PM" record --quiet --label sigint "${ENVOPTS[@]}" "${extra[@]}" -- sleep 60 &
 pid=$!
-ok "the run's cgroup appears" wait_for sh -c 'find /sys/fs/cgroup -maxdepth 3 -name "run-*" -path "*pressmark*" | grep -q .'
+ok "the run's cgroup appears" wait_for sh -c 'ls -d "$1"/pressmark/run-* > /dev/null 2>&1' sh "$CG_ROOT"
 ok "the journal lists what the run changed" test -s /run/pressmark/journal
 kill -INT $pid; wait $pid
 is "$?" 130 "SIGINT: pressmark exits 130"
@@ -60,7 +60,7 @@ is "$(machine_state)" "$before" "after SIGINT: no cgroup, swap file, zram device
 # SIGKILL mid-run, then the next invocation finds what was left and undoes it.
 "$PM" record --quiet --label sigkill "${ENVOPTS[@]}" -- sleep 60 &
 pid=$!
-ok "the killed run's cgroup appears" wait_for sh -c 'find /sys/fs/cgroup -maxdepth 3 -name "run-*" -path "*pressmark*" | grep -q .'
+ok "the killed run's cgroup appears" wait_for sh -c 'ls -d "$1"/pressmark/run-* > /dev/null 2>&1' sh "$CG_ROOT"
 kill -KILL $pid; wait $pid 2>/dev/null
 ok "a SIGKILL leaves the journal behind" test -s /run/pressmark/journal
 is "$(cat /proc/sys/vm/swappiness)" "$new_sw" "and the sysctl still changed (nobody could undo it yet)"
@@ -128,7 +128,7 @@ fi
 "$PM" record --quiet --label daemon -- sh -c 'setsid sleep 377 </dev/null >/dev/null 2>&1 & sleep 0.3'
 is "$(q "select status from run where label = 'daemon'")" ok "an uncapped run that leaves a daemon ends ok"
 like "$(q "select value from run_meta m join run r on r.id = m.run_id where r.label = 'daemon' and m.key = 'track.cgroup'")" \
-     "^/sys/fs/cgroup/.*pressmark/run-[0-9]+$" "its processes were kept in a cgroup without limits"
+     "^$CG_ROOT/pressmark/run-[0-9]+$" "its processes were kept in a cgroup without limits"
 ok "and the daemon is gone with the run" wait_for sh -c '! pgrep -f "^sleep 377$" >/dev/null'
 "$PM" record --quiet --label daemon-kill -- sh -c 'setsid sleep 378 </dev/null >/dev/null 2>&1 & sleep 60' &
 pid=$!

@@ -11,8 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 [ -d /sys/kernel/tracing ] || skip_all "no /sys/kernel/tracing (a kernel without tracefs)"
-{ [ -d /sys/fs/cgroup/memory ] || grep -qsw memory /sys/fs/cgroup/cgroup.controllers; } ||
-    skip_all "no memory controller (the swap-out workload needs a cap)"
+memcg_hierarchy || skip_all "no memory controller (the swap-out workload needs a cap)"
 export PRESSMARK_CACHE="$TMP/cache"
 # Under the sanitised pass (make check) ten chats: the same paths, a third of the repetitions.
 CHATS=${T23_CHATS:-$(sanitized && echo 10 || echo 30)}

@@ -133,7 +133,7 @@ is "$(machine_state)" "$before" "nothing is left behind"
 # Under a cap: heaps several times the cap, a swap file: ok, exact, swapping.
 if [ -n "${TSAN_OPTIONS:-}" ]; then
     for i in 1 2 3 4 5 6 7; do skip "ThreadSanitizer's shadow memory does not fit a 64M cap (make tsan checks the chat uncapped)"; done
-elif [ "$(id -u)" -eq 0 ] && { [ -d /sys/fs/cgroup/memory ] || grep -qsw memory /sys/fs/cgroup/cgroup.controllers; }; then
+elif [ "$(id -u)" -eq 0 ] && memcg_hierarchy; then
     # 20,000 messages a side x 8K cycle each 128M heap at least once.
     "$PM" run chat --quiet --rooms 2 --users 10 --messages 100 --heap 128M --msg-alloc 8K --runs 3 --label uncapped
     "$PM" run chat --quiet --rooms 2 --users 10 --messages 100 --heap 128M --msg-alloc 8K --mem-cap 64M --swap 512M --runs 3 --label capped

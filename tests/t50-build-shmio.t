@@ -3,7 +3,7 @@
 . "$(dirname "$0")/lib.sh"
 export PRESSMARK_CACHE="$TMP/cache"
 have_cap=no
-[ "$(id -u)" -eq 0 ] && { [ -d /sys/fs/cgroup/memory ] || grep -qsw memory /sys/fs/cgroup/cgroup.controllers; } && have_cap=yes
+[ "$(id -u)" -eq 0 ] && memcg_hierarchy && have_cap=yes
 
 # Build: phases of --jobs, each its own label; GNU time lines and averages.
 "$PM" run build --quiet --files 3 --unit-size 100 --headers 2 --jobs 2,max --runs 2 --label small

@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 export PRESSMARK_CACHE="$TMP/cache"
 have_cap=no
-[ "$(id -u)" -eq 0 ] && { [ -d /sys/fs/cgroup/memory ] || grep -qsw memory /sys/fs/cgroup/cgroup.controllers; } && have_cap=yes
+[ "$(id -u)" -eq 0 ] && memcg_hierarchy && have_cap=yes
 page=$(getconf PAGESIZE)
 before=$(machine_state)
 

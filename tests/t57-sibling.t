@@ -1,15 +1,15 @@
 #!/bin/bash
-# The sibling hog (--sibling) on this machine's cgroup v1: a second
-# workload in run-N/sibling under the same cap as the measured one in
-# run-N/workload, its passes counted over the measured run, both cgroups
-# sampled (their usage together never above the cap), everything gone
-# after ok, SIGINT and SIGKILL; bad hogs refused before anything runs.
-# (cgroup v2 and memory.low beside a hog: the guest's cells in t80.)
+# The sibling hog (--sibling) on this machine's memory cgroups (v1 here,
+# v2 on a stock systemd host: make v2-host-check): a second workload in
+# run-N/sibling under the same cap as the measured one in run-N/workload,
+# its passes counted over the measured run, both cgroups sampled (their
+# usage together never above the cap), everything gone after ok, SIGINT
+# and SIGKILL; bad hogs refused before anything runs. (memory.low beside
+# a hog: the guests' cells in tests/slow/t83.)
 . "$(dirname "$0")/lib.sh"
 need_root
-[ -d /sys/fs/cgroup/memory/pressmark ] && skip_all "a pressmark cgroup is in use on this machine"
-[ -f /sys/fs/cgroup/memory/memory.limit_in_bytes ] || grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null \
-    || skip_all "no memory cgroup controller on this machine"
+memcg_hierarchy || skip_all "no memory cgroup controller on this machine"
+[ -d "$CG_ROOT/pressmark" ] && skip_all "a pressmark cgroup is in use on this machine"
 before=$(machine_state)
 cap=$((160 << 20))
 hog='usemem --size 96M --passes 1'
@@ -29,8 +29,9 @@ is "$(q "select value from run_meta where run_id = $id and key = 'cgroup.sibling
 passes=$(metric "$id" sibling.passes)
 ok "the hog's passes during the run are counted ($passes)" awk -v v="$passes" 'BEGIN { exit !(v > 0) }'
 total=$(q "select value from run_meta where run_id = $id and key = 'sibling.passes_total'")
+# (fewer, not one fewer: under emulation its first pass outlasts the lead)
 ok "fewer than all its passes: those of its lead are not the run's ($passes of $total)" \
-    awk -v v="$passes" -v t="$total" 'BEGIN { exit !(v <= t - 1) }'
+    awk -v v="$passes" -v t="$total" 'BEGIN { exit !(v < t) }'
 ok "the pass under way when the run began counts by its share ($passes is not whole)" \
     awk -v v="$passes" 'BEGIN { exit !(v != int(v)) }'
 ok "its rate is stored" awk -v v="$(metric "$id" sibling.passes_per_s)" 'BEGIN { exit !(v > 0) }'
@@ -39,8 +40,8 @@ is "$(q "select unit || ' ' || direction from metric where run_id = $id and name
     "MB/s higher" "its headline is stored as usemem declares it"
 ge "$(imetric "$id" sibling.memcg.usage_max_bytes)" $((64 << 20)) "its cgroup is sampled: it held 64M or more"
 ge "$(imetric "$id" memcg.usage_max_bytes)" $((32 << 20)) "and the workload's"
-ws=memcg.memory.usage_in_bytes
-ss=sibling.memcg.memory.usage_in_bytes
+ws=memcg.$CG_USAGE
+ss=sibling.memcg.$CG_USAGE
 ge "$(q "select count(*) from sample where run_id = $id and name = '$ss'")" 5 "the hog's usage is a series of its own"
 # The cap is the parent's: in every tick both together stay within it.
 # The two files are read one after the other, and each CPU may hold a
@@ -59,11 +60,11 @@ is "$(machine_state)" "$before" "after the run: no cgroup, swap or helper left"
 # 2. Where the processes are: the measured command sees itself in the
 # workload's cgroup and the hog's processes in the sibling's.
 "$PM" record --quiet --mem-cap 160M --sibling 'usemem --size 32M --duration 5s' --sibling-lead 1s --label where -- \
-    sh -c 'grep memory /proc/self/cgroup; for f in /sys/fs/cgroup/memory/pressmark/run-*/sibling/cgroup.procs; do
-           n=$(grep -c . "$f") && echo "hog procs: $n"; done; true' >"$TMP/where" 2>&1
+    sh -c 'cp /proc/self/cgroup "$1/where.cgroup"; for f in "$2"/pressmark/run-*/sibling/cgroup.procs; do
+           n=$(grep -c . "$f") && echo "hog procs: $n"; done; true' sh "$TMP" "$CG_ROOT" >"$TMP/where" 2>&1
 is "$?" 0 "a command beside a hog exits 0"
 wid=$(q "select id from run where label = 'where'")
-like "$(cat "$TMP/where")" ":memory:/pressmark/run-$wid/workload" "the command ran in run-$wid/workload"
+is "$(memcg_path "$TMP/where.cgroup")" "/pressmark/run-$wid/workload" "the command ran in run-$wid/workload"
 like "$(cat "$TMP/where")" "hog procs: [1-9]" "while the hog's processes were in the sibling cgroup"
 ok "a hog pass longer than the run counts nothing" awk -v v="$(metric "$wid" sibling.passes)" 'BEGIN { exit !(v == 0) }'
 is "$(machine_state)" "$before" "after it: nothing left"
@@ -84,8 +85,8 @@ interrupt() {  # interrupt SIGNAL LABEL
     "$PM" run usemem --quiet --size 32M --duration 60s --mem-cap 160M --sibling 'usemem --size 64M --duration 60s' \
         --sibling-lead 1s --label "$2" >"$TMP/int" 2>&1 &
     local pid=$!
-    wait_for sh -c 'cat /sys/fs/cgroup/memory/pressmark/run-*/sibling/cgroup.procs 2>/dev/null | grep -q .'
-    ok "$1: the hog is running" sh -c 'cat /sys/fs/cgroup/memory/pressmark/run-*/sibling/cgroup.procs | grep -q .'
+    wait_for sh -c 'cat "$1"/pressmark/run-*/sibling/cgroup.procs 2>/dev/null | grep -q .' sh "$CG_ROOT"
+    ok "$1: the hog is running" sh -c 'cat "$1"/pressmark/run-*/sibling/cgroup.procs | grep -q .' sh "$CG_ROOT"
     sleep 1
     kill -"$1" "$pid"
     wait "$pid"
