@@ -96,7 +96,7 @@ static void adjusted(const double *a, int n, int (*fn)(const double *, size_t, d
     if (fn(a, (size_t)n, adj) < 0)
         exit(2);
     for (int i = 0; i < n; i++)
-        printf("%s%.10g", i ? " " : "", adj[i]);
+        printf("%s%.17g", i ? " " : "", adj[i]);
     putchar('\n');
 }
 
