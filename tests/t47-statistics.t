@@ -285,6 +285,33 @@ is "$(tests family)" "ok 416" "Holm and Benjamini-Hochberg adjusted p of 208 fam
 is "$(tests trend)" "ok 40" "the drift test, Spearman's rho against run order and its p: as scipy's spearmanr"
 is "$(tests outliers)" "ok 49" "the modified z-score and its flags: as Iglewicz and Hoaglin's definition"
 is "$(tests means)" "ok 80" "the geometric mean with its interval and the harmonic mean: as scipy's gmean and hmean"
+# Change points (reports/changepoint.c). tests/changepoint_ref.py: the
+# statistic and the splits by brute force in exact fractions, held to
+# pressmark's (its tables in unit_changepoint.c must be its output).
+# tests/changepoint_exact.py: the permutation test's exact p, every
+# within-segment permutation counted, and pressmark's Monte-Carlo p at
+# 199 and 99,999 permutations held to it by Clopper-Pearson intervals
+# (each check's chance of failing a correct cp_detect at most 1e-5; the
+# figures are printed as comments). About 10 s of Python in all.
+is "$("$PY" -W ignore "$ROOT/tests/changepoint_ref.py" check "$TOOL" 2>&1)" "ok 13" \
+    "change points: Q at every split of 4 series, the best split, two steps' order and means: as changepoint_ref.py's brute force"
+is "$(diff <(sed -n '/---- \/usr\/bin\/python3 tests\/changepoint_ref.py, pasted as printed ----/,/---- end of tests\/changepoint_ref.py/p' \
+                 "$ROOT/tests/unit_changepoint.c" | sed '1d;$d') <("$PY" -W ignore "$ROOT/tests/changepoint_ref.py" 2>&1) | head -5)" "" \
+    "  unit_changepoint.c's tables are changepoint_ref.py's output as it prints it now"
+cpx() {  # cpx WHAT: changepoint_exact.py's verdict; its figures as TAP comments
+    "$PY" -W ignore "$ROOT/tests/changepoint_exact.py" "$TOOL" "$1" > "$TMP/cpx.$1" 2>&1
+    grep '^# ' "$TMP/cpx.$1" >&2
+    grep -v '^# ' "$TMP/cpx.$1"
+}
+if sanitized; then
+    skip "the enumeration's own checks run no pressmark code (the plain build's pass runs them)"
+else
+    is "$(cpx exact)" "ok 44" "the exact permutation p of 17 candidates: the sum over subsets equals every permutation listed, no split within the tie slack of q"
+fi
+is "$(cpx mc)" "ok 66" "change points' Monte-Carlo p at 199 and 99,999 permutations: inside the 99.999 % interval of the exact p (ties, min_size 3, a second test over two segments)"
+is "$(cpx rejected)" "ok 8" "  a candidate whose exact p is 0.17 or 0.20: rejected at 199 and 99,999 permutations"
+is "$(cpx history)" "ok 22" "  t49's histories: the step's p 0.005 and the noisy step's 0.02 and 0.025 (seed 7) as the exact p puts them"
+
 # The same runs and seed give the same interval; another seed another one.
 b1=$("$TOOL" boot 2000 5 10 11 12 13 '|' 12 13 15 14 | cut -d' ' -f1-3)
 like "$b1" "^1\.17391304347826[0-9]* [0-9.]+ [0-9.]+$" "the bootstrap gives the ratio of means (13.5/11.5) and an interval"
