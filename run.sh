@@ -17,6 +17,7 @@ PACKAGES=(
     sqlite3 perl procps iproute2 python3 curl ca-certificates openssl            # tests: sqlite3, prove, pgrep, ip netns, peers, HTTP, TLS
     python3-jsonschema man-db                                                    # tests: the JSON outputs against docs/json, man pages
     python3-scipy                                                                # tests: the statistics against scipy's (t47)
+    python3-statsmodels                                                          # tests: Holm and Benjamini-Hochberg against its multipletests (t47)
     python3-yaml lava-common                                                     # tests: LAVA job definitions parsed, and against LAVA's schema
     dpkg-dev debhelper lintian                                                   # tests: the Debian package
     victoria-metrics chromium                                                    # tests: push target, HTML report in a browser

@@ -69,6 +69,15 @@ unlike() { # unlike TEXT REGEX DESCRIPTION: passes when no line of a non-empty T
 }
 skip() { _n=$((_n + 1)); echo "ok $_n # SKIP $1"; }
 skip_all() { echo "1..0 # SKIP $1"; exit 0; }
+# required_by VAR: a target that asks for this file by name (make
+# test-slow sets PM_SLOW_REQUIRED, make lava-check PM_LAVA_REQUIRED) must
+# not pass having tested nothing: with VAR set, a missing need fails the
+# file, naming it, where it would skip it.
+required_by() {
+    [ -n "${!1:-}" ] || return 0
+    skip_all() { diag "not ok $((_n + 1)) - needed ($_required_var): $1"; echo "1..$((_n + 1))"; exit 1; }
+    _required_var=$1
+}
 done_testing() { echo "1..$_n"; [ "$_failed" -eq 0 ]; }
 q() { sqlite3 -batch "$PRESSMARK_DB" "$1"; }
 # db_sum [PATH]: the database (PATH, else $PRESSMARK_DB) as one comparable
@@ -198,7 +207,8 @@ memcg_path() {
 # own, and only what VMs leave to compare (the host's cgroups, swaps and
 # knobs are the other lane's meanwhile); beside the tests that measure the
 # machine, never during them (vm_lane noboot: a test that boots none, as
-# t82 in make test, holds those up not at all). Skips the file where QEMU,
+# a sanitised t80, holds those up not at all; t82 boots only at its end,
+# and takes beside_quiet_machine there). Skips the file where QEMU,
 # debootstrap or apt's 6.1 and 6.12 cloud kernels are missing; else works
 # in $TMP with $k61 and $k612, the newest of each this machine's apt knows.
 vm_lane() {
@@ -214,6 +224,19 @@ vm_lane() {
     k61=$(apt-cache pkgnames linux-image-6.1.0- | grep -E '^linux-image-6\.1\.0-[0-9]+-cloud-amd64$' | sort -V | tail -1)
     k612=$(apt-cache pkgnames linux-image-6.12. | grep -E '^linux-image-6\.12\.[0-9]+\+deb12-cloud-amd64$' | sort -V | tail -1)
     [ -n "$k61" ] && [ -n "$k612" ] || skip_all "apt knows no Debian 6.1 and 6.12 cloud kernels (apt-get update)"
+}
+
+# vm_debs: sets deb61 and deb612, package files of $k61 and $k612: the
+# ones t80 downloaded into pressmark's cache, else apt's (apt-get
+# download into $TMP; their images are cached alike, an image being keyed
+# by the package file's name and size); empty when neither has them.
+vm_debs() {
+    deb61=$(ls /var/cache/pressmark/vm/debs/"${k61}"_*.deb 2>/dev/null | head -1)
+    deb612=$(ls /var/cache/pressmark/vm/debs/"${k612}"_*.deb 2>/dev/null | head -1)
+    [ -z "$deb61" ] || [ -z "$deb612" ] || return 0
+    mkdir -p "$TMP/apt-debs" && (cd "$TMP/apt-debs" && apt-get download -q "$k61" "$k612" > download.log 2>&1)
+    deb61=$(ls "$TMP"/apt-debs/"${k61}"_*.deb 2>/dev/null | head -1)
+    deb612=$(ls "$TMP"/apt-debs/"${k612}"_*.deb 2>/dev/null | head -1)
 }
 
 # Everything a run may change on this machine, as one comparable text

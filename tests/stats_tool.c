@@ -1,6 +1,8 @@
 /* pressmark's statistics on numbers given on the command line, for
- * tests/t47-statistics.t to hold against an independent implementation
- * (Debian's scipy). Not installed; a subcommand per function:
+ * tests/t47-statistics.t to hold against independent implementations
+ * (Debian's scipy and statsmodels, tests/changepoint_ref.py's brute
+ * force and tests/changepoint_exact.py's enumeration of the permutation
+ * distribution). Not installed; a subcommand per function:
  *   stats_tool SUBCOMMAND NUMBER...    one answer on a line
  *   stats_tool SUBCOMMAND -            NUMBER... per line of stdin, an answer each
  * Two samples are given as A... '|' B... . Answers are printed with 10
@@ -13,6 +15,7 @@
 #include <string.h>
 #include <math.h>
 #include "reports/bootstrap.h"
+#include "reports/changepoint.h"
 #include "reports/family.h"
 #include "reports/geomean.h"
 #include "reports/outlier.h"
@@ -99,7 +102,7 @@ static void adjusted(const double *a, int n, int (*fn)(const double *, size_t, d
     if (fn(a, (size_t)n, adj) < 0)
         exit(2);
     for (int i = 0; i < n; i++)
-        printf("%s%.10g", i ? " " : "", adj[i]);
+        printf("%s%.17g", i ? " " : "", adj[i]);
     putchar('\n');
 }
 
@@ -111,6 +114,44 @@ static void do_holm(const double *a, int n)
 static void do_bh(const double *a, int n)
 {
     adjusted(a, n, stats_bh);
+}
+
+/* cp MIN_SIZE MAX_P PERMUTATIONS SEED X...: cp_detect's changes, as
+ * "N" and then AT P Q MEAN_BEFORE MEAN_AFTER for each, sorted by AT. */
+static void do_cp(const double *a, int n)
+{
+    if (n < 4 || !(a[0] >= 0 && a[0] <= 1e6) || !(a[2] >= 0 && a[2] <= 4e9) || !(a[3] >= 0 && a[3] <= 9e15)) {
+        fprintf(stderr, "stats_tool cp: MIN_SIZE MAX_P PERMUTATIONS SEED X... (whole numbers where counted)\n");
+        exit(2);
+    }
+    struct cp_opts o = { .min_size = (size_t)a[0], .max_p = a[1], .permutations = (unsigned)a[2],
+                         .seed = (unsigned long)a[3] };
+    struct cp_change *c = NULL;
+    size_t nc = 0;
+    struct pm_err err = { "" };
+    if (cp_detect(a + 4, (size_t)(n - 4), &o, &c, &nc, &err) < 0) {
+        fprintf(stderr, "stats_tool cp: %s\n", err.msg);
+        exit(2);
+    }
+    printf("%zu", nc);
+    for (size_t i = 0; i < nc; i++)
+        printf(" %zu %.17g %.17g %.17g %.17g", c[i].at, c[i].p, c[i].q, c[i].mean_before, c[i].mean_after);
+    putchar('\n');
+    free(c);
+}
+
+/* cp-qhat X...: Q of every split t (nan where a side has one point). */
+static void do_cp_qhat(const double *a, int n)
+{
+    double q[MAX_NUMBERS];
+    struct pm_err err = { "" };
+    if (cp_qhat(a, (size_t)n, q, &err) < 0) {
+        fprintf(stderr, "stats_tool cp-qhat: %s\n", err.msg);
+        exit(2);
+    }
+    for (int i = 0; i < n; i++)
+        printf("%s%.17g", i ? " " : "", q[i]);
+    putchar('\n');
 }
 
 static void do_trend(const double *a, int n)
@@ -225,6 +266,8 @@ static const struct sub subs[] = {
     { "boot", "RESAMPLES SEED A... | B...", -1, NULL, do_boot },
     { "holm", "P...", -1, NULL, do_holm },
     { "bh", "P...", -1, NULL, do_bh },
+    { "cp", "MIN_SIZE MAX_P PERMUTATIONS SEED X...", -1, NULL, do_cp },
+    { "cp-qhat", "X...", -1, NULL, do_cp_qhat },
     { "trend", "V...", -1, NULL, do_trend },
     { "outliers", "V...", -1, NULL, do_outliers },
     { "outlier-threshold", "N", 1, do_outlier_threshold, NULL },

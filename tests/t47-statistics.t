@@ -14,6 +14,7 @@ TOOL=$(dirname "$PM")/tests/stats_tool
 PY=/usr/bin/python3
 ok "the statistics tool of the build under test is there ($TOOL)" test -x "$TOOL"
 ok "Debian's scipy is there ($PY, python3-scipy)" "$PY" -c 'import scipy.stats'
+ok "Debian's statsmodels is there (python3-statsmodels)" "$PY" -c 'import statsmodels.stats.multitest'
 
 # agree FAMILY: the family's points through the tool and through scipy;
 # prints "ok N" (N points) or each disagreement. 4 significant digits: a
@@ -205,31 +206,45 @@ elif family == "mwu-exact-large":
         lo = stats.mannwhitneyu(list(range(len(b))), list(range(100, 100 + len(a))), method="exact").pvalue
         check("mwu exact %d/%d" % (len(a), len(b)), got, [r.statistic, r.pvalue, 1, lo])
 elif family == "family":
-    def holm(p):
-        o, m, out, run_ = np.argsort(p, kind="stable"), len(p), [0.0] * len(p), 0.0
-        for k, i in enumerate(o):
-            run_ = max(run_, min(1.0, (m - k) * p[i])); out[i] = run_
-        return out
-    def bh(p):
-        o, m, out, run_ = np.argsort(p, kind="stable"), len(p), [0.0] * len(p), 1.0
-        for k in range(m - 1, -1, -1):
-            i = o[k]; run_ = min(run_, min(1.0, m / (k + 1) * p[i])); out[i] = run_
-        return out
-    ps = [list(np.round(rng.uniform(0, 0.2, rng.integers(1, 30)), 4)) for _ in range(40)]
-    lines = [" ".join(map(repr, p)) + "\n" for p in ps]
-    for p, got in zip(ps, run("holm", lines)):
-        check("holm %d" % len(p), got, holm(p))
-    for p, got in zip(ps, run("bh", lines)):
-        check("bh %d" % len(p), got, bh(p))
-    # Comparisons not judged (NaN) are not in the family and stay NaN.
-    for p in ([0.01, float("nan"), 0.02], [float("nan")], [0.04, float("nan"), float("nan"), 0.01, 0.03]):
-        line = [" ".join("nan" if math.isnan(x) else repr(x) for x in p) + "\n"]
+    # statsmodels' multipletests (Holm: "holm", Benjamini-Hochberg:
+    # "fdr_bh") on random families of 1 to 40 p: uniform, tiny (down to
+    # the least double), exactly 1, ties (repeated values), and comparisons
+    # not judged (NaN), which pressmark leaves out of the family: the
+    # reference is given the judged ones only, and NaN stays NaN. Equal to
+    # 1e-12 (relative), or, where the value is subnormal (a double holds
+    # fewer digits there: m / k * p and p / (k / m) round 5e-324 * 14.5 to
+    # 14 and 15 units), to 2 units in the last place.
+    from statsmodels.stats.multitest import multipletests
+    def draw():
+        m = int(rng.integers(1, 41))
+        kind = rng.choice(["uniform", "tiny", "one", "tie", "nan"], size=m, p=[0.45, 0.15, 0.1, 0.15, 0.15])
+        p = []
+        for k in kind:
+            if k == "uniform": p.append(float(rng.uniform(0, 1)))
+            elif k == "tiny": p.append(float(10.0 ** -rng.uniform(6, 307)) if rng.random() < 0.9 else 5e-324)
+            elif k == "one": p.append(1.0)
+            elif k == "tie" and p: p.append(p[int(rng.integers(0, len(p)))])
+            elif k == "tie": p.append(0.05)
+            else: p.append(float("nan"))
+        return p
+    ps = [draw() for _ in range(200)]
+    ps += [[0.01, float("nan"), 0.02], [float("nan")], [float("nan"), float("nan")], [0.04, float("nan"), float("nan"), 0.01, 0.03],
+           [0.02] * 7, [1.0] * 5, [5e-324, 5e-324, 1.0], [0.0, 0.5, 0.0]]
+    lines = [" ".join(repr(x) for x in p) + "\n" for p in ps]
+    def ref(method, p):
         keep = [x for x in p if not math.isnan(x)]
-        for sub, fn in (("holm", holm), ("bh", bh)):
-            want, it = [], iter(fn(keep) if keep else [])
-            for x in p:
-                want.append(float("nan") if math.isnan(x) else next(it))
-            check("%s with NaN %s" % (sub, p), run(sub, line)[0], want)
+        adj = iter(multipletests(keep, method=method)[1] if keep else [])
+        return [float("nan") if math.isnan(x) else float(next(adj)) for x in p]
+    for sub, method in (("holm", "holm"), ("bh", "fdr_bh")):
+        for p, got in zip(ps, run(sub, lines)):
+            want = ref(method, p)
+            n += 1
+            same = len(got) == len(want) and all(
+                math.isnan(w) if math.isnan(w) else (not math.isnan(g) and (abs(g - w) <= 1e-12 * abs(w) or (
+                    abs(w) < sys.float_info.min and abs(g - w) <= 2 * math.ulp(w))))
+                for g, w in zip(got, want))
+            if not same:
+                bad.append("%s %s: pressmark %s, statsmodels %s" % (sub, p, got, want))
 elif family == "trend":
     vs = [list(np.round(rng.normal(0, 1, rng.integers(6, 60)) + rng.choice([0, 0.05]) * np.arange(60)[:0 or None][:1].sum(), 1)) for _ in range(40)]
     vs = [list(np.round(np.array(v) + rng.choice([0, 0.03, -0.1]) * np.arange(len(v)), 1)) for v in vs]
@@ -346,12 +361,39 @@ is "$(tests mwu-exact-large)" "ok 30" "Mann-Whitney exact at 15 to 40 runs in al
 is "$(tests mwu-normal)" "ok 30" "Mann-Whitney above 60 runs in all: as scipy's mannwhitneyu (tie and continuity corrections)"
 is "$(tests bca)" "ok 30" "the bootstrap's BCa interval from its replicates: as scipy's BCa on the same replicates"
 is "$(tests bootstrap)" "ok 6" "its resampling: scipy.stats.bootstrap's BCa interval to within 1% of the ratio (20,000 resamples each)"
-is "$(tests family)" "ok 86" "Holm and Benjamini-Hochberg adjusted p of 40 families: as their definitions"
+is "$(tests family)" "ok 416" "Holm and Benjamini-Hochberg adjusted p of 208 families (ties, NaN left out, 1s, p down to 5e-324): as statsmodels' multipletests to 1e-12"
 is "$(tests trend)" "ok 40" "the drift test, Spearman's rho against run order and its p: as scipy's spearmanr"
 is "$(tests outliers)" "ok 49" "the modified z-score and its flags: as Iglewicz and Hoaglin's definition, at the critical value for the sample's size"
 is "$(tests outlier-rate)" "ok 15" "the outlier rule flags 5 % of clean normal samples at 4 to 10, 15, 33, 40, 70, 150, 250 and 11,000 runs (binomial 99.9 % interval), none below 4"
 is "$(tests ratio)" "ok 66" "the ratio's 95% set: its ends, its shape on a grid and 1 left out exactly when scipy's Welch p < 0.05 (65 sample pairs, hostile scales among them)"
 is "$(tests means)" "ok 80" "the geometric mean with its interval and the harmonic mean: as scipy's gmean and hmean"
+# Change points (reports/changepoint.c). tests/changepoint_ref.py: the
+# statistic and the splits by brute force in exact fractions, held to
+# pressmark's (its tables in unit_changepoint.c must be its output).
+# tests/changepoint_exact.py: the permutation test's exact p, every
+# within-segment permutation counted, and pressmark's Monte-Carlo p at
+# 199 and 99,999 permutations held to it by Clopper-Pearson intervals
+# (each check's chance of failing a correct cp_detect at most 1e-5; the
+# figures are printed as comments). About 10 s of Python in all.
+is "$("$PY" -W ignore "$ROOT/tests/changepoint_ref.py" check "$TOOL" 2>&1)" "ok 13" \
+    "change points: Q at every split of 4 series, the best split, two steps' order and means: as changepoint_ref.py's brute force"
+is "$(diff <(sed -n '/---- \/usr\/bin\/python3 tests\/changepoint_ref.py, pasted as printed ----/,/---- end of tests\/changepoint_ref.py/p' \
+                 "$ROOT/tests/unit_changepoint.c" | sed '1d;$d') <("$PY" -W ignore "$ROOT/tests/changepoint_ref.py" 2>&1) | head -5)" "" \
+    "  unit_changepoint.c's tables are changepoint_ref.py's output as it prints it now"
+cpx() {  # cpx WHAT: changepoint_exact.py's verdict; its figures as TAP comments
+    "$PY" -W ignore "$ROOT/tests/changepoint_exact.py" "$TOOL" "$1" > "$TMP/cpx.$1" 2>&1
+    grep '^# ' "$TMP/cpx.$1" >&2
+    grep -v '^# ' "$TMP/cpx.$1"
+}
+if sanitized; then
+    skip "the enumeration's own checks run no pressmark code (the plain build's pass runs them)"
+else
+    is "$(cpx exact)" "ok 44" "the exact permutation p of 17 candidates: the sum over subsets equals every permutation listed, no split within the tie slack of q"
+fi
+is "$(cpx mc)" "ok 66" "change points' Monte-Carlo p at 199 and 99,999 permutations: inside the 99.999 % interval of the exact p (ties, min_size 3, a second test over two segments)"
+is "$(cpx rejected)" "ok 8" "  a candidate whose exact p is 0.17 or 0.20: rejected at 199 and 99,999 permutations"
+is "$(cpx history)" "ok 22" "  t49's histories: the step's p 0.005 and the noisy step's 0.02 and 0.025 (seed 7) as the exact p puts them"
+
 # The same runs and seed give the same interval; another seed another one.
 b1=$("$TOOL" boot 2000 5 10 11 12 13 '|' 12 13 15 14 | cut -d' ' -f1-3)
 like "$b1" "^1\.17391304347826[0-9]* [0-9.]+ [0-9.]+$" "the bootstrap gives the ratio of means (13.5/11.5) and an interval"

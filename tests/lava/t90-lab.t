@@ -11,11 +11,7 @@
 # enters the database. An unknown device type is refused before anything
 # is written.
 . "$(dirname "$0")/../lib.sh"
-# make lava-check asks for this test: a missing need fails it, as a skip
-# would let the target pass having tested nothing.
-if [ -n "${PM_LAVA_REQUIRED:-}" ]; then
-    skip_all() { echo "not ok 1 - needed: $1"; echo "1..1"; exit 1; }
-fi
+required_by PM_LAVA_REQUIRED   # make lava-check: a missing need fails it
 vm_lane
 command -v lava-server > /dev/null || [ -x /usr/bin/apt-get ] || skip_all "no LAVA and no apt-get to install it"
 LAB="$TMP/lab"

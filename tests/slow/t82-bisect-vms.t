@@ -10,12 +10,12 @@
 # deactivates pages under a cgroup cap (vmstat.pgdeactivate in the
 # thousands), 6.12's MGLRU never does (0).
 . "$(dirname "$0")/../lib.sh"
+required_by PM_SLOW_REQUIRED   # make test-slow: a missing need fails it
 vm_lane
 before=$(machine_state)
 
 oldest61=$(apt-cache pkgnames linux-image-6.1.0- | grep -E '^linux-image-6\.1\.0-[0-9]+-cloud-amd64$' | sort -V | head -1)
-deb61=$(ls /var/cache/pressmark/vm/debs/"${k61}"_*.deb 2>/dev/null | head -1)
-deb612=$(ls /var/cache/pressmark/vm/debs/"${k612}"_*.deb 2>/dev/null | head -1)
+vm_debs
 
 # A small usemem cell under a cgroup cap with swap in the guest.
 cat > cell.ini <<'INI'
@@ -42,7 +42,7 @@ for i in 1 2 3 4 5 6; do
 done
 c=($(git -C repo rev-list --reverse HEAD))     # c[0] .. c[5]; c[3] is the first 6.12 one
 
-[ -n "$deb61" ] && [ -n "$deb612" ] || skip_all "the 6.1 and 6.12 packages are not in /var/cache/pressmark/vm/debs (t80 downloads them)"
+[ -n "$deb61" ] && [ -n "$deb612" ] || skip_all "the packages $k61 and $k612: neither in /var/cache/pressmark/vm/debs (t80 downloads them) nor from apt-get download ($(tail -1 "$TMP/apt-debs/download.log" 2>/dev/null))"
 
 # --debs: 6.1, 6.1, 6.12, 6.12 (the same two packages under four paths:
 # cache hits for their images, four kernels to boot). SIGKILL once the

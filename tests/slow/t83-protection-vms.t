@@ -12,6 +12,7 @@
 # cap with exact counts and its memcg reclaim stalls traced; and nothing
 # left in the guests.
 . "$(dirname "$0")/../lib.sh"
+required_by PM_SLOW_REQUIRED   # make test-slow: a missing need fails it
 vm_lane
 before=$(machine_state)
 
