@@ -47,6 +47,8 @@ static char *cell_text(const struct suite_plan *p, const struct suite_cell *c, b
                 g->vm_cpus);
         if (g->vm_append[0])
             bad |= put(f, "vm-append", g->vm_append);
+        if (g->vm_timeout_s > 0)
+            fprintf(f, "vm-timeout = %.0fs\n", g->vm_timeout_s);
         if (c->command)
             bad |= put(f, "command", c->command);
         for (size_t i = 0; i < c->nsettings; i++)

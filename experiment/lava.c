@@ -169,7 +169,7 @@ static int make_job(struct runner *r, int group, const struct suite_run_opts *o,
         rc = publish_job(r, group, put, job_url, sizeof job_url, job_sha, err);
     char name[400];
     snprintf(name, sizeof name, "pressmark %s: kernel %s", p->name, img.info.release);
-    unsigned minutes = (unsigned)(p->vm_timeout_s / 60.0 + 0.999);
+    unsigned minutes = (unsigned)(suite_group_timeout(p, sg) / 60.0 + 0.999);
     struct lava_job_spec js = {
         .name = name, .device_type = p->lab.device_type,
         .kernel = { pub.kernel_url, pub.kernel_sha }, .initrd = { pub.initrd_url[0] ? pub.initrd_url : NULL,
@@ -313,7 +313,7 @@ static int wait_job(struct runner *r, const struct lava_lab *lab, const struct l
     enum lava_state last = (enum lava_state)-1;
     /* A job running past its own timeouts (the cells', the boot's and the
      * deploy's) and an hour more is a LAVA that no longer ends it. */
-    double limit = r->p->vm_timeout_s + 100 * 60.0;
+    double limit = suite_longest_timeout(r->p) + 100 * 60.0;
     uint64_t running_since = 0;
     sigset_t set;
     sigemptyset(&set);

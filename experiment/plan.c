@@ -13,8 +13,10 @@ static const char *const suite_keys[] = { "runs", "target-ci", "alpha", "detect"
                                           "lava-url", "lava-token-file", "device-type", "lava-artifacts",
                                           "lava-artifacts-guest", "lava-allow-plain-http", NULL };
 /* Where a cell runs: the kernel and the (virtual) machine it boots in.
- * Not run options: they choose the boot the cell's runs happen in. */
-static const char *const machine_keys[] = { "kernel", "vm-memory", "vm-cpus", "vm-append", NULL };
+ * Not run options: they choose the boot the cell's runs happen in.
+ * vm-timeout is both: [global]'s is the suite's, a part's its own boot's
+ * (a kernel known to boot slowly, a guest expected to hang). */
+static const char *const machine_keys[] = { "kernel", "vm-memory", "vm-cpus", "vm-append", "vm-timeout", NULL };
 static const char *const part_keys[] = { "workload", "label", "command", NULL };
 /* Run options a suite decides itself, or that do not belong in a file. */
 static const char *const refused_keys[] = { "db", "help", NULL };
@@ -25,6 +27,13 @@ static bool in_list(const char *const *list, const char *s)
         if (strcmp(*list, s) == 0)
             return true;
     return false;
+}
+
+/* A key that is the whole suite's where it is given: in [global] every
+ * suite key, in a part none but those (vm-timeout is a part's own). */
+static bool suite_wide(const char *name, bool in_part)
+{
+    return in_list(suite_keys, name) && !(in_part && in_list(machine_keys, name));
 }
 
 static const struct opt *find_option(const struct workload_ops *wl, const char *key, bool *is_run)
@@ -352,7 +361,7 @@ static size_t effective_keys(const struct suite_section *global, const struct su
             continue;
         for (size_t i = 0; i < secs[s]->nkeys && n < max; i++) {
             const struct suite_key *k = &secs[s]->keys[i];
-            if (in_list(suite_keys, k->name))
+            if (suite_wide(k->name, s == 1))
                 continue;
             /* A key the part sets itself replaces [global]'s. */
             if (s == 0 && part && key_in(part, k->name))
@@ -446,6 +455,13 @@ static int machine_value(struct suite_plan *p, const char *key, const char *v, i
             return pm_errf(err, "%s:%d: vm-append: longer than %zu characters", path, line, sizeof g->vm_append - 1);
         if (g)
             snprintf(g->vm_append, sizeof g->vm_append, "%s", v);
+    } else if (strcmp(key, "vm-timeout") == 0) {
+        uint64_t ns;
+        if (pm_parse_duration(v, &ns) < 0 || ns < 1000000000ull)
+            return pm_errf(err, "%s:%d: vm-timeout = %s: not a time limit (accepted: a duration of 1s or more, "
+                           "e.g. 90s, 30m)", path, line, v);
+        if (g)
+            g->vm_timeout_s = (double)ns / 1e9;
     }
     return 0;
 }
@@ -456,7 +472,7 @@ static int find_group(struct suite_plan *p, const struct suite_group *g)
     for (size_t i = 0; i < p->ngroups; i++) {
         const struct suite_group *o = &p->groups[i];
         if (strcmp(o->kernel, g->kernel) == 0 && o->vm_memory == g->vm_memory && o->vm_cpus == g->vm_cpus &&
-            strcmp(o->vm_append, g->vm_append) == 0)
+            strcmp(o->vm_append, g->vm_append) == 0 && o->vm_timeout_s == g->vm_timeout_s)
             return (int)i;
     }
     if (p->ngroups == SUITE_MAX_GROUPS)
@@ -519,7 +535,7 @@ static int check_key(struct suite_plan *p, const struct workload_ops *wl, const 
     } else if (in_list(refused_keys, k->name) || !find_option(wl, k->name, &is_run)) {
         return pm_errf(err, "%s:%d: '%s' is not a key of a suite part running %s (accepted: workload, label, "
                        "command, the options of 'pressmark run %s --help' and of the run and environment, "
-                       "without their dashes; kernel, vm-memory, vm-cpus, vm-append; in [global] also runs, "
+                       "without their dashes; kernel, vm-memory, vm-cpus, vm-append, vm-timeout; in [global] also runs, "
                        "target-ci, alpha, detect, order, order-seed, question, baseline, name, backend, vm-timeout, "
                        "vm-accel, lava-url, lava-token-file, device-type, lava-artifacts, lava-artifacts-guest, "
                        "lava-allow-plain-http)",
@@ -744,7 +760,7 @@ int suite_plan_read(const char *path, const char *text, struct suite_plan *p, st
                     goto fail;
         } else {
             for (size_t k = 0; k < s->nkeys; k++)
-                if (in_list(suite_keys, s->keys[k].name)) {
+                if (suite_wide(s->keys[k].name, true)) {
                     pm_errf(err, "%s:%d: '%s' belongs in [global] (it is the whole suite's)", path, s->keys[k].line,
                             s->keys[k].name);
                     goto fail;
@@ -821,6 +837,20 @@ int suite_plan_load(const char *path, const char *text, struct suite_plan *p, st
 fail:
     suite_plan_free(p);
     return -1;
+}
+
+double suite_group_timeout(const struct suite_plan *p, const struct suite_group *g)
+{
+    return g->vm_timeout_s > 0 ? g->vm_timeout_s : p->vm_timeout_s;
+}
+
+double suite_longest_timeout(const struct suite_plan *p)
+{
+    double t = p->vm_timeout_s;
+    for (size_t i = 0; i < p->ngroups; i++)
+        if (p->groups[i].vm_timeout_s > t)
+            t = p->groups[i].vm_timeout_s;
+    return t;
 }
 
 void suite_plan_free(struct suite_plan *p)

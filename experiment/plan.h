@@ -63,6 +63,7 @@ struct suite_group {
     uint64_t vm_memory;         /* the VM's RAM in bytes (mem= of the original reports) */
     unsigned vm_cpus;
     char vm_append[256];        /* added to the guest's kernel command line */
+    double vm_timeout_s;        /* the part's own vm-timeout; 0: the suite's */
     int line;                   /* of the kernel key, for messages */
 };
 
@@ -106,6 +107,10 @@ int suite_plan_load(const char *path, const char *text, struct suite_plan *p, st
  * (status, reports). */
 int suite_plan_read(const char *path, const char *text, struct suite_plan *p, struct pm_err *err);
 void suite_plan_free(struct suite_plan *p);
+/* How long a boot of group G may take: its parts' vm-timeout, else the
+ * suite's; and the longest of any group's. */
+double suite_group_timeout(const struct suite_plan *p, const struct suite_group *g);
+double suite_longest_timeout(const struct suite_plan *p);
 
 /* Where each cell of a suite comes from, read from its file alone (after
  * suite_plan_read: nothing applied, so no root, kernel or machine the

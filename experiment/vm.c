@@ -103,7 +103,7 @@ static int boot_once(struct runner *r, int group, const struct suite_run_opts *o
         exp_say(r->ev, EXP_LOG, "pressmark: kernel %s (%s): booting in a VM (%s, %s RAM, %u CPUs); logs in %s\n", q,
                 img->info.release, accel == VM_KVM ? "KVM" : "TCG emulation", mem, sg->vm_cpus, dir);
     struct vm_boot b = { .img = img, .memory = sg->vm_memory, .cpus = sg->vm_cpus, .append = sg->vm_append,
-                         .accel = accel, .timeout_s = p->vm_timeout_s, .exe = r->rs.exe,
+                         .accel = accel, .timeout_s = suite_group_timeout(p, sg), .exe = r->rs.exe,
                          .suite_text = p->file.canonical, .suite_file = file, .args = args,
                          .meta = mt ? mt : "", .log_dir = dir, .say = say };
     int brc = vm_boot(&b, res, &err);

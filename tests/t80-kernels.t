@@ -39,6 +39,9 @@ bad_suite "a bzImage that is not one" "3: kernel = /etc/hostname: not a bzImage 
     $'[a]\nworkload = swapout\nkernel = /etc/hostname'
 bad_suite "a package file that is not one" "3: kernel = /etc/hostname.deb: not a Debian package file" \
     $'[a]\nworkload = swapout\nkernel = /etc/hostname.deb'
+bad_suite "a part's boot limit that is none" "3: vm-timeout = 0s: not a time limit \(accepted: a duration of 1s or more" \
+    $'[a]\nworkload = swapout\nvm-timeout = 0s\nkernel = running'
+bad_suite "a suite's own key in a part" "3: 'runs' belongs in \[global\]" $'[a]\nworkload = swapout\nruns = 3'
 bad_suite "a VM too small for the guest" "3: vm-memory = 64M: not a VM size \(accepted: 256\.0 MiB to 1T" \
     $'[a]\nworkload = swapout\nvm-memory = 64M\nkernel = running'
 bad_suite "an unknown backend" "2: backend = cloud: not a backend \(accepted: vm, " \
@@ -117,8 +120,9 @@ like "$(cat rep/report.html)" "kernel configuration differences" "  and the kern
 # A guest that hangs: its root device never comes, so the initramfs
 # waits for it (rootdelay=600: longer than the timeout, or it would give
 # up after 30 s, panic and end the boot itself); the boot is killed at
-# the timeout, its cells fail with the console's last lines, and the next
-# kernel still runs. That one is a
+# its part's timeout (30 s), its cells fail with the console's last
+# lines, and the next kernel still runs, under the suite's (5m: a loaded
+# machine once took more than 30 s to boot it under TCG). That one is a
 # bzImage with its modules directory, as a built tree gives them (here
 # taken out of the 6.1 package: its vmlinuz is a bzImage).
 deb=$(ls /var/cache/pressmark/vm/debs/${k61}_*.deb | head -1)
@@ -131,10 +135,11 @@ cat > hang.ini <<INI
 [global]
 runs = 1
 vm-memory = 512M
-vm-timeout = 30s
+vm-timeout = 5m
 
 [stuck]
 workload = chat
+vm-timeout = 30s
 kernel = $k612
 vm-append = root=/dev/vdz rootdelay=600
 rooms = 1
