@@ -207,8 +207,7 @@ memcg_path() {
 # own, and only what VMs leave to compare (the host's cgroups, swaps and
 # knobs are the other lane's meanwhile); beside the tests that measure the
 # machine, never during them (vm_lane noboot: a test that boots none, as
-# a sanitised t80, holds those up not at all; t82 boots only at its end,
-# and takes beside_quiet_machine there). Skips the file where QEMU,
+# a sanitised t80, or t82, holds those up not at all). Skips the file where QEMU,
 # debootstrap or apt's 6.1 and 6.12 cloud kernels are missing; else works
 # in $TMP with $k61 and $k612, the newest of each this machine's apt knows.
 vm_lane() {

@@ -287,46 +287,5 @@ done
 is "$order" ok "  in dpkg's version order"
 like "$plan" "at most 7 boots when each step decides in one: the two endpoints and 5 steps" "  and the boots it takes at most"
 
-# One bisection end to end, in VMs, inside make test and CI (the rest of
-# the VM bisections are make test-slow's): four copies of the 6.1 and
-# 6.12 packages t80 downloaded (their images cached: t80 runs first in
-# this lane), a record cell whose
-# step is planted (the guest's command reads the kernel's release and
-# touches 64 MiB on 6.12, 1 MiB before: time.maxrss_kb above 64 MiB
-# against about 15 MB), found at the first 6.12 file in four boots (44 s here
-# under TCG, the images cached). The sanitised build boots none (QEMU's time, not
-# pressmark's code: t80 does the same).
-if sanitized; then
-    skip "the VM bisection boots on the plain build's pass only"
-elif vm_debs && { [ -z "$deb61" ] || [ -z "$deb612" ]; }; then
-    skip "the packages $k61 and $k612: neither in /var/cache/pressmark/vm/debs (t80 downloads them) nor from apt-get download ($(tail -1 "$TMP/apt-debs/download.log" 2>/dev/null))"
-else
-    beside_quiet_machine
-    cat > planted.ini <<'INI'
-[global]
-vm-memory = 512M
-vm-timeout = 5m
-
-[planted]
-workload = record
-command = sh -c "uname -r | grep -q '^6[.]12[.]' && exec dd if=/dev/zero of=/dev/null bs=64M count=1 || exec dd if=/dev/zero of=/dev/null bs=1M count=1"
-INI
-    for d in pa pb pc pe; do mkdir "$d"; done
-    cp "$deb61" pa/; cp "$deb61" pb/; cp "$deb612" pc/; cp "$deb612" pe/
-    PA=$(ls "$TMP"/pa/*.deb); PB=$(ls "$TMP"/pb/*.deb); PC=$(ls "$TMP"/pc/*.deb); PE=$(ls "$TMP"/pe/*.deb)
-    export PRESSMARK_DB="$TMP/planted.db"
-    "$PM" bisect --metric time.maxrss_kb --debs --good "$PA" --bad "$PE" planted.ini "$PB" "$PC" > out 2> err
-    is "$?" 0 "a bisection in VMs with a planted step: exit 0"
-    like "$(cat out)" "first bad: $(re "$PC")" "  the first bad kernel: the first 6.12 package file, where the step is planted"
-    like "$(cat out)" "^1 +$(re "$PB") +3 +1 +[0-9,.]+ +good " "  step 1, a 6.1 file: 3 runs in one boot, good"
-    like "$(cat out)" "^2 +$(re "$PC") +3 +1 +[0-9,.]+ +bad " "  step 2, a 6.12 file: 3 runs in one boot, bad"
-    like "$(cat out)" "boots: 4 \(the endpoints 2, the steps 2" "  4 boots in all"
-    is "$(q "select count(*) from run where status = 'ok' and label like 'planted @ %'")" 12 "  12 ok runs stored, 3 a kernel"
-    is "$(q "select group_concat(n, ' ') from (select sum(m.value > 48000) || '/' || count(*) as n from run r join metric m on m.run_id = r.id
-            and m.name = 'time.maxrss_kb' join machine k on k.id = r.machine_id group by k.kernel like '6.12.%' order by k.kernel like '6.12.%')")" \
-       "0/6 6/6" "  the plant as each guest ran it: above 48 MB on the 6 runs under 6.12, on none of the 6 under 6.1"
-    export PRESSMARK_DB="$TMP/results.db"
-fi
-
 is "$(machine_state)" "$before" "machine as it was"
 done_testing
