@@ -62,9 +62,29 @@ void quote_csv(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* A byte at or above 0x80 in HTML or XML: a whole valid sequence as it is;
+ * a byte that begins none, and U+FFFE and U+FFFF (not XML characters),
+ * as U+FFFD. An XML parser stops at the first invalid byte, so one stray
+ * byte in a label would leave a JUnit file nobody can read. The bytes
+ * taken. */
+static size_t put_html_utf8(FILE *f, const unsigned char *p)
+{
+    size_t n = utf8_seq(p);
+    if (n == 0 || (n == 3 && p[0] == 0xef && p[1] == 0xbf && (p[2] == 0xbe || p[2] == 0xbf))) {
+        fputs("\xef\xbf\xbd", f);
+        return n ? n : 1;
+    }
+    fwrite(p, 1, n, f);
+    return n;
+}
+
 void quote_html(FILE *f, const char *s)
 {
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p >= 0x80) {
+            p += put_html_utf8(f, p) - 1;
+            continue;
+        }
         switch (*p) {
         case '<': fputs("&lt;", f); break;
         case '>': fputs("&gt;", f); break;

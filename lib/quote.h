@@ -23,7 +23,9 @@ void quote_slug(const char *s, char *buf, size_t len);
  * leading apostrophe. Numbers are written by the caller, not through this. */
 void quote_csv(FILE *f, const char *s);
 /* HTML and XML text and attribute values alike: & < > " ' escaped, control
- * characters other than tab and newline left out. */
+ * characters other than tab and newline left out, what is not valid UTF-8
+ * (and U+FFFE, U+FFFF) written as U+FFFD: the output is always UTF-8 an
+ * XML parser takes. */
 void quote_html(FILE *f, const char *s);
 /* Markdown: its punctuation backslash-escaped (| * _ ` [ ] < > # \), line
  * breaks as spaces, so a string is text in a table cell or a list item. */

@@ -258,6 +258,18 @@ print([t.find("system-out").text for t in E.parse(sys.argv[1]).getroot().iter("t
      "95% CI of the ratio \(Welch's test inverted\) \[85\.8%, 97\.9%\]; decided by welch\+mann-whitney" \
      "  and usemem's case gives the ratio's interval as --long does"
 
+# A label that is not UTF-8 (a database is data): the JUnit file still
+# parses, the stray byte as U+FFFD (an XML parser stops at the first
+# invalid byte: CI would have read no verdict at all).
+cp "$PRESSMARK_DB" bad8.db
+sqlite3 bad8.db "update run set label = CAST(X'42FF3C783E' AS TEXT) where label = 'B'"
+"$PM" --db bad8.db compare --baseline A "$(printf 'B\377<x>')" --junit bad8.xml > /dev/null 2>&1
+is "$($PY -c 'import sys, xml.etree.ElementTree as E
+r = E.parse(sys.argv[1]).getroot()
+print(len(list(r.iter("testcase"))) > 0, any("B\ufffd<x>" in (t.get("classname") or "") + (t.get("name") or "") + (s.get("name") or "")
+      for s in r.iter("testsuite") for t in s.iter("testcase")))' bad8.xml 2>&1)" "True True" \
+   "JUnit: a label with a byte that is not UTF-8 still parses, the byte as U+FFFD"
+
 # --exclude-outliers: run 71 leaves A's usemem cells, and the output says so.
 "$PM" compare --baseline A B --exclude-outliers --format json > ex.json
 is "$($PY -c '

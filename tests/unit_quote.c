@@ -25,8 +25,42 @@ static char *through_stream(const char *text, size_t cut, size_t bufsize)
     return mem;
 }
 
+/* quote_html's output for s, as a string. */
+static char *as_html(const char *s)
+{
+    char *mem = NULL;
+    size_t len;
+    FILE *m = open_memstream(&mem, &len);
+    if (!m)
+        return NULL;
+    quote_html(m, s);
+    fclose(m);
+    return mem;
+}
+
+/* XML (a JUnit file) is read by parsers that stop at the first byte that
+ * is not UTF-8: every such byte becomes U+FFFD, valid text stays. */
+static void html_utf8(void)
+{
+    static const struct { const char *in, *want, *what; } c[] = {
+        { "caf\xc3\xa9 <b>", "caf\xc3\xa9 &lt;b&gt;", "valid UTF-8 is kept, markup escaped" },
+        { "a\xff" "b", "a\xef\xbf\xbd" "b", "a byte that begins no sequence: U+FFFD" },
+        { "x\xc3", "x\xef\xbf\xbd", "a lead byte at the end: U+FFFD" },
+        { "\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd", "an overlong '/': one U+FFFD a byte" },
+        { "\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd", "a surrogate: U+FFFD a byte" },
+        { "\xef\xbf\xbf|\xef\xbf\xbe", "\xef\xbf\xbd|\xef\xbf\xbd", "U+FFFF and U+FFFE (no XML characters): U+FFFD" },
+        { "\xf0\x9f\x98\x80\x01", "\xf0\x9f\x98\x80", "a four-byte character kept, a control left out" },
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        char *got = as_html(c[i].in);
+        ok(got && strcmp(got, c[i].want) == 0, "quote_html: %s", c[i].what);
+        free(got);
+    }
+}
+
 int main(void)
 {
+    html_utf8();
     char *s = through_stream("a\xc2\x9b" "2Jb", 2, 4096);
     ok(s && strcmp(s, "a\\xc2\\x9b2Jb") == 0, "a C1 CSI split between two writes is escaped (%s)", s ? s : "null");
     free(s);
