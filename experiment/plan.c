@@ -466,14 +466,20 @@ static int machine_value(struct suite_plan *p, const char *key, const char *v, i
     return 0;
 }
 
-/* The group of cells booting this kernel on this machine, made if new. */
+/* The group of cells booting this kernel on this machine, made if new. A
+ * part's vm-timeout does not make a boot of its own (its cells would no
+ * longer interleave with the others on that kernel): the boot takes the
+ * longest any of its parts gives. */
 static int find_group(struct suite_plan *p, const struct suite_group *g)
 {
     for (size_t i = 0; i < p->ngroups; i++) {
-        const struct suite_group *o = &p->groups[i];
+        struct suite_group *o = &p->groups[i];
         if (strcmp(o->kernel, g->kernel) == 0 && o->vm_memory == g->vm_memory && o->vm_cpus == g->vm_cpus &&
-            strcmp(o->vm_append, g->vm_append) == 0 && o->vm_timeout_s == g->vm_timeout_s)
+            strcmp(o->vm_append, g->vm_append) == 0) {
+            if (g->vm_timeout_s > o->vm_timeout_s)
+                o->vm_timeout_s = g->vm_timeout_s;
             return (int)i;
+        }
     }
     if (p->ngroups == SUITE_MAX_GROUPS)
         return -1;
@@ -525,6 +531,9 @@ static int check_key(struct suite_plan *p, const struct workload_ops *wl, const 
     const char *path = p->file.path;
     bool is_run;
     if (in_list(machine_keys, k->name)) {
+        if (strcmp(k->name, "vm-timeout") == 0 && k->nvalues > 1)
+            return pm_errf(err, "%s:%d: vm-timeout = %s: one limit (accepted: a duration such as 90s or 30m; a "
+                           "boot's limit is no axis)", path, k->line, k->raw);
         for (size_t v = 0; v < k->nvalues; v++)
             if (machine_value(p, k->name, k->values[v], k->line, NULL, err) < 0)
                 return -1;

@@ -334,6 +334,11 @@ bad_suite "no value" "2: 'runs' has no value" $'[global]\nruns =\n[a]\nworkload 
 bad_suite "not INI" "2: not a suite line" $'[a]\nthis is not ini'
 bad_suite "a range without a target" "2: runs = 3..9 needs target-ci" $'[global]\nruns = 3..9\n[a]\nworkload = swapout'
 bad_suite "a suite key in a part" "3: 'runs' belongs in \[global\]" $'[a]\nworkload = swapout\nruns = 3'
+bad_suite "the accelerator in a part" "3: 'vm-accel' belongs in \[global\]" $'[a]\nworkload = swapout\nvm-accel = tcg'
+bad_suite "a part's boot limit that is none" "3: vm-timeout = 0s: not a time limit \(accepted: a duration of 1s or more" \
+    $'[a]\nworkload = swapout\nvm-timeout = 0s'
+bad_suite "a part's boot limit as an axis" "3: vm-timeout = 30s, 5m: one limit \(accepted: a duration" \
+    $'[a]\nworkload = swapout\nvm-timeout = 30s, 5m'
 bad_suite "an unknown workload" "2: workload = nosuch: not a workload \(accepted: record, " $'[a]\nworkload = nosuch'
 bad_suite "a bad order" "2: order = random: not an order \(accepted: interleaved, sequential\)" $'[global]\norder = random\n[a]\nworkload = swapout'
 bad_suite "an alpha above 0.5" "2: alpha = 0.7: not a significance level \(accepted: a number above 0 and at most 0.5, e.g. 0.05\)" \

@@ -39,9 +39,6 @@ bad_suite "a bzImage that is not one" "3: kernel = /etc/hostname: not a bzImage 
     $'[a]\nworkload = swapout\nkernel = /etc/hostname'
 bad_suite "a package file that is not one" "3: kernel = /etc/hostname.deb: not a Debian package file" \
     $'[a]\nworkload = swapout\nkernel = /etc/hostname.deb'
-bad_suite "a part's boot limit that is none" "3: vm-timeout = 0s: not a time limit \(accepted: a duration of 1s or more" \
-    $'[a]\nworkload = swapout\nvm-timeout = 0s\nkernel = running'
-bad_suite "a suite's own key in a part" "3: 'runs' belongs in \[global\]" $'[a]\nworkload = swapout\nruns = 3'
 bad_suite "a VM too small for the guest" "3: vm-memory = 64M: not a VM size \(accepted: 256\.0 MiB to 1T" \
     $'[a]\nworkload = swapout\nvm-memory = 64M\nkernel = running'
 bad_suite "an unknown backend" "2: backend = cloud: not a backend \(accepted: vm, " \

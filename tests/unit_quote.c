@@ -56,6 +56,22 @@ static void html_utf8(void)
         ok(got && strcmp(got, c[i].want) == 0, "quote_html: %s", c[i].what);
         free(got);
     }
+    /* Sequences cut short by the string's end, each in a buffer of exactly
+     * its size: a read past the NUL is ASan's to see (make check). */
+    static const char *const cut[] = { "x\xe2\x82", "x\xf0\x9f\x98", "x\xf0\x9f", "x\xe2" };
+    for (size_t i = 0; i < sizeof cut / sizeof cut[0]; i++) {
+        size_t n = strlen(cut[i]) + 1;
+        char *in = malloc(n);
+        if (!in)
+            return;
+        memcpy(in, cut[i], n);
+        char *got = as_html(in), want[16] = "x";
+        for (size_t k = 1; k + 1 < n; k++)
+            strcat(want, "\xef\xbf\xbd");
+        ok(got && strcmp(got, want) == 0, "quote_html: a sequence cut short by the end (%zu bytes): U+FFFD a byte", n - 2);
+        free(got);
+        free(in);
+    }
 }
 
 int main(void)
