@@ -1,17 +1,21 @@
 #!/bin/bash
 # The LAVA lab's own pieces, each run alone here (make lava-check brings up
 # the whole lab): the artifact store (tools/lava-lab/artifacts.py) on a
-# loopback port with its files in this test's directory. Hostile: PUTs
-# with no token, a wrong one, the guest's outside its names, past the
-# caps, to a name taken or a path out, links planted in the store, each
-# aimed at a decoy in this directory. The store needs root to become
-# another user: without it the file says so and skips.
+# loopback port with its files in this test's directory, and the writer of
+# the worker's env.yaml (tools/lava-lab/put-conf.py) in a directory
+# another user owns, as /etc/lava-server/dispatcher.d is lavaserver's.
+# Hostile: PUTs with no token, a wrong one, the guest's outside its names,
+# past the caps, to a name taken or a path out; links planted where the
+# writer writes, each aimed at a decoy in this directory. The store and
+# the writer need root to become another user and to make a directory of
+# another's: without it the file says so and skips.
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" -eq 0 ] || skip_all "needs root (the store drops root for a user of its own)"
+[ "$(id -u)" -eq 0 ] || skip_all "needs root (the store drops root for a user of its own; the writer's hostile directory is another user's)"
 getent passwd nobody > /dev/null || skip_all "needs the user nobody (the store serves as it here)"
 cd "$TMP" || exit 1
 PY=/usr/bin/python3
 STORE=$ROOT/tools/lava-lab/artifacts.py
+PUTCONF=$ROOT/tools/lava-lab/put-conf.py
 
 # req METHOD PATH [AUTH [BODY-FILE [CHUNK]]]: one request on its own
 # connection, as written (no path cleaned up); prints the status (000
@@ -180,4 +184,44 @@ ok "  a killed store's temporary file is gone" test ! -e store/.tmp-1-1
 is "$(req PUT /big3 "$main" big)" 507 "  what it holds counts against the cap: 507"
 unlike "$(cat store.log)" "$(cat tok/main)|$(cat tok/guest)" "the store's log never shows a token"
 stop_bg "$STORE_PID"
+
+# put-conf.py: env.yaml in a directory of root's below a directory of
+# another's (nobody stands for lavaserver).
+mkdir disp && chown nobody: disp && chmod 755 disp
+printf 'purge: true\n' > env.yaml
+conf() { "$PY" "$PUTCONF" "$@" > out 2> err; }
+conf "$TMP/disp" pressmark-lab env.yaml < env.yaml
+is "$?:$(cat disp/pressmark-lab/env.yaml)" "0:purge: true" "put-conf.py writes NAME/env.yaml"
+is "$(stat -c '%u %a' disp/pressmark-lab):$(stat -c '%u %a' disp/pressmark-lab/env.yaml)" "0 755:0 644" \
+    "  in a directory of root's that only root writes"
+rm disp/pressmark-lab/env.yaml
+ln -s "$TMP/decoy" disp/pressmark-lab/env.yaml
+conf "$TMP/disp" pressmark-lab env.yaml < env.yaml
+is "$?:$(cat decoy)" "0:decoy" "a link planted at env.yaml: the decoy it points to unchanged"
+ok "  env.yaml is a file of its own now" test -f disp/pressmark-lab/env.yaml -a ! -L disp/pressmark-lab/env.yaml
+rm -r disp/pressmark-lab
+ln -s "$TMP/decoy-dir" disp/pressmark-lab
+conf "$TMP/disp" pressmark-lab env.yaml < env.yaml
+is "$?:$(wc -l < err)" "2:1" "a link planted at the directory: exit 2, one line"
+like "$(cat err)" "disp/pressmark-lab: a link or not a directory: not written" "  naming it"
+is "$(ls -A decoy-dir)" "" "  nothing written in the decoy directory it points to"
+rm disp/pressmark-lab
+mkdir disp/pressmark-lab && chown nobody: disp/pressmark-lab
+conf "$TMP/disp" pressmark-lab env.yaml < env.yaml
+is "$?:$(wc -l < err)" "2:1" "a directory of another user's in its place: exit 2, one line"
+like "$(cat err)" "disp/pressmark-lab: uid $nobody, mode 755: not written" "  naming its owner"
+is "$(ls -A disp/pressmark-lab)" "" "  nothing written in it"
+conf --remove "$TMP/disp" pressmark-lab env.yaml
+is "$?" 2 "  --remove leaves it alone (exit 2)"
+ok "  it is still there" test -d disp/pressmark-lab
+chown root: disp/pressmark-lab && chmod 777 disp/pressmark-lab
+conf "$TMP/disp" pressmark-lab env.yaml < env.yaml
+like "$?:$(cat err)" "^2:.*uid 0, mode 777: not written" "root's but writable by all: not written"
+chmod 755 disp/pressmark-lab
+conf "$TMP/disp" pressmark-lab env.yaml < env.yaml
+conf --remove "$TMP/disp" pressmark-lab env.yaml
+is "$?:$(ls -A disp)" "0:" "--remove takes env.yaml and its directory"
+ln -s disp disp-link
+conf "$TMP/disp-link" pressmark-lab env.yaml < env.yaml
+is "$?:$(ls -A disp)" "2:" "a parent that is a link: refused, nothing made"
 done_testing

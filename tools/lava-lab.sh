@@ -69,8 +69,10 @@ PG_CLUSTER=pmlava
 PG_PORT=5439
 PG_DB=lavaserver
 PG_ROLE=lavaserver
-# The server only reads a worker's environment from here (lava_server/files.py).
-WORKER_CONF=/etc/lava-server/dispatcher.d/$LAB_WORKER
+# The server only reads a worker's environment from here (lava_server/files.py);
+# dispatcher.d is lavaserver's (tools/lava-lab/put-conf.py writes in it).
+WORKER_CONF_PARENT=/etc/lava-server/dispatcher.d
+WORKER_CONF=$WORKER_CONF_PARENT/$LAB_WORKER
 PG_CONF=/etc/postgresql/$PG_VERSION/$PG_CLUSTER
 PG_DATA=/var/lib/postgresql/$PG_VERSION/$PG_CLUSTER
 LAVA_DISPATCHER_TMP=/var/lib/lava/dispatcher/tmp
@@ -408,19 +410,17 @@ kernel_for_guestfs() {
     KREL=$(basename "$(ls -d "$D"/kernel/lib/modules/*)")
 }
 
-# WORKER_CONF's parent is lavaserver's: a link or another's directory in
-# its place is not written through nor read.
-worker_conf_ok() { [ ! -L "$WORKER_CONF" ] && [ "$(stat -c %u "$WORKER_CONF" 2> /dev/null)" = 0 ]; }
-
 # The environment of the worker's lava-run (LAVA purges the rest):
 # libguestfs direct, in TCG, with the kernel above, its cache in DIR.
-# DIR/state/worker-conf says down may remove WORKER_CONF.
+# Written to DIR/state/env.yaml (what guestfs reads), then into
+# WORKER_CONF by put-conf.py: WORKER_CONF's parent is lavaserver's, so a
+# check of the path and a write through it would race that user (a link
+# or another's directory put there between them). DIR/state/worker-conf
+# says down may remove WORKER_CONF (put-conf.py --remove, which leaves a
+# directory not root's alone).
 write_worker_env() {
-    if [ -e "$WORKER_CONF" ] || [ -L "$WORKER_CONF" ]; then
-        worker_conf_ok || die "$WORKER_CONF is a link or not root's: not written"
-    fi
-    mkdir -p "$WORKER_CONF" "$D/guestfs-cache" "$D/tmp"
-    cat > "$WORKER_CONF/env.yaml" << EOF
+    mkdir -p "$D/guestfs-cache" "$D/tmp"
+    cat > "$D/state/env.yaml" << EOF
 # Written by pressmark's tools/lava-lab.sh for the lab in $D; removed by its down.
 purge: true
 overrides:
@@ -436,6 +436,10 @@ overrides:
   SUPERMIN_KERNEL_VERSION: $KREL
 EOF
     echo "$WORKER_CONF" > "$D/state/worker-conf"
+    # (/etc/lava-server is root's: dispatcher.d made here when missing is too.)
+    mkdir -p "$WORKER_CONF_PARENT"
+    /usr/bin/python3 "$HERE/lava-lab/put-conf.py" "$WORKER_CONF_PARENT" "$LAB_WORKER" env.yaml < "$D/state/env.yaml" ||
+        die "$WORKER_CONF/env.yaml: not written"
 }
 
 # ---- PostgreSQL ----------------------------------------------------------
@@ -710,8 +714,9 @@ cmd_down() {
         stop_services
     fi
     cluster_drop
-    if [ -f "$D/state/worker-conf" ] && worker_conf_ok; then
-        rm -rf "$WORKER_CONF"
+    if [ -f "$D/state/worker-conf" ]; then
+        /usr/bin/python3 "$HERE/lava-lab/put-conf.py" --remove "$WORKER_CONF_PARENT" "$LAB_WORKER" env.yaml ||
+            say "$WORKER_CONF: left there"
     fi
     # What a job killed mid-way left in the dispatcher's download directory.
     if [ -f "$D/state/dispatcher-tmp.before" ] && [ -d "$LAVA_DISPATCHER_TMP" ]; then
@@ -762,11 +767,13 @@ cmd_status() {
 # ---- guestfs -------------------------------------------------------------
 
 # libguestfs-test-tool in the environment the worker gives lava-run (the
-# lines of its env.yaml), so a failure of LAVA's overlay step shows here.
+# lines of its env.yaml, as up wrote them in DIR/state: the copy in
+# WORKER_CONF is in a directory of lavaserver's), so a failure of LAVA's
+# overlay step shows here.
 cmd_guestfs() {
-    if ! is_lab || ! worker_conf_ok || [ ! -f "$WORKER_CONF/env.yaml" ]; then die "$D: no lab is up there"; fi
+    if ! is_lab || [ ! -f "$D/state/env.yaml" ]; then die "$D: no lab is up there"; fi
     local t0 envs=()
-    mapfile -t envs < <(sed -n 's/^  \([A-Z_]*\): \(.*\)$/\1=\2/p' "$WORKER_CONF/env.yaml")
+    mapfile -t envs < <(sed -n 's/^  \([A-Z_]*\): \(.*\)$/\1=\2/p' "$D/state/env.yaml")
     t0=$(now)
     if env -i "${envs[@]}" libguestfs-test-tool > "$D/logs/libguestfs-test-tool.out" 2>&1; then
         say "libguestfs-test-tool: ok in $(($(now) - t0)) s (log: $D/logs/libguestfs-test-tool.out)"
