@@ -189,10 +189,13 @@ static int open_foreign(const char *path, struct foreign_db *f, bool snapshot, s
         sqlite3_close(ro);
         return -1;
     }
-    if (v == PM_SCHEMA_VERSION) {
-        f->db.h = ro;
+    /* The current schema is read as it is; an older one whose newer
+     * schemas only add tables is read with those tables added in TEMP;
+     * only one whose rows a migration rewrites is copied. */
+    f->db.h = ro;
+    if (v == PM_SCHEMA_VERSION || (!snapshot && pm_schema_overlay(&f->db, v, NULL) == 1))
         return 0;
-    }
+    f->db.h = NULL;
     int rc = migrated_copy(ro, path, &f->db, err);
     sqlite3_close(ro);
     if (rc < 0)

@@ -5,10 +5,12 @@
  * no newer than this pressmark, opened read-only and never changed. Its
  * shape is verified first (tables that are tables, the columns pressmark
  * reads, no NULL or oversized text in its runs), and it is opened with
- * SQLite's defensive mode and an untrusted schema. An older schema is
- * migrated in a copy that has no name in any directory (a database of
- * SQLite's own, in memory or in a file unlinked at once): nothing is left
- * behind, whatever ends the command. */
+ * SQLite's defensive mode and an untrusted schema. An older schema whose
+ * newer versions only add tables gets them, empty, in the connection's
+ * TEMP schema; one whose rows a migration rewrites is migrated in a copy
+ * that has no name in any directory (a database of SQLite's own, in memory
+ * or in a file unlinked at once): nothing is left behind, whatever ends
+ * the command. */
 #include <stddef.h>
 #include "store/db.h"
 
