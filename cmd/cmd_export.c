@@ -81,8 +81,11 @@ static const char export_usage[] =
     "are exact: whole numbers without a point or an exponent, PSI averages as stored. A\n"
     "--series pattern that matches nothing, an unknown run and a combination the format\n"
     "cannot hold are refused before anything is written; with --out a failure part way\n"
-    "leaves FILE as it was. A file --out replaces keeps its permissions; a FIFO or a\n"
-    "character device (/dev/null) is written to, never replaced; a symlink is refused.\n";
+    "leaves FILE as it was. A file of yours that --out replaces lends the new one its\n"
+    "permission bits, under the umask (a new file, or one of another user's: 0666\n"
+    "under the umask; never a setuid bit). A FIFO with a reader or a character device\n"
+    "(/dev/null) of yours or root's is written to, never replaced; one of another\n"
+    "user's, a FIFO nobody reads and a symlink are refused.\n";
 
 /* The runs named, in order, each once; none named: the newest. Returns
  * 0, or 2 after the one line. */
@@ -150,8 +153,8 @@ static int export_to(struct pm_db *db, const struct export_request *rq, const ch
 {
     struct pm_err err;
     struct pm_outfile of;
-    if (out[0] && pm_outfile_open(&of, out) < 0)
-        return pm_usage("export", "--out: %s: %s", out, strerror(errno));
+    if (out[0] && pm_outfile_open(&of, out, &err) < 0)
+        return pm_usage("export", "--out: %s", err.msg);
     bool written;
     int rc = export_runs(db, rq, out[0] ? of.f : stdout, &written, &err);
     if (rc < 0) {

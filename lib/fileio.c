@@ -373,65 +373,73 @@ int pm_link_tmpfile(int fd, const void *data, size_t len, int dfd, const char *n
     return linkat(AT_FDCWD, self, dfd, name, AT_SYMLINK_FOLLOW);
 }
 
-int pm_outfile_open(struct pm_outfile *o, const char *path)
+/* Root's or this user's: what a planted file can never be (only root
+ * makes root's files). */
+static bool ours(const struct stat *st)
 {
-    memset(o, 0, sizeof *o);
+    return st->st_uid == geteuid() || st->st_uid == 0;
+}
+
+static int refuse_direct(const char *path, const struct stat *st, const char *why, struct pm_err *err)
+{
+    return pm_errf(err, "%s is %s%s (owner %u; accepted: a regular file, or a FIFO with a reader or a character "
+                   "device of this user's or root's)", path, S_ISFIFO(st->st_mode) ? "a FIFO" : "a character device",
+                   why, (unsigned)st->st_uid);
+}
+
+/* A FIFO or a character device at path is written to, not replaced, when
+ * it is ours. Opened without blocking (a FIFO nobody reads would hold the
+ * open forever) and judged again by its descriptor, so what is written to
+ * is what was judged. */
+static int open_direct(struct pm_outfile *o, const char *path, const struct stat *was, struct pm_err *err)
+{
+    if (!ours(was))
+        return refuse_direct(path, was, " of another user's", err);
+    int d = open(path, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    if (d < 0)
+        return errno == ENXIO ? refuse_direct(path, was, " that nobody reads", err)
+                              : pm_errf(err, "%s: %s", path, strerror(errno));
     struct stat st;
-    if (strlen(path) >= sizeof o->path || !path[0]) {
-        errno = !path[0] ? ENOENT : ENAMETOOLONG;
+    int rc = fstat(d, &st) < 0 ? pm_errf(err, "%s: %s", path, strerror(errno)) : 0;
+    if (rc == 0 && (st.st_dev != was->st_dev || st.st_ino != was->st_ino || !ours(&st) ||
+                    !(S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))))
+        rc = pm_errf(err, "%s was replaced while it was opened (accepted: a file nobody else changes)", path);
+    /* Written as any file is: a slow reader is waited for. */
+    if (rc == 0 && (fcntl(d, F_SETFL, 0) < 0 || !(o->f = fdopen(d, "w"))))
+        rc = pm_errf(err, "%s: %s", path, strerror(errno));
+    if (rc < 0) {
+        close(d);
         return -1;
     }
-    bool there = lstat(path, &st) == 0;
-    if (there && (S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode) || S_ISBLK(st.st_mode) || S_ISSOCK(st.st_mode))) {
-        /* A disk or a socket is nothing an export replaces or fills. */
-        errno = S_ISDIR(st.st_mode) ? EISDIR : S_ISLNK(st.st_mode) ? ELOOP : EINVAL;
-        return -1;
-    }
-    snprintf(o->path, sizeof o->path, "%s", path);
-    if (there && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
-        int d = open(path, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
-        if (d < 0 || !(o->f = fdopen(d, "w"))) {
-            int e = errno;
-            if (d >= 0)
-                close(d);
-            errno = e;
-            return -1;
-        }
-        o->direct = true;
-        return 0;
-    }
-    mode_t mode = there && S_ISREG(st.st_mode) ? st.st_mode & 07777 : 0644;
-    char dir[sizeof o->path];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else
-        slash[slash == dir] = '\0';           /* "/x" lives in "/" */
-    int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
-    /* The mode of the file it replaces, whatever the umask made of 0644. */
-    if (fd >= 0 && there && fchmod(fd, mode) < 0) {
-        int e = errno;
-        close(fd);
-        errno = e;
-        return -1;
-    }
+    o->direct = true;
+    return 0;
+}
+
+/* The new file's mode: that of the file it replaces when that is this
+ * user's (an export of a private database to a private file stays
+ * private), else the default; either way only permission bits, under the
+ * umask. A file someone else planted lends nothing: its setuid bits on a
+ * file root writes would be root's. */
+static mode_t outfile_mode(bool there, const struct stat *st)
+{
+    mode_t um = umask(0);
+    umask(um);
+    return (there && S_ISREG(st->st_mode) && st->st_uid == geteuid() ? st->st_mode & 0777 : 0666) & ~um;
+}
+
+/* The unnamed file (O_TMPFILE) in dir, or where the file system has none,
+ * a name of our own beside path (mkstemp's O_EXCL never opens what
+ * someone planted there): 0600 until it is given mode. */
+static int open_unnamed(struct pm_outfile *o, const char *dir, const char *path, mode_t mode)
+{
+    int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
     if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
-        /* No O_TMPFILE here: a name of our own beside it (mkstemp's
-         * O_EXCL never opens what someone planted there). */
         snprintf(o->tmp, sizeof o->tmp, "%s.XXXXXX", path);
         fd = mkstemp(o->tmp);
         if (fd < 0)
             o->tmp[0] = '\0';          /* not ours: never to be removed */
-        else if (fchmod(fd, mode) < 0) {
-            int e = errno;
-            close(fd);
-            unlink(o->tmp);
-            errno = e;
-            return -1;
-        }
     }
-    if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+    if (fd < 0 || fchmod(fd, mode) < 0 || !(o->f = fdopen(fd, "w"))) {
         int e = errno;
         if (fd >= 0)
             close(fd);
@@ -441,6 +449,32 @@ int pm_outfile_open(struct pm_outfile *o, const char *path)
         errno = e;
         return -1;
     }
+    return 0;
+}
+
+int pm_outfile_open(struct pm_outfile *o, const char *path, struct pm_err *err)
+{
+    memset(o, 0, sizeof *o);
+    struct stat st;
+    if (strlen(path) >= sizeof o->path || !path[0])
+        return pm_errf(err, "%s: %s", path, strerror(!path[0] ? ENOENT : ENAMETOOLONG));
+    bool there = lstat(path, &st) == 0;
+    if (there && (S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode) || S_ISBLK(st.st_mode) || S_ISSOCK(st.st_mode)))
+        /* A disk or a socket is nothing an export replaces or fills. */
+        return pm_errf(err, "%s: %s", path,
+                       strerror(S_ISDIR(st.st_mode) ? EISDIR : S_ISLNK(st.st_mode) ? ELOOP : EINVAL));
+    snprintf(o->path, sizeof o->path, "%s", path);
+    if (there && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)))
+        return open_direct(o, path, &st, err);
+    char dir[sizeof o->path];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else
+        slash[slash == dir] = '\0';           /* "/x" lives in "/" */
+    if (open_unnamed(o, dir, path, outfile_mode(there, &st)) < 0)
+        return pm_errf(err, "%s: %s", path, strerror(errno));
     return 0;
 }
 

@@ -30,24 +30,26 @@ int pm_open_output(const char *path, int flags);
 /* A file that appears under its name only once it is written whole
  * (export's --out): written unnamed in the target's directory (O_TMPFILE;
  * under a temporary name beside it where the file system has none), then
- * given the name, replacing a regular file that was there (keeping its
- * permissions: an export of a private database to a private file stays
- * private). An export refused or failed part way, or a pressmark killed
- * while writing, leaves the file that was there as it was, and with
- * O_TMPFILE nothing else either. A device or a FIFO at the name (/dev/null,
- * a pipe a reader waits on) is written to, never replaced; a symlink is
- * refused (ELOOP): as root, following one writes where someone else
- * points, and replacing it was no better (--out /dev/stdout would become
- * a file). */
+ * given the name, replacing a regular file that was there. Its mode is the
+ * replaced file's permission bits when that file is this user's (a private
+ * export stays private), else 0666; under the umask either way. An export
+ * refused or failed part way, or a pressmark killed while writing, leaves
+ * the file that was there as it was, and with O_TMPFILE nothing else
+ * either. A FIFO with a reader or a character device (/dev/null) at the
+ * name is written to, never replaced, when it is this user's or root's;
+ * opening never blocks. A symlink is refused: as root, following one
+ * writes where someone else points, and replacing it was no better
+ * (--out /dev/stdout would become a file). */
 struct pm_outfile {
     FILE *f;
     char path[4096];
     char tmp[4096 + 32];        /* the temporary name, "" while the file has none */
     bool direct;                /* writing to the device or FIFO at path itself */
 };
-/* -1 with errno (EISDIR for a directory at path, ELOOP for a symlink,
- * EINVAL for a block device or a socket). */
-int pm_outfile_open(struct pm_outfile *o, const char *path);
+/* -1 with err naming path and why (a directory, a symlink, a block device
+ * or a socket there; a FIFO or device of another user's; a FIFO nobody
+ * reads). */
+int pm_outfile_open(struct pm_outfile *o, const char *path, struct pm_err *err);
 /* Flush, name it, close. -1 with errno, the file gone and path untouched. */
 int pm_outfile_commit(struct pm_outfile *o);
 void pm_outfile_abort(struct pm_outfile *o);

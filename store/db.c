@@ -128,31 +128,11 @@ int pm_db_result_wait_ms(void)
     return t && *t && !*end && ms >= 0 && ms <= PM_DB_RESULT_WAIT_MS ? (int)ms : PM_DB_RESULT_WAIT_MS;
 }
 
-void pm_db_remove_copy(const char *copy)
-{
-    static const char *const side[] = { "", "-wal", "-shm", "-journal" };
-    char p[PATH_MAX + 16];
-    for (size_t i = 0; i < sizeof side / sizeof side[0]; i++) {
-        snprintf(p, sizeof p, "%s%s", copy, side[i]);
-        unlink(p);
-    }
-    snprintf(p, sizeof p, "%s", copy);
-    char *slash = strrchr(p, '/');
-    if (slash) {
-        *slash = '\0';
-        rmdir(p);
-    }
-}
-
 void pm_db_close(struct pm_db *db)
 {
     if (db->h) {
         sqlite3_close(db->h);
         db->h = NULL;
-    }
-    if (db->copy[0]) {
-        pm_db_remove_copy(db->copy);
-        db->copy[0] = '\0';
     }
 }
 

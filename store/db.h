@@ -34,8 +34,5 @@ const char *pm_db_path(void);
  * missing file is an error, so read-only commands never leave an empty db. */
 int pm_db_open(struct pm_db *db, const char *path, bool create, struct pm_err *err);
 void pm_db_close(struct pm_db *db);
-/* Remove a migrated copy: the file, its -wal, -shm and -journal, and the
- * directory of its own it lives in. */
-void pm_db_remove_copy(const char *copy);
 
 #endif

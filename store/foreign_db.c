@@ -113,7 +113,43 @@ static int verify_schema(sqlite3 *h, const char *path, struct pm_err *err)
     return 0;
 }
 
-static int open_foreign(const char *path, struct foreign_db *f, bool private_copy, struct pm_err *err)
+/* The migrated copy: the original copied with SQLite's backup API into a
+ * database of SQLite's own ("" as the name), then migrated there. SQLite
+ * keeps such a database in its page cache and lets it spill only into a
+ * file it unlinks the moment it opens it (O_EXCL, O_NOFOLLOW, 0600), as its
+ * journal: the copy has no name, so no signal, not even SIGKILL, can leave
+ * it behind, and nobody can open or replace it meanwhile. */
+static int migrated_copy(sqlite3 *ro, const char *path, struct pm_db *db, struct pm_err *err)
+{
+    memset(db, 0, sizeof *db);
+    snprintf(db->path, sizeof db->path, "%s", path);
+    if (sqlite3_open_v2("", &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) !=
+        SQLITE_OK) {
+        pm_errf(err, "%s: cannot make a copy to migrate its schema: %s", path,
+                db->h ? sqlite3_errmsg(db->h) : "out of memory");
+        pm_db_close(db);
+        return -1;
+    }
+    sqlite3_db_config(db->h, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+    sqlite3_db_config(db->h, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+    sqlite3_backup *b = sqlite3_backup_init(db->h, "main", ro, "main");
+    int rc = b ? sqlite3_backup_step(b, -1) : SQLITE_ERROR;
+    if (b && sqlite3_backup_finish(b) != SQLITE_OK && rc == SQLITE_DONE)
+        rc = SQLITE_ERROR;
+    if (rc != SQLITE_DONE) {
+        pm_errf(err, "%s: cannot copy it to migrate its schema: %s", path, sqlite3_errmsg(db->h));
+        pm_db_close(db);
+        return -1;
+    }
+    /* As pm_db_open migrates a database of its own. */
+    if (pm_db_exec(db, "PRAGMA foreign_keys=ON", err) < 0 || pm_schema_migrate(db, err) < 0) {
+        pm_db_close(db);
+        return -1;
+    }
+    return 0;
+}
+
+static int open_foreign(const char *path, struct foreign_db *f, bool snapshot, struct pm_err *err)
 {
     memset(f, 0, sizeof *f);
     snprintf(f->db.path, sizeof f->db.path, "%s", path);
@@ -136,8 +172,10 @@ static int open_foreign(const char *path, struct foreign_db *f, bool private_cop
      * side effects called from the file's own schema. */
     sqlite3_db_config(ro, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
     sqlite3_db_config(ro, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+    /* A snapshot: one read transaction from the first check to the last
+     * read, so what is checked is what is read. */
     int v;
-    if (schema_version(ro, &v) < 0) {
+    if ((snapshot && sqlite3_exec(ro, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) || schema_version(ro, &v) < 0) {
         pm_errf(err, "%s: %s", path, sqlite3_errmsg(ro));
         sqlite3_close(ro);
         return -1;
@@ -151,56 +189,20 @@ static int open_foreign(const char *path, struct foreign_db *f, bool private_cop
         sqlite3_close(ro);
         return -1;
     }
-    if (v == PM_SCHEMA_VERSION && !private_copy) {
-        f->db.h = ro;
+    /* The current schema is read as it is; an older one whose newer
+     * schemas only add tables is read with those tables added in TEMP;
+     * only one whose rows a migration rewrites is copied. */
+    f->db.h = ro;
+    if (v == PM_SCHEMA_VERSION || (!snapshot && pm_schema_overlay(&f->db, v, NULL) == 1))
         return 0;
-    }
-    /* Older: copy with SQLite's backup API, then migrate the copy. */
-    /* In a directory of its own (0700): SQLite makes -wal and -journal
-     * beside the copy, names nobody else can take first. */
-    const char *tmp = getenv("TMPDIR");
-    char cdir[PATH_MAX];
-    snprintf(cdir, sizeof cdir, "%s/pressmark-foreign.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(cdir)) {
-        sqlite3_close(ro);
-        return pm_errf(err, "%s: %s", cdir, strerror(errno));
-    }
-    snprintf(f->copy, sizeof f->copy, "%s/copy.db", cdir);
-    sqlite3 *dst;
-    int rc = sqlite3_open_v2(f->copy, &dst, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
-    sqlite3_backup *b = rc == SQLITE_OK ? sqlite3_backup_init(dst, "main", ro, "main") : NULL;
-    if (b) {
-        sqlite3_backup_step(b, -1);
-        sqlite3_backup_finish(b);
-    }
-    rc = b ? sqlite3_errcode(dst) : SQLITE_ERROR;
-    sqlite3_close(dst);
+    f->db.h = NULL;
+    int rc = migrated_copy(ro, path, &f->db, err);
     sqlite3_close(ro);
-    if (rc != SQLITE_OK) {
-        pm_db_remove_copy(f->copy);
-        return pm_errf(err, "%s: cannot copy it to migrate its schema", path);
-    }
-    if (pm_db_open(&f->db, f->copy, false, err) < 0) {
-        /* The migration failed on the copy: the message names the file
-         * the user gave. */
-        char *at = err ? strstr(err->msg, f->copy) : NULL;
-        if (at) {
-            char was[sizeof err->msg];
-            snprintf(was, sizeof was, "%s", err->msg);
-            snprintf(err->msg, sizeof err->msg, "%.*s%s%s", (int)(at - err->msg), was, path,
-                     was + (at - err->msg) + strlen(f->copy));
-        }
-        pm_db_remove_copy(f->copy);
-        f->copy[0] = '\0';
+    if (rc < 0)
         return -1;
-    }
-    snprintf(f->db.path, sizeof f->db.path, "%s", path);
-    /* The copy is the connection's: pm_db_close removes it. */
-    snprintf(f->db.copy, sizeof f->db.copy, "%s", f->copy);
-    f->copy[0] = '\0';
     /* What was checked is the original as it was read; the copy is what
      * is used from now on, so it is checked again. */
-    if (private_copy && verify_schema(f->db.h, path, err) < 0) {
+    if (snapshot && verify_schema(f->db.h, path, err) < 0) {
         pm_db_close(&f->db);
         return -1;
     }
@@ -212,7 +214,7 @@ int foreign_db_open(const char *path, struct foreign_db *f, struct pm_err *err)
     return open_foreign(path, f, false, err);
 }
 
-int foreign_db_open_copy(const char *path, struct foreign_db *f, struct pm_err *err)
+int foreign_db_open_snapshot(const char *path, struct foreign_db *f, struct pm_err *err)
 {
     return open_foreign(path, f, true, err);
 }

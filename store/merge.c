@@ -1,9 +1,9 @@
 /* Merging another results database into this one (pressmark merge): runs
  * are identified by their UUID, so merging twice adds nothing twice; each
- * keeps its machine and kernel; an older database is migrated in a private
- * copy first (foreign_db), never changed itself. */
+ * keeps its machine and kernel; the other database is read as one checked
+ * snapshot (an older one migrated in a copy first: foreign_db), never
+ * changed itself. */
 #include "store/merge.h"
-#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include "store/foreign_db.h"
@@ -173,36 +173,37 @@ static int only_table(struct pm_db *db, const char *const *only, size_t n, struc
     return rc;
 }
 
+/* The checked snapshot, copied whole into db as the schema "other": into
+ * a database of SQLite's own ('' attached), which has no name anywhere,
+ * so a merge killed part way leaves nothing behind. */
+static int attach_snapshot(struct pm_db *db, struct pm_db *from, const char *path, struct pm_err *err)
+{
+    if (pm_db_exec(db, "ATTACH DATABASE '' AS other", err) < 0)
+        return -1;
+    sqlite3_backup *b = sqlite3_backup_init(db->h, "other", from->h, "main");
+    int rc = b ? sqlite3_backup_step(b, -1) : SQLITE_ERROR;
+    if (b && sqlite3_backup_finish(b) != SQLITE_OK && rc == SQLITE_DONE)
+        rc = SQLITE_ERROR;
+    if (rc != SQLITE_DONE) {
+        pm_errf(err, "%s: cannot copy it in: %s", path, sqlite3_errmsg(db->h));
+        pm_db_exec(db, "DETACH DATABASE other", NULL);
+        return -1;
+    }
+    return 0;
+}
+
 int merge_database(struct pm_db *db, const char *path, const char *const *only, size_t n, int *added, int *present,
                    struct pm_err *err)
 {
     struct foreign_db f;
-    if (foreign_db_open_copy(path, &f, err) < 0)
+    if (foreign_db_open_snapshot(path, &f, err) < 0)
         return -1;
-    const char *file = f.db.copy;
-    sqlite3_stmt *st;
     int rc = -1;
-    if (check_labels(&f.db, path, err) < 0 || check_sizes(&f.db, path, err) < 0 || check_runs(&f.db, path, err) < 0)
+    if (check_labels(&f.db, path, err) < 0 || check_sizes(&f.db, path, err) < 0 || check_runs(&f.db, path, err) < 0 ||
+        attach_snapshot(db, &f.db, path, err) < 0)
         goto out;
-    /* The migrated copy (or the original) is attached read-only by URI. */
-    sqlite3_close(f.db.h);
-    f.db.h = NULL;
-    char uri[4400];
-    /* A URI: '?' and '#' in the path would start its query or fragment
-     * ("x.db?mode=rwc"), so everything but the plain characters is escaped. */
-    size_t o = (size_t)snprintf(uri, sizeof uri, "file:");
-    for (const unsigned char *p = (const unsigned char *)file; *p && o + 4 < sizeof uri; p++)
-        o += (size_t)(isalnum(*p) || strchr("/._-~", *p) ? snprintf(uri + o, sizeof uri - o, "%c", *p)
-                                                            : snprintf(uri + o, sizeof uri - o, "%%%02X", *p));
-    snprintf(uri + o, sizeof uri - o, "?mode=ro");
-    if (pm_db_prepare(db, &st, "ATTACH DATABASE ? AS other", err) < 0)
-        goto out;
-    sqlite3_bind_text(st, 1, uri, -1, SQLITE_STATIC);
-    rc = pm_db_step_done(db, st, err);
-    sqlite3_finalize(st);
-    if (rc < 0)
-        goto out;
-    rc = -1;
+    foreign_db_close(&f);
+    sqlite3_stmt *st;
     if (only && only_table(db, only, n, err) < 0)
         goto detach;
     if (pm_db_exec(db, "BEGIN IMMEDIATE", err) < 0)
@@ -244,6 +245,7 @@ rollback:
 detach:
     pm_db_exec(db, "DROP TABLE IF EXISTS temp.merge_only", NULL);
     pm_db_exec(db, "DETACH DATABASE other", NULL);
+    return rc;
 out:
     foreign_db_close(&f);
     return rc;

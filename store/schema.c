@@ -1,5 +1,6 @@
 #include "store/schema.h"
 #include <stdio.h>
+#include <string.h>
 #include "store/tick_migrate.h"
 
 /* Each entry moves the schema from version i to i + 1. Never edit a released
@@ -195,4 +196,50 @@ int pm_schema_migrate(struct pm_db *db, struct pm_err *err)
             return -1;
     }
     return 0;
+}
+
+/* One statement of a migration, made in the TEMP schema: a table as TEMP
+ * (an index goes where its table is). *used: how much of sql it was. */
+static int overlay_statement(struct pm_db *db, const char *sql, size_t *used, struct pm_err *err)
+{
+    static const char table[] = "CREATE TABLE ", temp[] = "CREATE TEMP TABLE ";
+    bool is_table = strncmp(sql, table, sizeof table - 1) == 0;
+    char *text = sqlite3_mprintf("%s%s", is_table ? temp : "", is_table ? sql + sizeof table - 1 : sql);
+    if (!text)
+        return pm_errf(err, "%s: out of memory", db->path);
+    sqlite3_stmt *st = NULL;
+    const char *tail = NULL;
+    int rc = sqlite3_prepare_v2(db->h, text, -1, &st, &tail);
+    if (rc == SQLITE_OK && st)
+        rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+    if (rc != SQLITE_OK)
+        pm_errf(err, "%s: %s", db->path, sqlite3_errmsg(db->h));
+    else
+        *used = (size_t)(tail - text) - (is_table ? sizeof temp - sizeof table : 0);
+    sqlite3_finalize(st);
+    sqlite3_free(text);
+    return rc == SQLITE_OK ? 0 : -1;
+}
+
+int pm_schema_overlay(struct pm_db *db, int v, struct pm_err *err)
+{
+    if (v < 0)
+        return 0;
+    for (int s = v; s < PM_SCHEMA_VERSION; s++)
+        if (!migrations[s])
+            return 0;
+    for (int s = v; s < PM_SCHEMA_VERSION; s++) {
+        for (const char *p = migrations[s];;) {
+            p += strspn(p, " \t\n;");
+            if (!*p)
+                break;
+            if (strncmp(p, "CREATE TABLE ", 13) != 0 && strncmp(p, "CREATE INDEX ", 13) != 0)
+                return 0;
+            size_t used = 0;
+            if (overlay_statement(db, p, &used, err) < 0)
+                return -1;
+            p += used;
+        }
+    }
+    return 1;
 }

@@ -11,7 +11,6 @@
 struct pm_db {
     sqlite3 *h;
     char path[PATH_MAX];
-    char copy[PATH_MAX];      /* a private migrated copy, alone in its directory: both removed by pm_db_close */
     bool full;                /* the last failed statement failed for a full filesystem */
 };
 

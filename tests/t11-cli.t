@@ -80,7 +80,97 @@ for c in list show compare "plot --out $TMP/oldplots" "report --out $TMP/oldrepo
 done
 is "$(sqlite3 "$TMP/old.db" 'PRAGMA user_version')" 1 "still version 1"
 ok "no WAL file was made" test ! -e "$TMP/old.db-wal"
-is "$(ls "$TMP/tmpdir" | grep -c '^pressmark-foreign')" 0 "the private migrated copies are gone"
+is "$(ls -A "$TMP/tmpdir")" "" "no migrated copy was left in TMPDIR"
+
+# A copy made to read an older database has no name in any directory
+# (SQLite's own database: its page cache, and past that a file SQLite
+# unlinks as it opens it), so no signal can leave one behind. The file is
+# padded to 8 MB so that its copy outgrows the page cache and spills into
+# such a file. An export of it into a pipe read only for its first byte
+# stops part way, its copy made and open: what it holds is looked at, then
+# it is sent the signal. (env --default-signal: a background job of a
+# script would ignore SIGINT; timeout: a command that failed at once would
+# leave head waiting on a pipe the shell holds open.)
+cp "$TMP/old.db" "$TMP/big.db"
+sqlite3 "$TMP/big.db" "CREATE TABLE pad(b BLOB); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n
+    WHERE i < 2000) INSERT INTO pad SELECT randomblob(4096) FROM n"
+mkfifo "$TMP/stall"
+# held PID: its open files in TMPDIR counted by what they are, "N (deleted)
+# MODE" for N files with no name, "N PATH MODE" for one that has (one line)
+held() {
+    local f
+    for f in /proc/"$1"/fd/*; do
+        case "$(readlink "$f")" in "$TMP/tmpdir/"*) echo "$(readlink "$f" | sed 's/.* //') $(stat -L -c %a "$f")" ;; esac
+    done | sort | uniq -c | sed 's/^ *//' | paste -sd,
+}
+# stalled DB: an export of DB into $TMP/stall (fd 3 its reader), stopped
+# after its first byte; pid is its
+stalled() {
+    exec 3<>"$TMP/stall"
+    TMPDIR="$TMP/tmpdir" env --default-signal "$PM" --db "$1" export 1 2 >"$TMP/stall" 2>/dev/null 3>&- &
+    pid=$!
+    timeout 60 head -c 1 <&3 >/dev/null
+}
+for sig in INT TERM KILL PIPE; do
+    stalled "$TMP/big.db"
+    like "$(held $pid)" "^[0-9]+ \(deleted\) 600$" "SIG$sig: mid-export, its copy is only in files with no name, 0600"
+    is "$(ls -A "$TMP/tmpdir")" "" "SIG$sig:   and TMPDIR holds no name"
+    # SIGPIPE as a pipe gives it: the reader goes
+    if [ "$sig" = PIPE ]; then exec 3>&-; else kill -s "$sig" "$pid"; fi
+    wait "$pid"
+    is "$?" "$((128 + $(kill -l "$sig")))" "SIG$sig: the export ends by the signal"
+    exec 3>&-
+    is "$(ls -A "$TMP/tmpdir")" "" "SIG$sig:   and leaves nothing in TMPDIR"
+done
+TMPDIR="$TMP/tmpdir" env --default-signal "$PM" --db "$TMP/big.db" export 1 2 2>/dev/null | head -1 >/dev/null
+is "${PIPESTATUS[0]}" 141 "export | head -1: the export ends by SIGPIPE"
+is "$(ls -A "$TMP/tmpdir")" "" "  and leaves nothing in TMPDIR"
+TMPDIR="$TMP/tmpdir" "$PM" --db "$TMP/big.db" list >/dev/null
+is "$?:$(ls -A "$TMP/tmpdir")" "0:" "the next command: nothing there to clean, and it leaves nothing"
+# Having nothing of its own there, pressmark removes nothing there: not a
+# directory named like an older pressmark's copies, another user's, nor a
+# link planted under such a name.
+mkdir -p "$TMP/decoy" "$TMP/tmpdir/pressmark-foreign.AAAAAA" && echo decoy > "$TMP/decoy/copy.db"
+cp "$TMP/decoy/copy.db" "$TMP/tmpdir/pressmark-foreign.AAAAAA/copy.db"
+chown -R nobody "$TMP/tmpdir/pressmark-foreign.AAAAAA" 2>/dev/null
+ln -s "$TMP/decoy" "$TMP/tmpdir/pressmark-foreign.BBBBBB"
+TMPDIR="$TMP/tmpdir" "$PM" --db "$TMP/big.db" export 1 2 | head -1 >/dev/null
+is "$(cd "$TMP/tmpdir" && find . | sort | paste -sd' ') $(cat "$TMP/decoy/copy.db")" \
+   ". ./pressmark-foreign.AAAAAA ./pressmark-foreign.AAAAAA/copy.db ./pressmark-foreign.BBBBBB decoy" \
+   "what others left in TMPDIR, a link among it, stays as it was"
+rm -rf "$TMP/tmpdir/pressmark-foreign.AAAAAA" "$TMP/tmpdir/pressmark-foreign.BBBBBB"
+# No copy at all where none is needed: a database one schema behind (9:
+# schema 10 only added a table) is read as it is, the table it lacks made
+# empty in the connection's TEMP schema. (The same 8 MB: a copy would
+# spill as the ones above.)
+cp "$TMP/big.db" "$TMP/v9.db"
+"$PM" --db "$TMP/v9.db" record --quiet -- true
+sqlite3 "$TMP/v9.db" "DROP TABLE lava_job; PRAGMA user_version = 9; PRAGMA journal_mode = DELETE" >/dev/null
+v9sum=$(md5sum < "$TMP/v9.db")
+stalled "$TMP/v9.db"
+is "$(held $pid):$(ls -A "$TMP/tmpdir")" ":" "schema 9, mid-export: no copy, nothing in TMPDIR"
+exec 3>&-
+wait $pid
+TMPDIR="$TMP/tmpdir" "$PM" --db "$TMP/v9.db" list >/dev/null
+is "$?:$(md5sum < "$TMP/v9.db")" "0:$v9sum" "  list reads it, and it stays as it was"
+# Merge copies the file it checked into the database's connection, as a
+# database of SQLite's own again: a merge killed while it waits for the
+# write lock (a writer holds it here) leaves nothing either.
+"$PM" --db "$TMP/dest.db" record --quiet -- true
+coproc LOCK { python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("BEGIN IMMEDIATE"); print("locked", flush=True); sys.stdin.read()' "$TMP/dest.db"; }
+read -r _ <&"${LOCK[0]}"
+TMPDIR="$TMP/tmpdir" "$PM" --db "$TMP/dest.db" merge "$TMP/big.db" >/dev/null 2>&1 &
+pid=$!
+has_copy() { [ -n "$(held "$1")" ]; }
+wait_for has_copy $pid
+like "$(held $pid)" "^[0-9]+ \(deleted\) 600$" "merge, waiting for the lock: the file it merges is only in files with no name"
+kill -s KILL $pid
+wait $pid
+is "$?:$(ls -A "$TMP/tmpdir")" "137:" "merge killed: nothing left in TMPDIR"
+eval "exec ${LOCK[1]}>&-"
+wait "$LOCK_PID"
+is "$(sqlite3 "$TMP/dest.db" "SELECT count(*) FROM run")" 1 "  and nothing merged"
 
 # --db and PRESSMARK_DB choose the database.
 "$PM" --db "$TMP/other.db" record --quiet -- true

@@ -224,8 +224,29 @@ bad "--out naming a symlink" "^pressmark export: --out: link\.csv: Too many leve
 is "$(cat target.txt)" target "  not written through"
 ok "  the link left as it was" test -L link.csv
 is "$(ls -A | grep -c '\.tmp$\|\.csv\.')" 0 "no temporary file left beside it"
+# (the reader there first: a FIFO nobody reads is refused, not waited on)
+cat > reader.py <<'PY'
+# reader.py FIFO READY OUT: open FIFO without waiting for a writer, say so
+# (READY), then copy what comes to OUT until a writer has come and gone.
+import os, select, sys
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_NONBLOCK)
+open(sys.argv[2], "w").close()
+out = open(sys.argv[3], "wb")
+p = select.poll()
+p.register(fd, select.POLLIN)
+while True:
+    p.poll()
+    try:
+        b = os.read(fd, 65536)
+    except BlockingIOError:
+        continue
+    if not b:
+        break
+    out.write(b)
+PY
+reader() { rm -f "$2"; python3 reader.py "$1" "$2" "$3" & wait_for test -e "$2"; }
 mkfifo pipe.csv
-cat pipe.csv > from-pipe.csv &
+reader pipe.csv reader.ready from-pipe.csv
 "$PM" export 1 2 --out pipe.csv
 wait
 ok "--out naming a FIFO writes into it (a reader gets the export)" cmp -s from-pipe.csv all.csv
@@ -239,6 +260,44 @@ echo private > private.csv
 chmod 600 private.csv
 "$PM" export 1 --out private.csv
 is "$(stat -c %a private.csv)" 600 "a file --out replaces keeps its permissions (0600 stays 0600)"
+# Only the permission bits, only of a file of ours, and under the umask;
+# a new file is 0666 under the umask.
+echo mine > mine.csv
+chmod 6777 mine.csv
+(umask 022; "$PM" export 1 --out mine.csv)
+is "$(stat -c %a mine.csv)" 755 "a 6777 file of ours replaced: 755 under umask 022 (no setuid or setgid bit)"
+(umask 027; "$PM" export 1 --out new-027.csv)
+is "$(stat -c %a new-027.csv)" 640 "a new file under umask 027: 640"
+# Hostile: what another user plants at --out. A FIFO there held the open
+# for ever; a 6777 file lent root's file its setuid bits.
+mkfifo own.fifo
+timeout 20 "$PM" export 1 --out own.fifo >/dev/null 2>err
+is "$?:$(wc -l < err)" "2:1" "--out naming our FIFO nobody reads: exit 2 at once (not timeout's 124), one line"
+like "$(cat err)" "^pressmark export: --out: own\.fifo is a FIFO that nobody reads \(owner $(id -u); accepted: a regular file, or a FIFO with a reader or a character device of this user's or root's\)$" \
+    "  naming the file, what it is and what is accepted"
+if [ "$(id -u)" -eq 0 ] && nobody=$(id -u nobody 2>/dev/null); then
+    mkfifo planted.fifo && chown nobody planted.fifo
+    timeout 20 "$PM" export 1 --out planted.fifo >/dev/null 2>err
+    is "$?:$(wc -l < err)" "2:1" "--out naming a FIFO another user planted, nobody reading: exit 2 at once, one line"
+    like "$(cat err)" "^pressmark export: --out: planted\.fifo is a FIFO of another user's \(owner $nobody; accepted: " "  saying whose it is"
+    reader planted.fifo planted.ready from-planted.csv
+    timeout 20 "$PM" export 1 --out planted.fifo >/dev/null 2>err
+    is "$?" 2 "  refused with a reader on it too"
+    exec 5>planted.fifo; exec 5>&-       # the reader's writer comes and goes: it ends
+    wait
+    is "$(wc -c < from-planted.csv)" 0 "  and nothing written into it"
+    ok "  left a FIFO" test -p planted.fifo
+    mknod planted.dev c 1 3 && chown nobody planted.dev
+    "$PM" export 1 --out planted.dev >/dev/null 2>err
+    is "$?:$(cat err)" "2:pressmark export: --out: planted.dev is a character device of another user's (owner $nobody; accepted: a regular file, or a FIFO with a reader or a character device of this user's or root's)" \
+        "--out naming a character device another user planted: exit 2, one line"
+    echo planted > planted.csv && chown nobody planted.csv && chmod 6777 planted.csv
+    (umask 022; "$PM" export 1 --out planted.csv)
+    is "$(stat -c '%a %u' planted.csv)" "644 0" "a 6777 file another user planted, replaced: root's 644 under umask 022, no setuid bit"
+    ok "  holding the export" cmp -s planted.csv <("$PM" export 1)
+else
+    skip "planting another user's FIFO, device and 6777 file needs root (chown) and a user nobody"
+fi
 
 # Bad input: one line naming the option, exit 2, nothing on standard
 # output, --out neither made nor touched.

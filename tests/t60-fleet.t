@@ -116,6 +116,46 @@ head -c 3000000 /dev/zero > "$TMP/www/big.db"; printf 'SQLite format 3\0' | dd o
 is "$?" 2 "a download over --baseline-max-size: exit 2"
 like "$(cat "$TMP/err")" "the answer is larger than the limit of 1048576 bytes" "  saying so"
 is "$(find "$PRESSMARK_CACHE/baselines" -name '*.part*' 2>/dev/null | wc -l)" 0 "  and nothing partial is kept"
+# A download killed part way leaves nothing either: it is written into a
+# file with no name (O_TMPFILE), named once whole. This server promises
+# 4 MiB, sends the SQLite header and 1 MiB, then waits for the client to go.
+cat > "$TMP/stall.py" <<'PY'
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Length", str(4 << 20))
+        self.end_headers()
+        self.wfile.write(b"SQLite format 3\0" + bytes((1 << 20) - 16))
+        self.wfile.flush()
+        while self.rfile.read(1):
+            pass
+    def log_message(self, *args):
+        pass
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+PY
+sport=$(free_port)
+python3 "$TMP/stall.py" "$sport" & cleanup_add "stop_bg $!"
+wait_for python3 -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1)' "$sport" 2>/dev/null
+# downloading PID: it holds 1 MB or more of a file in the baselines cache
+downloading() {
+    local f
+    for f in /proc/"$1"/fd/*; do
+        case "$(readlink "$f")" in "$PRESSMARK_CACHE/baselines/"*) [ "$(stat -L -c %s "$f")" -ge 1000000 ] && return 0 ;; esac
+    done
+    return 1
+}
+cached=$(ls -A "$PRESSMARK_CACHE/baselines" | paste -sd" ")
+for sig in TERM KILL; do
+    "$PM" compare --baseline-db "http://127.0.0.1:$sport/stall.db" tonight >/dev/null 2>&1 &
+    pid=$!
+    wait_for downloading $pid
+    is "$(ls -l /proc/$pid/fd | grep -c "$PRESSMARK_CACHE/baselines/.* (deleted)\$")" 1 "SIG$sig: mid-download, the file has no name"
+    is "$(ls -A "$PRESSMARK_CACHE/baselines" | paste -sd" ")" "$cached" "SIG$sig:   and the cache no new name"
+    kill -s "$sig" $pid
+    wait $pid
+    is "$?:$(ls -A "$PRESSMARK_CACHE/baselines" | paste -sd" ")" "$((128 + $(kill -l "$sig"))):$cached" "SIG$sig: killed, nothing left in the cache"
+done
 
 # https: a server with a private CA, trusted through PRESSMARK_CA_FILE; a
 # redirect from it to plain http is refused, not followed.
