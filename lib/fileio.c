@@ -415,16 +415,34 @@ static int open_direct(struct pm_outfile *o, const char *path, const struct stat
     return 0;
 }
 
+/* The process's umask, read where it is shown: umask(2) can only set it,
+ * and setting it to read it would leave a moment in which a file another
+ * thread creates gets none. 022 where it cannot be read. */
+static mode_t current_umask(void)
+{
+    FILE *f = fopen("/proc/self/status", "re");
+    unsigned um = 022;
+    char line[128];
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "Umask: %o", &um) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return (mode_t)(um & 0777);
+}
+
 /* The new file's mode: that of the file it replaces when that is this
  * user's (an export of a private database to a private file stays
- * private), else the default; either way only permission bits, under the
- * umask. A file someone else planted lends nothing: its setuid bits on a
- * file root writes would be root's. */
+ * private); of another's file, what both it and the default allow (root
+ * replacing a user's 0600 file keeps it private, and a planted file's
+ * setuid bits on a file root writes would be root's); else the default.
+ * Always under the umask. */
 static mode_t outfile_mode(bool there, const struct stat *st)
 {
-    mode_t um = umask(0);
-    umask(um);
-    return (there && S_ISREG(st->st_mode) && st->st_uid == geteuid() ? st->st_mode & 0777 : 0666) & ~um;
+    mode_t m = 0666;
+    if (there && S_ISREG(st->st_mode))
+        m = st->st_uid == geteuid() ? st->st_mode & 0777 : st->st_mode & 0666;
+    return m & ~current_umask();
 }
 
 /* The unnamed file (O_TMPFILE) in dir, or where the file system has none,

@@ -295,6 +295,9 @@ if [ "$(id -u)" -eq 0 ] && nobody=$(id -u nobody 2>/dev/null); then
     (umask 022; "$PM" export 1 --out planted.csv)
     is "$(stat -c '%a %u' planted.csv)" "644 0" "a 6777 file another user planted, replaced: root's 644 under umask 022, no setuid bit"
     ok "  holding the export" cmp -s planted.csv <("$PM" export 1)
+    echo private > theirs.csv && chown nobody theirs.csv && chmod 600 theirs.csv
+    (umask 022; "$PM" export 1 --out theirs.csv)
+    is "$(stat -c '%a %u' theirs.csv)" "600 0" "another user's 0600 file, replaced by root: still 600, never wider than it was"
 else
     skip "planting another user's FIFO, device and 6777 file needs root (chown) and a user nobody"
 fi
