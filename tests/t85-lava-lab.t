@@ -77,6 +77,10 @@ main="Bearer $(cat tok/main)" guest="Bearer $(cat tok/guest)"
 mkdir store && chown nobody: store && chmod 755 store
 echo decoy > decoy
 mkdir decoy-dir
+# The decoys are the store user's to write, and reachable by it (this
+# directory searchable, not writable, by others): a store that followed a
+# planted link could change them, so their being unchanged means something.
+chown nobody decoy decoy-dir && chmod o+x "$TMP"
 head -c 1000 /dev/urandom > small
 head -c 99000 /dev/urandom > big
 head -c 90000 /dev/urandom > chunky
@@ -123,7 +127,8 @@ refused_start "a guest token without its names" "--guest-token-file and --guest-
 setup "the store starts (as nobody, on a loopback port)" start_store
 is "$(uid_of "$STORE_PID")" "$nobody $nobody $nobody $nobody" "it runs as nobody: real, effective, saved and fs uid (/proc/PID/status)"
 is "$(awk '/^Groups:/ { print $2 }' "/proc/$STORE_PID/status")" "" "  in no supplementary group"
-is "$(awk '/^CapEff:/ { print $2 }' "/proc/$STORE_PID/status")" 0000000000000000 "  with no capability"
+is "$(awk '/^Cap(Eff|Prm|Amb):/ { printf "%s ", $2 }' "/proc/$STORE_PID/status")" "0000000000000000 0000000000000000 0000000000000000 " \
+   "  with no capability (effective, permitted, ambient)"
 
 # Who may write.
 is "$(req PUT /a.bin "" small)" 401 "a PUT with no token: 401"
