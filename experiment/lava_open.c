@@ -1,0 +1,63 @@
+/* backend = lava's lab, checked before a suite writes anything: the
+ * suite's lab keys, its token file, the server answering as LAVA with the
+ * device type. */
+#include "experiment/lava.h"
+#include <stdio.h>
+#include <string.h>
+#include "lib/http.h"
+
+int exp_lava_open(const struct suite_plan *p, bool need_token, struct lava_lab *lab, struct pm_err *err)
+{
+    const struct suite_lab *l = &p->lab;
+    const char *path = p->file.path;
+    static const char *const need[][2] = { { "lava-url", "the LAVA server, e.g. http://lava.example.org/" },
+                                           { "device-type", "the lab's device type its jobs run on, e.g. qemu" },
+                                           { "lava-artifacts", "an HTTP store that takes PUT and answers GET" } };
+    const char *have[] = { l->url, l->device_type, l->artifacts };
+    for (size_t i = 0; i < 3; i++)
+        if (!have[i][0])
+            return pm_errf(err, "%s: backend = lava needs %s in [global] (%s)", path, need[i][0], need[i][1]);
+    if (need_token && !l->token_file[0])
+        return pm_errf(err, "%s: backend = lava needs lava-token-file in [global] to submit jobs (a file only its "
+                       "owner can read, holding the lab's API token)", path);
+    bool https, loopback;
+    const char *stores[] = { l->artifacts, l->artifacts_guest };
+    for (size_t i = 0; i < 2; i++) {
+        const char *key = i ? "lava-artifacts-guest" : "lava-artifacts";
+        if (!stores[i][0])
+            continue;
+        if ((strncmp(stores[i], "http://", 7) != 0 && strncmp(stores[i], "https://", 8) != 0) ||
+            http_url_private(stores[i], &https, &loopback, err) < 0)
+            return pm_errf(err, "%s: %s = %s: not an http or https URL", path, key, stores[i]);
+        /* It goes into the job's public definition. */
+        if (strchr(stores[i], '@'))
+            return pm_errf(err, "%s: %s: a user:password in it would be in the job's public definition (accepted: "
+                           "a store that takes PUT without one)", path, key);
+    }
+    if (lava_lab_open(lab, l->url, need_token ? l->token_file : NULL, err) < 0) {
+        char why[sizeof err->msg];
+        snprintf(why, sizeof why, "%s", err->msg);
+        return pm_errf(err, "%s: %s", path, why);
+    }
+    if (need_token && http_url_private(lab->url, &https, &loopback, err) == 0 && !https && !loopback &&
+        !l->allow_plain_http) {
+        explicit_bzero(lab, sizeof *lab);
+        return pm_errf(err, "%s: lava-url = %s: the token would cross the network unencrypted (accepted: https, "
+                       "a LAVA on this machine, or lava-allow-plain-http = yes)", path, l->url);
+    }
+    char version[64];
+    if (lava_ping(lab, version, sizeof version, err) < 0) {
+        /* lib/http's words begin with the URL, which the key names already. */
+        char why[sizeof err->msg];
+        const char *m = strstr(err->msg, ": no answer");
+        snprintf(why, sizeof why, "%s", m ? m + 2 : err->msg);
+        return pm_errf(err, "%s: lava-url = %s: %s", path, l->url, why);
+    }
+    bool exists = false;
+    if (lava_device_type_exists(lab, l->device_type, &exists, err) < 0)
+        return -1;
+    if (!exists)
+        return pm_errf(err, "%s: device-type = %s: the lab at %s has no device of that type (its device types: %sapi/"
+                       "v0.2/devicetypes/)", path, l->device_type, lab->url, lab->url);
+    return 0;
+}
