@@ -8,8 +8,10 @@
 #include "lib/err.h"
 
 /* The plan's lab keys present, its token file (when need_token) of the
- * user's own and private, the server answering as LAVA, the device type
- * known to it. -1 with err naming the suite file, the key and the value. */
+ * user's own and private, no URL with a user or password anywhere in the
+ * suite file (each job publishes it), the server answering as LAVA, the
+ * device type known to it. -1 with err naming the suite file, the key and
+ * the value. */
 int exp_lava_open(const struct suite_plan *p, bool need_token, struct lava_lab *lab, struct pm_err *err);
 
 #endif

@@ -1,10 +1,44 @@
 /* backend = lava's lab, checked before a suite writes anything: the
  * suite's lab keys, its token file, the server answering as LAVA with the
- * device type. */
+ * device type, and the suite file fit to be public (each job publishes it). */
 #include "experiment/lava.h"
 #include <stdio.h>
 #include <string.h>
+#include "labs/lava_url.h"
 #include "lib/http.h"
+#include "lib/quote.h"
+
+/* The suite file goes into every job's archive, which the artifact store
+ * serves to whoever reads the public job's definition: a URL with a user
+ * or password anywhere in it (a push URL, a command's argument) is
+ * refused rather than published. Refused, not left out: the guest runs
+ * the suite as the host stored it, and a key quietly dropped could change
+ * what its cells do. -1 with err naming FILE:LINE and the key. */
+static int public_credentials(const struct suite_plan *p, struct pm_err *err)
+{
+    const struct suite_file *f = &p->file;
+    char bare[160];
+    for (size_t i = 0; i < f->nsections; i++) {
+        const struct suite_section *sec = &f->sections[i];
+        const char *key = NULL;
+        int line = sec->line;
+        if (lava_text_userinfo(sec->name, bare, sizeof bare))
+            key = "its section's name";
+        for (size_t k = 0; !key && k < sec->nkeys; k++)
+            if (lava_text_userinfo(sec->keys[k].raw, bare, sizeof bare)) {
+                key = sec->keys[k].name;
+                line = sec->keys[k].line;
+            }
+        if (key) {
+            char q[4 * sizeof bare];
+            quote_terminal(bare, q, sizeof q);
+            return pm_errf(err, "%s:%d: %s: a URL with a user or password in it (%s) would be public: backend = lava "
+                           "publishes the suite file with each job (accepted: URLs without user:password in a LAVA "
+                           "suite; a secret goes in a file or the environment)", f->path, line, key, q);
+        }
+    }
+    return 0;
+}
 
 int exp_lava_open(const struct suite_plan *p, bool need_token, struct lava_lab *lab, struct pm_err *err)
 {
@@ -44,6 +78,10 @@ int exp_lava_open(const struct suite_plan *p, bool need_token, struct lava_lab *
         explicit_bzero(lab, sizeof *lab);
         return pm_errf(err, "%s: lava-url = %s: the token would cross the network unencrypted (accepted: https, "
                        "a LAVA on this machine, or lava-allow-plain-http = yes)", path, l->url);
+    }
+    if (public_credentials(p, err) < 0) {
+        explicit_bzero(lab, sizeof *lab);
+        return -1;
     }
     char version[64];
     if (lava_ping(lab, version, sizeof version, err) < 0) {

@@ -3,10 +3,12 @@
 # submitted or written: one line naming the file, key or option, the
 # value and what is accepted, exit 2, no database. (A real LAVA lab on
 # this machine, its jobs, their results and their hostile uploads are
-# make lava-check's: tests/lava/.) A job stored in the database is data:
-# one whose definition, results URL or lab is not what the suite file
-# makes is refused in one line before the stand-in lab (tests/lava_fake.py)
-# gets anything of it, and nothing is fetched.
+# make lava-check's: tests/lava/.) A URL with a user or password anywhere
+# in the suite (it is published with each job) is refused alike. A job
+# stored in the database is data: one whose definition, results URL or
+# lab is not what the suite file makes is refused in one line before the
+# stand-in lab (tests/lava_fake.py) gets anything of it, and nothing is
+# fetched.
 . "$(dirname "$0")/lib.sh"
 # Beside the tests that change the machine (the free lane): a state
 # directory of its own, so its commands never undo, and report, what a
@@ -198,6 +200,24 @@ refused "a store URL with a password (it would be in the public job)" "lava-arti
 suite "${lab/device-type = qemu/device-type = qemu$'\e'[2J}"
 refused "a control character in a value" "device-type: a control character in its value" "$PM" suite run s.ini
 is "$(grep -c $'\e' err)" 0 "  not echoed to the terminal"
+
+# The suite file goes into each job's archive, which the lab's public job
+# names: a URL with a user or password anywhere in it is refused, not
+# published, and the password is not echoed.
+suite "$lab
+question = is it faster than https://alice:s3cr3tpw@db.example.org/x"
+refused "a question naming a URL with a password" \
+    "^pressmark suite run: s\\.ini:8: question: a URL with a user or password in it \\(https://db\\.example\\.org/x\\) would be public: backend = lava publishes the suite file" \
+    "$PM" suite run s.ini
+is "$(grep -c 'alice\|s3cr3tpw' err)" 0 "  neither the user nor the password is echoed"
+suite "$lab"
+printf 'push = http://ops@influx.example.org:8086/write\n' >> s.ini
+refused "a push URL with a user" "s\\.ini:11: push: a URL with a user or password in it \\(http://influx\\.example\\.org:8086/write\\)" \
+    "$PM" lava job s.ini
+suite "$lab"
+printf 'label = {kernel} https://h.example.org/a@b?x=c@d\n' >> s.ini
+"$PM" suite run s.ini > out 2> err
+like "$(cat err)" "lava-url = http://127\\.0\\.0\\.1:$dead/: no answer" "an '@' in a URL's path or query is no user: the lab is asked next"
 
 # The suite's own keys: a device type is a name, a value has no blank or quote.
 suite "${lab/device-type = qemu/device-type = qemu;reboot}"

@@ -3,9 +3,9 @@
  * the job definition read back field by field and held against LAVA's own
  * schema; values that cannot go into a job refused; the token file's and
  * URL's rules; the REST calls against tests/lava_fake.py (LAVA 2023.01's
- * answers) and an unused port; the artifact store's PUT and GET; a stored
- * job's lab, state, results URL and definition held to the suite's,
- * strictly. */
+ * answers) and an unused port; the artifact store's PUT and GET; a URL
+ * with a user or password found in a suite's text; a stored job's lab,
+ * state, results URL and definition held to the suite's, strictly. */
 #include "tests/tap.h"
 #include <arpa/inet.h>
 #include <errno.h>
@@ -21,6 +21,7 @@
 #include "labs/artifacts.h"
 #include "labs/lava.h"
 #include "labs/lava_job.h"
+#include "labs/lava_url.h"
 #include "lib/fileio.h"
 #include "lib/spawn.h"
 #include "lib/utf8.h"
@@ -799,6 +800,41 @@ static void test_artifacts(void)
     test_artifact_get(store, src);
 }
 
+/* A URL with a user or password anywhere in a text, found as libcurl
+ * reads URLs, and named without them. */
+static void test_userinfo(void)
+{
+    static const char *const found[][2] = {
+        { "https://user:pass@example.org/db", "https://example.org/db" },
+        { "http://lab@evil/", "http://evil/" },
+        { "curl -s https://u:pass@h.example/x -o out", "https://h.example/x" },
+        { "--push=HTTPS://tok@h:8086/write", "HTTPS://h:8086/write" },
+        { "https://a,b:pass@h1, https://h2", "https://h1," },
+        { "x https://h/ok and then ftp://u:pass@h2/f", "ftp://h2/f" },
+        { "http://:pass@h/", "http://h/" },
+        { "http://u%40x:pass@h/", "http://h/" },
+        { "svn+ssh://u@h/repo", "svn+ssh://h/repo" },
+        { "'https://u:pass@h/q'", "https://h/q" },
+        { "http://u:pa@ss@h/", "http://h/" },
+        /* Not URLs to libcurl (a '^' in the host, an open bracket), but
+         * words another program may send: the authority's '@' says it. */
+        { "http://u:pass@bad^host/x", "http://bad^host/x" },
+        { "http://u:pass@[::1/", "http://[::1/" },
+    };
+    static const char *const clean[] = {
+        "https://h/x@y", "https://h/?to=a@b", "http://h#me@x", "mailto:u@h", "user@host:/srv", "https://h:8080/p",
+        "label@x", "", "://u:p@h", "1http://h/",
+    };
+    char bare[160];
+    for (size_t i = 0; i < sizeof found / sizeof found[0]; i++) {
+        bare[0] = '\0';
+        ok(lava_text_userinfo(found[i][0], bare, sizeof bare) && strcmp(bare, found[i][1]) == 0 && !strstr(bare, "pass"),
+           "a user or password in '%s': found, named %s", found[i][0], bare);
+    }
+    for (size_t i = 0; i < sizeof clean / sizeof clean[0]; i++)
+        ok(!lava_text_userinfo(clean[i], bare, sizeof bare), "none in '%s'", clean[i]);
+}
+
 #define UUID "7ec4a472-5ca5-4fef-9d19-8e08dff78e4b"
 #define HEX "4d46c470a215e11e18287e55"
 
@@ -951,6 +987,7 @@ int main(void)
     test_token_files();
     test_urls();
     test_no_answer();
+    test_userinfo();
     test_stored_check();
     test_stored_same();
     test_with_server();
