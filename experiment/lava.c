@@ -13,13 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include "experiment/backend.h"
 #include "experiment/guest.h"
 #include "experiment/lava_publish.h"
+#include "experiment/lava_stored.h"
 #include "kernels/image.h"
 #include "kernels/results.h"
 #include "kernels/vm.h"
@@ -27,69 +27,12 @@
 #include "labs/lava.h"
 #include "labs/lava_job.h"
 #include "lib/fileio.h"
-#include "lib/http.h"
 #include "lib/quote.h"
 #include "lib/timeutil.h"
 #include "store/lava_jobs.h"
 
 /* A guest's results archive at the most: a night's database of many runs. */
 #define RESULTS_MAX (1ull << 30)
-
-int exp_lava_open(const struct suite_plan *p, bool need_token, struct lava_lab *lab, struct pm_err *err)
-{
-    const struct suite_lab *l = &p->lab;
-    const char *path = p->file.path;
-    static const char *const need[][2] = { { "lava-url", "the LAVA server, e.g. http://lava.example.org/" },
-                                           { "device-type", "the lab's device type its jobs run on, e.g. qemu" },
-                                           { "lava-artifacts", "an HTTP store that takes PUT and answers GET" } };
-    const char *have[] = { l->url, l->device_type, l->artifacts };
-    for (size_t i = 0; i < 3; i++)
-        if (!have[i][0])
-            return pm_errf(err, "%s: backend = lava needs %s in [global] (%s)", path, need[i][0], need[i][1]);
-    if (need_token && !l->token_file[0])
-        return pm_errf(err, "%s: backend = lava needs lava-token-file in [global] to submit jobs (a file only its "
-                       "owner can read, holding the lab's API token)", path);
-    bool https, loopback;
-    const char *stores[] = { l->artifacts, l->artifacts_guest };
-    for (size_t i = 0; i < 2; i++) {
-        const char *key = i ? "lava-artifacts-guest" : "lava-artifacts";
-        if (!stores[i][0])
-            continue;
-        if ((strncmp(stores[i], "http://", 7) != 0 && strncmp(stores[i], "https://", 8) != 0) ||
-            http_url_private(stores[i], &https, &loopback, err) < 0)
-            return pm_errf(err, "%s: %s = %s: not an http or https URL", path, key, stores[i]);
-        /* It goes into the job's public definition. */
-        if (strchr(stores[i], '@'))
-            return pm_errf(err, "%s: %s: a user:password in it would be in the job's public definition (accepted: "
-                           "a store that takes PUT without one)", path, key);
-    }
-    if (lava_lab_open(lab, l->url, need_token ? l->token_file : NULL, err) < 0) {
-        char why[sizeof err->msg];
-        snprintf(why, sizeof why, "%s", err->msg);
-        return pm_errf(err, "%s: %s", path, why);
-    }
-    if (need_token && http_url_private(lab->url, &https, &loopback, err) == 0 && !https && !loopback &&
-        !l->allow_plain_http) {
-        explicit_bzero(lab, sizeof *lab);
-        return pm_errf(err, "%s: lava-url = %s: the token would cross the network unencrypted (accepted: https, "
-                       "a LAVA on this machine, or lava-allow-plain-http = yes)", path, l->url);
-    }
-    char version[64];
-    if (lava_ping(lab, version, sizeof version, err) < 0) {
-        /* lib/http's words begin with the URL, which the key names already. */
-        char why[sizeof err->msg];
-        const char *m = strstr(err->msg, ": no answer");
-        snprintf(why, sizeof why, "%s", m ? m + 2 : err->msg);
-        return pm_errf(err, "%s: lava-url = %s: %s", path, l->url, why);
-    }
-    bool exists = false;
-    if (lava_device_type_exists(lab, l->device_type, &exists, err) < 0)
-        return -1;
-    if (!exists)
-        return pm_errf(err, "%s: device-type = %s: the lab at %s has no device of that type (its device types: %sapi/"
-                       "v0.2/devicetypes/)", path, l->device_type, lab->url, lab->url);
-    return 0;
-}
 
 /* A failed group's reason, which holds what LAVA and the lab said. */
 static void say_failed(struct runner *r, const char *reason)
@@ -99,30 +42,12 @@ static void say_failed(struct runner *r, const char *reason)
     exp_say(r->ev, EXP_LOG, "pressmark: %s; its cells are marked failed\n", q);
 }
 
-/* The URL results are put to (as the device reaches the store) and
- * fetched from (as pressmark does): the same name under both, unguessable. */
-static int results_urls(const struct suite_plan *p, const struct runner *r, int group, char *put, size_t plen,
-                        char *get, size_t glen, struct pm_err *err)
-{
-    unsigned char rnd[12];
-    if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
-        return pm_errf(err, "getrandom: %s", strerror(errno));
-    char name[160];
-    int n = snprintf(name, sizeof name, "pressmark/results-%s-kernel%d-", r->suite.uuid, group);
-    for (size_t i = 0; i < sizeof rnd; i++)
-        n += snprintf(name + n, sizeof name - (size_t)n, "%02x", rnd[i]);
-    snprintf(name + n, sizeof name - (size_t)n, ".tar");
-    const char *g = p->lab.artifacts_guest[0] ? p->lab.artifacts_guest : p->lab.artifacts;
-    snprintf(put, plen, "%s%s%s", g, g[strlen(g) - 1] == '/' ? "" : "/", name);
-    snprintf(get, glen, "%s%s%s", p->lab.artifacts, p->lab.artifacts[strlen(p->lab.artifacts) - 1] == '/' ? "" : "/",
-             name);
-    return 0;
-}
-
 /* The job archive of the group (pressmark, the suite, its arguments, the
- * kernel's metadata, where to put the results), published. */
-static int publish_job(struct runner *r, int group, const char *put_url, char *url, size_t ulen, char sha[65],
-                       struct pm_err *err)
+ * kernel's metadata, where to put the results): its URL and digest in the
+ * store, and put there when publish. Made again only to be compared, it
+ * is removed (its directory too) once its digest is known. */
+static int publish_job(struct runner *r, int group, const char *put_url, bool publish, char *url, size_t ulen,
+                       char sha[65], struct pm_err *err)
 {
     const struct suite_plan *p = r->p;
     char dir[PATH_MAX];
@@ -139,14 +64,21 @@ static int publish_job(struct runner *r, int group, const char *put_url, char *u
     int rc = vm_job_archive(dir, &b, job, sizeof job, err);
     free(mt);
     if (rc == 0)
-        rc = lava_publish_file(p->lab.artifacts, job, "job.tar", url, ulen, sha, err);
+        rc = lava_publish_file(p->lab.artifacts, job, "job.tar", publish, url, ulen, sha, err);
+    if (!publish) {
+        unlink(job);
+        rmdir(dir);
+    }
     return rc;
 }
 
-/* A new attempt at the group's job: its image made and published, its
- * definition stored. -1 with err (the group's cells are then failed). */
-static int make_job(struct runner *r, int group, const struct suite_run_opts *o, struct lava_job_rec *rec,
-                    struct pm_err *err)
+/* The group's job as the suite file makes it: the kernel's image (made
+ * when not cached), the job archive that puts the results at results (a
+ * name under the store, lava_results_name's), and the definition naming
+ * them. With publish the images and archive go to the store; without,
+ * nothing is sent: the definition a stored job must equal. */
+static int build_job(struct runner *r, int group, const struct suite_run_opts *o, const char *results, bool publish,
+                     char **definition, struct pm_err *err)
 {
     const struct suite_plan *p = r->p;
     const struct suite_group *sg = &p->groups[group];
@@ -161,12 +93,11 @@ static int make_job(struct runner *r, int group, const struct suite_run_opts *o,
     kv_set(&r->kernel_meta[group], "lava.device_type", p->lab.device_type);
     struct lava_published pub;
     char put[1200], job_url[1024], job_sha[65];
-    memset(rec, 0, sizeof *rec);
-    rc = lava_publish_image(p->lab.artifacts, &img, &pub, err);
+    const char *guest = p->lab.artifacts_guest[0] ? p->lab.artifacts_guest : p->lab.artifacts;
+    lava_store_url(guest, results, put, sizeof put);
+    rc = lava_publish_image(p->lab.artifacts, &img, publish, &pub, err);
     if (rc == 0)
-        rc = results_urls(p, r, group, put, sizeof put, rec->results_url, sizeof rec->results_url, err);
-    if (rc == 0)
-        rc = publish_job(r, group, put, job_url, sizeof job_url, job_sha, err);
+        rc = publish_job(r, group, put, publish, job_url, sizeof job_url, job_sha, err);
     char name[400];
     snprintf(name, sizeof name, "pressmark %s: kernel %s", p->name, img.info.release);
     unsigned minutes = (unsigned)(suite_group_timeout(p, sg) / 60.0 + 0.999);
@@ -180,14 +111,61 @@ static int make_job(struct runner *r, int group, const struct suite_run_opts *o,
          * under TCG): a hung one is not waited for longer than its cells. */
         .boot_timeout_min = minutes < 5 ? minutes : 5,
     };
-    image_free(&img);
     if (rc == 0)
-        rc = lava_job_yaml(&js, &rec->definition, err);
+        rc = lava_job_yaml(&js, definition, err);
+    image_free(&img);
+    return rc;
+}
+
+/* A new attempt at the group's job: its image made and published, its
+ * definition stored. -1 with err (the group's cells are then failed). */
+static int make_job(struct runner *r, int group, const struct suite_run_opts *o, struct lava_job_rec *rec,
+                    struct pm_err *err)
+{
+    const struct suite_plan *p = r->p;
+    char results[200] = "";
+    memset(rec, 0, sizeof *rec);
+    int rc = lava_results_name(r->suite.uuid, group, results, sizeof results, err);
+    if (rc == 0)
+        rc = build_job(r, group, o, results, true, &rec->definition, err);
+    lava_store_url(p->lab.artifacts, results, rec->results_url, sizeof rec->results_url);
     rec->group = group;
     snprintf(rec->lab, sizeof rec->lab, "%s", p->lab.url);
     if (rc == 0)
         rc = lava_jobs_add(&r->rs.db, r->suite.id, rec, err);
     return rc;
+}
+
+/* A stored job (a database is data) held to the suite file before any
+ * of it is used: its lab and results URL always, its definition when it
+ * is to be sent or written, made again from the suite file, the stored
+ * one equal to it; rec->definition is then the one made now. 0, or -1
+ * with err: nothing is sent, fetched or written for it. */
+static int check_stored(struct runner *r, int group, const struct suite_run_opts *o, struct lava_job_rec *rec,
+                        struct pm_err *err)
+{
+    char results[300];
+    if (lava_stored_check(r->p, r->suite.id, r->suite.uuid, rec, results, sizeof results, err) < 0)
+        return -1;
+    bool sent = strcmp(rec->state, "made") == 0 && (o->lava_step == LAVA_RUN || o->lava_step == LAVA_SUBMIT);
+    bool written = o->lava_step == LAVA_MAKE && o->lava_out;
+    if (!sent && !written)
+        return 0;
+    char *made = NULL;
+    if (build_job(r, group, o, results, false, &made, err) < 0) {
+        char why[sizeof err->msg];
+        snprintf(why, sizeof why, "%s", err->msg);
+        free(made);
+        return pm_errf(err, "kernel %d: its stored LAVA job cannot be made again to be checked, so it is not sent: %s",
+                       group, why);
+    }
+    if (lava_stored_same(r->p, r->suite.id, rec, made, err) < 0) {
+        free(made);
+        return -1;
+    }
+    free(rec->definition);
+    rec->definition = made;
+    return 0;
 }
 
 /* The group's definition into the directory lava job was given. */
@@ -257,6 +235,16 @@ static int ready_job(struct runner *r, int group, const struct suite_run_opts *o
         return 2;
     }
     bool ended = found && (strcmp(rec->state, "collected") == 0 || strcmp(rec->state, "failed") == 0);
+    if (found && !ended && check_stored(r, group, o, rec, &err) < 0) {
+        exp_say(r->ev, EXP_LOG, "pressmark suite run: %s\n", err.msg);
+        return 2;
+    }
+    if (found && !ended && o->lava_step == LAVA_COLLECT && strcmp(rec->state, "made") == 0) {
+        exp_say(r->ev, EXP_LOG, "pressmark: kernel %d: its job is made, not submitted ('pressmark lava submit' "
+                "submits it)\n", group);
+        r->incomplete = true;
+        return 1;
+    }
     if (!found || ended) {
         lava_job_rec_free(rec);
         if (o->lava_step == LAVA_COLLECT) {

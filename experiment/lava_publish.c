@@ -52,13 +52,16 @@ static int root_qcow2(const struct vm_image *img, char *out, size_t len, struct 
     return 0;
 }
 
-/* One file into the store as DIGEST-NAME, unless it is there already. */
-static int publish_one(const char *store, const char *path, const char *name, char *url, size_t ulen,
+/* One file into the store as DIGEST-NAME, unless it is there already
+ * (put false: only its URL and digest, nothing sent). */
+static int publish_one(const char *store, const char *path, const char *name, bool put, char *url, size_t ulen,
                        char sha[65], struct pm_err *err)
 {
     if (lava_sha256(path, sha, err) < 0)
         return -1;
     snprintf(url, ulen, "%s%spressmark/%s-%s", store, store[strlen(store) - 1] == '/' ? "" : "/", sha, name);
+    if (!put)
+        return 0;
     int exists = 0;
     if (artifact_exists(url, &exists, err) < 0)
         return -1;
@@ -70,24 +73,24 @@ static int publish_one(const char *store, const char *path, const char *name, ch
     return artifact_exists(url, &exists, &again) == 0 && exists ? 0 : -1;
 }
 
-int lava_publish_image(const char *store, const struct vm_image *img, struct lava_published *out,
+int lava_publish_image(const char *store, const struct vm_image *img, bool put, struct lava_published *out,
                        struct pm_err *err)
 {
     memset(out, 0, sizeof *out);
     char root[PATH_MAX + 16];
     if (root_qcow2(img, root, sizeof root, err) < 0)
         return -1;
-    if (publish_one(store, img->vmlinuz, "vmlinuz", out->kernel_url, sizeof out->kernel_url, out->kernel_sha, err) < 0 ||
-        publish_one(store, root, "root.qcow2", out->rootfs_url, sizeof out->rootfs_url, out->rootfs_sha, err) < 0)
+    if (publish_one(store, img->vmlinuz, "vmlinuz", put, out->kernel_url, sizeof out->kernel_url, out->kernel_sha, err) < 0 ||
+        publish_one(store, root, "root.qcow2", put, out->rootfs_url, sizeof out->rootfs_url, out->rootfs_sha, err) < 0)
         return -1;
     if (img->initrd[0] &&
-        publish_one(store, img->initrd, "initrd.img", out->initrd_url, sizeof out->initrd_url, out->initrd_sha, err) < 0)
+        publish_one(store, img->initrd, "initrd.img", put, out->initrd_url, sizeof out->initrd_url, out->initrd_sha, err) < 0)
         return -1;
     return 0;
 }
 
-int lava_publish_file(const char *store, const char *path, const char *name, char *url, size_t ulen, char sha[65],
-                      struct pm_err *err)
+int lava_publish_file(const char *store, const char *path, const char *name, bool put, char *url, size_t ulen,
+                      char sha[65], struct pm_err *err)
 {
-    return publish_one(store, path, name, url, ulen, sha, err);
+    return publish_one(store, path, name, put, url, ulen, sha, err);
 }

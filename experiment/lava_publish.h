@@ -1,6 +1,9 @@
 #ifndef PM_EXPERIMENT_LAVA_PUBLISH_H
 #define PM_EXPERIMENT_LAVA_PUBLISH_H
-/* A LAVA job's images into the lab's artifact store, named by digest. */
+/* A LAVA job's images into the lab's artifact store, named by digest.
+ * With put false nothing is sent: the URLs and digests a job made now
+ * names, to hold a stored job's definition to. */
+#include <stdbool.h>
 #include <stddef.h>
 #include "kernels/image.h"
 #include "lib/err.h"
@@ -12,11 +15,11 @@ struct lava_published {
 
 /* The sha256 of a file, as 64 hex digits. */
 int lava_sha256(const char *path, char hex[65], struct pm_err *err);
-/* The image's kernel, initramfs and root (qcow2) into store. */
-int lava_publish_image(const char *store, const struct vm_image *img, struct lava_published *out,
+/* The image's kernel, initramfs and root (qcow2) into store (when put). */
+int lava_publish_image(const char *store, const struct vm_image *img, bool put, struct lava_published *out,
                        struct pm_err *err);
-/* One file into store as DIGEST-name; its URL and digest. */
-int lava_publish_file(const char *store, const char *path, const char *name, char *url, size_t ulen, char sha[65],
-                      struct pm_err *err);
+/* One file into store as DIGEST-name (when put); its URL and digest. */
+int lava_publish_file(const char *store, const char *path, const char *name, bool put, char *url, size_t ulen,
+                      char sha[65], struct pm_err *err);
 
 #endif

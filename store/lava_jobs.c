@@ -11,6 +11,19 @@ void lava_job_rec_free(struct lava_job_rec *r)
     r->definition = NULL;
 }
 
+/* A column into a fixed buffer, whole: a value a database made longer is
+ * refused rather than cut to something that may then pass a comparison. */
+static int take_col(struct pm_db *db, sqlite3_stmt *st, int col, const char *name, char *dst, size_t len,
+                    struct pm_err *err)
+{
+    const char *v = pm_col_text(st, col);
+    if (strlen(v) >= len)
+        return pm_errf(err, "%s: a stored LAVA job's %s is longer than %zu characters (accepted: one pressmark "
+                       "made)", db->path, name, len - 1);
+    snprintf(dst, len, "%s", v);
+    return 0;
+}
+
 int lava_jobs_get(struct pm_db *db, int64_t suite_id, int group, struct lava_job_rec *out, int *found,
                   struct pm_err *err)
 {
@@ -27,14 +40,15 @@ int lava_jobs_get(struct pm_db *db, int64_t suite_id, int group, struct lava_job
     if (rc == SQLITE_ROW) {
         out->group = group;
         out->attempt = sqlite3_column_int(st, 0);
-        snprintf(out->lab, sizeof out->lab, "%s", pm_col_text(st, 1));
-        out->definition = strdup(pm_col_text(st, 2));
-        snprintf(out->results_url, sizeof out->results_url, "%s", pm_col_text(st, 3));
         out->job_id = sqlite3_column_int64(st, 4);
-        snprintf(out->state, sizeof out->state, "%s", pm_col_text(st, 5));
         snprintf(out->reason, sizeof out->reason, "%s", pm_col_text(st, 6));
-        *found = 1;
-        rc = out->definition ? 0 : pm_errf(err, "out of memory");
+        rc = take_col(db, st, 1, "lab", out->lab, sizeof out->lab, err) < 0 ||
+             take_col(db, st, 3, "results_url", out->results_url, sizeof out->results_url, err) < 0 ||
+             take_col(db, st, 5, "state", out->state, sizeof out->state, err) < 0 ? -1 : 0;
+        out->definition = rc == 0 ? strdup(pm_col_text(st, 2)) : NULL;
+        if (rc == 0 && !out->definition)
+            rc = pm_errf(err, "out of memory");
+        *found = rc == 0;
     } else if (rc == SQLITE_DONE) {
         rc = 0;
     } else {

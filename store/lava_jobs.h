@@ -2,7 +2,9 @@
 #define PM_STORE_LAVA_JOBS_H
 /* A suite's LAVA jobs (table lava_job): one per kernel group and attempt,
  * made, submitted, then collected or failed. The newest attempt of a
- * group is the one that counts. */
+ * group is the one that counts. What is read is data: a lab, results URL
+ * or state longer than its buffer is refused, never cut, and the rest is
+ * held to the suite file before use (experiment/lava_stored.h). */
 #include <stdint.h>
 #include "store/db.h"
 

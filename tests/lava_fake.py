@@ -65,6 +65,13 @@ CASES = {
 }
 
 
+def store_name(name):
+    """A name the store keeps: one plain name, or one under pressmark/
+    (where pressmark publishes a job's images and its guest's results)."""
+    base = name[len("pressmark/"):] if name.startswith("pressmark/") else name
+    return base != "" and "/" not in base and not base.startswith(".")
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
@@ -91,7 +98,7 @@ class Handler(BaseHTTPRequestHandler):
         self.log_request_line()
         data = self.body()
         name = self.path[len("/store/"):]
-        if not self.path.startswith("/store/") or "/" in name or name.startswith("."):
+        if not self.path.startswith("/store/") or not store_name(name):
             return self.answer(403, b"forbidden\n", "text/plain")
         with open(os.path.join(STORE, name), "wb") as f:
             f.write(data)
@@ -110,7 +117,7 @@ class Handler(BaseHTTPRequestHandler):
         if name == "broken":
             return self.answer(500, b"<html>Internal Server Error</html>", "text/html")
         path = os.path.join(STORE, name)
-        if "/" in name or not os.path.isfile(path):
+        if not store_name(name) or not os.path.isfile(path):
             return self.answer(404, b"no such artifact here; " * 8, "text/plain")
         with open(path, "rb") as f:
             self.answer(200, f.read(), "application/octet-stream")
@@ -193,7 +200,7 @@ class Server(ThreadingHTTPServer):
 
 
 def main():
-    os.makedirs(STORE, exist_ok=True)
+    os.makedirs(os.path.join(STORE, "pressmark"), exist_ok=True)
     server = Server(("127.0.0.1", 0), Handler)
     with open(os.path.join(DIR, "port.tmp"), "w") as f:
         f.write(str(server.server_address[1]))

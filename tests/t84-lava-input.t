@@ -3,7 +3,12 @@
 # submitted or written: one line naming the file, key or option, the
 # value and what is accepted, exit 2, no database. (A real LAVA lab on
 # this machine, its jobs, their results and their hostile uploads are
-# make lava-check's: tests/lava/.)
+# make lava-check's: tests/lava/.) A URL with a user or password anywhere
+# in the suite (it is published with each job) is refused alike. A job
+# stored in the database is data: one whose definition, results URL or
+# lab is not what the suite file makes is refused in one line before the
+# stand-in lab (tests/lava_fake.py) gets anything of it, and nothing is
+# fetched.
 . "$(dirname "$0")/lib.sh"
 # Beside the tests that change the machine (the free lane): a state
 # directory of its own, so its commands never undo, and report, what a
@@ -30,6 +35,110 @@ refused() {  # refused DESCRIPTION REGEX COMMAND...: exit 2, one line, nothing w
     is "$(find "$TMP" -path "$PRESSMARK_STATE_DIR" -prune -o ! -name out ! -name err ! -name before -print | sort |
         diff before - | grep '^[<>]')" "" \
         "  nothing written (no database, no boots directory, no job definition)"
+}
+
+# stored_jobs: a job made by pressmark against the stand-in lab, then the
+# database's row altered with sqlite3; each is refused before the lab gets
+# any of it. A job's image is made as root (an overlay mount under $TMP),
+# of a stand-in bzImage on a root debootstrap leaves empty.
+stored_jobs() {
+    if [ "$(id -u)" -ne 0 ]; then skip "a stored job's checks need a job made, which needs root (its image)"; return; fi
+    local t
+    for t in qemu-img mkfs.ext4 sqlite3; do
+        command -v "$t" > /dev/null || { skip "a stored job's checks need $t to make one"; return; }
+    done
+    python3 -c 'import yaml' 2> /dev/null || { skip "tests/lava_fake.py needs PyYAML (python3-yaml)"; return; }
+    mkdir -p bin lab defs
+    # No network: a root file system with the directories pressmark fills.
+    printf '#!/bin/sh\nmkdir -p "$4/boot" "$4/tmp" "$4/etc/initramfs-tools/conf.d"\n' > bin/debootstrap
+    chmod 755 bin/debootstrap
+    python3 -c 'import sys
+h = bytearray(8192); h[0x1fe:0x200] = b"\x55\xaa"; h[0x202:0x206] = b"HdrS"; h[0x20e:0x210] = (0x200).to_bytes(2, "little")
+v = b"6.99.0-t84 (t84@pressmark) #1 SMP\0"; h[0x400:0x400 + len(v)] = v; open(sys.argv[1], "wb").write(h)' bzImage
+    python3 "$ROOT/tests/lava_fake.py" "$TMP/lab" &
+    cleanup_add "stop_bg $!"
+    wait_for test -s lab/port || { skip "tests/lava_fake.py did not start"; return; }
+    local port; port=$(cat lab/port)
+    local store="http://127.0.0.1:$port/store"
+    printf 'goodtoken\n' > good-token; chmod 600 good-token
+    printf '[global]\nbackend = lava\nruns = 1\nlava-url = http://127.0.0.1:%s/lava/\ndevice-type = qemu\nlava-artifacts = %s\nlava-token-file = %s\n[a]\nworkload = swapout\nkernel = %s\n' \
+        "$port" "$store" "$TMP/good-token" "$TMP/bzImage" > j.ini
+    export PRESSMARK_CACHE="$TMP/cache"
+    local path=$TMP/bin:$PATH
+    rm -f "$PRESSMARK_DB"
+    setup "lava job makes a job against the stand-in lab" env PATH="$path" "$PM" lava job j.ini
+    cp "$PRESSMARK_DB" good.db
+    local row="suite 1, kernel 0, attempt 1"
+    uuid=$(q "select uuid from suite")
+    # stored DESCRIPTION SQL REGEX COMMAND...: the row altered by SQL, then
+    # the command refused in one line; the lab asked only what opening it
+    # asks (its version and device type), never sent the job, never asked
+    # for results; the row as it was; nothing written.
+    stored() {
+        local desc=$1 sql=$2 re=$3; shift 3
+        cp good.db "$PRESSMARK_DB"
+        sqlite3 "$PRESSMARK_DB" "$sql"
+        : > lab/requests.log
+        ls -A "$PRESSMARK_DB.boots" defs > boots.before
+        # (bounded: a job sent by mistake would be waited for)
+        timeout -k 5 60 env PATH="$path" "$@" > out 2> err
+        local rc=$?
+        # (after the line that says which suite it continues)
+        is "$rc:$(wc -l < err):$(head -1 err)" "2:2:pressmark: continuing suite 1 (j)" "$desc: exit 2, one line"
+        like "$(tail -1 err)" "$re" "  it names the row, the field and what was expected"
+        is "$(grep -cv '^GET /lava/api/v0.2/\(system/version/\|devicetypes/qemu/\|devices/?device_type=qemu&\)' lab/requests.log)" 0 \
+            "  the lab got no request but opening it: nothing sent, nothing fetched"
+        local cols="select lab, results_url, state, job_id, definition from lava_job"
+        cp good.db cmp.db && sqlite3 cmp.db "$sql"
+        is "$(q "$cols")" "$(sqlite3 -batch cmp.db "$cols")" "  the row as it was"
+        is "$(ls -A "$PRESSMARK_DB.boots" defs | diff boots.before -)" "" "  nothing written (no definition, no boot directory)"
+    }
+    local def="lava_job of $row: its definition is not the one j\\.ini makes now"
+    stored "lava submit of a stored definition with its own visibility" \
+        "update lava_job set definition = replace(definition, 'visibility: \"public\"', 'visibility: \"personal\"')" \
+        "^pressmark suite run: .*results\\.db: $def \\(line 4: 'visibility: \"personal\"' where it makes 'visibility: \"public\"'\\); refused, nothing sent" \
+        "$PM" lava submit j.ini
+    stored "suite run of a stored definition with an action of its own" \
+        "update lava_job set definition = definition || '- test: {definitions: [{from: inline, name: x}]}' || char(10)" \
+        "$def \\(line [0-9]+: '- test: \\{definitions" "$PM" suite run j.ini
+    stored "lava job --output of an altered definition (it would be written as pressmark's)" \
+        "update lava_job set definition = replace(definition, '$store', 'http://10.0.0.1/internal')" \
+        "$def" "$PM" lava job j.ini --output "$TMP/defs"
+    local want="is not ${store//./\\.}/pressmark/results-$uuid-kernel0-<24 lowercase hex digits>\\.tar \\(under j\\.ini's lava-artifacts\\); refused, nothing sent or fetched"
+    local u
+    for u in "$store/pressmark/../x/results-$uuid-kernel0-0123456789abcdef01234567.tar" \
+             "http://lab@evil/store/pressmark/results-$uuid-kernel0-0123456789abcdef01234567.tar" \
+             "$store/pressmark/results-$uuid-kernel1-0123456789abcdef01234567.tar" "http://10.0.0.1/internal"; do
+        stored "lava submit of a job whose results_url is $u" "update lava_job set results_url = '$u'" \
+            "lava_job of $row: its results_url '${u//./\\.}' $want" "$PM" lava submit j.ini
+    done
+    # A job LAVA says completed (the stand-in's 51), its results planted in
+    # the store under another name: collect fetches nothing.
+    printf 'planted' > lab/store/planted.tar
+    stored "lava collect of a submitted job whose results_url is another artifact" \
+        "update lava_job set state = 'submitted', job_id = 51, results_url = '$store/planted.tar'" \
+        "its results_url '${store//./\\.}/planted\\.tar' $want" "$PM" lava collect j.ini
+    stored "lava submit of a job stored for another lab" "update lava_job set lab = 'http://evil.example.org/lava/'" \
+        "lava_job of $row: its lab 'http://evil\\.example\\.org/lava/' is not j\\.ini's lava-url http://127\\.0\\.0\\.1:$port/lava/; refused, nothing sent" \
+        "$PM" lava submit j.ini
+    stored "lava submit of a job in a state pressmark never stores" "update lava_job set state = 'submitted'" \
+        "its state 'submitted' with job_id 0 is not a job waiting" "$PM" lava submit j.ini
+    stored "lava submit of a job whose lab is longer than any pressmark stores" \
+        "update lava_job set lab = lab || printf('%0600d', 0)" \
+        "results\\.db: a stored LAVA job's lab is longer than 511 characters \\(accepted: one pressmark made\\)$" \
+        "$PM" lava submit j.ini
+
+    # The job as pressmark made it: written, then sent, as made again now.
+    cp good.db "$PRESSMARK_DB"
+    : > lab/requests.log
+    env PATH="$path" "$PM" lava job j.ini --output "$TMP/defs" > out 2>&1
+    is "$?" 0 "lava job --output of the job as made: exit 0"
+    is "$(cat defs/j-kernel0.yaml)" "$(q "select definition from lava_job")" "  the definition made again, equal to the stored one"
+    env PATH="$path" "$PM" lava submit j.ini > out 2>&1
+    is "$?" 0 "lava submit of it: exit 0"
+    is "$(grep -c '^POST /lava/api/v0.2/jobs/ Token goodtoken$' lab/requests.log):$(q "select state || ' ' || job_id from lava_job")" \
+        "1:submitted 42" "  sent once, with the token; stored as LAVA's job 42"
+    is "$(cat lab/submitted.yaml)" "$(cat defs/j-kernel0.yaml)" "  what the lab got is the definition made from the suite file"
 }
 
 # A port nobody listens on.
@@ -92,6 +201,24 @@ suite "${lab/device-type = qemu/device-type = qemu$'\e'[2J}"
 refused "a control character in a value" "device-type: a control character in its value" "$PM" suite run s.ini
 is "$(grep -c $'\e' err)" 0 "  not echoed to the terminal"
 
+# The suite file goes into each job's archive, which the lab's public job
+# names: a URL with a user or password anywhere in it is refused, not
+# published, and the password is not echoed.
+suite "$lab
+question = is it faster than https://alice:s3cr3tpw@db.example.org/x"
+refused "a question naming a URL with a password" \
+    "^pressmark suite run: s\\.ini:8: question: a URL with a user or password in it \\(https://db\\.example\\.org/x\\) would be public: backend = lava publishes the suite file" \
+    "$PM" suite run s.ini
+is "$(grep -c 'alice\|s3cr3tpw' err)" 0 "  neither the user nor the password is echoed"
+suite "$lab"
+printf 'push = http://ops@influx.example.org:8086/write\n' >> s.ini
+refused "a push URL with a user" "s\\.ini:11: push: a URL with a user or password in it \\(http://influx\\.example\\.org:8086/write\\)" \
+    "$PM" lava job s.ini
+suite "$lab"
+printf 'label = {kernel} https://h.example.org/a@b?x=c@d\n' >> s.ini
+"$PM" suite run s.ini > out 2> err
+like "$(cat err)" "lava-url = http://127\\.0\\.0\\.1:$dead/: no answer" "an '@' in a URL's path or query is no user: the lab is asked next"
+
 # The suite's own keys: a device type is a name, a value has no blank or quote.
 suite "${lab/device-type = qemu/device-type = qemu;reboot}"
 refused "a device type that is not a name" "device-type = qemu;reboot: not a device type's name \\(accepted: letters" \
@@ -114,4 +241,6 @@ refused "an unknown lava command" "'cancel' is not a lava command \\(accepted: j
 "$PM" lava --help > help.out 2>&1
 is "$?" 0 "lava --help: exit 0"
 like "$(cat help.out)" "lava-token-file \\(a file only its owner can read" "  it says where the token comes from"
+
+stored_jobs
 done_testing

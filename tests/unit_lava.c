@@ -3,7 +3,9 @@
  * the job definition read back field by field and held against LAVA's own
  * schema; values that cannot go into a job refused; the token file's and
  * URL's rules; the REST calls against tests/lava_fake.py (LAVA 2023.01's
- * answers) and an unused port; the artifact store's PUT and GET. */
+ * answers) and an unused port; the artifact store's PUT and GET; a URL
+ * with a user or password found in a suite's text; a stored job's lab,
+ * state, results URL and definition held to the suite's, strictly. */
 #include "tests/tap.h"
 #include <arpa/inet.h>
 #include <errno.h>
@@ -15,9 +17,11 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "experiment/lava_stored.h"
 #include "labs/artifacts.h"
 #include "labs/lava.h"
 #include "labs/lava_job.h"
+#include "labs/lava_url.h"
 #include "lib/fileio.h"
 #include "lib/spawn.h"
 #include "lib/utf8.h"
@@ -796,6 +800,175 @@ static void test_artifacts(void)
     test_artifact_get(store, src);
 }
 
+/* A URL with a user or password anywhere in a text, found as libcurl
+ * reads URLs, and named without them. */
+static void test_userinfo(void)
+{
+    static const char *const found[][2] = {
+        { "https://user:pass@example.org/db", "https://example.org/db" },
+        { "http://lab@evil/", "http://evil/" },
+        { "curl -s https://u:pass@h.example/x -o out", "https://h.example/x" },
+        { "--push=HTTPS://tok@h:8086/write", "HTTPS://h:8086/write" },
+        { "https://a,b:pass@h1, https://h2", "https://h1," },
+        { "x https://h/ok and then ftp://u:pass@h2/f", "ftp://h2/f" },
+        { "http://:pass@h/", "http://h/" },
+        { "http://u%40x:pass@h/", "http://h/" },
+        { "svn+ssh://u@h/repo", "svn+ssh://h/repo" },
+        { "'https://u:pass@h/q'", "https://h/q" },
+        { "http://u:pa@ss@h/", "http://h/" },
+        /* Not URLs to libcurl (a '^' in the host, an open bracket), but
+         * words another program may send: the authority's '@' says it. */
+        { "http://u:pass@bad^host/x", "http://bad^host/x" },
+        { "http://u:pass@[::1/", "http://[::1/" },
+    };
+    static const char *const clean[] = {
+        "https://h/x@y", "https://h/?to=a@b", "http://h#me@x", "mailto:u@h", "user@host:/srv", "https://h:8080/p",
+        "label@x", "", "://u:p@h", "1http://h/",
+    };
+    char bare[160];
+    for (size_t i = 0; i < sizeof found / sizeof found[0]; i++) {
+        bare[0] = '\0';
+        ok(lava_text_userinfo(found[i][0], bare, sizeof bare) && strcmp(bare, found[i][1]) == 0 && !strstr(bare, "pass"),
+           "a user or password in '%s': found, named %s", found[i][0], bare);
+    }
+    for (size_t i = 0; i < sizeof clean / sizeof clean[0]; i++)
+        ok(!lava_text_userinfo(clean[i], bare, sizeof bare), "none in '%s'", clean[i]);
+}
+
+#define UUID "7ec4a472-5ca5-4fef-9d19-8e08dff78e4b"
+#define HEX "4d46c470a215e11e18287e55"
+
+static struct suite_plan stored_plan;
+
+/* A made job of kernel 0 as pressmark stores it for stored_plan. */
+static struct lava_job_rec stored_rec(void)
+{
+    struct lava_job_rec rec = { .group = 0, .attempt = 1 };
+    snprintf(rec.lab, sizeof rec.lab, "%s", stored_plan.lab.url);
+    snprintf(rec.results_url, sizeof rec.results_url, "http://127.0.0.1:1/store/pressmark/results-" UUID "-kernel0-"
+             HEX ".tar");
+    snprintf(rec.state, sizeof rec.state, "made");
+    return rec;
+}
+
+/* rec refused by lava_stored_check with a message holding want. */
+static void stored_refused(const struct lava_job_rec *rec, const char *uuid, const char *want, const char *what)
+{
+    struct pm_err err = { "" };
+    char name[300] = "untouched";
+    ok(lava_stored_check(&stored_plan, 1, uuid, rec, name, sizeof name, &err) == -1 && strstr(err.msg, want) &&
+       strstr(err.msg, "lava_job of suite 1, kernel 0, attempt 1") && !strchr(err.msg, '\x1b') &&
+       !strchr(err.msg, '\n') && strcmp(name, "untouched") == 0, "%s: refused (%s)", what, err.msg);
+}
+
+static void test_stored_urls(void)
+{
+    static const char *const bad[] = {
+        "http://127.0.0.1:1/store/pressmark/../x/results-" UUID "-kernel0-" HEX ".tar",
+        "http://127.0.0.1:1/store/pressmark/results-" UUID "-kernel0-" HEX ".tar/../../x",
+        "http://127.0.0.1:1/store/pressmark/results-" UUID "-kernel0-" HEX ".tar?x=1",
+        "http://127.0.0.1:1/store/pressmark/results-" UUID "-kernel0-" HEX ".tar#x",
+        "http://lab@evil/store/pressmark/results-" UUID "-kernel0-" HEX ".tar",
+        "http://127.0.0.1:1@evil/store/pressmark/results-" UUID "-kernel0-" HEX ".tar",
+        "http://127.0.0.1:1/store@evil/pressmark/results-" UUID "-kernel0-" HEX ".tar",
+        "http://127.0.0.1:1/storex/pressmark/results-" UUID "-kernel0-" HEX ".tar",
+        "http://127.0.0.1:1/store//pressmark/results-" UUID "-kernel0-" HEX ".tar",
+        "http://127.0.0.1:1/store/%2e%2e/pressmark/results-" UUID "-kernel0-" HEX ".tar",
+        "HTTP://127.0.0.1:1/store/pressmark/results-" UUID "-kernel0-" HEX ".tar",
+        "http://127.0.0.1:1/store/pressmark/results-" UUID "-kernel1-" HEX ".tar",
+        "http://127.0.0.1:1/store/pressmark/results-" UUID "-kernel00-" HEX ".tar",
+        "http://127.0.0.1:1/store/pressmark/results-00000000-0000-4000-8000-000000000000-kernel0-" HEX ".tar",
+        "http://127.0.0.1:1/store/pressmark/results-" UUID "-kernel0-4D46C470A215E11E18287E55.tar",
+        "http://127.0.0.1:1/store/pressmark/results-" UUID "-kernel0-4d46c470a215e11e18287e5.tar",
+        "http://127.0.0.1:1/store/pressmark/results-" UUID "-kernel0-" HEX "0.tar",
+        "http://127.0.0.1:1/store/pressmark/results-" UUID "-kernel0-" HEX ".TAR",
+        "http://127.0.0.1:1/store/pressmark/results-" UUID "-kernel0-" HEX ".tar ",
+        "http://10.0.0.1/internal",
+        "",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct lava_job_rec rec = stored_rec();
+        snprintf(rec.results_url, sizeof rec.results_url, "%s", bad[i]);
+        char what[400];
+        snprintf(what, sizeof what, "results_url '%s'", bad[i]);
+        stored_refused(&rec, UUID, "its results_url '", what);
+    }
+    struct lava_job_rec rec = stored_rec();
+    snprintf(rec.results_url, sizeof rec.results_url, "http://127.0.0.1:1/store/pressmark/results-%s-kernel0-%s.tar\x1b[2J",
+             UUID, HEX);
+    stored_refused(&rec, UUID, "is not http://127.0.0.1:1/store/pressmark/results-" UUID "-kernel0-<24 lowercase hex "
+                   "digits>.tar (under s.ini's lava-artifacts); refused, nothing sent or fetched",
+                   "one with an escape: what was expected said, the escape quoted");
+    rec = stored_rec();
+    stored_refused(&rec, "../../" UUID, "its suite's UUID '../../", "a suite UUID that is a path");
+}
+
+static void test_stored_check(void)
+{
+    snprintf(stored_plan.file.path, sizeof stored_plan.file.path, "s.ini");
+    snprintf(stored_plan.lab.url, sizeof stored_plan.lab.url, "http://127.0.0.1:1/lava/");
+    snprintf(stored_plan.lab.artifacts, sizeof stored_plan.lab.artifacts, "http://127.0.0.1:1/store");
+    struct lava_job_rec rec = stored_rec();
+    struct pm_err err = { "" };
+    char name[300] = "";
+    ok(lava_stored_check(&stored_plan, 1, UUID, &rec, name, sizeof name, &err) == 0 &&
+       strcmp(name, "pressmark/results-" UUID "-kernel0-" HEX ".tar") == 0, "a stored job as pressmark made it: %s (%s)",
+       name, err.msg);
+    snprintf(stored_plan.lab.artifacts, sizeof stored_plan.lab.artifacts, "http://127.0.0.1:1/store/");
+    ok(lava_stored_check(&stored_plan, 1, UUID, &rec, name, sizeof name, &err) == 0, "also under a store URL ending "
+       "in '/' (%s)", err.msg);
+    snprintf(stored_plan.lab.artifacts, sizeof stored_plan.lab.artifacts, "http://127.0.0.1:1/store");
+    char made[300], url[400];
+    ok(lava_results_name(UUID, 3, made, sizeof made, &err) == 0 && strlen(made) == strlen(name), "a new results "
+       "name: %s", made);
+    rec.group = 3;
+    lava_store_url(stored_plan.lab.artifacts, made, url, sizeof url);
+    snprintf(rec.results_url, sizeof rec.results_url, "%s", url);
+    ok(lava_stored_check(&stored_plan, 1, UUID, &rec, name, sizeof name, &err) == 0 && strcmp(name, made) == 0,
+       "  taken back as it was made (%s)", err.msg);
+    static const char *const labs[] = { "http://evil/", "http://127.0.0.1:1/lava", "http://127.0.0.1:1/lava/ ",
+                                        "http://lab@127.0.0.1:1/lava/", "" };
+    for (size_t i = 0; i < sizeof labs / sizeof labs[0]; i++) {
+        rec = stored_rec();
+        snprintf(rec.lab, sizeof rec.lab, "%s", labs[i]);
+        char want[300];
+        snprintf(want, sizeof want, "its lab '%s' is not s.ini's lava-url http://127.0.0.1:1/lava/; refused, nothing "
+                 "sent", labs[i]);
+        stored_refused(&rec, UUID, want, "a stored lab not the suite's lava-url");
+    }
+    static const struct { const char *state; int64_t id; } states[] = {
+        { "made", 7 }, { "submitted", 0 }, { "weird", 7 }, { "", 0 }, { "Made", 0 },
+    };
+    for (size_t i = 0; i < sizeof states / sizeof states[0]; i++) {
+        rec = stored_rec();
+        snprintf(rec.state, sizeof rec.state, "%s", states[i].state);
+        rec.job_id = states[i].id;
+        stored_refused(&rec, UUID, "is not a job waiting (accepted: made without a job_id, submitted with one)",
+                       "a state that is not a waiting job's");
+    }
+    test_stored_urls();
+}
+
+static void test_stored_same(void)
+{
+    struct lava_job_rec rec = stored_rec();
+    struct pm_err err = { "" };
+    rec.definition = "a: 1\nvisibility: \"public\"\nc: 3\n";
+    ok(lava_stored_same(&stored_plan, 1, &rec, "a: 1\nvisibility: \"public\"\nc: 3\n", &err) == 0,
+       "a stored definition equal to the one made now");
+    ok(lava_stored_same(&stored_plan, 1, &rec, "a: 1\nvisibility: \"personal\"\nc: 3\n", &err) == -1 &&
+       strstr(err.msg, "lava_job of suite 1, kernel 0, attempt 1: its definition is not the one s.ini makes now "
+              "(line 2: 'visibility: \"public\"' where it makes 'visibility: \"personal\"'); refused, nothing sent"),
+       "one that differs: the line named: %s", err.msg);
+    ok(lava_stored_same(&stored_plan, 1, &rec, "a: 1\nvisibility: \"public\"\nc: 3\nd: 4\n", &err) == -1 &&
+       strstr(err.msg, "(line 4: '' where it makes 'd: 4')"), "one the made one is longer than: %s", err.msg);
+    rec.definition = "a: 1\n\x1b[2Jactions: []\n";
+    ok(lava_stored_same(&stored_plan, 1, &rec, "a: 1\nb: 2\n", &err) == -1 && strstr(err.msg, "line 2: '\\x1b[2J") &&
+       !strchr(err.msg, '\x1b'), "its escape quoted: %s", err.msg);
+    rec.definition = NULL;
+    ok(lava_stored_same(&stored_plan, 1, &rec, "a: 1\n", &err) == -1, "none stored: refused (%s)", err.msg);
+}
+
 static void test_with_server(void)
 {
     start_server();
@@ -814,6 +987,9 @@ int main(void)
     test_token_files();
     test_urls();
     test_no_answer();
+    test_userinfo();
+    test_stored_check();
+    test_stored_same();
     test_with_server();
     if (pm_remove_all(dir) < 0)
         bail("cannot remove the test directory");
