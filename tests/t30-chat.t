@@ -34,7 +34,9 @@ like "$show" "msg/s +%CPU +%sys/%user +user +system +idle +Total swpin +Total sw
 # byte, holds each chat 20-200 ms, and times each delivery itself, from the
 # send time in the text to handing the frame to the kernel. pressmark's
 # receivers see it after that: never earlier than the relay's figure (less
-# the histogram's 0.8%), later by the loopback delivery only.
+# the histogram's 0.8%), later by the loopback delivery only (well under
+# 1 ms here; 2 to 3 ms in a guest under TCG emulation: 5 ms is allowed, a
+# bound on the machine's speed no check may hang on).
 python3 "$PEER" relay "$TMP/relay.port" "$TMP/relay.lat" > "$TMP/relay.out" &
 relay=$!
 wait_for test -s "$TMP/relay.port"
@@ -48,8 +50,8 @@ sort -n "$TMP/relay.lat" > "$TMP/relay.sorted"
 for p in p50 p90 p99 max; do
     mine=$(q "select value * 1000 from metric where run_id = $id and name = 'chat.latency_${p}_us'")
     theirs=$(awk -v p=${p#p} '{ v[NR] = $1 } END { if (p == "max") { print v[NR]; exit } r = int(p / 100 * NR); if (r < p / 100 * NR) r++; print v[r] }' "$TMP/relay.sorted")
-    ok "  $p: ${mine%.*} ns against the relay's $theirs ns (at least -0.8%, at most +0.8% + 1 ms)" \
-        awk -v a="$mine" -v b="$theirs" 'BEGIN { exit !(a >= b * 0.992 && a <= b * 1.008 + 1e6) }'
+    ok "  $p: ${mine%.*} ns against the relay's $theirs ns (at least -0.8%, at most +0.8% + 5 ms)" \
+        awk -v a="$mine" -v b="$theirs" 'BEGIN { exit !(a >= b * 0.992 && a <= b * 1.008 + 5e6) }'
 done
 
 # --pause: every user chats on its own timer for --duration instead of taking turns.

@@ -3,7 +3,7 @@
 . "$(dirname "$0")/lib.sh"
 sw_opts=(); [ "$(id -u)" -eq 0 ] && sw_opts=(--sysctl vm.swappiness=$(( $(cat /proc/sys/vm/swappiness) == 33 ? 34 : 33 )))
 setup "3 fast runs" "$PM" record --quiet --label fast --runs 3 --interval 50ms -- sleep 0.2
-setup "3 slow runs" "$PM" record --quiet --label slow --runs 3 --interval 50ms "${sw_opts[@]}" -- sleep 0.4
+setup "3 slow runs" "$PM" record --quiet --label slow --runs 3 --interval 50ms "${sw_opts[@]}" -- sleep 1.2
 setup "a failed slow run (exit 1 is its result)" sh -c '"$1" record --quiet --label slow -- sh -c "exit 1"; [ $? -eq 1 ]' sh "$PM"
 setup "a label with markup" "$PM" record --quiet --label '<script>alert(1)</script>' --runs 2 --interval 50ms -- sleep 0.2
 # Outliers: a label of six runs, one far off, named in markup; its 4th run
