@@ -16,6 +16,7 @@
 #   tools/lava-lab.sh down DIR      stop and remove everything up made
 #
 # guestfs and smoke boot QEMU: on a shared machine run them under its lock.
+# LAVA_LAB_STORE_BYTES caps what the artifact store holds in all (8 GiB).
 #
 # PID 1 here is not systemd, so no unit is started: each service runs the
 # command line of its unit under /lib/systemd/system, as a background
@@ -32,6 +33,18 @@
 # curl reads the token's header from DIR/state/auth.header, the Django
 # shell reads secrets from stdin. What the server or a guest said is
 # printed through visible().
+#
+# The artifact store (tools/lava-lab/artifacts.py) is not root's: it
+# drops to the system user pmlab-store (made by up when missing, removed
+# by down when up made it), which owns DIR/artifacts and nothing else. A
+# PUT needs a token: DIR/artifacts.token (root's, 0600; lab.env's
+# ARTIFACTS_TOKEN_FILE, for pressmark's suite) writes any name; the
+# guest's token writes only results (pressmark/results-*.tar, smoke/*)
+# and reaches a guest by the device, never by a job: the qemu device has
+# a read-only disk, serial pressmark-token, whose first line is the token
+# (DIR/state/guest-token.img). A job's definition and its job archive are
+# public (LAVA shows the first to its users, the store serves the second
+# to anyone who has its URL): neither holds a token.
 set -euo pipefail
 
 # What the lab needs from Debian 12 (installed by `up` when missing).
@@ -56,14 +69,21 @@ PG_CLUSTER=pmlava
 PG_PORT=5439
 PG_DB=lavaserver
 PG_ROLE=lavaserver
-# The server only reads a worker's environment from here (lava_server/files.py).
-WORKER_CONF=/etc/lava-server/dispatcher.d/$LAB_WORKER
+# The server only reads a worker's environment from here (lava_server/files.py);
+# dispatcher.d is lavaserver's (tools/lava-lab/put-conf.py writes in it).
+WORKER_CONF_PARENT=/etc/lava-server/dispatcher.d
+WORKER_CONF=$WORKER_CONF_PARENT/$LAB_WORKER
 PG_CONF=/etc/postgresql/$PG_VERSION/$PG_CLUSTER
 PG_DATA=/var/lib/postgresql/$PG_VERSION/$PG_CLUSTER
 LAVA_DISPATCHER_TMP=/var/lib/lava/dispatcher/tmp
 # The artifact store's cap on one upload: pressmark publishes a job's
-# images through it too (a guest root as qcow2 is ~450 MiB).
+# images through it too (a guest root as qcow2 is ~450 MiB); and on all it
+# holds (a kernel's images and a night of results are ~1 GiB).
 ARTIFACTS_MAX_BYTES=$((1024 << 20))
+ARTIFACTS_MAX_TOTAL_BYTES=${LAVA_LAB_STORE_BYTES:-$((8 << 30))}
+# Whom the store runs as, and the names its guest token may write.
+STORE_USER=pmlab-store
+GUEST_NAMES=('pressmark/results-*.tar' 'smoke/*')
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 say() { printf 'lava-lab: %s\n' "$*" >&2; }
@@ -278,15 +298,89 @@ EOF
 
 # The device: the qemu type in TCG (nested KVM fails here), the overlay
 # disk on virtio, 1 GiB and 2 CPUs unless the job's context says otherwise
-# (context: memory, extra_options: ['-smp N']).
+# (context: memory, extra_options: ['-smp N']), and, whatever the job
+# says, the guest token's disk (read-only; QEMU, root's, reads the file,
+# so the job's log and the device's page show its path only).
 write_device() {
-    cat > "$D/devices/$DEVICE.jinja2" << 'EOF'
+    cat > "$D/devices/$DEVICE.jinja2" << EOF
 {% extends 'qemu.jinja2' %}
 {% set no_kvm = True %}
 {% set memory = memory | default(1024) %}
-{% set extra_options = extra_options | default(['-smp 2']) %}
+{% set extra_options = (extra_options | default(['-smp 2'])) + ['-drive format=raw,if=none,readonly=on,id=pmtoken,file=$D/state/guest-token.img', '-device virtio-blk-pci,drive=pmtoken,serial=pressmark-token'] %}
 {% set guestfs_interface = guestfs_interface | default('virtio') %}
 EOF
+}
+
+# ---- the artifact store ----------------------------------------------------
+
+# STORE_USER: made here as a system user without a login when missing
+# (DIR/state/store-user says so, for down); one that exists must be a
+# system user without a login too, or a person's account would own the
+# store.
+store_user() {
+    local uid shell ok=
+    if ! getent passwd "$STORE_USER" > /dev/null; then
+        useradd --system --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin \
+            "$STORE_USER" || die "useradd $STORE_USER failed"
+        id -u "$STORE_USER" > "$D/state/store-user"
+    fi
+    IFS=: read -r _ _ uid _ _ _ shell < <(getent passwd "$STORE_USER")
+    if [[ "$uid" =~ ^[0-9]+$ ]] && ((uid > 0 && uid < 1000)); then
+        case "$shell" in */nologin | */false) ok=1 ;; esac
+    fi
+    [ -n "$ok" ] || die "user $STORE_USER: uid $uid, shell $shell: the store runs only as a system user (uid 1-999) without a login"
+}
+
+# The store's tokens: DIR/artifacts.token for any name (pressmark's),
+# DIR/state/guest.token for results, and the latter as the guest's disk
+# (a first line, padded to whole sectors: a disk is read by the sector).
+store_tokens() {
+    (
+        umask 077
+        [ -s "$D/artifacts.token" ] || python3 -c 'import secrets; print(secrets.token_hex(32))' > "$D/artifacts.token"
+        [ -s "$D/state/guest.token" ] || python3 -c 'import secrets; print(secrets.token_hex(32))' > "$D/state/guest.token"
+        [ -s "$D/state/artifacts.header" ] ||
+            printf 'Authorization: Bearer %s\n' "$(cat "$D/artifacts.token")" > "$D/state/artifacts.header"
+        cp "$D/state/guest.token" "$D/state/guest-token.img"
+        truncate -s 4096 "$D/state/guest-token.img"
+    )
+    chmod 600 "$D/artifacts.token" "$D/state/guest.token" "$D/state/artifacts.header" "$D/state/guest-token.img"
+}
+
+# The store, as STORE_USER, in DIR/artifacts (its own: the store writes
+# nothing else); its port the one of a previous attempt when free.
+start_store() {
+    local aport
+    store_user
+    store_tokens
+    chown -h "$STORE_USER:$STORE_USER" "$D/artifacts"
+    chmod 755 "$D/artifacts"
+    aport=$(read_port "$D/state/artifacts.port")
+    if [ -z "$aport" ] || ! port_free "$aport"; then aport=0; fi
+    rm -f "$D/run/artifacts.port"
+    # (Debian's python3, as its #! says: a wrapper of a PATH's python3,
+    # pyenv's, would be what start recorded.)
+    start artifacts /usr/bin/python3 "$HERE/lava-lab/artifacts.py" --root "$D/artifacts" --user "$STORE_USER" \
+        --token-file "$D/artifacts.token" --guest-token-file "$D/state/guest.token" --guest-names "${GUEST_NAMES[@]}" \
+        --bind 127.0.0.1 --port "$aport" --port-file "$D/run/artifacts.port" \
+        --max-bytes "$ARTIFACTS_MAX_BYTES" --max-total-bytes "$ARTIFACTS_MAX_TOTAL_BYTES"
+    wait_for "the artifact store" 20 test -s "$D/run/artifacts.port"
+    aport=$(read_port "$D/run/artifacts.port")
+    [ -n "$aport" ] || die "the artifact store wrote no port to $D/run/artifacts.port"
+    echo "$aport" > "$D/state/artifacts.port"
+    ARTIFACTS_PORT=$aport
+}
+
+# remove_store_user UID: the user up made (UID, from DIR/state/store-user;
+# "" when up found it), when it still has that uid.
+remove_store_user() {
+    local made=$1
+    [ -n "$made" ] && [ "$(id -u "$STORE_USER" 2> /dev/null)" = "$made" ] || return 0
+    if userdel "$STORE_USER" > /dev/null 2>&1; then
+        say "removed user $STORE_USER"
+    else
+        say "user $STORE_USER: userdel failed (a process of it still runs?): left"
+    fi
 }
 
 # ---- libguestfs's kernel -------------------------------------------------
@@ -316,19 +410,17 @@ kernel_for_guestfs() {
     KREL=$(basename "$(ls -d "$D"/kernel/lib/modules/*)")
 }
 
-# WORKER_CONF's parent is lavaserver's: a link or another's directory in
-# its place is not written through nor read.
-worker_conf_ok() { [ ! -L "$WORKER_CONF" ] && [ "$(stat -c %u "$WORKER_CONF" 2> /dev/null)" = 0 ]; }
-
 # The environment of the worker's lava-run (LAVA purges the rest):
 # libguestfs direct, in TCG, with the kernel above, its cache in DIR.
-# DIR/state/worker-conf says down may remove WORKER_CONF.
+# Written to DIR/state/env.yaml (what guestfs reads), then into
+# WORKER_CONF by put-conf.py: WORKER_CONF's parent is lavaserver's, so a
+# check of the path and a write through it would race that user (a link
+# or another's directory put there between them). DIR/state/worker-conf
+# says down may remove WORKER_CONF (put-conf.py --remove, which leaves a
+# directory not root's alone).
 write_worker_env() {
-    if [ -e "$WORKER_CONF" ] || [ -L "$WORKER_CONF" ]; then
-        worker_conf_ok || die "$WORKER_CONF is a link or not root's: not written"
-    fi
-    mkdir -p "$WORKER_CONF" "$D/guestfs-cache" "$D/tmp"
-    cat > "$WORKER_CONF/env.yaml" << EOF
+    mkdir -p "$D/guestfs-cache" "$D/tmp"
+    cat > "$D/state/env.yaml" << EOF
 # Written by pressmark's tools/lava-lab.sh for the lab in $D; removed by its down.
 purge: true
 overrides:
@@ -344,6 +436,10 @@ overrides:
   SUPERMIN_KERNEL_VERSION: $KREL
 EOF
     echo "$WORKER_CONF" > "$D/state/worker-conf"
+    # (/etc/lava-server is root's: dispatcher.d made here when missing is too.)
+    mkdir -p "$WORKER_CONF_PARENT"
+    /usr/bin/python3 "$HERE/lava-lab/put-conf.py" "$WORKER_CONF_PARENT" "$LAB_WORKER" env.yaml < "$D/state/env.yaml" ||
+        die "$WORKER_CONF/env.yaml: not written"
 }
 
 # ---- PostgreSQL ----------------------------------------------------------
@@ -448,6 +544,10 @@ cmd_up() {
     local t0 port aport version
     t0=$(now)
     [ "$(id -u)" -eq 0 ] || die "up needs root (packages, PostgreSQL, QEMU)"
+    if ! [[ "$ARTIFACTS_MAX_TOTAL_BYTES" =~ ^[1-9][0-9]{0,17}$ ]] || ((ARTIFACTS_MAX_TOTAL_BYTES < 1 << 20)); then
+        say "LAVA_LAB_STORE_BYTES=$(visible <<< "$ARTIFACTS_MAX_TOTAL_BYTES"): accepted: a number of bytes, at least $((1 << 20))"
+        exit 2
+    fi
     if [ -e "$D" ] && ! is_lab; then
         [ -z "$(ls -A "$D")" ] || die "$D exists and is not an empty directory nor a lab's"
     fi
@@ -556,18 +656,8 @@ if not AuthToken.objects.filter(user=user, secret=token).exists():
         --worker-dir "$D/worker" --token-file "$D/state/worker.token" \
         --log-file "$D/logs/lava-worker.log" --ping-interval 5
 
-    # The artifact store.
-    # (Debian's python3, as its #! says: a wrapper of a PATH's python3,
-    # pyenv's, would be what start recorded.)
-    aport=$(read_port "$D/state/artifacts.port")
-    if [ -z "$aport" ] || ! port_free "$aport"; then aport=0; fi
-    rm -f "$D/run/artifacts.port"
-    start artifacts /usr/bin/python3 "$HERE/lava-lab/artifacts.py" --root "$D/artifacts" --bind 127.0.0.1 \
-        --port "$aport" --port-file "$D/run/artifacts.port" --max-bytes "$ARTIFACTS_MAX_BYTES"
-    wait_for "the artifact store" 20 test -s "$D/run/artifacts.port"
-    aport=$(read_port "$D/run/artifacts.port")
-    [ -n "$aport" ] || die "the artifact store wrote no port to $D/run/artifacts.port"
-    echo "$aport" > "$D/state/artifacts.port"
+    start_store
+    aport=$ARTIFACTS_PORT
 
     wait_for "worker $LAB_WORKER online" 60 worker_online
 
@@ -588,7 +678,9 @@ if not AuthToken.objects.filter(user=user, secret=token).exists():
         echo "ARTIFACTS_URL=http://10.0.2.2:$aport"
         echo "ARTIFACTS_HOST_URL=http://127.0.0.1:$aport"
         echo "ARTIFACTS_DIR=$D/artifacts"
+        echo "ARTIFACTS_TOKEN_FILE=$D/artifacts.token"
         echo "ARTIFACTS_MAX_BYTES=$ARTIFACTS_MAX_BYTES"
+        echo "ARTIFACTS_MAX_TOTAL_BYTES=$ARTIFACTS_MAX_TOTAL_BYTES"
         echo "LAB_DIR=$D"
     } > "$D/lab.env.tmp"
     mv "$D/lab.env.tmp" "$D/lab.env"
@@ -613,7 +705,7 @@ stop_services() {
 }
 
 cmd_down() {
-    local t0 before e
+    local t0 before e made_user
     t0=$(now)
     if [ -e "$D" ] && ! is_lab; then
         die "$D is not a lab's directory (no $D/.lava-lab): nothing done"
@@ -622,8 +714,9 @@ cmd_down() {
         stop_services
     fi
     cluster_drop
-    if [ -f "$D/state/worker-conf" ] && worker_conf_ok; then
-        rm -rf "$WORKER_CONF"
+    if [ -f "$D/state/worker-conf" ]; then
+        /usr/bin/python3 "$HERE/lava-lab/put-conf.py" --remove "$WORKER_CONF_PARENT" "$LAB_WORKER" env.yaml ||
+            say "$WORKER_CONF: left there"
     fi
     # What a job killed mid-way left in the dispatcher's download directory.
     if [ -f "$D/state/dispatcher-tmp.before" ] && [ -d "$LAVA_DISPATCHER_TMP" ]; then
@@ -634,7 +727,9 @@ cmd_down() {
         done
     fi
     if is_lab; then
+        made_user=$(cat "$D/state/store-user" 2> /dev/null || true)
         rm -rf "$D"
+        remove_store_user "$made_user"
     fi
     say "down in $(($(now) - t0)) s"
 }
@@ -672,11 +767,13 @@ cmd_status() {
 # ---- guestfs -------------------------------------------------------------
 
 # libguestfs-test-tool in the environment the worker gives lava-run (the
-# lines of its env.yaml), so a failure of LAVA's overlay step shows here.
+# lines of its env.yaml, as up wrote them in DIR/state: the copy in
+# WORKER_CONF is in a directory of lavaserver's), so a failure of LAVA's
+# overlay step shows here.
 cmd_guestfs() {
-    if ! is_lab || ! worker_conf_ok || [ ! -f "$WORKER_CONF/env.yaml" ]; then die "$D: no lab is up there"; fi
+    if ! is_lab || [ ! -f "$D/state/env.yaml" ]; then die "$D: no lab is up there"; fi
     local t0 envs=()
-    mapfile -t envs < <(sed -n 's/^  \([A-Z_]*\): \(.*\)$/\1=\2/p' "$WORKER_CONF/env.yaml")
+    mapfile -t envs < <(sed -n 's/^  \([A-Z_]*\): \(.*\)$/\1=\2/p' "$D/state/env.yaml")
     t0=$(now)
     if env -i "${envs[@]}" libguestfs-test-tool > "$D/logs/libguestfs-test-tool.out" 2>&1; then
         say "libguestfs-test-tool: ok in $(($(now) - t0)) s (log: $D/logs/libguestfs-test-tool.out)"
@@ -689,16 +786,17 @@ cmd_guestfs() {
 
 # publish FILE NAME: FILE as images/NAME in the artifact store, only when
 # missing there (the store writes a name once; NAME holds FILE's digest,
-# as pressmark names its images).
+# as pressmark names its images), with the store's token.
 publish() {
     curl -sfI "$ARTIFACTS_HOST_URL/images/$2" > /dev/null ||
-        curl -sf -T "$1" "$ARTIFACTS_HOST_URL/images/$2" > /dev/null || die "PUT $2 to the artifact store failed"
+        curl -sf -H @"$D/state/artifacts.header" -T "$1" "$ARTIFACTS_HOST_URL/images/$2" > /dev/null ||
+        die "PUT $2 to the artifact store failed"
 }
 
 # Publish pressmark's guest image in the artifact store, submit
 # tools/lava-lab/smoke.yaml, wait for it, show how it ended.
 cmd_smoke() {
-    local img=${1:-} t0 t1 id state name yaml sha_k sha_i sha_r up tcp
+    local img=${1:-} t0 t1 id state name yaml sha_k sha_i sha_r up got tcp
     if ! is_lab || ! lab_env; then die "$D: no lab is up there"; fi
     if [ -z "$img" ]; then
         img=$(ls -td /var/cache/pressmark/vm/kernel-*/ 2> /dev/null | head -1 || true)
@@ -758,11 +856,13 @@ cmd_smoke() {
 import json, sys
 for t in json.load(sys.stdin)["results"]:
     print("%-24s %-5s %-10s %s" % (t["name"], t["result"], t["measurement"] or "", t["unit"] or ""))' | visible
-    up=$D/artifacts/smoke/$name.txt
-    if [ -f "$up" ]; then
-        say "uploaded by the guest: $up: $(visible < "$up")"
+    # From the store, not from its directory: that is the store user's.
+    up=$ARTIFACTS_HOST_URL/smoke/$name.txt
+    got=$(curl -sf "$up" | head -c 256 | visible) || true
+    if [ -n "$got" ]; then
+        say "uploaded by the guest: $up: $got"
     else
-        say "no upload in $up"
+        say "no upload at $up"
     fi
     # The results page (the job is public: no login) as a picture.
     if command -v chromium > /dev/null; then
@@ -772,7 +872,7 @@ for t in json.load(sys.stdin)["results"]:
         rm -rf "$D/chromium"
     fi
     case "$state" in
-        "Finished Complete") [ -f "$up" ] ;;
+        "Finished Complete") [ -n "$got" ] ;;
         *) return 1 ;;
     esac
 }
