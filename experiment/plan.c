@@ -545,8 +545,7 @@ static int check_key(struct suite_plan *p, const struct workload_ops *wl, const 
                            path, k->line, wl->name);
     } else if (in_list(refused_keys, k->name) || !find_option(wl, k->name, &is_run)) {
         return pm_errf(err, "%s:%d: '%s' is not a key of a suite part running %s (accepted: workload, label, "
-                       "command, the options of 'pressmark run %s --help' and of the run and environment, "
-                       "without their dashes; kernel, vm-memory, vm-cpus, vm-append, vm-timeout; in [global] also runs, "
+                       "command, the options 'pressmark run %s --help' lists, without their dashes; kernel, vm-memory, vm-cpus, vm-append, vm-timeout; in [global] also runs, "
                        "target-ci, alpha, detect, order, order-seed, question, baseline, name, backend, vm-timeout, "
                        "vm-accel, lava-url, lava-token-file, device-type, lava-artifacts, lava-artifacts-guest, "
                        "lava-allow-plain-http, lava-artifacts-token-file)",

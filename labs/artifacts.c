@@ -51,14 +51,14 @@ static const char *put_refusal(long code, bool had_token)
 {
     switch (code) {
     case 401:
-        return had_token ? "the store does not take this token (the store's own token file, e.g. a lab's "
-                           "ARTIFACTS_TOKEN_FILE, goes in lava-artifacts-token-file)"
+        return had_token ? "the store does not take this token (accepted: its own token file, a lab's "
+                           "ARTIFACTS_TOKEN_FILE, in lava-artifacts-token-file)"
                          : "the store wants a token (accepted: lava-artifacts-token-file = the store's token file)";
     case 403: return "this token may not write this name (a guest's token writes only its results)";
     case 409: return "the name is taken (the store writes each name once)";
     case 413: return "the file is larger than the store takes";
     case 507: return "the store is full (its cap on all its files)";
-    default: return "accepted: 200, 201, 204";
+    default: return "not one it takes (accepted: 200, 201, 204)";
     }
 }
 
@@ -101,7 +101,7 @@ int artifact_put_bearer(const char *url, const char *path, const char *token, st
     if (read_failed)
         return pm_errf(err, "%s: a read failed while putting it to %s", path, url);
     if (rs.code != 200 && rs.code != 201 && rs.code != 204)
-        return pm_errf(err, "%s: the artifact store answered HTTP %ld to a PUT (%s)", url, rs.code,
+        return pm_errf(err, "%s: the artifact store answered HTTP %ld to a PUT: %s", url, rs.code,
                        put_refusal(rs.code, token != NULL));
     return 0;
 }
