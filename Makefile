@@ -142,7 +142,8 @@ QUIET_TESTS   := tests/t10-record.t tests/t19-nightly.t tests/t21-survive.t test
 SHELL_TESTS   := $(filter-out $(QUIET_TESTS),$(wildcard tests/t*.t)) $(QUIET_TESTS)
 FREE_TESTS    := $(filter $(SHELL_TESTS),tests/t05-layering.t tests/t07-docs.t tests/t17-metrics.t tests/t43-fuzz.t \
                    tests/t45-export.t tests/t47-statistics.t tests/t48-verdicts.t tests/t49-history.t tests/t56-isolation.t \
-                   tests/t80-kernels.t tests/t82-bisect.t tests/t84-lava-input.t tests/t85-lava-lab.t tests/t08-failures.t tests/t18-deb.t)
+                   tests/t80-kernels.t tests/t82-bisect.t tests/t84-lava-input.t tests/t85-lava-lab.t tests/t86-lava-store-token.t \
+                   tests/t08-failures.t tests/t18-deb.t)
 # (each lane in order, one test at a time: prove's "par" would let the
 # free lane's tests take every slot first; the longest starts first)
 LONG_FREE     := tests/t80-kernels.t tests/t82-bisect.t

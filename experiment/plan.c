@@ -11,7 +11,8 @@
 static const char *const suite_keys[] = { "runs", "target-ci", "alpha", "detect", "order", "order-seed", "question",
                                           "baseline", "name", "backend", "vm-timeout", "vm-accel",
                                           "lava-url", "lava-token-file", "device-type", "lava-artifacts",
-                                          "lava-artifacts-guest", "lava-allow-plain-http", NULL };
+                                          "lava-artifacts-guest", "lava-allow-plain-http", "lava-artifacts-token-file",
+                                          NULL };
 /* Where a cell runs: the kernel and the (virtual) machine it boots in.
  * Not run options: they choose the boot the cell's runs happen in.
  * vm-timeout is both: [global]'s is the suite's, a part's its own boot's
@@ -229,6 +230,7 @@ static int lab_key(struct suite_plan *p, const struct suite_key *k, struct pm_er
         { "lava-url", l->url, sizeof l->url }, { "lava-token-file", l->token_file, sizeof l->token_file },
         { "device-type", l->device_type, sizeof l->device_type }, { "lava-artifacts", l->artifacts, sizeof l->artifacts },
         { "lava-artifacts-guest", l->artifacts_guest, sizeof l->artifacts_guest },
+        { "lava-artifacts-token-file", l->artifacts_token_file, sizeof l->artifacts_token_file },
     };
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         if (strcmp(k->name, keys[i].name) != 0)
@@ -543,11 +545,10 @@ static int check_key(struct suite_plan *p, const struct workload_ops *wl, const 
                            path, k->line, wl->name);
     } else if (in_list(refused_keys, k->name) || !find_option(wl, k->name, &is_run)) {
         return pm_errf(err, "%s:%d: '%s' is not a key of a suite part running %s (accepted: workload, label, "
-                       "command, the options of 'pressmark run %s --help' and of the run and environment, "
-                       "without their dashes; kernel, vm-memory, vm-cpus, vm-append, vm-timeout; in [global] also runs, "
+                       "command, the options 'pressmark run %s --help' lists, without their dashes; kernel, vm-memory, vm-cpus, vm-append, vm-timeout; in [global] also runs, "
                        "target-ci, alpha, detect, order, order-seed, question, baseline, name, backend, vm-timeout, "
                        "vm-accel, lava-url, lava-token-file, device-type, lava-artifacts, lava-artifacts-guest, "
-                       "lava-allow-plain-http)",
+                       "lava-allow-plain-http, lava-artifacts-token-file)",
                        path, k->line, k->name, wl->name, wl->name);
     }
     return 0;

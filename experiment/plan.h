@@ -26,6 +26,7 @@ struct suite_lab {
     char device_type[64];       /* device-type: the devices its jobs run on */
     char artifacts[512];        /* lava-artifacts: the store images are put to and results fetched from */
     char artifacts_guest[512];  /* lava-artifacts-guest: that store as the device reaches it ("": the same) */
+    char artifacts_token_file[1024]; /* lava-artifacts-token-file: the store's PUT token's file ("": none) */
     bool allow_plain_http;      /* lava-allow-plain-http = yes: the token may go to another host unencrypted */
 };
 enum suite_accel { ACCEL_AUTO, ACCEL_KVM, ACCEL_TCG };

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "experiment/backend.h"
 #include "experiment/lava.h"
+#include "experiment/lava_store.h"
 #include "experiment/kernels.h"
 #include "experiment/runner.h"
 #include "harness/run.h"
@@ -222,6 +223,13 @@ static int load_suite(struct runner *r, struct suite_plan *p, const char *path, 
     if (o->guest && o->meta_path[0] && load_guest_meta(r, o, &err) < 0) {
         exp_say(r->ev, EXP_LOG, "pressmark suite run: %s\n", err.msg);
         suite_kernels_free(r);
+        suite_plan_free(p);
+        return 2;
+    }
+    /* The store's token is read once, here, before anything is written;
+     * labs/artifacts.c keeps it for the PUTs the suite's jobs make. */
+    if (p->has_kernels && !o->guest && p->backend == BACKEND_LAVA && exp_lava_store_token(p, &err) < 0) {
+        exp_say(r->ev, EXP_LOG, "pressmark suite run: %s\n", err.msg);
         suite_plan_free(p);
         return 2;
     }

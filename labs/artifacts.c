@@ -20,7 +20,54 @@ static bool on_loopback(const char *url)
     return http_url_private(url, &https, &loopback, &e) == 0 && loopback;
 }
 
+/* The token artifact_put sends, and the store it is for (see the header). */
+static char store_url[512], store_token[520];
+
+int artifact_store_token(const char *store, const char *token)
+{
+    explicit_bzero(store_token, sizeof store_token);
+    store_url[0] = '\0';
+    if (!store || !token)
+        return 0;
+    if (strlen(store) >= sizeof store_url || strlen(token) >= sizeof store_token)
+        return -1;
+    snprintf(store_url, sizeof store_url, "%s", store);
+    snprintf(store_token, sizeof store_token, "%s", token);
+    return 0;
+}
+
+/* Is url under the store the token is for: its text, then its end or a
+ * '/' (http://h:80/s is not http://h:80/store, nor http://h:8000)? */
+static const char *token_for(const char *url)
+{
+    size_t n = strlen(store_url);
+    if (!n || strncmp(url, store_url, n) != 0)
+        return NULL;
+    return store_url[n - 1] == '/' || url[n] == '/' || url[n] == '\0' ? store_token : NULL;
+}
+
+/* A refused PUT's status in words: what the store means by it. */
+static const char *put_refusal(long code, bool had_token)
+{
+    switch (code) {
+    case 401:
+        return had_token ? "the store does not take this token (accepted: its own token file, a lab's "
+                           "ARTIFACTS_TOKEN_FILE, in lava-artifacts-token-file)"
+                         : "the store wants a token (accepted: lava-artifacts-token-file = the store's token file)";
+    case 403: return "this token may not write this name (a guest's token writes only its results)";
+    case 409: return "the name is taken (the store writes each name once)";
+    case 413: return "the file is larger than the store takes";
+    case 507: return "the store is full (its cap on all its files)";
+    default: return "not one it takes (accepted: 200, 201, 204)";
+    }
+}
+
 int artifact_put(const char *url, const char *path, struct pm_err *err)
+{
+    return artifact_put_bearer(url, path, token_for(url), err);
+}
+
+int artifact_put_bearer(const char *url, const char *path, const char *token, struct pm_err *err)
 {
     FILE *f = fopen(path, "rbe");
     if (!f)
@@ -35,10 +82,17 @@ int artifact_put(const char *url, const char *path, struct pm_err *err)
         fclose(f);
         return pm_errf(err, "%s: not a regular file (accepted: a file to put to %s)", path, url);
     }
-    struct http_request rq = { .url = url, .upload = f, .upload_len = (uint64_t)st.st_size,
-                               .timeout_s = ARTIFACT_TIMEOUT_S, .max_bytes = 1 << 20, .no_proxy = on_loopback(url) };
+    /* In a header only: never in the URL or an argv, where logs and ps show it. */
+    char auth[sizeof store_token + 32];
+    const char *headers[] = { auth, NULL };
+    if (token)
+        snprintf(auth, sizeof auth, "Authorization: Bearer %s", token);
+    struct http_request rq = { .url = url, .headers = token ? headers : NULL, .upload = f,
+                               .upload_len = (uint64_t)st.st_size, .timeout_s = ARTIFACT_TIMEOUT_S,
+                               .max_bytes = 1 << 20, .no_proxy = on_loopback(url) };
     struct http_response rs;
     int rc = http_perform(&rq, &rs, err);
+    explicit_bzero(auth, sizeof auth);
     bool read_failed = ferror(f) != 0;
     fclose(f);
     if (rc < 0)
@@ -47,7 +101,8 @@ int artifact_put(const char *url, const char *path, struct pm_err *err)
     if (read_failed)
         return pm_errf(err, "%s: a read failed while putting it to %s", path, url);
     if (rs.code != 200 && rs.code != 201 && rs.code != 204)
-        return pm_errf(err, "%s: the artifact store answered HTTP %ld to a PUT (accepted: 200, 201, 204)", url, rs.code);
+        return pm_errf(err, "%s: the artifact store answered HTTP %ld to a PUT: %s", url, rs.code,
+                       put_refusal(rs.code, token != NULL));
     return 0;
 }
 

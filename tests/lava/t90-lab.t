@@ -30,6 +30,7 @@ lava-token-file = $LAVA_TOKEN_FILE
 device-type = $LAVA_DEVICE_TYPE
 lava-artifacts = $ARTIFACTS_HOST_URL
 lava-artifacts-guest = $ARTIFACTS_URL
+lava-artifacts-token-file = $ARTIFACTS_TOKEN_FILE
 vm-memory = 512M
 vm-timeout = 8m
 interval = 200ms
