@@ -202,7 +202,7 @@ if command -v chromium >/dev/null; then
         '  if (t.scrollWidth > t.parentElement.clientWidth) o.push(t.scrollWidth + " > " + t.parentElement.clientWidth); });' \
         'var p = document.createElement("pre"); p.id = "widths"; p.textContent = "over:" + o.join(","); document.body.appendChild(p);' \
         '</script>'; } > measure.html
-    timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking \
+    timeout 600 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking \
         --disable-component-update --disable-sync --user-data-dir="$TMP/chrome" --window-size=1300,1400 \
         --dump-dom "file://$TMP/measure.html" > dom.html 2>/dev/null
     like "$(grep -o 'id="widths">over:[^<]*' dom.html)" ">over:$" "at 1,300 px every table of the suite's page fits its column"

@@ -163,14 +163,14 @@ document.body.appendChild(pre);
 JS
     CHR=(chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking
          --disable-component-update --disable-sync --user-data-dir="$TMP/chrome" --window-size=412,915)
-    timeout 60 "${CHR[@]}" --dump-dom "file://$TMP/rep/measured.html" 2>/dev/null | grep -o '<pre id="measured">[^<]*' | sed 's/.*>//' > measured.txt
+    timeout 600 "${CHR[@]}" --dump-dom "file://$TMP/rep/measured.html" 2>/dev/null | grep -o '<pre id="measured">[^<]*' | sed 's/.*>//' > measured.txt
     read -r _ top _ fold _ after _ charts _ empty _ zero _ overflow < measured.txt
     ok "on a phone-sized screen the summary starts above the fold ($top of $fold px)" test "${top:-9999}" -lt "${fold:-0}"
     is "$after" true "the contents come after the summary"
     is "$empty" 0 "no chart drawn is empty"
     is "$((charts + zero))" 8 "eight charts, drawn or said to be all zero"
     is "$overflow" false "the page does not scroll sideways (wide tables scroll inside their box)"
-    timeout 60 "${CHR[@]}" --screenshot="$TMP/shot.png" "file://$page" >/dev/null 2>&1
+    timeout 600 "${CHR[@]}" --screenshot="$TMP/shot.png" "file://$page" >/dev/null 2>&1
     ge "$(stat -c %s "$TMP/shot.png" 2>/dev/null || echo 0)" 10000 "a phone-sized screenshot of the page has content"
 else
     for i in 1 2 3 4 5 6; do skip "chromium is not installed"; done
