@@ -141,10 +141,18 @@ elif [ "$(id -u)" -eq 0 ] && memcg_hierarchy; then
     "$PM" run chat --quiet --rooms 2 --users 10 --messages 100 --heap 128M --msg-alloc 8K --mem-cap 64M --swap 512M --runs 3 --label capped
     id=$(last_run)
     is "$(q "select count(*) from run where label = 'capped' and status = 'ok'")" 3 "heaps of 2 x 128M under a 64M cap: 3 runs ok"
-    like "$("$PM" compare uncapped capped)" "chat.latency_p99_us [0-9.,]+ against [0-9.,]+ us: [0-9.,]+ times \(p [<=] [0-9.]+, adjusted [<=]? ?[0-9.]+ over [0-9]+ comparisons, significant\)" \
-        "  compare: p99 delivery latency significantly higher under the cap (adjusted over the comparison's family)"
-    ok "  p99 at least 3 times the uncapped runs' ($(q "select round(avg(value)) from metric join run on run.id = run_id where label = 'capped' and name = 'chat.latency_p99_us'") us against $(q "select round(avg(value)) from metric join run on run.id = run_id where label = 'uncapped' and name = 'chat.latency_p99_us'") us)" \
-        test "$(q "select (select avg(value) from metric join run on run.id = run_id where label = 'capped' and name = 'chat.latency_p99_us') > 3 * (select avg(value) from metric join run on run.id = run_id where label = 'uncapped' and name = 'chat.latency_p99_us')")" = 1
+    # (whether the latency's rise is significant at 3 runs a side depends on
+    # the machine's load beside them: the line is held, not its verdict)
+    like "$("$PM" compare uncapped capped)" "chat.latency_p99_us [0-9.,]+ against [0-9.,]+ us: [0-9.,]+ times \(p [<=] [0-9.]+, adjusted [<=]? ?[0-9.]+ over [0-9]+ comparisons(, (not )?significant)?\)" \
+        "  compare judges the p99 delivery latency, adjusted over the comparison's family"
+    # What the cap did to each run, from its own cgroup, not how fast the
+    # machine was (a sanitised prove runs beside this one): each hit its
+    # limit, and had its own pages back from swap.
+    cap_hits() { q "select count(*) from run r where r.label = 'capped' and r.status = 'ok' and
+        (select value from metric where run_id = r.id and name = 'memcg.limit_hits') > 0 and
+        (select value from metric where run_id = r.id and name = 'memcg.refaults') > 0 and
+        (select value from metric where run_id = r.id and name = 'memcg.pgmajfault') > 0"; }
+    is "$(cap_hits)" 3 "  each capped run hit its cap and had its own pages back (its cgroup's limit hits, refaults and major faults)"
     is "$(imetric $id chat.received)" $(( 2 * 10 * 100 * 9 )) "  with exact counts"
     ge "$(imetric $id swap.out_kb)" 1 "  and swap-out above zero ($(imetric $id swap.out_kb) KB)"
     ge "$(imetric $id chat.client_collections)" 1 "  the client heap was collected"
