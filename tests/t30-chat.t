@@ -34,9 +34,12 @@ like "$show" "msg/s +%CPU +%sys/%user +user +system +idle +Total swpin +Total sw
 # byte, holds each chat 20-200 ms, and times each delivery itself, from the
 # send time in the text to handing the frame to the kernel. pressmark's
 # receivers see it after that: never earlier than the relay's figure (less
-# the histogram's 0.8%), later by the loopback delivery only (well under
-# 1 ms here; 2 to 3 ms in a guest under TCG emulation: 5 ms is allowed, a
-# bound on the machine's speed no check may hang on).
+# the histogram's 0.8%), at any percentile. How much later is the
+# loopback's delivery and the receivers' scheduling: well under 1 ms here
+# when idle, 2 to 3 ms in a guest under TCG emulation, and for some
+# messages far more on a machine busy with other tests (p99 15 ms and max
+# 28 ms later, with a sanitised prove beside). It is held at the median
+# only (5 ms), where half the deliveries would have to be that late.
 python3 "$PEER" relay "$TMP/relay.port" "$TMP/relay.lat" > "$TMP/relay.out" &
 relay=$!
 wait_for test -s "$TMP/relay.port"
@@ -50,8 +53,13 @@ sort -n "$TMP/relay.lat" > "$TMP/relay.sorted"
 for p in p50 p90 p99 max; do
     mine=$(q "select value * 1000 from metric where run_id = $id and name = 'chat.latency_${p}_us'")
     theirs=$(awk -v p=${p#p} '{ v[NR] = $1 } END { if (p == "max") { print v[NR]; exit } r = int(p / 100 * NR); if (r < p / 100 * NR) r++; print v[r] }' "$TMP/relay.sorted")
-    ok "  $p: ${mine%.*} ns against the relay's $theirs ns (at least -0.8%, at most +0.8% + 5 ms)" \
-        awk -v a="$mine" -v b="$theirs" 'BEGIN { exit !(a >= b * 0.992 && a <= b * 1.008 + 5e6) }'
+    if [ "$p" = p50 ]; then
+        ok "  $p: ${mine%.*} ns against the relay's $theirs ns (at least -0.8%, at most +0.8% + 5 ms)" \
+            awk -v a="$mine" -v b="$theirs" 'BEGIN { exit !(a >= b * 0.992 && a <= b * 1.008 + 5e6) }'
+    else
+        ok "  $p: ${mine%.*} ns, never below the relay's $theirs ns (less 0.8%)" \
+            awk -v a="$mine" -v b="$theirs" 'BEGIN { exit !(a >= b * 0.992) }'
+    fi
 done
 
 # --pause: every user chats on its own timer for --duration instead of taking turns.
