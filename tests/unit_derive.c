@@ -87,6 +87,19 @@ int main(void)
     metric_set_free(&ms);
     series_table_free(&t);
 
+    /* 6.18, nothing scanned (the same snapshot twice): the totals are 0 and
+     * no efficiency or direct share is made of them (show prints '-'). */
+    series_table_init(&t);
+    feed(&t, parse_keyed_lines, "tests/fixtures/vmstat-6.18.txt", "vmstat");
+    feed(&t, parse_keyed_lines, "tests/fixtures/vmstat-6.18.txt", "vmstat");
+    ok(derive_metrics(&t, 4096, &ms, &notes) == 0, "6.18, nothing scanned: derive");
+    is_num(m(&ms, "vmstat.pgscan_total"), 0, 0, "6.18, nothing scanned: pgscan total 0");
+    ok(!metric_set_find(&ms, "reclaim.efficiency_pct") && !metric_set_find(&ms, "reclaim.kswapd_efficiency_pct") &&
+       !metric_set_find(&ms, "reclaim.direct_efficiency_pct") && !metric_set_find(&ms, "reclaim.direct_scan_pct"),
+       "6.18, nothing scanned: no efficiency and no direct share (a share of nothing)");
+    metric_set_free(&ms);
+    series_table_free(&t);
+
     /* 2.4: swap from /proc/stat's swap line; no iowait column; no PSI. */
     series_table_init(&t);
     feed(&t, parse_proc_stat, "tests/fixtures/stat-2.4.txt", "stat");

@@ -124,8 +124,18 @@ int main(void)
         wburst += rw.deadlines[i] - rw.deadlines[i - 1] != (rw.missed_before[i] - rw.missed_before[i - 1] + 1) * slow_period;
     ok(wburst == 0, "and its deadlines too are one period apart plus one per deadline skipped");
 
-    struct periodic never = { .tick = tick, .arg = &f };   /* never started */
+    /* Never started: a stop calls nothing and changes nothing, and the
+     * struct starts and stops as usual after it. */
+    struct periodic never = { .tick = tick, .last = last };
+    struct rec rn = { .p = &never };
+    never.arg = &rn;
     periodic_stop(&never);
-    ok(1, "stopping one never started is harmless");
+    ok(atomic_load(&rn.n) == 0 && rn.lasts == 0, "stopping one never started calls neither tick nor last (%d, %d)",
+       atomic_load(&rn.n), rn.lasts);
+    ok(!never.running && !never.stop, "and leaves it as it was: not running, not stopping");
+    bool ticked = periodic_start(&never, "pm-test", pm_now_ns(), period, &err) == 0 && wait_calls(&rn, 2);
+    ok(ticked, "it starts after that and ticks (%d calls)", atomic_load(&rn.n));
+    periodic_stop(&never);
+    ok(rn.lasts == 1, "and its stop then runs the last call once");
     return done_testing();
 }

@@ -93,6 +93,31 @@ static int decoy_intact(void)
     return strcmp(buf, "a decoy of the test's own\n") == 0;
 }
 
+/* The good archive's members as its script writes them, byte for byte:
+ * results.db's header then bytes 0 to 99, guest.log's numbered lines
+ * (no two blocks alike: a member written from the wrong offset differs). */
+static size_t good_bytes(size_t i, char *buf, size_t len)
+{
+    size_t n = 0;
+    switch (i) {
+    case 0:
+        memcpy(buf, "SQLite format 3", 16);
+        for (n = 16; n < 116; n++)
+            buf[n] = (char)(n - 16);
+        return n;
+    case 1:
+        memcpy(buf, "0\n", 2);
+        return 2;
+    case 2:
+        for (int k = 0; k < 1000 && n < len; k++)
+            n += (size_t)snprintf(buf + n, len - n, "log %d\n", k);
+        return n;
+    default:
+        memcpy(buf, "dmesg\n", 6);
+        return 6;
+    }
+}
+
 int main(void)
 {
     /* A reader that blocked (on a FIFO) fails the test instead of hanging it. */
@@ -114,29 +139,30 @@ int main(void)
     snprintf(img, sizeof img, "%s/good.img", base);
     fresh_dir(dir, sizeof dir, "good");
     ok(make_archive(img, "special('.', tarfile.DIRTYPE, mode=0o777)\n"
-                         "reg('./results.db', b'SQLite format 3\\0' + bytes(100))\n"
+                         "reg('./results.db', b'SQLite format 3\\0' + bytes(range(100)))\n"
                          "reg('./status', b'0\\n', mode=0o4755, uid=0, gid=0)\n"
-                         "reg('./guest.log', b'log\\n' * 1000)\n"
+                         "reg('./guest.log', b''.join(b'log %d\\n' % i for i in range(1000)))\n"
                          "reg('./dmesg.txt', b'dmesg\\n')", "w") == 0, "good: the archive is made");
     struct pm_err err = { "" };
     ok(results_unpack(img, dir, &err) == 0, "good: unpacked (%s)", err.msg);
     is_num(entries(dir), 4, 0, "good: its four files");
     struct stat st;
     snprintf(path, sizeof path, "%s/status", dir);
-    ok(lstat(path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 07777) == 0600,
-       "good: a setuid member is written 0600 (mode %o)", (unsigned)(st.st_mode & 07777));
-    static const struct { const char *name; size_t len; const char *head; } want[] = {
-        { "results.db", 116, "SQLite format 3" }, { "status", 2, "0\n" }, { "guest.log", 4000, "log\nlog\n" },
-        { "dmesg.txt", 6, "dmesg\n" } };
-    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-        char buf[8192];
-        snprintf(path, sizeof path, "%s/%s", dir, want[i].name);
+    /* (stat first: the message's mode is read after, whatever the order
+     * ok()'s arguments are evaluated in) */
+    bool got_st = lstat(path, &st) == 0;
+    ok(got_st && S_ISREG(st.st_mode) && (st.st_mode & 07777) == 0600,
+       "good: a setuid member is written 0600 (mode %o)", got_st ? (unsigned)(st.st_mode & 07777) : 0u);
+    static const char *const names[] = { "results.db", "status", "guest.log", "dmesg.txt" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char buf[16384], want[16384];
+        size_t wlen = good_bytes(i, want, sizeof want);
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
         FILE *f = fopen(path, "rb");
         size_t n = f ? fread(buf, 1, sizeof buf, f) : 0;
         if (f)
             fclose(f);
-        ok(n == want[i].len && memcmp(buf, want[i].head, strlen(want[i].head)) == 0, "good: %s, its %zu bytes exactly",
-           want[i].name, want[i].len);
+        ok(n == wlen && memcmp(buf, want, wlen) == 0, "good: %s, its %zu bytes exactly (%zu read)", names[i], wlen, n);
     }
     ok(stat(dir, &st) == 0 && (st.st_mode & 07777) == 0700, "good: a './' member of mode 0777 leaves the directory 0700");
 

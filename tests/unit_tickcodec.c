@@ -314,11 +314,15 @@ int main(void)
     /* As a killed pressmark leaves it: ticks written but the block being
      * gathered never folded (no flush). The finished blocks and the open
      * rows together give every tick, the same to the reader and the view. */
-    for (int kk = 151; kk < 400; kk++) {
+    enum { HELD_TICKS = 400, FIRST_VALUE = 151 };
+    static int64_t wrote[HELD_TICKS][NS];
+    for (int kk = FIRST_VALUE; kk < HELD_TICKS; kk++) {
         /* From here on with values (before, the series were named only). */
         for (size_t i = 0; i < t2.n; i++) {
-            series_record(&t2.v[i], value_of(i, kk));
+            struct pm_value v = value_of(i, kk);
+            series_record(&t2.v[i], v);
             t2.v[i].seen_tick = (uint64_t)kk + 1;
+            wrote[kk][i] = v.kind == PM_INT ? v.i : (int64_t)llround(v.r * TICK_REAL_SCALE);
         }
         held_fail += ts.base.write(&ts.base, (uint64_t)kk, (uint64_t)kk * 10000000, &t2, t2.n, (uint64_t)kk + 1,
                                    &err) < 0;
@@ -338,29 +342,36 @@ int main(void)
        (long long)open_rows);
     ok(tick_reader_open(&rd, &db, row2.id, &err) == 0, "the reader opens the unfinished run");
     pm_db_prepare(&db, &q, "SELECT name, value FROM sample WHERE run_id = ? AND seq = ?", &err);
-    int ticks2 = 0, vbad = 0, vrows = 0, rvals = 0, more2;
+    /* Each read back against the values written (ticks 151 on; none
+     * before): the reader's, and the view's row by row. */
+    int ticks2 = 0, rbad = 0, vbad = 0, vrows = 0, more2;
     while ((more2 = tick_reader_next(&rd, &err)) == 1) {
+        bool valued = rd.seq >= FIRST_VALUE && rd.seq < HELD_TICKS;
+        for (size_t i = 0; i < rd.n; i++) {
+            size_t s = (size_t)atoi(rd.names[i] + 2);
+            if (s >= NS || rd.have[i] != valued || (valued && rd.acc[i] != wrote[rd.seq][s]))
+                rbad++;
+        }
         sqlite3_reset(q);
         sqlite3_bind_int64(q, 1, row2.id);
         sqlite3_bind_int64(q, 2, rd.seq);
         while (sqlite3_step(q) == SQLITE_ROW) {
             vrows++;
-            int i = tick_reader_find(&rd, (const char *)sqlite3_column_text(q, 0));
-            bool real = i >= 0 && (size_t)i % 8 == 5;
-            if (i < 0 || !rd.have[i] ||
-                (real ? sqlite3_column_double(q, 1) != tick_value(rd.acc[i], true)
-                      : sqlite3_column_int64(q, 1) != rd.acc[i]))
+            size_t s = (size_t)atoi((const char *)sqlite3_column_text(q, 0) + 2);
+            if (!valued || s >= NS ||
+                (s % 8 == 5 ? sqlite3_column_double(q, 1) != tick_value(wrote[rd.seq][s], true)
+                            : sqlite3_column_int64(q, 1) != wrote[rd.seq][s]))
                 vbad++;
         }
-        for (size_t i = 0; i < rd.n; i++)
-            rvals += rd.have[i];
         ticks2++;
     }
     sqlite3_finalize(q);
     tick_reader_close(&rd);
-    is_num(ticks2, 400, 0, "the reader gives all 400 ticks (%s)", more2 < 0 ? err.msg : "");
-    is_num(vbad, 0, 0, "the view gives what the reader does at every tick, open ones included");
-    is_num(vrows, rvals, 0, "and as many values (%d)", rvals);
+    is_num(ticks2, HELD_TICKS, 0, "the reader gives all %d ticks (%s)", HELD_TICKS, more2 < 0 ? err.msg : "");
+    is_num(rbad, 0, 0, "the reader gives the values written at every tick, open ones included, and none before tick %d",
+           FIRST_VALUE);
+    is_num(vbad, 0, 0, "the view gives the values written at every tick, open ones included");
+    is_num(vrows, (HELD_TICKS - FIRST_VALUE) * NS, 0, "and a row for each of them, none more");
     series_table_free(&t2);
     pm_db_close(&db);
     static const char *files[] = { "results.db", "results.db-wal", "results.db-shm" };
