@@ -51,6 +51,24 @@ void tick_fold_free(struct tick_fold *f)
     memset(f, 0, sizeof *f);
 }
 
+/* Parallel arrays grown to cap elements each. On failure those already
+ * grown keep their new room (their owner frees them either way). */
+struct grow_item {
+    void **p;
+    size_t size;
+};
+
+static int realloc_each(const struct grow_item *a, size_t n, size_t cap)
+{
+    for (size_t i = 0; i < n; i++) {
+        void *q = realloc(*a[i].p, cap * a[i].size);
+        if (!q)
+            return -1;
+        *a[i].p = q;
+    }
+    return 0;
+}
+
 /* Room for n series; a series new to the block has no values yet. */
 static int grow(struct tick_blocker *b, size_t n)
 {
@@ -63,33 +81,19 @@ static int grow(struct tick_blocker *b, size_t n)
         return 0;
     }
     size_t cap = n < 64 ? 64 : n * 2;
-    void **arrays[] = { (void **)&b->first, (void **)&b->lo, (void **)&b->hi, (void **)&b->last, (void **)&b->once,
-                        (void **)&b->first_off };
-    for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; a++) {
-        void *q = realloc(*arrays[a], cap * sizeof(int64_t));
-        if (!q)
-            return -1;
-        *arrays[a] = q;
-    }
-    void **sizes[] = { (void **)&b->first_blk, (void **)&b->steady_until };
-    for (size_t a = 0; a < sizeof sizes / sizeof sizes[0]; a++) {
-        void *q = realloc(*sizes[a], cap * sizeof(size_t));
-        if (!q)
-            return -1;
-        *sizes[a] = q;
-    }
-    bool *va = realloc(b->varied, cap * sizeof *va);
-    if (va)
-        b->varied = va;
-    bool *ma = va ? realloc(b->marked, cap * sizeof *ma) : NULL;
-    if (ma)
-        b->marked = ma;
-    int64_t *v = ma ? realloc(b->vals, cap * TICK_BLOCK_MAX * sizeof *v) : NULL;
-    if (v)
-        b->vals = v;
+    const struct grow_item items[] = {
+        { (void **)&b->first, sizeof(int64_t) }, { (void **)&b->lo, sizeof(int64_t) },
+        { (void **)&b->hi, sizeof(int64_t) }, { (void **)&b->last, sizeof(int64_t) },
+        { (void **)&b->once, sizeof(int64_t) }, { (void **)&b->first_off, sizeof(int64_t) },
+        { (void **)&b->first_blk, sizeof(size_t) }, { (void **)&b->steady_until, sizeof(size_t) },
+        { (void **)&b->varied, sizeof(bool) }, { (void **)&b->marked, sizeof(bool) },
+        { (void **)&b->vals, TICK_BLOCK_MAX * sizeof(int64_t) },
+    };
+    if (realloc_each(items, sizeof items / sizeof items[0], cap) < 0)
+        return -1;
     if (!b->scratch)
         b->scratch = malloc(TICK_BLOCK_MAX * sizeof *b->scratch);
-    if (!v || !b->scratch)
+    if (!b->scratch)
         return -1;
     b->capseries = cap;
     return grow(b, n);
@@ -100,28 +104,13 @@ static int fold_room(struct tick_fold *f, size_t n)
     if (n <= f->cap)
         return 0;
     size_t cap = n < 64 ? 64 : n * 2;
-    struct tick_piece *p = realloc(f->pieces, cap * sizeof *p);
-    if (p)
-        f->pieces = p;
-    size_t *ix = p ? realloc(f->idx, cap * sizeof *ix) : NULL;
-    if (ix)
-        f->idx = ix;
-    size_t *of = ix ? realloc(f->off, cap * sizeof *of) : NULL;
-    if (of)
-        f->off = of;
-    size_t *st = of ? realloc(f->steady, cap * sizeof *st) : NULL;
-    if (st)
-        f->steady = st;
-    int64_t *sv = st ? realloc(f->steady_value, cap * sizeof *sv) : NULL;
-    if (sv)
-        f->steady_value = sv;
-    size_t *fr = sv ? realloc(f->fresh, cap * sizeof *fr) : NULL;
-    if (fr)
-        f->fresh = fr;
-    int64_t *fs = fr ? realloc(f->fresh_since, cap * sizeof *fs) : NULL;
-    if (fs)
-        f->fresh_since = fs;
-    if (!fs)
+    const struct grow_item items[] = {
+        { (void **)&f->pieces, sizeof(struct tick_piece) }, { (void **)&f->idx, sizeof(size_t) },
+        { (void **)&f->off, sizeof(size_t) }, { (void **)&f->steady, sizeof(size_t) },
+        { (void **)&f->steady_value, sizeof(int64_t) }, { (void **)&f->fresh, sizeof(size_t) },
+        { (void **)&f->fresh_since, sizeof(int64_t) },
+    };
+    if (realloc_each(items, sizeof items / sizeof items[0], cap) < 0)
         return -1;
     for (size_t i = f->cap; i < cap; i++)
         tick_piece_init(&f->pieces[i]);
