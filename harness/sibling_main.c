@@ -62,17 +62,45 @@ static int pending_stop(struct sib_ctx *c)
     return c->stop_sig;
 }
 
+/* A pass's first step: make itself the OOM killer's first choice. The
+ * helper shares the pass's cgroup, and a hog that outgrows the cap is
+ * OOM-killed there pass after pass: once a victim's memory is reaped the
+ * killer takes the next largest task, and under a sanitizer the helper's
+ * own RSS is as large as a starting pass's. A helper killed so ends the
+ * hog for the rest of the run. (Raising one's own oom_score_adj needs no
+ * privilege; the helper keeps 0, as the measured workload has.) A shell
+ * and not a write to /proc/PID after the spawn: the pass would fork its
+ * workers before that write. */
+static const char pass_script[] =
+    "echo 1000 > /proc/self/oom_score_adj || { echo \"pressmark: the sibling hog cannot make its pass the OOM "
+    "killer's first choice\" >&2; exit 126; }; exec \"$@\"";
+
 static int h_spawn_io(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd, pid_t *pid, struct pm_err *err)
 {
-    const struct pm_fd_map report = { pass_fd, 4 };
+    size_t argc = 0;
+    while (argv[argc])
+        argc++;
+    char **wargv = calloc(argc + 5, sizeof *wargv);
     char **envp = pm_env_without_secrets();
-    if (!envp)
+    if (!wargv || !envp) {
+        free(wargv);
+        free(envp);
         return pm_errf(err, "out of memory");
-    struct pm_spawn sp = { .argv = argv, .out = out_fd >= 0 ? out_fd : PM_FD_NULL, .err = out_fd >= 0 ? out_fd : 0,
-                           .map = &report, .nmap = pass_fd >= 0 ? 1 : 0, .new_group = true,
-                           .die_with_parent = true, .envp = envp };
+    }
+    size_t k = 0;
+    wargv[k++] = "sh";
+    wargv[k++] = "-c";
+    wargv[k++] = (char *)pass_script;
+    wargv[k++] = "sh";
+    for (size_t i = 0; i < argc; i++)
+        wargv[k++] = argv[i];
+    const struct pm_fd_map report = { pass_fd, 4 };
+    struct pm_spawn sp = { .argv = wargv, .what = argv[0], .out = out_fd >= 0 ? out_fd : PM_FD_NULL,
+                           .err = out_fd >= 0 ? out_fd : 0, .map = &report, .nmap = pass_fd >= 0 ? 1 : 0,
+                           .new_group = true, .die_with_parent = true, .envp = envp };
     sc(rc)->spawn_ns = pm_now_ns();
     int r = pm_spawn(&sp, pid, err);
+    free(wargv);
     free(envp);
     return r;
 }
