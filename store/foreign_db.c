@@ -82,6 +82,10 @@ static int verify_schema(sqlite3 *h, const char *path, struct pm_err *err)
     if (count_of(h, "SELECT count(*) FROM sqlite_schema WHERE type IN ('table', 'index') AND (upper(sql) LIKE '%COLLATE%'"
                     " OR upper(sql) LIKE '%GENERATED%' OR upper(sql) LIKE '% AS (%' OR upper(sql) LIKE '% AS(%')") != 0)
         return pm_errf(err, "%s declares collations or generated columns (not a pressmark results file)", path);
+    /* A virtual table is a module's code run on every read, whatever
+     * name it takes: pressmark makes none. */
+    if (count_of(h, "SELECT count(*) FROM sqlite_schema WHERE upper(sql) LIKE 'CREATE VIRTUAL%'") != 0)
+        return pm_errf(err, "%s has virtual tables (not a pressmark results file)", path);
     static const char *const tables[] = { "machine", "run", "run_meta", "metric", "run_source", "tick_series", "tick" };
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
         char sql[160];

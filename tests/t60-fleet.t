@@ -105,12 +105,18 @@ hostile view "PRAGMA foreign_keys = OFF; PRAGMA legacy_alter_table = ON; ALTER T
 hostile trigger "CREATE TRIGGER t AFTER INSERT ON metric BEGIN DELETE FROM run; END"
 hostile columns "PRAGMA foreign_keys = OFF; ALTER TABLE run DROP COLUMN reason"
 hostile long "UPDATE run SET label = printf('%.300c', 'x') WHERE id = 1"
+hostile virtual "PRAGMA foreign_keys = OFF; PRAGMA legacy_alter_table = ON; ALTER TABLE run RENAME TO run_old;
+                 CREATE VIRTUAL TABLE run USING fts5(id, uuid, machine_id, label, workload, params, started_ns, ended_ns,
+                 interval_ns, status, reason); INSERT INTO run SELECT * FROM run_old"
+hostile vside "CREATE VIRTUAL TABLE notes USING fts5(body)"
 bad_db "http://127.0.0.1:$port/nulls.db" "1 run with a NULL or oversized uuid, label, workload, status" "a NULL status"
 # (read, its rows never end: refused from the schema, before any row)
 bad_db "http://127.0.0.1:$port/view.db" "'run' is not a table there" "a run table replaced by a recursive view"
 bad_db "http://127.0.0.1:$port/trigger.db" "has triggers" "a trigger"
 bad_db "http://127.0.0.1:$port/columns.db" "its run table lacks columns pressmark reads" "a run table without a column"
 bad_db "http://127.0.0.1:$port/long.db" "NULL or oversized" "a 300-character label"
+bad_db "http://127.0.0.1:$port/virtual.db" "has virtual tables" "a run table that is a virtual table (fts5)"
+bad_db "http://127.0.0.1:$port/vside.db" "has virtual tables" "a virtual table beside pressmark's"
 head -c 3000000 /dev/zero > "$TMP/www/big.db"; printf 'SQLite format 3\0' | dd of="$TMP/www/big.db" conv=notrunc 2>/dev/null
 "$PM" compare --baseline-db "http://127.0.0.1:$port/big.db" --baseline-max-size 1M tonight >/dev/null 2>"$TMP/err"
 is "$?" 2 "a download over --baseline-max-size: exit 2"
