@@ -88,7 +88,7 @@ static int h_spawn_io(struct run_ctx *rc, char *const argv[], int pass_fd, int o
         return pm_errf(err, "out of memory");
     }
     size_t k = 0;
-    wargv[k++] = "sh";
+    wargv[k++] = "/bin/sh";            /* not a PATH lookup (setpriv execvp's it) */
     wargv[k++] = "-c";
     wargv[k++] = (char *)pass_script;
     wargv[k++] = "sh";

@@ -83,8 +83,15 @@ static int verify_schema(sqlite3 *h, const char *path, struct pm_err *err)
                     " OR upper(sql) LIKE '%GENERATED%' OR upper(sql) LIKE '% AS (%' OR upper(sql) LIKE '% AS(%')") != 0)
         return pm_errf(err, "%s declares collations or generated columns (not a pressmark results file)", path);
     /* A virtual table is a module's code run on every read, whatever
-     * name it takes: pressmark makes none. */
-    if (count_of(h, "SELECT count(*) FROM sqlite_schema WHERE upper(sql) LIKE 'CREATE VIRTUAL%'") != 0)
+     * name it takes: pressmark makes none. SQLite writes every table it
+     * makes as "CREATE TABLE ...", but it parses a schema row with its
+     * tokenizer, so "CREATE  VIRTUAL", "CREATE\tVIRTUAL" or
+     * "CREATE/ * * /VIRTUAL" written with writable_schema is a virtual table
+     * too: any table row not spelt as SQLite spells one is refused. (Not
+     * pragma_table_list: it connects each virtual table to count its
+     * columns, running the module.) */
+    if (count_of(h, "SELECT count(*) FROM sqlite_schema WHERE upper(sql) LIKE 'CREATE VIRTUAL%'"
+                    " OR (type = 'table' AND (sql IS NULL OR sql NOT LIKE 'CREATE TABLE %'))") != 0)
         return pm_errf(err, "%s has virtual tables (not a pressmark results file)", path);
     static const char *const tables[] = { "machine", "run", "run_meta", "metric", "run_source", "tick_series", "tick" };
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {

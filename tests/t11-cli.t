@@ -98,9 +98,11 @@ mkfifo "$TMP/stall"
 # held PID: its open files in TMPDIR counted by what they are, "N (deleted)
 # MODE" for N files with no name, "N PATH MODE" for one that has (one line)
 held() {
-    local f
+    local f m
     for f in /proc/"$1"/fd/*; do
-        case "$(readlink "$f")" in "$TMP/tmpdir/"*) echo "$(readlink "$f" | sed 's/.* //') $(stat -L -c %a "$f")" ;; esac
+        # (a descriptor closed between the two looks is not held: no torn line)
+        case "$(readlink "$f")" in "$TMP/tmpdir/"*) m=$(stat -L -c %a "$f" 2>/dev/null) &&
+            echo "$(readlink "$f" | sed 's/.* //') $m" ;; esac
     done | sort | uniq -c | sed 's/^ *//' | paste -sd,
 }
 # stalled DB: an export of DB into $TMP/stall (fd 3 its reader), stopped
@@ -164,10 +166,11 @@ TMPDIR="$TMP/tmpdir" "$PM" --db "$TMP/dest.db" merge "$TMP/big.db" >/dev/null 2>
 pid=$!
 # Its copy is made in steps (SQLite's own temporary files come and go while
 # it copies), so the state looked at is the one it settles in to wait.
-copy_unnamed() { [[ "$(held "$1")" =~ ^[0-9]+\ \(deleted\)\ 600$ ]]; }
+# (all of SQLite's temporary files are unnamed 0600 ones too, so one, and
+# the same for three looks in a row: the merge is at its lock)
+copy_unnamed() { local i; for i in 1 2 3; do [ "$(held "$1")" = "1 (deleted) 600" ] || return 1; sleep 0.2; done; }
 wait_for copy_unnamed $pid
-sleep 0.5
-like "$(held $pid)" "^[0-9]+ \(deleted\) 600$" "merge, waiting for the lock: the file it merges is only in files with no name"
+like "$(held $pid)" "^1 \(deleted\) 600$" "merge, waiting for the lock: the file it merges is only in files with no name"
 is "$(ls -A "$TMP/tmpdir")" "" "  and TMPDIR holds no name"
 kill -s KILL $pid
 wait $pid

@@ -42,7 +42,10 @@ first = [l.rsplit(")", 1)[1].split() for l in open(os.environ["HOGWATCH_FIRST"])
 there = {f for f in open(os.environ["HOGWATCH_PIDS"]).read().split()}
 # (starttime counts 10 ms ticks: a pass begun in the command's own tick
 # followed one that ended in it, under way when the run began)
-under_way = any(f[1] in there and int(f[19]) <= me for f in first)
+# (strictly earlier only: one begun in the command's own tick may have
+# followed a pass that ended before the run began, so that tick is unsure)
+starts = [int(f[19]) for f in first if f[1] in there]
+under_way = "yes" if any(t < me for t in starts) else "unsure" if me in starts else "no"
 def pass_children():
     pids = open(sib + "/cgroup.procs").read().split()
     helper = [p for p in pids if b"__sibling" in open("/proc/%s/cmdline" % p, "rb").read()]
@@ -87,7 +90,7 @@ while time.monotonic() < deadline:
     time.sleep(0.01)
 else:
     sys.exit("hogwatch: the hog did not get that far in 600 s")
-open(out, "w").write("under way %s\n" % ("yes" if under_way else "no"))
+open(out, "w").write("under way %s\n" % under_way)
 PY
 export CG_ROOT HOGWATCH_FIRST="$TMP/first.stat" HOGWATCH_PIDS="$TMP/first.pids"
 cat > "$TMP/hogwatch" <<'SH'
@@ -159,7 +162,13 @@ is "$(machine_state)" "$before" "after the run: no cgroup, swap or helper left"
 # 2. Where the processes are: the measured command sees itself in the
 # workload's cgroup and the hog's processes in the sibling's.
 "$PM" record --quiet --mem-cap 160M --sibling 'usemem --size 32M --duration 5s' --sibling-lead 1s --label where -- \
-    sh -c 'cp /proc/self/cgroup "$1/where.cgroup"; for f in "$2"/pressmark/run-*/sibling/cgroup.procs; do
+    sh -c 'cp /proc/self/cgroup "$1/where.cgroup"
+           # (first a pass past its prelude with its worker forked, however slow the machine: 60 s at most)
+           for i in $(seq 600); do k=0
+               for p in $(cat "$2"/pressmark/run-*/sibling/cgroup.procs); do
+                   [ "$(tr "\0" "\n" < /proc/$p/cmdline 2>/dev/null | sed -n 2p)" = __usemem ] && k=$((k + 1)); done
+               [ "$k" -ge 2 ] && break; sleep 0.1; done
+           for f in "$2"/pressmark/run-*/sibling/cgroup.procs; do
            n=$(grep -c . "$f") && echo "hog procs: $n"
            while read -r p; do echo "adj $(cat /proc/$p/oom_score_adj) $(tr "\0" " " < /proc/$p/cmdline)"; done < "$f" >> "$1/where.adj"
            done; true' sh "$TMP" "$CG_ROOT" >"$TMP/where" 2>&1
@@ -177,12 +186,13 @@ is "$(machine_state)" "$before" "after it: nothing left"
 
 # A hog larger than the cap without swap: each of its passes is OOM-killed
 # inside the cap, counted as failed, none as done; the measured command,
-# small, ends ok when the hog's cgroup has seen two OOM kills since it
-# began (so a killed pass began and ended inside the run).
+# small, ends ok when the hog's helper has started its third pass since
+# the command began (so a killed pass began and ended inside the run: two
+# OOM kills may fall in one pass, its usemem and its worker both 1000).
 "$PM" record --quiet --mem-cap 96M --swap-cap 0 --sibling 'usemem --size 128M --passes 1' --sibling-lead 1s \
-    --label oomhog -- "$TMP/hogwatch" ooms 2 "$TMP/oomhog.watch" >"$TMP/oomhog" 2>&1
+    --label oomhog -- "$TMP/hogwatch" passes 2 "$TMP/oomhog.watch" >"$TMP/oomhog" 2>&1
 is "$?" 0 "a command beside a hog the OOM killer ends exits 0"
-ge "$(imetric oomhog sibling.memcg.oom_kill)" 2 "the OOM killer killed in the hog's cgroup ($(imetric oomhog sibling.memcg.oom_kill) times)"
+ge "$(imetric oomhog sibling.memcg.oom_kill)" 1 "the OOM killer killed in the hog's cgroup ($(imetric oomhog sibling.memcg.oom_kill) times)"
 is "$(imetric oomhog memcg.oom_kill)" 0 "  never in the command's"
 ge "$(imetric oomhog sibling.failed_passes)" 1 "its passes ended inside the run are counted as failed"
 ok "and none as done ($(metric oomhog sibling.passes))" awk -v v="$(metric oomhog sibling.passes)" 'BEGIN { exit !(v != "" && v == 0) }'

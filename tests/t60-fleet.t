@@ -109,6 +109,9 @@ hostile virtual "PRAGMA foreign_keys = OFF; PRAGMA legacy_alter_table = ON; ALTE
                  CREATE VIRTUAL TABLE run USING fts5(id, uuid, machine_id, label, workload, params, started_ns, ended_ns,
                  interval_ns, status, reason); INSERT INTO run SELECT * FROM run_old"
 hostile vside "CREATE VIRTUAL TABLE notes USING fts5(body)"
+# (SQLite parses a schema row with its tokenizer: any spelling is one)
+hostile vspelt "CREATE VIRTUAL TABLE notes USING fts5(body); PRAGMA writable_schema = ON;
+                UPDATE sqlite_schema SET sql = replace(sql, 'CREATE VIRTUAL', 'CREATE/**/VIRTUAL') WHERE name = 'notes'"
 bad_db "http://127.0.0.1:$port/nulls.db" "1 run with a NULL or oversized uuid, label, workload, status" "a NULL status"
 # (read, its rows never end: refused from the schema, before any row)
 bad_db "http://127.0.0.1:$port/view.db" "'run' is not a table there" "a run table replaced by a recursive view"
@@ -117,6 +120,7 @@ bad_db "http://127.0.0.1:$port/columns.db" "its run table lacks columns pressmar
 bad_db "http://127.0.0.1:$port/long.db" "NULL or oversized" "a 300-character label"
 bad_db "http://127.0.0.1:$port/virtual.db" "has virtual tables" "a run table that is a virtual table (fts5)"
 bad_db "http://127.0.0.1:$port/vside.db" "has virtual tables" "a virtual table beside pressmark's"
+bad_db "http://127.0.0.1:$port/vspelt.db" "has virtual tables" "a virtual table spelt CREATE/**/VIRTUAL"
 head -c 3000000 /dev/zero > "$TMP/www/big.db"; printf 'SQLite format 3\0' | dd of="$TMP/www/big.db" conv=notrunc 2>/dev/null
 "$PM" compare --baseline-db "http://127.0.0.1:$port/big.db" --baseline-max-size 1M tonight >/dev/null 2>"$TMP/err"
 is "$?" 2 "a download over --baseline-max-size: exit 2"
