@@ -111,7 +111,7 @@ stalled() {
     exec 3<>"$TMP/stall"
     TMPDIR="$TMP/tmpdir" env --default-signal "$PM" --db "$1" export 1 2 >"$TMP/stall" 2>/dev/null 3>&- &
     pid=$!
-    timeout 60 head -c 1 <&3 >/dev/null
+    got=$(timeout 60 head -c 1 <&3 | wc -c)
 }
 for sig in INT TERM KILL PIPE; do
     stalled "$TMP/big.db"
@@ -150,6 +150,8 @@ cp "$TMP/big.db" "$TMP/v9.db"
 sqlite3 "$TMP/v9.db" "DROP TABLE lava_job; PRAGMA user_version = 9; PRAGMA journal_mode = DELETE" >/dev/null
 v9sum=$(md5sum < "$TMP/v9.db")
 stalled "$TMP/v9.db"
+# (the export under way, its first byte out: not one that failed at once)
+is "$got:$(kill -0 $pid 2>/dev/null && echo running)" "1:running" "schema 9: the export is under way"
 is "$(held $pid):$(ls -A "$TMP/tmpdir")" ":" "schema 9, mid-export: no copy, nothing in TMPDIR"
 exec 3>&-
 wait $pid
