@@ -124,7 +124,13 @@ refused_start "a token file that is a link" "--token-file tok/link: a symbolic l
 refused_start "a guest token without its names" "--guest-token-file and --guest-names: accepted: both or neither" \
     --root "$TMP/store" --token-file tok/main --user nobody --guest-token-file tok/guest
 
+# (the port is written as root: a link planted under its temporary name
+# is removed, never written through)
+echo decoy > decoy.txt
+ln -s decoy.txt port.tmp
 setup "the store starts (as nobody, on a loopback port)" start_store
+is "$(cat decoy.txt):$(test -L port.tmp || test -e port.tmp || echo gone):$(stat -c %F port)" "decoy:gone:regular file" \
+   "  a link planted at port.tmp was not followed: the decoy as it was, the port a file of its own"
 is "$(uid_of "$STORE_PID")" "$nobody $nobody $nobody $nobody" "it runs as nobody: real, effective, saved and fs uid (/proc/PID/status)"
 is "$(awk '/^Groups:/ { print $2 }' "/proc/$STORE_PID/status")" "" "  in no supplementary group"
 is "$(awk '/^Cap(Eff|Prm|Amb):/ { printf "%s ", $2 }' "/proc/$STORE_PID/status")" "0000000000000000 0000000000000000 0000000000000000 " \
@@ -141,6 +147,9 @@ is "$(req PUT /a.bin "$guest" small)" 403 "the guest's token outside its names: 
 is "$(req PUT /pressmark/job.tar "$guest" small)" 403 "  beside them: 403"
 is "$(listing)" "" "  nothing written"
 is "$(NOEXPECT=1 req PUT /a.bin "" small)" 401 "  with no token and the body sent at once: 401"
+# (a refusal the client can read though the store never read the body
+# it sent, which is more than the store's buffer takes in)
+is "$(NOEXPECT=1 req PUT /a.bin "" big)" 401 "  the same with 99,000 bytes sent at once: 401"
 is "$(listing)" "" "  nothing written (no file, no temporary one)"
 is "$(req PUT /a.bin "$main" small)" 201 "the store's token: 201"
 is "$(req GET /a.bin)" 200 "  GET needs no token"

@@ -519,6 +519,20 @@ def parse_args():
     return opts
 
 
+def write_port_file(path, port):
+    """The port, as root: into a new file (a link or a file planted under
+    the temporary name is removed, never followed), renamed into place."""
+    tmp = path + ".tmp"
+    try:
+        os.unlink(tmp)
+    except FileNotFoundError:
+        pass
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    with os.fdopen(fd, "w") as f:
+        f.write("%d\n" % port)
+    os.rename(tmp, path)
+
+
 def main():
     opts = parse_args()
     uid, gid = serving_user(opts.user)
@@ -532,10 +546,7 @@ def main():
     srv.max_bytes = opts.max_bytes
     port = srv.server_address[1]
     if opts.port_file:
-        tmp = opts.port_file + ".tmp"
-        with open(tmp, "w") as f:
-            f.write("%d\n" % port)
-        os.rename(tmp, opts.port_file)
+        write_port_file(opts.port_file, port)
     become(uid, gid)
     srv.quota = Quota(opts.max_total_bytes, scan(srv.root_fd))
     sys.stderr.write("artifacts: serving %s on %s:%d as uid %d, %d of %d bytes used\n"
