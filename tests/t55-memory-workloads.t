@@ -111,16 +111,20 @@ elif [ "$have_cap" = yes ]; then
     is "$(imetric um-capped usemem.bad_pages)" 0 "  none wrong"
     # A worker process OOM-killed during its fill, before the start: the
     # others are let go (they would wait for it for ever), the run is oom.
-    "$PM" run usemem --quiet --size 64M --procs 2 --access read --mem-cap 48M --timeout 60s --label um-oom
+    # (--swap-cap 0: a machine with swap, as a stock install has, would
+    # otherwise let the cgroup swap.)
+    "$PM" run usemem --quiet --size 64M --procs 2 --access read --mem-cap 48M --swap-cap 0 --timeout 60s --label um-oom
     is "$?" 1 "usemem killed before its start under a cap without swap: exit 1"
     like "$(q "select status || ': ' || reason from run where label = 'um-oom'")" "^oom: OOM killer: [12] kills? in the run's cgroup" "  the run is oom, not hung"
     # stutter: the probe's p99 under the cap against the uncapped run.
     "$PM" run stutter --quiet --mem-cap 64M --swap 256M --probe-size 1M --duration 1s --label st-capped
     is "$(q "select status from run where label = 'st-capped'")" ok "stutter under a 64M cap, the hog sized from it: ok"
     like "$(q "select params from run where label = 'st-capped'")" "--hog 128.0 MiB \(the cap plus a quarter\)" "  hog = cap + max(a quarter, 64M)"
-    # The median: one hiccup of this shared machine moves a p99 of ~100 rounds.
-    ok "  the probe's median latency rose under the cap ($(metric st-capped stutter.latency_p50_us) us against $(metric st-free stutter.latency_p50_us) us)" \
-        awk -v a="$(metric st-capped stutter.latency_p50_us)" -v b="$(metric st-free stutter.latency_p50_us)" 'BEGIN { exit !(a > b) }'
+    # What the cap did to the run, from its cgroup's counters, not from
+    # the probe's latency against the uncapped run's (a machine's speed:
+    # under TCG the capped median was the lower, 6,324 against 10,027 us).
+    ge "$(imetric st-capped memcg.limit_hits)" 1 "  the run's cgroup hit the cap ($(imetric st-capped memcg.limit_hits) times)"
+    ge "$(imetric st-capped memcg.pgmajfault)" 1 "  and faulted pages back in ($(imetric st-capped memcg.pgmajfault))"
     ge "$(imetric st-capped swap.out_kb)" 1 "  the hog swapped"
     # filestream under a cap: the cache is charged to the cgroup.
     # (64M: an AddressSanitizer build's own memory fits beside the set.)
