@@ -43,7 +43,8 @@ struct figure_set {
 int figure_name(const struct metric_def *d, const char *word, char *buf, size_t len);
 /* Add a figure declared by d, "<word>" in d's name standing for word (NULL
  * when the name has none). A name already in the set, a value that is not
- * finite or a name that does not fit is refused with err: a parser never
+ * finite or is negative (every declared figure is a rate, time or count),
+ * or a name that does not fit is refused with err: a parser never
  * overwrites a figure it has read. */
 int figure_set_add(struct figure_set *s, const struct metric_def *d, const char *word, double value,
                    struct pm_err *err);

@@ -36,7 +36,7 @@ static const struct metric_def fio_defs[] = {
 };
 
 /* More jobs than figures could hold; refused before any is read. */
-#define FIO_MAX_JOBS 1024
+#define FIO_MAX_JOBS ((FIGURES_MAX - 4) / F_SUMS)
 
 static const char *const dir_key[2] = { "read", "write" };
 static const char *const pct_key[3] = { "50.000000", "99.000000", "99.900000" };

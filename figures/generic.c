@@ -139,6 +139,14 @@ int figure_json(const char *name, const char *path, const char *text, size_t len
 /* The pattern compiled, with a group for the number; err says why not. */
 static int regex_compile(regex_t *re, const char *regex, struct pm_err *err)
 {
+    /* glibc takes \1..\9 in ERE too, and then backtracks: one pattern
+     * could take hours over 64 MiB of output. */
+    for (const char *c = regex; *c; c++)
+        if (*c == '\\' && c[1]) {
+            if (c[1] >= '1' && c[1] <= '9')
+                return pm_errf(err, "the pattern has a back-reference (\\%c)", c[1]);
+            c++;
+        }
     int rc = regcomp(re, regex, REG_EXTENDED | REG_NEWLINE);
     if (rc != 0) {
         char msg[200];
@@ -213,6 +221,16 @@ int figure_spec_parse(const char *arg, struct figure_spec *spec, struct pm_err *
         return pm_errf(err, "--figure '%.100s': not NAME=REGEX or NAME=json:PATH with NAME of [a-z0-9_.] "
                        "(a letter first, at most %zu characters)", arg, sizeof spec->name - 1);
     memcpy(spec->name, arg, n);
+    /* A parser's figures (its part of the metric names) are its own. */
+    for (size_t i = 0; figures_parsers_table[i]; i++) {
+        char prefix[40];
+        snprintf(prefix, sizeof prefix, "%s.", figures_parsers_table[i]->name);
+        for (char *c = prefix; *c; c++)
+            *c = *c == '-' ? '_' : *c;
+        if (strncmp(spec->name, prefix, strlen(prefix)) == 0)
+            return pm_errf(err, "--figure %s: %s names are the %s parser's", spec->name, prefix,
+                           figures_parsers_table[i]->name);
+    }
     const char *expr = eq + 1, *path = strncmp(expr, "json:", 5) == 0 ? expr + 5 : NULL;
     if (strlen(path ? path : expr) >= sizeof spec->expr)
         return pm_errf(err, "--figure %s: the %s is longer than %zu characters", spec->name,

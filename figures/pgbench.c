@@ -133,7 +133,7 @@ static int pg_log(const char *log, struct figure_set *out, struct pm_err *err)
     fig_lines_init(&it, log);
     while (rc == 0 && fig_lines_next(&it)) {
         int64_t us;
-        int k = *it.line ? pg_log_line(it.line, &us) : 0;
+        int k = it.long_line ? -1 : *it.line ? pg_log_line(it.line, &us) : 0;
         if (k < 0)
             rc = pm_errf(err, "line %u of the log is not pgbench's per-transaction log (-l, without "
                          "--aggregate-interval)", it.no);

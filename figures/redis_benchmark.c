@@ -71,8 +71,11 @@ static int redis_header(struct redis_csv *c, char **f, int n, struct pm_err *err
     for (size_t k = 0; k < R_FIGURES; k++) {
         c->col[k] = -1;
         for (int i = 1; i < n; i++)
-            if (strcmp(f[i], redis_cols[k]) == 0)
+            if (strcmp(f[i], redis_cols[k]) == 0) {
+                if (c->col[k] >= 0)
+                    return pm_errf(err, "the CSV header has \"%s\" twice", redis_cols[k]);
                 c->col[k] = i;
+            }
         if (c->col[k] < 0)
             return pm_errf(err, "no %s: the CSV header has no \"%s\" column", redis_defs[k].name, redis_cols[k]);
     }

@@ -22,6 +22,9 @@ int figure_set_add(struct figure_set *s, const struct metric_def *d, const char 
                        FIGURES_MAX_WORD, word ? word : "", sizeof name - 1);
     if (!isfinite(value))
         return pm_errf(err, "%s is not a finite number", name);
+    /* Every figure a parser declares is a rate, a time or a count. */
+    if (value < 0)
+        return pm_errf(err, "%s is negative (%g)", name, value);
     /* The same name twice means the output held a job, test or line twice
      * (or two names that read alike): which one is the figure is unknown. */
     if (figure_set_find(s, name))

@@ -152,9 +152,14 @@ json_t *fig_json_load(const char *text, bool arrays, const char *what, struct pm
     }
     json_error_t je;
     json_t *doc = json_loadb(p, strlen(p), JSON_REJECT_DUPLICATES | JSON_DISABLE_EOF_CHECK, &je);
-    if (!doc)
+    if (!doc) {
+        /* jansson quotes the token it stopped at: the document's own bytes. */
+        for (char *c = je.text; *c; c++)
+            if (*c < 0x20 || *c >= 0x7f)
+                *c = '?';
         pm_errf(err, "the %s does not parse: %s (line %d of the output, column %d)", what, je.text,
                 je.line + skipped, je.column);
+    }
     return doc;
 }
 

@@ -216,6 +216,10 @@ static void stress_ng(void)
     is_num(parse_str("stress-ng", text, &s), -1, 0, "stress-ng: a stressor twice (by name)");
     is_str(err.msg, "stress-ng: no stress_ng.af_alg.bogo_ops_per_s: the stressor af_alg's entry has no "
            "bogo-ops-per-second-real-time", "  the second, empty, lacks its rates");
+    snprintf(text, sizeof text, "%s      bogo-ops-per-second-real-time: 1\n%s      bogo-ops-per-second-real-time: 2\n...\n",
+             head, head + sizeof "---\nmetrics:\n" - 1);
+    is_num(parse_str("stress-ng", text, &s), -1, 0, "stress-ng: a stressor twice, both whole");
+    like_err("stress_ng.af_alg.bogo_ops_per_s is in the output twice");
     is_num(parse_str("stress-ng", "---\nmetrics:\n...\n", &s), -1, 0, "stress-ng: no stressor");
     is_str(err.msg, "stress-ng: no stress_ng.<stressor>.bogo_ops_per_s: the metrics section names no stressor",
            "  says so");
@@ -263,6 +267,10 @@ static void redis_benchmark(void)
     is_str(err.msg, "redis-benchmark: line 2: the test set's rps is not a number", "  is no number");
     snprintf(text, sizeof text, "%s\"SET\",\"0x10\",\"2\",\"3\",\"4\",\"5\",\"6\",\"7\"\n", hdr);
     is_num(parse_str("redis-benchmark", text, &s), -1, 0, "redis-benchmark: rps in hex");
+    is_str(err.msg, "redis-benchmark: line 2: the test set's rps is not a number", "  is no number");
+    snprintf(text, sizeof text, "%s\"SET\",\"-1\",\"2\",\"3\",\"4\",\"5\",\"6\",\"7\"\n", hdr);
+    is_num(parse_str("redis-benchmark", text, &s), -1, 0, "redis-benchmark: a negative rps");
+    like_err("redis_benchmark.set.requests_per_s is negative");
     snprintf(text, sizeof text, "%s\"SET\",\"1\",\"2\"\n", hdr);
     is_num(parse_str("redis-benchmark", text, &s), -1, 0, "redis-benchmark: a short row");
     is_str(err.msg, "redis-benchmark: line 2 has 3 fields, the header 8", "  is refused");
@@ -330,6 +338,14 @@ static void pgbench(void)
         is_str(err.msg, logs[i].err, "  is refused");
         is_num(s.n, 0, 0, "  and nothing is kept, not even the summary's figures");
     }
+    char *longlog = malloc(2100);
+    memset(longlog, ' ', 2099);
+    memcpy(longlog, "0 1 250 0 1796589054 450126", 27);
+    longlog[2099] = '\0';
+    figure_set_free(&s);
+    is_num(figures_parse_log("pgbench", text, len, longlog, 2099, &s, &err), -1, 0, "pgbench: a log line of 2099 bytes");
+    like_err("line 1 of the log is not pgbench's per-transaction log");
+    free(longlog);
     static const char failed[] = "0 1 250 0 1796589054 450126\n0 2 failed 0 1796589054 450127\n";
     is_num(figures_parse_log("pgbench", text, len, failed, strlen(failed), &s, &err), 0, 0,
            "pgbench: a failed transaction has no latency");
@@ -391,6 +407,7 @@ static void hackbench_memcaslap(void)
     is_str(err.msg, "hackbench: no hackbench.time_s: no 'Time: S' line (the output says: hackbench: unrecognized "
            "option '--nosuch')", "  quotes hackbench");
     is_num(parse_str("hackbench", "Time: 1.5\nTime: 2\n", &s), -1, 0, "hackbench: two times");
+    is_str(err.msg, "hackbench: line 2: a second 'Time:' line", "  is refused");
     is_num(parse_str("hackbench", "Time: 1.5s\n", &s), -1, 0, "hackbench: a time with a unit");
     is_str(err.msg, "hackbench: line 1: the time is not a number", "  is no number");
 
@@ -439,16 +456,18 @@ static void hostile(void)
         char text[64];
         snprintf(text, sizeof text, "Time: %s\n", numbers[i]);
         is_num(parse_str("hackbench", text, &s), -1, 0, "a time of '%s' is no number", numbers[i]);
+        is_str(err.msg, "hackbench: line 1: the time is not a number", "  says so");
     }
     is_num(parse_str("hackbench", "Time: 1.5e2\n", &s), 0, 0, "a time of 1.5e2 is one");
     is_fig(&s, "hackbench.time_s", 150);
 
     /* A long line is no figure line: "Time: 1" cut from a long line is not read. */
     char *long_line = malloc(5000);
-    memset(long_line, '9', 4999);
+    memset(long_line, ' ', 4999);
     memcpy(long_line, "Time: 1", 7);
     long_line[4999] = '\0';
     is_num(parse_str("hackbench", long_line, &s), -1, 0, "a time on a line of 5000 characters is not read");
+    like_err("no 'Time: S' line");
     free(long_line);
 
     /* A set that holds figures keeps them, and only them, when a parse fails. */
@@ -514,6 +533,8 @@ static void json_path(void)
     is_num(figure_json("x", "a", "no JSON\n", 8, &v, &err), -1, 0, "an output without JSON");
     is_str(err.msg, "--figure x: no JSON document in the output: no line starts with '{' or '[' (the output says: "
            "no JSON)", "  says so");
+    is_num(figure_json("x", "a", "{\"a\": \033[2J}", 11, &v, &err), -1, 0, "an escape byte in the JSON");
+    ok(!strchr(err.msg, '\033'), "  is not quoted to the terminal (%s)", err.msg);
     is_num(figure_json("x", "a", "{\"a\": 1e999}", 12, &v, &err), -1, 0, "a number beyond a double");
     like_err("real number overflow");
     free(text);
@@ -540,6 +561,8 @@ static void specs(void)
         { "1a=(1)", NULL },
         { "=(1)", NULL },
         { "a=", "--figure a: the pattern is empty" },
+        { "a=^(a*)*\\1(x)", "--figure a: the pattern has a back-reference (\\1)" },
+        { "fio.read_iops=(1)", "--figure fio.read_iops: fio. names are the fio parser's" },
         { "a=(", "--figure a: the pattern does not compile: Unmatched ( or \\(" },
         { "a=json:", "--figure a: the path is empty" },
         { "a=json:x[", "--figure a: an index of the path is not [N] (N at most 9 digits)" },
