@@ -14,7 +14,7 @@ mkdir -p "$T/build"
 (cd "$ROOT" && git ls-files -z | grep -zv '^fuzz/corpus/' | xargs -0 cp --parents --preserve=timestamps -t "$T") 2>/dev/null
 # (Without them, as under make check, the copy builds whole: slower, as real.)
 if [ -f "$OBJ/lib/err.o" ]; then
-    for d in lib store pressure collectors workloads harness kernels reports experiment cmd gen; do
+    for d in lib figures store pressure collectors workloads harness kernels labs reports experiment cmd gen; do
         cp -a "$OBJ/$d" "$T/build/"
     done
     cp -a "$OBJ/version.txt" "$T/build/" 2>/dev/null

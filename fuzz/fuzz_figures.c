@@ -1,0 +1,85 @@
+/* The figures parsers (figures/) and --figure's REGEX and json:PATH on any
+ * bytes. The first byte picks the parser; the rest, cut at its first NUL,
+ * is the tool's output (and, for pgbench, what follows the NUL its log).
+ * Properties: no crash or over-read (the texts are exact-size copies);
+ * a failure leaves the set as it was and says which parser failed; a
+ * success gives at least one figure, every one finite, named as a figure
+ * its parser declares (its word of [a-z0-9_]), with that figure's unit
+ * and direction, and no name twice; output holding a NUL byte is refused. */
+#include "fuzz/fuzz.h"
+#include <math.h>
+#include <string.h>
+#include "figures/figures.h"
+
+static void check_set(const struct figure_parser *p, const struct figure_set *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        const struct figure *f = &s->v[i];
+        FUZZ_ASSERT(isfinite(f->value), "%s: %s is %g", p->name, f->name, f->value);
+        bool declared = false;
+        for (size_t k = 0; k < p->n && !declared; k++) {
+            const char *unit;
+            enum metric_dir dir;
+            declared = metric_def_matches(&p->defs[k], f->name, &unit, &dir) && strcmp(unit, f->unit) == 0 &&
+                       dir == f->dir;
+        }
+        FUZZ_ASSERT(declared, "%s: %s (%s) is no figure it declares", p->name, f->name, f->unit);
+        for (size_t j = 0; j < i; j++)
+            FUZZ_ASSERT(strcmp(s->v[j].name, f->name) != 0, "%s: %s twice", p->name, f->name);
+    }
+}
+
+static void check_parser(const struct figure_parser *p, const char *text, const char *log, const uint8_t *raw,
+                         size_t raw_len)
+{
+    struct figure_set s = { 0 };
+    struct pm_err err = { "" };
+    size_t plen = strlen(p->name);
+    int rc = figures_parse_log(p->name, text, strlen(text), log, log ? strlen(log) : 0, &s, &err);
+    if (rc == 0) {
+        FUZZ_ASSERT(s.n > 0, "%s: success with no figure", p->name);
+        check_set(p, &s);
+    } else {
+        FUZZ_ASSERT(rc == -1 && s.n == 0, "%s: failed (%d) with %zu figures", p->name, rc, s.n);
+        FUZZ_ASSERT(strncmp(err.msg, p->name, plen) == 0 && err.msg[plen] == ':', "%s: error '%s'", p->name,
+                    err.msg);
+    }
+    figure_set_free(&s);
+    if (memchr(raw, '\0', raw_len)) {
+        FUZZ_ASSERT(figures_parse(p->name, (const char *)raw, raw_len, &s, &err) == -1 && s.n == 0,
+                    "%s: a NUL byte accepted", p->name);
+        figure_set_free(&s);
+    }
+}
+
+static void check_generic(bool json, const char *text)
+{
+    double v = 0;
+    struct pm_err err = { "" };
+    int rc = json ? figure_json("x", "jobs[0].read.\"iops\"", text, strlen(text), &v, &err)
+                  : figure_regex("x", "^Time: ([-0-9.e]+)$", text, strlen(text), &v, &err);
+    FUZZ_ASSERT(rc == 0 ? isfinite(v) : strncmp(err.msg, "--figure x: ", 12) == 0, "rc %d, %g, '%s'", rc, v,
+                err.msg);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    size_t parsers = 0;
+    while (figures_parsers_table[parsers])
+        parsers++;
+    if (size < 1)
+        return 0;
+    size_t which = data[0] % (parsers + 2);
+    char *strs[2], *block;
+    size_t n = fuzz_split(data + 1, size - 1, strs, 2, &block);
+    if (n == 0)
+        return 0;
+    if (which < parsers) {
+        const struct figure_parser *p = figures_parsers_table[which];
+        check_parser(p, strs[0], p->takes_log && n > 1 ? strs[1] : NULL, data + 1, size - 1);
+    } else {
+        check_generic(which == parsers, strs[0]);
+    }
+    free(block);
+    return 0;
+}
