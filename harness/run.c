@@ -120,24 +120,12 @@ static const char exec_script[] =
 
 static int ops_spawn_io(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd, pid_t *pid, struct pm_err *err)
 {
-    size_t argc = 0;
-    while (argv[argc])
-        argc++;
-    char **hargv = calloc(argc + 7, sizeof *hargv);
-    if (!hargv)
-        return pm_errf(err, "out of memory");
-    size_t k = 0;
-    hargv[k++] = "sh";
-    hargv[k++] = "-c";
-    hargv[k++] = (char *)exec_script;
-    hargv[k++] = "sh";
     char me[24];
     snprintf(me, sizeof me, "%d", (int)getpid());
-    hargv[k++] = me;
-    hargv[k++] = rc->env.cgroup_procs;
-    for (size_t i = 0; i < argc; i++)
-        hargv[k++] = argv[i];
-    hargv[k] = NULL;
+    char *const prelude[] = { "sh", "-c", (char *)exec_script, "sh", me, rc->env.cgroup_procs };
+    char **hargv = pm_argv_prefixed(prelude, sizeof prelude / sizeof prelude[0], argv);
+    if (!hargv)
+        return pm_errf(err, "out of memory");
     const struct pm_fd_map report = { pass_fd, 4 };
     /* Its own process group, so the whole workload (make's children too)
      * can be signalled at once and a terminal's Ctrl-C reaches only us. */

@@ -77,23 +77,15 @@ static const char pass_script[] =
 
 static int h_spawn_io(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd, pid_t *pid, struct pm_err *err)
 {
-    size_t argc = 0;
-    while (argv[argc])
-        argc++;
-    char **wargv = calloc(argc + 5, sizeof *wargv);
+    /* /bin/sh: not a PATH lookup (setpriv execvp's it) */
+    char *const prelude[] = { "/bin/sh", "-c", (char *)pass_script, "sh" };
+    char **wargv = pm_argv_prefixed(prelude, sizeof prelude / sizeof prelude[0], argv);
     char **envp = pm_env_without_secrets();
     if (!wargv || !envp) {
         free(wargv);
         free(envp);
         return pm_errf(err, "out of memory");
     }
-    size_t k = 0;
-    wargv[k++] = "/bin/sh";            /* not a PATH lookup (setpriv execvp's it) */
-    wargv[k++] = "-c";
-    wargv[k++] = (char *)pass_script;
-    wargv[k++] = "sh";
-    for (size_t i = 0; i < argc; i++)
-        wargv[k++] = argv[i];
     const struct pm_fd_map report = { pass_fd, 4 };
     struct pm_spawn sp = { .argv = wargv, .what = argv[0], .out = out_fd >= 0 ? out_fd : PM_FD_NULL,
                            .err = out_fd >= 0 ? out_fd : 0, .map = &report, .nmap = pass_fd >= 0 ? 1 : 0,

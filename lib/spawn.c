@@ -63,22 +63,8 @@ static int attributes(const struct pm_spawn *sp, posix_spawnattr_t *attr)
  * child the loading of pressmark's libraries. */
 static char **with_pdeathsig(const struct pm_spawn *sp)
 {
-    size_t n = 0;
-    while (sp->argv[n])
-        n++;
-    char **v = calloc(n + 5, sizeof *v);
-    if (!v)
-        return NULL;
-    size_t k = 0;
-    v[k++] = "setpriv";
-    v[k++] = "--pdeathsig";
-    v[k++] = "KILL";
-    v[k++] = "--";
-    v[k++] = sp->path ? (char *)sp->path : sp->argv[0];
-    for (size_t i = 1; i < n; i++)
-        v[k++] = sp->argv[i];
-    v[k] = NULL;
-    return v;
+    char *const prefix[] = { "setpriv", "--pdeathsig", "KILL", "--", sp->path ? (char *)sp->path : sp->argv[0] };
+    return pm_argv_prefixed(prefix, sizeof prefix / sizeof prefix[0], sp->argv + 1);
 }
 
 int pm_spawn(const struct pm_spawn *sp, pid_t *pid, struct pm_err *err)
@@ -151,6 +137,19 @@ int pm_spawn_run(const struct pm_spawn *sp, struct pm_err *err)
     if (pm_spawn(sp, &pid, err) < 0)
         return -1;
     return wait_exit_ok(sp, pid, err);
+}
+
+char **pm_argv_prefixed(char *const prefix[], size_t nprefix, char *const argv[])
+{
+    size_t argc = 0;
+    while (argv[argc])
+        argc++;
+    char **v = calloc(nprefix + argc + 1, sizeof *v);
+    if (!v)
+        return NULL;
+    memcpy(v, prefix, nprefix * sizeof *v);
+    memcpy(v + nprefix, argv, argc * sizeof *v);
+    return v;
 }
 
 char **pm_env_without_secrets(void)

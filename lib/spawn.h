@@ -36,6 +36,10 @@ struct pm_spawn {
 /* pressmark's environment without its secrets (PRESSMARK_PUSH_TOKEN), for
  * the processes it measures; NULL when out of memory. Free with free(). */
 char **pm_env_without_secrets(void);
+/* argv with the nprefix words of prefix before it (a shell prelude's
+ * "sh -c SCRIPT sh ARGS..."), NULL-terminated; the strings are not copied.
+ * NULL when out of memory. Free with free(). */
+char **pm_argv_prefixed(char *const prefix[], size_t nprefix, char *const argv[]);
 /* Start the child. -1 with err naming the program when it cannot start. */
 int pm_spawn(const struct pm_spawn *sp, pid_t *pid, struct pm_err *err);
 /* Wait for pid (EINTR retried); its wait status in *status. */

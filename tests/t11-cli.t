@@ -98,11 +98,11 @@ mkfifo "$TMP/stall"
 # held PID: its open files in TMPDIR counted by what they are, "N (deleted)
 # MODE" for N files with no name, "N PATH MODE" for one that has (one line)
 held() {
-    local f m
+    local f l m
     for f in /proc/"$1"/fd/*; do
-        # (a descriptor closed between the two looks is not held: no torn line)
-        case "$(readlink "$f")" in "$TMP/tmpdir/"*) m=$(stat -L -c %a "$f" 2>/dev/null) &&
-            echo "$(readlink "$f" | sed 's/.* //') $m" ;; esac
+        l=$(readlink "$f")
+        # (a descriptor closed between readlink and stat is not held: no torn line)
+        case "$l" in "$TMP/tmpdir/"*) m=$(stat -L -c %a "$f" 2>/dev/null) && echo "${l##* } $m" ;; esac
     done | sort | uniq -c | sed 's/^ *//' | paste -sd,
 }
 # stalled DB: an export of DB into $TMP/stall (fd 3 its reader), stopped
