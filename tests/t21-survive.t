@@ -45,10 +45,14 @@ else
     skip "no zswap in this kernel"; skip "no zswap in this kernel"
 fi
 
+# The workloads' sleeps last a time no other process here sleeps (a test
+# beside this one, or anybody's "sleep 60"), so pgrep finds only ours.
+NAP=$((600000 + $$ % 100000)) NAP2=$((700000 + $$ % 100000)) NAP3=$((800000 + $$ % 100000))
+
 # SIGINT mid-run: the run ends aborted and cap, swap, zram, sysctls and THP are undone.
 # SIGINT with a zram device (where there is zram), SIGKILL with a swap file.
 extra=(); [ $have_zram = 1 ] && extra=(--swap zram:32M)
-"$PM" record --quiet --label sigint "${ENVOPTS[@]}" "${extra[@]}" -- sleep 60 &
+"$PM" record --quiet --label sigint "${ENVOPTS[@]}" "${extra[@]}" -- sleep $NAP &
 pid=$!
 ok "the run's cgroup appears" wait_for sh -c 'ls -d "$1"/pressmark/run-* > /dev/null 2>&1' sh "$CG_ROOT"
 ok "the journal lists what the run changed" test -s /run/pressmark/journal
@@ -58,15 +62,15 @@ is "$(q "select status from run where label = 'sigint'")" aborted "the interrupt
 is "$(machine_state)" "$before" "after SIGINT: no cgroup, swap file, zram device, changed sysctl or THP left"
 
 # SIGKILL mid-run, then the next invocation finds what was left and undoes it.
-"$PM" record --quiet --label sigkill "${ENVOPTS[@]}" -- sleep 60 &
+"$PM" record --quiet --label sigkill "${ENVOPTS[@]}" -- sleep $NAP &
 pid=$!
 ok "the killed run's cgroup appears" wait_for sh -c 'ls -d "$1"/pressmark/run-* > /dev/null 2>&1' sh "$CG_ROOT"
 kill -KILL $pid; wait $pid 2>/dev/null
 ok "a SIGKILL leaves the journal behind" test -s /run/pressmark/journal
 is "$(cat /proc/sys/vm/swappiness)" "$new_sw" "and the sysctl still changed (nobody could undo it yet)"
-ok "the workload died with pressmark (no orphan sleep)" wait_for sh -c '! pgrep -x -f "sleep 60" >/dev/null'
+ok "the workload died with pressmark (no orphan sleep)" wait_for sh -c '! pgrep -x -f "sleep $1" >/dev/null' sh $NAP
 # (if not: which one, its parent, state and cgroup, for the record)
-for p in $(pgrep -x -f "sleep 60"); do
+for p in $(pgrep -x -f "sleep $NAP"); do
     echo "#   left: $(ps -o pid=,ppid=,stat=,etime=,args= -p "$p") cgroup $(tr '\n' ' ' < /proc/"$p"/cgroup 2>/dev/null)"
 done
 "$PM" record --quiet --label after-kill -- true 2>"$TMP/err"
@@ -125,16 +129,16 @@ else
     for i in 1 2 3 4 5 6; do skip "less than 1.5 GiB available: no room to test the balloon"; done
 fi
 # Uncapped runs too: what the workload starts, even a setsid() daemon, ends with the run.
-"$PM" record --quiet --label daemon -- sh -c 'setsid sleep 377 </dev/null >/dev/null 2>&1 & sleep 0.3'
+"$PM" record --quiet --label daemon -- sh -c 'setsid sleep "$1" </dev/null >/dev/null 2>&1 & sleep 0.3' sh $NAP2
 is "$(q "select status from run where label = 'daemon'")" ok "an uncapped run that leaves a daemon ends ok"
 like "$(q "select value from run_meta m join run r on r.id = m.run_id where r.label = 'daemon' and m.key = 'track.cgroup'")" \
      "^$CG_ROOT/pressmark/run-[0-9]+$" "its processes were kept in a cgroup without limits"
-ok "and the daemon is gone with the run" wait_for sh -c '! pgrep -f "^sleep 377$" >/dev/null'
-"$PM" record --quiet --label daemon-kill -- sh -c 'setsid sleep 378 </dev/null >/dev/null 2>&1 & sleep 60' &
+ok "and the daemon is gone with the run" wait_for sh -c '! pgrep -x -f "sleep $1" >/dev/null' sh $NAP2
+"$PM" record --quiet --label daemon-kill -- sh -c 'setsid sleep "$1" </dev/null >/dev/null 2>&1 & sleep 60' sh $NAP3 &
 pid=$!
-ok "an uncapped run's daemon is running" wait_for pgrep -f '^sleep 378$'
+ok "an uncapped run's daemon is running" wait_for pgrep -x -f "sleep $NAP3"
 kill -KILL $pid; wait $pid 2>/dev/null
 "$PM" list >/dev/null 2>&1
-ok "after a SIGKILL of pressmark, the next invocation ends it too" wait_for sh -c '! pgrep -f "^sleep 378$" >/dev/null'
+ok "after a SIGKILL of pressmark, the next invocation ends it too" wait_for sh -c '! pgrep -x -f "sleep $1" >/dev/null' sh $NAP3
 is "$(machine_state)" "$before" "at the end: the machine is as it was"
 done_testing
