@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 STAGE="$TMP/stage"
 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$ROOT" install DESTDIR="$STAGE" PREFIX=/usr > "$TMP/install.out" 2>&1
-is "$?" 0 "make install DESTDIR=... PREFIX=/usr"
+is "$?" 0 "make install DESTDIR=... PREFIX=/usr" || sed 's/^/#   install: /' "$TMP/install.out" | tail -n 20
 want="/usr/bin/pressmark
 /etc/pressmark/nightly.conf
 /usr/libexec/pressmark/pressmark-nightly

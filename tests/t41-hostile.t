@@ -131,7 +131,7 @@ bad "merging runs whose series positions skip" "gap.db: 1 run whose series posit
 # naming the file, run and block (export, plot, merge); the sample view
 # costs what is there: at most 256 rows (TICK_BLOCK_MAX) for each piece
 # or run present, one per value of an open row, whatever n and len say.
-PRESSMARK_DB="$TMP/blocks.db" "$PM" record --quiet --label blocks --interval 10ms -- sleep 3
+PRESSMARK_DB="$TMP/blocks.db" "$PM" record --quiet --label blocks --interval 10ms -- sleep 5
 rows0=$(sqlite3 "$TMP/blocks.db" "select count(*) from sample")
 ticks0=$(sqlite3 "$TMP/blocks.db" "select count(*) from tick")
 ge "$ticks0" 260 "a run of $ticks0 ticks to corrupt, longer than a block ($rows0 sample rows)"
