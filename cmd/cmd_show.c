@@ -1,3 +1,4 @@
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,16 +7,56 @@
 #include "store/db.h"
 #include "lib/json.h"
 #include "store/runinfo.h"
+#include "store/texts.h"
+#include "lib/quote.h"
 #include "reports/label_outliers.h"
 #include "reports/summary.h"
 
 static const char *const text_json[] = { "text", "json", NULL };
 
+struct show_opts {
+    unsigned format;
+    bool output;
+};
+
 static const struct opt show_options[] = {
-    { .name = "format", .type = OPT_CHOICE, .offset = 0, .metavar = "F", .words = text_json, .noun = "format",
-      .help = "text or json (default text)" },
+    { .name = "format", .type = OPT_CHOICE, .offset = offsetof(struct show_opts, format), .metavar = "F",
+      .words = text_json, .noun = "format", .help = "text or json (default text)" },
+    { .name = "output", .type = OPT_FLAG, .offset = offsetof(struct show_opts, output),
+      .help = "what the run's command wrote, as kept with it (record --figures, --figure), and the files its "
+              "figures were read from; control characters shown as \\xNN" },
     { .type = OPT_END },
 };
+
+/* The run's kept texts on stdout (escaped: cmd_human_output), each after
+ * a "==> what <==" line when there are several, as tail prints files. */
+static int show_output(struct pm_db *db, int64_t id)
+{
+    struct run_texts t = { 0 };
+    struct pm_err err;
+    if (load_run_texts(db, id, &t, &err) < 0) {
+        fprintf(stderr, "pressmark show: %s\n", err.msg);
+        return PM_EXIT_USAGE;
+    }
+    if (t.n == 0) {
+        fprintf(stderr, "pressmark show: --output: run %lld kept no output (accepted: a run of record --figures or "
+                "--figure)\n", (long long)id);
+        return PM_EXIT_USAGE;
+    }
+    for (size_t i = 0; i < t.n; i++) {
+        if (t.n > 1)
+            printf("%s==> %s <==\n", i ? "\n" : "", t.v[i].what);
+        fwrite(t.v[i].data, 1, t.v[i].len, stdout);
+        if (t.v[i].cut) {
+            char what[1100];
+            quote_terminal(t.v[i].what, what, sizeof what);
+            fprintf(stderr, "pressmark show: run %lld's %s was cut at %zu bytes when it was kept (it went on)\n",
+                    (long long)id, what, t.v[i].len);
+        }
+    }
+    run_texts_free(&t);
+    return 0;
+}
 
 /* The runs as text (a table per workload) or JSON; out: each run's
  * outlier verdict when there are several. */
@@ -54,11 +95,12 @@ static void show_runs(struct run_info *runs, int n, bool one_run, const char *se
 
 int cmd_show(int argc, char **argv)
 {
-    unsigned format = 0;
-    const struct cmd_group groups[] = { { NULL, show_options, &format }, { "", pm_db_option, NULL } };
+    struct show_opts so = { 0, false };
+    const struct cmd_group groups[] = { { NULL, show_options, &so }, { "", pm_db_option, NULL } };
     const struct cmd_spec spec = {
         .name = "show", .groups = groups, .ngroups = 2, .max_args = -1,
-        .usage = "usage: pressmark show [RUN|UUID|LABEL] [--format text|json] [--db PATH]\n\n"
+        .usage = "usage: pressmark show [RUN|UUID|LABEL] [--format text|json] [--db PATH]\n"
+                 "       pressmark show --output RUN|UUID [--db PATH]\n\n"
                  "A run's summary in the layout of the 2002 VolanoMark report (label, headline, %CPU,\n"
                  "%sys/%user, Total swpin, Total swpout, Total swapio), its GNU time line, heartbeat,\n"
                  "reclaim and PSI; for a label, every run of it and the average, with an outlier column\n"
@@ -78,6 +120,7 @@ int cmd_show(int argc, char **argv)
     struct pm_err err;
     if (cmd_open_db(&db, "show") != 0)
         return PM_EXIT_USAGE;
+    unsigned format = so.format;
     if (format != 1)
         cmd_human_output();
     int64_t *ids = NULL;
@@ -107,6 +150,13 @@ int cmd_show(int argc, char **argv)
         pm_db_close(&db);
         free(ids);
         return PM_EXIT_USAGE;
+    }
+    if (so.output) {
+        int orc = n == 1 ? show_output(&db, ids[0])
+                         : pm_usage("show", "--output: '%s' is %d runs (accepted: one run or UUID)", sel, n);
+        free(ids);
+        pm_db_close(&db);
+        return orc;
     }
     struct run_info *runs = calloc((size_t)n, sizeof *runs);
     struct label_outlier *out = calloc((size_t)n, sizeof *out);

@@ -1,13 +1,16 @@
 /* The generic workload: any command, run with posix_spawn and no shell,
  * measured with wait4's rusage the way GNU time measures it. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "lib/metrics.h"
 #include "lib/fileio.h"
+#include "workloads/record_figures.h"
 #include "workloads/workload.h"
 #include "metric_names.h"     /* generated from the metric tables (tools/metric-names.awk) */
 
@@ -21,6 +24,7 @@ static const struct metric_group record_metrics = METRIC_GROUP(
     record_defs);
 
 struct command_state {
+    struct record_figures fig;   /* first: record_figures_options' state is the command's */
     int argc;
     char **argv;
 };
@@ -39,20 +43,67 @@ static int command_set_args(void *state, int argc, char **argv, struct pm_err *e
     return 0;
 }
 
+static int command_check(void *state, const struct wl_limits *lim, struct pm_err *err)
+{
+    (void)lim;
+    return record_figures_check(&((struct command_state *)state)->fig, err);
+}
+
+/* Where the command's output goes when its figures are read: a file of
+ * no name in TMPDIR, so nothing is left behind whatever happens, read
+ * back from its start once the command has exited. */
+static int output_file(struct pm_err *err)
+{
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir)
+        dir = "/tmp";
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0)
+        return fd;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/pressmark-output.XXXXXX", dir);
+    if ((fd = mkostemp(path, O_CLOEXEC)) < 0)
+        return pm_errf(err, "a file for the command's output in %s: %s", dir, strerror(errno));
+    unlink(path);
+    return fd;
+}
+
 static int command_run(void *state, struct run_ctx *rc, struct pm_err *err)
 {
     struct command_state *cs = state;
+    int out = -1;
+    if (record_figures_on(&cs->fig) && (out = output_file(err)) < 0)
+        return -1;
+    /* The clock files' times are taken from: a file the command writes at
+     * once is never older than its start by that clock. */
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+    int64_t started_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
     pid_t pid;
-    if (run_spawn(rc, cs->argv, &pid, err) < 0)
-        return -1;
     struct run_exit ex;
-    if (run_wait(rc, pid, &ex, err) < 0)
+    if (run_spawn_io(rc, cs->argv, -1, out, &pid, err) < 0 || run_wait(rc, pid, &ex, err) < 0) {
+        if (out >= 0)
+            close(out);
         return -1;
+    }
     run_rusage_metrics(rc, &ex);
     run_status_from_exit(rc, cs->argv[0], &ex);
     if (WIFEXITED(ex.wstatus))
         run_metric(rc, &record_defs[TIME_EXIT_STATUS], WEXITSTATUS(ex.wstatus));
-    return 0;
+    int r = out >= 0 ? record_figures_collect(&cs->fig, rc, out, started_ns, err) : 0;
+    if (out >= 0)
+        close(out);
+    return r;
+}
+
+static const char *command_headline(void *state)
+{
+    return record_figures_headline(&((struct command_state *)state)->fig);
+}
+
+static const char *command_declared(void *state, size_t i)
+{
+    return record_figures_user_name(&((struct command_state *)state)->fig, i);
 }
 
 /* The command line as a shell would need it to run it again. */
@@ -90,8 +141,12 @@ const struct workload_ops workload_command = {
     .headline_title = "elapsed",
     .hidden = true,
     .params_title = "command",
+    .options = record_figures_options,
     .state_size = sizeof(struct command_state),
     .set_args = command_set_args,
+    .check = command_check,
     .run = command_run,
     .describe = command_describe,
+    .headline_of = command_headline,
+    .declared = command_declared,
 };

@@ -1,0 +1,231 @@
+/* record's figures once the command has run: what it wrote kept with the
+ * run, the figures read from it (or from the file it wrote, with its
+ * logs), and handed to the run with the run's headline; or the run
+ * failed, naming what was missing, with none of them stored. */
+#include "workloads/record_figures.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "store/texts.h"
+
+/* What is read of a text is what is kept of it: one bound. */
+_Static_assert(FIGURES_MAX_TEXT == RUN_TEXT_MAX, "a text the parsers read is a text the run keeps whole");
+
+/* A text read whole, or its first RUN_TEXT_MAX bytes with cut set. */
+struct text {
+    char *data;
+    size_t len;
+    bool cut;
+};
+
+/* fd's bytes from its start, at most RUN_TEXT_MAX of them. */
+static int read_bounded(int fd, const char *what, struct text *t, struct pm_err *err)
+{
+    struct stat st;
+    memset(t, 0, sizeof *t);
+    if (fstat(fd, &st) < 0)
+        return pm_errf(err, "%s: %s", what, strerror(errno));
+    size_t want = (uint64_t)st.st_size > RUN_TEXT_MAX ? RUN_TEXT_MAX : (size_t)st.st_size;
+    t->cut = (uint64_t)st.st_size > RUN_TEXT_MAX;
+    if (!(t->data = malloc(want + 1)))
+        return pm_errf(err, "%s: out of memory for %zu bytes", what, want);
+    while (t->len < want) {
+        ssize_t n = pread(fd, t->data + t->len, want - t->len, (off_t)t->len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            free(t->data);
+            t->data = NULL;
+            return pm_errf(err, "%s: %s", what, strerror(errno));
+        }
+        if (n == 0)
+            break;                       /* it shrank while read: what is there */
+        t->len += (size_t)n;
+    }
+    t->data[t->len] = '\0';
+    return 0;
+}
+
+/* A regular file the command wrote: one last written before it started
+ * is an earlier run's (or nobody's this time), and its figures are not
+ * this run's. */
+static int read_written(const char *path, const char *what, int64_t started_ns, struct text *t, struct pm_err *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    struct stat st;
+    if (fd < 0)
+        return pm_errf(err, "%s %.200s: %s", what, path, strerror(errno));
+    int rc = fstat(fd, &st) < 0 ? pm_errf(err, "%s %.200s: %s", what, path, strerror(errno)) : 0;
+    if (rc == 0 && !S_ISREG(st.st_mode))
+        rc = pm_errf(err, "%s %.200s: not a regular file", what, path);
+    else if (rc == 0 && (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec < started_ns)
+        rc = pm_errf(err, "%s %.200s: last written before the command started, not by this run", what, path);
+    if (rc == 0)
+        rc = read_bounded(fd, path, t, err);
+    close(fd);
+    if (rc == 0 && t->cut) {
+        free(t->data);
+        rc = pm_errf(err, "%s %.200s: over %u MiB, more than a parser reads", what, path, RUN_TEXT_MAX >> 20);
+    }
+    return rc;
+}
+
+/* Append t to all (the logs of several threads are one log to the parser). */
+static int append(struct text *all, const struct text *t, struct pm_err *err)
+{
+    if (all->len + t->len > RUN_TEXT_MAX)
+        return pm_errf(err, "--figures-log: the logs are over %u MiB together, more than a parser reads",
+                       RUN_TEXT_MAX >> 20);
+    char *n = realloc(all->data, all->len + t->len + 1);
+    if (!n)
+        return pm_errf(err, "--figures-log: out of memory");
+    memcpy(n + all->len, t->data, t->len);
+    all->data = n;
+    all->len += t->len;
+    all->data[all->len] = '\0';
+    return 0;
+}
+
+/* Every file each pattern matches, in glob's order, each kept with the
+ * run and all of them joined for the parser. */
+static int read_logs(const struct record_figures *f, struct run_ctx *rc, int64_t started_ns, struct text *all,
+                     struct pm_err *err)
+{
+    int r = 0;
+    for (size_t i = 0; i < f->nlogs && r == 0; i++) {
+        glob_t g;
+        int grc = glob(f->logs[i], 0, NULL, &g);
+        if (grc != 0) {
+            if (grc != GLOB_NOMATCH)
+                globfree(&g);
+            return pm_errf(err, "--figures-log %.200s: no file matches it", f->logs[i]);
+        }
+        for (size_t k = 0; k < g.gl_pathc && r == 0; k++) {
+            struct text t;
+            char what[PATH_MAX + 16];
+            if ((r = read_written(g.gl_pathv[k], "--figures-log", started_ns, &t, err)) < 0)
+                break;
+            snprintf(what, sizeof what, "figures-log %s", g.gl_pathv[k]);
+            if (run_keep_text(rc, what, t.data, t.len, false) < 0)
+                r = pm_errf(err, "--figures-log: out of memory");
+            else
+                r = append(all, &t, err);
+            free(t.data);
+        }
+        globfree(&g);
+    }
+    return r;
+}
+
+/* Every figure asked for, from text (and the parser's log): all of them,
+ * or -1 with err and none. */
+static int read_figures(const struct record_figures *f, const struct text *text, const struct text *log,
+                        struct figure_set *out, struct pm_err *err)
+{
+    if (text->cut)
+        return pm_errf(err, "%s is over %u MiB: kept cut there, and no figure is read from part of it",
+                       f->from[0] ? f->from : "the output", RUN_TEXT_MAX >> 20);
+    if (f->parser && figures_parse_log(f->parser->name, text->data, text->len, f->nlogs ? log->data : NULL,
+                                       log->len, out, err) < 0)
+        return -1;
+    for (size_t i = 0; i < f->nspecs; i++) {
+        double v;
+        if (figure_spec_eval(&f->specs[i], text->data, text->len, &v, err) < 0)
+            return -1;
+        const struct metric_def d = { .name = f->specs[i].name, .unit = f->specs[i].unit, .dir = f->specs[i].dir };
+        if (figure_set_add(out, &d, NULL, v, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The run's headline among the figures read: --headline's, else the
+ * parser's rule's, else the first --figure's. */
+static const struct figure *pick_headline(const struct record_figures *f, const struct figure_set *s,
+                                          struct pm_err *err)
+{
+    const struct figure *h = NULL;
+    if (f->headline[0] && !(h = figure_set_find(s, f->headline)))
+        pm_errf(err, "no %s (--headline) among the figures read", f->headline);
+    else if (!h && f->parser && !(h = figures_headline(f->parser, s)))
+        pm_errf(err, "%s: no headline figure (%s) among the figures read", f->parser->name, f->parser->headline[0]);
+    else if (!h)
+        h = figure_set_find(s, f->specs[0].name);
+    return h;
+}
+
+/* Hand every figure to the run: the parser's as declared in its table
+ * (the catalogue has them), the user's as the user declared them. */
+static void store_figures(const struct record_figures *f, struct run_ctx *rc, const struct figure_set *s,
+                          const struct figure *h)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        const struct figure *x = &s->v[i];
+        bool user = false;
+        for (size_t k = 0; k < f->nspecs && !user; k++)
+            user = strcmp(f->specs[k].name, x->name) == 0;
+        if (user)
+            run_user_metric(rc, x->name, x->value, x->unit, x->dir);
+        else
+            run_declared_metric(rc, x->name, x->value, x->unit, x->dir);
+    }
+    run_meta(rc, "headline", h->name);
+    if (f->parser)
+        run_meta(rc, "figures.parser", f->parser->name);
+}
+
+/* The texts read and kept; then, if the run is still ok, its figures.
+ * A reason for failing goes to err with -1 from here: the caller makes
+ * it the run's. */
+static int collect(const struct record_figures *f, struct run_ctx *rc, const struct text *out, int64_t started_ns,
+                   struct pm_err *err)
+{
+    struct text from = { 0 }, log = { 0 };
+    struct figure_set s = { 0 };
+    int r = 0;
+    if (f->from[0]) {
+        if ((r = read_written(f->from, "--figures-from", started_ns, &from, err)) == 0) {
+            char what[PATH_MAX + 16];
+            snprintf(what, sizeof what, "figures-from %s", f->from);
+            if (run_keep_text(rc, what, from.data, from.len, false) < 0)
+                r = pm_errf(err, "--figures-from: out of memory");
+        }
+    }
+    if (r == 0)
+        r = read_logs(f, rc, started_ns, &log, err);
+    const struct figure *h = NULL;
+    if (r == 0 && (r = read_figures(f, f->from[0] ? &from : out, &log, &s, err)) == 0 &&
+        !(h = pick_headline(f, &s, err)))
+        r = -1;
+    if (r == 0)
+        store_figures(f, rc, &s, h);
+    figure_set_free(&s);
+    free(from.data);
+    free(log.data);
+    return r;
+}
+
+int record_figures_collect(const struct record_figures *f, struct run_ctx *rc, int out_fd, int64_t started_ns,
+                           struct pm_err *err)
+{
+    struct text out;
+    struct pm_err e = { "" };
+    if (read_bounded(out_fd, "the command's output", &out, err) < 0)
+        return -1;
+    int r = run_keep_text(rc, "output", out.data, out.len, out.cut);
+    if (r < 0) {
+        free(out.data);
+        return pm_errf(err, "out of memory keeping the command's output");
+    }
+    /* A command that failed has no figures to trust: its failure is the
+     * run's reason, not a figure its output lacks. */
+    if (strcmp(rc_status(rc), "ok") == 0 && collect(f, rc, &out, started_ns, &e) < 0)
+        run_set_status(rc, "failed", "%s", e.msg);
+    free(out.data);
+    return 0;
+}
