@@ -1,0 +1,182 @@
+#!/bin/bash
+# record --figures and --figure: a tool's own figures read from what it
+# wrote, stored as the run's metrics with their units and directions, its
+# headline in the run line and the reports, what it wrote kept with the
+# run (show --output), and a run whose figures are missing failed with
+# none of them stored.
+. "$(dirname "$0")/lib.sh"
+FIX=$ROOT/tests/fixtures/figures
+# The stored value and the number it came from, compared as doubles: the
+# double SQLite holds (read by Python's sqlite3: SQLite's own printf gives
+# 16 digits, not every one), the tool's text read by Python as by strtod.
+same() { python3 -c 'import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(a != b)' "$1" "$2"; }
+exact() {
+    python3 -c 'import sqlite3, sys
+r = sqlite3.connect(sys.argv[1]).execute("select value from metric where run_id = ? and name = ?", (int(sys.argv[2]), sys.argv[3])).fetchone()
+print(repr(r[0]) if r else "")' "$PRESSMARK_DB" "$1" "$2"
+}
+figs() { q "select count(*) from metric where run_id = $1 and (name like 'app.%' or name like 'hackbench.%' or name like 'fio.%' or name like 'pgbench.%')"; }
+
+# hackbench, a real run: the figure is the number its Time: line printed.
+if command -v hackbench >/dev/null; then
+    "$PM" record --label hb --figures hackbench -- hackbench -l 50 2>"$TMP/err"
+    is "$?" 0 "record --figures hackbench -- hackbench -l 50 exits 0"
+    id=$(q "select max(id) from run")
+    "$PM" show --output "$id" > "$TMP/hb.out"
+    printed=$(sed -n 's/^Time: *//p' "$TMP/hb.out")
+    like "$printed" '^[0-9]+\.[0-9]+$' "show --output gives hackbench's Time: line ($printed)"
+    ok "hackbench.time_s is the number hackbench printed ($(exact "$id" hackbench.time_s) = $printed)" \
+       same "$(exact "$id" hackbench.time_s)" "$printed"
+    is "$(q "select unit || ' ' || direction from metric where run_id = $id and name = 'hackbench.time_s'")" "s lower" \
+       "  with its unit and direction"
+    is "$(q "select value from run_meta where run_id = $id and key = 'headline'")" hackbench.time_s "  it is the run's headline"
+    like "$(cat "$TMP/err")" "run $id \[hb\] ok: hackbench.time_s [0-9]+\.[0-9]+ s," "  the run line shows it"
+    like "$(grep -c '^Running in process mode' "$TMP/hb.out")" '^1$' "  the output is kept whole (hackbench's header once)"
+else
+    skip "hackbench (rt-tests) is not installed"
+fi
+
+# fio, a real job of 4 MiB in the test's own directory.
+if command -v fio >/dev/null; then
+    "$PM" record --quiet --label fio --figures fio -- fio --name=seqread --filename="$TMP/fio.dat" --size=4M --rw=read \
+        --bs=4k --ioengine=psync --output-format=json
+    is "$?" 0 "record --figures fio of a 4 MiB read job exits 0"
+    id=$(q "select max(id) from run")
+    "$PM" show --output "$id" > "$TMP/fio.out"
+    json_iops=$(python3 -c 'import json, sys
+t = open(sys.argv[1]).read()
+print(repr(json.loads(t[t.index("\n{") + 1 if not t.startswith("{") else 0:])["jobs"][0]["read"]["iops"]))' "$TMP/fio.out")
+    ok "fio.read_iops is the JSON's read.iops ($(exact "$id" fio.read_iops) = $json_iops)" \
+       same "$(exact "$id" fio.read_iops)" "$json_iops"
+    ok "fio.seqread.read_iops too" same "$(exact "$id" fio.seqread.read_iops)" "$json_iops"
+    is "$(q "select value from run_meta where run_id = $id and key = 'headline'")" fio.read_iops "  the headline is fio.read_iops"
+    is "$(q "select count(*) from metric where run_id = $id and name like 'fio.%write%'")" 0 "  a read job has no write figures"
+else
+    skip "fio is not installed"
+fi
+
+# --figure: a pattern and a JSON path of the user's, exact values.
+cmd='echo "rps: 1234.5"; echo "{\"stats\": {\"lat\": [1, 2.25]}}"'
+"$PM" record --label user --figure 'app.rps:req/s:higher=^rps: ([0-9.]+)$' \
+    --figure 'app.lat:ms:lower=json:stats.lat[1]' -- sh -c "$cmd" 2>"$TMP/err"
+is "$?" 0 "record --figure REGEX and --figure json:PATH exit 0"
+id=$(q "select max(id) from run")
+is "$(q "select name || ' ' || value || ' ' || unit || ' ' || direction from metric where run_id = $id and name like 'app.%' order by name")" \
+   "app.lat 2.25 ms lower
+app.rps 1234.5 req/s higher" "both stored with the unit and direction given"
+is "$(q "select value from run_meta where run_id = $id and key = 'headline'")" app.rps "the first --figure is the headline"
+like "$(cat "$TMP/err")" "\[user\] ok: app.rps 1,234.5 req/s|\[user\] ok: app.rps 1234.5 req/s" "the run line shows it with its unit"
+"$PM" record --quiet --label user2 --headline app.lat --figure 'app.rps:req/s:higher=^rps: ([0-9.]+)$' \
+    --figure 'app.lat:ms:lower=json:stats.lat[1]' -- sh -c "$cmd"
+is "$(q "select value from run_meta where run_id = $(q "select max(id) from run") and key = 'headline'")" app.lat \
+   "--headline chooses another"
+
+# --figures-from: the file the command wrote; one written before it ran is not its.
+"$PM" record --quiet --label from --figures hackbench --figures-from "$TMP/hb.txt" -- \
+    sh -c "echo 'Time: 1.5' > '$TMP/hb.txt'; echo 'not here'"
+id=$(q "select max(id) from run")
+is "$(q "select status from run where id = $id"):$(metric "$id" hackbench.time_s)" "ok:1.5" \
+   "--figures-from reads the file the command wrote"
+is "$("$PM" show --output "$id")" "==> output <==
+not here
+
+==> figures-from $TMP/hb.txt <==
+Time: 1.5" "  show --output gives both texts, each named"
+"$PM" record --quiet --label from --figures hackbench --figures-from "$TMP/hb.txt" -- true
+id=$(q "select max(id) from run")
+is "$(q "select status || ': ' || reason from run where id = $id")" \
+   "failed: --figures-from $TMP/hb.txt: last written before the command started, not by this run" \
+   "  a file the command did not write fails the run"
+
+# --figures-log: pgbench's output and its per-transaction log (the
+# fixtures of a real pgbench run, written by the command as pgbench would).
+"$PM" record --quiet --label pg --figures pgbench --figures-log "$TMP/pg/pgbench_log.*" -- \
+    sh -c "mkdir -p '$TMP/pg' && cp '$FIX/pgbench-15.18-log.txt' '$TMP/pg/pgbench_log.4242' && cat '$FIX/pgbench-15.18.txt'"
+id=$(q "select max(id) from run")
+is "$(q "select status from run where id = $id"):$(metric "$id" pgbench.latency_p50_us):$(metric "$id" pgbench.tps)" \
+   "ok:918.0:1857.570762" "--figures-log: pgbench's percentiles from its log, its tps from its output"
+is "$(q "select value from run_meta where run_id = $id and key = 'headline'")" pgbench.tps "  pgbench.tps is the headline"
+
+# A figure the output lacks: the run failed, its reason naming it, none stored.
+"$PM" record --quiet --label miss --figure 'app.rps:req/s:higher=^rps: ([0-9.]+)$' \
+    --figure 'app.gone:ms:lower=^gone: ([0-9]+)$' -- sh -c 'echo "rps: 5"'
+is "$?" 1 "a run whose output lacks a figure exits 1"
+id=$(q "select max(id) from run")
+is "$(q "select status || ': ' || reason from run where id = $id")" \
+   "failed: --figure app.gone: no line of the output matches the pattern" "  failed, the reason naming the figure"
+is "$(figs "$id")" 0 "  none of its figures stored (not app.rps either, never a 0)"
+is "$(q "select count(*) from run_meta where run_id = $id and key = 'headline'")" 0 "  nor a headline"
+"$PM" record --quiet --label miss --figures hackbench -- sh -c 'echo hackbench: cannot fork; exit 3'
+id=$(q "select max(id) from run")
+like "$(q "select status || ': ' || reason from run where id = $id")" "^failed: .*(exit|status).*3" \
+   "a command that fails keeps its own reason"
+is "$(figs "$id"):$("$PM" show --output "$id")" "0:hackbench: cannot fork" "  no figure, its output kept"
+
+# Hostile output: a number beyond a double, escapes in the kept output.
+"$PM" record --quiet --label hostile --figure 'app.rps:req/s:higher=^rps: (.*)$' -- sh -c 'echo "rps: 1e999"'
+id=$(q "select max(id) from run")
+is "$(q "select status || ': ' || reason from run where id = $id"):$(figs "$id")" \
+   "failed: --figure app.rps: the group matched '1e999', not a number:0" "a figure of 1e999 is refused, none stored"
+"$PM" record --quiet --label hostile --figure 'app.rps:req/s:higher=^rps: ([0-9]+)$' -- \
+    sh -c 'printf "rps: 7\n\033]0;owned\007\033[2J\n"'
+id=$(q "select max(id) from run")
+"$PM" show --output "$id" > "$TMP/hostile.out"
+is "$(cat "$TMP/hostile.out")" 'rps: 7
+\x1b]0;owned\x07\x1b[2J' "show --output escapes what would move a terminal"
+ok "  no escape byte reaches it" sh -c "! grep -q \$'\\033' '$TMP/hostile.out'"
+
+# An output over 64 MiB: kept cut there and said, no figure read from part of it.
+"$PM" record --quiet --label big --figure 'app.rps:req/s:higher=^rps: ([0-9]+)$' -- \
+    sh -c 'echo "rps: 9"; head -c 67108864 /dev/zero | tr "\0" a'
+id=$(q "select max(id) from run")
+is "$(q "select status || ': ' || reason from run where id = $id"):$(figs "$id")" \
+   "failed: the output is over 64 MiB: kept cut there, and no figure is read from part of it:0" \
+   "an output over 64 MiB fails the run, no figure stored"
+is "$(q "select size || ' ' || cut from run_text where run_id = $id")" "67108864 1" "  its first 64 MiB kept, marked cut"
+"$PM" show --output "$id" 2>"$TMP/err" >/dev/null
+like "$(cat "$TMP/err")" "run $id's output was cut at 67108864 bytes" "  show --output says so"
+
+# The headline in compare: two labels whose runs agree on it.
+for v in 100 110; do
+    "$PM" record --quiet --runs 2 --label "rate$v" --figure 'app.rate:req/s:higher=^rate: ([0-9]+)$' -- \
+        sh -c "echo rate: $v"
+done
+"$PM" compare rate100 rate110 > "$TMP/cmp" 2>&1
+is "$?" 0 "compare of two labels of figures"
+like "$(cat "$TMP/cmp")" "req/s" "  the headline's unit is its column title"
+like "$(grep -E '^ *rate110' "$TMP/cmp")" "110" "  rate110's headline is 110"
+like "$("$PM" show rate110)" "req/s" "show of the label has the column too"
+
+# merge carries the kept texts with their runs.
+"$PM" --db "$TMP/merged.db" merge "$PRESSMARK_DB" >/dev/null 2>&1
+first=$(q "select min(id) from run where label = 'user'")
+uuid=$(q "select uuid from run where id = $first")
+is "$("$PM" --db "$TMP/merged.db" show --output "$uuid")" "$("$PM" show --output "$first")" \
+   "merge carries what the command wrote"
+
+# Bad input: one line, exit 2, and the database not even created.
+NEW=$TMP/never.db
+while IFS=$'\t' read -r re args; do
+    [ -z "$re" ] && continue
+    eval "set -- $args"
+    bad "$args" "$re" --db "$NEW" record "$@" -- true
+    ok "  $args: no database made" test ! -e "$NEW"
+done <<'EOF_LIST'
+^pressmark record: --figures: 'nope' is not a figures parser \(accepted: fio, stress-ng, redis-benchmark, pgbench, sysbench, hackbench, memcaslap\)$	--figures nope
+^pressmark record: --figures: 'fio' after 'hackbench': one parser	--figures hackbench --figures fio
+^pressmark record: --figure: 'bad': not NAME:UNIT:DIR=REGEX	--figure bad
+^pressmark record: --figure: app.x: 'sideways' is not a direction \(accepted: higher, lower, none\)$	--figure 'app.x:ms:sideways=(1)'
+^pressmark record: --figure: app.x: 'a"b' is not a unit	--figure 'app.x:a"b:lower=(1)'
+^pressmark record: --figure: app.x: the pattern has no \(group\)	--figure 'app.x:ms:lower=1'
+^pressmark record: --figure: app.x: named twice	--figure 'app.x=(1)' --figure 'app.x:s:lower=(2)'
+^pressmark record: --figure: fio.read_iops: fio. names are the fio parser's$	--figure 'fio.read_iops=(1)'
+^pressmark record: --figure time.elapsed_s: a metric pressmark declares	--figure 'time.elapsed_s:s:lower=(1)'
+^pressmark record: --headline fio.nope: not a figure these runs read	--figures fio --headline fio.nope
+^pressmark record: --headline app.y: no figures to choose from	--headline app.y
+^pressmark record: --figures-log x\*: fio takes no log \(accepted: with --figures pgbench\)$	--figures fio --figures-log 'x*'
+^pressmark record: --figures-log x\*: no --figures parser to read it	--figures-log 'x*'
+^pressmark record: --figures-log: 'x' twice	--figures pgbench --figures-log x --figures-log x
+^pressmark record: --figures-from f: no figures to read from it	--figures-from f
+^pressmark record: --headline: 'b' after 'a': a run has one headline	--headline a --headline b
+EOF_LIST
+done_testing
