@@ -28,34 +28,50 @@ static const struct opt show_options[] = {
     { .type = OPT_END },
 };
 
-/* The run's kept texts on stdout (escaped: cmd_human_output), each after
- * a "==> what <==" line when there are several, as tail prints files. */
+struct output_walk {
+    int64_t id;
+    size_t n;      /* texts printed so far */
+    size_t of;     /* how many the run keeps */
+};
+
+/* One kept text on stdout (escaped: cmd_human_output), after a
+ * "==> what <==" line when there are several, as tail prints files. */
+static int print_text(void *arg, const struct run_text *x)
+{
+    struct output_walk *w = arg;
+    if (w->of > 1)
+        printf("%s==> %s <==\n", w->n ? "\n" : "", x->what);
+    w->n++;
+    if (fwrite(x->data, 1, x->len, stdout) != x->len)
+        return -1;
+    if (x->cut) {
+        char what[1100];
+        quote_terminal(x->what, what, sizeof what);
+        fprintf(stderr, "pressmark show: run %lld's %s was cut at %zu bytes when it was kept (it went on)\n",
+                (long long)w->id, what, x->len);
+    }
+    return 0;
+}
+
+/* The run's kept texts, each inflated, printed and freed in turn: a run
+ * keeps up to RUN_TEXTS_MAX_TOTAL of them, never all held at once. */
 static int show_output(struct pm_db *db, int64_t id)
 {
-    struct run_texts t = { 0 };
-    struct pm_err err;
-    if (load_run_texts(db, id, &t, &err) < 0) {
-        fprintf(stderr, "pressmark show: %s\n", err.msg);
-        return PM_EXIT_USAGE;
-    }
-    if (t.n == 0) {
+    struct output_walk w = { .id = id };
+    struct pm_err err = { "standard output: a write failed" };   /* print_text's -1 sets no message */
+    int n = count_run_texts(db, id, &err);
+    if (n == 0) {
         fprintf(stderr, "pressmark show: --output: run %lld kept no output (accepted: a run of record --figures or "
                 "--figure)\n", (long long)id);
         return PM_EXIT_USAGE;
     }
-    for (size_t i = 0; i < t.n; i++) {
-        if (t.n > 1)
-            printf("%s==> %s <==\n", i ? "\n" : "", t.v[i].what);
-        fwrite(t.v[i].data, 1, t.v[i].len, stdout);
-        if (t.v[i].cut) {
-            char what[1100];
-            quote_terminal(t.v[i].what, what, sizeof what);
-            fprintf(stderr, "pressmark show: run %lld's %s was cut at %zu bytes when it was kept (it went on)\n",
-                    (long long)id, what, t.v[i].len);
-        }
+    w.of = n > 0 ? (size_t)n : 0;
+    if (n < 0 || each_run_text(db, id, print_text, &w, &err) < 0) {
+        fflush(stdout);
+        fprintf(stderr, "pressmark show: %s\n", err.msg);
+        return PM_EXIT_USAGE;
     }
-    run_texts_free(&t);
-    return 0;
+    return fflush(stdout) == 0 ? 0 : PM_EXIT_USAGE;
 }
 
 /* The runs as text (a table per workload) or JSON; out: each run's

@@ -139,7 +139,7 @@ static int check_sizes(struct pm_db *f, const char *path, struct pm_err *err)
 /* A run's kept texts as pressmark keeps them: at most RUN_TEXT_MAX bytes
  * each, compressed to no more than zlib's bound for that (a row beyond
  * it is no text of pressmark's, and reading it would cost what it says). */
-static int check_texts(struct pm_db *f, const char *path, struct pm_err *err)
+static int check_text_rows(struct pm_db *f, const char *path, struct pm_err *err)
 {
     sqlite3_stmt *st;
     char sql[256];
@@ -154,6 +154,35 @@ static int check_texts(struct pm_db *f, const char *path, struct pm_err *err)
     else if (sqlite3_column_int64(st, 0) > 0)
         rc = pm_errf(err, "%s: %lld kept text%s larger than a run keeps: nothing merged", path,
                      (long long)sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 0) == 1 ? "" : "s");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* And a run's texts together: many rows each within the bound would make
+ * show --output of the merged run inflate them all (RUN_TEXTS_MAX_TOTAL
+ * and RUN_TEXTS_MAX_ROWS, the writer's bounds). */
+static int check_texts(struct pm_db *f, const char *path, struct pm_err *err)
+{
+    if (check_text_rows(f, path, err) < 0)
+        return -1;
+    sqlite3_stmt *st;
+    char sql[320];
+    snprintf(sql, sizeof sql, "SELECT coalesce(r.uuid, t.run_id), count(*), total(t.size) FROM run_text t"
+                              " LEFT JOIN run r ON r.id = t.run_id GROUP BY t.run_id"
+                              " HAVING count(*) > %u OR total(t.size) > %u LIMIT 1",
+             RUN_TEXTS_MAX_ROWS, RUN_TEXTS_MAX_TOTAL);
+    if (pm_db_prepare(f, &st, sql, err) < 0)
+        return -1;
+    int rc = 0, s = sqlite3_step(st);
+    if (s == SQLITE_ROW) {
+        char uuid[96];
+        quote_terminal(pm_col_text(st, 0), uuid, sizeof uuid);
+        rc = pm_errf(err, "%s: run %s keeps %lld texts of %.0f bytes (at most %u texts of %u MiB together): nothing "
+                     "merged", path, uuid, (long long)sqlite3_column_int64(st, 1), sqlite3_column_double(st, 2),
+                     RUN_TEXTS_MAX_ROWS, RUN_TEXTS_MAX_TOTAL >> 20);
+    } else if (s != SQLITE_DONE) {
+        rc = pm_errf(err, "%s: %s", path, sqlite3_errmsg(f->h));
+    }
     sqlite3_finalize(st);
     return rc;
 }

@@ -123,7 +123,7 @@ id=$(q "select max(id) from run")
 "$PM" show --output "$id" > "$TMP/hostile.out"
 is "$(cat "$TMP/hostile.out")" 'rps: 7
 \x1b]0;owned\x07\x1b[2J' "show --output escapes what would move a terminal"
-ok "  no escape byte reaches it" sh -c "! grep -q \$'\\033' '$TMP/hostile.out'"
+ok "  no escape byte reaches it" sh -c '! grep -q "$(printf "\033")" "$1"' sh "$TMP/hostile.out"
 
 # An output over 64 MiB: kept cut there and said, no figure read from part of it.
 "$PM" record --quiet --label big --figure 'app.rps:req/s:higher=^rps: ([0-9]+)$' -- \
@@ -148,11 +148,62 @@ like "$(grep -E '^ *rate110' "$TMP/cmp")" "110" "  rate110's headline is 110"
 like "$("$PM" show rate110)" "req/s" "show of the label has the column too"
 
 # merge carries the kept texts with their runs.
-"$PM" --db "$TMP/merged.db" merge "$PRESSMARK_DB" >/dev/null 2>&1
+"$PM" --db "$TMP/merged.db" merge "$PRESSMARK_DB" >/dev/null 2>"$TMP/err"
+is "$?:$(cat "$TMP/err")" "0:" "merge of the figures' runs exits 0, silent"
 first=$(q "select min(id) from run where label = 'user'")
 uuid=$(q "select uuid from run where id = $first")
 is "$("$PM" --db "$TMP/merged.db" show --output "$uuid")" "$("$PM" show --output "$first")" \
    "merge carries what the command wrote"
+from=$(q "select uuid from run where label = 'from' and status = 'ok'")
+is "$("$PM" --db "$TMP/merged.db" show --output "$from")" "==> output <==
+not here
+
+==> figures-from $TMP/hb.txt <==
+Time: 1.5" "  a run's two texts merged whole, each named"
+
+# A database is data: texts each within 64 MiB but more together (the
+# zeros of a decompression bomb), a row claiming more than 64 MiB, or one
+# inflating to less than it claims, are refused by show and merge, with
+# the row's name quoted for the terminal.
+"$PM" record --quiet --label bomb --figure 'app.b:s:lower=^b: ([0-9]+)$' -- sh -c 'echo b: 1'
+bomb=$(q "select max(id) from run")
+texts() {  # texts DB RUN-ID SIZE WHAT [CLAIM]: one more row of SIZE zeros, claiming CLAIM bytes
+    python3 -c 'import sqlite3, sys, zlib
+db = sqlite3.connect(sys.argv[1]); run, size = int(sys.argv[2]), int(sys.argv[3])
+claim = int(sys.argv[5]) if len(sys.argv) > 5 else size
+idx = db.execute("select coalesce(max(idx), -1) + 1 from run_text where run_id = ?", (run,)).fetchone()[0]
+db.execute("insert into run_text(run_id, idx, what, size, cut, data) values (?,?,?,?,0,?)",
+           (run, idx, sys.argv[4], claim, zlib.compress(bytes(size))))
+db.commit()' "$@"
+}
+copy() { python3 -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).backup(sqlite3.connect(sys.argv[2]))' "$@"; }
+copy "$PRESSMARK_DB" "$TMP/bomb.db"
+texts "$TMP/bomb.db" "$bomb" $((40 << 20)) one
+texts "$TMP/bomb.db" "$bomb" $((40 << 20)) two
+"$PM" --db "$TMP/bomb.db" show --output "$bomb" >"$TMP/bomb.out" 2>"$TMP/err"
+is "$?:$(cat "$TMP/err"):$(wc -c <"$TMP/bomb.out")" \
+   "2:pressmark show: the run keeps 3 texts of $((5 + (80 << 20))) bytes (at most 66 texts of 64 MiB together):0" \
+   "show --output refuses a run's texts over 64 MiB together, printing none"
+"$PM" --db "$TMP/m-bomb.db" merge "$TMP/bomb.db" >/dev/null 2>"$TMP/err"
+is "$?:$(cat "$TMP/err"):$(sqlite3 "$TMP/m-bomb.db" 'select count(*) from run' 2>/dev/null || echo 0)" \
+   "2:pressmark merge: $TMP/bomb.db: run $(q "select uuid from run where id = $bomb") keeps 3 texts of $((5 + (80 << 20))) bytes (at most 66 texts of 64 MiB together): nothing merged:0" \
+   "  merge refuses the database, nothing merged"
+copy "$PRESSMARK_DB" "$TMP/rows.db"
+for i in $(seq 66); do texts "$TMP/rows.db" "$bomb" 1 "r$i"; done
+"$PM" --db "$TMP/rows.db" show --output "$bomb" >/dev/null 2>"$TMP/err"
+is "$?:$(cat "$TMP/err")" "2:pressmark show: the run keeps 67 texts of 71 bytes (at most 66 texts of 64 MiB together)" \
+   "  and a run of more than 66 texts"
+copy "$PRESSMARK_DB" "$TMP/claim.db"
+texts "$TMP/claim.db" "$bomb" 1 big 67108865
+"$PM" --db "$TMP/m-claim.db" merge "$TMP/claim.db" >/dev/null 2>"$TMP/err"
+is "$?:$(cat "$TMP/err")" "2:pressmark merge: $TMP/claim.db: 1 kept text larger than a run keeps: nothing merged" \
+   "a row claiming 67108865 bytes: merge refuses it"
+copy "$PRESSMARK_DB" "$TMP/short.db"
+texts "$TMP/short.db" "$bomb" 10 "$(printf 'log\033]0;x\007')" 11
+"$PM" --db "$TMP/short.db" show --output "$bomb" >/dev/null 2>"$TMP/err"
+is "$?:$(cat "$TMP/err")" "2:pressmark show: the run's text 'log\x1b]0;x\x07' does not inflate to its 11 bytes" \
+   "a row claiming a byte more than it holds does not inflate, its name quoted"
+ok "  no escape byte in the message" sh -c '! grep -q "$(printf "\033")" "$1"' sh "$TMP/err"
 
 # Bad input: one line, exit 2, and the database not even created.
 NEW=$TMP/never.db
