@@ -132,6 +132,11 @@ int cmd_show(int argc, char **argv)
         return cmd_parse_exit(optind_);
     if (argc - optind_ > 1)
         return pm_usage("show", "one run, UUID or label at a time (got '%s' and '%s')", argv[optind_], argv[optind_ + 1]);
+    /* The kept texts are a tool's bytes, shown escaped: JSON of them would
+     * be another format, and raw they would break the document. */
+    if (so.output && so.format == 1)
+        return pm_usage("show", "--output: the run's texts are shown as text, escaped (accepted: --output without "
+                                "--format json)");
     struct pm_db db;
     struct pm_err err;
     if (cmd_open_db(&db, "show") != 0)

@@ -124,6 +124,9 @@ id=$(q "select max(id) from run")
 is "$(cat "$TMP/hostile.out")" 'rps: 7
 \x1b]0;owned\x07\x1b[2J' "show --output escapes what would move a terminal"
 ok "  no escape byte reaches it" sh -c '! grep -q "$(printf "\033")" "$1"' sh "$TMP/hostile.out"
+bad "show --output --format json" \
+    "^pressmark show: --output: the run's texts are shown as text, escaped \(accepted: --output without --format json\)$" \
+    show --output "$id" --format json
 
 # An output over 64 MiB: kept cut there and said, no figure read from part of it.
 "$PM" record --quiet --label big --figure 'app.rps:req/s:higher=^rps: ([0-9]+)$' -- \
