@@ -28,6 +28,7 @@
 #include "store/unstored.h"
 #include "lib/timeutil.h"
 #include "lib/fileio.h"
+#include "lib/quote.h"
 #include "harness/catalogue.h"
 #include "harness/observer.h"
 #include "pressure/undo.h"
@@ -356,8 +357,12 @@ static void print_run_line(struct run_ctx *rc)
         pm_fmt_thousands(swapout, sizeof swapout, (int64_t)so->value);
     if (hb)
         snprintf(beat, sizeof beat, "%.2f ms", hb->value);
+    /* The reason can name what the command wrote (a --figures-from path,
+     * a figure's pattern): the terminal sees it escaped. */
+    char reason[sizeof rc->reason * 4 + 8];
+    quote_terminal(rc->reason, reason, sizeof reason);
     fprintf(stderr, "pressmark: run %lld [%s] %s%s%s: %s %s, swap-out %s KB, heartbeat p99 %s\n",
-            (long long)rc->run_id, rc->plan->label, rc->status, rc->reason[0] ? " - " : "", rc->reason, headline, head,
+            (long long)rc->run_id, rc->plan->label, rc->status, rc->reason[0] ? " - " : "", reason, headline, head,
             swapout, beat);
 }
 

@@ -88,6 +88,32 @@ is "$(q "select status || ': ' || reason from run where id = $id")" \
    "failed: --figures-from $TMP/hb.txt: last written before the command started, not by this run" \
    "  a file the command did not write fails the run"
 
+# What --figures-from reads as root: a regular file, not a link, owned by
+# root or the user, in a directory no other user can change; each refused
+# by name, the name escaped in the run line.
+last() { q "select status || ': ' || reason from run where id = (select max(id) from run)"; }
+from_fails() {  # from_fails PATH WANT DESC COMMAND: --figures-from PATH of COMMAND fails with WANT
+    "$PM" record --label from --figures hackbench --figures-from "$1" -- sh -c "$4" 2>"$TMP/from.err"
+    is "$?:$(last)" "1:failed: --figures-from $2" "$3"
+}
+from_fails "$TMP/link" "$TMP/link: a symbolic link (accepted: the file itself)" "a symbolic link is refused" \
+    "echo 'Time: 1.5' > '$TMP/real'; ln -sf '$TMP/real' '$TMP/link'"
+from_fails "$TMP/hard" "$TMP/hard: has 2 hard links (accepted: one)" "a file of two hard links is refused" \
+    "echo 'Time: 1.5' > '$TMP/real2'; ln -f '$TMP/real2' '$TMP/hard'"
+from_fails "$TMP/fifo" "$TMP/fifo: not a regular file" "a FIFO is refused (not opened, no hang)" \
+    "rm -f '$TMP/fifo'; mkfifo '$TMP/fifo'"
+from_fails "$TMP/theirs" "$TMP/theirs: owned by uid 65534 (accepted: root or uid $(id -u), who runs pressmark)" \
+    "another user's file is refused" "echo 'Time: 1.5' > '$TMP/theirs'; chown 65534 '$TMP/theirs'"
+mkdir -m 0777 "$TMP/open"
+chmod 0777 "$TMP/open"
+from_fails "$TMP/open/hb" "$TMP/open/hb: its directory is writable by others (accepted: not group or world writable, or sticky as /tmp)" \
+    "a file in a world-writable directory is refused" "echo 'Time: 1.5' > '$TMP/open/hb'"
+esc=$(printf '%s/e\033]0;x\007' "$TMP")
+from_fails "$esc" "$TMP/e\\x1b]0;x\\x07: a symbolic link (accepted: the file itself)" "a hostile name is escaped in the reason" \
+    "ln -sf '$TMP/real' \"\$(printf '%s/e\\033]0;x\\007' '$TMP')\""
+like "$(cat "$TMP/from.err")" "failed - --figures-from $TMP/e\\\\x1b\]0;x\\\\x07: a symbolic link" "  and in the run line"
+ok "  no escape byte in the run line" sh -c '! grep -q "$(printf "\033")" "$1"' sh "$TMP/from.err"
+
 # --figures-log: pgbench's output and its per-transaction log (the
 # fixtures of a real pgbench run, written by the command as pgbench would).
 "$PM" record --quiet --label pg --figures pgbench --figures-log "$TMP/pg/pgbench_log.*" -- \
@@ -96,6 +122,21 @@ id=$(q "select max(id) from run")
 is "$(q "select status from run where id = $id"):$(metric "$id" pgbench.latency_p50_us):$(metric "$id" pgbench.tps)" \
    "ok:918.0:1857.570762" "--figures-log: pgbench's percentiles from its log, its tps from its output"
 is "$(q "select value from run_meta where run_id = $id and key = 'headline'")" pgbench.tps "  pgbench.tps is the headline"
+"$PM" show --output "$id" > "$TMP/pg.out"
+is "$(grep '^==> ' "$TMP/pg.out")" "==> output <==
+==> figures-log $TMP/pg/pgbench_log.4242 <==" "  the output and the log kept, each named"
+sed -n '/^==> figures-log /,$p' "$TMP/pg.out" | tail -n +2 > "$TMP/pg.log"
+ok "  the log kept is the log written, byte for byte" cmp "$TMP/pg.log" "$FIX/pgbench-15.18-log.txt"
+touch -d '2001-01-01' "$TMP/pg/pgbench_log.4242"
+"$PM" record --quiet --label pg --figures pgbench --figures-log "$TMP/pg/pgbench_log.*" -- cat "$FIX/pgbench-15.18.txt"
+is "$(last)" "failed: --figures-log $TMP/pg/pgbench_log.4242: last written before the command started, not by this run" \
+   "a log written before the run started is refused"
+"$PM" record --quiet --label pg --figures pgbench --figures-log "$TMP/many/l.*" -- \
+    sh -c "mkdir -p '$TMP/many' && for i in \$(seq 65); do : > '$TMP/many/l.'\$i; done; cat '$FIX/pgbench-15.18.txt'"
+is "$(last)" "failed: --figures-log: 65 files match (accepted: at most 64)" "more than 64 logs fail the run"
+"$PM" record --quiet --label pg --figures pgbench --figures-log "$TMP/sl/l.*" -- \
+    sh -c "mkdir -p '$TMP/sl' && cp '$FIX/pgbench-15.18-log.txt' '$TMP/sl/l.1' && ln -s /etc/passwd '$TMP/sl/l.2' && cat '$FIX/pgbench-15.18.txt'"
+is "$(last)" "failed: --figures-log $TMP/sl/l.2: a symbolic link (accepted: the file itself)" "a log that is a symbolic link is refused"
 
 # A figure the output lacks: the run failed, its reason naming it, none stored.
 "$PM" record --quiet --label miss --figure 'app.rps:req/s:higher=^rps: ([0-9.]+)$' \

@@ -8,13 +8,16 @@
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "lib/quote.h"
 #include "store/texts.h"
 
 /* What is read of a text is what is kept of it: one bound. */
 _Static_assert(FIGURES_MAX_TEXT == RUN_TEXT_MAX, "a text the parsers read is a text the run keeps whole");
+_Static_assert(2 + RECORD_MAX_LOG_FILES <= RUN_TEXTS_MAX_ROWS, "a run keeps its output, --figures-from and every log");
 
 /* A text read whole, or its first RUN_TEXT_MAX bytes with cut set. */
 struct text {
@@ -51,26 +54,78 @@ static int read_bounded(int fd, const char *what, struct text *t, struct pm_err 
     return 0;
 }
 
+/* A path as reasons name it: the run line and show print reasons, and a
+ * file name is whatever the command (or a glob's match) made it. */
+static const char *qpath(const char *path, char *buf, size_t len)
+{
+    char cut[201];
+    snprintf(cut, sizeof cut, "%s", path);
+    quote_terminal(cut, buf, len);
+    return buf;
+}
+
+/* What may be read as root before anything is opened: a regular file,
+ * not a link (a symlink or a second hard link could point anywhere the
+ * run's command or another user chose), owned by root or by who runs
+ * pressmark, in a directory no other user can change (group or world
+ * writable without the sticky bit lets them swap the file). */
+static int check_path(const char *path, const char *what, struct stat *ls, struct pm_err *err)
+{
+    char q[820], dir[PATH_MAX];
+    struct stat ds;
+    if (lstat(path, ls) < 0)
+        return pm_errf(err, "%s %s: %s", what, qpath(path, q, sizeof q), strerror(errno));
+    if (S_ISLNK(ls->st_mode))
+        return pm_errf(err, "%s %s: a symbolic link (accepted: the file itself)", what, qpath(path, q, sizeof q));
+    if (!S_ISREG(ls->st_mode))
+        return pm_errf(err, "%s %s: not a regular file", what, qpath(path, q, sizeof q));
+    if (ls->st_nlink != 1)
+        return pm_errf(err, "%s %s: has %ju hard links (accepted: one)", what, qpath(path, q, sizeof q),
+                       (uintmax_t)ls->st_nlink);
+    if (ls->st_uid != 0 && ls->st_uid != getuid())
+        return pm_errf(err, "%s %s: owned by uid %ju (accepted: root or uid %ju, who runs pressmark)", what,
+                       qpath(path, q, sizeof q), (uintmax_t)ls->st_uid, (uintmax_t)getuid());
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else
+        slash[slash == dir] = '\0';              /* "/f": "/" */
+    if (stat(dir, &ds) < 0)
+        return pm_errf(err, "%s %s: its directory: %s", what, qpath(path, q, sizeof q), strerror(errno));
+    if ((ds.st_mode & (S_IWGRP | S_IWOTH)) && !(ds.st_mode & S_ISVTX))
+        return pm_errf(err, "%s %s: its directory is writable by others (accepted: not group or world writable, "
+                       "or sticky as /tmp)", what, qpath(path, q, sizeof q));
+    return 0;
+}
+
 /* A regular file the command wrote: one last written before it started
  * is an earlier run's (or nobody's this time), and its figures are not
- * this run's. */
+ * this run's. Checked by name first (check_path), then opened without
+ * following a link or blocking on a FIFO, and checked again by the open
+ * file, which must be the one the name was. */
 static int read_written(const char *path, const char *what, int64_t started_ns, struct text *t, struct pm_err *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    struct stat st;
+    char q[820];
+    struct stat ls, st;
+    if (check_path(path, what, &ls, err) < 0)
+        return -1;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
     if (fd < 0)
-        return pm_errf(err, "%s %.200s: %s", what, path, strerror(errno));
-    int rc = fstat(fd, &st) < 0 ? pm_errf(err, "%s %.200s: %s", what, path, strerror(errno)) : 0;
-    if (rc == 0 && !S_ISREG(st.st_mode))
-        rc = pm_errf(err, "%s %.200s: not a regular file", what, path);
+        return pm_errf(err, "%s %s: %s", what, qpath(path, q, sizeof q), strerror(errno));
+    int rc = fstat(fd, &st) < 0 ? pm_errf(err, "%s %s: %s", what, qpath(path, q, sizeof q), strerror(errno)) : 0;
+    if (rc == 0 && (!S_ISREG(st.st_mode) || st.st_dev != ls.st_dev || st.st_ino != ls.st_ino))
+        rc = pm_errf(err, "%s %s: changed while it was opened", what, qpath(path, q, sizeof q));
     else if (rc == 0 && (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec < started_ns)
-        rc = pm_errf(err, "%s %.200s: last written before the command started, not by this run", what, path);
+        rc = pm_errf(err, "%s %s: last written before the command started, not by this run", what,
+                     qpath(path, q, sizeof q));
     if (rc == 0)
-        rc = read_bounded(fd, path, t, err);
+        rc = read_bounded(fd, qpath(path, q, sizeof q), t, err);
     close(fd);
     if (rc == 0 && t->cut) {
         free(t->data);
-        rc = pm_errf(err, "%s %.200s: over %u MiB, more than a parser reads", what, path, RUN_TEXT_MAX >> 20);
+        rc = pm_errf(err, "%s %s: over %u MiB, more than a parser reads", what, qpath(path, q, sizeof q),
+                     RUN_TEXT_MAX >> 20);
     }
     return rc;
 }
@@ -92,33 +147,47 @@ static int append(struct text *all, const struct text *t, struct pm_err *err)
 }
 
 /* Every file each pattern matches, in glob's order, each kept with the
- * run and all of them joined for the parser. */
+ * run and all of them joined for the parser: at most RECORD_MAX_LOG_FILES
+ * in all (a run keeps that many texts beside its output), more failing
+ * the run before any is read. */
 static int read_logs(const struct record_figures *f, struct run_ctx *rc, int64_t started_ns, struct text *all,
                      struct pm_err *err)
 {
+    glob_t g[RECORD_MAX_LOGS];
+    size_t ng = 0, files = 0;
     int r = 0;
-    for (size_t i = 0; i < f->nlogs && r == 0; i++) {
-        glob_t g;
-        int grc = glob(f->logs[i], 0, NULL, &g);
-        if (grc != 0) {
-            if (grc != GLOB_NOMATCH)
-                globfree(&g);
-            return pm_errf(err, "--figures-log %.200s: no file matches it", f->logs[i]);
-        }
-        for (size_t k = 0; k < g.gl_pathc && r == 0; k++) {
+    char q[820];
+    for (; ng < f->nlogs && r == 0; ng++) {
+        int grc = glob(f->logs[ng], 0, NULL, &g[ng]);
+        if (grc == 0)
+            files += g[ng].gl_pathc;
+        else if (grc == GLOB_NOMATCH)
+            r = pm_errf(err, "--figures-log %s: no file matches it", qpath(f->logs[ng], q, sizeof q));
+        else
+            r = pm_errf(err, "--figures-log %s: %s", qpath(f->logs[ng], q, sizeof q),
+                        grc == GLOB_NOSPACE ? "out of memory" : "a directory could not be read");
+        if (grc != 0 && grc != GLOB_NOMATCH)
+            globfree(&g[ng]);
+        if (grc != 0)
+            break;
+    }
+    if (r == 0 && files > RECORD_MAX_LOG_FILES)
+        r = pm_errf(err, "--figures-log: %zu files match (accepted: at most %d)", files, RECORD_MAX_LOG_FILES);
+    for (size_t i = 0; i < ng && r == 0; i++)
+        for (size_t k = 0; k < g[i].gl_pathc && r == 0; k++) {
             struct text t;
             char what[PATH_MAX + 16];
-            if ((r = read_written(g.gl_pathv[k], "--figures-log", started_ns, &t, err)) < 0)
+            if ((r = read_written(g[i].gl_pathv[k], "--figures-log", started_ns, &t, err)) < 0)
                 break;
-            snprintf(what, sizeof what, "figures-log %s", g.gl_pathv[k]);
+            snprintf(what, sizeof what, "figures-log %s", g[i].gl_pathv[k]);
             if (run_keep_text(rc, what, t.data, t.len, false) < 0)
                 r = pm_errf(err, "--figures-log: out of memory");
             else
                 r = append(all, &t, err);
             free(t.data);
         }
-        globfree(&g);
-    }
+    for (size_t i = 0; i < ng; i++)
+        globfree(&g[i]);
     return r;
 }
 

@@ -16,6 +16,10 @@
 /* --figure options and --figures-log patterns a record takes at most. */
 #define RECORD_MAX_FIGURES 16
 #define RECORD_MAX_LOGS 8
+/* The files those patterns may match together: each is kept with the run
+ * (store/texts.h's RUN_TEXTS_MAX_ROWS has room for them, the output and a
+ * --figures-from file), and a pattern matching thousands is a mistake. */
+#define RECORD_MAX_LOG_FILES 64
 
 struct record_figures {
     const struct figure_parser *parser;     /* --figures; NULL: none */
