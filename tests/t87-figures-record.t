@@ -169,9 +169,12 @@ bad "show --output --format json" \
     "^pressmark show: --output: the run's texts are shown as text, escaped \(accepted: --output without --format json\)$" \
     show --output "$id" --format json
 
-# An output over 64 MiB: kept cut there and said, no figure read from part of it.
-"$PM" record --quiet --label big --figure 'app.rps:req/s:higher=^rps: ([0-9]+)$' -- \
-    sh -c 'echo "rps: 9"; head -c 67108864 /dev/zero | tr "\0" a'
+# An output over 64 MiB: kept cut there and said, no figure read from part
+# of it; 100 MiB of it go through a pipe, never to a file (TMPDIR names
+# no directory: a file for the output could not be made).
+TMPDIR=$TMP/none "$PM" record --quiet --label big --figure 'app.rps:req/s:higher=^rps: ([0-9]+)$' -- \
+    sh -c 'echo "rps: 9"; head -c 104857600 /dev/zero | tr "\0" a'
+is "$?" 1 "record of a command writing 100 MiB exits 1 (its figures not read), with TMPDIR unusable"
 id=$(q "select max(id) from run")
 is "$(q "select status || ': ' || reason from run where id = $id"):$(figs "$id")" \
    "failed: the output is over 64 MiB: kept cut there, and no figure is read from part of it:0" \

@@ -1,7 +1,6 @@
 /* The generic workload: any command, run with posix_spawn and no shell,
  * measured with wait4's rusage the way GNU time measures it. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,8 @@
 #include <unistd.h>
 #include "lib/metrics.h"
 #include "lib/fileio.h"
+#include "store/texts.h"
+#include "workloads/capture.h"
 #include "workloads/record_figures.h"
 #include "workloads/workload.h"
 #include "metric_names.h"     /* generated from the metric tables (tools/metric-names.awk) */
@@ -49,50 +50,48 @@ static int command_check(void *state, const struct wl_limits *lim, struct pm_err
     return record_figures_check(&((struct command_state *)state)->fig, err);
 }
 
-/* Where the command's output goes when its figures are read: a file of
- * no name in TMPDIR, so nothing is left behind whatever happens, read
- * back from its start once the command has exited. */
-static int output_file(struct pm_err *err)
+/* The command spawned with its output captured (record's figures) or
+ * as it is, and waited for. */
+static int spawn_wait(struct command_state *cs, struct run_ctx *rc, struct capture *cap, struct run_exit *ex,
+                      struct pm_err *err)
 {
-    const char *dir = getenv("TMPDIR");
-    if (!dir || !*dir)
-        dir = "/tmp";
-    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    if (fd >= 0)
-        return fd;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/pressmark-output.XXXXXX", dir);
-    if ((fd = mkostemp(path, O_CLOEXEC)) < 0)
-        return pm_errf(err, "a file for the command's output in %s: %s", dir, strerror(errno));
-    unlink(path);
-    return fd;
+    pid_t pid;
+    int r = run_spawn_io(rc, cs->argv, -1, cap ? cap->fd : -1, &pid, err);
+    if (cap)
+        capture_spawned(cap);
+    return r < 0 ? -1 : run_wait(rc, pid, ex, err);
 }
 
 static int command_run(void *state, struct run_ctx *rc, struct pm_err *err)
 {
     struct command_state *cs = state;
-    int out = -1;
-    if (record_figures_on(&cs->fig) && (out = output_file(err)) < 0)
+    struct capture cap;
+    bool fig = record_figures_on(&cs->fig);
+    /* Through a pipe, the first RUN_TEXT_MAX bytes kept: a file would
+     * grow as long as the command writes (capture.h). */
+    if (fig && capture_start(&cap, RUN_TEXT_MAX, err) < 0)
         return -1;
     /* The clock files' times are taken from: a file the command writes at
      * once is never older than its start by that clock. */
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME_COARSE, &ts);
     int64_t started_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-    pid_t pid;
     struct run_exit ex;
-    if (run_spawn_io(rc, cs->argv, -1, out, &pid, err) < 0 || run_wait(rc, pid, &ex, err) < 0) {
-        if (out >= 0)
-            close(out);
+    if (spawn_wait(cs, rc, fig ? &cap : NULL, &ex, err) < 0) {
+        if (fig)
+            capture_free(&cap);
         return -1;
     }
     run_rusage_metrics(rc, &ex);
     run_status_from_exit(rc, cs->argv[0], &ex);
     if (WIFEXITED(ex.wstatus))
         run_metric(rc, &record_defs[TIME_EXIT_STATUS], WEXITSTATUS(ex.wstatus));
-    int r = out >= 0 ? record_figures_collect(&cs->fig, rc, out, started_ns, err) : 0;
-    if (out >= 0)
-        close(out);
+    if (!fig)
+        return 0;
+    int r = capture_finish(&cap, err);
+    if (r == 0)
+        r = record_figures_collect(&cs->fig, rc, cap.data, cap.len, cap.total > cap.len, started_ns, err);
+    capture_free(&cap);
     return r;
 }
 

@@ -279,22 +279,16 @@ static int collect(const struct record_figures *f, struct run_ctx *rc, const str
     return r;
 }
 
-int record_figures_collect(const struct record_figures *f, struct run_ctx *rc, int out_fd, int64_t started_ns,
-                           struct pm_err *err)
+int record_figures_collect(const struct record_figures *f, struct run_ctx *rc, const char *data, size_t len, bool cut,
+                           int64_t started_ns, struct pm_err *err)
 {
-    struct text out;
+    const struct text out = { (char *)data, len, cut };
     struct pm_err e = { "" };
-    if (read_bounded(out_fd, "the command's output", &out, err) < 0)
-        return -1;
-    int r = run_keep_text(rc, "output", out.data, out.len, out.cut);
-    if (r < 0) {
-        free(out.data);
+    if (run_keep_text(rc, "output", out.data, out.len, out.cut) < 0)
         return pm_errf(err, "out of memory keeping the command's output");
-    }
     /* A command that failed has no figures to trust: its failure is the
      * run's reason, not a figure its output lacks. */
     if (strcmp(rc_status(rc), "ok") == 0 && collect(f, rc, &out, started_ns, &e) < 0)
         run_set_status(rc, "failed", "%s", e.msg);
-    free(out.data);
     return 0;
 }

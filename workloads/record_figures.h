@@ -48,12 +48,12 @@ const char *record_figures_headline(const struct record_figures *f);
 /* The i-th --figure's name (what the user declares), NULL past the last. */
 const char *record_figures_user_name(const struct record_figures *f, size_t i);
 
-/* After the command exited: keep what it wrote (out_fd, read from its
- * start) and the files its figures come from (written since started_ns,
- * CLOCK_REALTIME), then, if the run is still ok, read every figure and
- * hand them to the run with its headline, or fail the run naming what
- * was missing and store none. -1 only on harness errors. */
-int record_figures_collect(const struct record_figures *f, struct run_ctx *rc, int out_fd, int64_t started_ns,
-                           struct pm_err *err);
+/* After the command exited: keep what it wrote (data[0..len), cut: it
+ * wrote more) and the files its figures come from (written since
+ * started_ns, CLOCK_REALTIME), then, if the run is still ok, read every
+ * figure and hand them to the run with its headline, or fail the run
+ * naming what was missing and store none. -1 only on harness errors. */
+int record_figures_collect(const struct record_figures *f, struct run_ctx *rc, const char *data, size_t len, bool cut,
+                           int64_t started_ns, struct pm_err *err);
 
 #endif
