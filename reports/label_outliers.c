@@ -18,7 +18,7 @@ static const struct metric *judged_value(const struct run_info *ri, const char *
 static int judge_workload(const struct run_info *runs, size_t n, size_t first, bool *done, struct label_outlier *out,
                           double *v, size_t *at, double *z, bool *flag)
 {
-    const char *title, *headline = summary_runs_headline(runs + first, n - first, &title);
+    const char *title, *headline = summary_workload_headline(runs + first, n - first, runs[first].workload, &title);
     size_t k = 0;
     for (size_t i = first; i < n; i++) {
         if (done[i] || strcmp(runs[i].workload, runs[first].workload) != 0)

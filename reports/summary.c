@@ -30,20 +30,25 @@ const char *summary_headline(const char *workload, const char **title)
 
 const char *summary_runs_headline(const struct run_info *runs, size_t n, const char **title)
 {
+    return n ? summary_workload_headline(runs, n, runs[0].workload, title) : summary_headline("", title);
+}
+
+const char *summary_workload_headline(const struct run_info *runs, size_t n, const char *workload, const char **title)
+{
     const char *name = NULL;
     const struct metric *m = NULL;
     for (size_t i = 0; i < n; i++) {
         const char *h = kv_get(&runs[i].meta, "headline");
-        if (!h)
+        if (!h || strcmp(runs[i].workload, workload) != 0)
             continue;
         if (!headline_name_ok(h) || (name && strcmp(name, h) != 0))
-            return summary_headline(runs[0].workload, title);
+            return summary_headline(workload, title);
         name = h;
         if (!m)
             m = metric_set_find(&runs[i].metrics, h);
     }
     if (!name)
-        return summary_headline(runs[0].workload, title);
+        return summary_headline(workload, title);
     /* The unit is the database's: shown only when it is plain. */
     bool plain = m && m->unit[0];
     for (const char *c = m ? m->unit : ""; *c; c++)

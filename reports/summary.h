@@ -24,5 +24,8 @@ const char *summary_headline(const char *workload, const char **title);
  * figures), its unit the title, where every one naming one names the
  * same; else their workload's (runs[0]'s). */
 const char *summary_runs_headline(const struct run_info *runs, size_t n, const char **title);
+/* The same over the runs of one workload among them: a label's runs of
+ * another workload name their own headline, not this one's. */
+const char *summary_workload_headline(const struct run_info *runs, size_t n, const char *workload, const char **title);
 
 #endif
