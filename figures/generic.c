@@ -225,14 +225,26 @@ static bool unit_ok(const char *s, size_t n)
     return true;
 }
 
+/* An argument that is no --figure at all, quoted back: its bytes are the
+ * user's (or a suite file's), and the message goes to a terminal, so a
+ * control or non-ASCII byte is shown as '?', as spec_head shows a unit. */
+static int not_spec(const char *arg, size_t name_max, struct pm_err *err)
+{
+    char shown[101];
+    snprintf(shown, sizeof shown, "%s", arg);
+    for (char *c = shown; *c; c++)
+        *c = *c < 0x20 || *c > 0x7e ? '?' : *c;
+    return pm_errf(err, "--figure '%s': not NAME:UNIT:DIR=REGEX or NAME:UNIT:DIR=json:PATH with NAME of "
+                   "[a-z0-9_.] (a letter first, at most %zu characters)", shown, name_max);
+}
+
 /* NAME[:UNIT:DIR], the part before '=', into spec; -1 with err. */
 static int spec_head(const char *arg, size_t n, struct figure_spec *spec, struct pm_err *err)
 {
     const char *c1 = memchr(arg, ':', n), *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(arg + n - c1 - 1)) : NULL;
     size_t nlen = c1 ? (size_t)(c1 - arg) : n;
     if (!name_ok(arg, nlen, sizeof spec->name - 1) || (c1 && !c2))
-        return pm_errf(err, "--figure '%.100s': not NAME:UNIT:DIR=REGEX or NAME:UNIT:DIR=json:PATH with NAME of "
-                       "[a-z0-9_.] (a letter first, at most %zu characters)", arg, sizeof spec->name - 1);
+        return not_spec(arg, sizeof spec->name - 1, err);
     memcpy(spec->name, arg, nlen);
     spec->dir = PM_NEITHER;
     if (!c1)
@@ -266,8 +278,7 @@ int figure_spec_parse(const char *arg, struct figure_spec *spec, struct pm_err *
     const char *eq = strchr(arg, '=');
     memset(spec, 0, sizeof *spec);
     if (!eq)
-        return pm_errf(err, "--figure '%.100s': not NAME:UNIT:DIR=REGEX or NAME:UNIT:DIR=json:PATH with NAME of "
-                       "[a-z0-9_.] (a letter first, at most %zu characters)", arg, sizeof spec->name - 1);
+        return not_spec(arg, sizeof spec->name - 1, err);
     if (spec_head(arg, (size_t)(eq - arg), spec, err) < 0)
         return -1;
     /* A parser's figures (its part of the metric names) are its own. */

@@ -6,7 +6,8 @@
  * success gives at least one figure, every one finite, named as a figure
  * its parser declares (its word of [a-z0-9_]), with that figure's unit
  * and direction, and no name twice; output holding a NUL byte is refused.
- * A last choice of the first byte reads the rest as --figure's argument. */
+ * A first byte of 0xff reads the rest as --figure's argument, 0xfe and
+ * 0xfd as a tool's output for --figure's json:PATH and REGEX. */
 #include "fuzz/fuzz.h"
 #include <math.h>
 #include <string.h>
@@ -84,6 +85,11 @@ static void check_spec(const char *arg)
     FUZZ_ASSERT(sp.dir == PM_NEITHER || sp.dir == PM_HIGHER || sp.dir == PM_LOWER, "direction %d", (int)sp.dir);
 }
 
+/* The first byte's last three values pick the --figure checks, whatever
+ * the number of parsers: a corpus input keeps its target when a parser is
+ * added (a byte taken modulo the count would move them all). */
+enum { PICK_SPEC = 0xff, PICK_JSON = 0xfe, PICK_REGEX = 0xfd };
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     size_t parsers = 0;
@@ -91,18 +97,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         parsers++;
     if (size < 1)
         return 0;
-    size_t which = data[0] % (parsers + 3);
     char *strs[2], *block;
     size_t n = fuzz_split(data + 1, size - 1, strs, 2, &block);
     if (n == 0)
         return 0;
-    if (which < parsers) {
-        const struct figure_parser *p = figures_parsers_table[which];
-        check_parser(p, strs[0], p->takes_log && n > 1 ? strs[1] : NULL, data + 1, size - 1);
-    } else if (which < parsers + 2) {
-        check_generic(which == parsers, strs[0]);
-    } else {
+    if (data[0] == PICK_SPEC) {
         check_spec(strs[0]);
+    } else if (data[0] == PICK_JSON || data[0] == PICK_REGEX) {
+        check_generic(data[0] == PICK_JSON, strs[0]);
+    } else {
+        const struct figure_parser *p = figures_parsers_table[data[0] % parsers];
+        check_parser(p, strs[0], p->takes_log && n > 1 ? strs[1] : NULL, data + 1, size - 1);
     }
     free(block);
     return 0;
