@@ -629,6 +629,50 @@ static void headlines(void)
        "figures_declares: a job's figure, not another name");
 }
 
+/* Each parser's headline rule, exactly: a parser whose rule changed
+ * would move every report's first column of its runs. */
+static void headline_table(void)
+{
+    static const struct { const char *parser, *rule[3]; } want[] = {
+        { "fio", { "fio.read_iops", "fio.write_iops", NULL } },
+        { "stress-ng", { "stress_ng.<stressor>.bogo_ops_per_s", NULL } },
+        { "redis-benchmark", { "redis_benchmark.<test>.requests_per_s", NULL } },
+        { "pgbench", { "pgbench.tps", NULL } },
+        { "sysbench", { "sysbench.events_per_s", NULL } },
+        { "hackbench", { "hackbench.time_s", NULL } },
+        { "memcaslap", { "memcaslap.ops_per_s", NULL } },
+    };
+    size_t n = 0;
+    while (figures_parsers_table[n])
+        n++;
+    is_num(n, sizeof want / sizeof want[0], 0, "seven parsers, each in the table");
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const struct figure_parser *p = figures_parser(want[i].parser);
+        size_t k = 0;
+        bool same = p && p->headline;
+        for (; same && want[i].rule[k]; k++)
+            same = p->headline[k] && strcmp(p->headline[k], want[i].rule[k]) == 0;
+        ok(same && !p->headline[k], "%s's headline is %s%s%s", want[i].parser, want[i].rule[0],
+           want[i].rule[1] ? ", else " : "", want[i].rule[1] ? want[i].rule[1] : "");
+    }
+    /* stress-ng: the first stressor's rate, as the output gave them. */
+    struct figure_set s = { 0 };
+    const struct figure_parser *sng = figures_parser("stress-ng");
+    ok(parse("stress-ng", FX "stress-ng-0.15.06.yaml", NULL, &s) == 0 && figures_headline(sng, &s) &&
+       strcmp(figures_headline(sng, &s)->name, "stress_ng.cpu.bogo_ops_per_s") == 0,
+       "stress-ng of cpu, vm and hdd: cpu's bogo_ops_per_s");
+    figure_set_free(&s);
+    static const char two[] = "---\nmetrics:\n"
+                              "    - stressor: vm\n      bogo-ops-per-second-real-time: 3.5\n"
+                              "      bogo-ops-per-second-usr-sys-time: 4.5\n"
+                              "    - stressor: cpu\n      bogo-ops-per-second-real-time: 1.5\n"
+                              "      bogo-ops-per-second-usr-sys-time: 2.5\n...\n";
+    ok(parse_str("stress-ng", two, &s) == 0 && figures_headline(sng, &s) &&
+       strcmp(figures_headline(sng, &s)->name, "stress_ng.vm.bogo_ops_per_s") == 0 &&
+       figures_headline(sng, &s)->value == 3.5, "stress-ng of vm then cpu: vm's, the first (%s)", err.msg);
+    figure_set_free(&s);
+}
+
 int main(void)
 {
     registry();
@@ -644,5 +688,6 @@ int main(void)
     json_path();
     specs();
     headlines();
+    headline_table();
     return done_testing();
 }
