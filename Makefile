@@ -104,7 +104,7 @@ $(B)/lib/version.o: PM_CFLAGS += -DPM_VERSION='"$(VERSION)"'
 # metric_names.h: a macro per declared metric (tools/metric-names.awk), so
 # code that reads a metric by name is checked by the compiler. Rewritten
 # only when it changes, so editing a table rebuilds only its readers.
-METRIC_DECL := $(wildcard collectors/*.c harness/*.c workloads/*.c workloads/chat/*.c)
+METRIC_DECL := $(wildcard collectors/*.c harness/*.c workloads/*.c workloads/chat/*.c figures/*.c)
 # (the list of files is a prerequisite too: a file that goes takes its names)
 $(B)/gen/metric-files.txt: FORCE
 	@mkdir -p $(@D); echo '$(METRIC_DECL)' | cmp -s - $@ || echo '$(METRIC_DECL)' > $@

@@ -136,7 +136,7 @@ int cmd_list(int argc, char **argv)
             break;
         }
         const char *title;
-        const char *hname = summary_headline(ri.workload, &title);
+        const char *hname = summary_runs_headline(&ri, 1, &title);
         const struct metric *h = metric_set_find(&ri.metrics, hname);
         if (json)
             json_run(&j, &ri, hname, h);

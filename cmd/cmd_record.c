@@ -4,37 +4,51 @@
 #include "cmd/cli.h"
 #include "cmd/run_progress.h"
 #include "cmd/parse.h"
+#include "harness/catalogue.h"
 #include "harness/run.h"
 #include "workloads/workload.h"
+
+/* The options checked together and the command found, before anything is
+ * written: 0, or the exit status after saying why. */
+static int record_ready(const struct workload_ops *wl, void *state, struct run_opts *ro, int argc, char **argv)
+{
+    struct pm_err err;
+    struct wl_limits lim;
+    if (run_opts_finish(ro, "record") != 0)
+        return PM_EXIT_USAGE;
+    run_opts_limits(ro, &lim);
+    if (wl->check(state, &lim, &err) < 0 || catalogue_check_declared(wl, state, &err) < 0 ||
+        wl->set_args(state, argc, argv, &err) < 0)
+        return pm_usage("record", "%s", err.msg);
+    return 0;
+}
 
 int cmd_record(int argc, char **argv)
 {
     struct run_opts ro;
     run_opts_defaults(&ro);
+    const struct workload_ops *wl = workload_find("record");
+    void *state = calloc(1, wl->state_size);
+    if (!state)
+        return pm_usage("record", "out of memory");
     const struct cmd_group groups[] = {
         { NULL, pm_run_options, &ro },
+        { "the tool's own figures (docs/guide/figures.md)", wl->options, state },
         { pm_env_options_title, pm_env_options, &ro },
     };
     const struct cmd_spec spec = {
         .name = "record",
         .usage = "usage: pressmark record [options] -- CMD [ARGS...]\n\n"
                  "Runs CMD (no shell: use sh -c for one) with the samplers on, measures it\n"
-                 "as GNU time does (wait4 rusage), and stores each run in the database.\n",
-        .groups = groups, .ngroups = 2, .stop_at_command = true, .max_args = -1,
+                 "as GNU time does (wait4 rusage), and stores each run in the database; with\n"
+                 "--figures or --figure, the tool's own figures from what it writes too.\n",
+        .groups = groups, .ngroups = 3, .stop_at_command = true, .max_args = -1,
     };
     int first = cmd_parse(&spec, argc, argv);
-    if (first < 0)
-        return cmd_parse_exit(first);
-    if (run_opts_finish(&ro, "record") != 0)
-        return PM_EXIT_USAGE;
-    const struct workload_ops *wl = workload_find("record");
-    void *state = calloc(1, wl->state_size);
-    if (!state)
-        return pm_usage("record", "out of memory");
-    struct pm_err err;
-    if (wl->set_args(state, argc - first, argv + first, &err) < 0) {
+    int rc = first < 0 ? cmd_parse_exit(first) : record_ready(wl, state, &ro, argc - first, argv + first);
+    if (first < 0 || rc != 0) {
         free(state);
-        return pm_usage("record", "%s", err.msg);
+        return rc;
     }
     struct run_plan plan = { .wl = wl, .wl_state = state };
     run_opts_to_plan(&ro, &plan);
@@ -45,7 +59,7 @@ int cmd_record(int argc, char **argv)
     run_block_signals();
     struct run_progress rp;
     run_progress_attach(&rp, &plan);
-    int rc = run_plan_execute(&plan);
+    rc = run_plan_execute(&plan);
     run_progress_detach(&rp);
     free(state);
     return rc;

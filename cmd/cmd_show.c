@@ -1,3 +1,4 @@
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,16 +7,72 @@
 #include "store/db.h"
 #include "lib/json.h"
 #include "store/runinfo.h"
+#include "store/texts.h"
+#include "lib/quote.h"
 #include "reports/label_outliers.h"
 #include "reports/summary.h"
 
 static const char *const text_json[] = { "text", "json", NULL };
 
+struct show_opts {
+    unsigned format;
+    bool output;
+};
+
 static const struct opt show_options[] = {
-    { .name = "format", .type = OPT_CHOICE, .offset = 0, .metavar = "F", .words = text_json, .noun = "format",
-      .help = "text or json (default text)" },
+    { .name = "format", .type = OPT_CHOICE, .offset = offsetof(struct show_opts, format), .metavar = "F",
+      .words = text_json, .noun = "format", .help = "text or json (default text)" },
+    { .name = "output", .type = OPT_FLAG, .offset = offsetof(struct show_opts, output),
+      .help = "what the run's command wrote, as kept with it (record --figures, --figure), and the files its "
+              "figures were read from; control characters shown as \\xNN" },
     { .type = OPT_END },
 };
+
+struct output_walk {
+    int64_t id;
+    size_t n;      /* texts printed so far */
+    size_t of;     /* how many the run keeps */
+};
+
+/* One kept text on stdout (escaped: cmd_human_output), after a
+ * "==> what <==" line when there are several, as tail prints files. */
+static int print_text(void *arg, const struct run_text *x)
+{
+    struct output_walk *w = arg;
+    if (w->of > 1)
+        printf("%s==> %s <==\n", w->n ? "\n" : "", x->what);
+    w->n++;
+    if (fwrite(x->data, 1, x->len, stdout) != x->len)
+        return -1;
+    if (x->cut) {
+        char what[1100];
+        quote_terminal(x->what, what, sizeof what);
+        fprintf(stderr, "pressmark show: run %lld's %s was cut at %zu bytes when it was kept (it went on)\n",
+                (long long)w->id, what, x->len);
+    }
+    return 0;
+}
+
+/* The run's kept texts, each inflated, printed and freed in turn: a run
+ * keeps up to RUN_TEXTS_MAX_TOTAL of them, never all held at once. */
+static int show_output(struct pm_db *db, int64_t id)
+{
+    struct output_walk w = { .id = id };
+    struct pm_err err = { "standard output: a write failed" };   /* print_text's -1 sets no message */
+    int n = count_run_texts(db, id, &err);
+    if (n == 0) {
+        fprintf(stderr, "pressmark show: --output: run %lld kept no output (accepted: a run of record --figures or "
+                "--figure)\n", (long long)id);
+        return PM_EXIT_USAGE;
+    }
+    w.of = n > 0 ? (size_t)n : 0;
+    if (n < 0 || each_run_text(db, id, print_text, &w, &err) < 0) {
+        fflush(stdout);
+        fprintf(stderr, "pressmark show: %s\n", err.msg);
+        return PM_EXIT_USAGE;
+    }
+    return fflush(stdout) == 0 ? 0 : PM_EXIT_USAGE;
+}
 
 /* The runs as text (a table per workload) or JSON; out: each run's
  * outlier verdict when there are several. */
@@ -54,11 +111,12 @@ static void show_runs(struct run_info *runs, int n, bool one_run, const char *se
 
 int cmd_show(int argc, char **argv)
 {
-    unsigned format = 0;
-    const struct cmd_group groups[] = { { NULL, show_options, &format }, { "", pm_db_option, NULL } };
+    struct show_opts so = { 0, false };
+    const struct cmd_group groups[] = { { NULL, show_options, &so }, { "", pm_db_option, NULL } };
     const struct cmd_spec spec = {
         .name = "show", .groups = groups, .ngroups = 2, .max_args = -1,
-        .usage = "usage: pressmark show [RUN|UUID|LABEL] [--format text|json] [--db PATH]\n\n"
+        .usage = "usage: pressmark show [RUN|UUID|LABEL] [--format text|json] [--db PATH]\n"
+                 "       pressmark show --output RUN|UUID [--db PATH]\n\n"
                  "A run's summary in the layout of the 2002 VolanoMark report (label, headline, %CPU,\n"
                  "%sys/%user, Total swpin, Total swpout, Total swapio), its GNU time line, heartbeat,\n"
                  "reclaim and PSI; for a label, every run of it and the average, with an outlier column\n"
@@ -74,10 +132,16 @@ int cmd_show(int argc, char **argv)
         return cmd_parse_exit(optind_);
     if (argc - optind_ > 1)
         return pm_usage("show", "one run, UUID or label at a time (got '%s' and '%s')", argv[optind_], argv[optind_ + 1]);
+    /* The kept texts are a tool's bytes, shown escaped: JSON of them would
+     * be another format, and raw they would break the document. */
+    if (so.output && so.format == 1)
+        return pm_usage("show", "--output: the run's texts are shown as text, escaped (accepted: --output without "
+                                "--format json)");
     struct pm_db db;
     struct pm_err err;
     if (cmd_open_db(&db, "show") != 0)
         return PM_EXIT_USAGE;
+    unsigned format = so.format;
     if (format != 1)
         cmd_human_output();
     int64_t *ids = NULL;
@@ -107,6 +171,13 @@ int cmd_show(int argc, char **argv)
         pm_db_close(&db);
         free(ids);
         return PM_EXIT_USAGE;
+    }
+    if (so.output) {
+        int orc = n == 1 ? show_output(&db, ids[0])
+                         : pm_usage("show", "--output: '%s' is %d runs (accepted: one run or UUID)", sel, n);
+        free(ids);
+        pm_db_close(&db);
+        return orc;
     }
     struct run_info *runs = calloc((size_t)n, sizeof *runs);
     struct label_outlier *out = calloc((size_t)n, sizeof *out);

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "reports/stats.h"
+#include "reports/summary.h"
 #include "store/runinfo.h"
 
 static void on_begin(void *arg, struct pm_db *db, int64_t run_id)
@@ -29,7 +30,11 @@ static void after_store(void *arg, struct pm_db *db, int64_t run_id)
     char status[16] = "?";
     if (run_info_load(db, run_id, &ri, &err) == 0) {
         snprintf(status, sizeof status, "%s", ri.status);
-        const struct metric *m = metric_set_find(&ri.metrics, rp->headline);
+        const char *title;
+        const char *headline = rp->own_headline ? summary_runs_headline(&ri, 1, &title) : rp->headline;
+        const struct metric *m = metric_set_find(&ri.metrics, headline);
+        if (rp->own_headline && m)
+            snprintf(rp->unit_buf, sizeof rp->unit_buf, "%s", title);
         if (m && strcmp(ri.status, "ok") == 0) {
             has = true;
             v = m->value;
@@ -74,6 +79,10 @@ void run_progress_attach(struct run_progress *rp, struct run_plan *plan)
     rp->prog.run_no = 1;
     rp->headline = plan->wl->headline;
     rp->unit = plan->wl->headline_title;
+    /* A record of figures names its own headline, run by run. */
+    rp->own_headline = plan->wl->headline_of && plan->wl->headline_of(plan->wl_state);
+    if (rp->own_headline)
+        rp->unit = rp->unit_buf;
     rp->prev_after = plan->after_store;
     rp->prev_arg = plan->after_store_arg;
     plan->after_store = after_store;

@@ -14,6 +14,8 @@ struct run_progress {
     void (*prev_after)(void *arg, struct pm_db *db, int64_t run_id);
     void *prev_arg;
     const char *headline, *unit;
+    bool own_headline;          /* each run names its headline (record's figures) */
+    char unit_buf[16];
     double *values;
     size_t nvalues;
     double secs;                /* wall time of the finished runs */

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "harness/catalogue.h"
 #include "kernels/spec.h"
 #include "lib/opt.h"
 #include "lib/units.h"
@@ -151,7 +152,8 @@ int suite_cell_prepare(const struct suite_plan *p, const struct suite_cell *c, s
     cr->ro.quiet = true;
     struct wl_limits lim;
     run_opts_limits(&cr->ro, &lim);
-    if (run_opts_check(&cr->ro, &e) < 0 || (c->wl->check && c->wl->check(cr->wl_state, &lim, &e) < 0)) {
+    if (run_opts_check(&cr->ro, &e) < 0 || (c->wl->check && c->wl->check(cr->wl_state, &lim, &e) < 0) ||
+        catalogue_check_declared(c->wl, cr->wl_state, &e) < 0) {
         pm_errf(err, "%s: cell '%s': %s", p->file.path, c->label, e.msg);
         goto fail;
     }
@@ -713,6 +715,11 @@ static int add_cell(struct suite_plan *p, const struct part_cells *pc, struct pm
     if (suite_cell_prepare(p, c, &cr, err) < 0)
         return -1;
     workload_describe(c->wl, cr.wl_state, c->params, sizeof c->params);
+    /* A record cell of figures follows its own headline where it names
+     * one before it runs (else each run's is in its metadata). */
+    const char *own = c->wl->headline_of ? c->wl->headline_of(cr.wl_state) : NULL;
+    if (own && own[0])
+        snprintf(c->headline, sizeof c->headline, "%s", own);
     suite_cell_release(&cr);
     return 0;
 }

@@ -51,7 +51,7 @@ struct suite_cell {
     size_t nsettings;
     const char *command;        /* record's command line, or NULL */
     int command_line;
-    char headline[64];          /* the metric target-ci and the report follow */
+    char headline[96];          /* the metric target-ci and the report follow */
     int group;                  /* its kernel and machine: index into plan->groups */
     char params[2048];          /* what workload_describe says, for estimates */
 };

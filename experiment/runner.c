@@ -292,6 +292,15 @@ static void fill_meta(const struct runner *r, const struct suite_slot *s, struct
     kv_setf(meta, "suite.seq", "%lld", (long long)s->seq);
 }
 
+/* The title of a slot's headline value: the workload's, or the unit of
+ * the figure a record cell follows (its own or its runs'). */
+static const char *slot_title(const struct suite_plan *p, const struct suite_slot *s)
+{
+    const struct suite_cell *c = &p->cells[s->cell];
+    bool own = s->own_headline || strcmp(c->headline, c->wl->headline) != 0;
+    return own && s->unit[0] ? s->unit : c->wl->headline_title;
+}
+
 /* One planned run. Returns the session's status for it. */
 static int execute_slot(struct runner *r, const struct suite_slot *s, int *abort_sig)
 {
@@ -364,7 +373,7 @@ int runner_run_group(struct runner *r, int group, const struct suite_run_opts *o
         for (size_t i = 0; i < r->nslots; i++)
             if (r->slots[i].seq == slot.seq && r->ev->run_end)
                 r->ev->run_end(r->ev->arg, slot.cell, r->slots[i].status[0] ? r->slots[i].status : "not started",
-                                 r->slots[i].has_value, r->slots[i].value, p->cells[slot.cell].wl->headline_title);
+                                 r->slots[i].has_value, r->slots[i].value, slot_title(p, &r->slots[i]));
         if (*abort_sig)
             return 0;
         if (one == 2)

@@ -42,6 +42,31 @@ void figures_parsers(char *buf, size_t len)
     }
 }
 
+const struct figure *figures_headline(const struct figure_parser *p, const struct figure_set *s)
+{
+    for (size_t k = 0; p->headline && p->headline[k]; k++) {
+        const struct metric_def d = { .name = p->headline[k] };
+        for (size_t i = 0; i < s->n; i++) {
+            const char *unit;
+            enum metric_dir dir;
+            if (metric_def_matches(&d, s->v[i].name, &unit, &dir))
+                return &s->v[i];
+        }
+    }
+    return NULL;
+}
+
+bool figures_declares(const struct figure_parser *p, const char *name)
+{
+    for (size_t k = 0; k < p->n; k++) {
+        const char *unit;
+        enum metric_dir dir;
+        if (metric_def_matches(&p->defs[k], name, &unit, &dir))
+            return true;
+    }
+    return false;
+}
+
 int figures_parse_log(const char *parser, const char *text, size_t len, const char *log, size_t log_len,
                       struct figure_set *out, struct pm_err *err)
 {

@@ -66,6 +66,11 @@ struct figure_parser {
     const struct metric_def *defs;
     size_t n;
     bool takes_log;
+    /* Its headline, the figure a report shows first: the first figure of
+     * the output matching the first of these names that any matches
+     * ("<word>" standing for a job, test or stressor: the output's
+     * first); NULL-terminated. */
+    const char *const *headline;
     int (*parse)(const char *text, const char *log, struct figure_set *out, struct pm_err *err);
 };
 
@@ -74,6 +79,12 @@ extern const struct figure_parser *const figures_parsers_table[];
 const struct figure_parser *figures_parser(const char *name);
 /* "fio, stress-ng, ..." for help and for the error an unknown name gets. */
 void figures_parsers(char *buf, size_t len);
+
+/* The figure of s that is parser's headline (its headline rule), or NULL. */
+const struct figure *figures_headline(const struct figure_parser *p, const struct figure_set *s);
+/* Can parser produce a figure called name (one of its names, "<word>"
+ * standing for any word)? */
+bool figures_declares(const struct figure_parser *p, const char *name);
 
 /* Read parser's figures from text[0..len) into out (which the caller frees
  * with figure_set_free, also after a failure). -1 with err for an unknown
@@ -100,13 +111,18 @@ int figure_regex(const char *name, const char *regex, const char *text, size_t l
 int figure_json(const char *name, const char *path, const char *text, size_t len, double *value,
                 struct pm_err *err);
 
-/* One --figure option's argument, NAME=REGEX or NAME=json:PATH, checked
- * whole before anything runs: the name is a metric name ([a-z0-9_.], at
- * most 95 characters, a letter first, no empty part), the pattern compiles
- * and has a group, the path parses. */
+/* One --figure option's argument, NAME:UNIT:DIR=REGEX or
+ * NAME:UNIT:DIR=json:PATH (":UNIT:DIR" may be left out: no unit, no
+ * direction), checked whole before anything runs: the name is a metric
+ * name ([a-z0-9_.], at most 95 characters, a letter first, no empty part,
+ * not a parser's), the unit 1 to 15 printable characters without blanks,
+ * quotes, backslashes, ':' or '=', the direction higher, lower or none, the
+ * pattern compiles and has a group, the path parses. */
 enum figure_kind { FIGURE_REGEX, FIGURE_JSON };
 struct figure_spec {
     char name[96];
+    char unit[16];               /* "" when none was given */
+    enum metric_dir dir;
     enum figure_kind kind;
     char expr[1024];             /* the pattern or the path */
 };

@@ -212,15 +212,75 @@ static bool name_ok(const char *s, size_t n, size_t max)
     return true;
 }
 
+/* UNIT of NAME:UNIT:DIR: 1 to 15 printable characters, none a blank, a
+ * quote, a backslash or a separator of the option (it is shown in reports'
+ * column titles and stored as the metric's unit). */
+static bool unit_ok(const char *s, size_t n)
+{
+    if (n == 0 || n > 15)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] <= ' ' || s[i] > '~' || strchr("\"'`\\:=", s[i]))
+            return false;
+    return true;
+}
+
+/* An argument that is no --figure at all, quoted back: its bytes are the
+ * user's (or a suite file's), and the message goes to a terminal, so a
+ * control or non-ASCII byte is shown as '?', as spec_head shows a unit. */
+static int not_spec(const char *arg, size_t name_max, struct pm_err *err)
+{
+    char shown[101];
+    snprintf(shown, sizeof shown, "%s", arg);
+    for (char *c = shown; *c; c++)
+        *c = *c < 0x20 || *c > 0x7e ? '?' : *c;
+    return pm_errf(err, "--figure '%s': not NAME:UNIT:DIR=REGEX or NAME:UNIT:DIR=json:PATH with NAME of "
+                   "[a-z0-9_.] (a letter first, at most %zu characters)", shown, name_max);
+}
+
+/* NAME[:UNIT:DIR], the part before '=', into spec; -1 with err. */
+static int spec_head(const char *arg, size_t n, struct figure_spec *spec, struct pm_err *err)
+{
+    const char *c1 = memchr(arg, ':', n), *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(arg + n - c1 - 1)) : NULL;
+    size_t nlen = c1 ? (size_t)(c1 - arg) : n;
+    if (!name_ok(arg, nlen, sizeof spec->name - 1) || (c1 && !c2))
+        return not_spec(arg, sizeof spec->name - 1, err);
+    memcpy(spec->name, arg, nlen);
+    spec->dir = PM_NEITHER;
+    if (!c1)
+        return 0;
+    size_t ulen = (size_t)(c2 - c1 - 1), dlen = (size_t)(arg + n - c2 - 1);
+    if (!unit_ok(c1 + 1, ulen)) {
+        /* The option is quoted back to a terminal: its bytes are not. */
+        char shown[41];
+        snprintf(shown, sizeof shown, "%.*s", (int)(ulen < 40 ? ulen : 40), c1 + 1);
+        for (char *c = shown; *c; c++)
+            *c = *c < 0x20 || *c > 0x7e ? '?' : *c;
+        return pm_errf(err, "--figure %s: '%s' is not a unit (accepted: 1 to 15 printable characters, no blank, "
+                       "quote, backslash, ':' or '=')", spec->name, shown);
+    }
+    memcpy(spec->unit, c1 + 1, ulen);
+    static const char *const dirs[] = { "none", "higher", "lower" };
+    for (int d = 0; d < 3; d++)
+        if (strlen(dirs[d]) == dlen && strncmp(c2 + 1, dirs[d], dlen) == 0) {
+            spec->dir = d == 0 ? PM_NEITHER : d == 1 ? PM_HIGHER : PM_LOWER;
+            return 0;
+        }
+    char shown[41];
+    snprintf(shown, sizeof shown, "%.*s", (int)(dlen < 40 ? dlen : 40), c2 + 1);
+    for (char *c = shown; *c; c++)
+        *c = *c < 0x20 || *c > 0x7e ? '?' : *c;
+    return pm_errf(err, "--figure %s: '%s' is not a direction (accepted: higher, lower, none)", spec->name, shown);
+}
+
 int figure_spec_parse(const char *arg, struct figure_spec *spec, struct pm_err *err)
 {
     const char *eq = strchr(arg, '=');
-    size_t n = eq ? (size_t)(eq - arg) : 0;
     memset(spec, 0, sizeof *spec);
-    if (!eq || !name_ok(arg, n, sizeof spec->name - 1))
-        return pm_errf(err, "--figure '%.100s': not NAME=REGEX or NAME=json:PATH with NAME of [a-z0-9_.] "
-                       "(a letter first, at most %zu characters)", arg, sizeof spec->name - 1);
-    memcpy(spec->name, arg, n);
+    if (!eq)
+        return not_spec(arg, sizeof spec->name - 1, err);
+    if (spec_head(arg, (size_t)(eq - arg), spec, err) < 0)
+        return -1;
     /* A parser's figures (its part of the metric names) are its own. */
     for (size_t i = 0; figures_parsers_table[i]; i++) {
         char prefix[40];

@@ -158,11 +158,15 @@ static int pgbench_parse(const char *text, const char *log, struct figure_set *o
     return log ? pg_log(log, out, err) : 0;
 }
 
+/* The headline (docs/guide/figures.md says why each). */
+static const char *const pgbench_headline[] = { "pgbench.tps", NULL };
+
 const struct figure_parser figures_pgbench = {
     .name = "pgbench",
     .reads = "pgbench's output, and its per-transaction log (-l) when given",
     .defs = pgbench_defs,
     .n = sizeof pgbench_defs / sizeof pgbench_defs[0],
     .takes_log = true,
+    .headline = pgbench_headline,
     .parse = pgbench_parse,
 };

@@ -132,10 +132,14 @@ static int stress_ng_parse(const char *text, const char *log, struct figure_set 
     return 0;
 }
 
+/* The headline (docs/guide/figures.md says why each). */
+static const char *const stress_ng_headline[] = { "stress_ng.<stressor>.bogo_ops_per_s", NULL };
+
 const struct figure_parser figures_stress_ng = {
     .name = "stress-ng",
     .reads = "the file of stress-ng --metrics --yaml FILE",
     .defs = stress_ng_defs,
     .n = sizeof stress_ng_defs / sizeof stress_ng_defs[0],
+    .headline = stress_ng_headline,
     .parse = stress_ng_parse,
 };

@@ -1,5 +1,7 @@
 #include "harness/catalogue.h"
+#include <stdio.h>
 #include <string.h>
+#include "figures/figures.h"
 #include "collectors/sources.h"
 #include "harness/observer.h"
 #include "harness/sibling.h"
@@ -29,6 +31,15 @@ const struct metric_group *const *catalogue_groups(size_t *n)
     for (size_t i = 0; pm_workloads[i] && k < MAX_GROUPS; i++)
         if (pm_workloads[i]->metrics)
             groups[k++] = pm_workloads[i]->metrics;
+    /* A tool's own figures (record --figures PARSER), each parser's table. */
+    static struct metric_group parsers[16];
+    static char titles[16][160];
+    for (size_t i = 0; figures_parsers_table[i] && i < 16 && k < MAX_GROUPS; i++) {
+        const struct figure_parser *p = figures_parsers_table[i];
+        snprintf(titles[i], sizeof titles[i], "%s: record --figures %s, read from %s", p->name, p->name, p->reads);
+        parsers[i] = (struct metric_group){ .title = titles[i], .defs = p->defs, .n = p->n };
+        groups[k++] = &parsers[i];
+    }
     count = k;
     *n = count;
     return groups;
@@ -59,6 +70,19 @@ const char *catalogue_check(const char *name, const char *unit, enum metric_dir 
     else
         return NULL;
     return why;
+}
+
+int catalogue_check_declared(const struct workload_ops *wl, void *state, struct pm_err *err)
+{
+    const char *name, *unit;
+    enum metric_dir dir;
+    for (size_t i = 0; wl->declared && (name = wl->declared(state, i)); i++) {
+        const struct metric_def *d = catalogue_find(name, &unit, &dir);
+        if (d)
+            return pm_errf(err, "--figure %s: a metric pressmark declares (%s, %s; accepted: a name 'pressmark help "
+                           "metrics' does not list)", name, d->name, unit);
+    }
+    return 0;
 }
 
 void catalogue_print(FILE *f)

@@ -9,7 +9,9 @@
  * fails. */
 #include <stddef.h>
 #include <stdio.h>
+#include "lib/err.h"
 #include "lib/metrics.h"
+#include "workloads/workload.h"
 
 /* The groups in the order help metrics shows them; *n their number. */
 const struct metric_group *const *catalogue_groups(size_t *n);
@@ -18,6 +20,10 @@ const struct metric_def *catalogue_find(const char *name, const char **unit, enu
 /* NULL when name is declared with this unit and direction; otherwise
  * what is wrong, in words (a static buffer). */
 const char *catalogue_check(const char *name, const char *unit, enum metric_dir dir);
+/* The names a configuration declares itself (workload_ops.declared: record
+ * --figure) are none the catalogue has: one would read as the other's in
+ * every report. -1 with err naming it. */
+int catalogue_check_declared(const struct workload_ops *wl, void *state, struct pm_err *err);
 void catalogue_print(FILE *f);
 
 #endif

@@ -28,6 +28,7 @@
 #include "store/unstored.h"
 #include "lib/timeutil.h"
 #include "lib/fileio.h"
+#include "lib/quote.h"
 #include "harness/catalogue.h"
 #include "harness/observer.h"
 #include "pressure/undo.h"
@@ -66,6 +67,8 @@ struct run_ctx {
     atomic_uint_fast64_t live_count;
     _Atomic(const char *) live_unit;
     struct gauges gauges;        /* run_gauge: the workload's threads set, the sampler reads */
+    struct kv_list user_metrics; /* run_user_metric's names: declared by the user, not a table */
+    struct run_texts texts;      /* run_keep_text's */
 };
 
 void run_block_signals(void)
@@ -237,6 +240,17 @@ static void ops_meta(struct run_ctx *rc, const char *key, const char *value)
     kv_set(&rc->meta, key, value);
 }
 
+static void ops_user_metric(struct run_ctx *rc, const char *name, double value, const char *unit, enum metric_dir dir)
+{
+    metric_set_put(&rc->metrics, name, value, unit, dir);
+    kv_set(&rc->user_metrics, name, unit);
+}
+
+static int ops_keep_text(struct run_ctx *rc, const char *what, const char *data, size_t len, bool cut)
+{
+    return run_texts_add(&rc->texts, what, data, len, cut);
+}
+
 static void ops_set_status(struct run_ctx *rc, const char *status, const char *reason)
 {
     snprintf(rc->status, sizeof rc->status, "%s", status);
@@ -272,7 +286,8 @@ static uint64_t ops_timeout_ns(struct run_ctx *rc)
 
 static const struct run_ops harness_ops = {
     .spawn_io = ops_spawn_io, .wait = ops_wait, .metric = ops_metric, .live_count = ops_live_count,
-    .gauge = ops_gauge, .keep_hist = ops_keep_hist, .meta = ops_meta, .set_status = ops_set_status,
+    .gauge = ops_gauge, .keep_hist = ops_keep_hist, .meta = ops_meta, .user_metric = ops_user_metric,
+    .keep_text = ops_keep_text, .set_status = ops_set_status,
     .status = ops_status, .exe = ops_exe, .abort_signal = ops_abort_signal, .cgroup = ops_cgroup,
     .timeout_ns = ops_timeout_ns,
 };
@@ -311,6 +326,8 @@ static void check_catalogue(struct run_ctx *rc)
         return;
     for (size_t i = 0; i < rc->metrics.n; i++) {
         const struct metric *m = &rc->metrics.v[i];
+        if (kv_get(&rc->user_metrics, m->name))
+            continue;                      /* the user declared it (record --figure) */
         const char *why = catalogue_check(m->name, m->unit, metric_dir_parse(m->direction));
         if (why) {
             fprintf(stderr, "pressmark: %s\n", why);
@@ -321,12 +338,15 @@ static void check_catalogue(struct run_ctx *rc)
 }
 
 
-/* The run's line; a figure the run does not have is "-", never 0. */
+/* The run's line; a figure the run does not have is "-", never 0. The
+ * headline is the run's own where it names one (record's figures). */
 static void print_run_line(struct run_ctx *rc)
 {
     if (rc->plan->quiet)
         return;
-    const char *headline = rc->plan->wl->headline;
+    const char *headline = kv_get(&rc->meta, "headline");
+    if (!headline)
+        headline = rc->plan->wl->headline;
     const struct metric *h = metric_set_find(&rc->metrics, headline);
     const struct metric *so = metric_set_find(&rc->metrics, MN_swap_out_kb);
     const struct metric *hb = metric_set_find(&rc->metrics, MN_heartbeat_late_p99_ms);
@@ -337,8 +357,12 @@ static void print_run_line(struct run_ctx *rc)
         pm_fmt_thousands(swapout, sizeof swapout, (int64_t)so->value);
     if (hb)
         snprintf(beat, sizeof beat, "%.2f ms", hb->value);
+    /* The reason can name what the command wrote (a --figures-from path,
+     * a figure's pattern): the terminal sees it escaped. */
+    char reason[sizeof rc->reason * 4 + 8];
+    quote_terminal(rc->reason, reason, sizeof reason);
     fprintf(stderr, "pressmark: run %lld [%s] %s%s%s: %s %s, swap-out %s KB, heartbeat p99 %s\n",
-            (long long)rc->run_id, rc->plan->label, rc->status, rc->reason[0] ? " - " : "", rc->reason, headline, head,
+            (long long)rc->run_id, rc->plan->label, rc->status, rc->reason[0] ? " - " : "", reason, headline, head,
             swapout, beat);
 }
 
@@ -592,7 +616,7 @@ static int store_end(struct run_ctx *rc, const struct machine_info *mi, const st
     struct run_source *src = run_sources(m, &nsrc);
     struct run_record rec = { .status = rc->status, .reason = rc->reason, .metrics = &rc->metrics,
                               .meta = &rc->meta, .sources = src, .nsources = nsrc, .hists = &rc->hists,
-                              .symbols = rc->symbols, .nsymbols = rc->nsymbols };
+                              .symbols = rc->symbols, .nsymbols = rc->nsymbols, .texts = &rc->texts };
     int stored = store_run_end(rc->db, rc->run_id, &rec, err);
     if (stored < 0) {
         bool full = pm_db_full(rc->db);
@@ -816,6 +840,8 @@ int run_session_execute(struct run_session *rs, struct run_plan *plan, int *abor
         abort_sig = rc.abort_sig;
         metric_set_free(&rc.metrics);
         kv_free(&rc.meta);
+        kv_free(&rc.user_metrics);
+        run_texts_free(&rc.texts);
         run_hists_free(&rc.hists);
         gauges_destroy(&rc.gauges);
         if (abort_sig || exit_code == 2)

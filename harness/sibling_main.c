@@ -170,6 +170,18 @@ static void h_meta(struct run_ctx *rc, const char *key, const char *value)
     (void)rc, (void)key, (void)value;
 }
 
+static void h_user_metric(struct run_ctx *rc, const char *name, double value, const char *unit, enum metric_dir dir)
+{
+    h_metric(rc, name, value, unit, dir);
+}
+
+/* A hog's texts are kept nowhere: nothing of a hog's is stored but its headline. */
+static int h_keep_text(struct run_ctx *rc, const char *what, const char *data, size_t len, bool cut)
+{
+    (void)rc, (void)what, (void)data, (void)len, (void)cut;
+    return 0;
+}
+
 static void h_set_status(struct run_ctx *rc, const char *status, const char *reason)
 {
     (void)reason;
@@ -204,7 +216,8 @@ static uint64_t h_timeout_ns(struct run_ctx *rc)
 
 static const struct run_ops sibling_ops = {
     .spawn_io = h_spawn_io, .wait = h_wait, .metric = h_metric, .live_count = h_live_count, .gauge = h_gauge,
-    .keep_hist = h_keep_hist, .meta = h_meta, .set_status = h_set_status, .status = h_status, .exe = h_exe,
+    .keep_hist = h_keep_hist, .meta = h_meta, .user_metric = h_user_metric, .keep_text = h_keep_text,
+    .set_status = h_set_status, .status = h_status, .exe = h_exe,
     .abort_signal = h_abort_signal, .cgroup = h_cgroup, .timeout_ns = h_timeout_ns,
 };
 

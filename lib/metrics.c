@@ -155,11 +155,13 @@ static void wrapped(FILE *f, const char *text, size_t col, size_t indent)
     fputc('\n', f);
 }
 
-enum { NAME_W = 31, UNIT_W = 9, DIR_W = 8, TEXT_COL = 2 + NAME_W + 2 + UNIT_W + DIR_W };
+/* A unit is always followed by a blank: the columns stay apart for the
+ * readers of this text (t17, the man page) whatever a unit's length. */
+enum { NAME_W = 40, UNIT_W = 10, DIR_W = 8, TEXT_COL = 2 + NAME_W + 2 + UNIT_W + 1 + DIR_W };
 
 static void print_row(FILE *f, const char *name, const char *unit, enum metric_dir dir, const char *meaning)
 {
-    fprintf(f, "  %-*s  %-*s%-*s", NAME_W, name, UNIT_W, unit, DIR_W, better(dir));
+    fprintf(f, "  %-*s  %-*s %-*s", NAME_W, name, UNIT_W, unit, DIR_W, better(dir));
     wrapped(f, meaning, TEXT_COL, TEXT_COL);
 }
 
@@ -184,7 +186,7 @@ static void print_def(FILE *f, const struct metric_def *d)
 
 void metric_groups_print(FILE *f, const struct metric_group *const *g, size_t n)
 {
-    fprintf(f, "\n  %-*s  %-*s%-*s%s\n", NAME_W, "metric", UNIT_W, "unit", DIR_W, "better", "what it is");
+    fprintf(f, "\n  %-*s  %-*s %-*s%s\n", NAME_W, "metric", UNIT_W, "unit", DIR_W, "better", "what it is");
     for (size_t i = 0; i < n; i++) {
         const char *colon = strchr(g[i]->title, ':');
         size_t len = colon ? (size_t)(colon - g[i]->title) : strlen(g[i]->title);

@@ -132,12 +132,14 @@ metrics=$("$PM" help metrics)
     printf '%s\n' "$metrics" | awk "$TROFF_FUNCS"'
     /^  metric  / { on = 1; col = index($0, "what it is"); next }
     !on { next }
-    /^[a-z][a-z]* metrics:$/ { sub(/:$/, ""); printf ".SS %s\n", $0; group = 1; next }
+    /^[a-z][a-z-]* metrics:$/ { sub(/:$/, ""); printf ".SS %s\n", $0; group = 1; next }
     group && /^[^ ]/ { print lead(esc($0)); next }
     /^  [^ ]/ {
         group = 0
         better = $3 == "-" ? "no better direction" : $3 " is better"
-        printf ".TP\n\\fB%s\\fR (%s, %s)\n%s\n", esc($1), esc($2), better, lead(esc(substr($0, col)))
+        # (the text after the third field: a long name pushes it right)
+        text = $0; sub(/^ +[^ ]+ +[^ ]+ +[^ ]+ +/, "", text)
+        printf ".TP\n\\fB%s\\fR (%s, %s)\n%s\n", esc($1), esc($2), better, lead(esc(text))
         next
     }
     /^ +[^ ]/ { line = $0; sub(/^ +/, "", line); print lead(esc(line)); next }

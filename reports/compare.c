@@ -10,6 +10,7 @@
 #include "reports/present.h"
 #include "lib/quote.h"
 #include "lib/units.h"
+#include "store/headline.h"
 #include "store/history.h"
 #include "metric_names.h"     /* generated from the metric tables (tools/metric-names.awk) */
 
@@ -501,6 +502,26 @@ static int flag_outliers(struct comparison *c, bool exclude, struct pm_err *err)
     return 0;
 }
 
+/* Runs that name their own headline (a record's figures) and agree on it
+ * are compared on it, its unit the column's title (unit: "" otherwise). */
+static int runs_headline(struct pm_db *db, const struct compare_request *rq, struct comparison *c, char *unit,
+                         size_t ulen, struct pm_err *err)
+{
+    char seen[sizeof c->headline] = "";
+    bool differ = false;
+    unit[0] = '\0';
+    for (size_t l = 0; l < c->nlabels && !differ; l++)
+        if (store_label_headline(c->labels[l].foreign ? rq->baseline_db : db, rq->workload, c->labels[l].name, seen,
+                                 sizeof seen, unit, ulen, &differ, err) < 0)
+            return -1;
+    if (!seen[0] || differ) {
+        unit[0] = '\0';
+        return 0;
+    }
+    snprintf(c->headline, sizeof c->headline, "%s", seen);
+    return 0;
+}
+
 int compare_build(struct pm_db *db, const struct compare_request *rq, struct comparison *c, struct pm_err *err)
 {
     memset(c, 0, sizeof *c);
@@ -518,9 +539,14 @@ int compare_build(struct pm_db *db, const struct compare_request *rq, struct com
 
     if (choose_labels(db, rq, c, err) < 0)
         return -1;
+    char unit[16];
+    if (runs_headline(db, rq, c, unit, sizeof unit, err) < 0)
+        return -1;
     c->base = 0;
     struct wl_present shown;
     choose_metrics(c, rq, &shown);
+    if (unit[0])
+        snprintf(c->metrics[0].title, sizeof c->metrics[0].title, "%s", unit);
     if (load_cells(db, rq, c, err) < 0 || check_emulated(db, rq, c, err) < 0 ||
         flag_outliers(c, rq->exclude_outliers, err) < 0 || summarise_cells(c, err) < 0)
         return -1;

@@ -6,6 +6,7 @@
 #include <time.h>
 #include "lib/quote.h"
 #include "reports/present.h"
+#include "store/headline.h"
 
 /* Which label and workload: the label must have ok runs, and of one
  * workload unless the request names it. */
@@ -33,13 +34,20 @@ static int pick_workload(struct pm_db *db, const struct history_request *rq, str
     return 0;
 }
 
-/* The metric: asked for, or the workload's headline, as compare takes it. */
-static void pick_metric(const struct history_request *rq, struct history *h)
+/* The metric: asked for, or the headline as compare takes it: the one the
+ * label's runs name themselves (a record's figures), else the workload's. */
+static int pick_metric(struct pm_db *db, const struct history_request *rq, struct history *h, struct pm_err *err)
 {
     struct wl_present wp;
     report_workload(h->workload, &wp);
-    snprintf(h->metric, sizeof h->metric, "%s", rq->metric ? rq->metric : wp.headline);
-    snprintf(h->title, sizeof h->title, "%s", strcmp(h->metric, wp.headline) == 0 ? wp.title : h->metric);
+    char own[96] = "", unit[16] = "";
+    bool differ = false;
+    if (store_label_headline(db, h->workload, h->label, own, sizeof own, unit, sizeof unit, &differ, err) < 0)
+        return -1;
+    const char *headline = own[0] && !differ ? own : wp.headline, *title = own[0] && !differ ? unit : wp.title;
+    snprintf(h->metric, sizeof h->metric, "%s", rq->metric ? rq->metric : headline);
+    snprintf(h->title, sizeof h->title, "%s", strcmp(h->metric, headline) == 0 ? title : h->metric);
+    return 0;
 }
 
 /* Every run of the cell, with the metric: one it does not store at all
@@ -373,8 +381,7 @@ int history_build(struct pm_db *db, const struct history_request *rq, struct his
         cp_opts_default(&h->cp);
     if (pick_workload(db, rq, h, err) < 0)
         return -1;
-    pick_metric(rq, h);
-    if (load_runs(db, rq, h, err) < 0)
+    if (pick_metric(db, rq, h, err) < 0 || load_runs(db, rq, h, err) < 0)
         return -1;
     if (h->metric_absent)
         return 0;

@@ -128,7 +128,7 @@ static void run_details(FILE *f, struct pm_db *db, const struct run_info *ri, bo
 static void run_row(FILE *f, struct pm_db *db, const struct run_info *ri, const struct comparison *cs, size_t ncs)
 {
     const char *title;
-    const char *hname = summary_headline(ri->workload, &title);
+    const char *hname = summary_runs_headline(ri, 1, &title);
     const struct metric *h = metric_set_find(&ri->metrics, hname);
     const struct metric *so = metric_set_find(&ri->metrics, MN_swap_out_kb);
     const struct cmp_outlier *o = outlier_of(cs, ncs, ri->id);

@@ -3,6 +3,7 @@
 #include <string.h>
 #include "reports/outlier.h"
 #include "reports/present.h"
+#include "reports/summary.h"
 
 /* The headline of runs[i] when it is an ok run that has one. */
 static const struct metric *judged_value(const struct run_info *ri, const char *headline)
@@ -17,14 +18,13 @@ static const struct metric *judged_value(const struct run_info *ri, const char *
 static int judge_workload(const struct run_info *runs, size_t n, size_t first, bool *done, struct label_outlier *out,
                           double *v, size_t *at, double *z, bool *flag)
 {
-    struct wl_present wp;
-    report_workload(runs[first].workload, &wp);
+    const char *title, *headline = summary_workload_headline(runs + first, n - first, runs[first].workload, &title);
     size_t k = 0;
     for (size_t i = first; i < n; i++) {
         if (done[i] || strcmp(runs[i].workload, runs[first].workload) != 0)
             continue;
         done[i] = true;
-        const struct metric *m = judged_value(&runs[i], wp.headline);
+        const struct metric *m = judged_value(&runs[i], headline);
         if (m) {
             v[k] = m->value;
             at[k++] = i;

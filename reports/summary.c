@@ -9,6 +9,7 @@
 #include "reports/table.h"
 #include "reports/present.h"
 #include "reports/outlier.h"
+#include "store/headline.h"
 #include "metric_names.h"     /* generated from the metric tables (tools/metric-names.awk) */
 
 void summary_fmt_time(char *buf, size_t len, int64_t wall_ns)
@@ -25,6 +26,35 @@ const char *summary_headline(const char *workload, const char **title)
     report_workload(workload, &wp);
     *title = wp.title;
     return wp.headline;
+}
+
+const char *summary_runs_headline(const struct run_info *runs, size_t n, const char **title)
+{
+    return n ? summary_workload_headline(runs, n, runs[0].workload, title) : summary_headline("", title);
+}
+
+const char *summary_workload_headline(const struct run_info *runs, size_t n, const char *workload, const char **title)
+{
+    const char *name = NULL;
+    const struct metric *m = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const char *h = kv_get(&runs[i].meta, "headline");
+        if (!h || strcmp(runs[i].workload, workload) != 0)
+            continue;
+        if (!headline_name_ok(h) || (name && strcmp(name, h) != 0))
+            return summary_headline(workload, title);
+        name = h;
+        if (!m)
+            m = metric_set_find(&runs[i].metrics, h);
+    }
+    if (!name)
+        return summary_headline(workload, title);
+    /* The unit is the database's: shown only when it is plain. */
+    bool plain = m && m->unit[0];
+    for (const char *c = m ? m->unit : ""; *c; c++)
+        plain &= *c > 0x20 && *c < 0x7f;
+    *title = plain ? m->unit : "figure";
+    return name;
 }
 
 static void fmt_headline(char *buf, size_t len, const struct metric *m)
@@ -542,7 +572,7 @@ void summary_print_runs(FILE *f, struct run_info *runs, size_t n, bool one_run, 
     if (n == 0)
         return;
     const char *title;
-    const char *headline = summary_headline(runs[0].workload, &title);
+    const char *headline = summary_runs_headline(runs, n, &title);
     struct wl_present wp;
     report_workload(runs[0].workload, &wp);
     bool split = wp.cpu_split, any_outlier = false;
@@ -643,7 +673,7 @@ void summary_json_run(struct jw *j, const struct run_info *ri, bool top, const s
         const char *title;
         jw_object_begin(j, "outlier");
         jw_number(j, "z", o->z);
-        jw_string(j, "metric", summary_headline(ri->workload, &title));
+        jw_string(j, "metric", summary_runs_headline(ri, 1, &title));
         jw_int(j, "among", (int64_t)o->among);
         jw_number(j, "threshold", stats_outlier_threshold(o->among));
         jw_object_end(j);

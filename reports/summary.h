@@ -20,5 +20,12 @@ void summary_gnu_time(FILE *f, const struct run_info *ri);
 void summary_fmt_time(char *buf, size_t len, int64_t wall_ns);
 /* The headline metric's name and title for a workload. */
 const char *summary_headline(const char *workload, const char **title);
+/* The same for runs: the headline they name themselves (a record's
+ * figures), its unit the title, where every one naming one names the
+ * same; else their workload's (runs[0]'s). */
+const char *summary_runs_headline(const struct run_info *runs, size_t n, const char **title);
+/* The same over the runs of one workload among them: a label's runs of
+ * another workload name their own headline, not this one's. */
+const char *summary_workload_headline(const struct run_info *runs, size_t n, const char *workload, const char **title);
 
 #endif

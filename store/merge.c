@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 #include "store/foreign_db.h"
+#include <zlib.h>
 #include "store/runs.h"
+#include "store/texts.h"
 #include "store/ticks.h"
 #include "store/tickcodec.h"
 #include "lib/quote.h"
@@ -41,6 +43,9 @@ static const char *const child_copies[] = {
     "INSERT INTO profile(run_id, rank, symbol, samples, pct_kernel, pct_all)"
     " SELECT n.id, c.rank, c.symbol, c.samples, c.pct_kernel, c.pct_all FROM other.profile c"
     " JOIN other.run o ON o.id = c.run_id JOIN new_runs x ON x.uuid = o.uuid JOIN main.run n ON n.uuid = o.uuid",
+    "INSERT INTO run_text(run_id, idx, what, size, cut, data) SELECT n.id, c.idx, c.what, c.size, c.cut, c.data"
+    " FROM other.run_text c JOIN other.run o ON o.id = c.run_id JOIN new_runs x ON x.uuid = o.uuid"
+    " JOIN main.run n ON n.uuid = o.uuid",
 };
 
 /* Labels arrive here from other machines and guests: the rule --label
@@ -131,6 +136,57 @@ static int check_sizes(struct pm_db *f, const char *path, struct pm_err *err)
     return rc < 0 ? rc : check_blocks(f, path, err);
 }
 
+/* A run's kept texts as pressmark keeps them: at most RUN_TEXT_MAX bytes
+ * each, compressed to no more than zlib's bound for that (a row beyond
+ * it is no text of pressmark's, and reading it would cost what it says). */
+static int check_text_rows(struct pm_db *f, const char *path, struct pm_err *err)
+{
+    sqlite3_stmt *st;
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM run_text WHERE size NOT BETWEEN 0 AND %u OR cut NOT IN (0, 1)"
+                              " OR length(CAST(data AS BLOB)) > %lu", RUN_TEXT_MAX,
+             (unsigned long)compressBound(RUN_TEXT_MAX));
+    if (pm_db_prepare(f, &st, sql, err) < 0)
+        return -1;
+    int rc = 0;
+    if (sqlite3_step(st) != SQLITE_ROW)
+        rc = pm_errf(err, "%s: %s", path, sqlite3_errmsg(f->h));
+    else if (sqlite3_column_int64(st, 0) > 0)
+        rc = pm_errf(err, "%s: %lld kept text%s larger than a run keeps: nothing merged", path,
+                     (long long)sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 0) == 1 ? "" : "s");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* And a run's texts together: many rows each within the bound would make
+ * show --output of the merged run inflate them all (RUN_TEXTS_MAX_TOTAL
+ * and RUN_TEXTS_MAX_ROWS, the writer's bounds). */
+static int check_texts(struct pm_db *f, const char *path, struct pm_err *err)
+{
+    if (check_text_rows(f, path, err) < 0)
+        return -1;
+    sqlite3_stmt *st;
+    char sql[320];
+    snprintf(sql, sizeof sql, "SELECT coalesce(r.uuid, t.run_id), count(*), total(t.size) FROM run_text t"
+                              " LEFT JOIN run r ON r.id = t.run_id GROUP BY t.run_id"
+                              " HAVING count(*) > %u OR total(t.size) > %u LIMIT 1",
+             RUN_TEXTS_MAX_ROWS, RUN_TEXTS_MAX_TOTAL);
+    if (pm_db_prepare(f, &st, sql, err) < 0)
+        return -1;
+    int rc = 0, s = sqlite3_step(st);
+    if (s == SQLITE_ROW) {
+        char uuid[96];
+        quote_terminal(pm_col_text(st, 0), uuid, sizeof uuid);
+        rc = pm_errf(err, "%s: run %s keeps %lld texts of %.0f bytes (at most %u texts of %u MiB together): nothing "
+                     "merged", path, uuid, (long long)sqlite3_column_int64(st, 1), sqlite3_column_double(st, 2),
+                     RUN_TEXTS_MAX_ROWS, RUN_TEXTS_MAX_TOTAL >> 20);
+    } else if (s != SQLITE_DONE) {
+        rc = pm_errf(err, "%s: %s", path, sqlite3_errmsg(f->h));
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 /* Every finished run's ticks read through, as reports read them: a run
  * that does not hold together (a piece past its series, a block longer
  * than pressmark writes, text that is not a piece) is refused here, not
@@ -199,7 +255,8 @@ int merge_database(struct pm_db *db, const char *path, const char *const *only, 
     if (foreign_db_open_snapshot(path, &f, err) < 0)
         return -1;
     int rc = -1;
-    if (check_labels(&f.db, path, err) < 0 || check_sizes(&f.db, path, err) < 0 || check_runs(&f.db, path, err) < 0 ||
+    if (check_labels(&f.db, path, err) < 0 || check_sizes(&f.db, path, err) < 0 ||
+        check_texts(&f.db, path, err) < 0 || check_runs(&f.db, path, err) < 0 ||
         attach_snapshot(db, &f.db, path, err) < 0)
         goto out;
     foreign_db_close(&f);

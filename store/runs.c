@@ -141,7 +141,8 @@ int store_run_record(struct pm_db *db, int64_t run_id, const struct run_record *
 {
     if (store_run_meta(db, run_id, rec->meta, err) < 0 || store_metrics(db, run_id, rec->metrics, err) < 0 ||
         store_sources(db, run_id, rec->sources, rec->nsources, err) < 0 ||
-        store_symbols(db, run_id, rec->symbols, rec->nsymbols, err) < 0)
+        store_symbols(db, run_id, rec->symbols, rec->nsymbols, err) < 0 ||
+        store_run_texts(db, run_id, rec->texts, err) < 0)
         return -1;
     for (size_t i = 0; rec->hists && i < rec->hists->n; i++)
         if (store_latency_hist(db, run_id, rec->hists->v[i].name, &rec->hists->v[i].h, err) < 0)

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include "store/db.h"
 #include "store/latency.h"
+#include "store/texts.h"
 #include "lib/kv.h"
 #include "lib/metrics.h"
 
@@ -51,6 +52,7 @@ struct run_record {
     const struct run_hists *hists;
     const struct run_symbol *symbols;
     size_t nsymbols;
+    const struct run_texts *texts;   /* what a recorded command wrote (record --figures) */
 };
 
 int store_run_begin(struct pm_db *db, int64_t machine_id, struct run_row *row, struct pm_err *err);

@@ -142,6 +142,15 @@ static const char *const migrations[] = {
     "  results_url TEXT NOT NULL, job_id INTEGER, created_ns INTEGER NOT NULL,"
     "  state TEXT NOT NULL CHECK (state IN ('made','submitted','collected','failed')), reason TEXT,"
     "  PRIMARY KEY (suite_id, grp, attempt)) WITHOUT ROWID;",
+    /* 10 -> 11: the texts a recorded command left (record --figures): its
+     * standard output and error, the file its figures were read from, its
+     * logs, each as zlib compressed it, with its size as kept and whether
+     * it was cut there (store/texts.h). A rowid table: its rows are large. */
+    "CREATE TABLE run_text ("
+    "  run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,"
+    "  idx INTEGER NOT NULL, what TEXT NOT NULL, size INTEGER NOT NULL, cut INTEGER NOT NULL,"
+    "  data BLOB NOT NULL,"
+    "  UNIQUE (run_id, idx));",
 };
 
 /* Migrations that SQL alone cannot do: called where migrations[] is NULL. */

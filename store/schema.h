@@ -4,7 +4,7 @@
  * moves forward, one migration a version, each in its own transaction. */
 #include "store/sql.h"
 
-#define PM_SCHEMA_VERSION 10
+#define PM_SCHEMA_VERSION 11
 
 /* The database's schema version (0: empty). The first real read of a
  * file: one that is not a database fails here, err saying so. */

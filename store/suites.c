@@ -184,6 +184,14 @@ static void slot_row(sqlite3_stmt *st, void *out)
     s->has_value = sqlite3_column_type(st, 5) != SQLITE_NULL;
     s->value = sqlite3_column_double(st, 5);
     s->elapsed_s = sqlite3_column_type(st, 6) != SQLITE_NULL ? sqlite3_column_double(st, 6) : 0;
+    s->own_headline = sqlite3_column_int(st, 7) != 0;
+    /* A unit is shown: only a plain one is kept. */
+    snprintf(s->unit, sizeof s->unit, "%s", pm_col_text(st, 8));
+    for (const char *c = s->unit; *c; c++)
+        if (*c < 0x21 || *c > 0x7e) {
+            s->unit[0] = '\0';
+            break;
+        }
 }
 
 static void cell_row(sqlite3_stmt *st, void *out)
@@ -202,11 +210,13 @@ int suites_slots(struct pm_db *db, int64_t suite_id, struct suite_slot **v, size
     *n = 0;
     sqlite3_stmt *st;
     if (pm_db_prepare(db, &st,
-                      "SELECT s.seq, s.round, s.cell, s.run_id, r.status,"
-                      " (SELECT m.value FROM metric m WHERE m.run_id = s.run_id AND m.name = c.headline),"
-                      " (r.ended_ns - r.started_ns) / 1e9"
+                      "SELECT s.seq, s.round, s.cell, s.run_id, r.status, m.value, (r.ended_ns - r.started_ns) / 1e9,"
+                      " h.value IS NOT NULL, m.unit"
                       " FROM suite_run s LEFT JOIN suite_cell c ON c.suite_id = s.suite_id AND c.idx = s.cell"
-                      " LEFT JOIN run r ON r.id = s.run_id WHERE s.suite_id = ? ORDER BY s.seq", err) < 0)
+                      " LEFT JOIN run r ON r.id = s.run_id"
+                      " LEFT JOIN run_meta h ON h.run_id = s.run_id AND h.key = 'headline'"
+                      " LEFT JOIN metric m ON m.run_id = s.run_id AND m.name = coalesce(h.value, c.headline)"
+                      " WHERE s.suite_id = ? ORDER BY s.seq", err) < 0)
         return -1;
     sqlite3_bind_int64(st, 1, suite_id);
     return read_rows(db, st, (void **)v, n, sizeof **v, slot_row, err);

@@ -26,8 +26,11 @@ struct suite_slot {
     int64_t run_id;             /* 0: not started */
     char status[16];            /* the run's, "" when not started */
     bool has_value;
-    double value;               /* the cell's headline metric, when stored */
+    double value;               /* the cell's headline metric, when stored: the run's own where it names
+                                 * one (run_meta "headline": a record's figures) */
     double elapsed_s;           /* the run's wall time, when ended */
+    bool own_headline;          /* the run named its headline itself */
+    char unit[16];              /* the headline's unit, when stored */
 };
 
 struct suite_cell_rec {

@@ -62,6 +62,10 @@ done <<'EOF_LIST'
 ^pressmark record: --gap: 'x' is not a duration	record --gap x -- true
 ^pressmark record: --timeout: '0s' is not a duration	record --timeout 0s -- true
 ^pressmark record: --label: '--' is not a label .*was the label left out	record --label -- true
+^pressmark record: --figures: 'nope' is not a figures parser \(accepted: fio, 	record --figures nope -- true
+^pressmark record: --figure: 'x': not NAME:UNIT:DIR=REGEX	record --figure x -- true
+^pressmark record: --headline fio.x: not a figure these runs read	record --figures fio --headline fio.x -- true
+^pressmark record: --figures-log y: fio takes no log	record --figures fio --figures-log y -- true
 ^pressmark run: 'nosuch' is not a workload	run nosuch
 ^pressmark run chat: --rooms: '0' is not a count	run chat --rooms 0
 ^pressmark run chat: --users: '1' is not a count	run chat --users 1

@@ -15,7 +15,7 @@ is "$(awk '$3 != "higher" && $3 != "lower" && $3 != "-"' "$TMP/cat")" "" "each h
 # The metrics as the sources declare them (METRIC and LATENCY_METRIC rows
 # of the producers' tables), with their units and directions (the skeleton
 # is a template, never registered; figures/ declares what a tool's output
-# gives, and enters the catalogue when record stores it: issue 44).
+# gives, which record --figures stores).
 cd "$ROOT" || exit 1
 perl -0777 -ne '
     sub dir { $_[0] eq "HIGHER" ? "higher" : $_[0] eq "LOWER" ? "lower" : "-" }
@@ -24,7 +24,7 @@ perl -0777 -ne '
     while (/LATENCY_METRIC\(\s*"([a-z0-9_.]+)"/g) {
         print "$1_samples count -\n";
         print "$1_$_ us lower\n" for qw(p50_us p90_us p99_us p999_us max_us mean_us);
-    }' $(git ls-files '*.c' | grep -v '^tests/\|^fuzz/\|^figures/\|^workloads/skeleton.c$') | LC_ALL=C sort -u > "$TMP/src"
+    }' $(git ls-files '*.c' | grep -v '^tests/\|^fuzz/\|^workloads/skeleton.c$') | LC_ALL=C sort -u > "$TMP/src"
 ge "$(wc -l < "$TMP/src")" 140 "metrics found in the sources (140 or more)"
 is "$(LC_ALL=C comm -23 "$TMP/src" "$TMP/cat")" "" "every metric of the sources is in the catalogue with its unit and direction"
 ok "the vmstat counters copied by key are among them" grep -q '^vmstat.workingset_restore_file pages lower$' "$TMP/src"

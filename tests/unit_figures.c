@@ -551,11 +551,30 @@ static void specs(void)
        strcmp(sp.expr, "a.b[0]") == 0, "NAME=json:PATH");
     static const char doc[] = "{\"a\": {\"b\": [7]}}";
     ok(figure_spec_eval(&sp, doc, strlen(doc), &v, &err) == 0 && v == 7, "  reads 7");
+    ok(!sp.unit[0] && sp.dir == PM_NEITHER, "  no unit, no direction when none is given");
+    ok(figure_spec_parse("app.lat:ms:lower=lat ([0-9]+)", &sp, &err) == 0 && strcmp(sp.name, "app.lat") == 0 &&
+       strcmp(sp.unit, "ms") == 0 && sp.dir == PM_LOWER && strcmp(sp.expr, "lat ([0-9]+)") == 0,
+       "NAME:UNIT:DIR=REGEX (%s)", err.msg);
+    ok(figure_spec_parse("app.rate:req/s:higher=json:a", &sp, &err) == 0 && strcmp(sp.unit, "req/s") == 0 &&
+       sp.dir == PM_HIGHER && sp.kind == FIGURE_JSON, "NAME:UNIT:DIR=json:PATH");
+    ok(figure_spec_parse("app.n:count:none=x: ([0-9]+)=", &sp, &err) == 0 && sp.dir == PM_NEITHER &&
+       strcmp(sp.expr, "x: ([0-9]+)=") == 0, "  ':' and '=' in the pattern are the pattern's");
     static const struct { const char *arg, *err; } bad[] = {
-        { "rps", "--figure 'rps': not NAME=REGEX or NAME=json:PATH with NAME of [a-z0-9_.] (a letter first, at most "
-                 "95 characters)" },
-        { "App.rps=x(1)", "--figure 'App.rps=x(1)': not NAME=REGEX or NAME=json:PATH with NAME of [a-z0-9_.] (a letter "
-                          "first, at most 95 characters)" },
+        { "rps", "--figure 'rps': not NAME:UNIT:DIR=REGEX or NAME:UNIT:DIR=json:PATH with NAME of [a-z0-9_.] (a "
+                 "letter first, at most 95 characters)" },
+        { "App.rps=x(1)", "--figure 'App.rps=x(1)': not NAME:UNIT:DIR=REGEX or NAME:UNIT:DIR=json:PATH with NAME of "
+                          "[a-z0-9_.] (a letter first, at most 95 characters)" },
+        { "a:ms=(1)", NULL },
+        { "a:ms:up=(1)", "--figure a: 'up' is not a direction (accepted: higher, lower, none)" },
+        { "a::lower=(1)", "--figure a: '' is not a unit (accepted: 1 to 15 printable characters, no blank, quote, "
+                          "backslash, ':' or '=')" },
+        { "a:0123456789abcdef:lower=(1)", "--figure a: '0123456789abcdef' is not a unit (accepted: 1 to 15 printable "
+                                          "characters, no blank, quote, backslash, ':' or '=')" },
+        { "a:m s:lower=(1)", NULL },
+        { "a:\"ms\":lower=(1)", NULL },
+        { "a:\033[2J:lower=(1)", "--figure a: '?[2J' is not a unit (accepted: 1 to 15 printable characters, no "
+                                  "blank, quote, backslash, ':' or '=')" },
+        { "a:ms:lower:x=(1)", NULL },
         { "a..b=(1)", NULL },
         { "a.=(1)", NULL },
         { "1a=(1)", NULL },
@@ -582,6 +601,78 @@ static void specs(void)
     is_str(err.msg, "--figure a: the pattern is longer than 1023 characters", "  is refused");
 }
 
+/* Each parser's headline rule picks from what its output gave. */
+static void headlines(void)
+{
+    const struct figure_parser *fio_p = figures_parser("fio"), *redis = figures_parser("redis-benchmark");
+    struct figure_set s = { 0 };
+    static const struct metric_def w = METRIC("fio.write_iops", "ops/s", PM_HIGHER, ""),
+                                   r = METRIC("fio.read_iops", "ops/s", PM_HIGHER, ""),
+                                   t = METRIC("redis_benchmark.<test>.requests_per_s", "req/s", PM_HIGHER, "");
+    ok(figure_set_add(&s, &w, NULL, 5, &err) == 0 && figures_headline(fio_p, &s) == &s.v[0], "fio: write_iops alone");
+    ok(figure_set_add(&s, &r, NULL, 7, &err) == 0 && figures_headline(fio_p, &s) == &s.v[1],
+       "fio: read_iops before write_iops");
+    ok(!figures_headline(redis, &s), "redis-benchmark: none in fio's figures");
+    figure_set_free(&s);
+    ok(figure_set_add(&s, &t, "set", 1, &err) == 0 && figure_set_add(&s, &t, "get", 2, &err) == 0 &&
+       strcmp(figures_headline(redis, &s)->name, "redis_benchmark.set.requests_per_s") == 0,
+       "redis-benchmark: the first test's");
+    figure_set_free(&s);
+    for (size_t i = 0; figures_parsers_table[i]; i++) {
+        const struct figure_parser *p = figures_parsers_table[i];
+        const struct metric_def d = { .name = p->headline ? p->headline[0] : "" };
+        char name[96] = "";
+        ok(p->headline && p->headline[0] && figure_name(&d, "w1", name, sizeof name) == 0 &&
+           figures_declares(p, name), "%s declares its headline %s (as %s)", p->name, d.name, name);
+    }
+    ok(figures_declares(fio_p, "fio.seq_1.read_clat_p99_us") && !figures_declares(fio_p, "fio.x.y"),
+       "figures_declares: a job's figure, not another name");
+}
+
+/* Each parser's headline rule, exactly: a parser whose rule changed
+ * would move every report's first column of its runs. */
+static void headline_table(void)
+{
+    static const struct { const char *parser, *rule[3]; } want[] = {
+        { "fio", { "fio.read_iops", "fio.write_iops", NULL } },
+        { "stress-ng", { "stress_ng.<stressor>.bogo_ops_per_s", NULL } },
+        { "redis-benchmark", { "redis_benchmark.<test>.requests_per_s", NULL } },
+        { "pgbench", { "pgbench.tps", NULL } },
+        { "sysbench", { "sysbench.events_per_s", NULL } },
+        { "hackbench", { "hackbench.time_s", NULL } },
+        { "memcaslap", { "memcaslap.ops_per_s", NULL } },
+    };
+    size_t n = 0;
+    while (figures_parsers_table[n])
+        n++;
+    is_num(n, sizeof want / sizeof want[0], 0, "seven parsers, each in the table");
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const struct figure_parser *p = figures_parser(want[i].parser);
+        size_t k = 0;
+        bool same = p && p->headline;
+        for (; same && want[i].rule[k]; k++)
+            same = p->headline[k] && strcmp(p->headline[k], want[i].rule[k]) == 0;
+        ok(same && !p->headline[k], "%s's headline is %s%s%s", want[i].parser, want[i].rule[0],
+           want[i].rule[1] ? ", else " : "", want[i].rule[1] ? want[i].rule[1] : "");
+    }
+    /* stress-ng: the first stressor's rate, as the output gave them. */
+    struct figure_set s = { 0 };
+    const struct figure_parser *sng = figures_parser("stress-ng");
+    ok(parse("stress-ng", FX "stress-ng-0.15.06.yaml", NULL, &s) == 0 && figures_headline(sng, &s) &&
+       strcmp(figures_headline(sng, &s)->name, "stress_ng.cpu.bogo_ops_per_s") == 0,
+       "stress-ng of cpu, vm and hdd: cpu's bogo_ops_per_s");
+    figure_set_free(&s);
+    static const char two[] = "---\nmetrics:\n"
+                              "    - stressor: vm\n      bogo-ops-per-second-real-time: 3.5\n"
+                              "      bogo-ops-per-second-usr-sys-time: 4.5\n"
+                              "    - stressor: cpu\n      bogo-ops-per-second-real-time: 1.5\n"
+                              "      bogo-ops-per-second-usr-sys-time: 2.5\n...\n";
+    ok(parse_str("stress-ng", two, &s) == 0 && figures_headline(sng, &s) &&
+       strcmp(figures_headline(sng, &s)->name, "stress_ng.vm.bogo_ops_per_s") == 0 &&
+       figures_headline(sng, &s)->value == 3.5, "stress-ng of vm then cpu: vm's, the first (%s)", err.msg);
+    figure_set_free(&s);
+}
+
 int main(void)
 {
     registry();
@@ -596,5 +687,7 @@ int main(void)
     regex();
     json_path();
     specs();
+    headlines();
+    headline_table();
     return done_testing();
 }

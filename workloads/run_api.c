@@ -131,6 +131,21 @@ void run_meta(struct run_ctx *rc, const char *key, const char *value)
     ops(rc)->meta(rc, key, value);
 }
 
+void run_user_metric(struct run_ctx *rc, const char *name, double value, const char *unit, enum metric_dir dir)
+{
+    ops(rc)->user_metric(rc, name, value, unit, dir);
+}
+
+void run_declared_metric(struct run_ctx *rc, const char *name, double value, const char *unit, enum metric_dir dir)
+{
+    ops(rc)->metric(rc, name, value, unit, dir);
+}
+
+int run_keep_text(struct run_ctx *rc, const char *what, const char *data, size_t len, bool cut)
+{
+    return ops(rc)->keep_text(rc, what, data, len, cut);
+}
+
 void run_set_status(struct run_ctx *rc, const char *status, const char *fmt, ...)
 {
     char reason[1024];

@@ -67,6 +67,15 @@ struct workload_ops {
     /* Select phase i; suffix names it for the label ("j8"). */
     void (*set_phase)(void *state, int i, char *suffix, size_t len);
     const struct wl_helper *helpers;    /* NULL-terminated, or NULL */
+    /* Optional: the headline this configuration names, where it is not
+     * the workload's (record's figures); "" when each run's output
+     * decides it; NULL: headline. Each run stores its own as its
+     * "headline" metadata when it has one. */
+    const char *(*headline_of)(void *state);
+    /* Optional: the i-th metric name this configuration's user declares
+     * (record --figure), NULL past the last: no table has them, and none
+     * may be a name a table declares (catalogue_check_declared). */
+    const char *(*declared)(void *state, size_t i);
     /* What it stores, declared once (METRIC rows under its heading):
      * run_metric takes these; help metrics, the man page and the tests'
      * strict check read them. */
@@ -104,6 +113,11 @@ struct run_ops {
     /* Keep a latency histogram for the run's end; -1 out of memory. */
     int (*keep_hist)(struct run_ctx *rc, const char *name, const struct loghist *h);
     void (*meta)(struct run_ctx *rc, const char *key, const char *value);
+    /* A metric its user declared (record --figure NAME:UNIT:DIR): not in
+     * any table, so the catalogue's strict check takes it as declared. */
+    void (*user_metric)(struct run_ctx *rc, const char *name, double value, const char *unit, enum metric_dir dir);
+    /* Keep a text with the run (what a recorded command wrote); -1 out of memory. */
+    int (*keep_text)(struct run_ctx *rc, const char *what, const char *data, size_t len, bool cut);
     void (*set_status)(struct run_ctx *rc, const char *status, const char *reason);
     const char *(*status)(struct run_ctx *rc);
     const char *(*exe)(struct run_ctx *rc);
@@ -134,6 +148,13 @@ void run_metric(struct run_ctx *rc, const struct metric_def *m, double value);
  * unit names the rate ("msg/s"). */
 void run_live_count(struct run_ctx *rc, uint64_t count, const char *unit);
 void run_meta(struct run_ctx *rc, const char *key, const char *value);
+/* Store a metric the user named and declared (its unit and direction are
+ * the user's), and one a figures parser declares (its table's). */
+void run_user_metric(struct run_ctx *rc, const char *name, double value, const char *unit, enum metric_dir dir);
+void run_declared_metric(struct run_ctx *rc, const char *name, double value, const char *unit, enum metric_dir dir);
+/* Keep data[0..len) with the run as what ("output"); cut: it went on
+ * beyond len. -1 when out of memory. */
+int run_keep_text(struct run_ctx *rc, const char *what, const char *data, size_t len, bool cut);
 /* A value the workload measures about itself while it runs, sampled at
  * every tick as the series called name ("workload.KEY"; the charts draw
  * "workload.latency_p99_us", the p99 over the workload's last window).
