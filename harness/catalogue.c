@@ -1,12 +1,40 @@
 #include "harness/catalogue.h"
+#include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include "collectors/sources.h"
+#include "figures/figures.h"
 #include "harness/observer.h"
 #include "harness/sibling.h"
 #include "harness/stalls.h"
 #include "workloads/workload.h"
 
 #define MAX_GROUPS 64
+
+#define MAX_FIGURE_GROUPS 8
+
+/* The figures parsers' tables that workloads store figures of, each once,
+ * under a heading that says who stores them. */
+static size_t add_figure_groups(const struct metric_group **groups, size_t k)
+{
+    static struct metric_group fig[MAX_FIGURE_GROUPS];
+    static char titles[MAX_FIGURE_GROUPS][160];
+    size_t nf = 0;
+    for (size_t i = 0; pm_workloads[i]; i++)
+        for (size_t j = 0; pm_workloads[i]->figures && pm_workloads[i]->figures[j]; j++) {
+            const struct figure_parser *p = figures_parser(pm_workloads[i]->figures[j]);
+            bool seen = false;
+            for (size_t f = 0; f < nf; f++)
+                seen |= fig[f].defs == (p ? p->defs : NULL);
+            if (!p || seen || nf == MAX_FIGURE_GROUPS || k == MAX_GROUPS)
+                continue;
+            snprintf(titles[nf], sizeof titles[nf], "%s: %s's own figures (%s; run %s)", p->name, p->name, p->reads,
+                     pm_workloads[i]->name);
+            fig[nf] = (struct metric_group){ .title = titles[nf], .defs = p->defs, .n = p->n };
+            groups[k++] = &fig[nf++];
+        }
+    return k;
+}
 
 const struct metric_group *const *catalogue_groups(size_t *n)
 {
@@ -29,6 +57,7 @@ const struct metric_group *const *catalogue_groups(size_t *n)
     for (size_t i = 0; pm_workloads[i] && k < MAX_GROUPS; i++)
         if (pm_workloads[i]->metrics)
             groups[k++] = pm_workloads[i]->metrics;
+    k = add_figure_groups(groups, k);
     count = k;
     *n = count;
     return groups;

@@ -118,11 +118,14 @@ static const char exec_script[] =
     "exec \"$@\"";
 
 
-static int ops_spawn_io(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd, pid_t *pid, struct pm_err *err)
+/* argv started through exec_script into the cgroup whose cgroup.procs is
+ * procs ("" for none). */
+static int spawn_in(const char *procs, char *const argv[], int pass_fd, int out_fd, pid_t *pid,
+                    struct pm_err *err)
 {
     char me[24];
     snprintf(me, sizeof me, "%d", (int)getpid());
-    char *const prelude[] = { "sh", "-c", (char *)exec_script, "sh", me, rc->env.cgroup_procs };
+    char *const prelude[] = { "sh", "-c", (char *)exec_script, "sh", me, (char *)procs };
     char **hargv = pm_argv_prefixed(prelude, sizeof prelude / sizeof prelude[0], argv);
     if (!hargv)
         return pm_errf(err, "out of memory");
@@ -139,11 +142,27 @@ static int ops_spawn_io(struct run_ctx *rc, char *const argv[], int pass_fd, int
         return pm_errf(err, "out of memory");
     }
     sp.envp = envp;
-    rc->spawn_ns = pm_now_ns();
     int rc_spawn = pm_spawn(&sp, pid, err);
     free(envp);
     free(hargv);
     return rc_spawn;
+}
+
+static int ops_spawn_io(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd, pid_t *pid, struct pm_err *err)
+{
+    rc->spawn_ns = pm_now_ns();
+    return spawn_in(rc->env.cgroup_procs, argv, pass_fd, out_fd, pid, err);
+}
+
+/* The client's cgroup is made on first use, so a run whose workload has
+ * no client has none. Its start is not the workload's: the run's timeout
+ * and elapsed time still count from the workload's own spawn. */
+static int ops_spawn_client(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd, pid_t *pid,
+                            struct pm_err *err)
+{
+    if (run_env_client(&rc->env, &rc->meta, err) < 0)
+        return -1;
+    return spawn_in(rc->env.client_procs, argv, pass_fd, out_fd, pid, err);
 }
 
 static void signal_group(pid_t pid, int sig)
@@ -152,7 +171,8 @@ static void signal_group(pid_t pid, int sig)
         kill(pid, sig);
 }
 
-static int ops_wait(struct run_ctx *rc, pid_t pid, struct run_exit *ex, struct pm_err *err)
+static int ops_wait_until(struct run_ctx *rc, pid_t pid, uint64_t deadline_ns, struct run_exit *ex,
+                          struct pm_err *err)
 {
     memset(ex, 0, sizeof *ex);
     sigset_t set;
@@ -162,6 +182,8 @@ static int ops_wait(struct run_ctx *rc, pid_t pid, struct run_exit *ex, struct p
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGHUP);
     uint64_t timeout_at = rc->plan->timeout_ns ? rc->spawn_ns + rc->plan->timeout_ns : 0;
+    if (deadline_ns && (!timeout_at || deadline_ns < timeout_at))
+        timeout_at = deadline_ns;
     uint64_t kill_at = 0;
     for (;;) {
         int st;
@@ -205,6 +227,11 @@ static int ops_wait(struct run_ctx *rc, pid_t pid, struct run_exit *ex, struct p
             }
         }
     }
+}
+
+static int ops_wait(struct run_ctx *rc, pid_t pid, struct run_exit *ex, struct pm_err *err)
+{
+    return ops_wait_until(rc, pid, 0, ex, err);
 }
 
 /* The run's side of what workloads ask of it (workloads/run_api.c). */
@@ -271,7 +298,8 @@ static uint64_t ops_timeout_ns(struct run_ctx *rc)
 }
 
 static const struct run_ops harness_ops = {
-    .spawn_io = ops_spawn_io, .wait = ops_wait, .metric = ops_metric, .live_count = ops_live_count,
+    .spawn_io = ops_spawn_io, .spawn_client = ops_spawn_client, .wait = ops_wait, .wait_until = ops_wait_until,
+    .metric = ops_metric, .live_count = ops_live_count,
     .gauge = ops_gauge, .keep_hist = ops_keep_hist, .meta = ops_meta, .set_status = ops_set_status,
     .status = ops_status, .exe = ops_exe, .abort_signal = ops_abort_signal, .cgroup = ops_cgroup,
     .timeout_ns = ops_timeout_ns,
