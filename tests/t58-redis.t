@@ -17,16 +17,16 @@ dirs_before=$(dirs)
 cg_of() { memcg_path "/proc/$1/cgroup" 2>/dev/null; }
 
 # 64 MiB of values under a 48 MiB cap with swap: a quarter cannot be resident.
-"$PM" run redis --quiet --mem-cap 48M --swap 256M --dataset 64M --label rd 2>"$TMP/err" &
+"$PM" run redis --quiet --mem-cap 48M --swap 256M --dataset 64M --interval 100ms --label rd 2>"$TMP/err" &
 pid=$!
-ok "the load generator starts" wait_for pgrep -x redis-benchmark
+ok "the load generator starts" wait_for sh -c "pgrep -x redis-benchmark >/dev/null"
 bench=$(pgrep -x redis-benchmark | head -1)
 server=$(servers | head -1)
 bench_cg=$(cg_of "$bench")
 server_cg=$(cg_of "$server")
 wait $pid
 is "$?" 0 "pressmark run redis under a 48M cap with swap: exit 0"
-is "$(q "select status || ' ' || reason from run where label = 'rd'")" "ok " "its run is stored ok"
+is "$(q "select status || ' ' || coalesce(reason, '') from run where label = 'rd'")" "ok " "its run is stored ok"
 run=$(q "select id from run where label = 'rd'")
 like "$server_cg" "^/pressmark/run-$run(/workload)?$" "the server ran in the run's capped cgroup ($server_cg)"
 is "$bench_cg" "/pressmark/run-$run-client" "redis-benchmark ran outside the cap, in the run's client cgroup"
@@ -55,7 +55,7 @@ is "$(q "select unit || ' ' || direction from metric where run_id = $run and nam
 ok "  exactly" awk -v a="$(metric rd redis_benchmark.get.requests_per_s)" -v b="$rps" 'BEGIN { exit !(a == b + 0) }'
 p99=$(printf '%s\n' "$csv" | awk -F'","' '/^"GET"/ { print $7 }')
 ok "its p99 latency too ($p99 ms)" awk -v a="$(metric rd redis_benchmark.get.latency_p99_ms)" -v b="$p99" 'BEGIN { exit !(a == b + 0) }'
-like "$("$PM" show rd 2>&1)" "redis_benchmark\.get\.requests_per_s" "show leads with it"
+like "$("$PM" show rd 2>&1)" "^label +GET/s " "show leads with it (GET/s)"
 phases=$("$PM" export rd --series workload.phase 2>/dev/null | awk -F, 'NR > 1 { print $NF }' | sort -u | tr '\n' ' ')
 is "$phases" "0 1 2 " "the samples mark the phases: 1 load, 2 measured, 0 around them"
 
@@ -67,11 +67,14 @@ is "$(machine_state)" "$before" "the machine is as it was (no cgroup, swap file 
 "$PM" run redis --quiet --mem-cap 48M --swap 256M --dataset 64M --requests 10000000 --label killed 2>/dev/null &
 pid=$!
 ok "the server of the run to kill is up" wait_for sh -c 'pgrep -x redis-benchmark >/dev/null'
-sock=$(ls "$(dirs | grep -vxF "$dirs_before" | head -1)"/srv/pm-redis.sock 2>/dev/null)
+sock=$(ls "$(dirs | grep -vxF "$dirs_before" | head -1)"/pressmark-srv/pm-redis.sock 2>/dev/null)
 ok "  with its socket in its own directory ($sock)" test -S "$sock"
 kill -KILL $pid; wait $pid 2>/dev/null
 "$PM" list >/dev/null 2>"$TMP/recover"
-like "$(cat "$TMP/recover")" "a previous pressmark was killed mid-run; .*killed pressmark .*pid" "the next invocation undoes the journal"
+like "$(cat "$TMP/recover")" "a previous pressmark was killed mid-run; (killed )?pressmark /[^ ]*/pressmark-redis\.[^ ]*/pressmark-srv \(pid [0-9]+\)" \
+     "the next invocation undoes the journal: the server"
+like "$(cat "$TMP/recover")" "removed scratch directory /[^ ]*/pressmark-redis\.[^ ]*/pressmark-srv" "  its directory"
+like "$(cat "$TMP/recover")" "removed cgroup $CG_ROOT/pressmark/run-[0-9]+-client" "  the client's cgroup"
 ok "no server process is left" wait_for sh -c '[ -z "$(pgrep -f "redis-server.*pressmark-redis\.")" ]'
 ok "nor a load generator" wait_for sh -c '! pgrep -x redis-benchmark >/dev/null'
 ok "nor its socket" test ! -e "$sock"

@@ -94,7 +94,9 @@ int kv_dirs_make(struct kv_server *s, const char *name, const char *const *users
         s->dir[0] = '\0';
         return -1;
     }
-    snprintf(s->srv, sizeof s->srv, "%s/srv", s->dir);
+    /* Named so the journal's recovery takes it for pressmark's own
+     * scratch directory (undo_place_ours: a pressmark-* base name). */
+    snprintf(s->srv, sizeof s->srv, "%s/pressmark-srv", s->dir);
     snprintf(s->log, sizeof s->log, "%s/" KV_PREFIX "server.log", s->dir);
     if ((s->undo_srv = undo_push(UNDO_SCRATCH, s->srv, KV_PREFIX, err)) < 0)
         return -1;

@@ -15,7 +15,7 @@
 
 struct kv_server {
     char dir[PATH_MAX];          /* root's, 0711: <tmp>/pressmark-NAME.XXXXXX (its log) */
-    char srv[PATH_MAX];          /* the server user's, 0700: dir/srv (socket, port file) */
+    char srv[PATH_MAX];          /* the server user's, 0700: dir/pressmark-srv (socket, port file) */
     char log[PATH_MAX];          /* dir/pm-server.log: the server's stdout and stderr */
     uid_t uid;
     gid_t gid;
