@@ -13,7 +13,9 @@ before=$(machine_state)
 dirs() { ls -d "${TMPDIR:-/tmp}"/pressmark-redis.* 2>/dev/null; }
 servers() { pgrep -f 'redis-server.*pressmark-redis\.' 2>/dev/null; }
 dirs_before=$(dirs)
-# (the memory cgroup a process is in, as /proc/PID/cgroup names it)
+# (the memory cgroup a process is in, as /proc/PID/cgroup names it: the
+# kernel's word, not the run's record, which names the client's cgroup
+# whether or not the client was put in it)
 cg_of() { memcg_path "/proc/$1/cgroup" 2>/dev/null; }
 
 # 64 MiB of values under a 48 MiB cap with swap: a quarter cannot be resident.
