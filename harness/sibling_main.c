@@ -112,6 +112,13 @@ static int h_spawn_client(struct run_ctx *rc, char *const argv[], int pass_fd, i
     return pm_errf(err, "%s: a sibling hog's workload cannot start a client outside the cap", argv[0]);
 }
 
+static int h_spawn_env(struct run_ctx *rc, char *const argv[], char *const envp[], bool client, int pass_fd,
+                       int out_fd, pid_t *pid, struct pm_err *err)
+{
+    (void)rc, (void)envp, (void)client, (void)pass_fd, (void)out_fd, (void)pid;
+    return pm_errf(err, "%s: a sibling hog's workload cannot start a process as another user", argv[0]);
+}
+
 /* Wait for the pass's process; a stop or the deadline (0: none) ends it
  * (SIGTERM, then SIGKILL). */
 static int h_wait_until(struct run_ctx *rc, pid_t pid, uint64_t deadline_ns, struct run_exit *ex, struct pm_err *err)
@@ -220,8 +227,8 @@ static uint64_t h_timeout_ns(struct run_ctx *rc)
 }
 
 static const struct run_ops sibling_ops = {
-    .spawn_io = h_spawn_io, .spawn_client = h_spawn_client, .wait = h_wait, .wait_until = h_wait_until,
-    .metric = h_metric, .live_count = h_live_count, .gauge = h_gauge,
+    .spawn_io = h_spawn_io, .spawn_client = h_spawn_client, .spawn_env = h_spawn_env, .wait = h_wait,
+    .wait_until = h_wait_until, .metric = h_metric, .live_count = h_live_count, .gauge = h_gauge,
     .keep_hist = h_keep_hist, .meta = h_meta, .set_status = h_set_status, .status = h_status, .exe = h_exe,
     .abort_signal = h_abort_signal, .cgroup = h_cgroup, .timeout_ns = h_timeout_ns,
 };

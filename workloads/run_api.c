@@ -69,6 +69,12 @@ int run_spawn_client(struct run_ctx *rc, char *const argv[], int pass_fd, int ou
     return ops(rc)->spawn_client(rc, argv, pass_fd, out_fd, pid, err);
 }
 
+int run_spawn_env(struct run_ctx *rc, char *const argv[], char *const envp[], bool client, int pass_fd, int out_fd,
+                  pid_t *pid, struct pm_err *err)
+{
+    return ops(rc)->spawn_env(rc, argv, envp, client, pass_fd, out_fd, pid, err);
+}
+
 int run_wait_until(struct run_ctx *rc, pid_t pid, uint64_t deadline_ns, struct run_exit *ex, struct pm_err *err)
 {
     return ops(rc)->wait_until(rc, pid, deadline_ns, ex, err);

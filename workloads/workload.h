@@ -103,6 +103,8 @@ struct run_ops {
     int (*spawn_io)(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd, pid_t *pid, struct pm_err *err);
     int (*spawn_client)(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd, pid_t *pid,
                         struct pm_err *err);
+    int (*spawn_env)(struct run_ctx *rc, char *const argv[], char *const envp[], bool client, int pass_fd,
+                     int out_fd, pid_t *pid, struct pm_err *err);
     int (*wait)(struct run_ctx *rc, pid_t pid, struct run_exit *ex, struct pm_err *err);
     int (*wait_until)(struct run_ctx *rc, pid_t pid, uint64_t deadline_ns, struct run_exit *ex, struct pm_err *err);
     void (*metric)(struct run_ctx *rc, const char *name, double value, const char *unit, enum metric_dir dir);
@@ -133,6 +135,11 @@ int run_spawn_io(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd
  * server under pressure is what is measured, not its client. */
 int run_spawn_client(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd, pid_t *pid,
                      struct pm_err *err);
+/* A process that runs as another user (setpriv in argv): started as
+ * run_spawn_io (client: as run_spawn_client) with envp as its whole
+ * environment, so nothing of root's crosses the privilege drop. */
+int run_spawn_env(struct run_ctx *rc, char *const argv[], char *const envp[], bool client, int pass_fd, int out_fd,
+                  pid_t *pid, struct pm_err *err);
 /* run_wait with a deadline of the workload's own (CLOCK_MONOTONIC ns, 0:
  * none) beside the run's --timeout: at whichever comes first the process
  * is sent SIGTERM, then SIGKILL, and ex->timed_out says so. For a tool
