@@ -12,25 +12,33 @@
 #include <unistd.h>
 #include "lib/timeutil.h"
 #include "workloads/kvserver.h"
+#include "workloads/kvuser.h"
 
-/* Wait until fd can be read or written, at most ms; -1 with err. */
-static int wait_fd(int fd, short events, int ms, struct pm_err *err)
+/* Wait until fd can be read or written, at most until io's deadline, in
+ * slices that look at the run's abort (Ctrl-C, --timeout's stop): a
+ * signal's EINTR never starts the wait anew. -1 with err. */
+static int wait_fd(int fd, short events, const struct kv_io *io, struct pm_err *err)
 {
     struct pollfd p = { .fd = fd, .events = events };
-    int r;
-    while ((r = poll(&p, 1, ms)) < 0 && errno == EINTR)
-        ;
-    if (r < 0)
-        return pm_errf(err, "poll: %s", strerror(errno));
-    if (r == 0)
-        return pm_errf(err, "the server did not answer in %d s", ms / 1000);
-    return 0;
+    for (;;) {
+        uint64_t now = pm_now_ns();
+        if (io->rc && run_check_abort(io->rc))
+            return pm_errf(err, "interrupted while waiting for the server");
+        if (now >= io->deadline_ns)
+            return pm_errf(err, "the server did not answer in time");
+        uint64_t left = (io->deadline_ns - now) / 1000000ull + 1;
+        int r = poll(&p, 1, left > 200 ? 200 : (int)left);
+        if (r > 0)
+            return 0;
+        if (r < 0 && errno != EINTR)
+            return pm_errf(err, "poll: %s", strerror(errno));
+    }
 }
 
-static int send_all(int fd, const char *buf, size_t n, struct pm_err *err)
+static int send_all(int fd, const char *buf, size_t n, const struct kv_io *io, struct pm_err *err)
 {
     while (n) {
-        if (wait_fd(fd, POLLOUT, KV_REPLY_MS, err) < 0)
+        if (wait_fd(fd, POLLOUT, io, err) < 0)
             return -1;
         ssize_t w = send(fd, buf, n, MSG_NOSIGNAL);
         if (w < 0 && errno == EINTR)
@@ -44,11 +52,11 @@ static int send_all(int fd, const char *buf, size_t n, struct pm_err *err)
 }
 
 /* More of the reply into buf[*have..len); -1 at the end or the limit. */
-static int recv_more(int fd, char *buf, size_t len, size_t *have, struct pm_err *err)
+static int recv_more(int fd, char *buf, size_t len, size_t *have, const struct kv_io *io, struct pm_err *err)
 {
     if (*have + 1 >= len)
         return pm_errf(err, "the server's reply is longer than %zu bytes", len - 1);
-    if (wait_fd(fd, POLLIN, KV_REPLY_MS, err) < 0)
+    if (wait_fd(fd, POLLIN, io, err) < 0)
         return -1;
     ssize_t r;
     while ((r = recv(fd, buf + *have, len - 1 - *have, 0)) < 0 && errno == EINTR)
@@ -70,15 +78,15 @@ static void quote_line(const char *s, char *out, size_t len)
 }
 
 /* INFO's "$N\r\n" then N bytes and "\r\n"; buf gets the N bytes. */
-static int redis_info(int fd, char *buf, size_t len, struct pm_err *err)
+static int redis_info(int fd, char *buf, size_t len, const struct kv_io *io, struct pm_err *err)
 {
-    static const char cmd[] = "*1\r\n$4\r\nINFO\r\n";
-    if (send_all(fd, cmd, sizeof cmd - 1, err) < 0)
+    static const char cmd[] = "*2\r\n$4\r\nINFO\r\n$3\r\nall\r\n";
+    if (send_all(fd, cmd, sizeof cmd - 1, io, err) < 0)
         return -1;
     size_t have = 0;
     char *eol;
     while (!(eol = memchr(buf, '\n', have)))
-        if (recv_more(fd, buf, len, &have, err) < 0)
+        if (recv_more(fd, buf, len, &have, io, err) < 0)
             return -1;
     char q[128];
     quote_line(buf, q, sizeof q);
@@ -90,7 +98,7 @@ static int redis_info(int fd, char *buf, size_t len, struct pm_err *err)
         return pm_errf(err, "INFO's reply is not a bulk string of at most %zu bytes: '%s'", len, q);
     size_t start = head, want = start + (size_t)n + 2;
     while (have < want)
-        if (recv_more(fd, buf, len, &have, err) < 0)
+        if (recv_more(fd, buf, len, &have, io, err) < 0)
             return -1;
     if (have != want || memcmp(buf + start + n, "\r\n", 2) != 0)
         return pm_errf(err, "INFO's reply does not end where its length says");
@@ -102,14 +110,14 @@ static int redis_info(int fd, char *buf, size_t len, struct pm_err *err)
 }
 
 /* "STAT name value\r\n" lines, then "END\r\n". */
-static int memcached_stats(int fd, char *buf, size_t len, struct pm_err *err)
+static int memcached_stats(int fd, char *buf, size_t len, const struct kv_io *io, struct pm_err *err)
 {
     static const char cmd[] = "stats\r\n";
-    if (send_all(fd, cmd, sizeof cmd - 1, err) < 0)
+    if (send_all(fd, cmd, sizeof cmd - 1, io, err) < 0)
         return -1;
     size_t have = 0;
     for (;;) {
-        if (recv_more(fd, buf, len, &have, err) < 0)
+        if (recv_more(fd, buf, len, &have, io, err) < 0)
             return -1;
         if (memchr(buf, '\0', have))
             return pm_errf(err, "stats' reply holds a NUL byte");
@@ -125,10 +133,44 @@ static int memcached_stats(int fd, char *buf, size_t len, struct pm_err *err)
     return 0;
 }
 
-int kv_stats(int fd, enum kv_proto p, char *buf, size_t len, struct pm_err *err)
+int kv_stats(int fd, enum kv_proto p, const struct kv_io *io, char *buf, size_t len, struct pm_err *err)
 {
     buf[0] = '\0';
-    return p == KV_REDIS ? redis_info(fd, buf, len, err) : memcached_stats(fd, buf, len, err);
+    return p == KV_REDIS ? redis_info(fd, buf, len, io, err) : memcached_stats(fd, buf, len, io, err);
+}
+
+int kv_auth(int fd, const char *user, const char *secret, const struct kv_io *io, struct pm_err *err)
+{
+    char cmd[256], reply[256];
+    int n = snprintf(cmd, sizeof cmd, "*3\r\n$4\r\nAUTH\r\n$%zu\r\n%s\r\n$%zu\r\n%s\r\n", strlen(user), user,
+                     strlen(secret), secret);
+    if (n < 0 || (size_t)n >= sizeof cmd)
+        return pm_errf(err, "internal: AUTH too long");
+    if (send_all(fd, cmd, (size_t)n, io, err) < 0)
+        return -1;
+    size_t have = 0;
+    while (!memchr(reply, '\n', have))
+        if (recv_more(fd, reply, sizeof reply, &have, io, err) < 0)
+            return -1;
+    char q[128];
+    quote_line(reply, q, sizeof q);
+    if (have != 5 || memcmp(reply, "+OK\r\n", 5) != 0)
+        return pm_errf(err, "AUTH was refused: '%s'", q);
+    return 0;
+}
+
+int kv_u64(const char *s, const char **end, uint64_t *v)
+{
+    const char *d = s;
+    uint64_t x = 0;
+    for (; *d >= '0' && *d <= '9'; d++)
+        if (__builtin_mul_overflow(x, 10, &x) || __builtin_add_overflow(x, (uint64_t)(*d - '0'), &x))
+            return -1;
+    if (d == s)
+        return -1;
+    *end = d;
+    *v = x;
+    return 0;
 }
 
 int kv_stat_u64(const char *text, enum kv_proto p, const char *key, uint64_t *v)
@@ -139,14 +181,9 @@ int kv_stat_u64(const char *text, enum kv_proto p, const char *key, uint64_t *v)
     for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
         if (strncmp(l, pat, pl) != 0)
             continue;
-        const char *s = l + pl, *d = s;
-        uint64_t x = 0;
-        for (; *d >= '0' && *d <= '9'; d++)
-            if (__builtin_mul_overflow(x, 10, &x) || __builtin_add_overflow(x, (uint64_t)(*d - '0'), &x))
-                return -1;
-        if (d == s || (*d != '\r' && *d != '\n' && *d != '\0') || d - s > 19)
+        const char *d;
+        if (kv_u64(l + pl, &d, v) < 0 || (*d != '\r' && *d != '\n' && *d != '\0'))
             return -1;
-        *v = x;
         return 0;
     }
     return -1;
@@ -196,21 +233,36 @@ struct replies {
     size_t have;
 };
 
-static int read_replies(int fd, const struct load_args *a, struct replies *r, unsigned n, unsigned long long *errors,
-                        char *first, size_t flen, struct pm_err *err)
+/* What the load counted from the server's replies: the sets it stored
+ * are its +OKs, never the keys asked for. */
+struct tally {
+    unsigned long long oks, errors;
+    char first[128];
+};
+
+/* Each read's deadline: a server deep in swap is slow, not dead. */
+static struct kv_io reply_io(void)
+{
+    return (struct kv_io){ .deadline_ns = pm_now_ns() + (uint64_t)KV_REPLY_MS * 1000000ull };
+}
+
+static int read_replies(int fd, const struct load_args *a, struct replies *r, unsigned n, struct tally *t,
+                        struct pm_err *err)
 {
     while (n) {
         char *eol = memchr(r->buf, '\n', r->have);
         if (!eol) {
-            if (recv_more(fd, r->buf, sizeof r->buf, &r->have, err) < 0)
+            struct kv_io io = reply_io();
+            if (recv_more(fd, r->buf, sizeof r->buf, &r->have, &io, err) < 0)
                 return -1;
             continue;
         }
         bool good = a->proto == KV_REDIS ? strncmp(r->buf, "+OK\r\n", 5) == 0 : strncmp(r->buf, "STORED\r\n", 8) == 0;
         if (!good && a->proto == KV_REDIS && r->buf[0] != '-')
             return pm_errf(err, "a reply to SET of another shape than +OK or an error");
-        if (!good && !(*errors)++)
-            quote_line(r->buf, first, flen);
+        t->oks += good;
+        if (!good && !t->errors++)
+            quote_line(r->buf, t->first, sizeof t->first);
         size_t used = (size_t)(eol + 1 - r->buf);
         memmove(r->buf, eol + 1, r->have - used);
         r->have -= used;
@@ -220,11 +272,19 @@ static int read_replies(int fd, const struct load_args *a, struct replies *r, un
     return 0;
 }
 
-static int load(const struct load_args *a, unsigned long long *errors, char *first, size_t flen, struct pm_err *err)
+static int load(const struct load_args *a, struct tally *t, struct pm_err *err)
 {
     int fd = kv_connect(a->sock, a->port, 5000, err);
     if (fd < 0)
         return -1;
+    /* pressmark's password, from the environment pressmark gave it (never
+     * its command line, which any user may read). */
+    const char *secret = getenv(KV_AUTH_ENV);
+    struct kv_io io = reply_io();
+    if (secret && *secret && a->proto == KV_REDIS && kv_auth(fd, KV_AUTH_USER, secret, &io, err) < 0) {
+        close(fd);
+        return -1;
+    }
     /* One random block, each value a window of it: no page of the data set
      * compresses (zram and zswap see what a real cache holds), at no cost. */
     size_t vlen = (size_t)a->value_size, blen = vlen + 4096;
@@ -243,7 +303,8 @@ static int load(const struct load_args *a, unsigned long long *errors, char *fir
         unsigned in_batch = 0;
         for (; in_batch < batch && k < a->keys; in_batch++, k++)
             n += format_set(a, k, block + (k * 97) % 4096, out + n);
-        if (send_all(fd, out, n, err) < 0 || read_replies(fd, a, r, in_batch, errors, first, flen, err) < 0)
+        io = reply_io();
+        if (send_all(fd, out, n, &io, err) < 0 || read_replies(fd, a, r, in_batch, t, err) < 0)
             result = -1;
     }
     free(block);
@@ -261,16 +322,16 @@ int kv_load_main(int argc, char **argv)
         fprintf(stderr, "pressmark __kv-load: bad arguments\n");
         return 2;
     }
-    unsigned long long errors = 0;
-    char first[128] = "";
+    struct tally t = { .oks = 0 };
     struct pm_err err;
     uint64_t t0 = pm_now_ns();
-    if (load(&a, &errors, first, sizeof first, &err) < 0) {
+    if (load(&a, &t, &err) < 0) {
         fprintf(stderr, "pressmark __kv-load: %s\n", err.msg);
         return 1;
     }
     char rep[256];
-    int n = snprintf(rep, sizeof rep, "sets %llu errors %llu ns %llu\n%s%s%s", a.keys, errors,
-                     (unsigned long long)(pm_now_ns() - t0), first[0] ? "error " : "", first, first[0] ? "\n" : "");
+    int n = snprintf(rep, sizeof rep, "sets %llu errors %llu ns %llu\n%s%s%s", t.oks, t.errors,
+                     (unsigned long long)(pm_now_ns() - t0), t.first[0] ? "error " : "", t.first,
+                     t.first[0] ? "\n" : "");
     return write(4, rep, (size_t)n) == n ? 0 : 1;
 }

@@ -18,13 +18,27 @@ enum kv_proto { KV_REDIS, KV_MEMCACHED };
  * slow, not dead). */
 #define KV_REPLY_MS 60000
 
-/* Send INFO (Redis) or stats (memcached) on fd and read the reply's text
- * into buf (NUL-terminated): INFO's bulk string, or stats' "STAT" lines up
- * to "END". -1 with err on a timeout, a reply too long or of another shape. */
-int kv_stats(int fd, enum kv_proto p, char *buf, size_t len, struct pm_err *err);
+/* How long a conversation may take, all of it (one deadline, not one per
+ * read), and the run whose abort (Ctrl-C) ends it too (NULL: none). */
+struct kv_io {
+    uint64_t deadline_ns;        /* CLOCK_MONOTONIC */
+    struct run_ctx *rc;
+};
+
+/* Send INFO all (Redis) or stats (memcached) on fd and read the reply's
+ * text into buf (NUL-terminated): INFO's bulk string, or stats' "STAT"
+ * lines up to "END". -1 with err on the deadline, an abort, a reply too
+ * long or of another shape. */
+int kv_stats(int fd, enum kv_proto p, const struct kv_io *io, char *buf, size_t len, struct pm_err *err);
+/* Redis's AUTH user secret on fd, and its +OK; -1 with err otherwise. */
+int kv_auth(int fd, const char *user, const char *secret, const struct kv_io *io, struct pm_err *err);
 /* The value of key in that text (INFO's "key:N", stats' "STAT key N") as
- * a plain decimal whole number; -1 when absent or not one. */
+ * a plain decimal whole number up to UINT64_MAX; -1 when absent or not one
+ * (a sign, a fraction, an overflow). */
 int kv_stat_u64(const char *text, enum kv_proto p, const char *key, uint64_t *v);
+/* The digits at s as a whole number up to UINT64_MAX, *end after them; -1
+ * when none or too large. */
+int kv_u64(const char *s, const char **end, uint64_t *v);
 
 /* The helper "pressmark __kv-load": it fills keys key:000000000000 ...
  * (redis-benchmark's -r names) with random values, pipelined, and reports

@@ -13,37 +13,33 @@
 #include "figures/figures.h"
 #include "lib/timeutil.h"
 #include "lib/units.h"
+#include "workloads/kvuser.h"
 
 #define READY_NS 15000000000ull
 /* The default data set: half again the cap, so a third of it cannot be
  * resident; without a cap, a size this machine holds with room to spare. */
 #define DATASET_PCT_DEFAULT 150
 #define DATASET_UNCAPPED "256M"
+/* A share of the cap above it is the point (the default is 150%); past
+ * ten times the cap a run is a load phase of swap alone. */
+#define DATASET_PCT_MAX 1000
 /* The most of a tool's output read back (its CSV is a few lines). */
 #define OUTPUT_MAX (1u << 20)
 
-void kv_arg(struct kv_argv *a, const char *fmt, ...)
+/* A size, or N% of the cap with 0 < N <= DATASET_PCT_MAX (pm_parse_size
+ * stops at 100%: a share of MemTotal cannot exceed it, of a cap it may). */
+static int parse_dataset(const char *s, uint64_t cap, uint64_t *bytes)
 {
-    if (a->n >= (int)(sizeof a->v / sizeof a->v[0]) - 1 || a->used >= sizeof a->buf) {
-        a->n = (int)(sizeof a->v / sizeof a->v[0]);
-        return;
-    }
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(a->buf + a->used, sizeof a->buf - a->used, fmt, ap);
-    va_end(ap);
-    if (k < 0 || (size_t)k >= sizeof a->buf - a->used) {
-        a->n = (int)(sizeof a->v / sizeof a->v[0]);
-        return;
-    }
-    a->v[a->n++] = a->buf + a->used;
-    a->v[a->n] = NULL;
-    a->used += (size_t)k + 1;
-}
-
-bool kv_argv_full(const struct kv_argv *a)
-{
-    return a->n >= (int)(sizeof a->v / sizeof a->v[0]);
+    size_t n = strlen(s);
+    if (!n || s[n - 1] != '%')
+        return pm_parse_size(s, cap, bytes);
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end != s + n - 1 || !(s[0] >= '0' && s[0] <= '9') || !(v > 0) || v > DATASET_PCT_MAX)
+        return -1;
+    *bytes = (uint64_t)(v / 100.0 * (double)cap);
+    return 0;
 }
 
 int kv_dataset_set(void *state, const char *value, struct pm_err *err)
@@ -51,9 +47,9 @@ int kv_dataset_set(void *state, const char *value, struct pm_err *err)
     (void)state;
     uint64_t b;
     /* Syntax only here: a percentage's bytes need the cap (kv_check). */
-    if (pm_parse_size(value, 100, &b) < 0 || b == 0)
+    if (parse_dataset(value, 1ull << 30, &b) < 0 || b == 0)
         return pm_errf(err, "'%s' is not a size (accepted: a byte count with K, M, G or T, e.g. 64M, or a "
-                       "percentage of --mem-cap such as 150%%)", value);
+                       "percentage of --mem-cap up to %d%% such as 150%%)", value, DATASET_PCT_MAX);
     return 0;
 }
 
@@ -74,7 +70,7 @@ int kv_check(struct kv_common *c, const struct wl_limits *lim, const char *const
     char def[32];
     snprintf(def, sizeof def, "%d%%", DATASET_PCT_DEFAULT);
     const char *ds = c->dataset[0] ? c->dataset : lim->mem_cap ? def : DATASET_UNCAPPED;
-    if (pm_parse_size(ds, lim->mem_cap, &c->dataset_bytes) < 0 || c->dataset_bytes == 0)
+    if (parse_dataset(ds, lim->mem_cap, &c->dataset_bytes) < 0 || c->dataset_bytes == 0)
         return pm_errf(err, "--dataset: '%s' comes to no bytes", ds);
     if (c->value_size > c->dataset_bytes)
         return pm_errf(err, "--value-size: %llu is larger than the data set (%llu bytes)",
@@ -143,13 +139,27 @@ static void client_failed(struct kv_life *l, const char *what, const struct run_
 static int run_client(struct kv_life *l, char *const argv[], const char *what, const char *name, int pass_fd,
                       char *out, size_t len, struct pm_err *err)
 {
+    /* As the server's user, like the server: the socket it reaches is in
+     * that user's directory, and whatever the user put there is the
+     * user's own to reach. Only the loader needs the password. */
+    struct kv_argv a = { .n = 0 };
+    if (kv_arg_program(&l->srv, &a, argv[0], err) < 0)
+        return -1;
+    for (int i = 1; argv[i]; i++)
+        kv_arg(&a, "%s", argv[i]);
+    if (kv_argv_full(&a))
+        return pm_errf(err, "internal: %s's command line is too long", what);
+    struct kv_env env;
+    kv_user_env(&l->srv, pass_fd >= 0, &env);
     char path[PATH_MAX];
     int fd = kv_file_create(&l->srv, name, path, sizeof path, err);
     if (fd < 0)
         return -1;
+    /* Its output file is root's: the user writes it through the
+     * descriptor it is given, never by name. */
     pid_t pid;
     struct run_exit ex;
-    if (run_spawn_client(l->rc, argv, pass_fd, fd, &pid, err) < 0 ||
+    if (run_spawn_env(l->rc, a.v, env.v, true, pass_fd, fd, &pid, err) < 0 ||
         run_wait_until(l->rc, pid, pm_now_ns() + l->c->client_timeout_ns, &ex, err) < 0) {
         close(fd);
         return -1;
@@ -246,7 +256,9 @@ static void stats_phase(struct kv_life *l)
     struct pm_err err;
     char *buf = malloc(KV_STATS_MAX);
     int fd = buf ? l->w->probe(&l->srv, &l->where, &err) : pm_errf(&err, "out of memory");
-    if (fd >= 0 && kv_stats(fd, l->w->proto, buf, KV_STATS_MAX, &err) == 0)
+    /* One deadline for all of it (--client-timeout), and Ctrl-C ends it. */
+    struct kv_io io = { .deadline_ns = pm_now_ns() + l->c->client_timeout_ns, .rc = l->rc };
+    if (fd >= 0 && kv_stats(fd, l->w->proto, &io, buf, KV_STATS_MAX, &err) == 0)
         l->w->server_figures(l->state, l->rc, buf);
     else if (strcmp(rc_status(l->rc), "ok") == 0)
         run_set_status(l->rc, "failed", "the server's own figures: %s", err.msg);
@@ -275,11 +287,16 @@ static void describe_server(struct kv_life *l, const struct kv_argv *a)
  * status says why), -1 on harness errors. */
 static int server_up(struct kv_life *l, struct pm_err *err)
 {
-    struct kv_argv a = { .n = 0 };
+    struct kv_argv own = { .n = 0 }, a = { .n = 0 };
     char word[PATH_MAX];
-    if (l->w->server_argv(l->state, &l->srv, &l->where, &a, word, sizeof word, err) < 0)
+    if (l->w->server_argv(l->state, &l->srv, &l->where, &own, word, sizeof word, err) < 0)
         return -1;
-    if (kv_argv_full(&a))
+    /* As the server's user (setpriv), its program found in root's PATH. */
+    if (!kv_argv_full(&own) && kv_arg_program(&l->srv, &a, own.v[0], err) < 0)
+        return -1;
+    for (int i = 1; i < own.n && !kv_argv_full(&own); i++)
+        kv_arg(&a, "%s", own.v[i]);
+    if (kv_argv_full(&own) || kv_argv_full(&a))
         return pm_errf(err, "internal: the server's command line is too long");
     describe_server(l, &a);
     if (kv_server_start(&l->srv, l->rc, a.v, word, err) < 0)
@@ -320,6 +337,9 @@ int kv_run(const struct kv_workload *w, const void *state, const struct kv_commo
         if (st == 1 && strcmp(rc_status(rc), "ok") == 0)
             run_status_from_exit(rc, "the server", &ex);
     }
+    /* What the server left running (a child in a session of its own) goes
+     * before its directory does: it could write there meanwhile. */
+    kv_cgroup_empty(run_cgroup(rc));
     kv_dirs_remove(&l.srv);
     if (r >= 0 && run_check_abort(rc) && strcmp(rc_status(rc), "aborted") != 0)
         run_set_status(rc, "aborted", "interrupted");

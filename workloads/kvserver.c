@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/random.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -23,6 +25,7 @@
 #include "lib/fileio.h"
 #include "lib/timeutil.h"
 #include "pressure/undo.h"
+#include "workloads/kvuser.h"
 
 /* The server's files in srv and root's in dir all begin so: the undo
  * journal removes exactly those (UNDO_SCRATCH's prefix). */
@@ -74,15 +77,33 @@ static int pick_user(struct kv_server *s, const char *const *users, struct pm_er
             return 0;
         }
     }
-    return pm_errf(err, "none of the users %s%s%s exists to run the server as", users[0], users[1] ? ", " : "",
-                   users[1] ? users[1] : "");
+    return pm_errf(err, "there is no user %s to run the server as", users[0]);
+}
+
+int kv_need_user(const char *user, const char *pkg, struct pm_err *err)
+{
+    struct passwd *pw = geteuid() == 0 ? getpwnam(user) : NULL;
+    if (geteuid() == 0 && (!pw || pw->pw_uid == 0))
+        return pm_errf(err, "there is no user %s to run the server as (apt-get install %s makes it)", user, pkg);
+    return 0;
+}
+
+/* pressmark's password at the server: 16 random bytes in hex. */
+static int make_secret(struct kv_server *s, struct pm_err *err)
+{
+    unsigned char r[16];
+    if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r)
+        return pm_errf(err, "getrandom: %s", strerror(errno));
+    for (size_t i = 0; i < sizeof r; i++)
+        snprintf(s->secret + 2 * i, 3, "%02x", r[i]);
+    return 0;
 }
 
 int kv_dirs_make(struct kv_server *s, const char *name, const char *const *users, struct pm_err *err)
 {
     memset(s, 0, sizeof *s);
     s->undo_dir = s->undo_srv = s->undo_proc = -1;
-    if (pick_user(s, users, err) < 0)
+    if (pick_user(s, users, err) < 0 || make_secret(s, err) < 0)
         return -1;
     const char *tmp = getenv("TMPDIR");
     snprintf(s->dir, sizeof s->dir, "%s/pressmark-%s.XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp", name);
@@ -98,13 +119,40 @@ int kv_dirs_make(struct kv_server *s, const char *name, const char *const *users
      * scratch directory (undo_place_ours: a pressmark-* base name). */
     snprintf(s->srv, sizeof s->srv, "%s/pressmark-srv", s->dir);
     snprintf(s->log, sizeof s->log, "%s/" KV_PREFIX "server.log", s->dir);
-    if ((s->undo_srv = undo_push(UNDO_SCRATCH, s->srv, KV_PREFIX, err)) < 0)
+    if ((s->undo_srv = undo_push(UNDO_SCRATCH, s->srv, UNDO_SCRATCH_ALL, err)) < 0)
         return -1;
     if (mkdir(s->srv, 0700) < 0)
         return pm_errf(err, "%s: %s", s->srv, strerror(errno));
     if (lchown(s->srv, s->uid, s->gid) < 0 || (s->uid != geteuid() && chmod(s->dir, 0711) < 0))
         return pm_errf(err, "%s: %s", s->srv, strerror(errno));
     return 0;
+}
+
+/* connect, non-blocking: a connection in progress waits at most until
+ * until (and at least 1 s), never for as long as the kernel would. */
+static int connect_by(int fd, const void *addr, socklen_t len, uint64_t until)
+{
+    if (connect(fd, addr, len) == 0)
+        return 0;
+    if (errno != EINPROGRESS)
+        return -1;
+    uint64_t now = pm_now_ns(), by = until > now + 1000000000ull ? until : now + 1000000000ull;
+    struct pollfd p = { .fd = fd, .events = POLLOUT };
+    for (; now < by; now = pm_now_ns()) {
+        int r = poll(&p, 1, (int)((by - now) / 1000000ull) + 1);
+        if (r < 0 && errno != EINTR)
+            return -1;
+        if (r > 0) {
+            int e = 0;
+            socklen_t el = sizeof e;
+            if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &el) < 0)
+                return -1;
+            errno = e;
+            return e ? -1 : 0;
+        }
+    }
+    errno = ETIMEDOUT;
+    return -1;
 }
 
 int kv_connect(const char *sock, unsigned port, int timeout_ms, struct pm_err *err)
@@ -118,11 +166,13 @@ int kv_connect(const char *sock, unsigned port, int timeout_ms, struct pm_err *e
         memcpy(un.sun_path, sock, strlen(sock) + 1);
     uint64_t until = pm_now_ns() + (uint64_t)timeout_ms * 1000000ull;
     for (;;) {
-        int fd = socket(sock ? AF_UNIX : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        int fd = socket(sock ? AF_UNIX : AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
         if (fd < 0)
             return pm_errf(err, "socket: %s", strerror(errno));
-        int r = sock ? connect(fd, (void *)&un, sizeof un) : connect(fd, (void *)&in, sizeof in);
-        if (r == 0)
+        int r = sock ? connect_by(fd, &un, sizeof un, until) : connect_by(fd, &in, sizeof in, until);
+        /* Blocking again: every later read and write is bounded by poll. */
+        int fl = r == 0 ? fcntl(fd, F_GETFL) : -1;
+        if (r == 0 && fl >= 0 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0)
             return fd;
         int e = errno;
         close(fd);
@@ -130,6 +180,28 @@ int kv_connect(const char *sock, unsigned port, int timeout_ms, struct pm_err *e
             return sock ? pm_errf(err, "connecting to %s: %s", sock, strerror(e))
                         : pm_errf(err, "connecting to 127.0.0.1:%u: %s", port, strerror(e));
         struct timespec ts = { 0, 20000000 };
+        nanosleep(&ts, NULL);
+    }
+}
+
+void kv_cgroup_empty(const char *dir)
+{
+    if (!dir)
+        return;
+    char procs[PATH_MAX + 32], kill_file[PATH_MAX + 32], buf[65536];
+    snprintf(procs, sizeof procs, "%s/cgroup.procs", dir);
+    snprintf(kill_file, sizeof kill_file, "%s/cgroup.kill", dir);
+    /* cgroup.kill (v2, 5.14) kills a fork racing it too; elsewhere the
+     * list is read and killed until it stays empty. */
+    for (int i = 0; i < 500; i++) {
+        if (pm_read_file(procs, buf, sizeof buf) < 0 || !buf[0])
+            return;
+        if (i == 0 && pm_write_file(kill_file, "1", NULL) == 0)
+            continue;
+        for (char *p = strtok(buf, "\n"); p; p = strtok(NULL, "\n"))
+            if (atoi(p) > 0)
+                kill((pid_t)atoi(p), SIGKILL);
+        struct timespec ts = { 0, 10000000 };
         nanosleep(&ts, NULL);
     }
 }
@@ -174,10 +246,12 @@ int kv_server_ready(struct kv_server *s, struct run_ctx *rc, uint64_t ready_ns, 
     for (;;) {
         struct pm_err cerr;
         int fd = probe(arg, &cerr);
-        if (fd >= 0) {
+        if (fd >= 0)
             close(fd);
+        /* Never trusted once the server has ended: what answered then is
+         * not it (a listener of another's on --port). */
+        if (fd >= 0 && !ended(s->pid))
             return 0;
-        }
         if (ended(s->pid)) {
             kv_log_tail(s, tail, sizeof tail);
             return pm_errf(err, "the server ended as it started%s%s", tail[0] ? ": " : "", tail);
@@ -210,7 +284,9 @@ int kv_server_start(struct kv_server *s, struct run_ctx *rc, char *const argv[],
     int log = kv_file_create(s, "server.log", path, sizeof path, err);
     if (log < 0)
         return -1;
-    int r = run_spawn_io(rc, argv, -1, log, &s->pid, err);
+    struct kv_env env;
+    kv_user_env(s, false, &env);
+    int r = run_spawn_env(rc, argv, env.v, false, -1, log, &s->pid, err);
     close(log);
     if (r < 0) {
         s->pid = 0;
@@ -251,7 +327,7 @@ int kv_server_stop(struct kv_server *s, struct run_ctx *rc, struct run_exit *ex,
 void kv_dirs_remove(struct kv_server *s)
 {
     char said[1024];
-    if (s->undo_srv >= 0 && undo_apply(UNDO_SCRATCH, s->srv, KV_PREFIX, said, sizeof said) == 0)
+    if (s->undo_srv >= 0 && undo_apply(UNDO_SCRATCH, s->srv, UNDO_SCRATCH_ALL, said, sizeof said) == 0)
         undo_done(s->undo_srv);
     if (s->undo_dir >= 0 && undo_apply(UNDO_SCRATCH, s->dir, KV_PREFIX, said, sizeof said) == 0)
         undo_done(s->undo_dir);

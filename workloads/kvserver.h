@@ -21,6 +21,7 @@ struct kv_server {
     gid_t gid;
     char user[64];               /* who the server runs as */
     pid_t pid;                   /* 0: not started, or stopped */
+    char secret[33];             /* pressmark's password at the server (hex of getrandom's 16 bytes) */
     int undo_dir, undo_srv, undo_proc;
 };
 
@@ -32,10 +33,11 @@ int kv_port_free(unsigned port, struct pm_err *err);
 
 /* The run's private directories, journalled: dir for root's files, srv
  * owned by user (the first of users that exists; as not root, the caller's
- * own) for the server's. name: "redis" makes pressmark-redis.XXXXXX. */
+ * own) for the server's; s->secret made. name: "redis" makes pressmark-redis.XXXXXX. */
 int kv_dirs_make(struct kv_server *s, const char *name, const char *const *users, struct pm_err *err);
-/* Start argv inside the run's cap, its output to the log; journalled as a
- * process whose command line has the word word. */
+/* Start argv inside the run's cap, its output to the log, with the small
+ * environment of kv_user_env and no descriptor of pressmark's; journalled
+ * as a process whose command line has the word word. */
 int kv_server_start(struct kv_server *s, struct run_ctx *rc, char *const argv[], const char *word,
                     struct pm_err *err);
 /* Wait until probe(arg) connects (returns a descriptor, closed here), at
@@ -50,13 +52,26 @@ int kv_file_create(const struct kv_server *s, const char *name, char *path, size
  * figures in ex. 0, or 1 when it had ended before (ex says how); nothing
  * (0) when it never started. */
 int kv_server_stop(struct kv_server *s, struct run_ctx *rc, struct run_exit *ex, struct pm_err *err);
-/* The directories and every file in them, and the journal's lines. */
+/* The directories and everything in them (srv's whole tree, links never
+ * followed), and the journal's lines. */
 void kv_dirs_remove(struct kv_server *s);
 /* The log's last line (printable ASCII only), "" when none. */
 void kv_log_tail(const struct kv_server *s, char *buf, size_t len);
 
+/* Is the user there to run the server as? Else one line naming it and the
+ * package that makes it. Only as root: otherwise pressmark's own user. */
+int kv_need_user(const char *user, const char *pkg, struct pm_err *err);
+/* Is fd's other end the server itself: for a Unix socket (port 0) its
+ * SO_PEERCRED pid and uid, for 127.0.0.1:port the listening socket among
+ * the server's descriptors? -1 with err before anything is sent. */
+int kv_peer_check(const struct kv_server *s, int fd, unsigned port, struct pm_err *err);
+/* Every process left in the cgroup dir (the server's children that left
+ * its process group) killed, and gone, before its directory is removed. */
+void kv_cgroup_empty(const char *dir);
+
 /* A connected stream socket to sock (when not NULL) or 127.0.0.1:port,
- * trying for at most timeout_ms; -1 with err. */
+ * trying for at most timeout_ms (a connect in progress: at most 1 s more);
+ * -1 with err. */
 int kv_connect(const char *sock, unsigned port, int timeout_ms, struct pm_err *err);
 
 #endif

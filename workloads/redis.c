@@ -6,14 +6,18 @@
  * server's own INFO says what it held, evicted, hit and missed. */
 #include <stddef.h>
 #include <stdio.h>
+#include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include "lib/timeutil.h"
 #include "lib/metrics.h"
 #include "workloads/kvrun.h"
+#include "workloads/kvuser.h"
 #include "workloads/workload.h"
 
 enum { R_USED, R_RSS, R_PEAK, R_KEYS, R_EVICTED, R_HITS, R_MISSES, R_ERRORS, R_LOADED, R_LOAD_ERRORS, R_LOAD_S,
-    R_LOAD_RATE, R_DATASET };
+    R_LOAD_RATE, R_DATASET, R_SET_CALLS };
 static const struct metric_def redis_defs[] = {
     [R_USED] = METRIC("redis.used_memory_bytes", "bytes", PM_NEITHER,
                       "memory the server's allocator handed out (INFO used_memory), after the measured phase"),
@@ -35,6 +39,8 @@ static const struct metric_def redis_defs[] = {
     [R_LOAD_RATE] = METRIC("redis.load_sets_per_s", "ops/s", PM_HIGHER, "SETs per second of the load phase"),
     [R_DATASET] = METRIC("redis.dataset_bytes", "bytes", PM_NEITHER,
                          "the data set asked for (--dataset): keys x --value-size"),
+    [R_SET_CALLS] = METRIC("redis.set_calls", "count", PM_NEITHER,
+                           "SETs the server executed, by its own count (INFO commandstats cmdstat_set calls)"),
 };
 static const struct metric_group redis_metrics = METRIC_GROUP(
     "redis: run redis, a private redis-server under the cap, read back by redis-benchmark from outside it",
@@ -76,35 +82,60 @@ static const struct opt redis_options[] = {
 };
 
 static const char *const redis_programs[] = { "redis-server", "redis-benchmark", "setpriv", NULL };
-static const char *const redis_users[] = { "redis", "nobody", NULL };
+/* Debian's package's own user: never a user others share (nobody), whose
+ * other processes could reach the server's directory and signal it. */
+static const char *const redis_users[] = { "redis", NULL };
 
 static int redis_check(void *state, const struct wl_limits *lim, struct pm_err *err)
 {
     struct redis_state *st = state;
-    if (kv_check(&st->c, lim, redis_programs, "redis-server redis-tools", err) < 0)
+    if (kv_check(&st->c, lim, redis_programs, "redis-server redis-tools", err) < 0 ||
+        kv_need_user(redis_users[0], "redis-server", err) < 0)
         return -1;
     if (st->c.requests == 0)
         st->c.requests = 2 * st->c.keys;
     return 0;
 }
 
-/* Everything on its command line, nothing from /etc/redis: no
- * persistence, no default port, its directory the run's own. */
+/* Who may do what: pressmark (the loader, INFO) as user pm with the
+ * run's password; everyone else, redis-benchmark too, as the default
+ * user, who may only read (GET, and CONFIG GET, which redis-benchmark
+ * asks first; no password is a configuration value). A local user who
+ * reaches --port's socket can then neither fill, flush nor reconfigure
+ * the server, and the password never needs a command line. The file is
+ * the server user's (it reads it after setpriv), 0400, in root's 0711
+ * directory. */
+static int write_acl(const struct kv_server *srv, char *path, size_t len, struct pm_err *err)
+{
+    int fd = kv_file_create(srv, "redis.conf", path, len, err);
+    if (fd < 0)
+        return -1;
+    char text[512];
+    int n = snprintf(text, sizeof text,
+                     "user default on nopass ~* resetchannels -@all +get +ping +config|get\n"
+                     "user " KV_AUTH_USER " on >%s ~* &* +@all\n", srv->secret);
+    int r = n > 0 && (size_t)n < sizeof text && write(fd, text, (size_t)n) == n &&
+            fchown(fd, srv->uid, srv->gid) == 0 && fchmod(fd, 0400) == 0 ? 0 : -1;
+    int e = errno;
+    close(fd);
+    return r < 0 ? pm_errf(err, "%s: %s", path, strerror(e)) : 0;
+}
+
+/* Everything on its command line but the ACL, nothing from /etc/redis:
+ * no persistence, no default port, its directory the run's own, its log
+ * warnings only (its notices would fill root's directory over a long
+ * run). kv_run puts setpriv before it. */
 static int redis_server_argv(const void *state, const struct kv_server *srv, struct kv_where *where,
                              struct kv_argv *a, char *word, size_t wlen, struct pm_err *err)
 {
-    (void)err;
     const struct redis_state *st = state;
-    if (srv->uid != geteuid()) {
-        kv_arg(a, "setpriv");
-        kv_arg(a, "--reuid=%u", (unsigned)srv->uid);
-        kv_arg(a, "--regid=%u", (unsigned)srv->gid);
-        kv_arg(a, "--clear-groups");
-        kv_arg(a, "--pdeathsig=KILL");
-        kv_arg(a, "--");
-    }
-    const char *const fixed[] = { "redis-server", "--save", "", "--appendonly", "no", "--set-proc-title", "no",
-                                  "--daemonize", "no", "--logfile", "", "--dbfilename", "pm-dump.rdb" };
+    char conf[PATH_MAX];
+    if (write_acl(srv, conf, sizeof conf, err) < 0)
+        return -1;
+    kv_arg(a, "redis-server");
+    kv_arg(a, "%s", conf);
+    const char *const fixed[] = { "--save", "", "--appendonly", "no", "--set-proc-title", "no", "--daemonize", "no",
+                                  "--logfile", "", "--loglevel", "warning", "--dbfilename", "pm-dump.rdb" };
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
         kv_arg(a, "%s", fixed[i]);
     kv_arg(a, "--dir");
@@ -132,10 +163,22 @@ static int redis_server_argv(const void *state, const struct kv_server *srv, str
     return 0;
 }
 
+/* How long pressmark's AUTH may take once connected. */
+#define AUTH_NS 5000000000ull
+
+/* Connected to the server itself (the kernel says so), and signed in as
+ * pressmark: nothing is sent to whatever else answers. */
 static int redis_probe(const struct kv_server *srv, struct kv_where *where, struct pm_err *err)
 {
-    (void)srv;
-    return kv_connect(where->sock[0] ? where->sock : NULL, where->port, 0, err);
+    int fd = kv_connect(where->sock[0] ? where->sock : NULL, where->port, 0, err);
+    if (fd < 0)
+        return -1;
+    struct kv_io io = { .deadline_ns = pm_now_ns() + AUTH_NS };
+    if (kv_peer_check(srv, fd, where->port, err) < 0 || kv_auth(fd, KV_AUTH_USER, srv->secret, &io, err) < 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
 }
 
 /* GETs at random over the loaded keys: -r draws key:000000000000 ... as
@@ -173,6 +216,17 @@ static void put_stat(struct run_ctx *rc, const char *text, const char *key, cons
         run_metric(rc, d, (double)v);
 }
 
+/* The count after at in INFO's text, ending at a comma; none when absent
+ * and none_is_zero is false, or when not plain digits. */
+static void put_field(struct run_ctx *rc, const char *info, const char *at, bool none_is_zero,
+                      const struct metric_def *d)
+{
+    const char *p = strstr(info, at), *end;
+    uint64_t v = 0;
+    if (p ? kv_u64(p + strlen(at), &end, &v) == 0 && *end == ',' : none_is_zero)
+        run_metric(rc, d, (double)v);
+}
+
 static void redis_server_figures(const void *state, struct run_ctx *rc, const char *info)
 {
     const struct redis_state *st = state;
@@ -183,12 +237,10 @@ static void redis_server_figures(const void *state, struct run_ctx *rc, const ch
     put_stat(rc, info, "keyspace_hits", &redis_defs[R_HITS]);
     put_stat(rc, info, "keyspace_misses", &redis_defs[R_MISSES]);
     put_stat(rc, info, "total_error_replies", &redis_defs[R_ERRORS]);
-    /* "db0:keys=N,expires=0,avg_ttl=0"; no line: no key at all. */
-    const char *db = strstr(info, "\ndb0:keys=");
-    unsigned long long keys = 0;
-    if (db && sscanf(db, "\ndb0:keys=%llu,", &keys) != 1)
-        keys = 0;
-    run_metric(rc, &redis_defs[R_KEYS], (double)keys);
+    /* "db0:keys=N,expires=0,avg_ttl=0"; no line: no key at all. The same
+     * strict digits as every figure: "-1" is no count. */
+    put_field(rc, info, "\ndb0:keys=", true, &redis_defs[R_KEYS]);
+    put_field(rc, info, "\ncmdstat_set:calls=", true, &redis_defs[R_SET_CALLS]);
     run_metric(rc, &redis_defs[R_DATASET], (double)(st->c.keys * st->c.value_size));
 }
 
