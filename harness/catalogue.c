@@ -1,8 +1,8 @@
 #include "harness/catalogue.h"
 #include <stdio.h>
 #include <string.h>
-#include "figures/figures.h"
 #include "collectors/sources.h"
+#include "figures/figures.h"
 #include "harness/observer.h"
 #include "harness/sibling.h"
 #include "harness/stalls.h"

@@ -121,11 +121,16 @@ static const char exec_script[] =
     "exec \"$@\"";
 
 
-static int ops_spawn_io(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd, pid_t *pid, struct pm_err *err)
+/* argv started through exec_script into the cgroup whose cgroup.procs is
+ * procs ("" for none), with envp as its environment (NULL: pressmark's
+ * without its secrets). No other descriptor of pressmark's reaches it
+ * (the run lock's, a caller's pipe): only 0-2 and the report's 4. */
+static int spawn_in(const char *procs, char *const argv[], char *const envp_given[], int pass_fd, int out_fd,
+                    pid_t *pid, struct pm_err *err)
 {
     char me[24];
     snprintf(me, sizeof me, "%d", (int)getpid());
-    char *const prelude[] = { "sh", "-c", (char *)exec_script, "sh", me, rc->env.cgroup_procs };
+    char *const prelude[] = { "sh", "-c", (char *)exec_script, "sh", me, (char *)procs };
     char **hargv = pm_argv_prefixed(prelude, sizeof prelude / sizeof prelude[0], argv);
     if (!hargv)
         return pm_errf(err, "out of memory");
@@ -134,19 +139,46 @@ static int ops_spawn_io(struct run_ctx *rc, char *const argv[], int pass_fd, int
      * can be signalled at once and a terminal's Ctrl-C reaches only us. */
     struct pm_spawn sp = { .argv = hargv, .what = argv[0], .out = out_fd >= 0 ? out_fd : PM_FD_INHERIT,
                            .err = out_fd >= 0 ? out_fd : PM_FD_INHERIT, .map = &report,
-                           .nmap = pass_fd >= 0 ? 1 : 0, .new_group = true, .die_with_parent = true };
+                           .nmap = pass_fd >= 0 ? 1 : 0, .new_group = true, .die_with_parent = true,
+                           .close_others = true };
     /* The workload never sees pressmark's secrets. */
-    char **envp = pm_env_without_secrets();
-    if (!envp) {
+    char **envp = envp_given ? NULL : pm_env_without_secrets();
+    if (!envp_given && !envp) {
         free(hargv);
         return pm_errf(err, "out of memory");
     }
-    sp.envp = envp;
-    rc->spawn_ns = pm_now_ns();
+    sp.envp = envp_given ? envp_given : envp;
     int rc_spawn = pm_spawn(&sp, pid, err);
     free(envp);
     free(hargv);
     return rc_spawn;
+}
+
+static int ops_spawn_io(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd, pid_t *pid, struct pm_err *err)
+{
+    rc->spawn_ns = pm_now_ns();
+    return spawn_in(rc->env.cgroup_procs, argv, NULL, pass_fd, out_fd, pid, err);
+}
+
+/* The client's cgroup is made on first use, so a run whose workload has
+ * no client has none. Its start is not the workload's: the run's timeout
+ * and elapsed time still count from the workload's own spawn. */
+static int ops_spawn_client(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd, pid_t *pid,
+                            struct pm_err *err)
+{
+    if (run_env_client(&rc->env, &rc->meta, err) < 0)
+        return -1;
+    return spawn_in(rc->env.client_procs, argv, NULL, pass_fd, out_fd, pid, err);
+}
+
+static int ops_spawn_env(struct run_ctx *rc, char *const argv[], char *const envp[], bool client, int pass_fd,
+                         int out_fd, pid_t *pid, struct pm_err *err)
+{
+    if (client && run_env_client(&rc->env, &rc->meta, err) < 0)
+        return -1;
+    if (!client)
+        rc->spawn_ns = pm_now_ns();
+    return spawn_in(client ? rc->env.client_procs : rc->env.cgroup_procs, argv, envp, pass_fd, out_fd, pid, err);
 }
 
 static void signal_group(pid_t pid, int sig)
@@ -155,7 +187,8 @@ static void signal_group(pid_t pid, int sig)
         kill(pid, sig);
 }
 
-static int ops_wait(struct run_ctx *rc, pid_t pid, struct run_exit *ex, struct pm_err *err)
+static int ops_wait_until(struct run_ctx *rc, pid_t pid, uint64_t deadline_ns, struct run_exit *ex,
+                          struct pm_err *err)
 {
     memset(ex, 0, sizeof *ex);
     sigset_t set;
@@ -165,6 +198,8 @@ static int ops_wait(struct run_ctx *rc, pid_t pid, struct run_exit *ex, struct p
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGHUP);
     uint64_t timeout_at = rc->plan->timeout_ns ? rc->spawn_ns + rc->plan->timeout_ns : 0;
+    if (deadline_ns && (!timeout_at || deadline_ns < timeout_at))
+        timeout_at = deadline_ns;
     uint64_t kill_at = 0;
     for (;;) {
         int st;
@@ -208,6 +243,11 @@ static int ops_wait(struct run_ctx *rc, pid_t pid, struct run_exit *ex, struct p
             }
         }
     }
+}
+
+static int ops_wait(struct run_ctx *rc, pid_t pid, struct run_exit *ex, struct pm_err *err)
+{
+    return ops_wait_until(rc, pid, 0, ex, err);
 }
 
 /* The run's side of what workloads ask of it (workloads/run_api.c). */
@@ -285,7 +325,8 @@ static uint64_t ops_timeout_ns(struct run_ctx *rc)
 }
 
 static const struct run_ops harness_ops = {
-    .spawn_io = ops_spawn_io, .wait = ops_wait, .metric = ops_metric, .live_count = ops_live_count,
+    .spawn_io = ops_spawn_io, .spawn_client = ops_spawn_client, .spawn_env = ops_spawn_env, .wait = ops_wait,
+    .wait_until = ops_wait_until, .metric = ops_metric, .live_count = ops_live_count,
     .gauge = ops_gauge, .keep_hist = ops_keep_hist, .meta = ops_meta, .user_metric = ops_user_metric,
     .keep_text = ops_keep_text, .set_status = ops_set_status,
     .status = ops_status, .exe = ops_exe, .abort_signal = ops_abort_signal, .cgroup = ops_cgroup,

@@ -103,8 +103,25 @@ static void group_kill(pid_t pid, int sig)
         kill(pid, sig);
 }
 
-/* Wait for the pass's process; a stop ends it (SIGTERM, then SIGKILL). */
-static int h_wait(struct run_ctx *rc, pid_t pid, struct run_exit *ex, struct pm_err *err)
+/* A load generator outside the cap is the measured run's to have: the
+ * hog's workload runs whole inside its own cgroup. */
+static int h_spawn_client(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd, pid_t *pid,
+                          struct pm_err *err)
+{
+    (void)rc, (void)pass_fd, (void)out_fd, (void)pid;
+    return pm_errf(err, "%s: a sibling hog's workload cannot start a client outside the cap", argv[0]);
+}
+
+static int h_spawn_env(struct run_ctx *rc, char *const argv[], char *const envp[], bool client, int pass_fd,
+                       int out_fd, pid_t *pid, struct pm_err *err)
+{
+    (void)rc, (void)envp, (void)client, (void)pass_fd, (void)out_fd, (void)pid;
+    return pm_errf(err, "%s: a sibling hog's workload cannot start a process as another user", argv[0]);
+}
+
+/* Wait for the pass's process; a stop or the deadline (0: none) ends it
+ * (SIGTERM, then SIGKILL). */
+static int h_wait_until(struct run_ctx *rc, pid_t pid, uint64_t deadline_ns, struct run_exit *ex, struct pm_err *err)
 {
     struct sib_ctx *c = sc(rc);
     memset(ex, 0, sizeof *ex);
@@ -129,7 +146,9 @@ static int h_wait(struct run_ctx *rc, pid_t pid, struct run_exit *ex, struct pm_
         }
         if (r < 0 && errno != EINTR)
             return pm_errf(err, "wait4: %s", strerror(errno));
-        if (pending_stop(c) && !kill_at) {
+        if (deadline_ns && pm_now_ns() >= deadline_ns && !kill_at)
+            ex->timed_out = true;
+        if ((pending_stop(c) || ex->timed_out) && !kill_at) {
             group_kill(pid, SIGTERM);
             kill_at = pm_now_ns() + GRACE_NS;
         }
@@ -140,6 +159,11 @@ static int h_wait(struct run_ctx *rc, pid_t pid, struct run_exit *ex, struct pm_
         if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP)
             c->stop_sig = sig;
     }
+}
+
+static int h_wait(struct run_ctx *rc, pid_t pid, struct run_exit *ex, struct pm_err *err)
+{
+    return h_wait_until(rc, pid, 0, ex, err);
 }
 
 static void h_metric(struct run_ctx *rc, const char *name, double value, const char *unit, enum metric_dir dir)
@@ -215,7 +239,8 @@ static uint64_t h_timeout_ns(struct run_ctx *rc)
 }
 
 static const struct run_ops sibling_ops = {
-    .spawn_io = h_spawn_io, .wait = h_wait, .metric = h_metric, .live_count = h_live_count, .gauge = h_gauge,
+    .spawn_io = h_spawn_io, .spawn_client = h_spawn_client, .spawn_env = h_spawn_env, .wait = h_wait,
+    .wait_until = h_wait_until, .metric = h_metric, .live_count = h_live_count, .gauge = h_gauge,
     .keep_hist = h_keep_hist, .meta = h_meta, .user_metric = h_user_metric, .keep_text = h_keep_text,
     .set_status = h_set_status, .status = h_status, .exe = h_exe,
     .abort_signal = h_abort_signal, .cgroup = h_cgroup, .timeout_ns = h_timeout_ns,

@@ -20,6 +20,25 @@ static int add_std(posix_spawn_file_actions_t *fa, int fd, int target)
     return posix_spawn_file_actions_adddup2(fa, fd, target);
 }
 
+/* After the dup2s: every descriptor from 3 up that is not a target goes
+ * (glibc ignores a close of one that is not open), then all above the
+ * highest target at once. */
+static int close_others(const struct pm_spawn *sp, posix_spawn_file_actions_t *fa)
+{
+    int top = STDERR_FILENO;
+    for (size_t i = 0; i < sp->nmap; i++)
+        top = sp->map[i].to > top ? sp->map[i].to : top;
+    for (int fd = STDERR_FILENO + 1; fd < top; fd++) {
+        bool target = false;
+        for (size_t i = 0; i < sp->nmap; i++)
+            target |= sp->map[i].to == fd;
+        int e = target ? 0 : posix_spawn_file_actions_addclose(fa, fd);
+        if (e)
+            return e;
+    }
+    return posix_spawn_file_actions_addclosefrom_np(fa, top + 1);
+}
+
 static int file_actions(const struct pm_spawn *sp, posix_spawn_file_actions_t *fa)
 {
     int e = posix_spawn_file_actions_init(fa);
@@ -33,7 +52,7 @@ static int file_actions(const struct pm_spawn *sp, posix_spawn_file_actions_t *f
     for (size_t i = 0; i < sp->nmap; i++)
         if ((e = posix_spawn_file_actions_adddup2(fa, sp->map[i].from, sp->map[i].to)))
             return e;
-    return 0;
+    return sp->close_others ? close_others(sp, fa) : 0;
 }
 
 static int attributes(const struct pm_spawn *sp, posix_spawnattr_t *attr)

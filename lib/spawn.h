@@ -31,6 +31,8 @@ struct pm_spawn {
     bool die_with_parent;      /* killed when pressmark dies, even by SIGKILL (setpriv --pdeathsig) */
     const char *missing_hint;  /* added to the error when the program is not installed */
     char *const *envp;         /* the child's environment; NULL: pressmark's */
+    bool close_others;         /* no descriptor of pressmark's but 0-2 and map's targets: a
+                                * lock's flock, a caller's pipe never reach the child */
 };
 
 /* pressmark's environment without its secrets (PRESSMARK_PUSH_TOKEN), for

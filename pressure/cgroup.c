@@ -169,3 +169,25 @@ int cgroup_cap_create(struct cgroup_cap *cg, int version, const char *root, int6
     kv_setf(meta, "cgroup.version", "%d", version);
     return 0;
 }
+
+int cgroup_client_create(const char *root, int64_t run_id, char *dir, size_t dlen, char *procs,
+                         size_t plen, struct pm_err *err)
+{
+    char parent[PATH_MAX];
+    snprintf(parent, sizeof parent, "%s/pressmark", root);
+    if (make_dir(parent, UNDO_RMDIR, err) < 0)
+        return -1;
+    /* On v2 the memory controller is on for pressmark/'s children already
+     * (the run's cgroup needed it): the client's usage is counted apart
+     * from the run's, never limited. */
+    snprintf(dir, dlen, "%s/run-%lld-client", parent, (long long)run_id);
+    if (pm_path_exists(dir)) {
+        char said[512];
+        if (undo_apply(UNDO_CGROUP, dir, NULL, said, sizeof said) < 0)
+            return pm_errf(err, "%s", said);
+    }
+    if (make_dir(dir, UNDO_CGROUP, err) < 0)
+        return -1;
+    snprintf(procs, plen, "%s/cgroup.procs", dir);
+    return 0;
+}

@@ -44,4 +44,11 @@ struct cgroup_limits {
 int cgroup_cap_create(struct cgroup_cap *cg, int version, const char *root, int64_t run_id,
                       const struct cgroup_limits *lim, struct kv_list *meta, struct pm_err *err);
 
+/* The load generator's cgroup, <root>/pressmark/run-<id>-client: a sibling
+ * of the run's, outside its cap and with no limit of its own, so that a
+ * client (redis-benchmark) is measured apart from the server it loads.
+ * Journalled; its path into dir, its cgroup.procs into procs. */
+int cgroup_client_create(const char *root, int64_t run_id, char *dir, size_t dlen, char *procs,
+                         size_t plen, struct pm_err *err);
+
 #endif

@@ -164,6 +164,7 @@ int run_env_up(struct run_env *env, int64_t run_id, struct kv_list *meta, struct
     env->cgroup_version = 0;
     env->cgroup_dir[0] = env->cgroup_procs[0] = '\0';
     env->sibling_dir[0] = env->sibling_procs[0] = '\0';
+    env->client_dir[0] = env->client_procs[0] = '\0';
     env->balloon_pid = 0;
     env->balloon_fd = -1;
     if (!env->cfg) {
@@ -187,6 +188,24 @@ int run_env_up(struct run_env *env, int64_t run_id, struct kv_list *meta, struct
         env->sibling_dir[0] = env->sibling_procs[0] = '\0';
         return -1;
     }
+    return 0;
+}
+
+int run_env_client(struct run_env *env, struct kv_list *meta, struct pm_err *err)
+{
+    if (env->client_procs[0] || !env->cgroup_version)
+        return 0;
+    struct cgroup_support cs;
+    cgroup_detect(&cs);
+    const char *root = env->cgroup_version == 2 ? cs.v2_root : cs.v1_memory;
+    if (!root[0])
+        return pm_errf(err, "the run's cgroup hierarchy (v%d) is no longer mounted", env->cgroup_version);
+    if (cgroup_client_create(root, env->run_id, env->client_dir, sizeof env->client_dir, env->client_procs,
+                             sizeof env->client_procs, err) < 0) {
+        env->client_dir[0] = env->client_procs[0] = '\0';
+        return -1;
+    }
+    kv_set(meta, "cgroup.client", env->client_dir);
     return 0;
 }
 
@@ -221,4 +240,5 @@ void run_env_down(struct run_env *env, struct kv_list *meta)
     env->cgroup_version = 0;
     env->cgroup_dir[0] = env->cgroup_procs[0] = '\0';
     env->sibling_dir[0] = env->sibling_procs[0] = '\0';
+    env->client_dir[0] = env->client_procs[0] = '\0';
 }

@@ -53,6 +53,8 @@ struct run_env {
     char cgroup_procs[PATH_MAX];
     char sibling_dir[PATH_MAX];       /* the sibling hog's cgroup; "" when none */
     char sibling_procs[PATH_MAX];
+    char client_dir[PATH_MAX];        /* a load generator's cgroup, outside the cap; "" until asked for */
+    char client_procs[PATH_MAX];
     int balloon_pid;                  /* 0: no balloon */
     int balloon_fd;                   /* its command pipe; -1 when none */
 };
@@ -79,6 +81,11 @@ int run_env_up(struct run_env *env, int64_t run_id, struct kv_list *meta, struct
 /* Is the cap still in force? The balloon can be OOM-killed where
  * oom_score_adj cannot be lowered, which lifts the cap mid-run. */
 int run_env_intact(struct run_env *env, char *why, size_t len);
+/* The cgroup a workload's load generator runs in, made on first use: a
+ * sibling of the run's cgroup, outside its cap (cgroup_client_create).
+ * 0 with env->client_procs "" when the run has no cgroup (not root, the
+ * balloon, --cap-method none): the client then runs where pressmark does. */
+int run_env_client(struct run_env *env, struct kv_list *meta, struct pm_err *err);
 /* Undo everything run_env_up did; notes what was undone in meta. */
 void run_env_down(struct run_env *env, struct kv_list *meta);
 

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "lib/fileio.h"
+#include "lib/rmtree.h"
 #include "lib/spawn.h"
 #include "pressure/swap.h"
 #include "pressure/undo_line.h"
@@ -387,9 +388,19 @@ static int disable_controller(const char *dir, const char *controller, char *sai
 }
 
 /* Only files with the given prefix: never anything else there. Whatever
- * else is left keeps the directory, and that is the failure reported. */
+ * else is left keeps the directory, and that is the failure reported.
+ * Prefix UNDO_SCRATCH_ALL: a directory another user owned (a server's),
+ * whose whole tree goes, no link followed (pm_empty_tree): what that user
+ * left there must not keep it, and the journal's line, for ever. */
 static int remove_scratch(const char *dir, const char *prefix, char *said, size_t len)
 {
+    if (strcmp(prefix, UNDO_SCRATCH_ALL) == 0) {
+        if (pm_empty_tree(dir) < 0 && errno != ENOENT) {
+            snprintf(said, len, "could not empty %s: %s", dir, strerror(errno));
+            return -1;
+        }
+        prefix = "";
+    }
     DIR *d = opendir(dir);
     if (d) {
         struct dirent *e;

@@ -17,13 +17,17 @@ enum undo_kind {
     UNDO_PROCESS,     /* a: pid, b: a word its /proc/PID/cmdline must contain */
     UNDO_RMDIR,       /* a: an empty directory pressmark created */
     UNDO_SUBTREE,     /* a: cgroup v2 directory, b: controller to disable again */
-    UNDO_SCRATCH,     /* a: a scratch directory of pressmark's: its files named b* go, then it */
+    UNDO_SCRATCH,     /* a: a scratch directory of pressmark's: its files named b* go, then it;
+                       * b UNDO_SCRATCH_ALL: everything in it, no link followed */
     UNDO_MOUNT,       /* a: a mount point inside a pressmark-build-* directory, unmounted */
     UNDO_TREE,        /* a: a pressmark-build-* directory (a VM image being made), removed whole */
     UNDO_TRACEFS,     /* a: /sys/kernel/tracing, where pressmark mounted tracefs: unmounted */
     UNDO_TRACE_INSTANCE, /* a: a tracefs instances/pressmark-* directory, removed */
     UNDO_MODULE,      /* a: a kernel module pressmark loaded (zram only), unloaded again */
 };
+/* UNDO_SCRATCH's b for a directory another user wrote into. */
+#define UNDO_SCRATCH_ALL "*"
+
 
 /* The state directory: $PRESSMARK_STATE_DIR, else /run/pressmark as root,
  * else $XDG_RUNTIME_DIR/pressmark or /tmp/pressmark-UID. */

@@ -13,6 +13,7 @@
     X(usemem)           \
     X(pagefault)        \
     X(stutter)          \
+    X(redis)            \
     X(filestream)
 
 #define DECLARE(name) extern const struct workload_ops workload_##name;

@@ -63,6 +63,23 @@ int run_wait(struct run_ctx *rc, pid_t pid, struct run_exit *ex, struct pm_err *
     return ops(rc)->wait(rc, pid, ex, err);
 }
 
+int run_spawn_client(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd, pid_t *pid,
+                     struct pm_err *err)
+{
+    return ops(rc)->spawn_client(rc, argv, pass_fd, out_fd, pid, err);
+}
+
+int run_spawn_env(struct run_ctx *rc, char *const argv[], char *const envp[], bool client, int pass_fd, int out_fd,
+                  pid_t *pid, struct pm_err *err)
+{
+    return ops(rc)->spawn_env(rc, argv, envp, client, pass_fd, out_fd, pid, err);
+}
+
+int run_wait_until(struct run_ctx *rc, pid_t pid, uint64_t deadline_ns, struct run_exit *ex, struct pm_err *err)
+{
+    return ops(rc)->wait_until(rc, pid, deadline_ns, ex, err);
+}
+
 int run_helper(struct run_ctx *rc, char *const argv[], const char *what, char *report, size_t len,
                struct pm_err *err)
 {

@@ -80,6 +80,10 @@ struct workload_ops {
      * run_metric takes these; help metrics, the man page and the tests'
      * strict check read them. */
     const struct metric_group *metrics;
+    /* The figures parsers (figures/) whose figures it stores as they are
+     * named there ("redis-benchmark"), NULL-terminated, or NULL: their
+     * tables join the catalogue, declared once where they are parsed. */
+    const char *const *figures;
 };
 
 /* The helper called name, from any workload; NULL when none has it. */
@@ -106,7 +110,12 @@ struct run_exit {
  * with a pointer to this table (harness/run.c). */
 struct run_ops {
     int (*spawn_io)(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd, pid_t *pid, struct pm_err *err);
+    int (*spawn_client)(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd, pid_t *pid,
+                        struct pm_err *err);
+    int (*spawn_env)(struct run_ctx *rc, char *const argv[], char *const envp[], bool client, int pass_fd,
+                     int out_fd, pid_t *pid, struct pm_err *err);
     int (*wait)(struct run_ctx *rc, pid_t pid, struct run_exit *ex, struct pm_err *err);
+    int (*wait_until)(struct run_ctx *rc, pid_t pid, uint64_t deadline_ns, struct run_exit *ex, struct pm_err *err);
     void (*metric)(struct run_ctx *rc, const char *name, double value, const char *unit, enum metric_dir dir);
     void (*live_count)(struct run_ctx *rc, uint64_t count, const char *unit);
     void (*gauge)(struct run_ctx *rc, const char *name, double value);
@@ -133,6 +142,23 @@ int run_spawn(struct run_ctx *rc, char *const argv[], pid_t *pid, struct pm_err 
 int run_spawn_fd(struct run_ctx *rc, char *const argv[], int pass_fd, pid_t *pid, struct pm_err *err);
 /* The same, with the child's stdout and stderr going to out_fd (when >= 0). */
 int run_spawn_io(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd, pid_t *pid, struct pm_err *err);
+/* A load generator (redis-benchmark, memcaslap), started as run_spawn_io
+ * starts the workload but OUTSIDE the cap: in a cgroup of its own beside
+ * the run's, which the harness makes on first use, journals and removes
+ * with the run (where the run has no cgroup, where pressmark is). The
+ * server under pressure is what is measured, not its client. */
+int run_spawn_client(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd, pid_t *pid,
+                     struct pm_err *err);
+/* A process that runs as another user (setpriv in argv): started as
+ * run_spawn_io (client: as run_spawn_client) with envp as its whole
+ * environment, so nothing of root's crosses the privilege drop. */
+int run_spawn_env(struct run_ctx *rc, char *const argv[], char *const envp[], bool client, int pass_fd, int out_fd,
+                  pid_t *pid, struct pm_err *err);
+/* run_wait with a deadline of the workload's own (CLOCK_MONOTONIC ns, 0:
+ * none) beside the run's --timeout: at whichever comes first the process
+ * is sent SIGTERM, then SIGKILL, and ex->timed_out says so. For a tool
+ * that may wait for ever (redis-benchmark without its server). */
+int run_wait_until(struct run_ctx *rc, pid_t pid, uint64_t deadline_ns, struct run_exit *ex, struct pm_err *err);
 /* A helper that reports once, at its end, on descriptor 4: spawn argv with
  * a pipe as that descriptor, wait for it, read what it wrote into report
  * (NUL-terminated, "" when nothing), store wait4's figures and turn its exit

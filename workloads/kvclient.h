@@ -1,0 +1,48 @@
+#ifndef PM_KVCLIENT_H
+#define PM_KVCLIENT_H
+/* The little of Redis's RESP and memcached's text protocol pressmark
+ * speaks itself: the server's own figures (INFO, stats) after the
+ * measured phase, and the loader that fills the data set before it. What
+ * a server answers is data: every read is bounded in size and time, and a
+ * reply of another shape is an error, never a figure. */
+#include <stddef.h>
+#include <stdint.h>
+#include "lib/err.h"
+#include "workloads/workload.h"
+
+enum kv_proto { KV_REDIS, KV_MEMCACHED };
+
+/* The most a statistics reply may be: INFO is about 6 KB, stats 3 KB. */
+#define KV_STATS_MAX (256u << 10)
+/* How long a server may take to answer one read (a server deep in swap is
+ * slow, not dead). */
+#define KV_REPLY_MS 60000
+
+/* How long a conversation may take, all of it (one deadline, not one per
+ * read), and the run whose abort (Ctrl-C) ends it too (NULL: none). */
+struct kv_io {
+    uint64_t deadline_ns;        /* CLOCK_MONOTONIC */
+    struct run_ctx *rc;
+};
+
+/* Send INFO all (Redis) or stats (memcached) on fd and read the reply's
+ * text into buf (NUL-terminated): INFO's bulk string, or stats' "STAT"
+ * lines up to "END". -1 with err on the deadline, an abort, a reply too
+ * long or of another shape. */
+int kv_stats(int fd, enum kv_proto p, const struct kv_io *io, char *buf, size_t len, struct pm_err *err);
+/* Redis's AUTH user secret on fd, and its +OK; -1 with err otherwise. */
+int kv_auth(int fd, const char *user, const char *secret, const struct kv_io *io, struct pm_err *err);
+/* The value of key in that text (INFO's "key:N", stats' "STAT key N") as
+ * a plain decimal whole number up to UINT64_MAX; -1 when absent or not one
+ * (a sign, a fraction, an overflow). */
+int kv_stat_u64(const char *text, enum kv_proto p, const char *key, uint64_t *v);
+/* The digits at s as a whole number up to UINT64_MAX, *end after them; -1
+ * when none or too large. */
+int kv_u64(const char *s, const char **end, uint64_t *v);
+
+/* The helper "pressmark __kv-load": it fills keys key:000000000000 ...
+ * (redis-benchmark's -r names) with random values, pipelined, and reports
+ * on descriptor 4 "sets N errors E ns T" and, after an error, "error TEXT". */
+int kv_load_main(int argc, char **argv);
+
+#endif

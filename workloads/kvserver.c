@@ -1,0 +1,337 @@
+/* A key-value server's private instance (kvserver.h). The directories
+ * are two: root's own (0711, so the server's user may pass through it but
+ * not list or change it) and, inside it, the server's (0700, its user's),
+ * where it makes its socket and port file. What root removes there cannot
+ * be moved under it: srv's name lives in root's directory, and unlink
+ * never follows a link the server might leave. */
+#include "workloads/kvserver.h"
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/random.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "lib/fileio.h"
+#include "lib/timeutil.h"
+#include "pressure/undo.h"
+#include "workloads/kvuser.h"
+
+/* The server's files in srv and root's in dir all begin so: the undo
+ * journal removes exactly those (UNDO_SCRATCH's prefix). */
+#define KV_PREFIX "pm-"
+#define STOP_WAIT_NS 10000000000ull
+
+int kv_need_programs(const char *const *progs, const char *pkgs, struct pm_err *err)
+{
+    for (size_t i = 0; progs[i]; i++)
+        if (!pm_in_path(progs[i]))
+            return pm_errf(err, "%s is not installed (apt-get install %s)", progs[i], pkgs);
+    return 0;
+}
+
+int kv_port_free(unsigned port, struct pm_err *err)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return pm_errf(err, "socket: %s", strerror(errno));
+    int one = 1;
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    int r = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ? -1 : bind(fd, (void *)&a, sizeof a);
+    int e = errno;
+    close(fd);
+    if (r < 0)
+        return pm_errf(err, "'%u': 127.0.0.1:%u cannot be listened on (%s; accepted: a free port, 1 to 65535)", port,
+                       port, strerror(e));
+    return 0;
+}
+
+/* Who the server runs as: as root, the first of users this machine has
+ * (the package's own user); else whoever runs pressmark. */
+static int pick_user(struct kv_server *s, const char *const *users, struct pm_err *err)
+{
+    if (geteuid() != 0) {
+        struct passwd *pw = getpwuid(geteuid());
+        s->uid = geteuid();
+        s->gid = getegid();
+        snprintf(s->user, sizeof s->user, "%s", pw ? pw->pw_name : "self");
+        return 0;
+    }
+    for (size_t i = 0; users[i]; i++) {
+        struct passwd *pw = getpwnam(users[i]);
+        if (pw && pw->pw_uid != 0) {
+            s->uid = pw->pw_uid;
+            s->gid = pw->pw_gid;
+            snprintf(s->user, sizeof s->user, "%s", pw->pw_name);
+            return 0;
+        }
+    }
+    return pm_errf(err, "there is no user %s to run the server as", users[0]);
+}
+
+int kv_need_user(const char *user, const char *pkg, struct pm_err *err)
+{
+    struct passwd *pw = geteuid() == 0 ? getpwnam(user) : NULL;
+    if (geteuid() == 0 && (!pw || pw->pw_uid == 0))
+        return pm_errf(err, "there is no user %s to run the server as (apt-get install %s makes it)", user, pkg);
+    return 0;
+}
+
+/* pressmark's password at the server: 16 random bytes in hex. */
+static int make_secret(struct kv_server *s, struct pm_err *err)
+{
+    unsigned char r[16];
+    if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r)
+        return pm_errf(err, "getrandom: %s", strerror(errno));
+    for (size_t i = 0; i < sizeof r; i++)
+        snprintf(s->secret + 2 * i, 3, "%02x", r[i]);
+    return 0;
+}
+
+int kv_dirs_make(struct kv_server *s, const char *name, const char *const *users, struct pm_err *err)
+{
+    memset(s, 0, sizeof *s);
+    s->undo_dir = s->undo_srv = s->undo_proc = -1;
+    if (pick_user(s, users, err) < 0 || make_secret(s, err) < 0)
+        return -1;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(s->dir, sizeof s->dir, "%s/pressmark-%s.XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp", name);
+    /* mkdtemp makes it 0700 with O_EXCL's care: nobody's link is followed. */
+    if (!mkdtemp(s->dir))
+        return pm_errf(err, "%s: %s", s->dir, strerror(errno));
+    if ((s->undo_dir = undo_push(UNDO_SCRATCH, s->dir, KV_PREFIX, err)) < 0) {
+        rmdir(s->dir);
+        s->dir[0] = '\0';
+        return -1;
+    }
+    /* Named so the journal's recovery takes it for pressmark's own
+     * scratch directory (undo_place_ours: a pressmark-* base name). */
+    snprintf(s->srv, sizeof s->srv, "%s/pressmark-srv", s->dir);
+    snprintf(s->log, sizeof s->log, "%s/" KV_PREFIX "server.log", s->dir);
+    if ((s->undo_srv = undo_push(UNDO_SCRATCH, s->srv, UNDO_SCRATCH_ALL, err)) < 0)
+        return -1;
+    if (mkdir(s->srv, 0700) < 0)
+        return pm_errf(err, "%s: %s", s->srv, strerror(errno));
+    if (lchown(s->srv, s->uid, s->gid) < 0 || (s->uid != geteuid() && chmod(s->dir, 0711) < 0))
+        return pm_errf(err, "%s: %s", s->srv, strerror(errno));
+    return 0;
+}
+
+/* connect, non-blocking: a connection in progress waits at most until
+ * until (and at least 1 s), never for as long as the kernel would. */
+static int connect_by(int fd, const void *addr, socklen_t len, uint64_t until)
+{
+    if (connect(fd, addr, len) == 0)
+        return 0;
+    if (errno != EINPROGRESS)
+        return -1;
+    uint64_t now = pm_now_ns(), by = until > now + 1000000000ull ? until : now + 1000000000ull;
+    struct pollfd p = { .fd = fd, .events = POLLOUT };
+    for (; now < by; now = pm_now_ns()) {
+        int r = poll(&p, 1, (int)((by - now) / 1000000ull) + 1);
+        if (r < 0 && errno != EINTR)
+            return -1;
+        if (r > 0) {
+            int e = 0;
+            socklen_t el = sizeof e;
+            if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &el) < 0)
+                return -1;
+            errno = e;
+            return e ? -1 : 0;
+        }
+    }
+    errno = ETIMEDOUT;
+    return -1;
+}
+
+int kv_connect(const char *sock, unsigned port, int timeout_ms, struct pm_err *err)
+{
+    struct sockaddr_un un = { .sun_family = AF_UNIX };
+    struct sockaddr_in in = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                              .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    if (sock && strlen(sock) >= sizeof un.sun_path)
+        return pm_errf(err, "%s: longer than a Unix socket's path may be (%zu)", sock, sizeof un.sun_path - 1);
+    if (sock)
+        memcpy(un.sun_path, sock, strlen(sock) + 1);
+    uint64_t until = pm_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+    for (;;) {
+        int fd = socket(sock ? AF_UNIX : AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fd < 0)
+            return pm_errf(err, "socket: %s", strerror(errno));
+        int r = sock ? connect_by(fd, &un, sizeof un, until) : connect_by(fd, &in, sizeof in, until);
+        /* Blocking again: every later read and write is bounded by poll. */
+        int fl = r == 0 ? fcntl(fd, F_GETFL) : -1;
+        if (r == 0 && fl >= 0 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0)
+            return fd;
+        int e = errno;
+        close(fd);
+        if (pm_now_ns() >= until || (e != ECONNREFUSED && e != ENOENT && e != EAGAIN))
+            return sock ? pm_errf(err, "connecting to %s: %s", sock, strerror(e))
+                        : pm_errf(err, "connecting to 127.0.0.1:%u: %s", port, strerror(e));
+        struct timespec ts = { 0, 20000000 };
+        nanosleep(&ts, NULL);
+    }
+}
+
+void kv_cgroup_empty(const char *dir)
+{
+    if (!dir)
+        return;
+    char procs[PATH_MAX + 32], kill_file[PATH_MAX + 32], buf[65536];
+    snprintf(procs, sizeof procs, "%s/cgroup.procs", dir);
+    snprintf(kill_file, sizeof kill_file, "%s/cgroup.kill", dir);
+    /* cgroup.kill (v2, 5.14) kills a fork racing it too; elsewhere the
+     * list is read and killed until it stays empty. */
+    for (int i = 0; i < 500; i++) {
+        if (pm_read_file(procs, buf, sizeof buf) < 0 || !buf[0])
+            return;
+        if (i == 0 && pm_write_file(kill_file, "1", NULL) == 0)
+            continue;
+        for (char *p = strtok(buf, "\n"); p; p = strtok(NULL, "\n"))
+            if (atoi(p) > 0)
+                kill((pid_t)atoi(p), SIGKILL);
+        struct timespec ts = { 0, 10000000 };
+        nanosleep(&ts, NULL);
+    }
+}
+
+void kv_log_tail(const struct kv_server *s, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    int fd = open(s->log, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return;
+    char tail[1024];
+    off_t end = lseek(fd, 0, SEEK_END);
+    off_t from = end > (off_t)sizeof tail - 1 ? end - (off_t)sizeof tail + 1 : 0;
+    ssize_t n = pread(fd, tail, sizeof tail - 1, from);
+    close(fd);
+    if (n <= 0)
+        return;
+    tail[n] = '\0';
+    while (n > 0 && (tail[n - 1] == '\n' || tail[n - 1] == '\r'))
+        tail[--n] = '\0';
+    char *line = strrchr(tail, '\n');
+    line = line ? line + 1 : tail;
+    size_t o = 0;
+    for (; *line && o + 1 < len; line++)
+        buf[o++] = *line >= 0x20 && *line < 0x7f ? *line : '?';
+    buf[o] = '\0';
+}
+
+/* Has pid ended (not reaped: run_wait collects it and its figures)? */
+static bool ended(pid_t pid)
+{
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid;
+}
+
+int kv_server_ready(struct kv_server *s, struct run_ctx *rc, uint64_t ready_ns, int (*probe)(void *arg, struct pm_err *err),
+                    void *arg, struct pm_err *err)
+{
+    uint64_t until = pm_now_ns() + ready_ns;
+    char tail[512];
+    for (;;) {
+        struct pm_err cerr;
+        int fd = probe(arg, &cerr);
+        if (fd >= 0)
+            close(fd);
+        /* Never trusted once the server has ended: what answered then is
+         * not it (a listener of another's on --port). */
+        if (fd >= 0 && !ended(s->pid))
+            return 0;
+        if (ended(s->pid)) {
+            kv_log_tail(s, tail, sizeof tail);
+            return pm_errf(err, "the server ended as it started%s%s", tail[0] ? ": " : "", tail);
+        }
+        if (run_check_abort(rc))
+            return pm_errf(err, "interrupted while the server started");
+        if (pm_now_ns() >= until) {
+            kv_log_tail(s, tail, sizeof tail);
+            return pm_errf(err, "the server took no connection in %.0f s (%s)%s%s", (double)ready_ns / 1e9, cerr.msg,
+                           tail[0] ? "; its log's last line: " : "", tail);
+        }
+        struct timespec ts = { 0, 20000000 };
+        nanosleep(&ts, NULL);
+    }
+}
+
+int kv_file_create(const struct kv_server *s, const char *name, char *path, size_t len, struct pm_err *err)
+{
+    snprintf(path, len, "%s/" KV_PREFIX "%s", s->dir, name);
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return pm_errf(err, "%s: %s", path, strerror(errno));
+    return fd;
+}
+
+int kv_server_start(struct kv_server *s, struct run_ctx *rc, char *const argv[], const char *word,
+                    struct pm_err *err)
+{
+    char path[PATH_MAX];
+    int log = kv_file_create(s, "server.log", path, sizeof path, err);
+    if (log < 0)
+        return -1;
+    struct kv_env env;
+    kv_user_env(s, false, &env);
+    int r = run_spawn_env(rc, argv, env.v, false, -1, log, &s->pid, err);
+    close(log);
+    if (r < 0) {
+        s->pid = 0;
+        return -1;
+    }
+    /* Journalled as soon as its pid is known; until then (a moment) it is
+     * inside the run's cgroup, which the journal already removes. */
+    char pid[24];
+    snprintf(pid, sizeof pid, "%d", (int)s->pid);
+    if ((s->undo_proc = undo_push(UNDO_PROCESS, pid, word, err)) < 0) {
+        kill(-s->pid, SIGKILL);
+        struct run_exit ex;
+        struct pm_err werr;
+        run_wait(rc, s->pid, &ex, &werr);
+        s->pid = 0;
+        return -1;
+    }
+    return 0;
+}
+
+int kv_server_stop(struct kv_server *s, struct run_ctx *rc, struct run_exit *ex, struct pm_err *err)
+{
+    memset(ex, 0, sizeof *ex);
+    if (!s->pid)
+        return 0;
+    /* Ended before it was told to (the OOM killer, a crash): the caller
+     * says so in the run's status. */
+    bool early = ended(s->pid);
+    if (!early && kill(-s->pid, SIGTERM) < 0 && errno == ESRCH)
+        kill(s->pid, SIGTERM);
+    int r = run_wait_until(rc, s->pid, pm_now_ns() + STOP_WAIT_NS, ex, err);
+    s->pid = 0;
+    undo_done(s->undo_proc);
+    s->undo_proc = -1;
+    return r < 0 ? -1 : early ? 1 : 0;
+}
+
+void kv_dirs_remove(struct kv_server *s)
+{
+    char said[1024];
+    if (s->undo_srv >= 0 && undo_apply(UNDO_SCRATCH, s->srv, UNDO_SCRATCH_ALL, said, sizeof said) == 0)
+        undo_done(s->undo_srv);
+    if (s->undo_dir >= 0 && undo_apply(UNDO_SCRATCH, s->dir, KV_PREFIX, said, sizeof said) == 0)
+        undo_done(s->undo_dir);
+    /* What failed stays journalled: the run's undo tries it again and
+     * stores why it could not. */
+    s->undo_srv = s->undo_dir = -1;
+}

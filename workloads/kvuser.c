@@ -1,0 +1,86 @@
+/* Processes run as the server's user (kvuser.h). */
+#include "workloads/kvuser.h"
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* kv_arg and kv_argv_full are kvrun.h's; here, with the argv they build,
+ * so that the files' calls go one way. */
+void kv_arg(struct kv_argv *a, const char *fmt, ...)
+{
+    if (a->n >= (int)(sizeof a->v / sizeof a->v[0]) - 1 || a->used >= sizeof a->buf) {
+        a->n = (int)(sizeof a->v / sizeof a->v[0]);
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(a->buf + a->used, sizeof a->buf - a->used, fmt, ap);
+    va_end(ap);
+    if (k < 0 || (size_t)k >= sizeof a->buf - a->used) {
+        a->n = (int)(sizeof a->v / sizeof a->v[0]);
+        return;
+    }
+    a->v[a->n++] = a->buf + a->used;
+    a->v[a->n] = NULL;
+    a->used += (size_t)k + 1;
+}
+
+bool kv_argv_full(const struct kv_argv *a)
+{
+    return a->n >= (int)(sizeof a->v / sizeof a->v[0]);
+}
+
+int kv_which(const char *name, char *out, size_t len, struct pm_err *err)
+{
+    if (strchr(name, '/'))      /* pressmark's own binary: as it is */
+        return (size_t)snprintf(out, len, "%s", name) < len ? 0 : pm_errf(err, "%s: too long a path", name);
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    for (const char *p = path; *p;) {
+        size_t n = strcspn(p, ":");
+        /* An empty or relative entry is pressmark's working directory:
+         * never a place to take a program for another user from. */
+        if (n && p[0] == '/' && (size_t)snprintf(out, len, "%.*s/%s", (int)n, p, name) < len &&
+            access(out, X_OK) == 0)
+            return 0;
+        p += n + (p[n] == ':');
+    }
+    return pm_errf(err, "%s is not in PATH", name);
+}
+
+int kv_arg_program(const struct kv_server *s, struct kv_argv *a, const char *prog, struct pm_err *err)
+{
+    char path[4096];
+    if (kv_which(prog, path, sizeof path, err) < 0)
+        return -1;
+    if (s->uid != geteuid()) {
+        kv_arg(a, "setpriv");
+        kv_arg(a, "--reuid=%u", (unsigned)s->uid);
+        kv_arg(a, "--regid=%u", (unsigned)s->gid);
+        kv_arg(a, "--clear-groups");
+        kv_arg(a, "--pdeathsig=KILL");
+        kv_arg(a, "--");
+    }
+    kv_arg(a, "%s", path);
+    return 0;
+}
+
+void kv_user_env(const struct kv_server *s, bool secret, struct kv_env *e)
+{
+    size_t o = 0;
+    int n = 0;
+    const char *name[] = { "PATH=", "LANG=", "HOME=", KV_AUTH_ENV "=" };
+    const char *value[] = { "/usr/sbin:/usr/bin:/sbin:/bin", "C", s->srv, s->secret };
+    for (size_t i = 0; i < (secret ? 4u : 3u); i++) {
+        int k = snprintf(e->buf + o, sizeof e->buf - o, "%s%s", name[i], value[i]);
+        if (k < 0 || (size_t)k >= sizeof e->buf - o)
+            break;
+        e->v[n++] = e->buf + o;
+        o += (size_t)k + 1;
+    }
+    e->v[n] = NULL;
+}

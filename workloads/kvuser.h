@@ -1,0 +1,37 @@
+#ifndef PM_KVUSER_H
+#define PM_KVUSER_H
+/* Every process of a server run but pressmark itself runs as the server's
+ * user: the server, the loader and the benchmark tool. What that user
+ * controls (its directory, the socket in it) then reaches nobody with
+ * more rights than its own. Each gets a small environment of its own,
+ * never root's, and its program is looked up as root in root's PATH, so
+ * the user's PATH (which it does not have) decides nothing. */
+#include <stdbool.h>
+#include <stddef.h>
+#include "lib/err.h"
+#include "workloads/kvrun.h"
+
+/* The environment a process run as the server's user gets. */
+struct kv_env {
+    char *v[8];
+    char buf[1024];
+};
+
+/* The variable the loader takes the server's password from: never on a
+ * command line (/proc/PID/cmdline is anyone's to read, environ is not). */
+#define KV_AUTH_ENV "PRESSMARK_KV_AUTH"
+/* The server's user for pressmark's own connections (INFO, the loader);
+ * its password is s->secret. */
+#define KV_AUTH_USER "pm"
+
+/* name's absolute path in PATH into out; -1 with err when not there. */
+int kv_which(const char *name, char *out, size_t len, struct pm_err *err);
+/* "setpriv --reuid=U --regid=G --clear-groups --pdeathsig=KILL -- PATH"
+ * (the setpriv part only when the server's user is not pressmark's), PATH
+ * being prog looked up by kv_which. -1 with err. */
+int kv_arg_program(const struct kv_server *s, struct kv_argv *a, const char *prog, struct pm_err *err);
+/* PATH, LANG=C and HOME (the server's directory), and with secret the
+ * password in KV_AUTH_ENV. */
+void kv_user_env(const struct kv_server *s, bool secret, struct kv_env *e);
+
+#endif
