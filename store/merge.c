@@ -73,6 +73,26 @@ static int check_labels(struct pm_db *f, const char *path, struct pm_err *err)
     return rc;
 }
 
+/* Refuse the foreign database when sql (one count) finds rows pressmark
+ * never writes: "PATH: N WHAT WHY: nothing merged". */
+static int refuse_counted(struct pm_db *f, const char *sql, const char *path, const char *one, const char *many,
+                          const char *why, struct pm_err *err)
+{
+    sqlite3_stmt *st;
+    if (pm_db_prepare(f, &st, sql, err) < 0)
+        return -1;
+    int rc = 0;
+    if (sqlite3_step(st) != SQLITE_ROW) {
+        rc = pm_errf(err, "%s: %s", path, sqlite3_errmsg(f->h));
+    } else {
+        long long n = sqlite3_column_int64(st, 0);
+        if (n > 0)
+            rc = pm_errf(err, "%s: %lld %s %s: nothing merged", path, n, n == 1 ? one : many, why);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 /* Blocks and pieces as pressmark writes them, all of them (the reader
  * checks those it reaches; these are also the ones it never would: after a
  * run's last tick, or under ticks that have open rows): blocks of 1 to
@@ -80,7 +100,6 @@ static int check_labels(struct pm_db *f, const char *path, struct pm_err *err)
  * there, starting inside it, of a width pressmark writes, in one form. */
 static int check_blocks(struct pm_db *f, const char *path, struct pm_err *err)
 {
-    sqlite3_stmt *st;
     char sql[1024];
     snprintf(sql, sizeof sql,
              "SELECT (SELECT count(*) FROM tick_block WHERE blk < 0 OR blk > %lld OR n NOT BETWEEN 1 AND %d)"
@@ -90,17 +109,7 @@ static int check_blocks(struct pm_db *f, const char *path, struct pm_err *err)
              "    OR p.width NOT IN (0, 1, 2, 3, 4, 8, 12) OR (p.vals IS NOT NULL AND p.runs IS NOT NULL)"
              "    OR NOT EXISTS (SELECT 1 FROM tick_block b WHERE b.run_id = p.run_id AND b.blk = p.blk AND p.off < b.n))",
              (long long)(INT64_MAX / 2), TICK_BLOCK_MAX, (long long)(INT64_MAX / 2), TICK_BLOCK_MAX - 1);
-    if (pm_db_prepare(f, &st, sql, err) < 0)
-        return -1;
-    int rc = 0;
-    if (sqlite3_step(st) != SQLITE_ROW)
-        rc = pm_errf(err, "%s: %s", path, sqlite3_errmsg(f->h));
-    else if (sqlite3_column_int64(st, 0) > 0)
-        rc = pm_errf(err, "%s: %lld block%s or piece%s not as pressmark writes them: nothing merged", path,
-                     (long long)sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 0) == 1 ? "" : "s",
-                     sqlite3_column_int64(st, 0) == 1 ? "" : "s");
-    sqlite3_finalize(st);
-    return rc;
+    return refuse_counted(f, sql, path, "block or piece", "blocks or pieces", "not as pressmark writes them", err);
 }
 
 /* What a run of pressmark's could hold, at most: open ticks of
@@ -141,21 +150,11 @@ static int check_sizes(struct pm_db *f, const char *path, struct pm_err *err)
  * it is no text of pressmark's, and reading it would cost what it says). */
 static int check_text_rows(struct pm_db *f, const char *path, struct pm_err *err)
 {
-    sqlite3_stmt *st;
     char sql[256];
     snprintf(sql, sizeof sql, "SELECT count(*) FROM run_text WHERE size NOT BETWEEN 0 AND %u OR cut NOT IN (0, 1)"
                               " OR length(CAST(data AS BLOB)) > %lu", RUN_TEXT_MAX,
              (unsigned long)compressBound(RUN_TEXT_MAX));
-    if (pm_db_prepare(f, &st, sql, err) < 0)
-        return -1;
-    int rc = 0;
-    if (sqlite3_step(st) != SQLITE_ROW)
-        rc = pm_errf(err, "%s: %s", path, sqlite3_errmsg(f->h));
-    else if (sqlite3_column_int64(st, 0) > 0)
-        rc = pm_errf(err, "%s: %lld kept text%s larger than a run keeps: nothing merged", path,
-                     (long long)sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 0) == 1 ? "" : "s");
-    sqlite3_finalize(st);
-    return rc;
+    return refuse_counted(f, sql, path, "kept text", "kept texts", "larger than a run keeps", err);
 }
 
 /* And a run's texts together: many rows each within the bound would make
