@@ -271,11 +271,8 @@ static int redis_run(void *state, struct run_ctx *rc, struct pm_err *err)
     return kv_run(&redis_kv, st, &st->c, rc, err);
 }
 
-static const char *const redis_figures[] = { "redis-benchmark", NULL };
-
 const struct workload_ops workload_redis = {
     .metrics = &redis_metrics,
-    .figures = redis_figures,
     .name = "redis",
     .summary = "a private redis-server under the cap, its data set loaded, then GETs at random by redis-benchmark",
     .headline = "redis_benchmark.get.requests_per_s",

@@ -80,10 +80,6 @@ struct workload_ops {
      * run_metric takes these; help metrics, the man page and the tests'
      * strict check read them. */
     const struct metric_group *metrics;
-    /* The figures parsers (figures/) whose figures it stores as they are
-     * named there ("redis-benchmark"), NULL-terminated, or NULL: their
-     * tables join the catalogue, declared once where they are parsed. */
-    const char *const *figures;
 };
 
 /* The helper called name, from any workload; NULL when none has it. */
