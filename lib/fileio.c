@@ -104,23 +104,28 @@ bool pm_path_exists(const char *path)
     return access(path, F_OK) == 0;
 }
 
+int pm_which(const char *name, bool absolute_only, char *out, size_t len)
+{
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    for (const char *p = path; *p;) {
+        size_t n = strcspn(p, ":");
+        bool absolute = n && p[0] == '/';
+        if ((absolute || !absolute_only) && (size_t)snprintf(out, len, "%.*s/%s", (int)n, n ? p : ".", name) < len &&
+            access(out, X_OK) == 0)
+            return 0;
+        p += n + (p[n] == ':');
+    }
+    return -1;
+}
+
 bool pm_in_path(const char *name)
 {
     if (strchr(name, '/'))
         return access(name, X_OK) == 0;
-    const char *path = getenv("PATH");
-    if (!path || !*path)
-        path = "/usr/local/bin:/usr/bin:/bin";
     char buf[4096];
-    for (const char *p = path; p && *p; ) {
-        const char *colon = strchr(p, ':');
-        size_t n = colon ? (size_t)(colon - p) : strlen(p);
-        snprintf(buf, sizeof buf, "%.*s/%s", (int)n, n ? p : ".", name);
-        if (access(buf, X_OK) == 0)
-            return true;
-        p = colon ? colon + 1 : NULL;
-    }
-    return false;
+    return pm_which(name, false, buf, sizeof buf) == 0;
 }
 
 int pm_mkdirs(const char *path)

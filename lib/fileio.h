@@ -20,6 +20,10 @@ int pm_read_choice(const char *path, char *buf, size_t len);
 bool pm_path_exists(const char *path);
 /* Is there an executable called name in $PATH? */
 bool pm_in_path(const char *name);
+/* The first executable called name (no '/') in $PATH into out, 0; -1
+ * when none. An empty entry is the working directory, a relative one
+ * relative to it, both passed over with absolute_only. */
+int pm_which(const char *name, bool absolute_only, char *out, size_t len);
 /* Create (or truncate) a file for writing without following a symlink at
  * path: pressmark runs as root and writes where users point it (--out,
  * --junit). NULL with errno set (ELOOP for a symlink, EINVAL for what is

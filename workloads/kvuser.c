@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "lib/fileio.h"
 
 /* kv_arg and kv_argv_full are kvrun.h's; here, with the argv they build,
  * so that the files' calls go one way. */
@@ -37,18 +38,10 @@ int kv_which(const char *name, char *out, size_t len, struct pm_err *err)
 {
     if (strchr(name, '/'))      /* pressmark's own binary: as it is */
         return (size_t)snprintf(out, len, "%s", name) < len ? 0 : pm_errf(err, "%s: too long a path", name);
-    const char *path = getenv("PATH");
-    if (!path || !*path)
-        path = "/usr/local/bin:/usr/bin:/bin";
-    for (const char *p = path; *p;) {
-        size_t n = strcspn(p, ":");
-        /* An empty or relative entry is pressmark's working directory:
-         * never a place to take a program for another user from. */
-        if (n && p[0] == '/' && (size_t)snprintf(out, len, "%.*s/%s", (int)n, p, name) < len &&
-            access(out, X_OK) == 0)
-            return 0;
-        p += n + (p[n] == ':');
-    }
+    /* An empty or relative entry is pressmark's working directory:
+     * never a place to take a program for another user from. */
+    if (pm_which(name, true, out, len) == 0)
+        return 0;
     return pm_errf(err, "%s is not in PATH", name);
 }
 
