@@ -50,9 +50,7 @@ const char *summary_workload_headline(const struct run_info *runs, size_t n, con
     if (!name)
         return summary_headline(workload, title);
     /* The unit is the database's: shown only when it is plain. */
-    bool plain = m && m->unit[0];
-    for (const char *c = m ? m->unit : ""; *c; c++)
-        plain &= *c > 0x20 && *c < 0x7f;
+    bool plain = m && m->unit[0] && headline_unit_plain(m->unit);
     *title = plain ? m->unit : "figure";
     return name;
 }

@@ -10,15 +10,20 @@ bool headline_name_ok(const char *name)
     return strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_.") == n;
 }
 
+bool headline_unit_plain(const char *unit)
+{
+    for (const char *c = unit; *c; c++)
+        if (*c < 0x21 || *c > 0x7e)
+            return false;
+    return true;
+}
+
 /* A unit as reports print it: printable ASCII, else not shown. */
 static void unit_copy(const char *u, char *unit, size_t ulen)
 {
     snprintf(unit, ulen, "%s", u);
-    for (const char *c = unit; *c; c++)
-        if (*c < 0x21 || *c > 0x7e) {
-            snprintf(unit, ulen, "?");
-            return;
-        }
+    if (!headline_unit_plain(unit))
+        snprintf(unit, ulen, "?");
 }
 
 int store_label_headline(struct pm_db *db, const char *workload, const char *label, char *seen, size_t len,

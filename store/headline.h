@@ -9,6 +9,9 @@
 /* A headline as a run's metadata may name one: a metric name of
  * [a-z0-9_.], at most 95 characters (a database is data). */
 bool headline_name_ok(const char *name);
+/* Is a unit from a database plain enough to show: printable ASCII, no
+ * blank ("" is)? A report shows another as a word of its own. */
+bool headline_unit_plain(const char *unit);
 
 /* What the runs of workload under label name as their headline: into
  * *seen (its unit in unit) when none names another; *differ when two

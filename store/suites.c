@@ -1,4 +1,5 @@
 #include "store/suites.h"
+#include "store/headline.h"
 #include "lib/alloc.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,11 +188,8 @@ static void slot_row(sqlite3_stmt *st, void *out)
     s->own_headline = sqlite3_column_int(st, 7) != 0;
     /* A unit is shown: only a plain one is kept. */
     snprintf(s->unit, sizeof s->unit, "%s", pm_col_text(st, 8));
-    for (const char *c = s->unit; *c; c++)
-        if (*c < 0x21 || *c > 0x7e) {
-            s->unit[0] = '\0';
-            break;
-        }
+    if (!headline_unit_plain(s->unit))
+        s->unit[0] = '\0';
 }
 
 static void cell_row(sqlite3_stmt *st, void *out)
