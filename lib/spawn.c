@@ -223,3 +223,9 @@ int pm_spawn_capture(const struct pm_spawn *sp, char *buf, size_t len, struct pm
         buf[got] = '\0';
     return wait_exit_ok(sp, pid, err);
 }
+
+bool pm_child_ended(pid_t pid)
+{
+    siginfo_t si = { .si_pid = 0 };
+    return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid;
+}

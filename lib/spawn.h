@@ -55,4 +55,8 @@ int pm_spawn_capture(const struct pm_spawn *sp, char *buf, size_t len, struct pm
 /* A wait status in words: "exited with status 2", "was killed by SIGKILL". */
 void pm_wait_describe(int status, char *buf, size_t len);
 
+/* Has the child pid ended? It is left unreaped (WNOWAIT), for whoever
+ * waits for it and its figures. */
+bool pm_child_ended(pid_t pid);
+
 #endif

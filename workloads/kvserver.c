@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "lib/fileio.h"
+#include "lib/spawn.h"
 #include "lib/timeutil.h"
 #include "pressure/undo.h"
 #include "workloads/kvuser.h"
@@ -230,14 +231,6 @@ void kv_log_tail(const struct kv_server *s, char *buf, size_t len)
     buf[o] = '\0';
 }
 
-/* Has pid ended (not reaped: run_wait collects it and its figures)? */
-static bool ended(pid_t pid)
-{
-    siginfo_t si;
-    memset(&si, 0, sizeof si);
-    return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid;
-}
-
 int kv_server_ready(struct kv_server *s, struct run_ctx *rc, uint64_t ready_ns, int (*probe)(void *arg, struct pm_err *err),
                     void *arg, struct pm_err *err)
 {
@@ -250,9 +243,9 @@ int kv_server_ready(struct kv_server *s, struct run_ctx *rc, uint64_t ready_ns, 
             close(fd);
         /* Never trusted once the server has ended: what answered then is
          * not it (a listener of another's on --port). */
-        if (fd >= 0 && !ended(s->pid))
+        if (fd >= 0 && !pm_child_ended(s->pid))
             return 0;
-        if (ended(s->pid)) {
+        if (pm_child_ended(s->pid)) {
             kv_log_tail(s, tail, sizeof tail);
             return pm_errf(err, "the server ended as it started%s%s", tail[0] ? ": " : "", tail);
         }
@@ -314,7 +307,7 @@ int kv_server_stop(struct kv_server *s, struct run_ctx *rc, struct run_exit *ex,
         return 0;
     /* Ended before it was told to (the OOM killer, a crash): the caller
      * says so in the run's status. */
-    bool early = ended(s->pid);
+    bool early = pm_child_ended(s->pid);
     if (!early && kill(-s->pid, SIGTERM) < 0 && errno == ESRCH)
         kill(s->pid, SIGTERM);
     int r = run_wait_until(rc, s->pid, pm_now_ns() + STOP_WAIT_NS, ex, err);

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "lib/metrics.h"
+#include "lib/spawn.h"
 #include "lib/timeutil.h"
 #include "lib/units.h"
 #include "workloads/latency.h"
@@ -195,8 +196,7 @@ static int wait_filled(struct run_ctx *rc, int fd, pid_t hog)
             if (++o == sizeof buf)
                 return 1;
         }
-        siginfo_t si = { .si_pid = 0 };
-        if (waitid(P_PID, (id_t)hog, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == hog)
+        if (pm_child_ended(hog))
             return 1;
     }
 }

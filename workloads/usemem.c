@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "lib/metrics.h"
+#include "lib/spawn.h"
 #include "lib/timeutil.h"
 #include "lib/units.h"
 #include "workloads/workload.h"
@@ -446,8 +447,7 @@ static int fork_workers(const struct sweep *sw, pid_t *kids, const int res[2])
 static void abandon_if_one_exited(const pid_t *kids, unsigned procs, struct gate *gate)
 {
     for (unsigned p = 0; p < procs; p++) {
-        siginfo_t si = { .si_pid = 0 };
-        if (waitid(P_PID, (id_t)kids[p], &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == kids[p])
+        if (pm_child_ended(kids[p]))
             atomic_store(&gate->abandoned, true);
     }
 }
