@@ -154,23 +154,10 @@ static int spawn_in(const char *procs, char *const argv[], char *const envp_give
     return rc_spawn;
 }
 
-static int ops_spawn_io(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd, pid_t *pid, struct pm_err *err)
-{
-    rc->spawn_ns = pm_now_ns();
-    return spawn_in(rc->env.cgroup_procs, argv, NULL, pass_fd, out_fd, pid, err);
-}
-
-/* The client's cgroup is made on first use, so a run whose workload has
- * no client has none. Its start is not the workload's: the run's timeout
- * and elapsed time still count from the workload's own spawn. */
-static int ops_spawn_client(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd, pid_t *pid,
-                            struct pm_err *err)
-{
-    if (run_env_client(&rc->env, &rc->meta, err) < 0)
-        return -1;
-    return spawn_in(rc->env.client_procs, argv, NULL, pass_fd, out_fd, pid, err);
-}
-
+/* A client's cgroup (client) is made on first use, so a run whose
+ * workload has no client has none. A client's start is not the
+ * workload's: the run's timeout and elapsed time count from the
+ * workload's own spawn. */
 static int ops_spawn_env(struct run_ctx *rc, char *const argv[], char *const envp[], bool client, int pass_fd,
                          int out_fd, pid_t *pid, struct pm_err *err)
 {
@@ -179,6 +166,17 @@ static int ops_spawn_env(struct run_ctx *rc, char *const argv[], char *const env
     if (!client)
         rc->spawn_ns = pm_now_ns();
     return spawn_in(client ? rc->env.client_procs : rc->env.cgroup_procs, argv, envp, pass_fd, out_fd, pid, err);
+}
+
+static int ops_spawn_io(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd, pid_t *pid, struct pm_err *err)
+{
+    return ops_spawn_env(rc, argv, NULL, false, pass_fd, out_fd, pid, err);
+}
+
+static int ops_spawn_client(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd, pid_t *pid,
+                            struct pm_err *err)
+{
+    return ops_spawn_env(rc, argv, NULL, true, pass_fd, out_fd, pid, err);
 }
 
 static void signal_group(pid_t pid, int sig)
