@@ -180,7 +180,7 @@ $(call tmp-before,$(1))
 @rm -f $(1)/failures.txt
 $(call prove-lanes,$(1),$(2),$(3),3) || \
     { echo "what the failed checks said (the last 60 lines of $(1)/failures.txt):"; \
-      tail -n 60 $(1)/failures.txt 2>/dev/null; exit 1; }
+      tail -n 60 $(1)/failures.txt 2>/dev/null; awk -f tools/first-failures.awk $(1)/failures.txt 2>/dev/null; exit 1; }
 $(call tmp-after,$(1))
 endef
 
@@ -249,7 +249,9 @@ check-build:
 # build's VM tests come last in its free lane, as they wait for
 # the plain build's (vm_lane's lock). The machine lane's lock keeps the
 # machine's tests one at a time across both proves. On failure both
-# failures' tails are printed last, where a log cut to its end keeps them.
+# failures' tails are printed, then each failed file's first failure in
+# full (tools/first-failures.awk), last, where a log cut to its end keeps
+# them.
 # Both run in the background (the shell waits, and so takes a signal at
 # once): a signal to the recipe's shell ends its whole process group, both
 # proves with it.
@@ -268,6 +270,7 @@ ci-test: all layering check-build
 	 { $(call prove-lanes,build/check,$(CHECK_ENV),$(CI_CHECK),2,vm-last); echo $$? > $(B)/ci-check.rc; } 2>&1 | sed -u 's/^/check: /' & \
 	 wait; test "$$(cat $(B)/ci-plain.rc $(B)/ci-check.rc 2>/dev/null | tr '\n' ' ')" = "0 0 " || \
 	 { for f in $(B)/failures.txt build/check/failures.txt; do [ ! -s $$f ] || { echo "what the failed checks said ($$f, its last 60 lines):"; tail -n 60 $$f; }; done; \
+	   for f in $(B)/failures.txt build/check/failures.txt; do [ ! -s $$f ] || { echo "first failures ($$f):"; awk -f tools/first-failures.awk $$f; }; done; \
 	   echo "ci-test: failed (plain: $$(cat $(B)/ci-plain.rc 2>/dev/null), sanitised: $$(cat $(B)/ci-check.rc 2>/dev/null))"; exit 1; }
 	$(call tmp-after,$(B))
 

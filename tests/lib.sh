@@ -79,7 +79,17 @@ required_by() {
     _required_var=$1
 }
 done_testing() { echo "1..$_n"; [ "$_failed" -eq 0 ]; }
-q() { sqlite3 -batch "$PRESSMARK_DB" "$1"; }
+# q SQL: the test database's answer. What sqlite3 says on stderr (a locked
+# or missing database: every check after would get '' and not say why)
+# goes to stderr and PM_FAILURES, out of the captured answer.
+q() {
+    local err rc
+    { err=$(sqlite3 -batch "$PRESSMARK_DB" "$1" 2>&1 >&3); rc=$?; } 3>&1
+    [ -z "$err" ] && return "$rc"
+    echo "q: $1: $err" >&2
+    [ -z "${PM_FAILURES:-}" ] || printf '%s: # q: %s: %s\n' "$(basename "$0")" "$1" "$err" >> "$PM_FAILURES"
+    return "$rc"
+}
 # db_sum [PATH]: the database (PATH, else $PRESSMARK_DB) as one comparable
 # word: its checksum, or "absent".
 db_sum() {
