@@ -8,9 +8,11 @@ last_run() { q "select max(id) from run"; }
 # Exact counts at several shapes.
 for shape in "1 2 1" "3 5 7" "10 20 10"; do
     set -- $shape
-    "$PM" run chat --quiet --rooms $1 --users $2 --messages $3 --heap 8M --label "c$1x$2x$3"
+    "$PM" run chat --quiet --rooms $1 --users $2 --messages $3 --heap 8M --label "c$1x$2x$3" 2> "$TMP/shape.err"
+    rc=$?
     id=$(last_run)
-    is "$(q "select status from run where id = $id")" ok "$1 rooms x $2 users x $3 messages: ok"
+    is "$rc:$(q "select label || ':' || status from run where id = $id")" "0:c$1x$2x$3:ok" "$1 rooms x $2 users x $3 messages: ok"
+    [ "$rc" -eq 0 ] || while IFS= read -r l; do diag "# $l"; done < <(tail -n 12 "$TMP/shape.err")
     is "$(imetric $id chat.sent)" $(( $1 * $2 * $3 )) "  sent = R x U x C = $(( $1 * $2 * $3 ))"
     is "$(imetric $id chat.received)" $(( $1 * $2 * $3 * ($2 - 1) )) "  received = R x U x C x (U-1) = $(( $1 * $2 * $3 * ($2 - 1) ))"
     is "$(imetric $id chat.order_errors)" 0 "  every user received the others' messages in send order"
@@ -143,6 +145,10 @@ is "$(machine_state)" "$before" "nothing is left behind"
 # Under a cap: heaps several times the cap, a swap file: ok, exact, swapping.
 if [ -n "${TSAN_OPTIONS:-}" ]; then
     for i in 1 2 3 4 5 6 7; do skip "ThreadSanitizer's shadow memory does not fit a 64M cap (make tsan checks the chat uncapped)"; done
+elif sanitized; then
+    # (what swaps under ASan is its quarantine, the freed memory it keeps,
+    # as much as the heaps: the cap's claims are the plain build's)
+    for i in 1 2 3 4 5 6 7; do skip "AddressSanitizer's quarantine is charged to the cap: the plain build's run (make test) checks the capped chat"; done
 elif [ "$(id -u)" -eq 0 ] && memcg_hierarchy; then
     # 20,000 messages a side x 8K cycle each 128M heap at least once.
     "$PM" run chat --quiet --rooms 2 --users 10 --messages 100 --heap 128M --msg-alloc 8K --runs 3 --label uncapped
