@@ -42,6 +42,7 @@ is "$(said_names gone.err)" "$(pyjson '"\n".join(sorted(m["name"] for m in d["me
     "and prints every one, by name"
 like "$(grep '^  time.elapsed_s ' gone.err)" "^  time\.elapsed_s +[0-9.]+ s$" "each with its value and unit"
 elapsed=$(pyjson 'repr([m["value"] for m in d["metrics"] if m["name"] == "time.elapsed_s"][0])' "$file")
+cp "$file" "$TMP/kept.json"   # (stored, the record goes: its values are compared below)
 uuid=$(basename "$file" .json)
 is "$(pyjson 'd["run"]["uuid"] + " " + d["run"]["label"] + " " + d["run"]["status"]' "$file")" "$uuid gone ok" \
     "the record is the run's: its UUID, label and status"
@@ -56,8 +57,15 @@ is "$(cat first.err)" "pressmark: stored run 1 [gone] ok from $file, kept there 
 is "$(q "select count(*) from run where uuid = '$uuid' and label = 'gone' and status = 'ok'")" 1 \
     "the kept run is stored, with its UUID, label and status"
 is "$(q "select count(*) from metric m join run r on r.id = m.run_id where r.uuid = '$uuid'")" "$n" "with every metric"
-is "$(q "select printf('%.6f', value) from metric m join run r on r.id = m.run_id where r.uuid = '$uuid' and m.name = 'time.elapsed_s'")" \
-   "$(printf '%.6f' "$elapsed")" "with their values"
+# (the double itself, read by Python from both: rounded to 6 places by
+# SQLite's printf and by bash's, 0.0839155 came out 0.083916 and 0.083915)
+is "$(python3 -c 'import json, sqlite3, sys
+d = json.load(open(sys.argv[2]))
+kept = [m["value"] for m in d["metrics"] if m["name"] == "time.elapsed_s"][0]
+got = sqlite3.connect(sys.argv[1]).execute("select m.value from metric m join run r on r.id = m.run_id where r.uuid = ? and m.name = ?",
+                                           (sys.argv[3], "time.elapsed_s")).fetchone()[0]
+print(repr(got), "equal" if got == kept else "differs from %r" % kept)' "$PRESSMARK_DB" "$TMP/kept.json" "$uuid")" \
+   "$elapsed equal" "with their values"
 is "$(q "select count(*) from run_meta m join run r on r.id = m.run_id where r.uuid = '$uuid'")" "$((nmeta + 1))" \
     "with its metadata, and one key more:"
 like "$(q "select value from run_meta m join run r on r.id = m.run_id where r.uuid = '$uuid' and m.key = 'store.kept'")" \
