@@ -257,6 +257,9 @@ check-build:
 # failures' tails are printed, then each failed file's first failure in
 # full (tools/first-failures.awk), last, where a log cut to its end keeps
 # them.
+# Everything but the machine lane runs at nice 10 (the sanitised prove,
+# its unit tests with it, and every free test: tests/lib.sh), yielding the
+# two cores to the lane that is the long pole.
 # Both run in the background (the shell waits, and so takes a signal at
 # once): a signal to the recipe's shell ends its whole process group, both
 # proves with it.
@@ -273,7 +276,7 @@ ci-test: all layering check-build
 	@rm -f $(B)/failures.txt build/check/failures.txt $(B)/ci-plain.rc $(B)/ci-check.rc
 	@trap 'trap "" INT TERM HUP; kill 0; exit 130' INT TERM HUP; \
 	 { $(call prove-lanes,$(B),,$(CI_PLAIN),3,,no-units); echo $$? > $(B)/ci-plain.rc; } 2>&1 | sed -u 's/^/plain: /' & \
-	 { $(call prove-lanes,build/check,$(CHECK_ENV),$(CI_CHECK),2,vm-last); echo $$? > $(B)/ci-check.rc; } 2>&1 | sed -u 's/^/check: /' & \
+	 { $(call prove-lanes,build/check,$(CHECK_ENV) nice -n 10,$(CI_CHECK),2,vm-last); echo $$? > $(B)/ci-check.rc; } 2>&1 | sed -u 's/^/check: /' & \
 	 wait; test "$$(cat $(B)/ci-plain.rc $(B)/ci-check.rc 2>/dev/null | tr '\n' ' ')" = "0 0 " || \
 	 { for f in $(B)/failures.txt build/check/failures.txt; do [ ! -s $$f ] || { echo "what the failed checks said ($$f, its last 60 lines):"; tail -n 60 $$f; }; done; \
 	   for f in $(B)/failures.txt build/check/failures.txt; do [ ! -s $$f ] || { echo "first failures ($$f):"; awk -f tools/first-failures.awk $$f; }; done; \
