@@ -5,6 +5,10 @@
 # (pressmark-run(1) with every workload's options) and pressmark-suite(5).
 #   man/gen.sh PRESSMARK DIR VERSION
 set -euo pipefail
+# (An awk that exits at the end of what it wants never reads from a pipe
+# here: the writer, still writing, would die of SIGPIPE and fail the
+# pipeline, as under a loaded machine's make -j2 it did: Error 141. The
+# texts are taken whole first and given to awk as here-strings.)
 PM=$1 DIR=$2 VERSION=$3
 mkdir -p "$DIR"
 DATE=$(date -u -d "@${SOURCE_DATE_EPOCH:-$(date +%s)}" +%Y-%m-%d)
@@ -61,7 +65,7 @@ page() {  # page NAME SECTION SUMMARY HELPTEXT [MORE]
         printf '.nh\n.ad l\n'
         printf '.SH NAME\n%s \\- %s\n' "$name" "$(printf '%s' "$summary" | sed 's/\\/\\e/g')"
         printf '.SH SYNOPSIS\n.nf\n'
-        printf '%s\n' "$help" | awk '/^usage: / { sub(/^usage: /, ""); on = 1 } on && /^$/ { exit } on { sub(/^ +/, ""); gsub(/\\/, "\\e"); gsub(/-/, "\\-"); print }'
+        awk '/^usage: / { sub(/^usage: /, ""); on = 1 } on && /^$/ { exit } on { sub(/^ +/, ""); gsub(/\\/, "\\e"); gsub(/-/, "\\-"); print }' <<< "$help"
         printf '.fi\n.SH DESCRIPTION\n'
         printf '%s\n' "$help" | awk 'f { print } /^$/ && !f { f = 1 }' | to_troff
         [ -z "$more" ] || printf '%s\n' "$more"
@@ -71,16 +75,16 @@ page() {  # page NAME SECTION SUMMARY HELPTEXT [MORE]
 }
 
 overview=$("$PM" help)
-commands=$(printf '%s\n' "$overview" | awk '/^commands:/ { on = 1; next } on && NF == 0 { exit } on { print $1 }')
+commands=$(awk '/^commands:/ { on = 1; next } on && NF == 0 { exit } on { print $1 }' <<< "$overview")
 # pressmark(1): the overview and the command list.
 {
     printf '.TH PRESSMARK 1 %s "pressmark %s" "pressmark manual"\n.nh\n.ad l\n' "$DATE" "$VERSION"
     printf '.SH NAME\npressmark \\- memory\\-pressure benchmark harness for Linux\n'
     printf '.SH SYNOPSIS\n.B pressmark\n[\\fB\\-\\-db\\fR \\fIPATH\\fR] \\fICOMMAND\\fR [\\fIoptions\\fR]\n'
     printf '.SH DESCRIPTION\n'
-    printf '%s\n' "$overview" | awk 'NR > 2 && /^commands:/ { exit } NR > 2' | to_troff
+    awk 'NR > 2 && /^commands:/ { exit } NR > 2' <<< "$overview" | to_troff
     printf '.SH COMMANDS\n'
-    printf '%s\n' "$overview" | awk '/^commands:/ { on = 1; next } on && NF == 0 { exit } on { c = $1; $1 = ""; sub(/^ +/, ""); gsub(/\\/, "\\e"); gsub(/-/, "\\-", c); printf ".TP\n\\fBpressmark\\-%s\\fR(1)\n%s\n", c, $0 }'
+    awk '/^commands:/ { on = 1; next } on && NF == 0 { exit } on { c = $1; $1 = ""; sub(/^ +/, ""); gsub(/\\/, "\\e"); gsub(/-/, "\\-", c); printf ".TP\n\\fBpressmark\\-%s\\fR(1)\n%s\n", c, $0 }' <<< "$overview"
     printf '.SH FILES\n.TP\n.I results.db\nbeside the binary in a clone; installed, \\fI$XDG_DATA_HOME/pressmark/results.db\\fR (\\fI~/.local/share/pressmark\\fR), or \\fI/var/lib/pressmark/results.db\\fR for root\n'
     printf '.TP\n.I results.db.unstored/UUID.json\na run'"'"'s results that the database would not take (its file removed during the run, a full disk, locked by another writer for two minutes), kept as JSON in a private directory beside it and stored by the next \\fBpressmark run\\fR, \\fBrecord\\fR or \\fBsuite run\\fR; \\fBpressmark list\\fR says when some wait\n'
     printf '.TP\n.I /usr/share/doc/pressmark/guide/\nthe user guide, a file per subject with README.md as its index (under the install prefix; \\fIdocs/guide/\\fR in a clone)\n'
@@ -90,19 +94,19 @@ commands=$(printf '%s\n' "$overview" | awk '/^commands:/ { on = 1; next } on && 
 } > "$DIR/pressmark.1"
 
 for c in $commands; do
-    summary=$(printf '%s\n' "$overview" | awk -v c="$c" '/^commands:/ { on = 1; next } on && $1 == c { $1 = ""; sub(/^ +/, ""); print; exit }')
+    summary=$(awk -v c="$c" '/^commands:/ { on = 1; next } on && $1 == c { $1 = ""; sub(/^ +/, ""); print; exit }' <<< "$overview")
     help=$("$PM" "$c" --help 2>&1 || true)
     more=""
     if [ "$c" = run ]; then
         # The options every workload takes (run options, cap, swap and VM
         # settings), then every workload's own, each from its own table.
-        any=$(printf '%s\n' "$help" | awk '/^workloads:/ { getline; print $1; exit }')
+        any=$(awk '/^workloads:/ { getline; print $1; exit }' <<< "$help")
         more=".SH OPTIONS"$'\n'"$("$PM" run "$any" --help 2>&1 | awk '/^workload options:/ { skip = 1; next } skip && NF == 0 { skip = 0; on = 1; next } on' | to_troff)"
         more+=$'\n'".SH WORKLOADS"
-        for w in $(printf '%s\n' "$help" | awk '/^workloads:/ { on = 1; next } on && NF == 0 { exit } on { print $1 }'); do
+        for w in $(awk '/^workloads:/ { on = 1; next } on && NF == 0 { exit } on { print $1 }' <<< "$help"); do
             wh=$("$PM" run "$w" --help 2>&1 || true)
             wsum=$(printf '%s\n' "$wh" | awk 'NR == 3')
-            wopts=$(printf '%s\n' "$wh" | awk '/^workload options:/ { on = 1; next } on && NF == 0 { exit } on')
+            wopts=$(awk '/^workload options:/ { on = 1; next } on && NF == 0 { exit } on' <<< "$wh")
             more+=$'\n'".SS $w"$'\n'"$(printf '%s\n' "$wsum" | sed 's/\\/\\e/g; s/^[.'"'"']/\\\&&/')"$'\n'"$(printf '%s\n' "$wopts" | to_troff)"
         done
     fi
@@ -113,7 +117,8 @@ for c in $commands; do
         *) subs= ;;
     esac
     for sub in $subs; do
-        sh=$("$PM" "$c" "$sub" --help 2>&1 | awk '/^options:/ { on = 1; next } on && NF == 0 { exit } on')
+        sh=$("$PM" "$c" "$sub" --help 2>&1 || true)
+        sh=$(awk '/^options:/ { on = 1; next } on && NF == 0 { exit } on' <<< "$sh")
         [ -n "$sh" ] && more+=$'\n'".SH OPTIONS OF ${c^^} ${sub^^}"$'\n'"$(printf '%s\n' "$sh" | to_troff)"
     done
     page "pressmark-$c" 1 "$summary" "$help" "$more"
@@ -126,7 +131,7 @@ metrics=$("$PM" help metrics)
     printf '.TH PRESSMARK-METRICS 7 %s "pressmark %s" "pressmark manual"\n.nh\n.ad l\n' "$DATE" "$VERSION"
     printf '.SH NAME\npressmark\-metrics \\- every metric a pressmark run stores: unit, better direction, source\n'
     printf '.SH DESCRIPTION\n'
-    printf '%s\n' "$metrics" | awk 'NR > 2 && /^  metric  / { exit } NR > 2' | to_troff
+    awk 'NR > 2 && /^  metric  / { exit } NR > 2' <<< "$metrics" | to_troff
     printf '.SH METRICS\n'
     # The text of an entry starts where the header's "what it is" does.
     printf '%s\n' "$metrics" | awk "$TROFF_FUNCS"'
