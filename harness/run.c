@@ -148,6 +148,13 @@ static int spawn_in(const char *procs, char *const argv[], char *const envp_give
         return pm_errf(err, "out of memory");
     }
     sp.envp = envp_given ? envp_given : envp;
+    /* A program given an environment of its own is a server's, run as
+     * another user (workloads/kvrun.c): it gets neither root's terminal
+     * (TIOCSTI would type into root's shell) nor its stdin. */
+    if (envp_given) {
+        sp.new_session = true;
+        sp.in = PM_FD_NULL;
+    }
     int rc_spawn = pm_spawn(&sp, pid, err);
     free(envp);
     free(hargv);

@@ -69,7 +69,11 @@ static int attributes(const struct pm_spawn *sp, posix_spawnattr_t *attr)
     short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
     if ((e = posix_spawnattr_setsigmask(attr, &none)) || (e = posix_spawnattr_setsigdefault(attr, &defs)))
         return e;
-    if (sp->new_group) {
+    /* (setsid makes the child its own group's leader too; setpgid after
+     * it would fail) */
+    if (sp->new_session) {
+        flags |= POSIX_SPAWN_SETSID;
+    } else if (sp->new_group) {
         if ((e = posix_spawnattr_setpgroup(attr, 0)))
             return e;
         flags |= POSIX_SPAWN_SETPGROUP;

@@ -28,6 +28,9 @@ struct pm_spawn {
     const struct pm_fd_map *map;  /* further descriptors for the child, nmap of them */
     size_t nmap;
     bool new_group;            /* its own process group, signalled as one */
+    bool new_session;          /* its own session, also its own process group: no
+                                * controlling terminal (a program run as another
+                                * user never reaches root's with TIOCSTI) */
     bool die_with_parent;      /* killed when pressmark dies, even by SIGKILL (setpriv --pdeathsig) */
     const char *missing_hint;  /* added to the error when the program is not installed */
     char *const *envp;         /* the child's environment; NULL: pressmark's */

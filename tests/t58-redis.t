@@ -94,6 +94,10 @@ server=$(servers | head -1)
 server_uid=$(uid_of "$server")
 server_env=$(tr '\0' '\n' < "/proc/$server/environ" | sort | tr '\n' ' ')
 server_fds=$(ls -l "/proc/$server/fd" 2>/dev/null)
+# (session and tty_nr: the 4th and 5th fields after the command's ")")
+sess_of() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $4, $5 }'; }
+server_sess=$(sess_of "$server"); server_in=$(readlink "/proc/$server/fd/0")
+loader_sess=$(sess_of "$lp"); loader_in=$(readlink "/proc/$lp/fd/0")
 srv=$(dirs | grep -vxF "$dirs_before" | head -1)/pressmark-srv
 ok "the load generator starts" wait_for sh -c "pgrep -x redis-benchmark >/dev/null"
 bench=$(pgrep -x redis-benchmark | tail -1)
@@ -118,6 +122,10 @@ is "$server_uid" "$redis_uid" "the server ran as the redis user (its /proc statu
 is "$server_env" "HOME=$srv LANG=C PATH=/usr/sbin:/usr/bin:/sbin:/bin PWD=$PWD " \
    "  with an environment of its own, nothing of root's (PM_ROOT_ONLY)"
 ok "  and none of root's descriptors (the test's 9)" sh -c "! printf '%s\n' \"\$1\" | grep -q -- '$TMP/leak'" sh "$server_fds"
+# A server run as another user in root's session could type into root's
+# terminal (TIOCSTI): it leads a session of its own, with no terminal.
+is "$server_sess $server_in" "$server 0 /dev/null" "  in a session of its own, no terminal, /dev/null for stdin"
+is "$loader_sess $loader_in" "$lp 0 /dev/null" "  and so is the loader"
 is "$loader_uid" "$redis_uid" "the loader (pressmark __kv-load) ran as the redis user"
 is "$loader_cg" "/pressmark/run-$run-client" "  outside the cap, in the run's client cgroup"
 is "$loader_env" "HOME LANG PATH PRESSMARK_KV_AUTH PWD " "  its password in its environment, nothing of root's"

@@ -147,7 +147,9 @@ int run_spawn_client(struct run_ctx *rc, char *const argv[], int pass_fd, int ou
                      struct pm_err *err);
 /* A process that runs as another user (setpriv in argv): started as
  * run_spawn_io (client: as run_spawn_client) with envp as its whole
- * environment, so nothing of root's crosses the privilege drop. */
+ * environment, so nothing of root's crosses the privilege drop, in a
+ * session of its own with /dev/null for stdin: root's terminal is never
+ * its controlling terminal (TIOCSTI) nor its input. */
 int run_spawn_env(struct run_ctx *rc, char *const argv[], char *const envp[], bool client, int pass_fd, int out_fd,
                   pid_t *pid, struct pm_err *err);
 /* run_wait with a deadline of the workload's own (CLOCK_MONOTONIC ns, 0:
