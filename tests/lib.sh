@@ -228,7 +228,8 @@ memcg_path() {
 # machine, never during them (vm_lane noboot: a test that boots none, as
 # a sanitised t80, or t82, holds those up not at all). Skips the file where QEMU,
 # debootstrap or apt's 6.1 and 6.12 cloud kernels are missing; else works
-# in $TMP with $k61 and $k612, the newest of each this machine's apt knows.
+# in $TMP with $k61 and $k612, the newest of each this machine's apt knows,
+# and their releases $r61 and $r612.
 vm_lane() {
     need_root
     export PRESSMARK_STATE_DIR="$TMP/state"
@@ -242,6 +243,26 @@ vm_lane() {
     k61=$(apt-cache pkgnames linux-image-6.1.0- | grep -E '^linux-image-6\.1\.0-[0-9]+-cloud-amd64$' | sort -V | tail -1)
     k612=$(apt-cache pkgnames linux-image-6.12. | grep -E '^linux-image-6\.12\.[0-9]+\+deb12-cloud-amd64$' | sort -V | tail -1)
     [ -n "$k61" ] && [ -n "$k612" ] || skip_all "apt knows no Debian 6.1 and 6.12 cloud kernels (apt-get update)"
+    r61=${k61#linux-image-} r612=${k612#linux-image-}
+}
+
+# nightly_label_wrap EVIL: $TMP/pm-wrap, a pressmark for
+# PRESSMARK_NIGHTLY_PRESSMARK that notes its arguments in $TMP/pm-args and,
+# after a suite run, gives the night's runs labels merge refuses (options,
+# as a guest or a merge could have brought before labels were checked):
+# '--baseline-db=EVIL' for the first two, '--help' for the rest (t19's).
+nightly_label_wrap() {
+    cat > "$TMP/pm-wrap" <<WRAP
+#!/bin/sh
+echo "\$*" >> "$TMP/pm-args"
+"$PM" "\$@"; rc=\$?
+case "\$*" in
+    *"suite run"*) sqlite3 "\$2" "update run set label = '--baseline-db=$1' where label = 'sweep' and id < 3;
+                                 update run set label = '--help' where label = 'sweep'" ;;
+esac
+exit \$rc
+WRAP
+    chmod +x "$TMP/pm-wrap"
 }
 
 # vm_debs: sets deb61 and deb612, package files of $k61 and $k612: the

@@ -114,17 +114,7 @@ ok "  a directory not named as a night is left alone" test -d "$TMP/nights/keepm
 evil="$TMP/evil.db"
 cp "$TMP/nights/$n2/results.db" "$evil"
 sqlite3 "$evil" "update run set label = '--baseline-db=$evil'"
-cat > "$TMP/pm-wrap" <<WRAP
-#!/bin/sh
-echo "\$*" >> "$TMP/pm-args"
-"$PM" "\$@"; rc=\$?
-case "\$*" in
-    *"suite run"*) sqlite3 "\$2" "update run set label = '--baseline-db=$evil' where label = 'sweep' and id < 3;
-                                 update run set label = '--help' where label = 'sweep'" ;;
-esac
-exit \$rc
-WRAP
-chmod +x "$TMP/pm-wrap"
+nightly_label_wrap "$evil"
 sleep 1   # nights are named by the second
 PRESSMARK_NIGHTLY_PRESSMARK="$TMP/pm-wrap" PRESSMARK_NIGHTLY_SUITE="$TMP/fast.ini" PRESSMARK_NIGHTLY_KEEP=9 \
     "$NIGHTLY" > "$TMP/n4.out" 2> "$TMP/n4.err"

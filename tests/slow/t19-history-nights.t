@@ -16,20 +16,9 @@ unset PRESSMARK_NIGHTLY_GATE PRESSMARK_NIGHTLY_WINDOW PRESSMARK_NIGHTLY_CONTROL 
       PRESSMARK_NIGHTLY_SUITE PRESSMARK_NIGHTLY_FAIL_PCT PRESSMARK_NIGHTLY_BASELINE PRESSMARK_NIGHTLY_KEEP \
       PRESSMARK_NIGHTLY_PUSH_URL PRESSMARK_NIGHTLY_TOKEN_FILE PRESSMARK_NIGHTLY_ALPHA
 export PRESSMARK_NIGHTLY_PRESSMARK="$PM"
-# A pressmark that gives the night's runs labels merge refuses (options),
-# as a guest or a merge could have brought before labels were checked.
+# A pressmark that gives the night's runs labels merge refuses.
 evil="$TMP/evil.db"
-cat > "$TMP/pm-wrap" <<WRAP
-#!/bin/sh
-echo "\$*" >> "$TMP/pm-args"
-"$PM" "\$@"; rc=\$?
-case "\$*" in
-    *"suite run"*) sqlite3 "\$2" "update run set label = '--baseline-db=$evil' where label = 'sweep' and id < 3;
-                                 update run set label = '--help' where label = 'sweep'" ;;
-esac
-exit \$rc
-WRAP
-chmod +x "$TMP/pm-wrap"
+nightly_label_wrap "$evil"
 
 # Nights judged against their history (the default gate), with a control:
 # a suite of two cells alike, 'control' and 'sweep', under a 48M cap with

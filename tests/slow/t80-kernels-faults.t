@@ -11,8 +11,6 @@
 required_by PM_SLOW_REQUIRED   # make test-slow: a missing need fails it
 vm_lane
 before=$(machine_state)
-r61=${k61#linux-image-}
-r612=${k612#linux-image-}
 case "$(uname -r)" in
     "$r61" | "$r612") skip_all "this machine runs $(uname -r), a kernel under test here" ;;
 esac
