@@ -89,6 +89,10 @@ PATH="$TMP/bin:$PATH" PM_ROOT_ONLY=x "$PM" run redis --quiet --mem-cap 48M --swa
 pid=$!
 for i in $(seq 200); do lp=$(loader_pid) && break; sleep 0.05; done
 ok "the loader runs" test -n "${lp:-}"
+# Stopped while it is looked at: on a loaded machine its whole life can be
+# shorter than the reading of its /proc.
+kill -STOP "$lp"
+cleanup_add "kill -CONT $lp 2>/dev/null"
 loader_uid=$(uid_of "$lp"); loader_cg=$(cg_of "$lp"); loader_env=$(tr '\0' '\n' < "/proc/$lp/environ" | cut -d= -f1 | sort | tr '\n' ' ')
 server=$(servers | head -1)
 server_uid=$(uid_of "$server")
@@ -98,6 +102,7 @@ server_fds=$(ls -l "/proc/$server/fd" 2>/dev/null)
 sess_of() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $4, $5 }'; }
 server_sess=$(sess_of "$server"); server_in=$(readlink "/proc/$server/fd/0")
 loader_sess=$(sess_of "$lp"); loader_in=$(readlink "/proc/$lp/fd/0")
+kill -CONT "$lp"
 srv=$(dirs | grep -vxF "$dirs_before" | head -1)/pressmark-srv
 ok "the load generator starts" wait_for sh -c "pgrep -x redis-benchmark >/dev/null"
 bench=$(pgrep -x redis-benchmark | tail -1)
