@@ -1,6 +1,7 @@
 /* The server workloads' own parts that no run can make fail on demand:
  * INFO's figures read strictly, a silent server's one deadline (a signal
- * does not start the wait anew), the peer checks, --dataset's shares. */
+ * does not start the wait anew), the peer checks, memcached's sign-in,
+ * --dataset's shares. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -31,6 +32,12 @@ static void strict_figures(void)
     const char *end;
     ok(kv_u64("42,x", &end, &v) == 0 && v == 42 && *end == ',', "kv_u64 stops at the comma");
     ok(kv_u64("-1,", &end, &v) < 0, "kv_u64 takes no sign");
+    const char *s = "sets 12 errors -1";
+    ok(kv_word_u64(&s, "sets", &v) == 0 && v == 12 && strcmp(s, " errors -1") == 0, "a helper's 'sets 12' read");
+    s++;
+    ok(kv_word_u64(&s, "errors", &v) < 0, "  its 'errors -1' is no count");
+    s = "setsx 1";
+    ok(kv_word_u64(&s, "sets", &v) < 0, "  nor another word's");
 }
 
 /* A server that never answers: the wait ends at the deadline, however
@@ -88,6 +95,32 @@ static void peers(void)
     close(l);
 }
 
+/* Signing in to memcached (-Y): a set whose data is "user secret", then
+ * STORED; anything else is a refusal. The reply is written first: the
+ * socket pair holds it until kv_auth reads. */
+static void mc_auth(void)
+{
+    const char *replies[] = { "STORED\r\n", "CLIENT_ERROR authentication failure\r\n", "STORED\r\nX" };
+    int want[] = { 0, -1, -1 };
+    for (size_t i = 0; i < 3; i++) {
+        int sv[2];
+        if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
+            return (void)ok(0, "socketpair");
+        struct pm_err err;
+        struct kv_io io = { .deadline_ns = pm_now_ns() + 2000000000ull };
+        ssize_t w = write(sv[1], replies[i], strlen(replies[i]));
+        int r = w == (ssize_t)strlen(replies[i]) ? kv_auth(sv[0], KV_MEMCACHED, "pm", "s3cret", &io, &err) : -2;
+        char sent[128] = "";
+        ssize_t n = read(sv[1], sent, sizeof sent - 1);
+        sent[n > 0 ? n : 0] = '\0';
+        is_num(r, want[i], 0, "memcached sign-in, reply %zu: %s", i, r < 0 ? err.msg : "signed in");
+        if (i == 0)
+            is_str(sent, "set pm 0 0 9\r\npm s3cret\r\n", "  sent as a set of 'user secret'");
+        close(sv[0]);
+        close(sv[1]);
+    }
+}
+
 static void shares(void)
 {
     struct pm_err err;
@@ -108,6 +141,7 @@ int main(void)
     strict_figures();
     deadline();
     peers();
+    mc_auth();
     shares();
     return done_testing();
 }

@@ -35,7 +35,7 @@ static int wait_fd(int fd, short events, const struct kv_io *io, struct pm_err *
     }
 }
 
-static int send_all(int fd, const char *buf, size_t n, const struct kv_io *io, struct pm_err *err)
+int kv_send_all(int fd, const char *buf, size_t n, const struct kv_io *io, struct pm_err *err)
 {
     while (n) {
         if (wait_fd(fd, POLLOUT, io, err) < 0)
@@ -51,8 +51,7 @@ static int send_all(int fd, const char *buf, size_t n, const struct kv_io *io, s
     return 0;
 }
 
-/* More of the reply into buf[*have..len); -1 at the end or the limit. */
-static int recv_more(int fd, char *buf, size_t len, size_t *have, const struct kv_io *io, struct pm_err *err)
+int kv_recv_more(int fd, char *buf, size_t len, size_t *have, const struct kv_io *io, struct pm_err *err)
 {
     if (*have + 1 >= len)
         return pm_errf(err, "the server's reply is longer than %zu bytes", len - 1);
@@ -68,8 +67,7 @@ static int recv_more(int fd, char *buf, size_t len, size_t *have, const struct k
     return 0;
 }
 
-/* A reply's first line as words for an error: printable ASCII, cut. */
-static void quote_line(const char *s, char *out, size_t len)
+void kv_quote_line(const char *s, char *out, size_t len)
 {
     size_t o = 0;
     for (; *s && *s != '\r' && *s != '\n' && o + 1 < len && o < 120; s++)
@@ -81,15 +79,15 @@ static void quote_line(const char *s, char *out, size_t len)
 static int redis_info(int fd, char *buf, size_t len, const struct kv_io *io, struct pm_err *err)
 {
     static const char cmd[] = "*2\r\n$4\r\nINFO\r\n$3\r\nall\r\n";
-    if (send_all(fd, cmd, sizeof cmd - 1, io, err) < 0)
+    if (kv_send_all(fd, cmd, sizeof cmd - 1, io, err) < 0)
         return -1;
     size_t have = 0;
     char *eol;
     while (!(eol = memchr(buf, '\n', have)))
-        if (recv_more(fd, buf, len, &have, io, err) < 0)
+        if (kv_recv_more(fd, buf, len, &have, io, err) < 0)
             return -1;
     char q[128];
-    quote_line(buf, q, sizeof q);
+    kv_quote_line(buf, q, sizeof q);
     char *end = buf;
     errno = 0;
     unsigned long long n = buf[0] == '$' && buf[1] >= '0' && buf[1] <= '9' ? strtoull(buf + 1, &end, 10) : 0;
@@ -98,7 +96,7 @@ static int redis_info(int fd, char *buf, size_t len, const struct kv_io *io, str
         return pm_errf(err, "INFO's reply is not a bulk string of at most %zu bytes: '%s'", len, q);
     size_t start = head, want = start + (size_t)n + 2;
     while (have < want)
-        if (recv_more(fd, buf, len, &have, io, err) < 0)
+        if (kv_recv_more(fd, buf, len, &have, io, err) < 0)
             return -1;
     if (have != want || memcmp(buf + start + n, "\r\n", 2) != 0)
         return pm_errf(err, "INFO's reply does not end where its length says");
@@ -113,11 +111,11 @@ static int redis_info(int fd, char *buf, size_t len, const struct kv_io *io, str
 static int memcached_stats(int fd, char *buf, size_t len, const struct kv_io *io, struct pm_err *err)
 {
     static const char cmd[] = "stats\r\n";
-    if (send_all(fd, cmd, sizeof cmd - 1, io, err) < 0)
+    if (kv_send_all(fd, cmd, sizeof cmd - 1, io, err) < 0)
         return -1;
     size_t have = 0;
     for (;;) {
-        if (recv_more(fd, buf, len, &have, io, err) < 0)
+        if (kv_recv_more(fd, buf, len, &have, io, err) < 0)
             return -1;
         if (memchr(buf, '\0', have))
             return pm_errf(err, "stats' reply holds a NUL byte");
@@ -126,7 +124,7 @@ static int memcached_stats(int fd, char *buf, size_t len, const struct kv_io *io
     }
     for (const char *l = buf; *l; l = strchr(l, '\n') + 1) {
         char q[128];
-        quote_line(l, q, sizeof q);
+        kv_quote_line(l, q, sizeof q);
         if (strncmp(l, "STAT ", 5) != 0 && strcmp(l, "END\r\n") != 0)
             return pm_errf(err, "stats' reply has a line of another shape: '%s'", q);
     }
@@ -139,23 +137,29 @@ int kv_stats(int fd, enum kv_proto p, const struct kv_io *io, char *buf, size_t 
     return p == KV_REDIS ? redis_info(fd, buf, len, io, err) : memcached_stats(fd, buf, len, io, err);
 }
 
-int kv_auth(int fd, const char *user, const char *secret, const struct kv_io *io, struct pm_err *err)
+int kv_auth(int fd, enum kv_proto p, const char *user, const char *secret, const struct kv_io *io,
+            struct pm_err *err)
 {
     char cmd[256], reply[256];
-    int n = snprintf(cmd, sizeof cmd, "*3\r\n$4\r\nAUTH\r\n$%zu\r\n%s\r\n$%zu\r\n%s\r\n", strlen(user), user,
-                     strlen(secret), secret);
+    /* memcached's -Y: the connection's first command is a set whose data
+     * is "USER SECRET", taken as credentials and never stored. */
+    int n = p == KV_REDIS ? snprintf(cmd, sizeof cmd, "*3\r\n$4\r\nAUTH\r\n$%zu\r\n%s\r\n$%zu\r\n%s\r\n",
+                                     strlen(user), user, strlen(secret), secret)
+                          : snprintf(cmd, sizeof cmd, "set %s 0 0 %zu\r\n%s %s\r\n", user,
+                                     strlen(user) + 1 + strlen(secret), user, secret);
     if (n < 0 || (size_t)n >= sizeof cmd)
         return pm_errf(err, "internal: AUTH too long");
-    if (send_all(fd, cmd, (size_t)n, io, err) < 0)
+    if (kv_send_all(fd, cmd, (size_t)n, io, err) < 0)
         return -1;
     size_t have = 0;
     while (!memchr(reply, '\n', have))
-        if (recv_more(fd, reply, sizeof reply, &have, io, err) < 0)
+        if (kv_recv_more(fd, reply, sizeof reply, &have, io, err) < 0)
             return -1;
     char q[128];
-    quote_line(reply, q, sizeof q);
-    if (have != 5 || memcmp(reply, "+OK\r\n", 5) != 0)
-        return pm_errf(err, "AUTH was refused: '%s'", q);
+    kv_quote_line(reply, q, sizeof q);
+    const char *want = p == KV_REDIS ? "+OK\r\n" : "STORED\r\n";
+    if (have != strlen(want) || memcmp(reply, want, have) != 0)
+        return pm_errf(err, "%s was refused: '%s'", p == KV_REDIS ? "AUTH" : "signing in", q);
     return 0;
 }
 
@@ -173,6 +177,16 @@ int kv_u64(const char *s, const char **end, uint64_t *v)
     return 0;
 }
 
+int kv_word_u64(const char **s, const char *word, uint64_t *v)
+{
+    size_t n = strlen(word);
+    const char *end;
+    if (strncmp(*s, word, n) != 0 || (*s)[n] != ' ' || kv_u64(*s + n + 1, &end, v) < 0)
+        return -1;
+    *s = end;
+    return 0;
+}
+
 int kv_stat_u64(const char *text, enum kv_proto p, const char *key, uint64_t *v)
 {
     char pat[96];
@@ -187,6 +201,25 @@ int kv_stat_u64(const char *text, enum kv_proto p, const char *key, uint64_t *v)
         return 0;
     }
     return -1;
+}
+
+char *kv_value_block(uint64_t value_size)
+{
+    /* One random block, each value a window of it: no page of the data set
+     * compresses (zram and zswap see what a real cache holds), at no cost. */
+    size_t blen = (size_t)value_size + KV_VALUE_WINDOWS;
+    char *block = malloc(blen);
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    for (size_t i = 0; block && i < blen; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        block[i] = (char)(x >> 24);
+    }
+    return block;
+}
+
+const char *kv_value_of(const char *block, uint64_t key)
+{
+    return block + (key * 97) % KV_VALUE_WINDOWS;
 }
 
 /* The loader's settings, from its command line. */
@@ -253,7 +286,7 @@ static int read_replies(int fd, const struct load_args *a, struct replies *r, un
         char *eol = memchr(r->buf, '\n', r->have);
         if (!eol) {
             struct kv_io io = reply_io();
-            if (recv_more(fd, r->buf, sizeof r->buf, &r->have, &io, err) < 0)
+            if (kv_recv_more(fd, r->buf, sizeof r->buf, &r->have, &io, err) < 0)
                 return -1;
             continue;
         }
@@ -262,7 +295,7 @@ static int read_replies(int fd, const struct load_args *a, struct replies *r, un
             return pm_errf(err, "a reply to SET of another shape than +OK or an error");
         t->oks += good;
         if (!good && !t->errors++)
-            quote_line(r->buf, t->first, sizeof t->first);
+            kv_quote_line(r->buf, t->first, sizeof t->first);
         size_t used = (size_t)(eol + 1 - r->buf);
         memmove(r->buf, eol + 1, r->have - used);
         r->have -= used;
@@ -281,30 +314,23 @@ static int load(const struct load_args *a, struct tally *t, struct pm_err *err)
      * its command line, which any user may read). */
     const char *secret = getenv(KV_AUTH_ENV);
     struct kv_io io = reply_io();
-    if (secret && *secret && a->proto == KV_REDIS && kv_auth(fd, KV_AUTH_USER, secret, &io, err) < 0) {
+    if (secret && *secret && kv_auth(fd, a->proto, KV_AUTH_USER, secret, &io, err) < 0) {
         close(fd);
         return -1;
     }
-    /* One random block, each value a window of it: no page of the data set
-     * compresses (zram and zswap see what a real cache holds), at no cost. */
-    size_t vlen = (size_t)a->value_size, blen = vlen + 4096;
+    size_t vlen = (size_t)a->value_size;
     unsigned batch = (unsigned)(256 * 1024 / (vlen + 64));
     batch = batch < 1 ? 1 : batch > 64 ? 64 : batch;
-    char *block = malloc(blen), *out = malloc((vlen + 96) * batch);
+    char *block = kv_value_block(a->value_size), *out = malloc((vlen + 96) * batch);
     struct replies *r = calloc(1, sizeof *r);
     int result = block && out && r ? 0 : pm_errf(err, "out of memory");
-    uint64_t x = 0x9e3779b97f4a7c15ull;
-    for (size_t i = 0; result == 0 && i < blen; i++) {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        block[i] = (char)(x >> 24);
-    }
     for (unsigned long long k = 0; result == 0 && k < a->keys;) {
         size_t n = 0;
         unsigned in_batch = 0;
         for (; in_batch < batch && k < a->keys; in_batch++, k++)
-            n += format_set(a, k, block + (k * 97) % 4096, out + n);
+            n += format_set(a, k, kv_value_of(block, k), out + n);
         io = reply_io();
-        if (send_all(fd, out, n, &io, err) < 0 || read_replies(fd, a, r, in_batch, t, err) < 0)
+        if (kv_send_all(fd, out, n, &io, err) < 0 || read_replies(fd, a, r, in_batch, t, err) < 0)
             result = -1;
     }
     free(block);

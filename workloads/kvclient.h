@@ -30,8 +30,11 @@ struct kv_io {
  * lines up to "END". -1 with err on the deadline, an abort, a reply too
  * long or of another shape. */
 int kv_stats(int fd, enum kv_proto p, const struct kv_io *io, char *buf, size_t len, struct pm_err *err);
-/* Redis's AUTH user secret on fd, and its +OK; -1 with err otherwise. */
-int kv_auth(int fd, const char *user, const char *secret, const struct kv_io *io, struct pm_err *err);
+/* Sign in as user with secret on fd: Redis's AUTH and its +OK, or
+ * memcached's -Y "set" of "user secret" and its STORED; -1 with err
+ * otherwise. */
+int kv_auth(int fd, enum kv_proto p, const char *user, const char *secret, const struct kv_io *io,
+            struct pm_err *err);
 /* The value of key in that text (INFO's "key:N", stats' "STAT key N") as
  * a plain decimal whole number up to UINT64_MAX; -1 when absent or not one
  * (a sign, a fraction, an overflow). */
@@ -39,6 +42,27 @@ int kv_stat_u64(const char *text, enum kv_proto p, const char *key, uint64_t *v)
 /* The digits at s as a whole number up to UINT64_MAX, *end after them; -1
  * when none or too large. */
 int kv_u64(const char *s, const char **end, uint64_t *v);
+/* "WORD N" at *s, N as kv_u64 reads it, *s then after N; -1 otherwise. A
+ * helper's report line is read so (it runs as the server's user). */
+int kv_word_u64(const char **s, const char *word, uint64_t *v);
+
+/* Write all of buf, or read more of a reply into buf[*have..len) (kept
+ * NUL-terminated), waiting at most until io's deadline: -1 with err on
+ * the deadline, an abort, a closed connection or, reading, a reply that
+ * reaches len. */
+int kv_send_all(int fd, const char *buf, size_t n, const struct kv_io *io, struct pm_err *err);
+int kv_recv_more(int fd, char *buf, size_t len, size_t *have, const struct kv_io *io, struct pm_err *err);
+
+/* A reply's first line as words for an error: printable ASCII only, at
+ * most 120 characters. */
+void kv_quote_line(const char *s, char *out, size_t len);
+
+/* The values the loader stores, known to whoever reads them back: key
+ * k's value is value_size bytes of one random block from kv_value_of.
+ * The block is malloc'd (NULL when out of memory); free it. */
+#define KV_VALUE_WINDOWS 4096
+char *kv_value_block(uint64_t value_size);
+const char *kv_value_of(const char *block, uint64_t key);
 
 /* The helper "pressmark __kv-load": it fills keys key:000000000000 ...
  * (redis-benchmark's -r names) with random values, pipelined, and reports

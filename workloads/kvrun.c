@@ -14,6 +14,7 @@
 #include "lib/timeutil.h"
 #include "lib/units.h"
 #include "workloads/kvuser.h"
+#include "workloads/latency.h"
 
 #define READY_NS 15000000000ull
 /* The default data set: half again the cap, so a third of it cannot be
@@ -134,14 +135,16 @@ static void client_failed(struct kv_life *l, const char *what, const struct run_
 }
 
 /* Run argv as a client outside the cap, its output (both streams) in the
- * file name; the output's text into out. 0 when it ended well, 1 when
- * the run failed (its status says why), -1 on harness errors. */
+ * file name; the output's text into out. With rr, its reports on read_fd
+ * are read while it runs. 0 when it ended well, 1 when the run failed
+ * (its status says why), -1 on harness errors. */
 static int run_client(struct kv_life *l, char *const argv[], const char *what, const char *name, int pass_fd,
-                      char *out, size_t len, struct pm_err *err)
+                      struct wl_reader *rr, int read_fd, char *out, size_t len, struct pm_err *err)
 {
     /* As the server's user, like the server: the socket it reaches is in
      * that user's directory, and whatever the user put there is the
-     * user's own to reach. Only the loader needs the password. */
+     * user's own to reach. pressmark's own helpers (they report on
+     * pass_fd) sign in with the password; a tool never gets it. */
     struct kv_argv a = { .n = 0 };
     if (kv_arg_program(&l->srv, &a, argv[0], err) < 0)
         return -1;
@@ -159,8 +162,18 @@ static int run_client(struct kv_life *l, char *const argv[], const char *what, c
      * descriptor it is given, never by name. */
     pid_t pid;
     struct run_exit ex;
-    if (run_spawn_env(l->rc, a.v, env.v, true, pass_fd, fd, &pid, err) < 0 ||
-        run_wait_until(l->rc, pid, pm_now_ns() + l->c->client_timeout_ns, &ex, err) < 0) {
+    /* Its reader first: a client whose reports nobody read would block
+     * on a full pipe. */
+    if (rr && wl_reader_start(rr, read_fd, l->rc, "get/s") < 0) {
+        close(fd);
+        return pm_errf(err, "cannot start a thread to read %s's reports", what);
+    }
+    int w = run_spawn_env(l->rc, a.v, env.v, true, pass_fd, fd, &pid, err);
+    if (w == 0)
+        w = run_wait_until(l->rc, pid, pm_now_ns() + l->c->client_timeout_ns, &ex, err);
+    if (rr)
+        wl_reader_stop(rr);
+    if (w < 0) {
         close(fd);
         return -1;
     }
@@ -189,15 +202,19 @@ static int load_phase(struct kv_life *l, struct pm_err *err)
         return pm_errf(err, "pipe: %s", strerror(errno));
     run_gauge(l->rc, "workload.phase", 1);
     char out[4096], report[512];
-    int r = run_client(l, a.v, "the loader (pressmark __kv-load)", "load.log", p[1], out, sizeof out, err);
+    int r = run_client(l, a.v, "the loader (pressmark __kv-load)", "load.log", p[1], NULL, -1, out, sizeof out, err);
     close(p[1]);
     ssize_t n = r == 0 ? read(p[0], report, sizeof report - 1) : 0;
     close(p[0]);
     report[n > 0 ? n : 0] = '\0';
     if (r != 0)
         return r;
-    unsigned long long sets, errors, ns;
-    if (sscanf(report, "sets %llu errors %llu ns %llu", &sets, &errors, &ns) != 3) {
+    /* Read as strictly as the client's: the loader runs as the server's
+     * user, so its report is that user's data. */
+    uint64_t sets, errors, ns;
+    const char *s = report;
+    if (kv_word_u64(&s, "sets", &sets) < 0 || *s++ != ' ' || kv_word_u64(&s, "errors", &errors) < 0 ||
+        *s++ != ' ' || kv_word_u64(&s, "ns", &ns) < 0 || (*s != '\n' && *s != '\0')) {
         run_set_status(l->rc, "failed", "the loader (pressmark __kv-load) ended without its report");
         return 1;
     }
@@ -227,17 +244,65 @@ static int tool_figures(struct kv_life *l, const char *text)
     return r < 0 ? 1 : 0;
 }
 
+/* The client's figures: its counts, rate and latency histogram, which
+ * must agree (its report is data from a process of the server's user). */
+static int own_figures(struct kv_life *l, struct wl_reader *rr, struct pm_err *err)
+{
+    struct kv_get_report rep;
+    if (kv_get_parse(rr->result, &rep) < 0 || !rr->lat_done || rr->lat.count != rep.gets) {
+        run_set_status(l->rc, "failed", "the client (pressmark __kv-get) ended without its report");
+        return 1;
+    }
+    l->w->get_figures(l->state, l->rc, &rep);
+    if (rr->lat.count && run_latency(l->rc, l->w->latency, &rr->lat, err) < 0)
+        return -1;
+    return 0;
+}
+
+/* pressmark's own client, its report read while it runs: the live count,
+ * the latency windows, then its histogram and its sums. */
+static int own_phase(struct kv_life *l, char *const argv[], struct pm_err *err)
+{
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) < 0)
+        return pm_errf(err, "pipe: %s", strerror(errno));
+    struct wl_reader rr;
+    memset(&rr, 0, sizeof rr);
+    char out[4096];
+    const char *what = "the client (pressmark __kv-get)";
+    int r = run_client(l, argv, what, "client.out", p[1], &rr, p[0], out, sizeof out, err);
+    close(p[1]);
+    close(p[0]);
+    if (r == 0)
+        r = own_figures(l, &rr, err);
+    else if (r == 1 && strncmp(rr.result, "failed ", 7) == 0 && !run_check_abort(l->rc))
+        run_set_status(l->rc, "failed", "%s: %s", what, rr.result + 7);
+    char key[64];
+    snprintf(key, sizeof key, "%s.client_output", l->w->name);
+    run_meta(l->rc, key, rr.result);
+    wl_reader_free(&rr);
+    return r;
+}
+
 static int measured_phase(struct kv_life *l, struct pm_err *err)
 {
     struct kv_argv a = { .n = 0 };
+    /* pressmark's own client talks only to the server it is told of. */
+    if (!l->w->tool) {
+        kv_arg(&a, "%s", run_exe(l->rc));
+        kv_arg(&a, "__kv-get");
+        kv_arg(&a, "--server-pid=%d", (int)l->srv.pid);
+    }
     l->w->client_argv(l->state, &l->where, &a);
     if (kv_argv_full(&a))
-        return pm_errf(err, "internal: %s's command line is too long", l->w->tool);
+        return pm_errf(err, "internal: the measured phase's command line is too long");
+    run_gauge(l->rc, "workload.phase", 2);
+    if (!l->w->tool)
+        return own_phase(l, a.v, err);
     char *out = malloc(OUTPUT_MAX);
     if (!out)
         return pm_errf(err, "out of memory");
-    run_gauge(l->rc, "workload.phase", 2);
-    int r = run_client(l, a.v, l->w->tool, "client.out", -1, out, OUTPUT_MAX, err);
+    int r = run_client(l, a.v, l->w->tool, "client.out", -1, NULL, -1, out, OUTPUT_MAX, err);
     if (r == 0)
         r = tool_figures(l, out);
     char key[64];
@@ -348,5 +413,6 @@ int kv_run(const struct kv_workload *w, const void *state, const struct kv_commo
 
 const struct wl_helper kv_helpers[] = {
     { "__kv-load", kv_load_main },
+    { "__kv-get", kv_get_main },
     { NULL, NULL },
 };

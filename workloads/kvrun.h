@@ -3,7 +3,8 @@
 /* One run of a server workload (redis, memcached), the same life for
  * both: a private server inside the cap; a load phase that fills a data
  * set sized against the cap (pressmark's own loader, outside the cap); a
- * measured phase by the server's own benchmark tool (outside the cap too);
+ * measured phase by the server's own benchmark tool or pressmark's own
+ * client (outside the cap too);
  * the server's own figures read over its socket; the server stopped and
  * its directories removed. The sample series "workload.phase" says which
  * phase each tick saw: 1 load, 2 measured, 0 before and after. */
@@ -11,6 +12,7 @@
 #include <stdint.h>
 #include "lib/opt.h"
 #include "workloads/kvclient.h"
+#include "workloads/kvget.h"
 #include "workloads/kvserver.h"
 #include "workloads/workload.h"
 
@@ -44,7 +46,10 @@ struct kv_workload {
     const char *name;            /* "redis": pressmark-redis.XXXXXX, the meta keys */
     enum kv_proto proto;
     const char *const *users;    /* who the server may run as, first found first */
-    const char *tool;            /* the measured phase's tool, its figures parser's name too */
+    /* The measured phase's tool, its figures parser's name too; NULL:
+     * pressmark's own client, "pressmark __kv-get" (kvget.h), whose
+     * figures get_figures stores and its histogram latency names. */
+    const char *tool;
     /* The server's argv for the instance in srv (the word the journal
      * matches its command line with into word), where is filled here or
      * by ready's probe. */
@@ -52,8 +57,12 @@ struct kv_workload {
                        char *word, size_t wlen, struct pm_err *err);
     /* Connect to the server once it is up: where->port may be learnt here. */
     int (*probe)(const struct kv_server *srv, struct kv_where *where, struct pm_err *err);
-    /* The measured phase's tool against where. */
+    /* The measured phase's tool against where (after "pressmark
+     * __kv-get --server-pid=PID" when tool is NULL: its settings,
+     * kvget.h). */
     void (*client_argv)(const void *state, const struct kv_where *where, struct kv_argv *a);
+    void (*get_figures)(const void *state, struct run_ctx *rc, const struct kv_get_report *rep);
+    const struct metric_def *latency;
     /* The server's own figures from its statistics' text, and the load's
      * (sets, errors, seconds). */
     void (*server_figures)(const void *state, struct run_ctx *rc, const char *stats);
@@ -72,7 +81,8 @@ int kv_dataset_set(void *state, const char *value, struct pm_err *err);
 int kv_run(const struct kv_workload *w, const void *state, const struct kv_common *c, struct run_ctx *rc,
            struct pm_err *err);
 
-/* The helper that fills the data set ("pressmark __kv-load"). */
+/* The helpers that fill the data set ("pressmark __kv-load") and read it
+ * back ("pressmark __kv-get"). */
 extern const struct wl_helper kv_helpers[];
 
 #endif

@@ -174,7 +174,8 @@ static int redis_probe(const struct kv_server *srv, struct kv_where *where, stru
     if (fd < 0)
         return -1;
     struct kv_io io = { .deadline_ns = pm_now_ns() + AUTH_NS };
-    if (kv_peer_check(srv, fd, where->port, err) < 0 || kv_auth(fd, KV_AUTH_USER, srv->secret, &io, err) < 0) {
+    if (kv_peer_check(srv, fd, where->port, err) < 0 ||
+        kv_auth(fd, KV_REDIS, KV_AUTH_USER, srv->secret, &io, err) < 0) {
         close(fd);
         return -1;
     }
