@@ -1,0 +1,272 @@
+#!/bin/bash
+# pressmark run memcached: a private memcached inside the cap, its data set
+# loaded and read back at random by pressmark's own client from outside
+# the cap; the server, the loader and the client as the memcache user, each
+# with nothing of root's (descriptors, environment), the client and
+# pressmark's own connections talking only to the server; every get a hit
+# of the loader's bytes, counted exactly; the client's figures as it
+# reported them, the server's own stats, the phases in the samples;
+# nothing left after a run, a SIGKILL, a refused option, or what the
+# memcache user left in its directory.
+. "$(dirname "$0")/lib.sh"
+need_root
+
+# Refusals before anything runs: they need no memcached, no cgroup.
+before_db=$(db_sum)
+PATH=/nonexistent "$PM" run memcached --label nopkg 2>"$TMP/err"
+is "$?" 2 "without memcached in PATH: exit 2"
+is "$(cat "$TMP/err")" "pressmark run memcached: memcached is not installed (apt-get install memcached)" \
+   "  one line naming it and the package"
+is "$(db_sum)" "$before_db" "  nothing written"
+
+memcg_hierarchy || skip_all "needs a memory cgroup hierarchy (cgroup v2 with memory, or v1's memory controller)"
+command -v memcached >/dev/null || skip_all "needs memcached (apt-get install memcached)"
+getent passwd memcache >/dev/null || skip_all "needs the memcache user (apt-get install memcached)"
+mc_uid=$(id -u memcache)
+before=$(machine_state)
+dirs() { ls -d "${TMPDIR:-/tmp}"/pressmark-memcached.* 2>/dev/null; }
+# (by process name: the client's command line names the socket too)
+servers() {
+    local p
+    for p in $(pgrep -x memcached); do
+        tr '\0' ' ' < "/proc/$p/cmdline" 2>/dev/null | grep -q 'pressmark-memcached\.' && echo "$p"
+    done
+}
+dirs_before=$(dirs)
+# (the memory cgroup a process is in, as /proc/PID/cgroup names it: the
+# kernel's word, not the run's record)
+cg_of() { memcg_path "/proc/$1/cgroup" 2>/dev/null; }
+uid_of() { awk '/^Uid:/ { print $2; exit }' "/proc/$1/status" 2>/dev/null; }
+env_names() { tr '\0' '\n' < "/proc/$1/environ" | cut -d= -f1 | sort | tr '\n' ' '; }
+# the cgroup's memory limit as its file says it: "max" for none
+limit_of() {
+    if [ "$CG_VERSION" = 2 ]; then cat "$CG_ROOT$1/memory.max"
+    else awk '{ print ($1 >= 2^60) ? "max" : $1 }' "$CG_ROOT$1/memory.limit_in_bytes"; fi
+}
+# pressmark's own helper (__kv-load, __kv-get), once it is pressmark
+# (setpriv before it is root)
+helper_pid() {
+    local p
+    for p in $(pgrep -f -- "$1"); do
+        [ "$(cat "/proc/$p/comm" 2>/dev/null)" = pressmark ] && { echo "$p"; return 0; }
+    done
+    return 1
+}
+loader_pid() { helper_pid '__kv-load --proto=memcached'; }
+client_pid() { helper_pid '__kv-get --server-pid='; }
+no_servers() { [ -z "$(servers)" ]; }
+no_client() { ! client_pid >/dev/null; }
+wait_long() { local i; for i in $(seq 600); do "$@" >/dev/null && return 0; sleep 0.05; done; return 1; }
+
+bad "--dataset larger than memory and swap" "^pressmark run memcached: --dataset" \
+    run memcached --mem-cap 48M --dataset 1T --label huge
+bad "--key-dist" "^pressmark run memcached: --key-dist: 'zipf:1\.5' is not a key distribution \(accepted: uniform, or zipf:THETA with 0 < THETA < 1, e\.g\. zipf:0\.99\)$" \
+    run memcached --key-dist zipf:1.5 --label baddist
+bad "--maxmemory below memcached's unit" "^pressmark run memcached: --maxmemory: 524288 bytes is less than memcached's unit, 1M" \
+    run memcached --maxmemory 512K --label tiny
+
+# What root holds must not reach the server or the client: a descriptor
+# (9) and a variable of pressmark's environment.
+exec 9>"$TMP/leak"
+chmod 0711 "$TMP"
+echo precious > "$TMP/precious"; mkdir "$TMP/pdir"; touch "$TMP/pdir/keep"
+
+# 64 MiB of values under a 48 MiB cap with swap: a quarter cannot be resident.
+PM_ROOT_ONLY=x "$PM" run memcached --quiet --mem-cap 48M --swap 256M --dataset 64M --interval 100ms --label mc \
+    2>"$TMP/err" &
+pid=$!
+ok "the loader runs" wait_long loader_pid
+lp=$(loader_pid)
+loader_uid=$(uid_of "$lp"); loader_cg=$(cg_of "$lp"); loader_env=$(env_names "$lp")
+server=$(servers | head -1)
+server_uid=$(uid_of "$server"); server_cg=$(cg_of "$server")
+server_env=$(tr '\0' '\n' < "/proc/$server/environ" | sort | tr '\n' ' ')
+server_fds=$(ls -l "/proc/$server/fd" 2>/dev/null)
+srv=$(dirs | grep -vxF "$dirs_before" | head -1)/pressmark-srv
+# The memcache user leaves what it likes in its directory: files, a tree,
+# links to root's things, and a child of its own that goes on writing there.
+setpriv --reuid=memcache --regid=memcache --clear-groups sh -c "touch $srv/keepme; mkdir -p $srv/d/e; touch $srv/d/e/f;
+    ln -s $TMP/precious $srv/link; ln -s $TMP/pdir $srv/dlink"
+setpriv --reuid=memcache --regid=memcache --clear-groups setsid sh -c "while :; do touch $srv/again 2>/dev/null; sleep 0.05; done" \
+    </dev/null >/dev/null 2>&1 &
+writer=$!
+echo "$writer" > "$CG_ROOT$server_cg/cgroup.procs"
+ok "the client starts" wait_long client_pid
+cp=$(client_pid)
+client_uid=$(uid_of "$cp"); client_cg=$(cg_of "$cp"); client_env=$(env_names "$cp")
+client_limit=$(limit_of "$client_cg")
+client_argv=$(tr '\0' ' ' < "/proc/$cp/cmdline")
+wait $pid
+is "$?" 0 "pressmark run memcached under a 48M cap with swap: exit 0"
+exec 9>&-
+is "$(q "select status || ' ' || coalesce(reason, '') from run where label = 'mc'")" "ok " "its run is stored ok"
+run=$(q "select id from run where label = 'mc'")
+like "$server_cg" "^/pressmark/run-$run(/workload)?$" "memcached ran in the run's capped cgroup ($server_cg)"
+is "$server_uid" "$mc_uid" "memcached ran as the memcache user (its /proc status)"
+# (PWD: the sh that puts it in the cgroup sets it, pressmark's directory)
+is "$server_env" "HOME=$srv LANG=C PATH=/usr/sbin:/usr/bin:/sbin:/bin PWD=$PWD " \
+   "  with an environment of its own, nothing of root's (PM_ROOT_ONLY)"
+ok "  and none of root's descriptors (the test's 9)" sh -c "! printf '%s\n' \"\$1\" | grep -q -- '$TMP/leak'" sh "$server_fds"
+is "$loader_uid" "$mc_uid" "the loader (pressmark __kv-load) ran as the memcache user"
+is "$loader_cg" "/pressmark/run-$run-client" "  outside the cap, in the run's client cgroup"
+is "$loader_env" "HOME LANG PATH PRESSMARK_KV_AUTH PWD " "  its password in its environment, nothing of root's"
+is "$client_uid" "$mc_uid" "the client (pressmark __kv-get) ran as the memcache user"
+is "$client_cg" "/pressmark/run-$run-client" "  outside the cap, in the run's client cgroup"
+is "$client_limit" max "  which has no memory limit"
+is "$client_env" "HOME LANG PATH PRESSMARK_KV_AUTH PWD " "  its password in its environment, nothing of root's"
+like "$client_argv" "__kv-get --server-pid=$server --socket=$srv/pm-memcached\.sock " \
+     "  told the server's pid, to check its socket's other end by"
+is "$(q "select value from run_meta where run_id = $run and key = 'memcached.user'")" memcache \
+   "  the run's record names the user"
+ok "the memcache user's child in the server's cgroup is gone" sh -c "! kill -0 $writer 2>/dev/null"
+is "$(cat "$TMP/precious"; ls "$TMP/pdir")" "precious
+keep" "what the memcache user's links named is untouched"
+
+keys=$(( 64 * 1048576 / 4000 ))
+is "$(imetric mc memcached.load_sets)" "$keys" "the loader counted a STORED for every key of the data set ($keys x 4000 bytes)"
+is "$(imetric mc memcached.set_calls)" "$keys" "  the server took as many sets (stats cmd_set)"
+is "$(imetric mc memcached.load_errors)" 0 "  none refused"
+is "$(imetric mc memcached.curr_items)" "$keys" "the server holds them all (stats curr_items)"
+is "$(imetric mc memcached.evictions)" 0 "  none evicted (-m leaves room)"
+ge "$(imetric mc memcached.limit_maxbytes)" $(( keys * 4000 )) "-m covers the data set ($(imetric mc memcached.limit_maxbytes))"
+gets=$(( 2 * keys ))
+is "$(imetric mc memcached.client_gets)" "$gets" "the client sent twice the keys in gets"
+is "$(imetric mc memcached.client_hits)" "$gets" "  every one a hit with the loader's bytes"
+is "$(imetric mc memcached.client_misses)" 0 "  no miss"
+is "$(imetric mc memcached.client_errors)" 0 "  no error reply"
+is "$(imetric mc memcached.get_hits)" "$gets" "the server counted the same hits (stats get_hits)"
+is "$(imetric mc memcached.get_misses)" 0 "  and no miss"
+ge "$(imetric mc swap.out_kb)" 1 "the run swapped out"
+
+# The headline is the client's own figure, as its report line said it.
+said=$(q "select value from run_meta where run_id = $run and key = 'memcached.client_output'")
+like "$said" "^gets $gets hits $gets misses 0 errors 0 ns [0-9]+ ops_per_s [0-9]+\.[0-9]{3}$" \
+     "the client's report line is stored ($said)"
+ops=$(printf '%s\n' "$said" | awk '{ print $12 }')
+is "$(q "select unit || ' ' || direction from metric where run_id = $run and name = 'memcached.ops_per_s'")" \
+   "ops/s higher" "the headline is stored as declared"
+ok "  exactly the client's figure" awk -v a="$(metric mc memcached.ops_per_s)" -v b="$ops" 'BEGIN { exit !(a == b + 0) }'
+is "$(imetric mc memcached.latency_samples)" "$gets" "every get's latency is in the histogram"
+ok "  its p99 is a latency ($(metric mc memcached.latency_p99_us) us)" \
+   awk -v a="$(metric mc memcached.latency_p99_us)" 'BEGIN { exit !(a > 0) }'
+shown=$("$PM" show mc 2>&1 | awk '$1 == "mc" { gsub(",", "", $2); print $2; exit }')
+like "$("$PM" show mc 2>&1)" "^label +get/s " "show leads with it (get/s)"
+ok "  and shows its value ($shown)" awk -v a="$shown" -v b="$ops" 'BEGIN { exit !(a + 0 > 0 && (a - b) ^ 2 < 1) }'
+phases=$("$PM" export mc --series workload.phase 2>/dev/null | awk -F, 'NR > 1 { print $NF }' | uniq | tr '\n' ' ')
+# (the server starts within a tick: the first sample may be the load's)
+like "$phases" "^(0 )?1 2 0 $" "the samples mark the phases in order: (0,) 1 load, 2 measured, 0 ($phases)"
+
+is "$(servers)" "" "no server is left"
+is "$(dirs)" "$dirs_before" "nor its directory, whatever the memcache user left there"
+is "$(machine_state)" "$before" "the machine is as it was (no cgroup, swap file or journal left)"
+
+# A socket only root may reach, which records what reaches it (appending:
+# the log is emptied between its uses).
+python3 -c 'import socket, sys
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(8)
+print("up", flush=True)
+while True:
+    c, _ = s.accept(); print("connection", c.recv(100), flush=True)' "$TMP/root.sock" >> "$TMP/root.log" &
+rootsrv=$!
+cleanup_add "stop_bg $rootsrv"
+wait_for grep -q up "$TMP/root.log"
+chmod 0700 "$TMP/root.sock"
+
+# The client talks only to the server it is told of: a socket whose other
+# end is another process (here root's) gets a connection and not a byte.
+"$PM" __kv-get --server-pid=$$ --socket="$TMP/root.sock" --keys=10 --value-size=10 --clients=2 --requests=10 \
+    4>"$TMP/report" 2>/dev/null
+is "$?" 1 "the client on a socket that is not its server's: exit 1"
+like "$(cat "$TMP/report")" "^failed the socket's other end is pid [0-9]+ \(uid 0\), not the server \(pid $$, uid 0\)$" \
+     "  its report says whose socket it is"
+ok "  the socket got its connections" wait_for sh -c "[ \$(grep -c connection '$TMP/root.log') = 2 ]"
+is "$(grep connection "$TMP/root.log" | sort -u)" "connection b''" "  and not a byte of them"
+: > "$TMP/root.log"
+
+# pressmark's own connection (stats) goes only to the server: the memcache
+# user swaps its socket for a link to that root-only socket once the
+# client has its connections.
+"$PM" run memcached --quiet --mem-cap 48M --dataset 8M --duration 3s --label swapped 2>"$TMP/err" &
+pid=$!
+ok "the measured phase of the run whose socket is swapped starts" wait_long client_pid
+sleep 1   # (its 4 connections made: the swap is for pressmark's own connection after them)
+srv=$(dirs | grep -vxF "$dirs_before" | head -1)/pressmark-srv
+setpriv --reuid=memcache --regid=memcache --clear-groups sh -c "mv $srv/pm-memcached.sock $srv/real.sock; ln -s $TMP/root.sock $srv/pm-memcached.sock"
+wait $pid
+is "$?" 1 "  it ends with exit 1: a failed run, stored"
+like "$(q "select status || ' ' || coalesce(reason, '') from run where label = 'swapped'")" \
+     "^failed the server's own figures: the socket's other end is pid [0-9]+ \(uid 0\), not the server" \
+     "  failed: the stats socket is not the server's"
+is "$(grep -c connection "$TMP/root.log")" 1 "  the root-only socket got the connection"
+is "$(grep connection "$TMP/root.log")" "connection b''" "  and not a byte of it"
+is "$(dirs)" "$dirs_before" "  its directory is gone too"
+stop_bg $rootsrv
+
+# The default data set (150% of the cap) over TCP: the server listens on
+# 127.0.0.1 alone while it runs, answers nobody who has not signed in,
+# and the figures are exact.
+port=$(free_port)
+"$PM" run memcached --quiet --mem-cap 48M --swap 256M --port "$port" --label tcp 2>"$TMP/err" &
+pid=$!
+ok "the TCP run's loader starts" wait_long loader_pid
+listening=$(ss -Hltn "sport = :$port" | awk '{ print $4 }' | tr '\n' ' ')
+stranger=$(python3 -c 'import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), 5); s.settimeout(5)
+s.sendall(b"stats\r\n"); print(s.recv(200).decode().strip())' "$port" 2>&1)
+wait $pid
+is "$?" 0 "pressmark run memcached --port $port, no --dataset: exit 0 ($(tail -1 "$TMP/err"))"
+is "$listening" "127.0.0.1:$port " "  the server listened on 127.0.0.1:$port alone"
+is "$stranger" "CLIENT_ERROR unauthenticated" "  a connection that has not signed in is told so, and nothing else"
+keys=$(( 48 * 1048576 * 3 / 2 / 4000 ))
+is "$(imetric tcp memcached.dataset_bytes)" $(( keys * 4000 )) "  the data set is 150% of the cap ($keys keys)"
+is "$(imetric tcp memcached.curr_items)" "$keys" "  the server holds every key"
+is "$(imetric tcp memcached.get_hits)" $(( 2 * keys )) "  every get found its key"
+is "$(imetric tcp memcached.client_hits)" $(( 2 * keys )) "  and the client saw every hit"
+is "$(imetric tcp memcached.get_misses)" 0 "  no miss"
+is "$(machine_state)" "$before" "  the machine is as it was"
+
+# SIGKILL of pressmark mid-run: the next invocation removes it all. The
+# server dies with pressmark (setpriv's parent-death signal), so the
+# journal finds it gone, by the pid it wrote while the server ran.
+"$PM" run memcached --quiet --mem-cap 48M --swap 256M --dataset 64M --requests 100000000 --label killed 2>/dev/null &
+pid=$!
+ok "the run to kill reaches its measured phase" wait_long client_pid
+server=$(servers | head -1)
+srv=$(dirs | grep -vxF "$dirs_before" | head -1)/pressmark-srv
+sock=$srv/pm-memcached.sock
+ok "  with its socket in its own directory ($sock)" test -S "$sock"
+ok "  alive ($server)" kill -0 "$server"
+journal=$(cat "${PRESSMARK_STATE_DIR:-/run/pressmark}/journal")
+like "$journal" "$(printf 'process\t%s\t%s' "$server" "$srv/pm-memcached.pid")" \
+     "  the journal names its pid and a word of its command line"
+ok "  which its command line has" sh -c "tr '\\0' '\\n' < /proc/$server/cmdline | grep -qxF '$srv/pm-memcached.pid'"
+like "$journal" "$(printf 'scratch\t%s\t\\*' "$srv")" "  and its directory, to be removed whole"
+kill -KILL $pid; wait $pid 2>/dev/null
+ok "the server died with pressmark" wait_for sh -c "! kill -0 $server 2>/dev/null"
+"$PM" list >/dev/null 2>"$TMP/recover"
+is "$?" 0 "the next invocation (pressmark list) succeeds"
+like "$(cat "$TMP/recover")" "pressmark $srv/pm-memcached\.pid \(pid $server\) already gone" \
+     "  the journal's server line: that pid, gone"
+like "$(cat "$TMP/recover")" "removed scratch directory $srv" "  its directory"
+like "$(cat "$TMP/recover")" "removed cgroup $CG_ROOT/pressmark/run-[0-9]+-client" "  the client's cgroup"
+ok "no memcached of ours is left" wait_for no_servers
+ok "nor the client" wait_for no_client
+ok "nor its socket" test ! -e "$sock"
+is "$(dirs)" "$dirs_before" "nor its directory"
+is "$(find "$CG_ROOT/pressmark" -maxdepth 1 -name 'run-*' 2>/dev/null)" "" "nor a cgroup"
+is "$(machine_state)" "$before" "the machine is as it was"
+
+# A port in use is bad input.
+python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+print(s.getsockname()[1], flush=True); time.sleep(60)' > "$TMP/port" &
+holder=$!
+cleanup_add "kill $holder"
+wait_for test -s "$TMP/port"
+port=$(cat "$TMP/port")
+bad "--port in use" "^pressmark run memcached: --port: '$port': 127\.0\.0\.1:$port cannot be listened on \(Address already in use; accepted: a free port, 1 to 65535\)$" \
+    run memcached --port "$port" --label inuse
+stop_bg $holder
+is "$(dirs)" "$dirs_before" "  no directory made"
+is "$(machine_state)" "$before" "at the end: the machine is as it was"
+done_testing
