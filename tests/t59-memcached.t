@@ -160,6 +160,17 @@ is "$(servers)" "" "no server is left"
 is "$(dirs)" "$dirs_before" "nor its directory, whatever the memcache user left there"
 is "$(machine_state)" "$before" "the machine is as it was (no cgroup, swap file or journal left)"
 
+# Under its own -m the server evicts: a get of an evicted key is a miss,
+# counted as one by the client exactly as the server counts it.
+"$PM" run memcached --quiet --dataset 32M --maxmemory 8M --requests 20000 --label evict 2>"$TMP/err"
+is "$?" 0 "a 32M data set under --maxmemory 8M: exit 0"
+ge "$(imetric evict memcached.evictions)" 1 "  the server evicted ($(imetric evict memcached.evictions))"
+ge "$(imetric evict memcached.client_misses)" 1 "  the client saw misses ($(imetric evict memcached.client_misses))"
+is "$(imetric evict memcached.client_misses)" "$(imetric evict memcached.get_misses)" "  exactly the server's get_misses"
+is "$(imetric evict memcached.client_hits)" "$(imetric evict memcached.get_hits)" "  and its hits its get_hits"
+is "$(( $(imetric evict memcached.client_hits) + $(imetric evict memcached.client_misses) ))" 20000 "  together every get"
+is "$(imetric evict memcached.limit_maxbytes)" $(( 8 * 1048576 )) "  -m was 8 (stats limit_maxbytes)"
+
 # A socket only root may reach, which records what reaches it (appending:
 # the log is emptied between its uses).
 python3 -c 'import socket, sys
