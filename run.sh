@@ -23,7 +23,7 @@ PACKAGES=(
     victoria-metrics chromium                                                    # tests: push target, HTML report in a browser
     rt-tests stress-ng                                                           # bench: hackbench, stress-ng (peers)
     redis-server redis-tools                                                     # the redis workload: its server and redis-benchmark (t58)
-    memcached libmemcached-tools                                                 # the memcached workload to come: its server and memcaslap
+    memcached libmemcached-tools                                                 # the memcached workload's server (t59); memcaslap for record
     qemu-system-x86 qemu-utils debootstrap kexec-tools                           # kernels under test: VMs, guest image, kexec
 )
 
