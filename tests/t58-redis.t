@@ -192,7 +192,10 @@ chmod 0700 "$TMP/root.sock"
 PATH="$TMP/bin:$PATH" "$PM" run redis --quiet --mem-cap 48M --dataset 8M --requests 200000 --label swapped 2>"$TMP/err" &
 pid=$!
 ok "the measured phase of the run whose socket is swapped starts" wait_for sh -c "pgrep -x redis-benchmark >/dev/null"
-sleep 1   # (its 50 connections made: the swap is for pressmark's own connection after them)
+bench=$(pgrep -x redis-benchmark | tail -1)
+# (its 50 connections made: the swap is for pressmark's own connection after them)
+ok "  redis-benchmark has its 50 connections" \
+   wait_for sh -c "[ \$(ls -l /proc/$bench/fd 2>/dev/null | grep -c 'socket:') -ge 50 ]"
 srv=$(dirs | grep -vxF "$dirs_before" | head -1)/pressmark-srv
 setpriv --reuid=redis --regid=redis --clear-groups sh -c "mv $srv/pm-redis.sock $srv/real.sock; ln -s $TMP/root.sock $srv/pm-redis.sock"
 wait $pid

@@ -23,6 +23,7 @@ memcg_hierarchy || skip_all "needs a memory cgroup hierarchy (cgroup v2 with mem
 command -v memcached >/dev/null || skip_all "needs memcached (apt-get install memcached)"
 getent passwd memcache >/dev/null || skip_all "needs the memcache user (apt-get install memcached)"
 mc_uid=$(id -u memcache)
+pm_exe=$(readlink -f "$PM")
 before=$(machine_state)
 dirs() { ls -d "${TMPDIR:-/tmp}"/pressmark-memcached.* 2>/dev/null; }
 # (by process name: the client's command line names the socket too)
@@ -57,8 +58,22 @@ client_pid() { helper_pid '__kv-get --server-pid='; }
 no_servers() { [ -z "$(servers)" ]; }
 no_client() { ! client_pid >/dev/null; }
 wait_long() { local i; for i in $(seq 600); do "$@" >/dev/null && return 0; sleep 0.05; done; return 1; }
+# as the memcache user; MC in the background, so that $! is the process
+# itself (a function would run in a subshell of its own)
+MC=(setpriv --reuid=memcache --regid=memcache --clear-groups)
+as_mc() { "${MC[@]}" "$@"; }
+# a run's status and reason, as stored
+status_of() { q "select status || ' ' || coalesce(reason, '') from run where label = '$1'"; }
 
-bad "--dataset larger than memory and swap" "^pressmark run memcached: --dataset" \
+# A data set larger than memory and swap together, in the words and
+# figures pressmark reads from /proc/meminfo (no --swap: none planned).
+room=$(awk '/^(MemTotal|SwapTotal):/ { kb += $2 } END { print kb * 1024 }' /proc/meminfo)
+room=$(python3 -c 'import sys
+v, i, names = float(sys.argv[1]), 0, ["B", "KiB", "MiB", "GiB", "TiB"]
+while v >= 1024 and i < 4: v, i = v / 1024, i + 1
+print("%.1f %s" % (v, names[i]))' "$room")
+bad "--dataset larger than memory and swap" \
+    "^pressmark run memcached: --dataset: 1\.0 TiB is more than this machine can hold even with swap \($(re "$room"): MemTotal \+ swap\)$" \
     run memcached --mem-cap 48M --dataset 1T --label huge
 bad "--key-dist" "^pressmark run memcached: --key-dist: 'zipf:1\.5' is not a key distribution \(accepted: uniform, or zipf:THETA with 0 < THETA < 1, e\.g\. zipf:0\.99\)$" \
     run memcached --key-dist zipf:1.5 --label baddist
@@ -79,18 +94,24 @@ ok "the loader runs" wait_long loader_pid
 lp=$(loader_pid)
 loader_uid=$(uid_of "$lp"); loader_cg=$(cg_of "$lp"); loader_env=$(env_names "$lp")
 server=$(servers | head -1)
+ok "  beside its server ($server)" test -n "$server"
 server_uid=$(uid_of "$server"); server_cg=$(cg_of "$server")
 server_env=$(tr '\0' '\n' < "/proc/$server/environ" | sort | tr '\n' ' ')
-server_fds=$(ls -l "/proc/$server/fd" 2>/dev/null)
-srv=$(dirs | grep -vxF "$dirs_before" | head -1)/pressmark-srv
+server_fds=$(ls -l "/proc/$server/fd" 2>/dev/null | awk 'NR > 1 { print $NF }')
+dir=$(dirs | grep -vxF "$dirs_before" | head -1)
+srv=$dir/pressmark-srv
 # The memcache user leaves what it likes in its directory: files, a tree,
 # links to root's things, and a child of its own that goes on writing there.
-setpriv --reuid=memcache --regid=memcache --clear-groups sh -c "touch $srv/keepme; mkdir -p $srv/d/e; touch $srv/d/e/f;
-    ln -s $TMP/precious $srv/link; ln -s $TMP/pdir $srv/dlink"
-setpriv --reuid=memcache --regid=memcache --clear-groups setsid sh -c "while :; do touch $srv/again 2>/dev/null; sleep 0.05; done" \
-    </dev/null >/dev/null 2>&1 &
+ok "the memcache user fills its directory" as_mc sh -c "touch $srv/keepme && mkdir -p $srv/d/e && touch $srv/d/e/f &&
+    ln -s $TMP/precious $srv/link && ln -s $TMP/pdir $srv/dlink"
+ok "  (a file, a tree, links to root's file and directory)" \
+   sh -c "test -f $srv/keepme && test -f $srv/d/e/f && test -L $srv/link && test -L $srv/dlink"
+"${MC[@]}" setsid sh -c "while :; do touch $srv/again 2>/dev/null; sleep 0.05; done" </dev/null >/dev/null 2>&1 &
 writer=$!
-echo "$writer" > "$CG_ROOT$server_cg/cgroup.procs"
+cleanup_add "kill $writer"
+ok "  a writer of its own, put in the server's cgroup" sh -c "echo $writer > '$CG_ROOT$server_cg/cgroup.procs'"
+is "$(cg_of "$writer")" "$server_cg" "  which the kernel has there"
+ok "  writing there" wait_for test -e "$srv/again"
 ok "the client starts" wait_long client_pid
 cp=$(client_pid)
 client_uid=$(uid_of "$cp"); client_cg=$(cg_of "$cp"); client_env=$(env_names "$cp")
@@ -99,14 +120,15 @@ client_argv=$(tr '\0' ' ' < "/proc/$cp/cmdline")
 wait $pid
 is "$?" 0 "pressmark run memcached under a 48M cap with swap: exit 0"
 exec 9>&-
-is "$(q "select status || ' ' || coalesce(reason, '') from run where label = 'mc'")" "ok " "its run is stored ok"
+is "$(status_of mc)" "ok " "its run is stored ok"
 run=$(q "select id from run where label = 'mc'")
 like "$server_cg" "^/pressmark/run-$run(/workload)?$" "memcached ran in the run's capped cgroup ($server_cg)"
 is "$server_uid" "$mc_uid" "memcached ran as the memcache user (its /proc status)"
 # (PWD: the sh that puts it in the cgroup sets it, pressmark's directory)
 is "$server_env" "HOME=$srv LANG=C PATH=/usr/sbin:/usr/bin:/sbin:/bin PWD=$PWD " \
    "  with an environment of its own, nothing of root's (PM_ROOT_ONLY)"
-ok "  and none of root's descriptors (the test's 9)" sh -c "! printf '%s\n' \"\$1\" | grep -q -- '$TMP/leak'" sh "$server_fds"
+like "$server_fds" "$dir/pm-server\.log" "  its descriptors are its own: its log ($(printf '%s' "$server_fds" | wc -l) of them)"
+unlike "$server_fds" "$TMP/leak" "  and none of root's (the test's 9)"
 is "$loader_uid" "$mc_uid" "the loader (pressmark __kv-load) ran as the memcache user"
 is "$loader_cg" "/pressmark/run-$run-client" "  outside the cap, in the run's client cgroup"
 is "$loader_env" "HOME LANG PATH PRESSMARK_KV_AUTH PWD " "  its password in its environment, nothing of root's"
@@ -114,22 +136,23 @@ is "$client_uid" "$mc_uid" "the client (pressmark __kv-get) ran as the memcache 
 is "$client_cg" "/pressmark/run-$run-client" "  outside the cap, in the run's client cgroup"
 is "$client_limit" max "  which has no memory limit"
 is "$client_env" "HOME LANG PATH PRESSMARK_KV_AUTH PWD " "  its password in its environment, nothing of root's"
-like "$client_argv" "__kv-get --server-pid=$server --socket=$srv/pm-memcached\.sock " \
-     "  told the server's pid, to check its socket's other end by"
+keys=$(( 64 * 1048576 / 4000 ))
+gets=$(( 2 * keys ))
+is "$client_argv" "$pm_exe __kv-get --server-pid=$server --socket=$srv/pm-memcached.sock --keys=$keys --value-size=4000 --clients=4 --requests=$gets --duration-ns=0 --zipf=0 " \
+   "  its whole command line: the server's pid to check its socket's other end by, the loaded keys, uniform"
 is "$(q "select value from run_meta where run_id = $run and key = 'memcached.user'")" memcache \
    "  the run's record names the user"
 ok "the memcache user's child in the server's cgroup is gone" sh -c "! kill -0 $writer 2>/dev/null"
 is "$(cat "$TMP/precious"; ls "$TMP/pdir")" "precious
 keep" "what the memcache user's links named is untouched"
 
-keys=$(( 64 * 1048576 / 4000 ))
 is "$(imetric mc memcached.load_sets)" "$keys" "the loader counted a STORED for every key of the data set ($keys x 4000 bytes)"
 is "$(imetric mc memcached.set_calls)" "$keys" "  the server took as many sets (stats cmd_set)"
 is "$(imetric mc memcached.load_errors)" 0 "  none refused"
 is "$(imetric mc memcached.curr_items)" "$keys" "the server holds them all (stats curr_items)"
 is "$(imetric mc memcached.evictions)" 0 "  none evicted (-m leaves room)"
-ge "$(imetric mc memcached.limit_maxbytes)" $(( keys * 4000 )) "-m covers the data set ($(imetric mc memcached.limit_maxbytes))"
-gets=$(( 2 * keys ))
+# keys x (4000 + 96) x 5/4 is 85,898,240 bytes: 82 MiB, and 64 for pages
+is "$(imetric mc memcached.limit_maxbytes)" $(( 146 * 1048576 )) "-m covers the data set: 146 MiB (stats limit_maxbytes)"
 is "$(imetric mc memcached.client_gets)" "$gets" "the client sent twice the keys in gets"
 is "$(imetric mc memcached.client_hits)" "$gets" "  every one a hit with the loader's bytes"
 is "$(imetric mc memcached.client_misses)" 0 "  no miss"
@@ -138,14 +161,21 @@ is "$(imetric mc memcached.get_hits)" "$gets" "the server counted the same hits 
 is "$(imetric mc memcached.get_misses)" 0 "  and no miss"
 ge "$(imetric mc swap.out_kb)" 1 "the run swapped out"
 
-# The headline is the client's own figure, as its report line said it.
+# The headline is the client's own figure, as its report line said it,
+# and that figure is its gets over its nanoseconds, to its three decimals.
 said=$(q "select value from run_meta where run_id = $run and key = 'memcached.client_output'")
 like "$said" "^gets $gets hits $gets misses 0 errors 0 ns [0-9]+ ops_per_s [0-9]+\.[0-9]{3}$" \
      "the client's report line is stored ($said)"
+ns=$(printf '%s\n' "$said" | awk '{ print $10 }')
 ops=$(printf '%s\n' "$said" | awk '{ print $12 }')
+is "$ops" "$(python3 -c 'import sys; print("%.3f" % (int(sys.argv[1]) * 1e9 / int(sys.argv[2])))' "$gets" "$ns")" \
+   "  its rate is its gets over its ns ($gets / $ns)"
 is "$(q "select unit || ' ' || direction from metric where run_id = $run and name = 'memcached.ops_per_s'")" \
    "ops/s higher" "the headline is stored as declared"
-ok "  exactly the client's figure" awk -v a="$(metric mc memcached.ops_per_s)" -v b="$ops" 'BEGIN { exit !(a == b + 0) }'
+is "$(q "select value = $ops from metric where run_id = $run and name = 'memcached.ops_per_s'")" 1 \
+   "  exactly the client's figure"
+is "$(q "select abs(value - $ns / 1e9) < 1e-9 from metric where run_id = $run and name = 'memcached.client_s'")" 1 \
+   "  over the client's time as it reported it (memcached.client_s)"
 is "$(imetric mc memcached.latency_samples)" "$gets" "every get's latency is in the histogram"
 ok "  its p99 is a latency ($(metric mc memcached.latency_p99_us) us)" \
    awk -v a="$(metric mc memcached.latency_p99_us)" 'BEGIN { exit !(a > 0) }'
@@ -161,15 +191,49 @@ is "$(dirs)" "$dirs_before" "nor its directory, whatever the memcache user left 
 is "$(machine_state)" "$before" "the machine is as it was (no cgroup, swap file or journal left)"
 
 # Under its own -m the server evicts: a get of an evicted key is a miss,
-# counted as one by the client exactly as the server counts it.
+# counted as one by the client exactly as the server counts it. Nothing
+# expires and nothing is deleted: every item stored is held or evicted.
 "$PM" run memcached --quiet --dataset 32M --maxmemory 8M --requests 20000 --label evict 2>"$TMP/err"
 is "$?" 0 "a 32M data set under --maxmemory 8M: exit 0"
-ge "$(imetric evict memcached.evictions)" 1 "  the server evicted ($(imetric evict memcached.evictions))"
-ge "$(imetric evict memcached.client_misses)" 1 "  the client saw misses ($(imetric evict memcached.client_misses))"
-is "$(imetric evict memcached.client_misses)" "$(imetric evict memcached.get_misses)" "  exactly the server's get_misses"
+ekeys=$(( 32 * 1048576 / 4000 ))
+is "$(imetric evict memcached.load_sets) $(imetric evict memcached.load_errors)" "$ekeys 0" \
+   "  every set stored ($ekeys), evicting to make room"
+is "$(( $(imetric evict memcached.curr_items) + $(imetric evict memcached.evictions) ))" "$ekeys" \
+   "  held and evicted together are the stored ($(imetric evict memcached.curr_items) + $(imetric evict memcached.evictions))"
+ge "$(imetric evict memcached.evictions)" 1 "  it evicted"
+is "$(imetric evict memcached.client_misses)" "$(imetric evict memcached.get_misses)" "  the client's misses are the server's get_misses"
 is "$(imetric evict memcached.client_hits)" "$(imetric evict memcached.get_hits)" "  and its hits its get_hits"
 is "$(( $(imetric evict memcached.client_hits) + $(imetric evict memcached.client_misses) ))" 20000 "  together every get"
+is "$(imetric evict memcached.client_errors)" 0 "  no error reply"
+ge "$(imetric evict memcached.client_misses)" 1 "  the client saw misses ($(imetric evict memcached.client_misses))"
 is "$(imetric evict memcached.limit_maxbytes)" $(( 8 * 1048576 )) "  -m was 8 (stats limit_maxbytes)"
+
+# The same under YCSB's zipfian keys, for a time rather than a count:
+# the hottest keys are the first loaded, the first the server evicted, so
+# more gets miss than uniform ones did.
+"$PM" run memcached --quiet --dataset 32M --maxmemory 8M --key-dist zipf:0.99 --duration 2s --label zipf \
+    2>"$TMP/err" &
+pid=$!
+ok "the zipfian run's client starts" wait_long client_pid
+zipf_argv=$(tr '\0' ' ' < "/proc/$(client_pid)/cmdline")
+wait $pid
+is "$?" 0 "a zipfian run of 2 s: exit 0 ($(tail -1 "$TMP/err"))"
+like "$zipf_argv" " --keys=$ekeys --value-size=4000 --clients=4 --requests=0 --duration-ns=2000000000 --zipf=0\.98999999999999999 $" \
+     "  its client draws zipf:0.99 over the keys, for 2 s and no count"
+zgets=$(imetric zipf memcached.client_gets)
+ok "  it ran its 2 s ($(metric zipf memcached.client_s) s) and ended" \
+   awk -v s="$(metric zipf memcached.client_s)" 'BEGIN { exit !(s >= 2 && s < 600) }'
+is "$(( $(imetric zipf memcached.client_hits) + $(imetric zipf memcached.client_misses) ))" "$zgets" \
+   "  every get ($zgets) a hit or a miss"
+is "$(imetric zipf memcached.client_hits) $(imetric zipf memcached.client_misses)" \
+   "$(imetric zipf memcached.get_hits) $(imetric zipf memcached.get_misses)" "  as the server counted them"
+# (uniform gets miss as often as keys were evicted, evictions/keys; the
+# zipfian ones more than halfway from that to all of them)
+zevict=$(imetric zipf memcached.evictions)
+ok "  more of them missed than uniform gets would ($(imetric zipf memcached.client_misses)/$zgets; evicted $zevict/$ekeys)" \
+   awk -v z="$(imetric zipf memcached.client_misses)" -v zg="$zgets" -v e="$zevict" -v k="$ekeys" \
+   'BEGIN { exit !(zg > 0 && z / zg > (1 + e / k) / 2) }'
+is "$(imetric zipf memcached.latency_samples)" "$zgets" "  every get's latency is in the histogram"
 
 # A socket only root may reach, which records what reaches it (appending:
 # the log is emptied between its uses).
@@ -196,16 +260,19 @@ is "$(grep connection "$TMP/root.log" | sort -u)" "connection b''" "  and not a 
 
 # pressmark's own connection (stats) goes only to the server: the memcache
 # user swaps its socket for a link to that root-only socket once the
-# client has its connections.
+# client has its 4 connections.
 "$PM" run memcached --quiet --mem-cap 48M --dataset 8M --duration 3s --label swapped 2>"$TMP/err" &
 pid=$!
 ok "the measured phase of the run whose socket is swapped starts" wait_long client_pid
-sleep 1   # (its 4 connections made: the swap is for pressmark's own connection after them)
+cp=$(client_pid)
+ok "  its client has its 4 connections" \
+   wait_for sh -c "[ \$(ls -l /proc/$cp/fd 2>/dev/null | grep -c 'socket:') -ge 4 ]"
 srv=$(dirs | grep -vxF "$dirs_before" | head -1)/pressmark-srv
-setpriv --reuid=memcache --regid=memcache --clear-groups sh -c "mv $srv/pm-memcached.sock $srv/real.sock; ln -s $TMP/root.sock $srv/pm-memcached.sock"
+ok "  the memcache user swaps the socket for a link" \
+   as_mc sh -c "mv $srv/pm-memcached.sock $srv/real.sock && ln -s $TMP/root.sock $srv/pm-memcached.sock"
 wait $pid
 is "$?" 1 "  it ends with exit 1: a failed run, stored"
-like "$(q "select status || ' ' || coalesce(reason, '') from run where label = 'swapped'")" \
+like "$(status_of swapped)" \
      "^failed the server's own figures: the socket's other end is pid [0-9]+ \(uid 0\), not the server" \
      "  failed: the stats socket is not the server's"
 is "$(grep -c connection "$TMP/root.log")" 1 "  the root-only socket got the connection"

@@ -3,13 +3,21 @@
  * does not start the wait anew), the peer checks, memcached's sign-in,
  * --dataset's shares. */
 #include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
+#include "lib/rmtree.h"
 #include "lib/timeutil.h"
 #include "tests/tap.h"
 #include "workloads/kvclient.h"
@@ -110,8 +118,10 @@ static void mc_auth(void)
         struct kv_io io = { .deadline_ns = pm_now_ns() + 2000000000ull };
         ssize_t w = write(sv[1], replies[i], strlen(replies[i]));
         int r = w == (ssize_t)strlen(replies[i]) ? kv_auth(sv[0], KV_MEMCACHED, "pm", "s3cret", &io, &err) : -2;
+        /* What kv_auth sent is there by now, or never: a read that waits
+         * would hang the test where kv_auth sent nothing. */
         char sent[128] = "";
-        ssize_t n = read(sv[1], sent, sizeof sent - 1);
+        ssize_t n = recv(sv[1], sent, sizeof sent - 1, MSG_DONTWAIT);
         sent[n > 0 ? n : 0] = '\0';
         is_num(r, want[i], 0, "memcached sign-in, reply %zu: %s", i, r < 0 ? err.msg : "signed in");
         if (i == 0)
@@ -136,6 +146,49 @@ static void shares(void)
        (unsigned long long)c.dataset_bytes);
 }
 
+/* The server's directory emptied (pm_empty_tree): links never followed,
+ * and no deeper than 64 levels (each level holds a descriptor: a tree of
+ * the server user's making must not exhaust them, nor the stack). */
+static void trees(const char *dir)
+{
+    char top[PATH_MAX], p[PATH_MAX], keep[PATH_MAX];
+    snprintf(top, sizeof top, "%s/tree", dir);
+    snprintf(keep, sizeof keep, "%s/keep", dir);
+    int made = mkdir(top, 0700) == 0 && mkdir(keep, 0700) == 0 ? 1 : 0;
+    snprintf(p, sizeof p, "%s/keep/file", dir);
+    made &= close(open(p, O_CREAT | O_WRONLY | O_CLOEXEC, 0600)) == 0;
+    snprintf(p, sizeof p, "%s/link", top);
+    made &= symlink(keep, p) == 0;
+    /* 64 levels below top: taken whole */
+    size_t o = (size_t)snprintf(p, sizeof p, "%s", top);
+    for (int i = 0; i < 64 && made; i++) {
+        o += (size_t)snprintf(p + o, sizeof p - o, "/d");
+        made &= mkdir(p, 0700) == 0;
+    }
+    ok(made && pm_empty_tree(top) == 0 && rmdir(top) == 0, "a tree 64 levels deep, with a link out: emptied");
+    snprintf(p, sizeof p, "%s/keep/file", dir);
+    ok(access(p, F_OK) == 0, "  what its link named is still there");
+    made = mkdir(top, 0700) == 0;
+    o = (size_t)snprintf(p, sizeof p, "%s", top);
+    for (int i = 0; i < 65 && made; i++) {
+        o += (size_t)snprintf(p + o, sizeof p - o, "/d");
+        made &= mkdir(p, 0700) == 0;
+    }
+    errno = 0;
+    int r = made ? pm_empty_tree(top) : 0;
+    ok(made && r < 0 && errno == ELOOP, "65 levels: refused, ELOOP (%s)", strerror(errno));
+    /* (the test's own tree goes level by level from the bottom) */
+    for (; o > strlen(top); o -= 2) {
+        p[o] = '\0';
+        rmdir(p);
+    }
+    rmdir(top);
+    snprintf(p, sizeof p, "%s/keep/file", dir);
+    unlink(p);
+    rmdir(keep);
+}
+
+
 int main(void)
 {
     strict_figures();
@@ -143,5 +196,10 @@ int main(void)
     peers();
     mc_auth();
     shares();
+    char dir[] = "/tmp/pm-unit-kv.XXXXXX";
+    if (!mkdtemp(dir))
+        return ok(0, "mkdtemp"), done_testing();
+    trees(dir);
+    ok(rmdir(dir) == 0, "nothing left in %s", dir);
     return done_testing();
 }

@@ -18,39 +18,120 @@ static enum kv_get_reply str(const char *buf, char *why)
     return reply(buf, strlen(buf), "abcd", why, 256);
 }
 
-int main(void)
+/* Each case is refused by the one check it plants a fault for, as its
+ * reason says: the rest of the reply is a good hit, so without that check
+ * it would pass (a key, flags, length, value and END each as stored). */
+static void bad_case(const char *buf, size_t n, const char *why_want, const char *desc)
+{
+    char why[256];
+    enum kv_get_reply r = reply(buf, n, "abcd", why, sizeof why);
+    ok(r == KV_GET_BAD && strcmp(why, why_want) == 0, "%s: bad (%s)", desc, why);
+}
+
+static void bad_str(const char *buf, const char *why_want, const char *desc)
+{
+    bad_case(buf, strlen(buf), why_want, desc);
+}
+
+static void replies(void)
 {
     char why[256];
     is_num(str("VALUE key:000000000007 0 4\r\nabcd\r\nEND\r\n", why), KV_GET_HIT, 0, "a whole hit");
     is_num(str("END\r\n", why), KV_GET_MISS, 0, "END alone is a miss, never a hit");
     is_num(str("SERVER_ERROR out of memory\r\n", why), KV_GET_ERROR, 0, "SERVER_ERROR is an error reply");
     is_str(why, "SERVER_ERROR out of memory", "  quoted");
+    is_num(str("CLIENT_ERROR bad command line format\r\n", why), KV_GET_ERROR, 0, "CLIENT_ERROR too");
     is_num(str("ERROR\r\n", why), KV_GET_ERROR, 0, "ERROR too");
-    const char whole[] = "VALUE key:000000000007 0 4\r\nabcd\r\nEND\r\n";
-    int more = 1;
-    for (size_t n = 0; n + 1 < sizeof whole - 1; n++)
-        more &= reply(whole, n, "abcd", why, sizeof why) == KV_GET_MORE;
-    ok(more, "every prefix of a hit waits for more");
-    is_num(str("VALUE key:000000000007 0 4\r\nabcX\r\nEND\r\n", why), KV_GET_BAD, 0, "other bytes than stored: bad");
-    is_str(why, "get key:000000000007 came back with other bytes than the loader stored", "  said so");
-    is_num(str("VALUE key:000000000008 0 4\r\nabcd\r\nEND\r\n", why), KV_GET_BAD, 0, "another key: bad");
-    is_num(str("VALUE key:000000000007 0 5\r\nabcde\r\nEND\r\n", why), KV_GET_BAD, 0, "another length: bad");
-    is_str(why, "get key:000000000007 came back with flags 0 and 5 bytes; the loader stored flags 0 and 4 bytes",
-           "  said so");
-    is_num(str("VALUE key:000000000007 1 4\r\nabcd\r\nEND\r\n", why), KV_GET_BAD, 0, "other flags: bad");
-    is_num(str("VALUE key:000000000007 0 99999999999\r\n", why), KV_GET_BAD, 0, "an 11-digit length: bad");
-    is_num(str("VALUE key:000000000007 0 4 99\r\n", why), KV_GET_BAD, 0, "a CAS nobody asked for: bad");
-    is_num(str("VALUE key:000000000007 0 4\r\nabcd\r\nEND\r\nEND\r\n", why), KV_GET_BAD, 0, "bytes after: bad");
-    is_num(str("END\r\nX", why), KV_GET_BAD, 0, "bytes after a miss: bad");
-    is_num(str("VALUE key:000000000007 0 4\r\nabcd\r\nEXD\r\n", why), KV_GET_BAD, 0, "no END: bad");
-    is_num(str("STORED\r\n", why), KV_GET_BAD, 0, "another reply: bad");
-    is_str(why, "the reply to get key:000000000007 is of another shape: 'STORED'", "  quoted");
-    is_num(str("END\n", why), KV_GET_BAD, 0, "a bare LF: bad");
-    is_num(reply("E\0D\r\n", 5, "abcd", why, sizeof why), KV_GET_BAD, 0, "a NUL in the line: bad");
+    /* Every proper prefix of each reply, down to none and up to its last
+     * byte but one (the LF that ends it), waits for more. */
+    const char *const whole[] = { "VALUE key:000000000007 0 4\r\nabcd\r\nEND\r\n", "END\r\n", "ERROR\r\n" };
+    const char *const name[] = { "a hit", "a miss", "an error reply" };
+    for (size_t w = 0; w < 3; w++) {
+        size_t len = strlen(whole[w]), first = len;
+        for (size_t n = 0; n < len && first == len; n++)
+            if (reply(whole[w], n, "abcd", why, sizeof why) != KV_GET_MORE)
+                first = n;
+        ok(first == len, "every prefix of %s, 0 to %zu of its %zu bytes, waits for more (first that does not: %zu)",
+           name[w], len - 1, len, first);
+    }
+    const char *other = "the reply to get key:000000000007 is not 'VALUE key flags bytes': ";
+    char want[256];
+    bad_str("VALUE key:000000000007 0 4\r\nabcX\r\nEND\r\n",
+            "get key:000000000007 came back with other bytes than the loader stored", "other bytes than stored");
+    bad_str("VALUE key:000000000008 0 4\r\nabcd\r\nEND\r\n",
+            "the reply to get key:000000000007 names another key: 'VALUE key:000000000008 0 4'", "another key");
+    /* 5 declared, the 4 stored sent: only the length says so */
+    bad_str("VALUE key:000000000007 0 5\r\nabcd\r\nEND\r\n",
+            "get key:000000000007 came back with flags 0 and 5 bytes; the loader stored flags 0 and 4 bytes",
+            "another length");
+    bad_str("VALUE key:000000000007 1 4\r\nabcd\r\nEND\r\n",
+            "get key:000000000007 came back with flags 1 and 4 bytes; the loader stored flags 0 and 4 bytes",
+            "other flags");
+    /* 4 in 11 digits: the length is right, its form is not */
+    snprintf(want, sizeof want, "%s'VALUE key:000000000007 0 00000000004'", other);
+    bad_str("VALUE key:000000000007 0 00000000004\r\nabcd\r\nEND\r\n", want, "an 11-digit length");
+    snprintf(want, sizeof want, "%s'VALUE key:000000000007 0 4 99'", other);
+    bad_str("VALUE key:000000000007 0 4 99\r\nabcd\r\nEND\r\n", want, "a CAS nobody asked for");
+    bad_str("VALUE key:000000000007 0 4\r\nabcd\r\nEND\r\nEND\r\n", "bytes after the reply to get key:000000000007",
+            "bytes after a hit");
+    bad_str("END\r\nX", "bytes after the reply to get key:000000000007", "bytes after a miss");
+    bad_str("VALUE key:000000000007 0 4\r\nabcd\r\nEXD\r\n",
+            "the reply to get key:000000000007 does not end with END after its 4 bytes", "no END");
+    bad_str("STORED\r\n", "the reply to get key:000000000007 is of another shape: 'STORED'", "another reply");
+    /* The line's end must be CR LF: "ENDx\n" read as if x were its CR
+     * would be END, a miss. */
+    bad_str("ENDx\n", "the reply to get key:000000000007 has a first line of another shape: 'ENDx'", "a bare LF");
+    /* A NUL ends the line for strcmp: "END\0" would be END. */
+    bad_case("END\0\r\n", 6, "the reply to get key:000000000007 has a first line of another shape: 'END'",
+             "a NUL in the line");
     char junk[600];
     memset(junk, 'x', sizeof junk);
-    is_num(reply(junk, sizeof junk, "abcd", why, sizeof why), KV_GET_BAD, 0, "600 bytes without a line end: bad");
+    memcpy(junk, "END", 3);
+    snprintf(want, sizeof want, "the reply to get key:000000000007 has a first line of another shape: '%.120s'", junk);
+    bad_case(junk, sizeof junk, want, "600 bytes without a line end");
     is_num(reply(junk, 100, "abcd", why, sizeof why), KV_GET_MORE, 0, "  100 of them: more");
+}
+
+/* The Zipf draw against values computed apart from it, with Python's
+ * math.fsum over the same 1000 ranks at theta 0.99: zeta = sum of
+ * i^-0.99 = 7.728953217284738, so rank 0 takes 1/zeta = 0.1293836 of the
+ * draws and rank 1 2^-0.99/zeta = 0.0651418 (both exact in Gray's
+ * method); below rank 10 it gives 0.3983456 (its approximation above
+ * rank 1: Zipf's own share is 0.3824719), and at u = 0.2, 0.5, 0.9, 0.99
+ * the ranks 2, 22, 471, 927 (none within 0.04 of the next). */
+static void zipfs(void)
+{
+    struct zipf z;
+    ok(zipf_init(&z, 1, 0.99) < 0 && zipf_init(&z, 10, 1.0) < 0 && zipf_init(&z, 10, 0) < 0, "zipf: bad settings refused");
+    ok(zipf_init(&z, 1000, 0.99) == 0, "zipf over 1000 keys, theta 0.99");
+    is_num(z.zetan, 7.728953217284738, 1e-9, "  zeta(1000, 0.99) as Python sums it");
+    ok(zipf_rank(&z, 0.1) == 0 && zipf_rank(&z, 0.15) == 1 && zipf_rank(&z, 0.2) == 2 && zipf_rank(&z, 0.5) == 22 &&
+       zipf_rank(&z, 0.9) == 471 && zipf_rank(&z, 0.99) == 927, "  u 0.1 0.15 0.2 0.5 0.9 0.99: ranks 0 1 2 22 471 927");
+    uint64_t counts[1000] = { 0 }, top = 0, outside = 0, n = 200000, x = 1;
+    for (uint64_t i = 0; i < n; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t k = zipf_rank(&z, (double)(x >> 11) / 9007199254740992.0);
+        if (k < 1000)
+            counts[k]++;
+        outside += k >= 1000;
+        top += k < 10;
+    }
+    /* 200,000 draws: a share's standard error is at most 0.0011; 4 of them */
+    is_num(outside, 0, 0, "200,000 draws: every rank within the keys");
+    is_num((double)counts[0] / (double)n, 0.1293836, 0.0045, "  rank 0's share is 1/zeta");
+    is_num((double)counts[1] / (double)n, 0.0651418, 0.0045, "  rank 1's 2^-theta/zeta");
+    is_num((double)top / (double)n, 0.3983456, 0.0045, "  below rank 10, Gray's share");
+    /* The largest u a draw makes, 1 - 2^-53: the formula comes to n
+     * itself there (eta u - eta + 1 rounds to 1), so the clamp is what
+     * keeps it a key. */
+    double top_u = nextafter(1.0, 0.0);
+    ok((uint64_t)(1000.0 * pow(z.eta * top_u - z.eta + 1.0, z.alpha)) == 1000, "  at u = 1 - 2^-53 the formula gives n");
+    is_num(zipf_rank(&z, top_u), 999, 0, "  and the draw the last key");
+}
+
+int main(void)
+{
+    replies();
 
     struct kv_get_report r;
     ok(kv_get_parse("gets 10 hits 8 misses 1 errors 1 ns 5 ops_per_s 2000000000.000 first_error ERROR", &r) == 0 &&
@@ -72,20 +153,6 @@ int main(void)
        "  a rate of another shape, two spaces: refused");
     ok(kv_get_parse("gets 0 hits 0 misses 0 errors 0 ns 0 ops_per_s 0.000", &r) == 0, "  nothing at all, in shape: taken");
 
-    struct zipf z;
-    ok(zipf_init(&z, 1, 0.99) < 0 && zipf_init(&z, 10, 1.0) < 0 && zipf_init(&z, 10, 0) < 0, "zipf: bad settings refused");
-    ok(zipf_init(&z, 1000, 0.99) == 0, "zipf over 1000 keys, theta 0.99");
-    uint64_t counts[1000] = { 0 }, top = 0, n = 200000, x = 1;
-    for (uint64_t i = 0; i < n; i++) {
-        x = x * 6364136223846793005ull + 1442695040888963407ull;
-        uint64_t k = zipf_rank(&z, (double)(x >> 11) / 9007199254740992.0);
-        counts[k < 1000 ? k : 0]++;
-        top += k < 10;
-    }
-    /* Rank 0 takes 1/zeta(1000, 0.99), about 13.2% of the draws; the
-     * first ten about 38.6%. */
-    is_num((double)counts[0] / (double)n, 1.0 / z.zetan, 0.01, "rank 0's share is 1/zeta(n)");
-    is_num((double)top / (double)n, 0.386, 0.02, "the ten hottest take their share");
-    ok(zipf_rank(&z, 0.999999999) < 1000, "the top of [0, 1) stays within the keys");
+    zipfs();
     return done_testing();
 }
