@@ -207,19 +207,27 @@ static int ops_wait_until(struct run_ctx *rc, pid_t pid, uint64_t deadline_ns, s
         timeout_at = deadline_ns;
     uint64_t kill_at = 0;
     for (;;) {
-        int st;
-        struct rusage ru;
-        pid_t r = wait4(pid, &st, WNOHANG, &ru);
-        if (r == pid) {
+        siginfo_t si = { .si_pid = 0 };
+        int w = waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT);
+        if (w == 0 && si.si_pid == pid) {
+            /* Anything the workload left running in its group goes too,
+             * before it is reaped: until then its zombie keeps the group's
+             * number from being given to anyone else's process. */
+            kill(-pid, SIGKILL);
+            int st;
+            struct rusage ru;
+            pid_t r;
+            while ((r = wait4(pid, &st, 0, &ru)) < 0 && errno == EINTR)
+                ;
+            if (r != pid)
+                return pm_errf(err, "wait4: %s", strerror(errno));
             ex->wstatus = st;
             ex->ru = ru;
             ex->elapsed_ns = pm_now_ns() - rc->spawn_ns;
-            /* Anything the workload left running in its group goes too. */
-            kill(-pid, SIGKILL);
             return 0;
         }
-        if (r < 0 && errno != EINTR)
-            return pm_errf(err, "wait4: %s", strerror(errno));
+        if (w < 0 && errno != EINTR)
+            return pm_errf(err, "waitid: %s", strerror(errno));
         uint64_t now = pm_now_ns();
         if (timeout_at && now >= timeout_at && !ex->timed_out && !ex->aborted) {
             ex->timed_out = true;

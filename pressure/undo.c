@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "lib/cgkill.h"
 #include "lib/fileio.h"
 #include "lib/rmtree.h"
 #include "lib/spawn.h"
@@ -249,26 +251,22 @@ void undo_done(int id)
  * rmdir while tasks remain, and exiting tasks take a moment to leave. */
 static int remove_cgroup(const char *dir, char *said, size_t len)
 {
-    char procs[600], kill_file[600];
-    snprintf(kill_file, sizeof kill_file, "%s/cgroup.kill", dir);
-    snprintf(procs, sizeof procs, "%s/cgroup.procs", dir);
+    int e = 0;
     for (int attempt = 0; attempt < 200; attempt++) {
-        if (rmdir(dir) == 0 || errno == ENOENT) {
+        if (rmdir(dir) == 0 || (e = errno) == ENOENT) {
             snprintf(said, len, "removed cgroup %s", dir);
             return 0;
         }
-        if (errno != EBUSY)
+        if (e != EBUSY)
             break;
-        if (pm_write_file(kill_file, "1", NULL) < 0) {
-            char buf[65536];
-            if (pm_read_file(procs, buf, sizeof buf) == 0)
-                for (char *p = strtok(buf, "\n"); p; p = strtok(NULL, "\n"))
-                    kill((pid_t)atoi(p), SIGKILL);
-        }
+        /* By pidfd: a pid of cgroup.procs reused meanwhile by a process
+         * outside the cgroup is never signalled (lib/cgkill.h). A list
+         * that cannot be read leaves the next rmdir to say why. */
+        (void)pm_cgroup_kill_round(dir);
         struct timespec ts = { 0, 10000000 };
         nanosleep(&ts, NULL);
     }
-    snprintf(said, len, "could not remove cgroup %s: %s", dir, strerror(errno));
+    snprintf(said, len, "could not remove cgroup %s: %s", dir, strerror(e));
     return -1;
 }
 
@@ -349,25 +347,34 @@ static bool pid_is_ours(const char *pid, const char *word)
 }
 
 /* Kill only our own helper, and never report failure: a helper that is
- * gone is what undoing it wants. */
+ * gone is what undoing it wants. The pidfd is taken before the command
+ * line is read: if the pid names another process by then, the pidfd's
+ * own has ended and the signal reaches nobody. */
 static int stop_helper(const char *a, const char *b, char *said, size_t len)
 {
-    if (pid_is_ours(a, b)) {
-        pid_t pid = (pid_t)atoi(a);
-        kill(pid, SIGKILL);
-        /* Wait until it is gone: a balloon frees gigabytes on exit, and
-         * the next run must not start before they are back. */
-        for (int i = 0; i < 6000; i++) {
-            pid_t r = waitpid(pid, NULL, WNOHANG);
-            if (r == pid || (r < 0 && kill(pid, 0) < 0 && errno == ESRCH))
-                break;
-            struct timespec ts = { 0, 5000000 };
-            nanosleep(&ts, NULL);
-        }
-        snprintf(said, len, "killed pressmark %s (pid %s)", b, a);
-    } else {
+    pid_t pid = (pid_t)atoi(a);
+    int pfd = pid > 0 ? pm_pidfd_open(pid) : -1;
+    if (pfd < 0 || !pid_is_ours(a, b)) {
+        if (pfd >= 0)
+            close(pfd);
         snprintf(said, len, "pressmark %s (pid %s) already gone", b, a);
+        return 0;
     }
+    /* ESRCH: it ended meanwhile, as wanted. */
+    (void)pm_pidfd_signal(pfd, SIGKILL);
+    /* Wait until it is gone (its pidfd is readable then): a balloon frees
+     * gigabytes on exit, and the next run must not start before they are
+     * back. */
+    struct pollfd p = { .fd = pfd, .events = POLLIN };
+    for (int i = 0; i < 300; i++) {
+        int r = poll(&p, 1, 100);
+        if (r > 0 || (r < 0 && errno != EINTR))
+            break;
+    }
+    close(pfd);
+    /* Reaped when it is this pressmark's child; ECHILD otherwise. */
+    (void)waitpid(pid, NULL, WNOHANG);
+    snprintf(said, len, "killed pressmark %s (pid %s)", b, a);
     return 0;
 }
 

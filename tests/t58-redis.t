@@ -226,8 +226,8 @@ is "$(imetric tcp redis.keyspace_misses)" 0 "  no miss"
 is "$(machine_state)" "$before" "  the machine is as it was"
 
 # SIGKILL of pressmark mid-run: the next invocation removes it all. The
-# server dies with pressmark (setpriv's parent-death signal), so the
-# journal finds it gone, by the pid it wrote while the server ran.
+# server dies with pressmark (setpriv's parent-death signal); the journal
+# knows it by the run's cgroup, never by a pid that could be reused.
 "$PM" run redis --quiet --mem-cap 48M --swap 256M --dataset 64M --requests 10000000 --label killed 2>/dev/null &
 pid=$!
 ok "the server of the run to kill is up" wait_for sh -c 'pgrep -x redis-benchmark >/dev/null'
@@ -237,13 +237,14 @@ sock=$srv/pm-redis.sock
 ok "  with its socket in its own directory ($sock)" test -S "$sock"
 ok "  alive ($server)" kill -0 "$server"
 journal=$(cat "${PRESSMARK_STATE_DIR:-/run/pressmark}/journal")
-like "$journal" "$(printf 'process\t%s\t%s' "$server" "$srv")" "  the journal names its pid and a word of its command line"
-ok "  which its command line has" sh -c "tr '\\0' '\\n' < /proc/$server/cmdline | grep -qxF '$srv'"
+killed=$(memcg_path "/proc/$server/cgroup" | sed -n 's|^/pressmark/run-\([0-9]*\)\(/workload\)\{0,1\}$|\1|p')
+like "$journal" "$(printf 'cgroup\t%s' "$CG_ROOT/pressmark/run-$killed")" "  the journal names the run's cgroup, the server's"
+unlike "$journal" "$(printf '^process\t')" "  and no process by its pid"
 kill -KILL $pid; wait $pid 2>/dev/null
 ok "the server died with pressmark" wait_for sh -c "! kill -0 $server 2>/dev/null"
 "$PM" list >/dev/null 2>"$TMP/recover"
 is "$?" 0 "the next invocation (pressmark list) succeeds"
-like "$(cat "$TMP/recover")" "pressmark $srv \(pid $server\) already gone" "  the journal's server line: that pid, gone"
+like "$(cat "$TMP/recover")" "removed cgroup $CG_ROOT/pressmark/run-$killed(;|$)" "  the run's cgroup, and what was in it"
 like "$(cat "$TMP/recover")" "removed scratch directory $srv" "  its directory"
 like "$(cat "$TMP/recover")" "removed cgroup $CG_ROOT/pressmark/run-[0-9]+-client" "  the client's cgroup"
 ok "no server process is left" wait_for sh -c '[ -z "$(pgrep -f "redis-server.*pressmark-redis\.")" ]'

@@ -7,7 +7,9 @@
 # of the loader's bytes, counted exactly; the client's figures as it
 # reported them, the server's own stats, the phases in the samples;
 # nothing left after a run, a SIGKILL, a refused option, or what the
-# memcache user left in its directory.
+# memcache user left in its directory; and the memcache user's processes
+# outside the run's cgroups (Debian's own memcached runs as it) neither
+# killed nor taken for the run's, nor able to hold pressmark up.
 . "$(dirname "$0")/lib.sh"
 need_root
 
@@ -24,7 +26,6 @@ command -v memcached >/dev/null || skip_all "needs memcached (apt-get install me
 getent passwd memcache >/dev/null || skip_all "needs the memcache user (apt-get install memcached)"
 mc_uid=$(id -u memcache)
 pm_exe=$(readlink -f "$PM")
-before=$(machine_state)
 dirs() { ls -d "${TMPDIR:-/tmp}"/pressmark-memcached.* 2>/dev/null; }
 # (by process name: the client's command line names the socket too)
 servers() {
@@ -79,6 +80,18 @@ bad "--key-dist" "^pressmark run memcached: --key-dist: 'zipf:1\.5' is not a key
     run memcached --key-dist zipf:1.5 --label baddist
 bad "--maxmemory below memcached's unit" "^pressmark run memcached: --maxmemory: 524288 bytes is less than memcached's unit, 1M" \
     run memcached --maxmemory 512K --label tiny
+
+# The memcache user has processes of its own outside the run's cgroups:
+# Debian's memcached.service runs as it. One here, on a port of its own,
+# must live through every run, SIGKILL and recovery below.
+decoy_port=$(free_port)
+"${MC[@]}" memcached -U 0 -l 127.0.0.1 -p "$decoy_port" -m 8 </dev/null >/dev/null 2>&1 &
+decoy=$!
+cleanup_add "stop_bg $decoy"
+ok "the memcache user's own memcached listens on 127.0.0.1:$decoy_port" \
+   wait_for sh -c "ss -Hltn 'sport = :$decoy_port' | grep -q LISTEN"
+decoy_cg=$(cg_of "$decoy")
+before=$(machine_state)
 
 # What root holds must not reach the server or the client: a descriptor
 # (9) and a variable of pressmark's environment.
@@ -304,29 +317,50 @@ is "$(imetric tcp memcached.get_misses)" 0 "  no miss"
 is "$(machine_state)" "$before" "  the machine is as it was"
 
 # SIGKILL of pressmark mid-run: the next invocation removes it all. The
-# server dies with pressmark (setpriv's parent-death signal), so the
-# journal finds it gone, by the pid it wrote while the server ran.
+# server dies with pressmark (setpriv's parent-death signal); the journal
+# knows it by the run's cgroup alone, never by its pid: that pid, free
+# again, may go to another process of the memcache user (here one that
+# takes it on purpose, with the server's directory on its command line),
+# which the next invocation must neither kill nor take for the server.
 "$PM" run memcached --quiet --mem-cap 48M --swap 256M --dataset 64M --requests 100000000 --label killed 2>/dev/null &
 pid=$!
 ok "the run to kill reaches its measured phase" wait_long client_pid
 server=$(servers | head -1)
 srv=$(dirs | grep -vxF "$dirs_before" | head -1)/pressmark-srv
 sock=$srv/pm-memcached.sock
+killed=$(cg_of "$(client_pid)" | sed -n 's|^/pressmark/run-\([0-9]*\)-client$|\1|p')
 ok "  with its socket in its own directory ($sock)" test -S "$sock"
 ok "  alive ($server)" kill -0 "$server"
 journal=$(cat "${PRESSMARK_STATE_DIR:-/run/pressmark}/journal")
-like "$journal" "$(printf 'process\t%s\t%s' "$server" "$srv/pm-memcached.pid")" \
-     "  the journal names its pid and a word of its command line"
-ok "  which its command line has" sh -c "tr '\\0' '\\n' < /proc/$server/cmdline | grep -qxF '$srv/pm-memcached.pid'"
+like "$journal" "$(printf 'cgroup\t%s' "$CG_ROOT/pressmark/run-$killed")" "  the journal names the run's cgroup"
+unlike "$journal" "$(printf '^process\t')" "  and no process by its pid"
 like "$journal" "$(printf 'scratch\t%s\t\\*' "$srv")" "  and its directory, to be removed whole"
 kill -KILL $pid; wait $pid 2>/dev/null
-ok "the server died with pressmark" wait_for sh -c "! kill -0 $server 2>/dev/null"
+ok "the server died with pressmark" wait_for sh -c "! test -e /proc/$server"
+# (ns_last_pid: the next fork gets the pid after the one written)
+reuse_pid() {
+    local i
+    for i in $(seq 50); do
+        echo $(( server - 1 )) > /proc/sys/kernel/ns_last_pid
+        "${MC[@]}" sh -c 'while :; do sleep 1; done' "$srv/pm-memcached.pid" </dev/null >/dev/null 2>&1 &
+        reuser=$!
+        [ "$reuser" = "$server" ] && return 0
+        stop_bg "$reuser"
+    done
+    return 1
+}
+setup "a process of the memcache user takes the server's pid ($server)" reuse_pid
+cleanup_add "kill $reuser"
+ok "  outside the run's cgroups, the server's directory on its command line" \
+   sh -c "[ '$(cg_of "$reuser")' = '$decoy_cg' ] && tr '\\0' '\\n' < /proc/$reuser/cmdline | grep -qxF '$srv/pm-memcached.pid'"
 "$PM" list >/dev/null 2>"$TMP/recover"
 is "$?" 0 "the next invocation (pressmark list) succeeds"
-like "$(cat "$TMP/recover")" "pressmark $srv/pm-memcached\.pid \(pid $server\) already gone" \
-     "  the journal's server line: that pid, gone"
+like "$(cat "$TMP/recover")" "removed cgroup $CG_ROOT/pressmark/run-$killed(;|$)" "  the run's cgroup, and what was in it"
 like "$(cat "$TMP/recover")" "removed scratch directory $srv" "  its directory"
-like "$(cat "$TMP/recover")" "removed cgroup $CG_ROOT/pressmark/run-[0-9]+-client" "  the client's cgroup"
+like "$(cat "$TMP/recover")" "removed cgroup $CG_ROOT/pressmark/run-$killed-client" "  the client's cgroup"
+ok "  the process that took the server's pid lives" kill -0 "$reuser"
+unlike "$(cat "$TMP/recover")" "pid $server" "  and is not named"
+stop_bg "$reuser"
 ok "no memcached of ours is left" wait_for no_servers
 ok "nor the client" wait_for no_client
 ok "nor its socket" test ! -e "$sock"
@@ -346,5 +380,11 @@ bad "--port in use" "^pressmark run memcached: --port: '$port': 127\.0\.0\.1:$po
     run memcached --port "$port" --label inuse
 stop_bg $holder
 is "$(dirs)" "$dirs_before" "  no directory made"
+
+# The memcache user's own memcached, outside the run's cgroups, lived
+# through all of it, every run's teardown and the recovery.
+ok "the memcache user's own memcached lives" kill -0 "$decoy"
+is "$(uid_of "$decoy") $(cg_of "$decoy")" "$mc_uid $decoy_cg" "  as that user, where it was"
+stop_bg "$decoy"
 is "$(machine_state)" "$before" "at the end: the machine is as it was"
 done_testing

@@ -17,6 +17,7 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "lib/cgkill.h"
 #include "lib/rmtree.h"
 #include "lib/timeutil.h"
 #include "tests/tap.h"
@@ -189,6 +190,45 @@ static void trees(const char *dir)
 }
 
 
+/* A cgroup's processes killed by pidfd (lib/cgkill.h), on a stand-in
+ * directory whose cgroup.procs is a file of the test's (no cgroup.kill,
+ * as v1's memory controller has none): the pid listed dies, the process
+ * that is not listed, of the same user, lives. */
+static void cgroup_kills(const char *dir)
+{
+    char cg[PATH_MAX], procs[PATH_MAX + 16];
+    snprintf(cg, sizeof cg, "%s/cg", dir);
+    snprintf(procs, sizeof procs, "%s/cgroup.procs", cg);
+    pid_t in = fork();
+    if (in == 0) {
+        pause();
+        _exit(0);
+    }
+    pid_t out = fork();
+    if (out == 0) {
+        pause();
+        _exit(0);
+    }
+    FILE *f = in > 0 && out > 0 && mkdir(cg, 0700) == 0 ? fopen(procs, "w") : NULL;
+    int listed = f && fprintf(f, "%d\n", (int)in) > 0;
+    if (f && fclose(f) != 0)
+        listed = 0;
+    int r = listed ? pm_cgroup_kill_round(cg) : -2;
+    int st = 0;
+    pid_t w = in > 0 ? waitpid(in, &st, 0) : -1;
+    ok(r == 1 && w == in && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "the listed process: SIGKILL (round %d)", r);
+    ok(out > 0 && waitpid(out, &st, WNOHANG) == 0, "  the one not listed lives");
+    f = fopen(procs, "w");
+    ok(f && fclose(f) == 0 && pm_cgroup_kill_round(cg) == 0, "an empty cgroup.procs: nothing to do");
+    ok(pm_cgroup_kill_round("/nonexistent/cg") == 0, "  a cgroup that is not there: nothing to do");
+    if (out > 0) {
+        kill(out, SIGKILL);
+        waitpid(out, NULL, 0);
+    }
+    unlink(procs);
+    rmdir(cg);
+}
+
 int main(void)
 {
     strict_figures();
@@ -200,6 +240,7 @@ int main(void)
     if (!mkdtemp(dir))
         return ok(0, "mkdtemp"), done_testing();
     trees(dir);
+    cgroup_kills(dir);
     ok(rmdir(dir) == 0, "nothing left in %s", dir);
     return done_testing();
 }

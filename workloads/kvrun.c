@@ -404,7 +404,8 @@ int kv_run(const struct kv_workload *w, const void *state, const struct kv_commo
     }
     /* What the server left running (a child in a session of its own) goes
      * before its directory does: it could write there meanwhile. */
-    kv_cgroup_empty(run_cgroup(rc));
+    if (kv_cgroup_empty(run_cgroup(rc)) < 0 && strcmp(rc_status(rc), "ok") == 0)
+        run_set_status(rc, "failed", "the run's cgroup still held processes 5 s after they were killed");
     kv_dirs_remove(&l.srv);
     if (r >= 0 && run_check_abort(rc) && strcmp(rc_status(rc), "aborted") != 0)
         run_set_status(rc, "aborted", "interrupted");

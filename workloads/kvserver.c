@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "lib/cgkill.h"
 #include "lib/fileio.h"
 #include "lib/spawn.h"
 #include "lib/timeutil.h"
@@ -185,26 +186,12 @@ int kv_connect(const char *sock, unsigned port, int timeout_ms, struct pm_err *e
     }
 }
 
-void kv_cgroup_empty(const char *dir)
+int kv_cgroup_empty(const char *dir)
 {
-    if (!dir)
-        return;
-    char procs[PATH_MAX + 32], kill_file[PATH_MAX + 32], buf[65536];
-    snprintf(procs, sizeof procs, "%s/cgroup.procs", dir);
-    snprintf(kill_file, sizeof kill_file, "%s/cgroup.kill", dir);
-    /* cgroup.kill (v2, 5.14) kills a fork racing it too; elsewhere the
-     * list is read and killed until it stays empty. */
-    for (int i = 0; i < 500; i++) {
-        if (pm_read_file(procs, buf, sizeof buf) < 0 || !buf[0])
-            return;
-        if (i == 0 && pm_write_file(kill_file, "1", NULL) == 0)
-            continue;
-        for (char *p = strtok(buf, "\n"); p; p = strtok(NULL, "\n"))
-            if (atoi(p) > 0)
-                kill((pid_t)atoi(p), SIGKILL);
-        struct timespec ts = { 0, 10000000 };
-        nanosleep(&ts, NULL);
-    }
+    /* By pidfd, each pid checked to be in dir still (lib/cgkill.h): the
+     * server's user has processes of its own elsewhere (a system
+     * memcached), which a reused pid must never bring into this. */
+    return dir ? pm_cgroup_kill(dir, 500) : 0;
 }
 
 void kv_log_tail(const struct kv_server *s, char *buf, size_t len)
@@ -285,8 +272,16 @@ int kv_server_start(struct kv_server *s, struct run_ctx *rc, char *const argv[],
         s->pid = 0;
         return -1;
     }
-    /* Journalled as soon as its pid is known; until then (a moment) it is
-     * inside the run's cgroup, which the journal already removes. */
+    /* In a cgroup of the run's, the server is found by it: the journal's
+     * cgroup line (there before the server was) kills what is in it, and
+     * nothing else. Never by its pid: after a SIGKILL of pressmark the
+     * server dies with it, and its pid may come to a process of the same
+     * user outside the run (a system memcached), which a pid and a word
+     * of a command line that user can read would not tell from ours.
+     * Only a run without a cgroup (not root, the balloon, --cap-method
+     * none) journals the pid, with the word, as soon as it is known. */
+    if (run_cgroup(rc))
+        return 0;
     char pid[24];
     snprintf(pid, sizeof pid, "%d", (int)s->pid);
     if ((s->undo_proc = undo_push(UNDO_PROCESS, pid, word, err)) < 0) {

@@ -36,8 +36,9 @@ int kv_port_free(unsigned port, struct pm_err *err);
  * own) for the server's; s->secret made. name: "redis" makes pressmark-redis.XXXXXX. */
 int kv_dirs_make(struct kv_server *s, const char *name, const char *const *users, struct pm_err *err);
 /* Start argv inside the run's cap, its output to the log, with the small
- * environment of kv_user_env and no descriptor of pressmark's; journalled
- * as a process whose command line has the word word. */
+ * environment of kv_user_env and no descriptor of pressmark's. The run's
+ * cgroup, journalled already, is its journal line; a run without one
+ * journals it as a process whose command line has the word word. */
 int kv_server_start(struct kv_server *s, struct run_ctx *rc, char *const argv[], const char *word,
                     struct pm_err *err);
 /* Wait until probe(arg) connects (returns a descriptor, closed here), at
@@ -65,9 +66,12 @@ int kv_need_user(const char *user, const char *pkg, struct pm_err *err);
  * SO_PEERCRED pid and uid, for 127.0.0.1:port the listening socket among
  * the server's descriptors? -1 with err before anything is sent. */
 int kv_peer_check(const struct kv_server *s, int fd, unsigned port, struct pm_err *err);
-/* Every process left in the cgroup dir (the server's children that left
- * its process group) killed, and gone, before its directory is removed. */
-void kv_cgroup_empty(const char *dir);
+/* Every process left in the cgroup dir (NULL: none; the server's children
+ * that left its process group, a client's) killed, and gone, before its
+ * directory is removed or its report read: 0, or -1 when some were still
+ * there after 5 s. Only processes in dir: never one of the same user
+ * elsewhere. */
+int kv_cgroup_empty(const char *dir);
 
 /* A connected stream socket to sock (when not NULL) or 127.0.0.1:port,
  * trying for at most timeout_ms (a connect in progress: at most 1 s more);

@@ -175,8 +175,8 @@ static int write_auth(const struct kv_server *srv, char *path, size_t len, struc
 /* Everything on its command line but the password, nothing from
  * /etc/memcached.conf: no default port, its socket in the run's own
  * directory. -P is unused without -d, but names the instance's directory
- * on its command line, the word the journal knows it by in either mode.
- * kv_run puts setpriv before it. */
+ * on its command line, the word a run without a cgroup journals it by
+ * (kv_server_start). kv_run puts setpriv before it. */
 static int mc_server_argv(const void *state, const struct kv_server *srv, struct kv_where *where, struct kv_argv *a,
                           char *word, size_t wlen, struct pm_err *err)
 {
