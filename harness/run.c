@@ -332,6 +332,11 @@ static const char *ops_cgroup(struct run_ctx *rc)
     return rc->env.cgroup_dir[0] ? rc->env.cgroup_dir : NULL;
 }
 
+static const char *ops_client_cgroup(struct run_ctx *rc)
+{
+    return rc->env.client_dir[0] ? rc->env.client_dir : NULL;
+}
+
 static uint64_t ops_timeout_ns(struct run_ctx *rc)
 {
     return rc->plan->timeout_ns;
@@ -343,6 +348,7 @@ static const struct run_ops harness_ops = {
     .gauge = ops_gauge, .keep_hist = ops_keep_hist, .meta = ops_meta, .user_metric = ops_user_metric,
     .keep_text = ops_keep_text, .set_status = ops_set_status,
     .status = ops_status, .exe = ops_exe, .abort_signal = ops_abort_signal, .cgroup = ops_cgroup,
+    .client_cgroup = ops_client_cgroup,
     .timeout_ns = ops_timeout_ns,
 };
 

@@ -232,6 +232,13 @@ static const char *h_cgroup(struct run_ctx *rc)
     return sc(rc)->cgdir;
 }
 
+/* A hog starts no client (h_spawn_client refuses). */
+static const char *h_client_cgroup(struct run_ctx *rc)
+{
+    (void)rc;
+    return NULL;
+}
+
 static uint64_t h_timeout_ns(struct run_ctx *rc)
 {
     (void)rc;
@@ -243,7 +250,8 @@ static const struct run_ops sibling_ops = {
     .wait_until = h_wait_until, .metric = h_metric, .live_count = h_live_count, .gauge = h_gauge,
     .keep_hist = h_keep_hist, .meta = h_meta, .user_metric = h_user_metric, .keep_text = h_keep_text,
     .set_status = h_set_status, .status = h_status, .exe = h_exe,
-    .abort_signal = h_abort_signal, .cgroup = h_cgroup, .timeout_ns = h_timeout_ns,
+    .abort_signal = h_abort_signal, .cgroup = h_cgroup, .client_cgroup = h_client_cgroup,
+    .timeout_ns = h_timeout_ns,
 };
 
 /* Passes until a stop; a failed pass is followed by a short pause so a

@@ -248,6 +248,41 @@ ok "  more of them missed than uniform gets would ($(imetric zipf memcached.clie
    'BEGIN { exit !(zg > 0 && z / zg > (1 + e / k) / 2) }'
 is "$(imetric zipf memcached.latency_samples)" "$zgets" "  every get's latency is in the histogram"
 
+# The memcache user holds a helper's report pipe: another process of its
+# reopens the helper's /proc/PID/fd/4 (here root opens it and hands it
+# over, as a process of that user could have taken it in the moment
+# before the helper made itself undumpable) outside the run's cgroups, and
+# never lets go. pressmark neither hangs on it nor takes what it read:
+# the run fails and says why (a hang would be ended by timeout, 124).
+timeout -k 10 120 "$PM" run memcached --quiet --mem-cap 48M --swap 256M --dataset 64M --label heldload 2>"$TMP/err" &
+pid=$!
+ok "a run's loader runs" wait_long loader_pid
+lp=$(loader_pid)
+"${MC[@]}" sleep 600 3>"/proc/$lp/fd/4" </dev/null >/dev/null 2>&1 &
+holder=$!
+cleanup_add "kill $holder"
+ok "  the memcache user holds its report pipe, silent" \
+   wait_for sh -c "[ \"\$(readlink /proc/$holder/fd/3)\" = \"\$(readlink /proc/$lp/fd/4)\" ]"
+wait $pid
+is "$?" 1 "  the run ends, failed"
+is "$(status_of heldload)" "failed the loader (pressmark __kv-load)'s report did not end: its pipe was still open 5 s after it ended, held by a process outside the run's cgroups (its report is not taken)" \
+   "  saying whose report did not end and why"
+ok "  the holder, outside the run's cgroups, lives" kill -0 "$holder"
+stop_bg "$holder"
+timeout -k 10 120 "$PM" run memcached --quiet --dataset 8M --duration 3s --label heldget 2>"$TMP/err" &
+pid=$!
+ok "a run's client runs" wait_long client_pid
+cp=$(client_pid)
+"${MC[@]}" sh -c 'while echo progress 0 >&3; do sleep 0.1; done' 3>"/proc/$cp/fd/4" </dev/null >/dev/null 2>&1 &
+chatter=$!
+cleanup_add "kill $chatter"
+ok "  the memcache user holds its report pipe, writing on and on" wait_for test -e "/proc/$chatter/fd/3"
+wait $pid
+is "$?" 1 "  the run ends, failed"
+is "$(status_of heldget)" "failed the client (pressmark __kv-get)'s report did not end: its pipe was still open 5 s after it ended, held by a process outside the run's cgroups (its report is not taken)" \
+   "  saying so"
+stop_bg "$chatter"
+
 # A socket only root may reach, which records what reaches it (appending:
 # the log is emptied between its uses).
 python3 -c 'import socket, sys

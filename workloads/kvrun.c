@@ -2,6 +2,7 @@
 #include "workloads/kvrun.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -134,17 +135,108 @@ static void client_failed(struct kv_life *l, const char *what, const struct run_
     }
 }
 
+/* How long a helper's report may take to end once the helper and its
+ * cgroup are gone: a pipe that nobody else holds ends at once. */
+#define DRAIN_NS 5000000000ull
+
+/* A helper's report pipe (its descriptor 4): root's read end, which never
+ * blocks, and the write end, the helper's alone once it is started (root
+ * closes its copy right after the spawn). Read while the helper runs (rr)
+ * or after it (text). */
+struct kv_report {
+    int rd, wr;
+    struct wl_reader *rr;
+    char text[512];
+    bool whole;                  /* its end of file came by the deadline */
+};
+
+static int report_open(struct kv_report *rep, struct wl_reader *rr, struct pm_err *err)
+{
+    memset(rep, 0, sizeof *rep);
+    rep->rd = rep->wr = -1;
+    rep->rr = rr;
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) < 0)
+        return pm_errf(err, "pipe: %s", strerror(errno));
+    int fl = fcntl(p[0], F_GETFL);
+    if (fl < 0 || fcntl(p[0], F_SETFL, fl | O_NONBLOCK) < 0) {
+        int e = errno;
+        close(p[0]);
+        close(p[1]);
+        return pm_errf(err, "pipe: %s", strerror(e));
+    }
+    rep->rd = p[0];
+    rep->wr = p[1];
+    return 0;
+}
+
+static void report_close(struct kv_report *rep)
+{
+    if (rep->rd >= 0)
+        close(rep->rd);
+    if (rep->wr >= 0)
+        close(rep->wr);
+    rep->rd = rep->wr = -1;
+}
+
+/* The report's text, once the helper is gone: read to the pipe's end of
+ * file, but never past deadline (the memcache user may have reopened the
+ * helper's /proc/PID/fd/4 and hold it, silent or writing for ever); what
+ * is beyond text's size is read and dropped. true when the end came. */
+static bool drain(int fd, char *text, size_t len, uint64_t deadline)
+{
+    size_t n = 0;
+    char sink[4096];
+    bool eof = false;
+    for (uint64_t now = pm_now_ns(); !eof && now < deadline; now = pm_now_ns()) {
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        uint64_t ms = (deadline - now) / 1000000ull + 1;
+        int r = poll(&p, 1, ms > 200 ? 200 : (int)ms);
+        if (r < 0 && errno != EINTR)
+            break;
+        if (r <= 0)
+            continue;
+        bool room = n + 1 < len;
+        ssize_t k = read(fd, room ? text + n : sink, room ? len - 1 - n : sizeof sink);
+        if (k < 0 && errno != EINTR && errno != EAGAIN)
+            break;
+        eof = k == 0;
+        if (k > 0 && room)
+            n += (size_t)k;
+    }
+    text[n] = '\0';
+    return eof;
+}
+
+/* How a client that exited 0 still failed the run: its cgroup kept a
+ * process through SIGKILL, or its report never ended. 0, or 1 (said). */
+static int client_leftovers(struct kv_life *l, const char *what, bool emptied, const struct kv_report *rep)
+{
+    if (!emptied) {
+        run_set_status(l->rc, "failed", "%s's cgroup still held processes 5 s after they were killed", what);
+        return 1;
+    }
+    if (rep && !rep->whole) {
+        run_set_status(l->rc, "failed", "%s's report did not end: its pipe was still open %.0f s after it ended, "
+                       "held by a process outside the run's cgroups (its report is not taken)", what,
+                       (double)DRAIN_NS / 1e9);
+        return 1;
+    }
+    return 0;
+}
+
 /* Run argv as a client outside the cap, its output (both streams) in the
- * file name; the output's text into out. With rr, its reports on read_fd
- * are read while it runs. 0 when it ended well, 1 when the run failed
- * (its status says why), -1 on harness errors. */
-static int run_client(struct kv_life *l, char *const argv[], const char *what, const char *name, int pass_fd,
-                      struct wl_reader *rr, int read_fd, char *out, size_t len, struct pm_err *err)
+ * file name; the output's text into out. With rep, its report on
+ * descriptor 4: read while it runs (rep->rr) or after. 0 when it ended
+ * well, 1 when the run failed (its status says why), -1 on harness
+ * errors. */
+static int run_client(struct kv_life *l, char *const argv[], const char *what, const char *name,
+                      struct kv_report *rep, char *out, size_t len, struct pm_err *err)
 {
     /* As the server's user, like the server: the socket it reaches is in
      * that user's directory, and whatever the user put there is the
      * user's own to reach. pressmark's own helpers (they report on
-     * pass_fd) sign in with the password; a tool never gets it. */
+     * descriptor 4) sign in with the password; a tool never gets it. */
     struct kv_argv a = { .n = 0 };
     if (kv_arg_program(&l->srv, &a, argv[0], err) < 0)
         return -1;
@@ -153,36 +245,47 @@ static int run_client(struct kv_life *l, char *const argv[], const char *what, c
     if (kv_argv_full(&a))
         return pm_errf(err, "internal: %s's command line is too long", what);
     struct kv_env env;
-    kv_user_env(&l->srv, pass_fd >= 0, &env);
+    kv_user_env(&l->srv, rep != NULL, &env);
     char path[PATH_MAX];
     int fd = kv_file_create(&l->srv, name, path, sizeof path, err);
     if (fd < 0)
         return -1;
     /* Its output file is root's: the user writes it through the
-     * descriptor it is given, never by name. */
-    pid_t pid;
-    struct run_exit ex;
-    /* Its reader first: a client whose reports nobody read would block
-     * on a full pipe. */
-    if (rr && wl_reader_start(rr, read_fd, l->rc, "get/s") < 0) {
+     * descriptor it is given, never by name. Its reader first: a client
+     * whose reports nobody read would block on a full pipe. */
+    if (rep && rep->rr && wl_reader_start(rep->rr, rep->rd, l->rc, "get/s") < 0) {
         close(fd);
         return pm_errf(err, "cannot start a thread to read %s's reports", what);
     }
-    int w = run_spawn_env(l->rc, a.v, env.v, true, pass_fd, fd, &pid, err);
+    pid_t pid;
+    struct run_exit ex;
+    int w = run_spawn_env(l->rc, a.v, env.v, true, rep ? rep->wr : -1, fd, &pid, err);
+    /* Root's own copy of the write end goes at once: the report's end of
+     * file must wait for no descriptor of pressmark's. */
+    if (rep && rep->wr >= 0)
+        close(rep->wr);
+    if (rep)
+        rep->wr = -1;
     if (w == 0)
         w = run_wait_until(l->rc, pid, pm_now_ns() + l->c->client_timeout_ns, &ex, err);
-    if (rr)
-        wl_reader_stop(rr);
+    /* What is left in the clients' cgroup (a child that left the
+     * client's group) goes before the report is read: then nothing of the
+     * run's holds its pipe, and a report that does not end is another's. */
+    bool emptied = kv_cgroup_empty(run_client_cgroup(l->rc)) == 0;
+    if (rep)
+        rep->whole = rep->rr ? wl_reader_finish(rep->rr, pm_now_ns() + DRAIN_NS)
+                             : drain(rep->rd, rep->text, sizeof rep->text, pm_now_ns() + DRAIN_NS);
     if (w < 0) {
         close(fd);
         return -1;
     }
     read_back(fd, out, len);
     close(fd);
-    if (!ex.timed_out && !ex.aborted && WIFEXITED(ex.wstatus) && WEXITSTATUS(ex.wstatus) == 0)
-        return 0;
-    client_failed(l, what, &ex, out);
-    return 1;
+    if (ex.timed_out || ex.aborted || !WIFEXITED(ex.wstatus) || WEXITSTATUS(ex.wstatus) != 0) {
+        client_failed(l, what, &ex, out);
+        return 1;
+    }
+    return client_leftovers(l, what, emptied, rep);
 }
 
 static int load_phase(struct kv_life *l, struct pm_err *err)
@@ -197,29 +300,26 @@ static int load_phase(struct kv_life *l, struct pm_err *err)
         kv_arg(&a, "--port=%u", l->where.port);
     kv_arg(&a, "--keys=%llu", (unsigned long long)l->c->keys);
     kv_arg(&a, "--value-size=%llu", (unsigned long long)l->c->value_size);
-    int p[2];
-    if (pipe2(p, O_CLOEXEC) < 0)
-        return pm_errf(err, "pipe: %s", strerror(errno));
+    struct kv_report rep;
+    if (report_open(&rep, NULL, err) < 0)
+        return -1;
     run_gauge(l->rc, "workload.phase", 1);
-    char out[4096], report[512];
-    int r = run_client(l, a.v, "the loader (pressmark __kv-load)", "load.log", p[1], NULL, -1, out, sizeof out, err);
-    close(p[1]);
-    ssize_t n = r == 0 ? read(p[0], report, sizeof report - 1) : 0;
-    close(p[0]);
-    report[n > 0 ? n : 0] = '\0';
+    char out[4096];
+    int r = run_client(l, a.v, "the loader (pressmark __kv-load)", "load.log", &rep, out, sizeof out, err);
+    report_close(&rep);
     if (r != 0)
         return r;
     /* Read as strictly as the client's: the loader runs as the server's
      * user, so its report is that user's data. */
     uint64_t sets, errors, ns;
-    const char *s = report;
+    const char *s = rep.text;
     if (kv_word_u64(&s, "sets", &sets) < 0 || *s++ != ' ' || kv_word_u64(&s, "errors", &errors) < 0 ||
         *s++ != ' ' || kv_word_u64(&s, "ns", &ns) < 0 || (*s != '\n' && *s != '\0')) {
         run_set_status(l->rc, "failed", "the loader (pressmark __kv-load) ended without its report");
         return 1;
     }
     l->w->load_figures(l->rc, sets, errors, (double)ns / 1e9);
-    const char *first = strstr(report, "\nerror ");
+    const char *first = strstr(rep.text, "\nerror ");
     if (first) {
         char key[64];
         snprintf(key, sizeof key, "%s.load_first_error", l->w->name);
@@ -263,16 +363,15 @@ static int own_figures(struct kv_life *l, struct wl_reader *rr, struct pm_err *e
  * the latency windows, then its histogram and its sums. */
 static int own_phase(struct kv_life *l, char *const argv[], struct pm_err *err)
 {
-    int p[2];
-    if (pipe2(p, O_CLOEXEC) < 0)
-        return pm_errf(err, "pipe: %s", strerror(errno));
     struct wl_reader rr;
     memset(&rr, 0, sizeof rr);
+    struct kv_report rep;
+    if (report_open(&rep, &rr, err) < 0)
+        return -1;
     char out[4096];
     const char *what = "the client (pressmark __kv-get)";
-    int r = run_client(l, argv, what, "client.out", p[1], &rr, p[0], out, sizeof out, err);
-    close(p[1]);
-    close(p[0]);
+    int r = run_client(l, argv, what, "client.out", &rep, out, sizeof out, err);
+    report_close(&rep);
     if (r == 0)
         r = own_figures(l, &rr, err);
     else if (r == 1 && strncmp(rr.result, "failed ", 7) == 0 && !run_check_abort(l->rc))
@@ -302,7 +401,7 @@ static int measured_phase(struct kv_life *l, struct pm_err *err)
     char *out = malloc(OUTPUT_MAX);
     if (!out)
         return pm_errf(err, "out of memory");
-    int r = run_client(l, a.v, l->w->tool, "client.out", -1, NULL, -1, out, OUTPUT_MAX, err);
+    int r = run_client(l, a.v, l->w->tool, "client.out", NULL, out, OUTPUT_MAX, err);
     if (r == 0)
         r = tool_figures(l, out);
     char key[64];

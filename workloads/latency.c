@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "lib/timeutil.h"
 #include "workloads/workload.h"
 
 void wl_latency_init(struct wl_latency *l)
@@ -143,6 +144,15 @@ void wl_reader_line(struct wl_reader *rr, const char *line)
     }
 }
 
+/* Should the reader end, with nothing more to read now (quiet) or not? */
+static bool reader_done(struct wl_reader *rr, bool quiet)
+{
+    if (!atomic_load(&rr->stop))
+        return false;
+    uint64_t by = atomic_load(&rr->drain_by_ns);
+    return by ? pm_now_ns() >= by : quiet;
+}
+
 static void *read_reports(void *arg)
 {
     struct wl_reader *rr = arg;
@@ -154,15 +164,17 @@ static void *read_reports(void *arg)
         if (r < 0 && errno == EINTR)
             continue;
         if (r == 0) {
-            if (atomic_load(&rr->stop))
+            if (reader_done(rr, true))
                 break;
             continue;
         }
         ssize_t n = r > 0 ? read(rr->fd, buf + o, sizeof buf - 1 - o) : -1;
-        if (n < 0 && errno == EINTR)
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
             continue;
-        if (n <= 0)
+        if (n <= 0) {
+            rr->eof = n == 0;
             break;
+        }
         o += (size_t)n;
         buf[o] = '\0';
         char *start = buf, *nl;
@@ -175,6 +187,10 @@ static void *read_reports(void *arg)
         memmove(buf, start, o + 1);
         if (o == sizeof buf - 1)
             o = 0;               /* a line longer than any helper writes: dropped */
+        /* A writer that never stops (another process holding the pipe)
+         * ends the drain at its deadline all the same. */
+        if (reader_done(rr, false))
+            break;
     }
     if (o) {
         buf[o] = '\0';
@@ -190,6 +206,7 @@ int wl_reader_start(struct wl_reader *rr, int fd, struct run_ctx *rc, const char
     rr->rc = rc;
     rr->unit = unit;
     atomic_init(&rr->stop, false);
+    atomic_init(&rr->drain_by_ns, 0);
     rr->running = pthread_create(&rr->thread, NULL, read_reports, rr) == 0;
     return rr->running ? 0 : -1;
 }
@@ -206,6 +223,13 @@ void wl_reader_stop(struct wl_reader *rr)
      * and latencies fit, as nobody drained them meanwhile). */
     rr->stop = true;
     read_reports(rr);
+}
+
+bool wl_reader_finish(struct wl_reader *rr, uint64_t deadline_ns)
+{
+    atomic_store(&rr->drain_by_ns, deadline_ns ? deadline_ns : 1);
+    wl_reader_stop(rr);
+    return rr->eof;
 }
 
 void wl_reader_free(struct wl_reader *rr)

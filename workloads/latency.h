@@ -48,6 +48,10 @@ struct wl_reader {
     struct run_ctx *rc;
     const char *unit;            /* of the live count's rate: "msg/s" */
     atomic_bool stop;            /* the helper is gone: drain what is left and end */
+    /* With stop: read on until the pipe's end of file, at most until then
+     * (CLOCK_MONOTONIC ns; 0: until the pipe is first silent for 200 ms) */
+    _Atomic uint64_t drain_by_ns;
+    bool eof;                    /* the pipe's end of file came: no writer is left */
     char result[1024];           /* the last line that is none of the above */
     char latstat_extra[256];     /* what followed latstat's four numbers */
     struct loghist lat;
@@ -60,6 +64,13 @@ struct wl_reader {
 int wl_reader_start(struct wl_reader *rr, int fd, struct run_ctx *rc, const char *unit);
 /* After the helper exited: drain, join. */
 void wl_reader_stop(struct wl_reader *rr);
+/* After the helper and all that could hold the pipe's write end are gone
+ * (killed with their cgroup; the caller closed its own copy after the
+ * spawn): read to the pipe's end of file, at most until deadline_ns
+ * (CLOCK_MONOTONIC), and join. true when the end came: what was read is
+ * whole. false: a process outside the helper's cgroup still holds the
+ * pipe (its user reopened /proc/PID/fd/N), and may write on for ever. */
+bool wl_reader_finish(struct wl_reader *rr, uint64_t deadline_ns);
 void wl_reader_line(struct wl_reader *rr, const char *line);
 void wl_reader_free(struct wl_reader *rr);
 

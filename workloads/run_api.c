@@ -230,3 +230,8 @@ const char *run_cgroup(struct run_ctx *rc)
 {
     return ops(rc)->cgroup(rc);
 }
+
+const char *run_client_cgroup(struct run_ctx *rc)
+{
+    return ops(rc)->client_cgroup(rc);
+}

@@ -129,6 +129,8 @@ struct run_ops {
     /* The signal that interrupted the run, checking for a pending one; 0: none. */
     int (*abort_signal)(struct run_ctx *rc);
     const char *(*cgroup)(struct run_ctx *rc);
+    /* The cgroup of run_spawn_client's processes; NULL until one ran, or none. */
+    const char *(*client_cgroup)(struct run_ctx *rc);
     uint64_t (*timeout_ns)(struct run_ctx *rc);
 };
 
@@ -208,6 +210,11 @@ const char *run_exe(struct run_ctx *rc);
 bool run_check_abort(struct run_ctx *rc);
 /* The run's cgroup directory, or NULL when it has none. */
 const char *run_cgroup(struct run_ctx *rc);
+/* The cgroup directory its clients (run_spawn_client, run_spawn_env's
+ * client) run in, beside the run's: NULL until one was started, or when
+ * the run has no cgroup (they then run where pressmark does). What is
+ * in it is a client's, or a client's child's, and nothing else. */
+const char *run_client_cgroup(struct run_ctx *rc);
 
 const struct workload_ops *workload_find(const char *name);
 /* Every workload's name, "record, swapout, ...", for what is accepted. */
