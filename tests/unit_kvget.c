@@ -129,9 +129,31 @@ static void zipfs(void)
     is_num(zipf_rank(&z, top_u), 999, 0, "  and the draw the last key");
 }
 
+/* What the client writes is another user's words: in a reason or a
+ * record, printable ASCII and at most 120 characters. */
+static void words(void)
+{
+    struct kv_get_report r;
+    char line[512], why[128];
+    snprintf(line, sizeof line, "gets 1 hits 0 misses 0 errors 1 ns 1 ops_per_s 1000000000.000 first_error "
+             "ERROR \033]0;owned\007\033[2J%0200d", 0);
+    ok(kv_get_parse(line, &r) == 0 && strlen(r.first_error) == 120 &&
+       strncmp(r.first_error, "ERROR ?]0;owned??[2J000", 23) == 0, "first_error: escapes made '?', cut at 120 (%.30s)",
+       r.first_error);
+    ok(kv_get_failed("failed the server did not answer in time", why, sizeof why) &&
+       strcmp(why, "the server did not answer in time") == 0, "a 'failed' line's words");
+    snprintf(line, sizeof line, "failed \033[31mred\r\033[2K%0300d", 0);
+    ok(kv_get_failed(line, why, sizeof why) && strcmp(why, "?[31mred") == 0, "  escapes made '?', cut at CR (%s)", why);
+    snprintf(line, sizeof line, "failed %0300d", 7);
+    ok(kv_get_failed(line, why, sizeof why) && strlen(why) == 120, "  at most 120 characters");
+    ok(!kv_get_failed("gets 0 hits 0", why, sizeof why) && !kv_get_failed("failedx", why, sizeof why),
+       "  another line is none");
+}
+
 int main(void)
 {
     replies();
+    words();
 
     struct kv_get_report r;
     ok(kv_get_parse("gets 10 hits 8 misses 1 errors 1 ns 5 ops_per_s 2000000000.000 first_error ERROR", &r) == 0 &&

@@ -67,12 +67,17 @@ int kv_recv_more(int fd, char *buf, size_t len, size_t *have, const struct kv_io
     return 0;
 }
 
-void kv_quote_line(const char *s, char *out, size_t len)
+void kv_quote_text(const char *s, char *out, size_t len)
 {
     size_t o = 0;
-    for (; *s && *s != '\r' && *s != '\n' && o + 1 < len && o < 120; s++)
+    for (; *s && *s != '\r' && *s != '\n' && o + 1 < len; s++)
         out[o++] = *s >= 0x20 && *s < 0x7f ? *s : '?';
     out[o] = '\0';
+}
+
+void kv_quote_line(const char *s, char *out, size_t len)
+{
+    kv_quote_text(s, out, len < 121 ? len : 121);
 }
 
 /* INFO's "$N\r\n" then N bytes and "\r\n"; buf gets the N bytes. */

@@ -56,6 +56,9 @@ int kv_recv_more(int fd, char *buf, size_t len, size_t *have, const struct kv_io
 /* A reply's first line as words for an error: printable ASCII only, at
  * most 120 characters. */
 void kv_quote_line(const char *s, char *out, size_t len);
+/* The same, as long as out holds (len - 1 characters): a line of another
+ * user's process (a helper's report) made fit for a run's record. */
+void kv_quote_text(const char *s, char *out, size_t len);
 
 /* The values the loader stores, known to whoever reads them back: key
  * k's value is value_size bytes of one random block from kv_value_of.

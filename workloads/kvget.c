@@ -325,7 +325,7 @@ int kv_get_parse(const char *line, struct kv_get_report *r)
         return -1;
     r->ops_per_s = (double)whole + (double)milli / 1000.0;
     if (strncmp(f, " first_error ", 13) == 0)
-        snprintf(r->first_error, sizeof r->first_error, "%s", f + 13);
+        kv_quote_line(f + 13, r->first_error, sizeof r->first_error);
     else if (*f)
         return -1;
     /* The counts add up and the rate is theirs, to its three decimals: the
@@ -334,4 +334,12 @@ int kv_get_parse(const char *line, struct kv_get_report *r)
     if (__builtin_add_overflow(r->hits, r->misses, &sum) || __builtin_add_overflow(sum, r->errors, &sum))
         return -1;
     return sum == r->gets && fabs(r->ops_per_s - rate) <= 0.001 + rate * 1e-12 ? 0 : -1;
+}
+
+bool kv_get_failed(const char *line, char *why, size_t len)
+{
+    if (strncmp(line, "failed ", 7) != 0)
+        return false;
+    kv_quote_line(line + 7, why, len);
+    return true;
 }

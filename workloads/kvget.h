@@ -24,6 +24,8 @@
  *   "gets N hits H misses M errors E ns T ops_per_s R[ first_error TEXT]"
  * or, when it failed, "failed TEXT" (and exit 1). */
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* That last line, read back in pressmark: plain digits, counts that add
@@ -33,8 +35,13 @@ struct kv_get_report {
     double ops_per_s;
     char first_error[128];       /* "" when no error reply came */
 };
-/* 0, or -1 when line is not "gets ..." whole. */
+/* 0, or -1 when line is not "gets ..." whole. Its first_error kept as
+ * another user's words are: printable ASCII, at most 120 characters. */
 int kv_get_parse(const char *line, struct kv_get_report *r);
+/* Is line "failed TEXT"? TEXT into why, printable ASCII and at most 120
+ * characters (kv_quote_line): the client runs as the server's user, and
+ * its words reach a run's reason and the terminal. */
+bool kv_get_failed(const char *line, char *why, size_t len);
 
 /* --server-pid=N (whose socket it is), --socket=PATH | --port=N,
  * --keys=N, --value-size=N, --clients=N, --requests=N (0: until

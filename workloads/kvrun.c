@@ -321,9 +321,10 @@ static int load_phase(struct kv_life *l, struct pm_err *err)
     l->w->load_figures(l->rc, sets, errors, (double)ns / 1e9);
     const char *first = strstr(rep.text, "\nerror ");
     if (first) {
-        char key[64];
+        char key[64], said[128];
         snprintf(key, sizeof key, "%s.load_first_error", l->w->name);
-        run_meta(l->rc, key, first + 7);
+        kv_quote_line(first + 7, said, sizeof said);
+        run_meta(l->rc, key, said);
     }
     return 0;
 }
@@ -372,13 +373,16 @@ static int own_phase(struct kv_life *l, char *const argv[], struct pm_err *err)
     const char *what = "the client (pressmark __kv-get)";
     int r = run_client(l, argv, what, "client.out", &rep, out, sizeof out, err);
     report_close(&rep);
+    char why[128];
     if (r == 0)
         r = own_figures(l, &rr, err);
-    else if (r == 1 && strncmp(rr.result, "failed ", 7) == 0 && !run_check_abort(l->rc))
-        run_set_status(l->rc, "failed", "%s: %s", what, rr.result + 7);
-    char key[64];
+    else if (r == 1 && kv_get_failed(rr.result, why, sizeof why) && !run_check_abort(l->rc))
+        run_set_status(l->rc, "failed", "%s: %s", what, why);
+    /* Its last line, as another user's words are kept. */
+    char key[64], said[sizeof rr.result];
     snprintf(key, sizeof key, "%s.client_output", l->w->name);
-    run_meta(l->rc, key, rr.result);
+    kv_quote_text(rr.result, said, sizeof said);
+    run_meta(l->rc, key, said);
     wl_reader_free(&rr);
     return r;
 }
@@ -407,9 +411,14 @@ static int measured_phase(struct kv_life *l, struct pm_err *err)
     char key[64];
     snprintf(key, sizeof key, "%s.client_output", l->w->name);
     /* What the tool printed (its end, when long), so a figure can be
-     * checked against the tool's own words. */
+     * checked against the tool's own words: a process of the server's
+     * user wrote it, so its lines keep printable ASCII alone. */
     size_t n = strlen(out);
-    run_meta(l->rc, key, n > 4000 ? out + n - 4000 : out);
+    char *kept = n > 4000 ? out + n - 4000 : out;
+    for (char *p = kept; *p; p++)
+        if (*p != '\n' && !(*p >= 0x20 && *p < 0x7f))
+            *p = '?';
+    run_meta(l->rc, key, kept);
     free(out);
     return r;
 }
