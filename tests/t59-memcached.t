@@ -283,6 +283,23 @@ is "$(status_of heldget)" "failed the client (pressmark __kv-get)'s report did n
    "  saying so"
 stop_bg "$chatter"
 
+# pressmark decides a run's verdict, not the client's report: a "failed"
+# line of the memcache user's (the client's report is its to write)
+# while the client runs into --client-timeout leaves the timeout the
+# reason, the line kept as data.
+"$PM" run memcached --quiet --dataset 8M --requests 1000000000 --client-timeout 3s --label forged 2>"$TMP/err" &
+pid=$!
+ok "a run's client runs, to its --client-timeout" wait_long client_pid
+cp=$(client_pid)
+ok "  the memcache user writes 'failed all is well' into its report" \
+   as_mc sh -c 'echo "failed all is well" >&3' 3>"/proc/$cp/fd/4"
+wait $pid
+is "$?" 1 "  the run ends, failed"
+is "$(status_of forged)" "failed the client (pressmark __kv-get) did not finish within 3 s (--client-timeout, or the run's --timeout)" \
+   "  by its timeout, as pressmark found it"
+is "$(q "select value from run_meta r join run on run.id = r.run_id where label = 'forged' and key = 'memcached.client_output'")" \
+   "failed all is well" "  the line kept as the client's output"
+
 # A socket only root may reach, which records what reaches it (appending:
 # the log is emptied between its uses).
 python3 -c 'import socket, sys

@@ -89,6 +89,7 @@ struct kv_life {
     struct run_ctx *rc;
     struct kv_server srv;
     struct kv_where where;
+    struct run_exit ex;          /* how the last client ended (run_client) */
 };
 
 static int probe(void *arg, struct pm_err *err)
@@ -258,7 +259,8 @@ static int run_client(struct kv_life *l, char *const argv[], const char *what, c
         return pm_errf(err, "cannot start a thread to read %s's reports", what);
     }
     pid_t pid;
-    struct run_exit ex;
+    struct run_exit *ex = &l->ex;
+    memset(ex, 0, sizeof *ex);
     int w = run_spawn_env(l->rc, a.v, env.v, true, rep ? rep->wr : -1, fd, &pid, err);
     /* Root's own copy of the write end goes at once: the report's end of
      * file must wait for no descriptor of pressmark's. */
@@ -267,7 +269,7 @@ static int run_client(struct kv_life *l, char *const argv[], const char *what, c
     if (rep)
         rep->wr = -1;
     if (w == 0)
-        w = run_wait_until(l->rc, pid, pm_now_ns() + l->c->client_timeout_ns, &ex, err);
+        w = run_wait_until(l->rc, pid, pm_now_ns() + l->c->client_timeout_ns, ex, err);
     /* What is left in the clients' cgroup (a child that left the
      * client's group) goes before the report is read: then nothing of the
      * run's holds its pipe, and a report that does not end is another's. */
@@ -281,8 +283,8 @@ static int run_client(struct kv_life *l, char *const argv[], const char *what, c
     }
     read_back(fd, out, len);
     close(fd);
-    if (ex.timed_out || ex.aborted || !WIFEXITED(ex.wstatus) || WEXITSTATUS(ex.wstatus) != 0) {
-        client_failed(l, what, &ex, out);
+    if (ex->timed_out || ex->aborted || !WIFEXITED(ex->wstatus) || WEXITSTATUS(ex->wstatus) != 0) {
+        client_failed(l, what, ex, out);
         return 1;
     }
     return client_leftovers(l, what, emptied, rep);
@@ -360,6 +362,22 @@ static int own_figures(struct kv_life *l, struct wl_reader *rr, struct pm_err *e
     return 0;
 }
 
+/* The client's own words on a failure it reported, added to pressmark's
+ * verdict, never put in its place: only when that verdict is the client's
+ * exit status 1 (its way of saying it failed) and its report came whole.
+ * A timeout, a signal, an interrupt or a report another process held stay
+ * as pressmark found them, whatever the report's last line claims (it is
+ * the memcache user's to write). */
+static void client_reason(struct kv_life *l, const char *what, const struct kv_report *rep, const char *result)
+{
+    const struct run_exit *ex = &l->ex;
+    char said[128];
+    if (!rep->whole || ex->timed_out || ex->aborted || !WIFEXITED(ex->wstatus) || WEXITSTATUS(ex->wstatus) != 1 ||
+        strcmp(rc_status(l->rc), "failed") != 0 || !kv_get_failed(result, said, sizeof said))
+        return;
+    run_set_status(l->rc, "failed", "%s exited with status 1: %s", what, said);
+}
+
 /* pressmark's own client, its report read while it runs: the live count,
  * the latency windows, then its histogram and its sums. */
 static int own_phase(struct kv_life *l, char *const argv[], struct pm_err *err)
@@ -373,11 +391,10 @@ static int own_phase(struct kv_life *l, char *const argv[], struct pm_err *err)
     const char *what = "the client (pressmark __kv-get)";
     int r = run_client(l, argv, what, "client.out", &rep, out, sizeof out, err);
     report_close(&rep);
-    char why[128];
     if (r == 0)
         r = own_figures(l, &rr, err);
-    else if (r == 1 && kv_get_failed(rr.result, why, sizeof why) && !run_check_abort(l->rc))
-        run_set_status(l->rc, "failed", "%s: %s", what, why);
+    else if (r == 1)
+        client_reason(l, what, &rep, rr.result);
     /* Its last line, as another user's words are kept. */
     char key[64], said[sizeof rr.result];
     snprintf(key, sizeof key, "%s.client_output", l->w->name);
