@@ -59,6 +59,8 @@ bad "--dataset a share with no cap" "^pressmark run redis: --dataset: '150%' is 
     run redis --dataset 150% --label nocap
 bad "--dataset beyond 1000%" "^pressmark run redis: --dataset: '1001%' is not a size .*up to 1000%" \
     run redis --mem-cap 48M --dataset 1001% --label toomuch
+bad "--port 80" "^pressmark run redis: --port: '80' is a privileged port \(accepted: 0 for the run's own Unix socket, or a free port from 1024 to 65535\)$" \
+    run redis --port 80 --label lowport
 
 # redis-benchmark as a shim in the test's own directory: it keeps the
 # tool's standard output and argv as the tool had them (the redis user
@@ -262,7 +264,7 @@ holder=$!
 cleanup_add "kill $holder"
 wait_for test -s "$TMP/port"
 port=$(cat "$TMP/port")
-bad "--port in use" "^pressmark run redis: --port: '$port': 127\.0\.0\.1:$port cannot be listened on \(Address already in use; accepted: a free port, 1 to 65535\)$" \
+bad "--port in use" "^pressmark run redis: --port: '$port': 127\.0\.0\.1:$port cannot be listened on \(Address already in use; accepted: a free port, 1024 to 65535\)$" \
     run redis --port "$port" --label inuse
 stop_bg $holder
 is "$(machine_state)" "$before" "at the end: the machine is as it was"

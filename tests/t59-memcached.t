@@ -81,6 +81,13 @@ bad "--key-dist" "^pressmark run memcached: --key-dist: 'zipf:1\.5' is not a key
 bad "--maxmemory below memcached's unit" "^pressmark run memcached: --maxmemory: 524288 bytes is less than memcached's unit, 1M" \
     run memcached --maxmemory 512K --label tiny
 
+# A port below 1024 is a system service's: root could bind it, so no
+# check that it is free would stop it.
+bad "--port 80" "^pressmark run memcached: --port: '80' is a privileged port \(accepted: 0 for the run's own Unix socket, or a free port from 1024 to 65535\)$" \
+    run memcached --port 80 --label lowport
+bad "--port 1023" "^pressmark run memcached: --port: '1023' is a privileged port \(accepted: 0 for the run's own Unix socket, or a free port from 1024 to 65535\)$" \
+    run memcached --port 1023 --label lowport
+
 # The memcache user has processes of its own outside the run's cgroups:
 # Debian's memcached.service runs as it. One here, on a port of its own,
 # must live through every run, SIGKILL and recovery below.
@@ -428,7 +435,7 @@ holder=$!
 cleanup_add "kill $holder"
 wait_for test -s "$TMP/port"
 port=$(cat "$TMP/port")
-bad "--port in use" "^pressmark run memcached: --port: '$port': 127\.0\.0\.1:$port cannot be listened on \(Address already in use; accepted: a free port, 1 to 65535\)$" \
+bad "--port in use" "^pressmark run memcached: --port: '$port': 127\.0\.0\.1:$port cannot be listened on \(Address already in use; accepted: a free port, 1024 to 65535\)$" \
     run memcached --port "$port" --label inuse
 stop_bg $holder
 is "$(dirs)" "$dirs_before" "  no directory made"

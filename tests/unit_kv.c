@@ -145,6 +145,14 @@ static void shares(void)
     int r = kv_check(&c, &lim, progs, "dash", &err);
     ok(r == 0 && c.dataset_bytes == 24u << 20, "no --dataset under a cap: 150%% of it (%llu)",
        (unsigned long long)c.dataset_bytes);
+    /* A privileged port is refused before it is tried: root could bind
+     * it, so the check that it is free would pass. */
+    c.port = 80;
+    r = kv_check(&c, &lim, progs, "dash", &err);
+    ok(r < 0 && strcmp(err.msg, "--port: '80' is a privileged port (accepted: 0 for the run's own Unix socket, or a "
+                       "free port from 1024 to 65535)") == 0, "--port 80: refused (%s)", r < 0 ? err.msg : "taken");
+    c.port = 1023;
+    ok(kv_check(&c, &lim, progs, "dash", &err) < 0, "  1023 too");
 }
 
 /* The server's directory emptied (pm_empty_tree): links never followed,

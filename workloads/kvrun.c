@@ -60,6 +60,12 @@ int kv_check(struct kv_common *c, const struct wl_limits *lim, const char *const
 {
     if (kv_need_programs(progs, pkgs, err) < 0)
         return -1;
+    /* Below 1024 a port is a system service's to have (the server's user
+     * could not bind it anyway, root pressmark could have checked it):
+     * never the private instance's. */
+    if (c->port && c->port < KV_PORT_MIN)
+        return pm_errf(err, "--port: '%u' is a privileged port (accepted: 0 for the run's own Unix socket, or a free "
+                       "port from %u to 65535)", c->port, KV_PORT_MIN);
     if (c->port && kv_port_free(c->port, err) < 0) {
         char why[sizeof err->msg];
         snprintf(why, sizeof why, "%s", err->msg);

@@ -54,8 +54,8 @@ int kv_port_free(unsigned port, struct pm_err *err)
     int e = errno;
     close(fd);
     if (r < 0)
-        return pm_errf(err, "'%u': 127.0.0.1:%u cannot be listened on (%s; accepted: a free port, 1 to 65535)", port,
-                       port, strerror(e));
+        return pm_errf(err, "'%u': 127.0.0.1:%u cannot be listened on (%s; accepted: a free port, %u to 65535)", port,
+                       port, strerror(e), KV_PORT_MIN);
     return 0;
 }
 

@@ -28,6 +28,9 @@ struct kv_server {
 /* Every one of progs in PATH, else the first missing one in words and how
  * to install it: "redis-server is not installed (apt-get install PKGS)". */
 int kv_need_programs(const char *const *progs, const char *pkgs, struct pm_err *err);
+/* The lowest --port a private instance may have: below it, the ports only
+ * root may bind, a system service's. */
+#define KV_PORT_MIN 1024
 /* Is 127.0.0.1:port free to listen on? -1 with err saying what holds it. */
 int kv_port_free(unsigned port, struct pm_err *err);
 

@@ -110,7 +110,8 @@ static const struct opt mc_options[] = {
       .max = 1e15, .help = "the server's own limit, -m, whole MiB (0: room for the whole data set, so only the "
       "kernel decides what stays in memory; less, and memcached evicts)" },
     { .name = "port", .type = OPT_UINT, .offset = MS(c.port), .metavar = "N", .def = "0", .min = 0, .max = 65535,
-      .noun = "port", .help = "TCP port on 127.0.0.1 instead of a Unix socket in the run's directory (0: the socket)" },
+      .noun = "port",
+      .help = "TCP port on 127.0.0.1, 1024 to 65535, instead of a Unix socket in the run's directory (0: the socket)" },
     { .name = "client-timeout", .type = OPT_DURATION, .offset = MS(c.client_timeout_ns), .metavar = "D", .def = "10m",
       .min = 1e9, .max = 1e14, .flags = OPT_NO_DESCRIBE,
       .help = "the most the loader or the client may take (a server deep in swap is slow, not dead)" },
