@@ -155,6 +155,58 @@ static void shares(void)
     ok(kv_check(&c, &lim, progs, "dash", &err) < 0, "  1023 too");
 }
 
+/* A Unix socket in dir, listening; -1 when it cannot be made. */
+static int listener(const char *dir, const char *name, char *path, size_t len)
+{
+    struct sockaddr_un un = { .sun_family = AF_UNIX };
+    snprintf(path, len, "%s/%s", dir, name);
+    snprintf(un.sun_path, sizeof un.sun_path, "%s", path);
+    int l = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (l < 0 || bind(l, (void *)&un, sizeof un) < 0 || listen(l, 4) < 0) {
+        if (l >= 0)
+            close(l);
+        return -1;
+    }
+    return l;
+}
+
+/* Has the listener l a connection waiting (none: nothing reached it)? */
+static bool reached(int l)
+{
+    struct pollfd p = { .fd = l, .events = POLLIN };
+    return poll(&p, 1, 0) > 0;
+}
+
+/* pressmark's connections to the server's socket: its name is in the
+ * server user's directory, which that user may fill with a link to any
+ * socket root can reach. Never followed, and nothing is connected to. */
+static void socket_links(const char *dir)
+{
+    char real[PATH_MAX], other[PATH_MAX], link_path[PATH_MAX];
+    struct pm_err err;
+    int l = listener(dir, "srv.sock", real, sizeof real), o = listener(dir, "other.sock", other, sizeof other);
+    snprintf(link_path, sizeof link_path, "%s/link.sock", dir);
+    if (l < 0 || o < 0 || symlink(other, link_path) < 0)
+        return (void)ok(0, "listeners and a link in %s", dir);
+    int fd = kv_connect(real, getuid(), 0, 1000, &err);
+    ok(fd >= 0 && reached(l), "the server's socket, its user's: connected");
+    if (fd >= 0)
+        close(fd);
+    fd = kv_connect(link_path, getuid(), 0, 1000, &err);
+    char want[PATH_MAX + 64];
+    snprintf(want, sizeof want, "%s is not a socket (a symbolic link)", link_path);
+    ok(fd < 0 && strcmp(err.msg, want) == 0, "a link to another socket: refused (%s)", fd < 0 ? err.msg : "connected");
+    ok(!reached(o), "  and the socket it names was not connected to");
+    fd = kv_connect(real, getuid() + 1, 0, 1000, &err);
+    ok(fd < 0 && strstr(err.msg, "socket, not the server's (uid"), "a socket of another uid's: refused (%s)",
+       fd < 0 ? err.msg : "connected");
+    close(l);
+    close(o);
+    unlink(real);
+    unlink(other);
+    unlink(link_path);
+}
+
 /* The server's directory emptied (pm_empty_tree): links never followed,
  * and no deeper than 64 levels (each level holds a descriptor: a tree of
  * the server user's making must not exhaust them, nor the stack). */
@@ -247,6 +299,7 @@ int main(void)
     char dir[] = "/tmp/pm-unit-kv.XXXXXX";
     if (!mkdtemp(dir))
         return ok(0, "mkdtemp"), done_testing();
+    socket_links(dir);
     trees(dir);
     cgroup_kills(dir);
     ok(rmdir(dir) == 0, "nothing left in %s", dir);

@@ -164,7 +164,7 @@ static void run_gets(struct getter *g, int fd)
  * the run's password, from the environment, signs it in (memcached -Y). */
 static int connect_server(const struct get_args *a, struct pm_err *err)
 {
-    int fd = kv_connect(a->sock, (unsigned)a->port, 5000, err);
+    int fd = kv_connect(a->sock, getuid(), (unsigned)a->port, 5000, err);
     if (fd < 0)
         return -1;
     /* This process runs as the server's user: its uid is the server's. */

@@ -157,27 +157,84 @@ static int connect_by(int fd, const void *addr, socklen_t len, uint64_t until)
     return -1;
 }
 
-int kv_connect(const char *sock, unsigned port, int timeout_ms, struct pm_err *err)
+/* sock's socket file, never through a link: its last component is the
+ * server user's to replace (the directory is that user's), so it is
+ * opened O_PATH without following a link and must be a socket of owner's
+ * ((uid_t)-1: anyone's); the connection then goes to /proc/self/fd/N,
+ * the inode that was opened, whatever the name holds by then. Not
+ * root's connect(2) to a path the user chose: a link to another
+ * service's socket is refused before any connection is made. The
+ * descriptor (its path in via); -1 with errno (ENOENT: not there yet) and
+ * err; -2 with err when it is there and not the server's. */
+static int sock_file(const char *sock, uid_t owner, char *via, size_t len, struct pm_err *err)
+{
+    int fd = open(sock, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        pm_errf(err, "connecting to %s: %s", sock, strerror(e));
+        errno = e;
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) < 0) {
+        pm_errf(err, "%s: %s", sock, strerror(errno));
+        close(fd);
+        return -2;
+    }
+    if (!S_ISSOCK(st.st_mode) || (owner != (uid_t)-1 && st.st_uid != owner)) {
+        close(fd);
+        if (!S_ISSOCK(st.st_mode))
+            pm_errf(err, "%s is not a socket (%s)", sock, S_ISLNK(st.st_mode) ? "a symbolic link" : "another file");
+        else
+            pm_errf(err, "%s is uid %u's socket, not the server's (uid %u)", sock, (unsigned)st.st_uid,
+                    (unsigned)owner);
+        return -2;
+    }
+    snprintf(via, len, "/proc/self/fd/%d", fd);
+    return fd;
+}
+
+/* One attempt: a connected socket to sock (owner's) or 127.0.0.1:port,
+ * non-blocking until connected; -1 with errno, -2 with err when sock is
+ * not the server's socket (no attempt will do). */
+static int connect_once(const char *sock, uid_t owner, unsigned port, uint64_t until, struct pm_err *err)
 {
     struct sockaddr_un un = { .sun_family = AF_UNIX };
     struct sockaddr_in in = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
                               .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-    if (sock && strlen(sock) >= sizeof un.sun_path)
-        return pm_errf(err, "%s: longer than a Unix socket's path may be (%zu)", sock, sizeof un.sun_path - 1);
-    if (sock)
-        memcpy(un.sun_path, sock, strlen(sock) + 1);
+    int file = sock ? sock_file(sock, owner, un.sun_path, sizeof un.sun_path, err) : -1;
+    if (sock && file < 0)
+        return file;
+    int fd = socket(sock ? AF_UNIX : AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    int r = fd < 0 ? -1 : sock ? connect_by(fd, &un, sizeof un, until) : connect_by(fd, &in, sizeof in, until);
+    /* Blocking again: every later read and write is bounded by poll. */
+    int fl = r == 0 ? fcntl(fd, F_GETFL) : -1;
+    if (r == 0 && fl >= 0 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0)
+        r = fd;
+    else if (fd >= 0)
+        r = -1;
+    int e = errno;
+    if (r < 0 && fd >= 0)
+        close(fd);
+    if (file >= 0)
+        close(file);
+    errno = e;
+    return r;
+}
+
+int kv_connect(const char *sock, uid_t owner, unsigned port, int timeout_ms, struct pm_err *err)
+{
+    if (sock && strlen(sock) >= PATH_MAX)
+        return pm_errf(err, "%s: too long a path", sock);
     uint64_t until = pm_now_ns() + (uint64_t)timeout_ms * 1000000ull;
     for (;;) {
-        int fd = socket(sock ? AF_UNIX : AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-        if (fd < 0)
-            return pm_errf(err, "socket: %s", strerror(errno));
-        int r = sock ? connect_by(fd, &un, sizeof un, until) : connect_by(fd, &in, sizeof in, until);
-        /* Blocking again: every later read and write is bounded by poll. */
-        int fl = r == 0 ? fcntl(fd, F_GETFL) : -1;
-        if (r == 0 && fl >= 0 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0)
+        errno = 0;
+        int fd = connect_once(sock, owner, port, until, err);
+        if (fd >= 0)
             return fd;
         int e = errno;
-        close(fd);
+        if (fd == -2)
+            return -1;           /* not the server's socket: err says what it is */
         if (pm_now_ns() >= until || (e != ECONNREFUSED && e != ENOENT && e != EAGAIN))
             return sock ? pm_errf(err, "connecting to %s: %s", sock, strerror(e))
                         : pm_errf(err, "connecting to 127.0.0.1:%u: %s", port, strerror(e));

@@ -78,7 +78,9 @@ int kv_cgroup_empty(const char *dir);
 
 /* A connected stream socket to sock (when not NULL) or 127.0.0.1:port,
  * trying for at most timeout_ms (a connect in progress: at most 1 s more);
- * -1 with err. */
-int kv_connect(const char *sock, unsigned port, int timeout_ms, struct pm_err *err);
+ * -1 with err. sock must be a socket file of owner's ((uid_t)-1: anyone's)
+ * and is never reached through a link: its directory is the server
+ * user's, who could put a link to another's socket there. */
+int kv_connect(const char *sock, uid_t owner, unsigned port, int timeout_ms, struct pm_err *err);
 
 #endif
