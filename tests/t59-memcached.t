@@ -117,9 +117,11 @@ server=$(servers | head -1)
 ok "  beside its server ($server)" test -n "$server"
 server_uid=$(uid_of "$server"); server_cg=$(cg_of "$server")
 server_env=$(tr '\0' '\n' < "/proc/$server/environ" | sort | tr '\n' ' ')
+server_argv=$(tr '\0' ' ' < "/proc/$server/cmdline")
 server_fds=$(ls -l "/proc/$server/fd" 2>/dev/null | awk 'NR > 1 { print $NF }')
 dir=$(dirs | grep -vxF "$dirs_before" | head -1)
 srv=$dir/pressmark-srv
+auth_mode=$(stat -c '%U:%G %a' "$dir/pm-memcached.auth")
 # The memcache user leaves what it likes in its directory: files, a tree,
 # links to root's things, and a child of its own that goes on writing there.
 ok "the memcache user fills its directory" as_mc sh -c "touch $srv/keepme && mkdir -p $srv/d/e && touch $srv/d/e/f &&
@@ -144,6 +146,9 @@ is "$(status_of mc)" "ok " "its run is stored ok"
 run=$(q "select id from run where label = 'mc'")
 like "$server_cg" "^/pressmark/run-$run(/workload)?$" "memcached ran in the run's capped cgroup ($server_cg)"
 is "$server_uid" "$mc_uid" "memcached ran as the memcache user (its /proc status)"
+is "$server_argv" "$(command -v memcached) -Y $dir/pm-memcached.auth -P $srv/pm-memcached.pid -U 0 -B ascii -s $srv/pm-memcached.sock -a 0700 -m 146 " \
+   "  its command line: no UDP, the text protocol alone, its socket and its -m"
+is "$auth_mode" "root:memcache 440" "  its password file root's, its group's to read alone"
 # (PWD: the sh that puts it in the cgroup sets it, pressmark's directory)
 is "$server_env" "HOME=$srv LANG=C PATH=/usr/sbin:/usr/bin:/sbin:/bin PWD=$PWD " \
    "  with an environment of its own, nothing of root's (PM_ROOT_ONLY)"

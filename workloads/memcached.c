@@ -157,8 +157,9 @@ static int mc_check(void *state, const struct wl_limits *lim, struct pm_err *err
  * run's password (-Y, memcached's ASCII authentication): the loader, the
  * client and pressmark's stats. A local user who reaches --port's socket
  * can then neither read, fill nor flush the data set, and the password
- * never needs a command line. The file is the server user's (it reads it
- * after setpriv), 0400, in root's 0711 directory. */
+ * never needs a command line. The file is root's, readable by the server
+ * user's group alone (root:memcache 0440: it reads it after setpriv, and
+ * can neither change nor replace it), in root's 0711 directory. */
 static int write_auth(const struct kv_server *srv, char *path, size_t len, struct pm_err *err)
 {
     int fd = kv_file_create(srv, "memcached.auth", path, len, err);
@@ -167,7 +168,8 @@ static int write_auth(const struct kv_server *srv, char *path, size_t len, struc
     char text[128];
     int n = snprintf(text, sizeof text, KV_AUTH_USER ":%s\n", srv->secret);
     int r = n > 0 && (size_t)n < sizeof text && write(fd, text, (size_t)n) == n &&
-            fchown(fd, srv->uid, srv->gid) == 0 && fchmod(fd, 0400) == 0 ? 0 : -1;
+            fchown(fd, (uid_t)-1, srv->gid) == 0 && fchmod(fd, 0440) == 0 ? 0 : -1;
+    explicit_bzero(text, sizeof text);
     int e = errno;
     close(fd);
     return r < 0 ? pm_errf(err, "%s: %s", path, strerror(e)) : 0;
@@ -175,9 +177,11 @@ static int write_auth(const struct kv_server *srv, char *path, size_t len, struc
 
 /* Everything on its command line but the password, nothing from
  * /etc/memcached.conf: no default port, its socket in the run's own
- * directory. -P is unused without -d, but names the instance's directory
- * on its command line, the word a run without a cgroup journals it by
- * (kv_server_start). kv_run puts setpriv before it. */
+ * directory, the text protocol alone (-B ascii: -Y signs in over it, and
+ * the binary protocol's own sign-in, SASL, is not set up). -P is unused
+ * without -d, but names the instance's directory on its command line, the
+ * word a run without a cgroup journals it by (kv_server_start). kv_run
+ * puts setpriv before it. */
 static int mc_server_argv(const void *state, const struct kv_server *srv, struct kv_where *where, struct kv_argv *a,
                           char *word, size_t wlen, struct pm_err *err)
 {
@@ -193,6 +197,8 @@ static int mc_server_argv(const void *state, const struct kv_server *srv, struct
     snprintf(word, wlen, "%s/pm-memcached.pid", srv->srv);
     kv_arg(a, "-U");
     kv_arg(a, "0");
+    kv_arg(a, "-B");
+    kv_arg(a, "ascii");
     if (st->c.port) {
         where->port = st->c.port;
         kv_arg(a, "-l");

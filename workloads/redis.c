@@ -104,8 +104,9 @@ static int redis_check(void *state, const struct wl_limits *lim, struct pm_err *
  * asks first; no password is a configuration value). A local user who
  * reaches --port's socket can then neither fill, flush nor reconfigure
  * the server, and the password never needs a command line. The file is
- * the server user's (it reads it after setpriv), 0400, in root's 0711
- * directory. */
+ * root's, readable by the server user's group alone (root:redis 0440: it
+ * reads it after setpriv, and can neither change nor replace it), in
+ * root's 0711 directory. */
 static int write_acl(const struct kv_server *srv, char *path, size_t len, struct pm_err *err)
 {
     int fd = kv_file_create(srv, "redis.conf", path, len, err);
@@ -116,7 +117,8 @@ static int write_acl(const struct kv_server *srv, char *path, size_t len, struct
                      "user default on nopass ~* resetchannels -@all +get +ping +config|get\n"
                      "user " KV_AUTH_USER " on >%s ~* &* +@all\n", srv->secret);
     int r = n > 0 && (size_t)n < sizeof text && write(fd, text, (size_t)n) == n &&
-            fchown(fd, srv->uid, srv->gid) == 0 && fchmod(fd, 0400) == 0 ? 0 : -1;
+            fchown(fd, (uid_t)-1, srv->gid) == 0 && fchmod(fd, 0440) == 0 ? 0 : -1;
+    explicit_bzero(text, sizeof text);
     int e = errno;
     close(fd);
     return r < 0 ? pm_errf(err, "%s: %s", path, strerror(e)) : 0;
