@@ -40,13 +40,15 @@ dirs_before=$(dirs)
 cg_of() { memcg_path "/proc/$1/cgroup" 2>/dev/null; }
 uid_of() { awk '/^Uid:/ { print $2; exit }' "/proc/$1/status" 2>/dev/null; }
 env_names() { tr '\0' '\n' < "/proc/$1/environ" | cut -d= -f1 | sort | tr '\n' ' '; }
+# its RLIMIT_FSIZE, soft and hard, as /proc says it
+fsize_of() { awk '/^Max file size/ { print $4, $5 }' "/proc/$1/limits" 2>/dev/null; }
 # the cgroup's memory limit as its file says it: "max" for none
 limit_of() {
     if [ "$CG_VERSION" = 2 ]; then cat "$CG_ROOT$1/memory.max"
     else awk '{ print ($1 >= 2^60) ? "max" : $1 }' "$CG_ROOT$1/memory.limit_in_bytes"; fi
 }
 # pressmark's own helper (__kv-load, __kv-get), once it is pressmark
-# (setpriv before it is root)
+# (setpriv and prlimit before it)
 helper_pid() {
     local p
     for p in $(pgrep -f -- "$1"); do
@@ -112,10 +114,10 @@ PM_ROOT_ONLY=x "$PM" run memcached --quiet --mem-cap 48M --swap 256M --dataset 6
 pid=$!
 ok "the loader runs" wait_long loader_pid
 lp=$(loader_pid)
-loader_uid=$(uid_of "$lp"); loader_cg=$(cg_of "$lp"); loader_env=$(env_names "$lp")
+loader_uid=$(uid_of "$lp"); loader_cg=$(cg_of "$lp"); loader_env=$(env_names "$lp"); loader_fsize=$(fsize_of "$lp")
 server=$(servers | head -1)
 ok "  beside its server ($server)" test -n "$server"
-server_uid=$(uid_of "$server"); server_cg=$(cg_of "$server")
+server_uid=$(uid_of "$server"); server_cg=$(cg_of "$server"); server_fsize=$(fsize_of "$server")
 server_env=$(tr '\0' '\n' < "/proc/$server/environ" | sort | tr '\n' ' ')
 server_argv=$(tr '\0' ' ' < "/proc/$server/cmdline")
 server_fds=$(ls -l "/proc/$server/fd" 2>/dev/null | awk 'NR > 1 { print $NF }')
@@ -136,9 +138,13 @@ is "$(cg_of "$writer")" "$server_cg" "  which the kernel has there"
 ok "  writing there" wait_for test -e "$srv/again"
 ok "the client starts" wait_long client_pid
 cp=$(client_pid)
-client_uid=$(uid_of "$cp"); client_cg=$(cg_of "$cp"); client_env=$(env_names "$cp")
+client_uid=$(uid_of "$cp"); client_cg=$(cg_of "$cp"); client_env=$(env_names "$cp"); client_fsize=$(fsize_of "$cp")
 client_limit=$(limit_of "$client_cg")
 client_argv=$(tr '\0' ' ' < "/proc/$cp/cmdline")
+# (the same user reads the server's environment, which is dumpable, and
+# not the client's, which holds the password and its report pipe)
+server_readable=$(as_mc cat "/proc/$server/environ" 2>/dev/null | tr '\0' '\n' | grep -c '^HOME=')
+as_mc cat "/proc/$cp/environ" >/dev/null 2>&1; client_readable=$?
 wait $pid
 is "$?" 0 "pressmark run memcached under a 48M cap with swap: exit 0"
 exec 9>&-
@@ -154,13 +160,18 @@ is "$server_env" "HOME=$srv LANG=C PATH=/usr/sbin:/usr/bin:/sbin:/bin PWD=$PWD "
    "  with an environment of its own, nothing of root's (PM_ROOT_ONLY)"
 like "$server_fds" "$dir/pm-server\.log" "  its descriptors are its own: its log ($(printf '%s' "$server_fds" | wc -l) of them)"
 unlike "$server_fds" "$TMP/leak" "  and none of root's (the test's 9)"
+is "$server_fsize" "16777216 16777216" "  it writes no file over 16 MiB (RLIMIT_FSIZE): root's log stays bounded"
 is "$loader_uid" "$mc_uid" "the loader (pressmark __kv-load) ran as the memcache user"
 is "$loader_cg" "/pressmark/run-$run-client" "  outside the cap, in the run's client cgroup"
 is "$loader_env" "HOME LANG PATH PRESSMARK_KV_AUTH PWD " "  its password in its environment, nothing of root's"
+is "$loader_fsize" "16777216 16777216" "  no file over 16 MiB"
 is "$client_uid" "$mc_uid" "the client (pressmark __kv-get) ran as the memcache user"
 is "$client_cg" "/pressmark/run-$run-client" "  outside the cap, in the run's client cgroup"
 is "$client_limit" max "  which has no memory limit"
 is "$client_env" "HOME LANG PATH PRESSMARK_KV_AUTH PWD " "  its password in its environment, nothing of root's"
+is "$client_fsize" "16777216 16777216" "  no file over 16 MiB"
+is "$server_readable $client_readable" "1 1" \
+   "  not dumpable: the memcache user reads the server's /proc/PID/environ, not the client's"
 keys=$(( 64 * 1048576 / 4000 ))
 gets=$(( 2 * keys ))
 is "$client_argv" "$pm_exe __kv-get --server-pid=$server --socket=$srv/pm-memcached.sock --keys=$keys --value-size=4000 --clients=4 --requests=$gets --duration-ns=0 --zipf=0 " \

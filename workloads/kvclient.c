@@ -345,16 +345,26 @@ static int load(const struct load_args *a, struct tally *t, struct pm_err *err)
     return result;
 }
 
+int kv_helper_start(struct pm_err *err)
+{
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || prctl(PR_SET_DUMPABLE, 0) < 0)
+        return pm_errf(err, "prctl: %s", strerror(errno));
+    return 0;
+}
+
 int kv_load_main(int argc, char **argv)
 {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    struct pm_err err;
+    if (kv_helper_start(&err) < 0) {
+        fprintf(stderr, "pressmark __kv-load: %s\n", err.msg);
+        return 1;
+    }
     struct load_args a;
     if (load_args(argc, argv, &a) < 0) {
         fprintf(stderr, "pressmark __kv-load: bad arguments\n");
         return 2;
     }
     struct tally t = { .oks = 0 };
-    struct pm_err err;
     uint64_t t0 = pm_now_ns();
     if (load(&a, &t, &err) < 0) {
         fprintf(stderr, "pressmark __kv-load: %s\n", err.msg);

@@ -67,6 +67,13 @@ void kv_quote_text(const char *s, char *out, size_t len);
 char *kv_value_block(uint64_t value_size);
 const char *kv_value_of(const char *block, uint64_t key);
 
+/* A helper's first step ("pressmark __kv-load", "__kv-get"): it dies with
+ * pressmark (PR_SET_PDEATHSIG) and is not dumpable, so other processes of
+ * its user (the server's, outside the run) can neither read its password
+ * (/proc/PID/environ, ptrace) nor reopen its report pipe from
+ * /proc/PID/fd/4 once it has begun. -1 with err. */
+int kv_helper_start(struct pm_err *err);
+
 /* The helper "pressmark __kv-load": it fills keys key:000000000000 ...
  * (redis-benchmark's -r names) with random values, pipelined, and reports
  * on descriptor 4 "sets N errors E ns T" and, after an error, "error TEXT". */

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 #include "lib/timeutil.h"
@@ -279,7 +278,11 @@ static int run_all(struct shared *sh, struct getter *g)
 
 int kv_get_main(int argc, char **argv)
 {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    struct pm_err err;
+    if (kv_helper_start(&err) < 0) {
+        fprintf(stderr, "pressmark __kv-get: %s\n", err.msg);
+        return 1;
+    }
     struct shared *sh = calloc(1, sizeof *sh);
     if (!sh || parse_args(argc, argv, &sh->a) < 0) {
         fprintf(stderr, "pressmark __kv-get: %s\n", sh ? "bad arguments" : "out of memory");

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -274,6 +275,7 @@ static int run_client(struct kv_life *l, char *const argv[], const char *what, c
         close(rep->wr);
     if (rep)
         rep->wr = -1;
+    explicit_bzero(&env, sizeof env);
     if (w == 0)
         w = run_wait_until(l->rc, pid, pm_now_ns() + l->c->client_timeout_ns, ex, err);
     /* What is left in the clients' cgroup (a child that left the
@@ -510,6 +512,13 @@ int kv_run(const struct kv_workload *w, const void *state, const struct kv_commo
            struct pm_err *err)
 {
     struct kv_life l = { .w = w, .state = state, .c = c, .rc = rc };
+    /* From here on this process holds the run's password: no core dump of
+     * it, and its memory is root's alone to read (ptrace, /proc/PID/mem),
+     * whatever root's other processes are. Dumpable again after (PR_SET_
+     * DUMPABLE takes only 0 and 1: a 2 from suid_dumpable stays 0). */
+    int dumpable = prctl(PR_GET_DUMPABLE);
+    if (dumpable < 0 || prctl(PR_SET_DUMPABLE, 0) < 0)
+        return pm_errf(err, "prctl(PR_SET_DUMPABLE): %s", strerror(errno));
     run_gauge(rc, "workload.phase", 0);
     int r = kv_dirs_make(&l.srv, w->name, w->users, err);
     if (r == 0)
@@ -538,6 +547,10 @@ int kv_run(const struct kv_workload *w, const void *state, const struct kv_commo
     if (kv_cgroup_empty(run_cgroup(rc)) < 0 && strcmp(rc_status(rc), "ok") == 0)
         run_set_status(rc, "failed", "the run's cgroup still held processes 5 s after they were killed");
     kv_dirs_remove(&l.srv);
+    explicit_bzero(l.srv.secret, sizeof l.srv.secret);
+    /* (a pressmark that stays undumpable loses nothing but its core) */
+    if (dumpable == 1 && prctl(PR_SET_DUMPABLE, 1) < 0)
+        run_meta(rc, "workload.dumpable", strerror(errno));
     if (r >= 0 && run_check_abort(rc) && strcmp(rc_status(rc), "aborted") != 0)
         run_set_status(rc, "aborted", "interrupted");
     return r < 0 ? -1 : 0;

@@ -26,9 +26,13 @@ struct kv_env {
 
 /* name's absolute path in PATH into out; -1 with err when not there. */
 int kv_which(const char *name, char *out, size_t len, struct pm_err *err);
-/* "setpriv --reuid=U --regid=G --clear-groups --pdeathsig=KILL -- PATH"
- * (the setpriv part only when the server's user is not pressmark's), PATH
- * being prog looked up by kv_which. -1 with err. */
+/* The largest file a process run as the server's user may write: its
+ * log or output, in root's directory (RLIMIT_FSIZE). */
+#define KV_FILE_MAX (16ull << 20)
+/* "setpriv --reuid=U --regid=G --clear-groups --pdeathsig=KILL -- prlimit
+ * --fsize=KV_FILE_MAX -- PATH" (the setpriv part only when the server's
+ * user is not pressmark's), PATH being prog looked up by kv_which. -1
+ * with err. */
 int kv_arg_program(const struct kv_server *s, struct kv_argv *a, const char *prog, struct pm_err *err);
 /* PATH, LANG=C and HOME (the server's directory), and with secret the
  * password in KV_AUTH_ENV. */

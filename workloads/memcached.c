@@ -118,7 +118,7 @@ static const struct opt mc_options[] = {
     { .type = OPT_END },
 };
 
-static const char *const mc_programs[] = { "memcached", "setpriv", NULL };
+static const char *const mc_programs[] = { "memcached", "setpriv", "prlimit", NULL };
 /* Debian's package's own user: never a user others share (nobody), whose
  * other processes could reach the server's directory and signal it. */
 static const char *const mc_users[] = { "memcache", NULL };
@@ -181,7 +181,7 @@ static int write_auth(const struct kv_server *srv, char *path, size_t len, struc
  * the binary protocol's own sign-in, SASL, is not set up). -P is unused
  * without -d, but names the instance's directory on its command line, the
  * word a run without a cgroup journals it by (kv_server_start). kv_run
- * puts setpriv before it. */
+ * puts setpriv and prlimit before it. */
 static int mc_server_argv(const void *state, const struct kv_server *srv, struct kv_where *where, struct kv_argv *a,
                           char *word, size_t wlen, struct pm_err *err)
 {

@@ -82,7 +82,7 @@ static const struct opt redis_options[] = {
     { .type = OPT_END },
 };
 
-static const char *const redis_programs[] = { "redis-server", "redis-benchmark", "setpriv", NULL };
+static const char *const redis_programs[] = { "redis-server", "redis-benchmark", "setpriv", "prlimit", NULL };
 /* Debian's package's own user: never a user others share (nobody), whose
  * other processes could reach the server's directory and signal it. */
 static const char *const redis_users[] = { "redis", NULL };
