@@ -48,16 +48,35 @@ limit_of() {
     else awk '{ print ($1 >= 2^60) ? "max" : $1 }' "$CG_ROOT$1/memory.limit_in_bytes"; fi
 }
 # pressmark's own helper (__kv-load, __kv-get), once it is pressmark
-# (setpriv and prlimit before it)
+# (setpriv and prlimit before it), among the processes of the runs'
+# client cgroups: a few to look at, where pgrep reads all of /proc, which
+# on a busy machine can take longer than a helper of 3 s lives
 helper_pid() {
     local p
-    for p in $(pgrep -f -- "$1"); do
-        [ "$(cat "/proc/$p/comm" 2>/dev/null)" = pressmark ] && { echo "$p"; return 0; }
+    for p in $(cat "$CG_ROOT"/pressmark/run-*-client/cgroup.procs 2>/dev/null); do
+        [ "$(cat "/proc/$p/comm" 2>/dev/null)" = pressmark ] &&
+            tr '\0' ' ' < "/proc/$p/cmdline" 2>/dev/null | grep -q -- "$1" && { echo "$p"; return 0; }
     done
     return 1
 }
 loader_pid() { helper_pid '__kv-load --proto=memcached'; }
 client_pid() { helper_pid '__kv-get --server-pid='; }
+# catch HELPER-PID-FUNCTION: wait for a helper (30 s at most) and stop it
+# at once (SIGSTOP), its pid in caught: on a busy machine, forks slowed
+# by the other lanes, looking at it can take longer than it lives. The
+# test lets it go on (SIGCONT), or a cleanup does.
+catch() {
+    local i
+    caught=
+    for i in $(seq 600); do
+        if caught=$("$1") && kill -STOP "$caught"; then
+            cleanup_add "kill -CONT $caught 2>/dev/null"
+            return 0
+        fi
+        sleep 0.05
+    done
+    return 1
+}
 no_servers() { [ -z "$(servers)" ]; }
 no_client() { ! client_pid >/dev/null; }
 wait_long() { local i; for i in $(seq 600); do "$@" >/dev/null && return 0; sleep 0.05; done; return 1; }
@@ -112,8 +131,9 @@ echo precious > "$TMP/precious"; mkdir "$TMP/pdir"; touch "$TMP/pdir/keep"
 PM_ROOT_ONLY=x "$PM" run memcached --quiet --mem-cap 48M --swap 256M --dataset 64M --interval 100ms --label mc \
     2>"$TMP/err" &
 pid=$!
-ok "the loader runs" wait_long loader_pid
-lp=$(loader_pid)
+# (stopped while it is looked at, as t58's loader: catch)
+ok "the loader runs" catch loader_pid
+lp=$caught
 loader_uid=$(uid_of "$lp"); loader_cg=$(cg_of "$lp"); loader_env=$(env_names "$lp"); loader_fsize=$(fsize_of "$lp")
 server=$(servers | head -1)
 ok "  beside its server ($server)" test -n "$server"
@@ -124,6 +144,7 @@ server_fds=$(ls -l "/proc/$server/fd" 2>/dev/null | awk 'NR > 1 { print $NF }')
 dir=$(dirs | grep -vxF "$dirs_before" | head -1)
 srv=$dir/pressmark-srv
 auth_mode=$(stat -c '%U:%G %a' "$dir/pm-memcached.auth")
+kill -CONT "$lp"
 # The memcache user leaves what it likes in its directory: files, a tree,
 # links to root's things, and a child of its own that goes on writing there.
 ok "the memcache user fills its directory" as_mc sh -c "touch $srv/keepme && mkdir -p $srv/d/e && touch $srv/d/e/f &&
@@ -136,8 +157,8 @@ cleanup_add "kill $writer"
 ok "  a writer of its own, put in the server's cgroup" sh -c "echo $writer > '$CG_ROOT$server_cg/cgroup.procs'"
 is "$(cg_of "$writer")" "$server_cg" "  which the kernel has there"
 ok "  writing there" wait_for test -e "$srv/again"
-ok "the client starts" wait_long client_pid
-cp=$(client_pid)
+ok "the client starts" catch client_pid
+cp=$caught
 client_uid=$(uid_of "$cp"); client_cg=$(cg_of "$cp"); client_env=$(env_names "$cp"); client_fsize=$(fsize_of "$cp")
 client_limit=$(limit_of "$client_cg")
 client_argv=$(tr '\0' ' ' < "/proc/$cp/cmdline")
@@ -145,6 +166,7 @@ client_argv=$(tr '\0' ' ' < "/proc/$cp/cmdline")
 # not the client's, which holds the password and its report pipe)
 server_readable=$(as_mc cat "/proc/$server/environ" 2>/dev/null | tr '\0' '\n' | grep -c '^HOME=')
 as_mc cat "/proc/$cp/environ" >/dev/null 2>&1; client_readable=$?
+kill -CONT "$cp"
 wait $pid
 is "$?" 0 "pressmark run memcached under a 48M cap with swap: exit 0"
 exec 9>&-
@@ -247,18 +269,19 @@ is "$(imetric evict memcached.limit_maxbytes)" $(( 8 * 1048576 )) "  -m was 8 (s
 # The same under YCSB's zipfian keys, for a time rather than a count:
 # the hottest keys are the first loaded, the first the server evicted, so
 # more gets miss than uniform ones did.
-"$PM" run memcached --quiet --dataset 32M --maxmemory 8M --key-dist zipf:0.99 --duration 2s --label zipf \
+"$PM" run memcached --quiet --dataset 32M --maxmemory 8M --key-dist zipf:0.99 --duration 5s --label zipf \
     2>"$TMP/err" &
 pid=$!
-ok "the zipfian run's client starts" wait_long client_pid
-zipf_argv=$(tr '\0' ' ' < "/proc/$(client_pid)/cmdline")
+ok "the zipfian run's client starts" catch client_pid
+zipf_argv=$(tr '\0' ' ' < "/proc/$caught/cmdline")
+kill -CONT "$caught"
 wait $pid
-is "$?" 0 "a zipfian run of 2 s: exit 0 ($(tail -1 "$TMP/err"))"
-like "$zipf_argv" " --keys=$ekeys --value-size=4000 --clients=4 --requests=0 --duration-ns=2000000000 --zipf=0\.98999999999999999 $" \
-     "  its client draws zipf:0.99 over the keys, for 2 s and no count"
+is "$?" 0 "a zipfian run of 5 s: exit 0 ($(tail -1 "$TMP/err"))"
+like "$zipf_argv" " --keys=$ekeys --value-size=4000 --clients=4 --requests=0 --duration-ns=5000000000 --zipf=0\.98999999999999999 $" \
+     "  its client draws zipf:0.99 over the keys, for 5 s and no count"
 zgets=$(imetric zipf memcached.client_gets)
-ok "  it ran its 2 s ($(metric zipf memcached.client_s) s) and ended" \
-   awk -v s="$(metric zipf memcached.client_s)" 'BEGIN { exit !(s >= 2 && s < 600) }'
+ok "  it ran its 5 s ($(metric zipf memcached.client_s) s) and ended" \
+   awk -v s="$(metric zipf memcached.client_s)" 'BEGIN { exit !(s >= 5 && s < 600) }'
 is "$(( $(imetric zipf memcached.client_hits) + $(imetric zipf memcached.client_misses) ))" "$zgets" \
    "  every get ($zgets) a hit or a miss"
 is "$(imetric zipf memcached.client_hits) $(imetric zipf memcached.client_misses)" \
@@ -279,27 +302,29 @@ is "$(imetric zipf memcached.latency_samples)" "$zgets" "  every get's latency i
 # the run fails and says why (a hang would be ended by timeout, 124).
 timeout -k 10 120 "$PM" run memcached --quiet --mem-cap 48M --swap 256M --dataset 64M --label heldload 2>"$TMP/err" &
 pid=$!
-ok "a run's loader runs" wait_long loader_pid
-lp=$(loader_pid)
+ok "a run's loader runs" catch loader_pid
+lp=$caught
 "${MC[@]}" sleep 600 3>"/proc/$lp/fd/4" </dev/null >/dev/null 2>&1 &
 holder=$!
 cleanup_add "kill $holder"
 ok "  the memcache user holds its report pipe, silent" \
    wait_for sh -c "[ \"\$(readlink /proc/$holder/fd/3)\" = \"\$(readlink /proc/$lp/fd/4)\" ]"
+kill -CONT "$lp"
 wait $pid
 is "$?" 1 "  the run ends, failed"
 is "$(status_of heldload)" "failed the loader (pressmark __kv-load)'s report did not end: its pipe was still open 5 s after it ended, held by a process outside the run's cgroups (its report is not taken)" \
    "  saying whose report did not end and why"
 ok "  the holder, outside the run's cgroups, lives" kill -0 "$holder"
 stop_bg "$holder"
-timeout -k 10 120 "$PM" run memcached --quiet --dataset 8M --duration 3s --label heldget 2>"$TMP/err" &
+timeout -k 10 120 "$PM" run memcached --quiet --dataset 8M --duration 15s --label heldget 2>"$TMP/err" &
 pid=$!
-ok "a run's client runs" wait_long client_pid
-cp=$(client_pid)
+ok "a run's client runs" catch client_pid
+cp=$caught
 "${MC[@]}" sh -c 'while echo progress 0 >&3; do sleep 0.1; done' 3>"/proc/$cp/fd/4" </dev/null >/dev/null 2>&1 &
 chatter=$!
 cleanup_add "kill $chatter"
 ok "  the memcache user holds its report pipe, writing on and on" wait_for test -e "/proc/$chatter/fd/3"
+kill -CONT "$cp"
 wait $pid
 is "$?" 1 "  the run ends, failed"
 is "$(status_of heldget)" "failed the client (pressmark __kv-get)'s report did not end: its pipe was still open 5 s after it ended, held by a process outside the run's cgroups (its report is not taken)" \
@@ -310,15 +335,16 @@ stop_bg "$chatter"
 # line of the memcache user's (the client's report is its to write)
 # while the client runs into --client-timeout leaves the timeout the
 # reason, the line kept as data.
-"$PM" run memcached --quiet --dataset 8M --requests 1000000000 --client-timeout 3s --label forged 2>"$TMP/err" &
+"$PM" run memcached --quiet --dataset 8M --requests 1000000000 --client-timeout 15s --label forged 2>"$TMP/err" &
 pid=$!
-ok "a run's client runs, to its --client-timeout" wait_long client_pid
-cp=$(client_pid)
+ok "a run's client runs, to its --client-timeout" catch client_pid
+cp=$caught
 ok "  the memcache user writes 'failed all is well' into its report" \
    as_mc sh -c 'echo "failed all is well" >&3' 3>"/proc/$cp/fd/4"
+kill -CONT "$cp"
 wait $pid
 is "$?" 1 "  the run ends, failed"
-is "$(status_of forged)" "failed the client (pressmark __kv-get) did not finish within 3 s (--client-timeout, or the run's --timeout)" \
+is "$(status_of forged)" "failed the client (pressmark __kv-get) did not finish within 15 s (--client-timeout, or the run's --timeout)" \
    "  by its timeout, as pressmark found it"
 is "$(q "select value from run_meta r join run on run.id = r.run_id where label = 'forged' and key = 'memcached.client_output'")" \
    "failed all is well" "  the line kept as the client's output"
@@ -349,15 +375,18 @@ is "$(grep connection "$TMP/root.log" | sort -u)" "connection b''" "  and not a 
 # pressmark's own connection (stats) never follows a link: the memcache
 # user swaps its socket for a link to that root-only socket once the
 # client has its 4 connections, and root connects to nothing.
-"$PM" run memcached --quiet --mem-cap 48M --dataset 8M --duration 3s --label swapped 2>"$TMP/err" &
+"$PM" run memcached --quiet --mem-cap 48M --dataset 8M --duration 15s --label swapped 2>"$TMP/err" &
 pid=$!
-ok "the measured phase of the run whose socket is swapped starts" wait_long client_pid
-cp=$(client_pid)
+ok "the measured phase of the run whose socket is swapped starts" catch client_pid
+cp=$caught
+kill -CONT "$cp"
 ok "  its client has its 4 connections" \
    wait_for sh -c "[ \$(ls -l /proc/$cp/fd 2>/dev/null | grep -c 'socket:') -ge 4 ]"
+kill -STOP "$cp"
 srv=$(dirs | grep -vxF "$dirs_before" | head -1)/pressmark-srv
 ok "  the memcache user swaps the socket for a link" \
    as_mc sh -c "mv $srv/pm-memcached.sock $srv/real.sock && ln -s $TMP/root.sock $srv/pm-memcached.sock"
+kill -CONT "$cp"
 wait $pid
 is "$?" 1 "  it ends with exit 1: a failed run, stored"
 is "$(status_of swapped)" "failed the server's own figures: $srv/pm-memcached.sock is not a socket (a symbolic link)" \
