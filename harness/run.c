@@ -865,6 +865,10 @@ int run_session_execute(struct run_session *rs, struct run_plan *plan, int *abor
     struct run_ctx prep = { .ops = &harness_ops, .plan = plan, .db = &rs->db };
     snprintf(prep.exe, sizeof prep.exe, "%s", rs->exe);
     if (plan->wl->prepare && plan->wl->prepare(plan->wl_state, &prep, &err) < 0) {
+        /* Interrupted while preparing (a kernel's priming build): as a
+         * run interrupted, with nothing stored. */
+        if ((*abort_sig_out = run_pending_abort()))
+            return 128 + *abort_sig_out;
         fprintf(stderr, "pressmark: %s: %s\n", plan->wl->name, err.msg);
         return 2;
     }
