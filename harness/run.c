@@ -867,9 +867,13 @@ int run_session_execute(struct run_session *rs, struct run_plan *plan, int *abor
     if (plan->wl->prepare && plan->wl->prepare(plan->wl_state, &prep, &err) < 0) {
         /* Interrupted while preparing (a kernel's priming build): as a
          * run interrupted, with nothing stored. */
-        if ((*abort_sig_out = run_pending_abort()))
+        /* (run_check_abort took the signal off the pending set into
+         * prep's abort_sig; one still pending is asked for too) */
+        if ((*abort_sig_out = prep.abort_sig ? prep.abort_sig : run_pending_abort()))
             return 128 + *abort_sig_out;
-        fprintf(stderr, "pressmark: %s: %s\n", plan->wl->name, err.msg);
+        char shown[sizeof err.msg * 4];
+        quote_terminal(err.msg, shown, sizeof shown);
+        fprintf(stderr, "pressmark: %s: %s\n", plan->wl->name, shown);
         return 2;
     }
     int abort_sig = 0;

@@ -39,7 +39,7 @@ with tarfile.open(out, "w:xz") as t:
             i.type, i.devmajor, i.devminor = tarfile.CHRTYPE, 1, 3
         elif kind in ("file", "suid"):
             data = b"pwned\n"
-            i.mode = 0o4755 if kind == "suid" else 0o644
+            i.mode = 0o6777 if kind == "suid" else 0o644
         i.size = len(data)
         t.addfile(i, io.BytesIO(data))
 EOF
@@ -59,11 +59,16 @@ else
 vmlinux:
 	cat $(srctree)init/main.c .config > vmlinux
 	printf '%s\n' "$$CCACHE_DISABLE" > ccache.txt
+	$(if $(COUNT),echo x >> $(COUNT))
+	$(if $(SLOW),touch $(SLOW) && $(MAKE) -f $(srctree)slow.mk)
 clean:
 	rm -f vmlinux ccache.txt
 endif
 EOF
 echo 'int main(void) { return 0; }' > "$TMP/tree/init/main.c"
+# A sub-make that outlives its parent unless its group is killed; its
+# shell names the tree, as a kernel build's compilers do (-I paths).
+printf 'all:\n\t: $(CURDIR) slow-loop; while :; do sleep 1; done\n' > "$TMP/tree/slow.mk"
 printf '#!/bin/sh\necho ok\n' > "$TMP/tree/scripts/run.sh" && chmod 0775 "$TMP/tree/scripts/run.sh"
 ln -s ../init/main.c "$TMP/tree/scripts/main-link.c"
 tarball linux-source-0.1.tar.xz
@@ -83,9 +88,11 @@ bad "--kconfig without --linux" "^pressmark run build: --kconfig 'tinyconfig': n
 bad "--linux and --tree" "^pressmark run build: --linux and --tree: give one tree to build$" \
     run build --linux 0.1 --tree "$TMP/tree"
 bad "--cold-shmem under a page" "^pressmark run build: --cold-shmem: 100 bytes is less than a page \(accepted: 0 for none, or 4K and up\)$" \
-    run build --cold-shmem 100
+    run build --cold-shmem 100 --mem-cap 64M
 bad "--cold-shmem past memory and swap" "^pressmark run build: --cold-shmem: 100\.0 TiB is more than this machine can hold even with swap" \
-    run build --cold-shmem 100T
+    run build --cold-shmem 100T --mem-cap 64M
+bad "--cold-shmem without a cap" "^pressmark run build: --cold-shmem: needs --mem-cap \(the cold shmem is the cap's, beside the build\)$" \
+    run build --cold-shmem 64M
 PRESSMARK_LINUX_SOURCE=relative bad "a relative PRESSMARK_LINUX_SOURCE" \
     "^pressmark run build: --linux: PRESSMARK_LINUX_SOURCE: 'relative' is not an absolute path$" run build --linux 0.1
 
@@ -135,9 +142,16 @@ like "$(q "select params from run where label = 'tiny' limit 1")" "^--linux 0\.1
 is "$(cat "$obj/vmlinux")" "$(printf 'int main(void) { return 0; }\n# tinyconfig')" "  vmlinux from the source and the config"
 is "$(cat "$obj/ccache.txt")" "1" "  with CCACHE_DISABLE=1 in make's recipes"
 s=$PRESSMARK_CACHE/linux/$key/src
-is "$(cd "$s" && find . -newer "$s/.pressmark-complete" | sort | tr '\n' ' ')" "" "  nothing in the source written after it was unpacked"
+ok "  the unpacked tree is marked whole" test -f "$s/.pressmark-complete"
+is "$(cd "$s" && find . -newer "$s/.pressmark-complete" | sort | tr '\n' ' '; echo "find:$?")" "find:0" \
+   "  nothing in the source written after it was unpacked"
 is "$(stat -c %a "$s/scripts/run.sh")" 755 "  a member's mode, without group write"
 is "$(readlink "$s/scripts/main-link.c")" "../init/main.c" "  a link inside the tree is kept"
+"$PM" run build --quiet --linux 0.1 --kconfig tinyconfig --jobs 1 --label tiny2 --make-arg "COUNT=$TMP/count" 2>"$TMP/err"
+is "$(q "select status from run where label = 'tiny2'")" ok "the same config again, in another pressmark"
+is "$(grep -c 'unpacking\|configuring' "$TMP/err")" 0 "  neither unpacked nor configured again"
+is "$(cat "$TMP/count" 2>/dev/null)" "x" "  nor primed again: make ran once, the timed one"
+is "$(cat "$obj/.pressmark-primed")" "vmlinux" "  (primed for vmlinux, once for every pressmark after)"
 "$PM" run build --quiet --linux 0.1 --kconfig defconfig --jobs 1 --label def 2>"$TMP/err"
 is "$?" 0 "another config target"
 is "$(grep -c 'unpacking' "$TMP/err")" 0 "  not unpacked again"
@@ -169,24 +183,59 @@ hostile() {  # hostile DESCRIPTION REGEX SPEC...
     like "$(tail -1 "$TMP/err")" "^pressmark: build: $src/linux-source-0\.1\.tar\.xz: cannot unpack it: $re" "  saying why"
     is "$(db_sum)" "$before" "  no run stored"
     local k; k=0.1-$(stat -c %s "$src/linux-source-0.1.tar.xz")-$(stat -c %Y "$src/linux-source-0.1.tar.xz")
-    is "$(ls -A "$PRESSMARK_CACHE/linux/$k")" "" "  nothing of it kept in the cache"
+    is "$(ls -A "$PRESSMARK_CACHE/linux/$k" 2>&1)" "" "  nothing of it kept in the cache"
     is "$(ls -A "$TMP/victim")" "file" "  nothing written in the victim's directory"
     is "$(cat "$TMP/victim/file")" "mine" "  its file untouched"
 }
 hostile "a member outside the tree" "a member outside linux-source-0\.1/" "file:escape"
 hostile "an absolute member" "a member outside linux-source-0\.1/" "file:$TMP/victim/abs"
-hostile "a member climbing out with .." "Path contains '\.\.'" "file:linux-source-0.1/../../../../victim/dots"
+hostile "a member climbing out with .." "a member outside linux-source-0\.1/, or naming it with an empty, '\.' or '\.\.' part" \
+    "file:linux-source-0.1/../../../../victim/dots"
 hostile "a member written through a link" "Cannot extract through symlink" \
     "link:linux-source-0.1/out:$TMP/victim" "file:linux-source-0.1/out/through"
 hostile "a hard link to a file outside" "a member outside linux-source-0\.1/" "hard:linux-source-0.1/h:$TMP/victim/file"
-hostile "a hard link climbing out with .." "Path contains '\.\.'" "hard:linux-source-0.1/h:linux-source-0.1/../../../../victim/file"
+hostile "a hard link climbing out with .." "a member outside linux-source-0\.1/, or naming it with an empty, '\.' or '\.\.' part" \
+    "hard:linux-source-0.1/h:linux-source-0.1/../../../../victim/file"
 is "$(stat -c %h "$TMP/victim/file")" 1 "  the victim's file has no new link"
+hostile "a link in the tree's own place (top/.)" "a member outside linux-source-0\.1/, or naming it with an empty, '\.' or '\.\.' part" \
+    "link:linux-source-0.1/.:$TMP/victim"
+hostile "a member through top/./" "a member outside linux-source-0\.1/, or naming it with an empty, '\.' or '\.\.' part" \
+    "file:linux-source-0.1/./x"
+hostile "a member through top//" "a member outside linux-source-0\.1/, or naming it with an empty, '\.' or '\.\.' part" \
+    "file:linux-source-0.1//x"
 hostile "a FIFO" "a member that is neither a file, a directory nor a symbolic link" "fifo:linux-source-0.1/fifo"
 hostile "a device" "a member that is neither a file, a directory nor a symbolic link" "chr:linux-source-0.1/null"
 rm -f "$src/linux-source-0.1.tar.xz" && tarball linux-source-0.1.tar.xz "suid:linux-source-0.1/scripts/suid"
 rm -rf "$PRESSMARK_CACHE/linux"
-"$PM" run build --quiet --linux 0.1 --kconfig tinyconfig --jobs 1 --label suid 2>/dev/null
-is "$(stat -c %a "$PRESSMARK_CACHE"/linux/*/src/scripts/suid)" 755 "a set-id member is unpacked without its set-id bit"
+(umask 0 && exec "$PM" run build --quiet --linux 0.1 --kconfig tinyconfig --jobs 1 --label suid 2>/dev/null)
+is "$?" 0 "a tarball with a set-id member, writable by all, unpacked under umask 0"
+is "$(stat -c %a "$PRESSMARK_CACHE"/linux/*/src/scripts/suid)" 755 "  without its set-id bits or anyone's write"
+
+# Interrupted while priming: SIGINT stops make's whole group, the run is
+# an interrupted one (130), nothing stored; SIGKILL of pressmark: the
+# next invocation kills what the group left (a sub-make, its sleep).
+rm -rf "$PRESSMARK_CACHE/linux"
+slow() { pgrep -f '[s]low\.mk|[s]low-loop' >/dev/null; }
+before_db=$(db_sum)
+"$PM" run build --quiet --linux 0.1 --kconfig tinyconfig --jobs 1 --make-arg "SLOW=$TMP/started" --label slow \
+    >/dev/null 2>"$TMP/err" &
+pid=$!
+cleanup_add "kill -KILL $pid 2>/dev/null; pkill -f 'slow\.mk|slow-loop'"
+ok "the priming build runs its slow sub-make" wait_for test -e "$TMP/started"
+kill -INT $pid; wait $pid
+is "$?" 130 "SIGINT while priming: exit 130"
+is "$(db_sum)" "$before_db" "  nothing stored"
+ok "  make's whole group is gone" wait_for sh -c "$(declare -f slow); ! slow"
+rm -f "$TMP/started"
+"$PM" run build --quiet --linux 0.1 --kconfig tinyconfig --jobs 1 --make-arg "SLOW=$TMP/started" --label slow \
+    >/dev/null 2>&1 &
+pid=$!
+ok "again, to kill" wait_for test -e "$TMP/started"
+kill -KILL $pid; wait $pid 2>/dev/null
+ok "  the sub-make outlived pressmark and its make (its own process, same group)" slow
+"$PM" list >/dev/null 2>"$TMP/recover"
+like "$(cat "$TMP/recover")" "killed [0-9]+ left in its process group" "  the next invocation kills what its group left"
+ok "  nothing of it runs" wait_for sh -c "$(declare -f slow); ! slow"
 
 # --cold-shmem: filled in the cap before the timed make, held while it
 # runs, gone with the run.
@@ -229,6 +278,7 @@ is "$(machine_state)" "$before" "  the machine is as it was"
 # pressmark killed: the holder dies with it, the next invocation removes the rest.
 "$PM" run build --quiet "${cold[@]}" --label killed 2>/dev/null &
 pid=$!
+cleanup_add "kill -KILL $pid 2>/dev/null"
 ok "a run to kill holds its cold shmem" wait_for sh -c "$(declare -f holder); holder >/dev/null"
 kill -KILL $pid; wait $pid 2>/dev/null
 ok "the holder died with pressmark" wait_for sh -c "$(declare -f holder); ! holder >/dev/null"

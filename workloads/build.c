@@ -24,6 +24,7 @@
 #include "workloads/build_tree.h"
 #include "workloads/coldshm.h"
 #include "workloads/linux_source.h"
+#include "workloads/plainmake.h"
 #include "workloads/workload.h"
 #include "metric_names.h"     /* generated from the metric tables (tools/metric-names.awk) */
 
@@ -188,6 +189,8 @@ static int build_check(void *state, const struct wl_limits *lim, struct pm_err *
         return pm_errf(err, "--linux and --tree: give one tree to build");
     if (st->kconfig[0] && !st->linux[0])
         return pm_errf(err, "--kconfig '%s': needs --linux (it configures a kernel tree)", st->kconfig);
+    if (st->cold_shmem && !lim->mem_cap)
+        return pm_errf(err, "--cold-shmem: needs --mem-cap (the cold shmem is the cap's, beside the build)");
     if (st->cold_shmem && st->cold_shmem < 4096)
         return pm_errf(err, "--cold-shmem: %llu bytes is less than a page (accepted: 0 for none, or 4K and up)",
                        (unsigned long long)st->cold_shmem);
@@ -209,30 +212,24 @@ static void build_set_phase(void *state, int i, char *suffix, size_t len)
         snprintf(suffix, len, "jmax");
 }
 
-/* Run make with argv outside the cap (priming, cleaning), output to log:
- * 0 it succeeded, 1 it failed, -1 harness errors and an interruption. A
- * kernel's priming build takes minutes: make dies with pressmark, and
- * SIGINT or SIGTERM of pressmark stops its whole group at once. */
-static int run_make_plain(struct run_ctx *rc, char *const argv[], int log, struct pm_err *err)
+static bool stop_asked(void *rc)
 {
-    struct pm_spawn sp = { .argv = argv, .in = PM_FD_NULL, .out = log, .err = log, .new_group = true,
-                           .die_with_parent = true };
-    pid_t pid;
-    int ws;
-    if (pm_spawn(&sp, &pid, err) < 0)
-        return -1;
-    while (!pm_child_ended(pid)) {
-        if (run_check_abort(rc)) {
-            kill(-pid, SIGTERM);
-            pm_wait(pid, &ws, err);
-            return pm_errf(err, "interrupted");
-        }
-        struct timespec ts = { 0, 50000000 };
-        nanosleep(&ts, NULL);
-    }
-    if (pm_wait(pid, &ws, err) < 0)
-        return -1;
-    return WIFEXITED(ws) && WEXITSTATUS(ws) == 0 ? 0 : 1;
+    return run_check_abort(rc);
+}
+
+/* make outside the cap (priming, cleaning), journalled by the directory
+ * its processes name: a kernel's key directory (source and build
+ * directory both), else the tree. */
+static int run_make_plain(struct build_state *st, struct run_ctx *rc, char *const argv[], int log,
+                          struct pm_err *err)
+{
+    char word[4096];
+    snprintf(word, sizeof word, "%s", st->dir);
+    char *slash = strrchr(word, '/');
+    if (st->linux[0] && slash && slash != word)
+        *slash = '\0';
+    struct wl_stop stop = { stop_asked, rc };
+    return wl_make_plain(argv, log, word, &stop, err);
 }
 
 static int open_log(struct build_state *st, char *path, size_t len)
@@ -260,18 +257,13 @@ static void log_tail(const char *path, char *out, size_t len)
             *p = '|';
 }
 
-static bool stop_asked(void *rc)
-{
-    return run_check_abort(rc);
-}
-
 static int build_prepare(void *state, struct run_ctx *rc, struct pm_err *err)
 {
     struct build_state *st = state;
     if (st->user_tree[0])
         snprintf(st->dir, sizeof st->dir, "%s", st->user_tree);
     else if (st->linux[0]) {
-        struct linux_stop stop = { stop_asked, rc };
+        struct wl_stop stop = { stop_asked, rc };
         if (linux_source_ensure(st->linux, st->kconfig[0] ? st->kconfig : "defconfig", st->dir, sizeof st->dir,
                                 st->kernel, sizeof st->kernel, &stop, err) < 0)
             return -1;
@@ -294,11 +286,11 @@ static int build_prepare(void *state, struct run_ctx *rc, struct pm_err *err)
     char *argv[8 + MAX_MAKE_ARGS] = { "make", "-C", st->dir, jobs, "CCACHE_DISABLE=1", st->target };
     for (int i = 0; i < st->nmake_args; i++)
         argv[6 + i] = st->make_args[i];
-    int r = run_make_plain(rc, clean, fd, err);
+    int r = run_make_plain(st, rc, clean, fd, err);
     if (r == 0)
-        r = run_make_plain(rc, argv, fd, err);
+        r = run_make_plain(st, rc, argv, fd, err);
     if (r == 0)
-        r = run_make_plain(rc, clean, fd, err);
+        r = run_make_plain(st, rc, clean, fd, err);
     close(fd);
     if (r < 0)
         return -1;
@@ -318,7 +310,7 @@ static int build_prepare(void *state, struct run_ctx *rc, struct pm_err *err)
 static int before_make(struct build_state *st, struct run_ctx *rc, int fd, struct pm_err *err)
 {
     char *clean[] = { "make", "-C", st->dir, "clean", NULL };
-    if (run_make_plain(rc, clean, fd, err) < 0)
+    if (run_make_plain(st, rc, clean, fd, err) < 0)
         return -1;
     sync();
     return st->drop_caches ? pm_write_file("/proc/sys/vm/drop_caches", "3", err) : 0;
@@ -390,7 +382,8 @@ static int build_run(void *state, struct run_ctx *rc, struct pm_err *err)
         snprintf(jobs, sizeof jobs, "-j");
     int r = timed_make(st, rc, fd, log, jobs, err);
     close(fd);
-    coldshm_stop(rc, &cold);
+    if (coldshm_stop(rc, &cold) && strcmp(rc_status(rc), "ok") == 0)
+        run_set_status(rc, "failed", "the cold shmem holder ended during the make (killed in the cap?)");
     if (r < 0)
         return -1;
     run_metric(rc, &build_defs[BUILD_JOBS], (double)j);

@@ -18,6 +18,10 @@
 #include "workloads/coldshm.h"
 #include "workloads/ready.h"
 
+#ifndef MFD_NOEXEC_SEAL
+#define MFD_NOEXEC_SEAL 0x0008U
+#endif
+
 int coldshm_main(int argc, char **argv)
 {
     uint64_t size;
@@ -25,7 +29,10 @@ int coldshm_main(int argc, char **argv)
         return 2;
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
         return 1;
-    int fd = memfd_create("pressmark-cold-shmem", MFD_CLOEXEC);
+    /* Never executable: a kernel with vm.memfd_noexec=2 refuses any other. */
+    int fd = memfd_create("pressmark-cold-shmem", MFD_CLOEXEC | MFD_NOEXEC_SEAL);
+    if (fd < 0 && errno == EINVAL)          /* before 6.3 */
+        fd = memfd_create("pressmark-cold-shmem", MFD_CLOEXEC);
     if (fd < 0 || ftruncate(fd, (off_t)size) < 0) {
         fprintf(stderr, "pressmark cold shmem: %llu bytes: %s\n", (unsigned long long)size, strerror(errno));
         return 1;
@@ -85,15 +92,17 @@ int coldshm_start(struct run_ctx *rc, uint64_t bytes, struct coldshm *c, double 
     return 1;
 }
 
-void coldshm_stop(struct run_ctx *rc, struct coldshm *c)
+bool coldshm_stop(struct run_ctx *rc, struct coldshm *c)
 {
     if (!c->pid)
-        return;
+        return false;
     struct run_exit ex;
     struct pm_err e;
+    bool early = pm_child_ended(c->pid);
     kill(c->pid, SIGKILL);
     if (run_wait(rc, c->pid, &ex, &e) < 0)
         fprintf(stderr, "pressmark: the cold shmem holder: %s\n", e.msg);
     close(c->report);
     c->pid = 0;
+    return early;
 }

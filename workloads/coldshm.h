@@ -6,6 +6,7 @@
  * push it to zswap or swap while the build runs. Shared memory (a memfd)
  * so that it is shmem in memory.stat, and it is freed when its holder ends:
  * nothing is left on a file system when pressmark is killed. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include "lib/err.h"
@@ -21,8 +22,10 @@ struct coldshm {
  * run's status says why: the holder died, the run was interrupted); -1
  * harness errors. */
 int coldshm_start(struct run_ctx *rc, uint64_t bytes, struct coldshm *c, double *fill_s, struct pm_err *err);
-/* End the holder (its memory goes with it); its exit is not the run's. */
-void coldshm_stop(struct run_ctx *rc, struct coldshm *c);
+/* End the holder (its memory goes with it). True when it had ended
+ * already: its memory was not there for the whole of the work (an OOM
+ * kill in the cap), and the run is not what it says. */
+bool coldshm_stop(struct run_ctx *rc, struct coldshm *c);
 
 /* The holder, for a workload's helper table under COLDSHM_HELPER. */
 #define COLDSHM_HELPER "__cold-shmem"

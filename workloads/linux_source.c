@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -131,8 +132,9 @@ static void remove_stale(const char *dir)
         char *end;
         if (!t || !isdigit((unsigned char)t[4]))
             continue;
+        errno = 0;
         long pid = strtol(t + 4, &end, 10);
-        if (*end || pid <= 0 || (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
+        if (*end || errno || pid <= 0 || pid > INT_MAX || (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
             continue;
         char path[4400];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
@@ -181,6 +183,28 @@ static int copy_data(struct archive *in, struct archive *out)
     }
 }
 
+/* A name below the tree: no empty, "." or ".." part ("top/." would be the
+ * destination itself, and a link there would send every later member
+ * elsewhere), one trailing slash at most. */
+static bool plain_below(const char *rest)
+{
+    size_t n = strlen(rest);
+    if (n && rest[n - 1] == '/')
+        n--;
+    if (n == 0)
+        return false;
+    for (size_t i = 0; i < n;) {
+        size_t k = i;
+        while (k < n && rest[k] != '/')
+            k++;
+        size_t len = k - i;
+        if (len == 0 || (len == 1 && rest[i] == '.') || (len == 2 && rest[i] == '.' && rest[i + 1] == '.'))
+            return false;
+        i = k + 1;
+    }
+    return true;
+}
+
 /* Name entry e below dest, its leading "linux-source-SERIES/" taken off;
  * 1 to skip it (the top directory), -1 for a member outside it. */
 static int rename_entry(struct archive_entry *e, const char *top, const char *dest)
@@ -190,13 +214,15 @@ static int rename_entry(struct archive_entry *e, const char *top, const char *de
     if (!p || strncmp(p, top, tn) != 0)
         return -1;
     if (p[tn] == '\0')
-        return 1;
+        return archive_entry_filetype(e) == AE_IFDIR ? 1 : -1;
+    if (!plain_below(p + tn))
+        return -1;
     char path[8192];
     snprintf(path, sizeof path, "%s/%s", dest, p + tn);
     archive_entry_copy_pathname(e, path);
     const char *h = archive_entry_hardlink(e);
     if (h) {
-        if (strncmp(h, top, tn) != 0)
+        if (strncmp(h, top, tn) != 0 || !plain_below(h + tn))
             return -1;
         snprintf(path, sizeof path, "%s/%s", dest, h + tn);
         archive_entry_copy_hardlink(e, path);
@@ -205,7 +231,7 @@ static int rename_entry(struct archive_entry *e, const char *top, const char *de
 }
 
 static int unpack_entries(struct archive *in, struct archive *out, const char *top, const char *dest,
-                          const struct linux_stop *stop, struct pm_err *err)
+                          const struct wl_stop *stop, struct pm_err *err)
 {
     struct archive_entry *e;
     int r;
@@ -214,7 +240,7 @@ static int unpack_entries(struct archive *in, struct archive *out, const char *t
             return pm_errf(err, "interrupted");
         int k = rename_entry(e, top, dest);
         if (k < 0)
-            return pm_errf(err, "a member outside %s", top);
+            return pm_errf(err, "a member outside %s, or naming it with an empty, '.' or '..' part", top);
         if (k > 0)
             continue;
         /* Files, directories and links only, none set-id or writable by
@@ -236,7 +262,7 @@ static int unpack_entries(struct archive *in, struct archive *out, const char *t
     return 0;
 }
 
-static int unpack(int fd, const char *series, const char *dest, const struct linux_stop *stop, struct pm_err *err)
+static int unpack(int fd, const char *series, const char *dest, const struct wl_stop *stop, struct pm_err *err)
 {
     char top[64];
     snprintf(top, sizeof top, "linux-source-%s/", series);
@@ -320,7 +346,7 @@ static int commit_dir(const char *tmp, const char *dir, char *version, size_t vl
 }
 
 static int ensure_source(const char *series, int fd, const char *tar, const char *keydir, char *src, size_t len,
-                         char *version, size_t vlen, bool *unpacked, const struct linux_stop *stop,
+                         char *version, size_t vlen, bool *unpacked, const struct wl_stop *stop,
                          struct pm_err *err)
 {
     snprintf(src, len, "%s/src", keydir);
@@ -333,6 +359,9 @@ static int ensure_source(const char *series, int fd, const char *tar, const char
     snprintf(tmp, sizeof tmp, "%s.tmp%d", src, (int)getpid());
     fprintf(stderr, "pressmark: unpacking %s into %s, once\n", tar, src);
     int rc = mkdir(tmp, 0755) < 0 ? pm_errf(err, "%s: %s", tmp, strerror(errno)) : unpack(fd, series, tmp, stop, err);
+    struct stat st;
+    if (rc == 0 && (lstat(tmp, &st) < 0 || !S_ISDIR(st.st_mode)))
+        rc = pm_errf(err, "the tree is no longer a directory of its own");
     if (rc == 0 && tree_version(tmp, version, vlen) < 0)
         rc = pm_errf(err, "its Makefile names no VERSION, PATCHLEVEL and SUBLEVEL");
     if (rc == 0)
@@ -347,34 +376,29 @@ static int ensure_source(const char *series, int fd, const char *tar, const char
     return -1;
 }
 
-/* make -C src O=tmp KCONFIG, its output in tmp/.pressmark-config.log. */
-static int configure(const char *src, const char *tmp, const char *kconfig, struct pm_err *err)
+/* make -C src O=tmp KCONFIG, its output in the key directory's
+ * KCONFIG.config.log (kept: the last configuration's, for whoever asks). */
+static int configure(const char *src, const char *keydir, const char *tmp, const char *kconfig,
+                     const struct wl_stop *stop, struct pm_err *err)
 {
     if (mkdir(tmp, 0755) < 0)
         return pm_errf(err, "%s: %s", tmp, strerror(errno));
     char log[4200], o[4200];
-    snprintf(log, sizeof log, "%s/.pressmark-config.log", tmp);
+    snprintf(log, sizeof log, "%s/%s.config.log", keydir, kconfig);
     snprintf(o, sizeof o, "O=%s", tmp);
     int fd = pm_open_output(log, O_TRUNC);
     if (fd < 0)
         return pm_errf(err, "%s: %s", log, strerror(errno));
     char *argv[] = { "make", "-C", (char *)src, o, (char *)kconfig, NULL };
-    struct pm_spawn sp = { .argv = argv, .in = PM_FD_NULL, .out = fd, .err = fd };
-    int rc = pm_spawn_run(&sp, err);
+    int rc = wl_make_plain(argv, fd, keydir, stop, err);
     close(fd);
-    if (rc < 0) {
-        char why[sizeof err->msg], buf[65536];
-        snprintf(why, sizeof why, "%s", err->msg);
-        const char *last = "";
-        if (pm_read_file(log, buf, sizeof buf) == 0)
-            last = strrchr(buf, '\n') ? strrchr(buf, '\n') + 1 : buf;
-        return pm_errf(err, "make %s: %s: %.200s", kconfig, why, last);
-    }
-    return 0;
+    if (rc > 0)
+        return pm_errf(err, "make %s failed (its output: %s)", kconfig, log);
+    return rc;
 }
 
 static int ensure_config(const char *src, const char *keydir, const char *kconfig, const char *version,
-                         char *objdir, size_t len, struct pm_err *err)
+                         char *objdir, size_t len, const struct wl_stop *stop, struct pm_err *err)
 {
     char have[64];
     snprintf(objdir, len, "%s/%s", keydir, kconfig);
@@ -385,7 +409,7 @@ static int ensure_config(const char *src, const char *keydir, const char *kconfi
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp%d", objdir, (int)getpid());
     fprintf(stderr, "pressmark: configuring %s (make %s) in %s, once\n", version, kconfig, objdir);
-    int rc = configure(src, tmp, kconfig, err);
+    int rc = configure(src, keydir, tmp, kconfig, stop, err);
     if (rc == 0)
         rc = mark(tmp, version, err);
     if (rc == 0)
@@ -396,7 +420,7 @@ static int ensure_config(const char *src, const char *keydir, const char *kconfi
 }
 
 int linux_source_ensure(const char *series, const char *kconfig, char *objdir, size_t len, char *version,
-                        size_t vlen, const struct linux_stop *stop, struct pm_err *err)
+                        size_t vlen, const struct wl_stop *stop, struct pm_err *err)
 {
     if (linux_source_check(series, err) < 0 || linux_source_check_kconfig(kconfig, err) < 0)
         return -1;
@@ -420,5 +444,5 @@ int linux_source_ensure(const char *series, const char *kconfig, char *objdir, s
         return -1;
     if (unpacked)
         remove_others(base, series, key);
-    return ensure_config(src, keydir, kconfig, version, objdir, len, err);
+    return ensure_config(src, keydir, kconfig, version, objdir, len, stop, err);
 }

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "lib/err.h"
+#include "workloads/plainmake.h"
 
 /* Where the package puts its tarball; PRESSMARK_LINUX_SOURCE names another
  * directory (a mirror's, the tests'). */
@@ -21,18 +22,12 @@ int linux_source_check(const char *series, struct pm_err *err);
  * defconfig)? -1 with err naming --kconfig and the accepted ones. */
 int linux_source_check_kconfig(const char *kconfig, struct pm_err *err);
 
-/* Asked between members while unpacking: true stops it (pressmark was
- * interrupted); fn NULL: never. */
-struct linux_stop {
-    bool (*fn)(void *arg);
-    void *arg;
-};
-
 /* The build directory of series configured by `make KCONFIG`, unpacking
  * and configuring what the cache lacks (progress lines on stderr). objdir
  * receives its path, version the tree's own ("6.1.192", from its Makefile).
+ * stop is asked between the tarball's members and while make configures.
  * -1 with err. */
 int linux_source_ensure(const char *series, const char *kconfig, char *objdir, size_t len, char *version,
-                        size_t vlen, const struct linux_stop *stop, struct pm_err *err);
+                        size_t vlen, const struct wl_stop *stop, struct pm_err *err);
 
 #endif
