@@ -879,7 +879,15 @@ int run_session_execute(struct run_session *rs, struct run_plan *plan, int *abor
     struct run_ctx prep = { .ops = &harness_ops, .plan = plan, .db = &rs->db };
     snprintf(prep.exe, sizeof prep.exe, "%s", rs->exe);
     if (plan->wl->prepare && plan->wl->prepare(plan->wl_state, &prep, &err) < 0) {
-        fprintf(stderr, "pressmark: %s: %s\n", plan->wl->name, err.msg);
+        /* Interrupted while preparing (a kernel's priming build): as a
+         * run interrupted, with nothing stored. */
+        /* (run_check_abort took the signal off the pending set into
+         * prep's abort_sig; one still pending is asked for too) */
+        if ((*abort_sig_out = prep.abort_sig ? prep.abort_sig : run_pending_abort()))
+            return 128 + *abort_sig_out;
+        char shown[sizeof err.msg * 4];
+        quote_terminal(err.msg, shown, sizeof shown);
+        fprintf(stderr, "pressmark: %s: %s\n", plan->wl->name, shown);
         return 2;
     }
     int abort_sig = 0;

@@ -346,6 +346,51 @@ static bool pid_is_ours(const char *pid, const char *word)
     return ours;
 }
 
+/* Does a word of /proc/PID/cmdline contain word? */
+static bool cmdline_mentions(const char *pid, const char *word)
+{
+    char path[64], cmdline[8192];
+    snprintf(path, sizeof path, "/proc/%s/cmdline", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, cmdline, sizeof cmdline - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (n <= 0)
+        return false;
+    cmdline[n] = '\0';
+    for (ssize_t i = 0; i < n; i += (ssize_t)strlen(cmdline + i) + 1)
+        if (strstr(cmdline + i, word))
+            return true;
+    return false;
+}
+
+/* What is left of a helper's process group once its leader is gone (a
+ * kernel build's sub-makes and compilers, orphaned when pressmark and the
+ * make it started died): its members whose command line mentions word.
+ * While any member lives, no other process or group can have its id. */
+static int kill_group_rest(pid_t pgid, const char *word)
+{
+    DIR *d = opendir("/proc");
+    int killed = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        char path[300], buf[1024];
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        if (pm_read_file(path, buf, sizeof buf) < 0)
+            continue;
+        const char *p = strrchr(buf, ')');
+        int pgrp;
+        if (p && sscanf(p + 1, " %*c %*d %d", &pgrp) == 1 && pgrp == pgid && cmdline_mentions(e->d_name, word) &&
+            kill((pid_t)atoi(e->d_name), SIGKILL) == 0)
+            killed++;
+    }
+    if (d)
+        closedir(d);
+    return killed;
+}
+
 /* Kill only our own helper, and never report failure: a helper that is
  * gone is what undoing it wants. The pidfd is taken before the command
  * line is read: if the pid names another process by then, the pidfd's
@@ -354,27 +399,28 @@ static int stop_helper(const char *a, const char *b, char *said, size_t len)
 {
     pid_t pid = (pid_t)atoi(a);
     int pfd = pid > 0 ? pm_pidfd_open(pid) : -1;
-    if (pfd < 0 || !pid_is_ours(a, b)) {
-        if (pfd >= 0)
-            close(pfd);
-        snprintf(said, len, "pressmark %s (pid %s) already gone", b, a);
-        return 0;
+    bool ours = pfd >= 0 && pid_is_ours(a, b);
+    if (ours) {
+        /* ESRCH: it ended meanwhile, as wanted. */
+        (void)pm_pidfd_signal(pfd, SIGKILL);
+        /* Wait until it is gone (its pidfd is readable then): a balloon
+         * frees gigabytes on exit, and the next run must not start
+         * before they are back. */
+        struct pollfd p = { .fd = pfd, .events = POLLIN };
+        for (int i = 0; i < 300; i++) {
+            int r = poll(&p, 1, 100);
+            if (r > 0 || (r < 0 && errno != EINTR))
+                break;
+        }
+        /* Reaped when it is this pressmark's child; ECHILD otherwise. */
+        (void)waitpid(pid, NULL, WNOHANG);
     }
-    /* ESRCH: it ended meanwhile, as wanted. */
-    (void)pm_pidfd_signal(pfd, SIGKILL);
-    /* Wait until it is gone (its pidfd is readable then): a balloon frees
-     * gigabytes on exit, and the next run must not start before they are
-     * back. */
-    struct pollfd p = { .fd = pfd, .events = POLLIN };
-    for (int i = 0; i < 300; i++) {
-        int r = poll(&p, 1, 100);
-        if (r > 0 || (r < 0 && errno != EINTR))
-            break;
-    }
-    close(pfd);
-    /* Reaped when it is this pressmark's child; ECHILD otherwise. */
-    (void)waitpid(pid, NULL, WNOHANG);
-    snprintf(said, len, "killed pressmark %s (pid %s)", b, a);
+    if (pfd >= 0)
+        close(pfd);
+    int rest = pid > 1 ? kill_group_rest(pid, b) : 0;
+    int n = snprintf(said, len, ours ? "killed pressmark %s (pid %s)" : "pressmark %s (pid %s) already gone", b, a);
+    if (rest && n > 0 && (size_t)n < len)
+        snprintf(said + n, len - (size_t)n, "; killed %d left in its process group", rest);
     return 0;
 }
 

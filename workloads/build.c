@@ -1,10 +1,12 @@
 /* The 2004 objrmap-under-memory-pressure workload: `make -j J vmlinux` under a memory cap, measured by
  * wait4 on make (which has waited for every compiler it ran), shown as
  * GNU time's line. The default tree is generated so it runs anywhere;
- * --tree builds your own (a Linux tree with --target vmlinux). As that report
- * 002 and kernbench do: a priming build first (make clean; make TARGET;
- * make clean), then for each run make clean, sync, optionally drop the
- * caches, and the timed make. */
+ * --linux builds a real kernel (Debian's linux-source package, configured
+ * by --kconfig), --tree your own. As that report 002 and kernbench do: a
+ * priming build first (make clean; make TARGET; make clean), then for each
+ * run make clean, sync, optionally drop the caches, optionally fill the cold
+ * shmem (--cold-shmem, the zswap series' recipe), and the timed make, with
+ * ccache told to stay out of it. */
 #include <errno.h>
 #include <stddef.h>
 #include <fcntl.h>
@@ -13,19 +15,27 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <signal.h>
+#include <time.h>
 #include <unistd.h>
 #include "lib/metrics.h"
 #include "lib/fileio.h"
 #include "lib/units.h"
 #include "workloads/build_tree.h"
+#include "workloads/coldshm.h"
+#include "workloads/linux_source.h"
+#include "workloads/plainmake.h"
 #include "workloads/workload.h"
 #include "metric_names.h"     /* generated from the metric tables (tools/metric-names.awk) */
 
 /* What this workload stores, declared once: help metrics, the man page
  * and the tests' strict check read it. */
-enum { BUILD_JOBS };
+enum { BUILD_JOBS, BUILD_COLD_SHMEM, BUILD_COLD_FILL };
 static const struct metric_def build_defs[] = {
     [BUILD_JOBS] = METRIC("build.jobs", "count", PM_NEITHER, "make's -j"),
+    [BUILD_COLD_SHMEM] = METRIC("build.cold_shmem_mb", "MB", PM_NEITHER,
+                                "--cold-shmem: shmem filled in the cap before the timed make, never touched again"),
+    [BUILD_COLD_FILL] = METRIC("build.cold_shmem_fill_s", "s", PM_LOWER, "how long filling the cold shmem took"),
 };
 static const struct metric_group build_metrics = METRIC_GROUP(
     "build: run build, make -j on a generated tree (time.elapsed_s is the headline)",
@@ -46,6 +56,10 @@ struct build_state {
     long phase_jobs[MAX_PHASES];     /* 0: unlimited (make -j) */
     int nphases, phase;
     bool drop_caches, primed;
+    char linux[16];                  /* --linux SERIES, "" for none */
+    char kconfig[32];                /* --kconfig, "" for defconfig */
+    char kernel[32];                 /* the --linux tree's own version */
+    uint64_t cold_shmem;             /* bytes, 0: none */
     char dir[4096];                  /* the tree being built */
 };
 
@@ -115,6 +129,18 @@ static int check_target(void *state, const char *value, struct pm_err *err)
     return 0;
 }
 
+static int check_linux(void *state, const char *value, struct pm_err *err)
+{
+    (void)state;
+    return linux_source_check(value, err);
+}
+
+static int check_kconfig(void *state, const char *value, struct pm_err *err)
+{
+    (void)state;
+    return linux_source_check_kconfig(value, err);
+}
+
 static int add_make_arg(void *state, const char *value, struct pm_err *err)
 {
     struct build_state *st = state;
@@ -138,6 +164,15 @@ static const struct opt build_options[] = {
       .help = "generated tree: the same seed, the same tree" },
     { .name = "tree", .type = OPT_CALLBACK, .set = set_tree, .metavar = "DIR",
       .help = "build this tree instead (with its own Makefile)" },
+    { .name = "linux", .type = OPT_STRING, .offset = BO(linux), .size = sizeof(((struct build_state *)0)->linux),
+      .set = check_linux, .metavar = "SERIES", .help = "build a real kernel: Debian's linux-source-SERIES (6.1), "
+      "unpacked once into the cache, out of tree" },
+    { .name = "kconfig", .type = OPT_STRING, .offset = BO(kconfig), .size = sizeof(((struct build_state *)0)->kconfig),
+      .set = check_kconfig, .metavar = "TARGET", .help = "--linux's configuration: tinyconfig, allnoconfig or "
+      "defconfig (the default), made once" },
+    { .name = "cold-shmem", .type = OPT_SIZE, .offset = BO(cold_shmem), .metavar = "SIZE", .def = "0",
+      .flags = OPT_DESCRIBE_SET, .help = "fill SIZE of shmem in the cap before each timed make and never touch it "
+      "again (the zswap series' cold tmpfs file)" },
     { .name = "target", .type = OPT_STRING, .offset = BO(target), .size = sizeof(((struct build_state *)0)->target),
       .set = check_target, .metavar = "TARGET", .def = "vmlinux", .help = "make target" },
     { .name = "make-arg", .type = OPT_CALLBACK, .set = add_make_arg, .metavar = "ARG",
@@ -146,6 +181,21 @@ static const struct opt build_options[] = {
       .help = "drop the page cache before each timed build (root)" },
     { .type = OPT_END },
 };
+
+static int build_check(void *state, const struct wl_limits *lim, struct pm_err *err)
+{
+    struct build_state *st = state;
+    if (st->linux[0] && st->user_tree[0])
+        return pm_errf(err, "--linux and --tree: give one tree to build");
+    if (st->kconfig[0] && !st->linux[0])
+        return pm_errf(err, "--kconfig '%s': needs --linux (it configures a kernel tree)", st->kconfig);
+    if (st->cold_shmem && !lim->mem_cap)
+        return pm_errf(err, "--cold-shmem: needs --mem-cap (the cold shmem is the cap's, beside the build)");
+    if (st->cold_shmem && st->cold_shmem < 4096)
+        return pm_errf(err, "--cold-shmem: %llu bytes is less than a page (accepted: 0 for none, or 4K and up)",
+                       (unsigned long long)st->cold_shmem);
+    return st->cold_shmem ? wl_check_fits(lim, st->cold_shmem, "--cold-shmem", err) : 0;
+}
 
 static int build_phases(void *state)
 {
@@ -162,15 +212,24 @@ static void build_set_phase(void *state, int i, char *suffix, size_t len)
         snprintf(suffix, len, "jmax");
 }
 
-/* Run make with argv outside the cap (priming, cleaning), output to log. */
-static int run_make_plain(char *const argv[], int log, struct pm_err *err)
+static bool stop_asked(void *rc)
 {
-    struct pm_spawn sp = { .argv = argv, .out = log, .err = log };
-    pid_t pid;
-    int ws;
-    if (pm_spawn(&sp, &pid, err) < 0 || pm_wait(pid, &ws, err) < 0)
-        return -1;
-    return WIFEXITED(ws) && WEXITSTATUS(ws) == 0 ? 0 : 1;
+    return run_check_abort(rc);
+}
+
+/* make outside the cap (priming, cleaning), journalled by the directory
+ * its processes name: a kernel's key directory (source and build
+ * directory both), else the tree. */
+static int run_make_plain(struct build_state *st, struct run_ctx *rc, char *const argv[], int log,
+                          struct pm_err *err)
+{
+    char word[4096];
+    snprintf(word, sizeof word, "%s", st->dir);
+    char *slash = strrchr(word, '/');
+    if (st->linux[0] && slash && slash != word)
+        *slash = '\0';
+    struct wl_stop stop = { stop_asked, rc };
+    return wl_make_plain(argv, log, word, &stop, err);
 }
 
 static int open_log(struct build_state *st, char *path, size_t len)
@@ -201,12 +260,19 @@ static void log_tail(const char *path, char *out, size_t len)
 static int build_prepare(void *state, struct run_ctx *rc, struct pm_err *err)
 {
     struct build_state *st = state;
-    (void)rc;
     if (st->user_tree[0])
         snprintf(st->dir, sizeof st->dir, "%s", st->user_tree);
-    else if (build_tree_ensure(&st->tree, st->dir, sizeof st->dir, err) < 0)
+    else if (st->linux[0]) {
+        struct wl_stop stop = { stop_asked, rc };
+        if (linux_source_ensure(st->linux, st->kconfig[0] ? st->kconfig : "defconfig", st->dir, sizeof st->dir,
+                                st->kernel, sizeof st->kernel, &stop, err) < 0)
+            return -1;
+    } else if (build_tree_ensure(&st->tree, st->dir, sizeof st->dir, err) < 0)
         return -1;
-    if (st->primed)
+    char primed[4200], target[sizeof st->target];
+    snprintf(primed, sizeof primed, "%s/.pressmark-primed", st->dir);
+    if (st->primed || (st->linux[0] && pm_read_file(primed, target, sizeof target) == 0 &&
+                       strcmp(target, st->target) == 0))
         return 0;
     /* The priming build: make clean; make TARGET; make clean. A tree that
      * does not build is reported now, before any run is stored. */
@@ -217,59 +283,58 @@ static int build_prepare(void *state, struct run_ctx *rc, struct pm_err *err)
     char jobs[32];
     snprintf(jobs, sizeof jobs, "-j%ld", cpus());
     char *clean[] = { "make", "-C", st->dir, "clean", NULL };
-    char *argv[8 + MAX_MAKE_ARGS] = { "make", "-C", st->dir, jobs, st->target };
+    char *argv[8 + MAX_MAKE_ARGS] = { "make", "-C", st->dir, jobs, "CCACHE_DISABLE=1", st->target };
     for (int i = 0; i < st->nmake_args; i++)
-        argv[5 + i] = st->make_args[i];
-    int r = run_make_plain(clean, fd, err);
+        argv[6 + i] = st->make_args[i];
+    int r = run_make_plain(st, rc, clean, fd, err);
     if (r == 0)
-        r = run_make_plain(argv, fd, err);
+        r = run_make_plain(st, rc, argv, fd, err);
     if (r == 0)
-        r = run_make_plain(clean, fd, err);
+        r = run_make_plain(st, rc, clean, fd, err);
     close(fd);
     if (r < 0)
         return -1;
     st->primed = true;       /* a broken tree is still primed: the runs say why it fails */
+    /* A kernel's build directory is primed for a target once, for every
+     * pressmark after (a suite prepares each of its runs): minutes a run
+     * otherwise. */
+    char mark[4200];
+    snprintf(mark, sizeof mark, "%s/.pressmark-primed", st->dir);
+    FILE *m = r == 0 && st->linux[0] ? pm_create_file(mark) : NULL;
+    if (r == 0 && st->linux[0] && (!m || fprintf(m, "%s\n", st->target) < 0 || fclose(m) != 0))
+        return pm_errf(err, "%s: %s", mark, strerror(errno));
     return 0;
 }
 
-static int build_run(void *state, struct run_ctx *rc, struct pm_err *err)
+/* make clean outside the cap, sync, and the caches dropped when asked. */
+static int before_make(struct build_state *st, struct run_ctx *rc, int fd, struct pm_err *err)
 {
-    struct build_state *st = state;
-    char log[4200];
-    int fd = open_log(st, log, sizeof log);
-    if (fd < 0)
-        return pm_errf(err, "%s: %s", log, strerror(errno));
     char *clean[] = { "make", "-C", st->dir, "clean", NULL };
-    if (run_make_plain(clean, fd, err) < 0) {
-        close(fd);
+    if (run_make_plain(st, rc, clean, fd, err) < 0)
         return -1;
-    }
     sync();
-    if (st->drop_caches && pm_write_file("/proc/sys/vm/drop_caches", "3", err) < 0) {
-        close(fd);
-        return -1;
-    }
-    char jobs[32];
-    long j = st->phase_jobs[st->phase];
-    if (j)
-        snprintf(jobs, sizeof jobs, "-j%ld", j);
-    else
-        snprintf(jobs, sizeof jobs, "-j");
-    char *argv[8 + MAX_MAKE_ARGS] = { "make", "-C", st->dir, jobs, st->target };
+    return st->drop_caches ? pm_write_file("/proc/sys/vm/drop_caches", "3", err) : 0;
+}
+
+/* The timed make in the cap, its figures and verdict the run's. ccache
+ * stays out of it: a command-line variable is in every recipe's
+ * environment, and CCACHE_DISABLE makes a ccache in PATH run the compiler
+ * itself. */
+static int timed_make(struct build_state *st, struct run_ctx *rc, int fd, const char *log, char *jobs,
+                      struct pm_err *err)
+{
+    char *argv[8 + MAX_MAKE_ARGS] = { "make", "-C", st->dir, jobs, "CCACHE_DISABLE=1", st->target };
     for (int i = 0; i < st->nmake_args; i++)
-        argv[5 + i] = st->make_args[i];
+        argv[6 + i] = st->make_args[i];
     pid_t pid;
-    if (run_spawn_io(rc, argv, -1, fd, &pid, err) < 0) {
-        close(fd);
+    run_gauge(rc, "workload.phase", 2);
+    if (run_spawn_io(rc, argv, -1, fd, &pid, err) < 0)
         return -1;
-    }
-    close(fd);
     struct run_exit ex;
     if (run_wait(rc, pid, &ex, err) < 0)
         return -1;
     run_rusage_metrics(rc, &ex);
     run_status_from_exit(rc, "make", &ex);
-    run_metric(rc, &build_defs[BUILD_JOBS], (double)j);
     char tail[1024];
     if (strcmp(rc_status(rc), "failed") == 0 && WIFEXITED(ex.wstatus)) {
         log_tail(log, tail, sizeof tail);
@@ -280,10 +345,54 @@ static int build_run(void *state, struct run_ctx *rc, struct pm_err *err)
         if (!pm_path_exists(target) && !st->user_tree[0])
             run_set_status(rc, "failed", "make succeeded but %s is missing", target);
     }
+    return 0;
+}
+
+static int build_run(void *state, struct run_ctx *rc, struct pm_err *err)
+{
+    struct build_state *st = state;
+    char log[4200];
+    int fd = open_log(st, log, sizeof log);
+    if (fd < 0)
+        return pm_errf(err, "%s: %s", log, strerror(errno));
+    if (before_make(st, rc, fd, err) < 0) {
+        close(fd);
+        if (!run_check_abort(rc))
+            return -1;
+        run_set_status(rc, "aborted", "interrupted before the timed make");
+        return 0;
+    }
+    struct coldshm cold = { 0 };
+    if (st->cold_shmem) {
+        double fill_s;
+        run_gauge(rc, "workload.phase", 1);
+        int c = coldshm_start(rc, st->cold_shmem, &cold, &fill_s, err);
+        if (c != 0) {
+            close(fd);
+            return c < 0 ? -1 : 0;
+        }
+        run_metric(rc, &build_defs[BUILD_COLD_SHMEM], (double)st->cold_shmem / (1024.0 * 1024.0));
+        run_metric(rc, &build_defs[BUILD_COLD_FILL], fill_s);
+    }
+    char jobs[32];
+    long j = st->phase_jobs[st->phase];
+    if (j)
+        snprintf(jobs, sizeof jobs, "-j%ld", j);
+    else
+        snprintf(jobs, sizeof jobs, "-j");
+    int r = timed_make(st, rc, fd, log, jobs, err);
+    close(fd);
+    if (coldshm_stop(rc, &cold) && strcmp(rc_status(rc), "ok") == 0)
+        run_set_status(rc, "failed", "the cold shmem holder ended during the make (killed in the cap?)");
+    if (r < 0)
+        return -1;
+    run_metric(rc, &build_defs[BUILD_JOBS], (double)j);
     char phase[64];
     snprintf(phase, sizeof phase, "%s (make %s)", st->phase_names[st->phase], jobs);
     run_meta(rc, "build.phase", phase);
     run_meta(rc, "build.tree", st->dir);
+    if (st->kernel[0])
+        run_meta(rc, "build.kernel", st->kernel);
     return 0;
 }
 
@@ -298,6 +407,12 @@ static void build_describe(void *state, char *buf, size_t len)
         size_t o = strlen(buf);
         snprintf(buf + o, len - o, " --make-arg '%s'", st->make_args[i]);
     }
+    if (st->cold_shmem) {
+        size_t o = strlen(buf);
+        uint64_t c = st->cold_shmem;
+        snprintf(buf + o, len - o, " --cold-shmem %llu%s", (unsigned long long)(c % (1u << 20) ? c : c >> 20),
+                 c % (1u << 20) ? "" : "M");
+    }
 }
 
 static void describe_base(struct build_state *st, char *buf, size_t len)
@@ -311,21 +426,34 @@ static void describe_base(struct build_state *st, char *buf, size_t len)
     if (st->user_tree[0])
         snprintf(buf, len, "--tree %s --target %s --jobs %s (make -j%s)%s", st->user_tree, st->target,
                  st->phase_names[st->phase], j ? jobs : "", st->drop_caches ? " --drop-caches" : "");
+    else if (st->linux[0])
+        snprintf(buf, len, "--linux %s%s%s%s --kconfig %s --target %s --jobs %s (make -j%s)%s", st->linux,
+                 st->kernel[0] ? " (" : "", st->kernel, st->kernel[0] ? ")" : "",
+                 st->kconfig[0] ? st->kconfig : "defconfig", st->target, st->phase_names[st->phase], j ? jobs : "",
+                 st->drop_caches ? " --drop-caches" : "");
     else
         snprintf(buf, len, "--files %u --unit-size %u --headers %u --seed %llu --jobs %s (make -j%s)%s", st->tree.files,
                  st->tree.unit_size, st->tree.headers, (unsigned long long)st->tree.seed, st->phase_names[st->phase],
                  j ? jobs : "", st->drop_caches ? " --drop-caches" : "");
 }
 
+static const struct wl_helper build_helpers[] = {
+    { COLDSHM_HELPER, coldshm_main },
+    { NULL, NULL },
+};
+
 const struct workload_ops workload_build = {
     .metrics = &build_metrics,
     .name = "build",
-    .summary = "make -j vmlinux on a small-memory machine (objrmap under memory pressure, 2004): a generated C tree, or --tree DIR --target T",
+    .summary = "make -j vmlinux on a small-memory machine (objrmap under memory pressure, 2004): a generated C tree, "
+               "a real kernel (--linux 6.1), or --tree DIR --target T",
     .headline = MN_time_elapsed_s,
     .headline_title = "elapsed",
     .options = build_options,
     .state_size = sizeof(struct build_state),
+    .check = build_check,
     .prepare = build_prepare,
+    .helpers = build_helpers,
     .run = build_run,
     .describe = build_describe,
     .phases = build_phases,

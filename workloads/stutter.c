@@ -26,6 +26,7 @@
 #include "lib/timeutil.h"
 #include "lib/units.h"
 #include "workloads/latency.h"
+#include "workloads/ready.h"
 #include "workloads/workload.h"
 #include "metric_names.h"     /* generated from the metric tables (tools/metric-names.awk) */
 
@@ -175,32 +176,6 @@ static int probe_main(int argc, char **argv)
     return wl_latency_report(&lat, 4, extra) == 0 ? 0 : 1;
 }
 
-/* Wait for the hog's "filled", or its end. 0 filled, 1 it ended first. */
-static int wait_filled(struct run_ctx *rc, int fd, pid_t hog)
-{
-    char buf[16];
-    size_t o = 0;
-    for (;;) {
-        if (run_check_abort(rc))
-            return 1;
-        struct pollfd p = { .fd = fd, .events = POLLIN };
-        int r = poll(&p, 1, 200);
-        if (r < 0 && errno != EINTR)
-            return 1;
-        if (r > 0) {
-            ssize_t n = read(fd, buf + o, 1);
-            if (n <= 0)
-                return 1;
-            if (buf[o] == '\n')
-                return strncmp(buf, "filled", 6) == 0 ? 0 : 1;
-            if (++o == sizeof buf)
-                return 1;
-        }
-        if (pm_child_ended(hog))
-            return 1;
-    }
-}
-
 static int stutter_run(void *state, struct run_ctx *rc, struct pm_err *err)
 {
     struct stutter_state *st = state;
@@ -219,7 +194,7 @@ static int stutter_run(void *state, struct run_ctx *rc, struct pm_err *err)
     }
     uint64_t f0 = pm_now_ns();
     struct run_exit hex;
-    if (wait_filled(rc, hp[0], hog) != 0) {
+    if (wl_wait_ready(rc, hp[0], hog, "filled") != 0) {
         kill(hog, SIGKILL);
         int w = run_wait(rc, hog, &hex, err);
         close(hp[0]);
