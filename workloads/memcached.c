@@ -34,7 +34,7 @@ static const struct metric_def mc_defs[] = {
     [M_ERRORS] = METRIC("memcached.client_errors", "count", PM_LOWER,
                         "gets answered with SERVER_ERROR, CLIENT_ERROR or ERROR"),
     [M_ELAPSED] = METRIC("memcached.client_s", "s", PM_NEITHER, "how long the measured phase took"),
-    [M_LATENCY] = LATENCY_METRIC("memcached.latency", "a get's latency, from its send to its whole reply"),
+    [M_LATENCY] = LATENCY_METRIC("memcached.latency", "a GET request's latency, from its send to its whole reply"),
     [M_ITEMS] = METRIC("memcached.curr_items", "count", PM_NEITHER, "items the server held at the end (stats)"),
     [M_BYTES] = METRIC("memcached.bytes", "bytes", PM_NEITHER, "bytes its items took at the end (stats bytes)"),
     [M_EVICTIONS] = METRIC("memcached.evictions", "count", PM_LOWER,
