@@ -11,10 +11,16 @@
 
 /* The guest's packages: what pressmark links against (Debian 12 names),
  * what a kernel package needs to install (kmod, linux-base, the
- * initramfs tools), loopback for the chat (iproute2), and the sanitizer
- * runtimes so that a make check build runs in the guest as well. */
+ * initramfs tools), loopback for the chat (iproute2), the sanitizer
+ * runtimes so that a make check build runs in the guest as well, and
+ * the applications the MGLRU recipes run inside a guest's kernel
+ * (redis-server and redis-tools' redis-benchmark, memcached, fio): the
+ * host's kernel may lack what they compare. Their packages make the
+ * redis and memcache users; no service starts, the guest has no init
+ * system. */
 static const char guest_packages[] = "libsqlite3-0,libcurl4,libgsl27,zlib1g,libinih1,libjansson4,libarchive13,kmod,linux-base,"
-                                     "initramfs-tools,zstd,e2fsprogs,iproute2,libasan8,libubsan1";
+                                     "initramfs-tools,zstd,e2fsprogs,iproute2,libasan8,libubsan1,"
+                                     "redis-server,redis-tools,memcached,fio";
 
 /* What both inits begin with: the mounts a run needs (cgroup v2 among
  * them), the hostname and loopback. */
