@@ -58,7 +58,7 @@ static bool present_workload(const char *name, struct wl_present *out)
         return false;
     *out = (struct wl_present){ .headline = wl->headline, .title = wl->headline_title, .cpu_split = wl->show_cpu_split,
                                 .params_title = wl->params_title ? wl->params_title : "parameters",
-                                .compare_also = wl->compare_also };
+                                .compare_also = wl->compare_also, .figures = wl->metrics };
     return true;
 }
 

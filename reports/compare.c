@@ -381,6 +381,24 @@ static int choose_labels(struct pm_db *db, const struct compare_request *rq, str
     return 0;
 }
 
+/* --long ends with the workload's own figures, as mmtests' compare shows
+ * each benchmark's extracted figures: the server's view (Redis INFO,
+ * memcached stats, PostgreSQL's buffer hits) beside the kernel's. A
+ * latency histogram's p99 stands for it; a figure with a "<word>" in
+ * its name is a family that has no single name, left to --metric. */
+static void add_own_figures(struct comparison *c, const struct metric_group *g, const char *workload)
+{
+    for (size_t i = 0; g && i < g->n; i++) {
+        const struct metric_def *d = &g->defs[i];
+        if (strchr(d->name, '<'))
+            continue;
+        char name[sizeof c->metrics[0].name];
+        int w = snprintf(name, sizeof name, "%s%s", d->name, d->latency ? "_p99_us" : "");
+        if (w > 0 && (size_t)w < sizeof name && strcmp(name, c->headline) != 0)
+            add_metric(c, name, workload);
+    }
+}
+
 /* Metrics: the headline first, then as asked, or else the workload's own
  * figures and the reports' table (wider with --long). shown is left with
  * the workload's presentation: the sentences judge its figures too. */
@@ -402,6 +420,8 @@ static void choose_metrics(struct comparison *c, const struct compare_request *r
         for (size_t i = 0; rq->long_view && long_extra[i]; i++)
             if (strcmp(long_extra[i], c->headline) != 0)
                 add_metric(c, long_extra[i], workload);
+        if (rq->long_view)
+            add_own_figures(c, shown->figures, workload);
     }
 }
 

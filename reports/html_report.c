@@ -102,6 +102,7 @@ static void run_details(FILE *f, struct pm_db *db, const struct run_info *ri, bo
     FILE *mem = open_memstream(&line, &len);
     if (mem) {
         summary_gnu_time(mem, ri);
+        summary_workload_figures(mem, ri);
         if (fclose(mem) == 0)
             quote_html(f, line);
         free(line);

@@ -5,6 +5,7 @@
  * layer hands reports a lookup into them (report_set_workload_lookup), so
  * reports depend on nothing above the store. */
 #include <stdbool.h>
+#include "lib/metrics.h"
 
 struct wl_present {
     const char *headline;          /* "chat.msgs_per_s" */
@@ -12,6 +13,9 @@ struct wl_present {
     bool cpu_split;                /* show adds user, system and idle columns */
     const char *params_title;      /* what its stored parameters are: "parameters", "command" */
     const char *const *compare_also;  /* compared by default after the headline (NULL-terminated), or NULL */
+    /* The workload's own figures (a server's INFO, a build's phases):
+     * compare --long and the report's "every statistic" show each; NULL: none. */
+    const struct metric_group *figures;
 };
 
 typedef bool (*wl_present_fn)(const char *workload, struct wl_present *out);

@@ -193,7 +193,7 @@ static void print_latency(FILE *f, const struct run_info *runs, size_t n)
 
 /* The workload's own figures (chat.*, shmio.*, swapout.*, build.*): the
  * reports' counts such as heap collections per side, bytes and passes. */
-static void print_workload_metrics(FILE *f, const struct run_info *ri)
+void summary_workload_figures(FILE *f, const struct run_info *ri)
 {
     char prefix[80];
     snprintf(prefix, sizeof prefix, "%s.", ri->workload);
@@ -415,7 +415,7 @@ static void print_sampled(FILE *f, const struct run_info *ri)
 static void print_extras(FILE *f, const struct run_info *ri)
 {
     print_latency(f, ri, 1);
-    print_workload_metrics(f, ri);
+    summary_workload_figures(f, ri);
     if (metric_set_find(&ri->metrics, MN_time_elapsed_s)) {
         fputc('\n', f);
         summary_gnu_time(f, ri);

@@ -16,6 +16,10 @@ void summary_print_runs(FILE *f, struct run_info *runs, size_t n, bool one_run, 
 void summary_json_run(struct jw *j, const struct run_info *ri, bool top, const struct label_outlier *o);
 /* GNU time's default two lines, from the time.* metrics. */
 void summary_gnu_time(FILE *f, const struct run_info *ri);
+/* The workload's own figures of a run, one line after a blank one
+ * ("redis: keys 25,165, ..."): its metrics named "<workload>.", but for
+ * a latency histogram's; nothing when it has none. */
+void summary_workload_figures(FILE *f, const struct run_info *ri);
 /* "2026-11-30 15:40:01 UTC" */
 void summary_fmt_time(char *buf, size_t len, int64_t wall_ns);
 /* The headline metric's name and title for a workload. */

@@ -156,6 +156,7 @@ missing docs/guide/workloads.md nope.md
 no-anchor docs/guide/workloads.md reports.md#no-such-heading
 unclosed docs/guide/references.md" \
    "a planted broken link, image and anchor and an open code block are each reported, and nothing else"
-is "$(awk -F'\t' '$2 == "docs/guide/workloads.md" && $4 ~ /^#/ { print $1 }' "$TMP/plant-links" | tr '\n' ' ')" "ok ok " \
+is "$(awk -F'\t' '$2 == "docs/guide/workloads.md" && $4 ~ /^#(a-code-heading|run-chat-.*-1$)/ { print $1 }' "$TMP/plant-links" |
+      tr '\n' ' ')" "ok ok " \
    "  headings slugged as GitHub does: case, punctuation, a repeated heading's -1"
 done_testing

@@ -361,4 +361,21 @@ is "$(printf '%s\n' "$rc" | grep -E '^usemem|%: ' | sed 's/; mean.*//' | fam)" \
 usemem (usemem-rand), suite 1 (robot-memory-quick): 2 cells, baseline rand cap 512M, alpha 0.05 for a family of N comparisons
 160/180 = 88.9 %: usemem runs 11.1 % slower with rand cap 256M than with rand cap 512M (p < 0.001, adjusted < 0.001 over N comparisons, n = 3/3)" \
     "robot-memory-quick: usemem's random reads against rand cap 512M, never against the sequential cap 512M"
+# A workload's own figures (a server's INFO, usemem's pages): --long ends
+# with each of its table's, and the report's run details list them. In a
+# database of their own, beside the record runs above.
+own=(env PRESSMARK_DB="$TMP/own.db" "$PM")
+setup "usemem runs of two labels" sh -c '"$@" run usemem --quiet --size 8M --runs 2 --interval 50ms --label u1 &&
+    "$@" run usemem --quiet --size 8M --runs 2 --interval 50ms --label u2' sh "${own[@]}"
+long=$("${own[@]}" compare --long u1 u2)
+pages=$(( 8 * 1048576 / $(getconf PAGESIZE) ))
+grouped=$(python3 -c 'import sys; print(f"{int(sys.argv[1]):,}")' "$pages")
+like "$(grep -A1 '^usemem.pages_touched ' <<<"$long")" "mean +$grouped\.0 +$grouped\.0$" \
+    "--long has the workload's own figures: usemem.pages_touched, $pages a run"
+like "$long" "^usemem.bad_pages \(pages, lower is better\) +n +2 +2$" "  every one of its table's, usemem.bad_pages too"
+unlike "$("${own[@]}" compare u1 u2)" "pages_touched" "  the default table keeps to the reports' columns"
+"${own[@]}" report --out "$TMP/own-rep" >/dev/null
+is "$(grep -c "^usemem: .*pages_touched $grouped pages" "$TMP/own-rep/report.html")" 4 \
+   "the report's run details list each run's own figures"
+
 done_testing
