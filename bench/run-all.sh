@@ -12,7 +12,7 @@
 # the others.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
-SCRIPTS=${BENCH_SCRIPTS:-sampler.sh observer.sh chat.sh workloads.sh completion.sh reports.sh samples.sh verdicts.sh changepoints.sh suite.sh vm.sh}
+SCRIPTS=${BENCH_SCRIPTS:-sampler.sh observer.sh chat.sh workloads.sh servers.sh completion.sh reports.sh samples.sh verdicts.sh changepoints.sh suite.sh vm.sh}
 WORK=$(mktemp -d /tmp/pressmark-bench.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 # Stop after the script that is running (it cleans up on SIGINT itself),

@@ -42,7 +42,7 @@ int vm_image_main(int argc, char **argv)
         return 2;
     }
     struct vm_image img;
-    int rc = image_prepare(&k, &img, stderr, &err);
+    int rc = image_prepare(&k, NULL, &img, stderr, &err);
     if (rc == 0)
         printf("%s\n", img.dir);
     else

@@ -185,3 +185,33 @@ int exp_group_merged(struct runner *r, int group, int *worst)
             *worst = 1;
     return 0;
 }
+
+/* Is word (n bytes) one of list's comma-separated items? */
+static bool listed(const char *list, const char *word, size_t n)
+{
+    for (const char *p = list; *p;) {
+        size_t m = strcspn(p, ",");
+        if (m == n && strncmp(p, word, n) == 0)
+            return true;
+        p += m + (p[m] == ',');
+    }
+    return false;
+}
+
+void exp_guest_apps(const struct suite_plan *p, int group, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t c = 0; c < p->ncells; c++) {
+        const struct suite_cell *cell = &p->cells[c];
+        if (cell->group != group || !cell->wl || !cell->wl->guest_packages)
+            continue;
+        for (const char *w = cell->wl->guest_packages; *w;) {
+            size_t n = strcspn(w, ",");
+            if (n && !listed(buf, w, n) && used + (used > 0) + n < len) {
+                used += (size_t)snprintf(buf + used, len - used, "%s%.*s", used ? "," : "", (int)n, w);
+            }
+            w += n + (w[n] == ',');
+        }
+    }
+}

@@ -6,6 +6,8 @@
  * reason, and a private directory per boot or job for its files. */
 #include <stddef.h>
 #include "experiment/runner.h"
+#include "experiment/plan.h"
+#include "kernels/base.h"
 #include "kernels/image.h"
 #include "lib/err.h"
 #include "lib/kv.h"
@@ -30,6 +32,11 @@ int exp_group_merged(struct runner *r, int group, int *worst);
 /* What the group's image tells of its kernel (its configuration) and the
  * machine it asks for, into the group's run metadata. */
 void exp_image_meta(struct runner *r, int group, const struct vm_image *img);
+/* The Debian packages the group's cells' workloads need in a guest
+ * (workload_ops.guest_packages), each once, in the order first met,
+ * comma-separated; "" when none. One that does not fit is left out
+ * (the guest then says what is missing, as a host does). */
+void exp_guest_apps(const struct suite_plan *p, int group, char *buf, size_t len);
 /* The job's metadata file: key=value lines every guest run carries;
  * malloc'd, NULL when out of memory. */
 char *exp_meta_text(const struct kv_list *m);

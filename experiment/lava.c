@@ -84,7 +84,9 @@ static int build_job(struct runner *r, int group, const struct suite_run_opts *o
     const struct suite_group *sg = &p->groups[group];
     FILE *say = o->quiet ? NULL : exp_say_file(r->ev);
     struct vm_image img;
-    int rc = image_prepare(&r->kernels[group].spec, &img, say, err);
+    char apps[GUEST_APPS_MAX + 1];
+    exp_guest_apps(p, group, apps, sizeof apps);
+    int rc = image_prepare(&r->kernels[group].spec, apps, &img, say, err);
     if (say)
         fclose(say);
     if (rc < 0)

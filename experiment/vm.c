@@ -59,7 +59,9 @@ static int prepare_image(struct runner *r, int group, const struct suite_run_opt
     const struct suite_group *sg = &r->p->groups[group];
     struct pm_err err;
     (void)o;
-    if (image_prepare(&r->kernels[group].spec, img, say, &err) < 0) {
+    char apps[GUEST_APPS_MAX + 1];
+    exp_guest_apps(r->p, group, apps, sizeof apps);
+    if (image_prepare(&r->kernels[group].spec, apps, img, say, &err) < 0) {
         char reason[1400];
         snprintf(reason, sizeof reason, "kernel %s: its VM image could not be made: %s", sg->kernel, err.msg);
         char qr[1500];

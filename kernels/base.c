@@ -1,6 +1,7 @@
 #include "kernels/base.h"
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,16 +12,13 @@
 
 /* The guest's packages: what pressmark links against (Debian 12 names),
  * what a kernel package needs to install (kmod, linux-base, the
- * initramfs tools), loopback for the chat (iproute2), the sanitizer
- * runtimes so that a make check build runs in the guest as well, and
- * the applications the MGLRU recipes run inside a guest's kernel
- * (redis-server and redis-tools' redis-benchmark, memcached, fio): the
- * host's kernel may lack what they compare. Their packages make the
- * redis and memcache users; no service starts, the guest has no init
- * system. */
+ * initramfs tools), loopback for the chat (iproute2), and the sanitizer
+ * runtimes so that a make check build runs in the guest as well. The
+ * applications a suite's workloads run (redis-server, memcached, fio)
+ * are not among them: base_image adds what it is asked for, in a base
+ * of its own, so a suite without them never pays for their 130 MiB. */
 static const char guest_packages[] = "libsqlite3-0,libcurl4,libgsl27,zlib1g,libinih1,libjansson4,libarchive13,kmod,linux-base,"
-                                     "initramfs-tools,zstd,e2fsprogs,iproute2,libasan8,libubsan1,"
-                                     "redis-server,redis-tools,memcached,fio";
+                                     "initramfs-tools,zstd,e2fsprogs,iproute2,libasan8,libubsan1";
 
 /* What both inits begin with: the mounts a run needs (cgroup v2 among
  * them), the hostname and loopback. */
@@ -137,11 +135,26 @@ static void codename(char *buf, size_t len)
         fclose(f);
 }
 
-static void prune_images(const char *cache)
+static bool of_core(const char *name, const char *core)
+{
+    size_t n = strlen(core);
+    return strncmp(name, core, n) == 0 && (name[n] == '\0' || name[n] == '-');
+}
+
+/* A new core (packages, inits, mirror, release) outdates every base and
+ * image made from an older one: when no base of this core exists yet,
+ * the others and every kernel image go. A base of the same core with
+ * other applications is no new core: nothing goes. */
+static void prune_images(const char *cache, const char *core)
 {
     DIR *d = opendir(cache);
     struct dirent *e;
-    while (d && (e = readdir(d))) {
+    bool current = false;
+    while (d && (e = readdir(d)))
+        current |= of_core(e->d_name, core);
+    if (d)
+        rewinddir(d);
+    while (d && !current && (e = readdir(d))) {
         if (strncmp(e->d_name, "base-", 5) != 0 && strncmp(e->d_name, "kernel-", 7) != 0)
             continue;
         char path[PATH_MAX + 300];
@@ -152,8 +165,33 @@ static void prune_images(const char *cache)
         closedir(d);
 }
 
-int base_image(const char *cache, char *base, size_t len, FILE *say, struct pm_err *err)
+/* Debian package names (policy 5.6.1), comma-separated: what debootstrap's
+ * --include takes and nothing else. */
+static bool package_list_ok(const char *s)
 {
+    const char *p = s;
+    while (*p) {
+        size_t n = strspn(p, "abcdefghijklmnopqrstuvwxyz0123456789+-.");
+        if (n < 2 || !((p[0] >= 'a' && p[0] <= 'z') || (p[0] >= '0' && p[0] <= '9')))
+            return false;
+        p += n;
+        if (*p == ',' && p[1])
+            p++;
+        else if (*p)
+            return false;
+    }
+    return true;
+}
+
+int base_image(const char *cache, const char *apps, char *base, size_t len, FILE *say, struct pm_err *err)
+{
+    if (!apps)
+        apps = "";
+    if (*apps && !package_list_ok(apps))
+        return pm_errf(err, "the guest's application packages '%s' are not a comma-separated list of Debian "
+                       "package names", apps);
+    if (strlen(apps) > GUEST_APPS_MAX)
+        return pm_errf(err, "the guest's application packages are longer than %d characters", GUEST_APPS_MAX);
     char mir[256], code[64];
     mirror(mir, sizeof mir);
     codename(code, sizeof code);
@@ -161,23 +199,28 @@ int base_image(const char *cache, char *base, size_t len, FILE *say, struct pm_e
     const char *parts[] = { guest_packages, guest_init, lava_init, initramfs_conf, initramfs_modules, mir, code };
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
         h = pm_fnv1a(h, parts[i], strlen(parts[i]) + 1);
-    snprintf(base, len, "%s/base-%s-%016llx", cache, code, (unsigned long long)h);
+    char core[80];
+    snprintf(core, sizeof core, "base-%s-%016llx", code, (unsigned long long)h);
+    if (*apps)
+        snprintf(base, len, "%s/%s-%016llx", cache, core, (unsigned long long)pm_fnv1a(PM_FNV1A_INIT, apps, strlen(apps)));
+    else
+        snprintf(base, len, "%s/%s", cache, core);
     char stamp[PATH_MAX + 16];
     snprintf(stamp, sizeof stamp, "%s/usr/lib/pressmark/guest-init", base);
     if (pm_path_exists(stamp))
         return 0;
-    /* A new base outdates every image made from an older one. */
-    prune_images(cache);
+    prune_images(cache, core);
     char dir[PATH_MAX];
     int id;
     if (build_dir_make(cache, dir, sizeof dir, &id, err) < 0)
         return -1;
     if (say)
-        fprintf(say, "pressmark: building the guest's root file system (debootstrap %s from %s, once)\n", code, mir);
-    char root[PATH_MAX + 8], log[PATH_MAX + 16], incl[sizeof guest_packages + 16];
+        fprintf(say, "pressmark: building the guest's root file system (debootstrap %s from %s%s%s, once)\n", code, mir,
+                *apps ? ", with " : "", apps);
+    char root[PATH_MAX + 8], log[PATH_MAX + 16], incl[sizeof guest_packages + GUEST_APPS_MAX + 16];
     snprintf(root, sizeof root, "%s/root", dir);
     snprintf(log, sizeof log, "%s/debootstrap.log", dir);
-    snprintf(incl, sizeof incl, "--include=%s", guest_packages);
+    snprintf(incl, sizeof incl, "--include=%s%s%s", guest_packages, *apps ? "," : "", apps);
     char *argv[] = { "debootstrap", "--variant=minbase", incl, code, root, mir, NULL };
     char path[PATH_MAX + 64];
     int rc = build_step(argv, NULL, log, "debootstrap", err);

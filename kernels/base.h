@@ -10,7 +10,11 @@
 #include <stdio.h>
 #include "lib/err.h"
 
-/* The base's directory in cache, made when missing (say: one line). */
-int base_image(const char *cache, char *base, size_t len, FILE *say, struct pm_err *err);
+/* The base's directory in cache, made when missing (say: one line).
+ * apps: more Debian packages for the workloads a guest runs (redis-server,
+ * memcached), comma-separated, or NULL or "": those make a base of their
+ * own beside the plain one. A list that is not package names is refused. */
+#define GUEST_APPS_MAX 512
+int base_image(const char *cache, const char *apps, char *base, size_t len, FILE *say, struct pm_err *err);
 
 #endif

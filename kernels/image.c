@@ -317,7 +317,7 @@ static void keep_recent(const char *cache, const struct vm_image *img)
     free(v);
 }
 
-int image_prepare(const struct kernel_spec *k, struct vm_image *img, FILE *say, struct pm_err *err)
+int image_prepare(const struct kernel_spec *k, const char *apps, struct vm_image *img, FILE *say, struct pm_err *err)
 {
     memset(img, 0, sizeof *img);
     if (k->kind == KERNEL_RUNNING)
@@ -325,7 +325,7 @@ int image_prepare(const struct kernel_spec *k, struct vm_image *img, FILE *say, 
     if (kernel_find(k, &img->info, err) < 0)
         return -1;
     char cache[PATH_MAX], base[PATH_MAX];
-    if (kernel_cache_dir(cache, sizeof cache, err) < 0 || base_image(cache, base, sizeof base, say, err) < 0)
+    if (kernel_cache_dir(cache, sizeof cache, err) < 0 || base_image(cache, apps, base, sizeof base, say, err) < 0)
         return -1;
     if (k->kind == KERNEL_PACKAGE && download_deb(cache, &img->info, say, err) < 0)
         return -1;

@@ -18,9 +18,10 @@ struct vm_image {
     struct kernel_info info;
 };
 
-/* The image for k, built when not cached (say gets one line per step).
- * -1 with err naming the step that failed and its last output. */
-int image_prepare(const struct kernel_spec *k, struct vm_image *img, FILE *say, struct pm_err *err);
+/* The image for k, built when not cached (say gets one line per step),
+ * on the base with apps (base_image's) when apps names any. -1 with err
+ * naming the step that failed and its last output. */
+int image_prepare(const struct kernel_spec *k, const char *apps, struct vm_image *img, FILE *say, struct pm_err *err);
 void image_free(struct vm_image *img);
 
 #endif

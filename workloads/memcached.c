@@ -329,5 +329,6 @@ const struct workload_ops workload_memcached = {
     .check = mc_check,
     .run = mc_run,
     .helpers = kv_helpers,
+    .guest_packages = "memcached",
     .journals = true,
 };

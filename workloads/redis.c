@@ -286,5 +286,6 @@ const struct workload_ops workload_redis = {
     .check = redis_check,
     .run = redis_run,
     .helpers = kv_helpers,
+    .guest_packages = "redis-server,redis-tools",
     .journals = true,
 };

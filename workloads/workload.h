@@ -67,6 +67,10 @@ struct workload_ops {
     /* Select phase i; suffix names it for the label ("j8"). */
     void (*set_phase)(void *state, int i, char *suffix, size_t len);
     const struct wl_helper *helpers;    /* NULL-terminated, or NULL */
+    /* The Debian packages it needs that a guest's root lacks (redis-server,
+     * memcached), comma-separated, or NULL: a suite's VM image adds them
+     * for the cells it runs (kernels/base.c). */
+    const char *guest_packages;
     /* Optional: the headline this configuration names, where it is not
      * the workload's (record's figures); "" when each run's output
      * decides it; NULL: headline. Each run stores its own as its
