@@ -22,6 +22,7 @@ PACKAGES=(
     dpkg-dev debhelper lintian                                                   # tests: the Debian package
     victoria-metrics chromium                                                    # tests: push target, HTML report in a browser
     rt-tests stress-ng                                                           # bench: hackbench, stress-ng (peers)
+    sysbench                                                                     # tests: record --figures sysbench of a live run (t87)
     redis-server redis-tools                                                     # the redis workload: its server and redis-benchmark (t58)
     memcached libmemcached-tools                                                 # the memcached workload's server (t59); memcaslap for record
     linux-source-6.1 flex bison bc libelf-dev libssl-dev                         # build --linux: Debian's kernel source, what building it needs

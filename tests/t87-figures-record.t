@@ -39,6 +39,42 @@ else
     skip "hackbench (rt-tests) is not installed"
 fi
 
+# sysbench, a real second of its cpu test: events/s and the 95th
+# percentile are the numbers it printed.
+if command -v sysbench >/dev/null; then
+    "$PM" record --quiet --label sb --figures sysbench -- sysbench cpu --time=1 --threads=1 run
+    is "$?" 0 "record --figures sysbench -- sysbench cpu --time=1 run exits 0"
+    id=$(q "select max(id) from run")
+    "$PM" show --output "$id" > "$TMP/sb.out"
+    printed=$(sed -n 's/^ *events per second: *//p' "$TMP/sb.out")
+    like "$printed" '^[0-9]+\.[0-9]+$' "show --output gives sysbench's events per second ($printed)"
+    ok "sysbench.events_per_s is the number sysbench printed ($(exact "$id" sysbench.events_per_s) = $printed)" \
+       same "$(exact "$id" sysbench.events_per_s)" "$printed"
+    p95=$(sed -n 's/^ *95th percentile: *//p' "$TMP/sb.out")
+    ok "sysbench.latency_p95_ms is its 95th percentile ($(exact "$id" sysbench.latency_p95_ms) = $p95)" \
+       same "$(exact "$id" sysbench.latency_p95_ms)" "$p95"
+    is "$(q "select value from run_meta where run_id = $id and key = 'headline'")" sysbench.events_per_s "  the headline"
+else
+    skip "sysbench is not installed"
+fi
+
+# stress-ng, a real second of one stressor with --metrics --yaml FILE,
+# read with --figures-from FILE: the
+# bogo-ops/s are the YAML's.
+if command -v stress-ng >/dev/null; then
+    "$PM" record --quiet --label sn --figures stress-ng --figures-from "$TMP/sn.yaml" -- \
+        stress-ng --cpu 1 --cpu-method int8 --timeout 1 --metrics --yaml "$TMP/sn.yaml"
+    is "$?" 0 "record --figures stress-ng --figures-from FILE -- stress-ng --cpu 1 --timeout 1 --metrics --yaml FILE exits 0"
+    id=$(q "select max(id) from run")
+    yaml_rate=$(python3 -c 'import sys, yaml
+m = yaml.safe_load(open(sys.argv[1]))["metrics"]
+print(repr(float(m[0]["bogo-ops-per-second-real-time"])))' "$TMP/sn.yaml")
+    ok "stress_ng.cpu.bogo_ops_per_s is the YAML's bogo-ops-per-second-real-time ($yaml_rate)" \
+       same "$(exact "$id" stress_ng.cpu.bogo_ops_per_s)" "$yaml_rate"
+else
+    skip "stress-ng is not installed"
+fi
+
 # fio, a real job of 4 MiB in the test's own directory.
 if command -v fio >/dev/null; then
     "$PM" record --quiet --label fio --figures fio -- fio --name=seqread --filename="$TMP/fio.dat" --size=4M --rw=read \
