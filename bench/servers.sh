@@ -37,17 +37,29 @@ need redis-server redis-server
 need redis-benchmark redis-tools
 need redis-cli redis-tools
 [ "$(id -u)" = 0 ] || { not_measured "$G_REDIS" "needs root"; echo "bench/servers.sh: needs root (a cgroup, a swap file)" >&2; exit 2; }
+# The cap by hand: cgroup v1's memory controller, else cgroup v2's with
+# memory enabled for its children.
 mem=/sys/fs/cgroup/memory
-[ -f "$mem/memory.limit_in_bytes" ] || mem=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+if [ ! -f "$mem/memory.limit_in_bytes" ]; then
+    mem=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+    grep -qw memory "${mem:-/nonexistent}/cgroup.subtree_control" 2>/dev/null || {
+        not_measured "$G_REDIS" "no memory cgroup controller"; not_measured "$G_REDIS_HI" "no memory cgroup controller"
+        echo "bench/servers.sh: needs a memory cgroup controller (v1, or v2 with memory in cgroup.subtree_control)" >&2
+        exit 2
+    }
+fi
 bench_tmpdir DIR
 chmod 0711 "$DIR"   # the redis user reaches its socket directory below, nothing else
-export PRESSMARK_DB="$DIR/bench.db"
+PRIV=$DIR/private   # root's alone: the swap file, which holds whatever the machine swaps
+mkdir -m 0700 "$PRIV"
+export PRESSMARK_DB="$PRIV/bench.db"
 PM=./pressmark
 keys=$((DATA_MB * 1048576 / 4000))
+as_redis() { setpriv --reuid redis --regid redis --init-groups --reset-env -- "$@"; }
 
 # The data set as RESP SETs, made once: both sides load the same bytes'
 # worth (pressmark's loader draws its own random values).
-python3 - "$keys" > "$DIR/load.resp" <<'PY'
+python3 - "$keys" > "$PRIV/load.resp" <<'PY'
 import os, sys
 out = sys.stdout.buffer
 for i in range(int(sys.argv[1])):
@@ -56,53 +68,69 @@ for i in range(int(sys.argv[1])):
     out.write(b"*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$4000\r\n%s\r\n" % (len(k), k, v))
 PY
 
+# What a hand run made, undone in the order that cannot fail: the
+# server and anything in its cgroup killed (by the cgroup, never by user
+# or name), then the swap off, and only then the file removed, the cgroup
+# and the socket's directory. Also on a failure or Ctrl-C (cleanup_add).
+HAND_CG=$mem/pm-bench-hand.$$ HAND_SWAP=$PRIV/hand.swap HAND_SRV=$DIR/srv HAND_PID=
+hand_teardown() {
+    [ -z "$HAND_PID" ] || kill -KILL "$HAND_PID" 2>/dev/null || true
+    [ -z "$HAND_PID" ] || wait "$HAND_PID" 2>/dev/null || true   # its status is SIGKILL's
+    HAND_PID=
+    local i p
+    for i in $(seq 50); do
+        [ -s "$HAND_CG/cgroup.procs" ] || break
+        while read -r p; do kill -KILL "$p" 2>/dev/null || true; done < "$HAND_CG/cgroup.procs"
+        sleep 0.1
+    done
+    if grep -q "^$HAND_SWAP " /proc/swaps; then swapoff "$HAND_SWAP" || echo "bench/servers.sh: swapoff $HAND_SWAP failed" >&2; fi
+    grep -q "^$HAND_SWAP " /proc/swaps || rm -f "$HAND_SWAP"
+    [ ! -d "$HAND_CG" ] || rmdir "$HAND_CG" || echo "bench/servers.sh: $HAND_CG is left" >&2
+    rm -rf "$HAND_SRV"
+}
+cleanup_add hand_teardown
+
 # by_hand: one run as a user would write it; prints redis-benchmark's GET/s.
 by_hand() {
-    local cg srv=$DIR/srv swap=$DIR/hand.swap pid rate
-    mkdir -m 0700 "$srv" && chown redis:redis "$srv"
-    dd if=/dev/zero of="$swap" bs=1M count=512 status=none && chmod 600 "$swap" && mkswap -q "$swap" && swapon "$swap"
-    if [ -f "$mem/memory.limit_in_bytes" ]; then
-        cg=$mem/pm-bench-hand.$$ && mkdir "$cg" && echo $((CAP_MB << 20)) > "$cg/memory.limit_in_bytes"
-    else
-        cg=$mem/pm-bench-hand.$$ && mkdir "$cg" && echo $((CAP_MB << 20)) > "$cg/memory.max"
-    fi
-    sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$cg" \
-        setpriv --reuid redis --regid redis --init-groups -- redis-server --port 0 --unixsocket "$srv/s" \
-        --unixsocketperm 700 --save '' --appendonly no --loglevel warning --dir "$srv" >"$DIR/hand.log" 2>&1 &
-    pid=$!
-    for _ in $(seq 100); do [ -S "$srv/s" ] && break; sleep 0.1; done
-    setpriv --reuid redis --regid redis --init-groups -- redis-cli -s "$srv/s" --pipe < "$DIR/load.resp" > "$DIR/pipe.out"
-    grep -q "errors: 0, replies: $keys" "$DIR/pipe.out" || { cat "$DIR/pipe.out" >&2; return 1; }
-    rate=$(setpriv --reuid redis --regid redis --init-groups -- redis-benchmark -s "$srv/s" -t get -r "$keys" \
-        -n "$REQUESTS" -c 50 -P 1 --csv | awk -F'"' '$2 == "GET" { print $4 }')
-    setpriv --reuid redis --regid redis --init-groups -- redis-cli -s "$srv/s" info memory |
-        awk -F: '$1 == "used_memory_rss" { printf "%d\n", $2 / 1048576 }' | tr -d '\r' >> "$DIR/hand.rss"
-    kill "$pid"
-    wait "$pid" || true   # redis-server ends on SIGTERM with its own status
-    swapoff "$swap" && rm -f "$swap"
-    rmdir "$cg"
-    rm -rf "$srv"
+    local rate
+    mkdir -m 0700 "$HAND_SRV" && chown redis:redis "$HAND_SRV"
+    (umask 077 && dd if=/dev/zero of="$HAND_SWAP" bs=1M count=512 status=none) && mkswap -q "$HAND_SWAP" &&
+        swapon "$HAND_SWAP"
+    mkdir "$HAND_CG"
+    if [ -f "$HAND_CG/memory.limit_in_bytes" ]; then echo $((CAP_MB << 20)) > "$HAND_CG/memory.limit_in_bytes"
+    else echo $((CAP_MB << 20)) > "$HAND_CG/memory.max"; fi
+    sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$HAND_CG" \
+        setpriv --reuid redis --regid redis --init-groups --reset-env -- redis-server --port 0 --unixsocket "$HAND_SRV/s" \
+        --unixsocketperm 700 --save '' --appendonly no --loglevel warning --dir "$HAND_SRV" >"$PRIV/hand.log" 2>&1 &
+    HAND_PID=$!
+    for _ in $(seq 100); do [ -S "$HAND_SRV/s" ] && break; sleep 0.1; done
+    as_redis redis-cli -s "$HAND_SRV/s" --pipe < "$PRIV/load.resp" > "$PRIV/pipe.out"
+    grep -q "errors: 0, replies: $keys" "$PRIV/pipe.out" || { cat -v "$PRIV/pipe.out" >&2; return 1; }
+    rate=$(as_redis redis-benchmark -s "$HAND_SRV/s" -t get -r "$keys" -n "$REQUESTS" -c 50 -P 1 --csv |
+        awk -F'"' '$2 == "GET" { print $4 }')
+    as_redis redis-cli -s "$HAND_SRV/s" info memory |
+        awk -F: '$1 == "used_memory_rss" { printf "%d\n", $2 / 1048576 }' >> "$PRIV/hand.rss"
+    hand_teardown
     echo "$rate"
 }
-cleanup_add "swapoff '$DIR/hand.swap' 2>/dev/null; rmdir $mem/pm-bench-hand.$$ 2>/dev/null; pkill -u redis -f '$DIR/srv' || true"
 
 pm_run() {
     "$PM" run redis --quiet --label bench --mem-cap "${CAP_MB}M" --swap 512M --dataset "${DATA_MB}M" \
         --requests "$REQUESTS" >/dev/null
     sqlite3 "$PRESSMARK_DB" "select cast(value / 1048576 as int) from metric where name = 'redis.used_memory_rss_bytes'
-                             and run_id = (select max(id) from run)" >> "$DIR/pm.rss"
+                             and run_id = (select max(id) from run)" >> "$PRIV/pm.rss"
     sqlite3 "$PRESSMARK_DB" "select value from metric where name = 'redis_benchmark.get.requests_per_s'
                              and run_id = (select max(id) from run)"
 }
 
-: > "$DIR/pm" && : > "$DIR/hand"
+: > "$PRIV/pm" && : > "$PRIV/hand"
 for r in $(seq "$ROUNDS"); do
-    if [ $((r % 2)) = 1 ]; then pm_run >> "$DIR/pm"; by_hand >> "$DIR/hand"
-    else by_hand >> "$DIR/hand"; pm_run >> "$DIR/pm"; fi
+    if [ $((r % 2)) = 1 ]; then pm_run >> "$PRIV/pm"; by_hand >> "$PRIV/hand"
+    else by_hand >> "$PRIV/hand"; pm_run >> "$PRIV/pm"; fi
     printf 'round %d: pressmark %s, by hand %s GET/s; the server resident after it: %s and %s MiB\n' "$r" \
-        "$(tail -1 "$DIR/pm")" "$(tail -1 "$DIR/hand")" "$(tail -1 "$DIR/pm.rss")" "$(tail -1 "$DIR/hand.rss")"
+        "$(tail -1 "$PRIV/pm")" "$(tail -1 "$PRIV/hand")" "$(tail -1 "$PRIV/pm.rss")" "$(tail -1 "$PRIV/hand.rss")"
 done
-ratio=$(python3 - "$DIR/pm" "$DIR/hand" <<'PY'
+ratio=$(python3 - "$PRIV/pm" "$PRIV/hand" <<'PY'
 import statistics, sys
 pm = [float(x) for x in open(sys.argv[1])]
 hand = [float(x) for x in open(sys.argv[2])]

@@ -199,12 +199,17 @@ int base_image(const char *cache, const char *apps, char *base, size_t len, FILE
     const char *parts[] = { guest_packages, guest_init, lava_init, initramfs_conf, initramfs_modules, mir, code };
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
         h = pm_fnv1a(h, parts[i], strlen(parts[i]) + 1);
-    char core[80];
-    snprintf(core, sizeof core, "base-%s-%016llx", code, (unsigned long long)h);
+    char core[96];
+    int w = snprintf(core, sizeof core, "base-%s-%016llx", code, (unsigned long long)h);
+    if (w < 0 || (size_t)w >= sizeof core)
+        return pm_errf(err, "the release's codename '%s' is too long for a base's name", code);
     if (*apps)
-        snprintf(base, len, "%s/%s-%016llx", cache, core, (unsigned long long)pm_fnv1a(PM_FNV1A_INIT, apps, strlen(apps)));
+        w = snprintf(base, len, "%s/%s-%016llx", cache, core,
+                     (unsigned long long)pm_fnv1a(PM_FNV1A_INIT, apps, strlen(apps)));
     else
-        snprintf(base, len, "%s/%s", cache, core);
+        w = snprintf(base, len, "%s/%s", cache, core);
+    if (w < 0 || (size_t)w >= len)
+        return pm_errf(err, "%s: the cache's path is too long for a base's name", cache);
     char stamp[PATH_MAX + 16];
     snprintf(stamp, sizeof stamp, "%s/usr/lib/pressmark/guest-init", base);
     if (pm_path_exists(stamp))

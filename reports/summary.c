@@ -202,11 +202,14 @@ void summary_workload_figures(FILE *f, const struct run_info *ri)
     snprintf(head, sizeof head, "\n%s: ", ri->workload);
     for (size_t i = 0; i < ri->metrics.n; i++) {
         const struct metric *m = &ri->metrics.v[i];
-        if (strncmp(m->name, prefix, plen) != 0 || latency_metric(ri, m->name))
+        /* A database is data: a name or unit that could start a line of
+         * its own (a newline, an escape) is not shown. */
+        if (strncmp(m->name, prefix, plen) != 0 || latency_metric(ri, m->name) || !headline_name_ok(m->name))
             continue;
         char v[64];
         pm_fmt_sig(v, sizeof v, m->value, 6);
-        bool unit = strcmp(m->unit, "count") != 0 && strcmp(m->unit, "none") != 0;
+        bool unit = strcmp(m->unit, "count") != 0 && strcmp(m->unit, "none") != 0 && m->unit[0] &&
+                    headline_unit_plain(m->unit);
         fprintf(f, "%s%s %s%s%s", shown++ ? ", " : head, m->name + plen, v, unit ? " " : "", unit ? m->unit : "");
     }
     if (shown)

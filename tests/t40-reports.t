@@ -377,5 +377,12 @@ unlike "$("${own[@]}" compare u1 u2)" "pages_touched" "  the default table keeps
 "${own[@]}" report --out "$TMP/own-rep" >/dev/null
 is "$(grep -c "^usemem: .*pages_touched $grouped pages" "$TMP/own-rep/report.html")" 4 \
    "the report's run details list each run's own figures"
+# A database is data: a figure named with a line break, or with an escape
+# in its unit, starts no line of its own in the details.
+sqlite3 "$TMP/own.db" "insert into metric values (1, 'usemem.evil' || char(10) || 'FAKE LINE', 1, 'count', 'none');
+    update metric set unit = 'x' || char(27) || '[2J' where run_id = 1 and name = 'usemem.bad_pages'"
+"${own[@]}" report --out "$TMP/own-rep2" >/dev/null
+is "$(grep -c '^FAKE LINE' "$TMP/own-rep2/report.html")" 0 "  a hostile figure's name starts no line of the page"
+is "$(grep -c '^usemem: bad_pages 0, bytes' "$TMP/own-rep2/report.html")" 1 "  and a hostile unit is left out, its figure kept"
 
 done_testing
