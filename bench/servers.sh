@@ -36,7 +36,7 @@ need() {
 need redis-server redis-server
 need redis-benchmark redis-tools
 need redis-cli redis-tools
-[ "$(id -u)" = 0 ] || { not_measured "$G_REDIS" "needs root"; echo "bench/servers.sh: needs root (a cgroup, a swap file)" >&2; exit 2; }
+[ "$(id -u)" = 0 ] || { not_measured "$G_REDIS" "needs root"; not_measured "$G_REDIS_HI" "needs root"; echo "bench/servers.sh: needs root (a cgroup, a swap file)" >&2; exit 2; }
 # The cap by hand: cgroup v1's memory controller, else cgroup v2's with
 # memory enabled for its children.
 mem=/sys/fs/cgroup/memory
