@@ -35,7 +35,7 @@ static int wait_fd(int fd, short events, const struct kv_io *io, struct pm_err *
     }
 }
 
-static int send_all(int fd, const char *buf, size_t n, const struct kv_io *io, struct pm_err *err)
+int kv_send_all(int fd, const char *buf, size_t n, const struct kv_io *io, struct pm_err *err)
 {
     while (n) {
         if (wait_fd(fd, POLLOUT, io, err) < 0)
@@ -51,8 +51,7 @@ static int send_all(int fd, const char *buf, size_t n, const struct kv_io *io, s
     return 0;
 }
 
-/* More of the reply into buf[*have..len); -1 at the end or the limit. */
-static int recv_more(int fd, char *buf, size_t len, size_t *have, const struct kv_io *io, struct pm_err *err)
+int kv_recv_more(int fd, char *buf, size_t len, size_t *have, const struct kv_io *io, struct pm_err *err)
 {
     if (*have + 1 >= len)
         return pm_errf(err, "the server's reply is longer than %zu bytes", len - 1);
@@ -68,8 +67,7 @@ static int recv_more(int fd, char *buf, size_t len, size_t *have, const struct k
     return 0;
 }
 
-/* A reply's first line as words for an error: printable ASCII, cut. */
-static void quote_line(const char *s, char *out, size_t len)
+void kv_quote_line(const char *s, char *out, size_t len)
 {
     size_t o = 0;
     for (; *s && *s != '\r' && *s != '\n' && o + 1 < len && o < 120; s++)
@@ -81,15 +79,15 @@ static void quote_line(const char *s, char *out, size_t len)
 static int redis_info(int fd, char *buf, size_t len, const struct kv_io *io, struct pm_err *err)
 {
     static const char cmd[] = "*2\r\n$4\r\nINFO\r\n$3\r\nall\r\n";
-    if (send_all(fd, cmd, sizeof cmd - 1, io, err) < 0)
+    if (kv_send_all(fd, cmd, sizeof cmd - 1, io, err) < 0)
         return -1;
     size_t have = 0;
     char *eol;
     while (!(eol = memchr(buf, '\n', have)))
-        if (recv_more(fd, buf, len, &have, io, err) < 0)
+        if (kv_recv_more(fd, buf, len, &have, io, err) < 0)
             return -1;
     char q[128];
-    quote_line(buf, q, sizeof q);
+    kv_quote_line(buf, q, sizeof q);
     char *end = buf;
     errno = 0;
     unsigned long long n = buf[0] == '$' && buf[1] >= '0' && buf[1] <= '9' ? strtoull(buf + 1, &end, 10) : 0;
@@ -98,7 +96,7 @@ static int redis_info(int fd, char *buf, size_t len, const struct kv_io *io, str
         return pm_errf(err, "INFO's reply is not a bulk string of at most %zu bytes: '%s'", len, q);
     size_t start = head, want = start + (size_t)n + 2;
     while (have < want)
-        if (recv_more(fd, buf, len, &have, io, err) < 0)
+        if (kv_recv_more(fd, buf, len, &have, io, err) < 0)
             return -1;
     if (have != want || memcmp(buf + start + n, "\r\n", 2) != 0)
         return pm_errf(err, "INFO's reply does not end where its length says");
@@ -113,11 +111,11 @@ static int redis_info(int fd, char *buf, size_t len, const struct kv_io *io, str
 static int memcached_stats(int fd, char *buf, size_t len, const struct kv_io *io, struct pm_err *err)
 {
     static const char cmd[] = "stats\r\n";
-    if (send_all(fd, cmd, sizeof cmd - 1, io, err) < 0)
+    if (kv_send_all(fd, cmd, sizeof cmd - 1, io, err) < 0)
         return -1;
     size_t have = 0;
     for (;;) {
-        if (recv_more(fd, buf, len, &have, io, err) < 0)
+        if (kv_recv_more(fd, buf, len, &have, io, err) < 0)
             return -1;
         if (memchr(buf, '\0', have))
             return pm_errf(err, "stats' reply holds a NUL byte");
@@ -126,7 +124,7 @@ static int memcached_stats(int fd, char *buf, size_t len, const struct kv_io *io
     }
     for (const char *l = buf; *l; l = strchr(l, '\n') + 1) {
         char q[128];
-        quote_line(l, q, sizeof q);
+        kv_quote_line(l, q, sizeof q);
         if (strncmp(l, "STAT ", 5) != 0 && strcmp(l, "END\r\n") != 0)
             return pm_errf(err, "stats' reply has a line of another shape: '%s'", q);
     }
@@ -146,14 +144,14 @@ int kv_auth(int fd, const char *user, const char *secret, const struct kv_io *io
                      strlen(secret), secret);
     if (n < 0 || (size_t)n >= sizeof cmd)
         return pm_errf(err, "internal: AUTH too long");
-    if (send_all(fd, cmd, (size_t)n, io, err) < 0)
+    if (kv_send_all(fd, cmd, (size_t)n, io, err) < 0)
         return -1;
     size_t have = 0;
     while (!memchr(reply, '\n', have))
-        if (recv_more(fd, reply, sizeof reply, &have, io, err) < 0)
+        if (kv_recv_more(fd, reply, sizeof reply, &have, io, err) < 0)
             return -1;
     char q[128];
-    quote_line(reply, q, sizeof q);
+    kv_quote_line(reply, q, sizeof q);
     if (have != 5 || memcmp(reply, "+OK\r\n", 5) != 0)
         return pm_errf(err, "AUTH was refused: '%s'", q);
     return 0;
@@ -253,7 +251,7 @@ static int read_replies(int fd, const struct load_args *a, struct replies *r, un
         char *eol = memchr(r->buf, '\n', r->have);
         if (!eol) {
             struct kv_io io = reply_io();
-            if (recv_more(fd, r->buf, sizeof r->buf, &r->have, &io, err) < 0)
+            if (kv_recv_more(fd, r->buf, sizeof r->buf, &r->have, &io, err) < 0)
                 return -1;
             continue;
         }
@@ -262,7 +260,7 @@ static int read_replies(int fd, const struct load_args *a, struct replies *r, un
             return pm_errf(err, "a reply to SET of another shape than +OK or an error");
         t->oks += good;
         if (!good && !t->errors++)
-            quote_line(r->buf, t->first, sizeof t->first);
+            kv_quote_line(r->buf, t->first, sizeof t->first);
         size_t used = (size_t)(eol + 1 - r->buf);
         memmove(r->buf, eol + 1, r->have - used);
         r->have -= used;
@@ -304,7 +302,7 @@ static int load(const struct load_args *a, struct tally *t, struct pm_err *err)
         for (; in_batch < batch && k < a->keys; in_batch++, k++)
             n += format_set(a, k, block + (k * 97) % 4096, out + n);
         io = reply_io();
-        if (send_all(fd, out, n, &io, err) < 0 || read_replies(fd, a, r, in_batch, t, err) < 0)
+        if (kv_send_all(fd, out, n, &io, err) < 0 || read_replies(fd, a, r, in_batch, t, err) < 0)
             result = -1;
     }
     free(block);

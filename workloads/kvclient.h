@@ -40,6 +40,17 @@ int kv_stat_u64(const char *text, enum kv_proto p, const char *key, uint64_t *v)
  * when none or too large. */
 int kv_u64(const char *s, const char **end, uint64_t *v);
 
+/* Write all of buf, or read more of a reply into buf[*have..len) (kept
+ * NUL-terminated), waiting at most until io's deadline: -1 with err on
+ * the deadline, an abort, a closed connection or, reading, a reply that
+ * reaches len. */
+int kv_send_all(int fd, const char *buf, size_t n, const struct kv_io *io, struct pm_err *err);
+int kv_recv_more(int fd, char *buf, size_t len, size_t *have, const struct kv_io *io, struct pm_err *err);
+
+/* A reply's first line as words for an error: printable ASCII only, at
+ * most 120 characters. */
+void kv_quote_line(const char *s, char *out, size_t len);
+
 /* The helper "pressmark __kv-load": it fills keys key:000000000000 ...
  * (redis-benchmark's -r names) with random values, pipelined, and reports
  * on descriptor 4 "sets N errors E ns T" and, after an error, "error TEXT". */

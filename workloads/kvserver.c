@@ -102,12 +102,19 @@ static int make_secret(struct kv_server *s, struct pm_err *err)
 
 int kv_dirs_make(struct kv_server *s, const char *name, const char *const *users, struct pm_err *err)
 {
+    const char *tmp = getenv("TMPDIR");
+    return kv_dirs_make_in(s, tmp && *tmp == '/' ? tmp : "/tmp", name, users, err);
+}
+
+int kv_dirs_make_in(struct kv_server *s, const char *parent, const char *name, const char *const *users,
+                    struct pm_err *err)
+{
     memset(s, 0, sizeof *s);
     s->undo_dir = s->undo_srv = s->undo_proc = -1;
     if (pick_user(s, users, err) < 0 || make_secret(s, err) < 0)
         return -1;
-    const char *tmp = getenv("TMPDIR");
-    snprintf(s->dir, sizeof s->dir, "%s/pressmark-%s.XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp", name);
+    if ((size_t)snprintf(s->dir, sizeof s->dir, "%s/pressmark-%s.XXXXXX", parent, name) >= sizeof s->dir)
+        return pm_errf(err, "%s: too long a path for the run's directory", parent);
     /* mkdtemp makes it 0700 with O_EXCL's care: nobody's link is followed. */
     if (!mkdtemp(s->dir))
         return pm_errf(err, "%s: %s", s->dir, strerror(errno));

@@ -35,6 +35,11 @@ int kv_port_free(unsigned port, struct pm_err *err);
  * owned by user (the first of users that exists; as not root, the caller's
  * own) for the server's; s->secret made. name: "redis" makes pressmark-redis.XXXXXX. */
 int kv_dirs_make(struct kv_server *s, const char *name, const char *const *users, struct pm_err *err);
+/* The same in parent, a directory the caller chose and checked
+ * (kv_dirs_make's is $TMPDIR or /tmp): PostgreSQL's data set belongs on
+ * a disk, and /tmp may be memory. */
+int kv_dirs_make_in(struct kv_server *s, const char *parent, const char *name, const char *const *users,
+                    struct pm_err *err);
 /* Start argv inside the run's cap, its output to the log, with the small
  * environment of kv_user_env and no descriptor of pressmark's; journalled
  * as a process whose command line has the word word. */
