@@ -1,5 +1,5 @@
-/* pgbench: its summary's tps, latency average and stddev and failed
- * transactions, and, from its per-transaction log (-l), the latency
+/* pgbench: its summary's tps, latency average and stddev, transactions
+ * processed and failed, and, from its per-transaction log (-l), the latency
  * percentiles pgbench itself does not print. */
 #include <stdint.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 #include "lib/alloc.h"
 #include "lib/percentile.h"
 
-enum { P_TPS, P_AVG, P_STDDEV, P_FAILED, P_P50, P_P99, P_P999, P_FIGURES };
+enum { P_TPS, P_AVG, P_STDDEV, P_FAILED, P_TX, P_P50, P_P99, P_P999, P_FIGURES };
 static const struct metric_def pgbench_defs[] = {
     METRIC("pgbench.tps", "tx/s", PM_HIGHER, "transactions per second (tps = ..., without initial connection time)"),
     METRIC("pgbench.latency_avg_ms", "ms", PM_LOWER, "mean transaction latency (latency average)"),
@@ -18,6 +18,8 @@ static const struct metric_def pgbench_defs[] = {
            "--latency-limit)"),
     METRIC("pgbench.failed_transactions", "count", PM_LOWER,
            "transactions that failed (number of failed transactions)"),
+    METRIC("pgbench.transactions", "count", PM_HIGHER,
+           "transactions completed (number of transactions actually processed; with -t, of clients x -t)"),
     METRIC("pgbench.latency_p50_us", "us", PM_LOWER,
            "median transaction latency, from the per-transaction log (only when it is given)"),
     METRIC("pgbench.latency_p99_us", "us", PM_LOWER,
@@ -32,11 +34,15 @@ static const struct metric_def pgbench_defs[] = {
 static const struct {
     int def;
     const char *prefix, *suffix, *alt_suffix;
+    const char *form;            /* the line as an error names it; NULL: prefix, N, suffix */
 } pgbench_lines[] = {
-    { P_TPS, "tps = ", " (without initial connection time)", " (excluding connections establishing)" },
-    { P_AVG, "latency average = ", " ms", NULL },
-    { P_STDDEV, "latency stddev = ", " ms", NULL },
-    { P_FAILED, "number of failed transactions: ", " (", NULL },
+    { P_TPS, "tps = ", " (without initial connection time)", " (excluding connections establishing)", NULL },
+    { P_AVG, "latency average = ", " ms", NULL, NULL },
+    { P_STDDEV, "latency stddev = ", " ms", NULL, NULL },
+    /* "N/M" with -t, "N" alone with -T. */
+    { P_TX, "number of transactions actually processed: ", "/", "",
+      "number of transactions actually processed: N[/M]" },
+    { P_FAILED, "number of failed transactions: ", " (", NULL, NULL },
 };
 #define PG_LINES (sizeof pgbench_lines / sizeof pgbench_lines[0])
 
@@ -73,7 +79,10 @@ static int pg_summary(const char *text, struct figure_set *out, struct pm_err *e
     }
     for (size_t k = 0; k < PG_LINES; k++) {
         char what[128];
-        snprintf(what, sizeof what, "no line '%sN%s'", pgbench_lines[k].prefix, pgbench_lines[k].suffix);
+        if (pgbench_lines[k].form)
+            snprintf(what, sizeof what, "no line '%s'", pgbench_lines[k].form);
+        else
+            snprintf(what, sizeof what, "no line '%sN%s'", pgbench_lines[k].prefix, pgbench_lines[k].suffix);
         /* The stddev is printed only when asked for; its absence is no failure. */
         if (!seen[k] && pgbench_lines[k].def != P_STDDEV)
             return fig_missing(err, pgbench_defs[pgbench_lines[k].def].name, what, text);

@@ -291,8 +291,9 @@ static void pgbench(void)
     struct figure_set s = { 0 };
     is_num(parse("pgbench", FX "pgbench-15.18.txt", FX "pgbench-15.18-log.txt", &s), 0, 0,
            "pgbench: its output (-P) and its per-transaction log (-l) read");
-    is_num(s.n, 7, 0, "  7 figures");
+    is_num(s.n, 8, 0, "  8 figures");
     is_fig(&s, "pgbench.tps", 1857.570762);
+    is_fig(&s, "pgbench.transactions", 400);
     is_fig(&s, "pgbench.latency_avg_ms", 1.002);
     is_fig(&s, "pgbench.latency_stddev_ms", 1.019);
     is_fig(&s, "pgbench.failed_transactions", 0);
@@ -307,10 +308,11 @@ static void pgbench(void)
     unit_dir(&s, "pgbench.tps", "tx/s", PM_HIGHER);
     unit_dir(&s, "pgbench.latency_p99_us", "us", PM_LOWER);
     is_num(parse("pgbench", FX "pgbench-15.18.txt", NULL, &s), 0, 0, "pgbench: its output without the log");
-    is_num(s.n, 4, 0, "  4 figures: no percentiles");
+    is_num(s.n, 5, 0, "  5 figures: no percentiles");
     is_num(parse("pgbench", FX "pgbench-15.18-no-progress.txt", NULL, &s), 0, 0, "pgbench: a run without -P");
-    is_num(s.n, 3, 0, "  3 figures: pgbench printed no stddev");
+    is_num(s.n, 4, 0, "  4 figures: pgbench printed no stddev");
     is_fig(&s, "pgbench.tps", 1812.645012);
+    is_fig(&s, "pgbench.transactions", 50);
     is_fig(&s, "pgbench.latency_avg_ms", 0.552);
     ok(!figure_set_find(&s, "pgbench.latency_stddev_ms"), "  no stddev figure (not a 0)");
     is_num(parse("pgbench", FX "pgbench-15.18-no-server.txt", NULL, &s), -1, 0, "pgbench with no server");
@@ -353,6 +355,17 @@ static void pgbench(void)
     figure_set_free(&s);
     is_num(figures_parse_log("fio", text, len, "x", 1, &s, &err), -1, 0, "a log for a parser that takes none");
     is_str(err.msg, "fio: takes no log, only the tool's output", "  is refused");
+    /* With -T there is no "/M": the count stands alone; anything else
+     * after it is no count. */
+    static const char timed[] = "number of transactions actually processed: 1234\nnumber of failed transactions: 0 "
+                                "(0.000%)\nlatency average = 1 ms\ntps = 2.5 (without initial connection time)\n";
+    is_num(parse_str("pgbench", timed, &s), 0, 0, "pgbench -T: its summary read");
+    is_fig(&s, "pgbench.transactions", 1234);
+    static const char odd[] = "number of transactions actually processed: 1234x\nlatency average = 1 ms\n"
+                              "tps = 2.5 (without initial connection time)\n";
+    is_num(parse_str("pgbench", odd, &s), -1, 0, "pgbench: a count with more after it");
+    is_str(err.msg, "pgbench: no pgbench.transactions: no line 'number of transactions actually processed: N[/M]' "
+           "(the output says: number of transactions actually processed: 1234x)", "  is no count");
     static const char twice[] = "tps = 1.5 (without initial connection time)\nlatency average = 1 ms\n"
                                 "tps = 2.5 (without initial connection time)\n";
     is_num(parse_str("pgbench", twice, &s), -1, 0, "pgbench: two tps lines");
