@@ -1,0 +1,249 @@
+/* run postgres's own parts that no run can make fail on demand: the
+ * sizes (pgbench's scale, threads, shared_buffers), the directories a
+ * cluster can live below, its configuration's text, the protocol's
+ * messages read strictly, and pgbench's logs read only as pgbench's. */
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "figures/figures.h"
+#include "lib/fileio.h"
+#include "lib/timeutil.h"
+#include "tests/tap.h"
+#include "workloads/pgconf.h"
+#include "workloads/pglogs.h"
+#include "workloads/pgwire.h"
+
+#define MIB (1ull << 20)
+
+static void sizes(void)
+{
+    ok(pg_scale_of(0) == 0 && pg_scale_of(PG_SCALE_BYTES / 2 - 1) == 0, "less than half a unit is no scale");
+    ok(pg_scale_of(PG_SCALE_BYTES / 2) == 1, "half a unit is one");
+    is_num(pg_scale_of(96 * MIB), 6, 0, "150%% of a 64M cap: scale 6 (96 MiB / 15 MiB = 6.4)");
+    is_num(pg_scale_of(256 * MIB), 17, 0, "256M without a cap: scale 17");
+    is_num(pg_jobs_of(0, 8, 2), 2, 0, "--jobs 0: one a CPU when the clients are more");
+    is_num(pg_jobs_of(0, 1, 2), 1, 0, "  one a client when the CPUs are more");
+    is_num(pg_jobs_of(0, 4, -1), 1, 0, "  one when the CPUs are unknown");
+    is_num(pg_jobs_of(3, 8, 2), 3, 0, "--jobs 3 as asked");
+    is_num(pg_shared_buffers_of(0, 64 * MIB), 16 * MIB, 0, "shared_buffers: a quarter of the cap");
+    is_num(pg_shared_buffers_of(0, 0), 128 * MIB, 0, "  PostgreSQL's 128M without a cap");
+    is_num(pg_shared_buffers_of(MIB + 5, 0), MIB, 0, "  whole 8 kB buffers");
+    is_num(pg_shared_buffers_of(0, 100000), PG_SHARED_BUFFERS_MIN, 0, "  at least 16 buffers");
+}
+
+static void parents(void)
+{
+    struct pm_err err;
+    char p[128];
+    ok(pg_parent_check("/var/tmp", 0, &err) == 0, "/var/tmp can hold a cluster");
+    ok(pg_parent_check("/a'b", 0, &err) < 0, "a quote cannot (%s)", err.msg);
+    ok(pg_parent_check("/a,b", 0, &err) < 0 && pg_parent_check("/a\\b", 0, &err) < 0, "  nor a comma or a backslash");
+    ok(pg_parent_check("/a\nb", 0, &err) < 0 && strstr(err.msg, "/a\\x0ab"), "  nor a newline, shown escaped");
+    /* 26 + 14 + 14 bytes follow the parent: the socket's 107 leave 53. */
+    memset(p, 'x', sizeof p);
+    p[0] = '/';
+    p[53] = '\0';
+    ok(pg_parent_check(p, 0, &err) == 0, "a parent of 53 bytes leaves the socket 107");
+    p[53] = 'x';
+    p[54] = '\0';
+    ok(pg_parent_check(p, 0, &err) < 0 && strstr(err.msg, "(108 bytes of at most 107; accepted: a directory of at "
+                                                          "most 53 bytes)"), "  54 do not (%s)", err.msg);
+    p[53] = '\0';
+    ok(pg_parent_check(p, 65535, &err) < 0, "  nor 53 with a five-digit port");
+}
+
+static void texts(void)
+{
+    char buf[4096];
+    struct pm_err err;
+    struct pg_conf c = { .dir = "/d", .srv = "/d/pressmark-srv", .max_connections = 18,
+                         .shared_buffers = 16 * MIB, .fsync = true };
+    ok(pg_conf_text(&c, buf, sizeof buf, &err) == 0, "the configuration's text");
+    ok(strstr(buf, "\nlisten_addresses = ''\nport = 5432\nunix_socket_directories = '/d/pressmark-srv'\n") != NULL,
+       "  no TCP, the socket in the server's directory");
+    ok(strstr(buf, "\nhba_file = '/d/pm-hba.conf'\nident_file = '/d/pm-ident.conf'\n") != NULL,
+       "  the access rules root's");
+    ok(strstr(buf, "\nmax_connections = 18\nshared_buffers = '16384kB'\nfsync = on\n") != NULL,
+       "  connections, buffers and fsync as planned");
+    ok(strstr(buf, "\nrestart_after_crash = off\n") && strstr(buf, "\ndynamic_shared_memory_type = mmap\n"),
+       "  nothing made anew after a crash, nothing in /dev/shm");
+    c.port = 5433;
+    c.fsync = false;
+    ok(pg_conf_text(&c, buf, sizeof buf, &err) == 0 && strstr(buf, "\nlisten_addresses = '127.0.0.1'\nport = 5433\n") &&
+       strstr(buf, "\nfsync = off\n"), "--port: 127.0.0.1 alone; fsync off");
+    ok(pg_conf_text(&c, buf, 64, &err) < 0, "  a buffer too small is an error, not a cut file");
+    c.dir = "/d'x";
+    ok(pg_conf_text(&c, buf, sizeof buf, &err) < 0, "  a path with a quote is never written");
+    ok(pg_hba_text(false, buf, sizeof buf, &err) == 0 && strstr(buf, "local   all       postgres                "
+                                                                "peer map=pm\n") && !strstr(buf, "host"),
+       "pg_hba.conf: role postgres by peer on the socket alone");
+    ok(pg_hba_text(true, buf, sizeof buf, &err) == 0 && strstr(buf, "host    all       postgres  127.0.0.1/32  "
+                                                               "scram-sha-256\n"), "  and by password on 127.0.0.1");
+    ok(pg_ident_text("root", "postgres", buf, sizeof buf, &err) == 0 &&
+       strstr(buf, "\npm  root  postgres\npm  postgres  postgres\n"), "pg_ident.conf: root and the server's user");
+    ok(pg_ident_text("me", "me", buf, sizeof buf, &err) == 0 && strstr(buf, "\npm  me  postgres\n") &&
+       !strstr(buf, "me  postgres\npm"), "  one line when they are one user");
+    ok(pg_ident_text("a b", "postgres", buf, sizeof buf, &err) < 0, "  a name with a blank is refused (%s)", err.msg);
+}
+
+/* A DataRow's body: its columns as given, NULL for a SQL NULL. */
+static size_t row(char *out, const char *const *cols, size_t n)
+{
+    size_t o = 2;
+    out[0] = 0;
+    out[1] = (char)n;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t l = cols[i] ? (uint32_t)strlen(cols[i]) : 0xffffffffu;
+        out[o++] = (char)(l >> 24), out[o++] = (char)(l >> 16), out[o++] = (char)(l >> 8), out[o++] = (char)l;
+        if (cols[i])
+            memcpy(out + o, cols[i], strlen(cols[i])), o += strlen(cols[i]);
+    }
+    return o;
+}
+
+static void rows(void)
+{
+    char b[256];
+    uint64_t v[3];
+    struct pm_err err;
+    const char *good[] = { "12", "0", "18446744073709551615" };
+    ok(pg_row_u64(b, row(b, good, 3), v, 3, &err) == 0 && v[0] == 12 && v[1] == 0 && v[2] == UINT64_MAX,
+       "a row of whole numbers, UINT64_MAX the largest");
+    ok(pg_row_u64(b, row(b, good, 3), v, 2, &err) < 0, "  three columns where two were asked for: refused");
+    size_t n = row(b, good, 2);
+    ok(pg_row_u64(b, n + 1, v, 2, &err) < 0, "  a byte beyond the columns: refused");
+    ok(pg_row_u64(b, n - 1, v, 2, &err) < 0, "  a column cut short: refused");
+    const char *null[] = { "1", NULL }, *neg[] = { "-1" }, *frac[] = { "1.5" }, *more[] = { "18446744073709551616" };
+    ok(pg_row_u64(b, row(b, null, 2), v, 2, &err) < 0 && strstr(err.msg, "NULL"), "  a NULL is no number");
+    ok(pg_row_u64(b, row(b, neg, 1), v, 1, &err) < 0, "  nor -1 (%s)", err.msg);
+    ok(pg_row_u64(b, row(b, frac, 1), v, 1, &err) < 0 && pg_row_u64(b, row(b, more, 1), v, 1, &err) < 0,
+       "  nor a fraction or UINT64_MAX + 1");
+    static const char e[] = "SFATAL\0VFATAL\0C28000\0Mrole \"x\" does not\x1b[2J exist\0\0";
+    char text[128];
+    pg_error_text(e, sizeof e - 1, text, sizeof text);
+    is_str(text, "FATAL: role \"x\" does not?[2J exist", "an ErrorResponse's severity and message, printable only");
+    pg_error_text("Mcut", 4, text, sizeof text);
+    is_str(text, "", "  a field without its NUL is not read");
+}
+
+/* The server's side of the socket, written before the client reads. */
+static void say(int fd, char type, const char *body, size_t len)
+{
+    char h[5] = { type, (char)((len + 4) >> 24), (char)((len + 4) >> 16), (char)((len + 4) >> 8), (char)(len + 4) };
+    if (write(fd, h, 5) != 5 || (len && write(fd, body, len) != (ssize_t)len))
+        ok(0, "the test's socket");
+}
+
+static void queries(void)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
+        return (void)ok(0, "socketpair");
+    struct kv_io io = { .deadline_ns = pm_now_ns() + 2000000000ull };
+    struct pg_conn c = { .fd = sv[0], .io = &io };
+    struct pm_err err;
+    char b[64];
+    const char *cols[] = { "7", "8" };
+    uint64_t v[2] = { 0, 0 };
+    say(sv[1], '1', NULL, 0), say(sv[1], '2', NULL, 0), say(sv[1], 'D', b, row(b, cols, 2));
+    say(sv[1], 'C', "SELECT 1", 9), say(sv[1], 'Z', "I", 1);
+    ok(pg_query_u64(&c, "SELECT 7, 8", v, 2, &err) == 0 && v[0] == 7 && v[1] == 8, "a statement's one row");
+    static const char fatal[] = "SERROR\0Mno such table\0";
+    say(sv[1], 'E', fatal, sizeof fatal), say(sv[1], 'Z', "I", 1);
+    ok(pg_query_u64(&c, "SELECT 1", v, 1, &err) < 0 && strcmp(err.msg, "ERROR: no such table") == 0,
+       "  the server's error, as it said it (%s)", err.msg);
+    say(sv[1], 'D', b, row(b, cols, 2)), say(sv[1], 'D', b, row(b, cols, 2)), say(sv[1], 'Z', "I", 1);
+    ok(pg_query_u64(&c, "SELECT 1", v, 2, &err) < 0 && strcmp(err.msg, "2 rows where one was asked for") == 0,
+       "  two rows are no figure");
+    say(sv[1], 'Z', "I", 1);
+    ok(pg_query_u64(&c, "SELECT 1", v, 2, &err) < 0, "  nor none");
+    char big[5] = { 'D', 0, 1, 0, 0 };
+    if (write(sv[1], big, 5) != 5)
+        ok(0, "the test's socket");
+    ok(pg_query_u64(&c, "SELECT 1", v, 2, &err) < 0 && strstr(err.msg, "65536 bytes"), "  nor a message of 64 KiB "
+       "(%s)", err.msg);
+    close(sv[0]);
+    close(sv[1]);
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
+        return (void)ok(0, "socketpair");
+    uint64_t t0 = pm_now_ns();
+    io.deadline_ns = t0 + 300000000ull;
+    c = (struct pg_conn){ .fd = sv[0], .io = &io };
+    int r = pg_query_u64(&c, "SELECT 1", v, 1, &err);
+    double s = (double)(pm_now_ns() - t0) / 1e9;
+    ok(r < 0 && s >= 0.29 && s < 3, "a silent server: the statement ends at its deadline (%.2f s)", s);
+    close(sv[0]);
+    close(sv[1]);
+}
+
+/* A log file of size bytes in dir (sparse), its name given. */
+static void make_log(const char *dir, const char *name, const char *text, off_t size)
+{
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0 || (text && write(fd, text, strlen(text)) != (ssize_t)strlen(text)) ||
+        (size && ftruncate(fd, size) < 0))
+        ok(0, "writing %s", p);
+    if (fd >= 0)
+        close(fd);
+}
+
+static void logs(void)
+{
+    struct kv_server s;
+    memset(&s, 0, sizeof s);
+    snprintf(s.dir, sizeof s.dir, "/tmp/pressmark-unit-pg.XXXXXX");
+    if (!mkdtemp(s.dir))
+        return (void)ok(0, "mkdtemp");
+    snprintf(s.srv, sizeof s.srv, "%s/pressmark-srv", s.dir);
+    mkdir(s.srv, 0700);
+    s.uid = getuid();
+    snprintf(s.user, sizeof s.user, "me");
+    make_log(s.srv, PG_LOG_NAME ".42", "0 1 100 0 1796589054 450126\n", 0);
+    make_log(s.srv, PG_LOG_NAME ".42.1", "1 1 200 0 1796589054 450127\n", 0);
+    char *text, p[PATH_MAX], q[PATH_MAX];
+    size_t len;
+    struct pm_err err;
+    ok(pg_logs_read(&s, 42, 2, &text, &len, &err) == 0 && text && len == 56 &&
+       strcmp(text, "0 1 100 0 1796589054 450126\n1 1 200 0 1796589054 450127\n") == 0,
+       "both threads' logs, one after the other");
+    free(text);
+    ok(pg_logs_read(&s, 42, 3, &text, &len, &err) < 0 && !text && strstr(err.msg, PG_LOG_NAME ".42.2"),
+       "  a thread's log missing: refused, naming it");
+    snprintf(p, sizeof p, "%s/" PG_LOG_NAME ".42.1", s.srv);
+    unlink(p);
+    if (symlink("/etc/passwd", p) < 0)
+        ok(0, "symlink");
+    ok(pg_logs_read(&s, 42, 2, &text, &len, &err) < 0 && strstr(err.msg, "a symbolic link"),
+       "  a link in its place is never followed (%s)", err.msg);
+    unlink(p);
+    snprintf(q, sizeof q, "%s/" PG_LOG_NAME ".42", s.srv);
+    if (link(q, p) < 0)
+        ok(0, "link");
+    ok(pg_logs_read(&s, 42, 2, &text, &len, &err) < 0 && strstr(err.msg, "one link"), "  nor a second hard link");
+    unlink(p);
+    s.uid = getuid() + 1;
+    ok(pg_logs_read(&s, 42, 1, &text, &len, &err) < 0, "  nor a file of another user's");
+    s.uid = getuid();
+    make_log(s.srv, PG_LOG_NAME ".43", NULL, (off_t)FIGURES_MAX_TEXT + 1);
+    ok(pg_logs_read(&s, 43, 1, &text, &len, &err) == 0 && !text && len == FIGURES_MAX_TEXT + 1,
+       "logs over the parsers' bound: not read, their size said");
+    ok(pm_remove_all(s.dir) == 0, "the test's directory removed");
+}
+
+int main(void)
+{
+    signal(SIGPIPE, SIG_IGN);
+    sizes();
+    parents();
+    texts();
+    rows();
+    queries();
+    logs();
+    return done_testing();
+}

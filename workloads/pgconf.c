@@ -1,0 +1,136 @@
+/* A PostgreSQL run's sizes and configuration text (pgconf.h). */
+#include "workloads/pgconf.h"
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/un.h>
+#include "lib/quote.h"
+
+uint64_t pg_scale_of(uint64_t bytes)
+{
+    return (bytes + PG_SCALE_BYTES / 2) / PG_SCALE_BYTES;
+}
+
+unsigned pg_jobs_of(unsigned jobs, unsigned clients, long cpus)
+{
+    if (jobs)
+        return jobs;
+    unsigned most = cpus > 0 ? (unsigned)cpus : 1;
+    return clients < most ? clients : most;
+}
+
+uint64_t pg_shared_buffers_of(uint64_t asked, uint64_t cap)
+{
+    uint64_t b = asked ? asked : cap ? cap / 4 : PG_SHARED_BUFFERS_UNCAPPED;
+    b -= b % 8192;
+    return b < PG_SHARED_BUFFERS_MIN ? PG_SHARED_BUFFERS_MIN : b;
+}
+
+int pg_parent_check(const char *parent, unsigned port, struct pm_err *err)
+{
+    char q[256];
+    quote_terminal(parent, q, sizeof q);
+    for (const char *p = parent; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f || strchr("'\"\\,", *p))
+            return pm_errf(err, "'%s' has a character PostgreSQL's configuration cannot carry (accepted: a directory "
+                           "whose path has no quote, backslash, comma or control character)", q);
+    char sock[PATH_MAX + 64];
+    int n = snprintf(sock, sizeof sock, "%s/pressmark-postgres.XXXXXX/pressmark-srv/.s.PGSQL.%u", parent,
+                     port ? port : PG_SOCKET_PORT);
+    size_t most = sizeof ((struct sockaddr_un *)0)->sun_path - 1;
+    if (n < 0 || (size_t)n > most)
+        return pm_errf(err, "'%s' is too long a path for the server's socket below it (%d bytes of at most %zu; "
+                       "accepted: a directory of at most %zu bytes)", q, n, most,
+                       most - (size_t)(n - (int)strlen(parent)));
+    return 0;
+}
+
+/* Append to buf[*o..len); -1 once it does not fit. */
+static int add(char *buf, size_t len, size_t *o, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int add(char *buf, size_t len, size_t *o, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = *o < len ? vsnprintf(buf + *o, len - *o, fmt, ap) : -1;
+    va_end(ap);
+    if (n < 0 || (size_t)n >= len - *o)
+        return -1;
+    *o += (size_t)n;
+    return 0;
+}
+
+/* A path for a quoted string: pg_parent_check refused what would need
+ * escaping, and so is it refused here too, never written. */
+static bool plain(const char *path)
+{
+    return !strpbrk(path, "'\"\\,\n\r");
+}
+
+int pg_conf_text(const struct pg_conf *c, char *buf, size_t len, struct pm_err *err)
+{
+    size_t o = 0;
+    if (!plain(c->dir) || !plain(c->srv))
+        return pm_errf(err, "internal: a path PostgreSQL's configuration cannot carry");
+    /* The settings that keep the cluster private and leave nothing
+     * behind: no TCP unless asked, 127.0.0.1 then; its socket in the
+     * server's own directory, its owner's alone; dynamic shared memory in
+     * the data directory (posix's /dev/shm segments would outlive a
+     * SIGKILL); no restart after a crash, which would make shared memory
+     * anew where the run no longer looks (an OOM kill under the cap ends
+     * the run, named, instead). Its log is its stderr, pm-server.log. */
+    int r = add(buf, len, &o,
+                "# pressmark run postgres: this run's cluster, written by pressmark (root's, read-only)\n"
+                "hba_file = '%s/pm-hba.conf'\n"
+                "ident_file = '%s/pm-ident.conf'\n"
+                "listen_addresses = '%s'\n"
+                "port = %u\n"
+                "unix_socket_directories = '%s'\n"
+                "unix_socket_permissions = 0700\n"
+                "max_connections = %u\n"
+                "shared_buffers = '%llukB'\n"
+                "fsync = %s\n"
+                "dynamic_shared_memory_type = mmap\n"
+                "huge_pages = off\n"
+                "restart_after_crash = off\n"
+                "logging_collector = off\n"
+                "log_destination = 'stderr'\n"
+                "log_min_messages = warning\n"
+                "cluster_name = 'pressmark'\n",
+                c->dir, c->dir, c->port ? "127.0.0.1" : "", c->port ? c->port : PG_SOCKET_PORT, c->srv,
+                c->max_connections, (unsigned long long)(c->shared_buffers >> 10), c->fsync ? "on" : "off");
+    return r < 0 ? pm_errf(err, "internal: the configuration is longer than %zu bytes", len) : 0;
+}
+
+int pg_hba_text(bool tcp, char *buf, size_t len, struct pm_err *err)
+{
+    size_t o = 0;
+    int r = add(buf, len, &o, "# TYPE  DATABASE  USER      ADDRESS       METHOD\n"
+                "local   all       postgres                peer map=pm\n");
+    if (r == 0 && tcp)
+        r = add(buf, len, &o, "host    all       postgres  127.0.0.1/32  scram-sha-256\n");
+    return r < 0 ? pm_errf(err, "internal: pg_hba.conf is longer than %zu bytes", len) : 0;
+}
+
+/* A user name as pg_ident reads one bare: letters, digits, '_', '.', '-'. */
+static bool ident_word(const char *s)
+{
+    size_t n = strlen(s);
+    return n > 0 && n < 64 && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == n &&
+           s[0] != '-';
+}
+
+int pg_ident_text(const char *pressmark_user, const char *server_user, char *buf, size_t len, struct pm_err *err)
+{
+    const char *bad = !ident_word(pressmark_user) ? pressmark_user : !ident_word(server_user) ? server_user : NULL;
+    if (bad)
+        return pm_errf(err, "the user name '%.64s' cannot go into pg_ident.conf (accepted: letters, digits, '_', "
+                       "'.' and '-')", bad);
+    size_t o = 0;
+    int r = add(buf, len, &o, "# MAPNAME  SYSTEM-USERNAME  PG-USERNAME\n");
+    if (r == 0)
+        r = add(buf, len, &o, "pm  %s  postgres\n", pressmark_user);
+    if (r == 0 && strcmp(pressmark_user, server_user) != 0)
+        r = add(buf, len, &o, "pm  %s  postgres\n", server_user);
+    return r < 0 ? pm_errf(err, "internal: pg_ident.conf is longer than %zu bytes", len) : 0;
+}
