@@ -24,6 +24,7 @@ PACKAGES=(
     rt-tests stress-ng                                                           # bench: hackbench, stress-ng (peers)
     redis-server redis-tools                                                     # the redis workload: its server and redis-benchmark (t58)
     memcached libmemcached-tools                                                 # the memcached workload to come: its server and memcaslap
+    postgresql                                                                   # the postgres workload: its server, initdb and pgbench (t61)
     qemu-system-x86 qemu-utils debootstrap kexec-tools                           # kernels under test: VMs, guest image, kexec
 )
 

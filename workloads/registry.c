@@ -14,6 +14,7 @@
     X(pagefault)        \
     X(stutter)          \
     X(redis)            \
+    X(postgres)         \
     X(filestream)
 
 #define DECLARE(name) extern const struct workload_ops workload_##name;
