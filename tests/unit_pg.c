@@ -29,6 +29,8 @@ static void sizes(void)
     is_num(pg_jobs_of(0, 1, 2), 1, 0, "  one a client when the CPUs are more");
     is_num(pg_jobs_of(0, 4, -1), 1, 0, "  one when the CPUs are unknown");
     is_num(pg_jobs_of(3, 8, 2), 3, 0, "--jobs 3 as asked");
+    is_num(pg_jobs_of(0, 5000, 1024), 256, 0, "  at most 256 threads, one log each, whatever the CPUs");
+    is_num(pg_jobs_of(0, 300, 300), 256, 0, "  also when the clients are as many as the CPUs");
     is_num(pg_shared_buffers_of(0, 64 * MIB), 16 * MIB, 0, "shared_buffers: a quarter of the cap");
     is_num(pg_shared_buffers_of(0, 0), 128 * MIB, 0, "  PostgreSQL's 128M without a cap");
     is_num(pg_shared_buffers_of(MIB + 5, 0), MIB, 0, "  whole 8 kB buffers");
@@ -180,60 +182,152 @@ static void queries(void)
     close(sv[1]);
 }
 
-/* A log file of size bytes in dir (sparse), its name given. */
-static void make_log(const char *dir, const char *name, const char *text, off_t size)
+/* A log file of size bytes in dir (sparse), its name given. 0, or -1
+ * with errno (EFBIG: a file system without files that large). */
+static int make_log(const char *dir, const char *name, const char *text, off_t size)
 {
     char p[PATH_MAX];
     snprintf(p, sizeof p, "%s/%s", dir, name);
     int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (fd < 0 || (text && write(fd, text, strlen(text)) != (ssize_t)strlen(text)) ||
-        (size && ftruncate(fd, size) < 0))
-        ok(0, "writing %s", p);
+    int r = fd < 0 || (text && write(fd, text, strlen(text)) != (ssize_t)strlen(text)) ||
+            (size && ftruncate(fd, size) < 0) ? -1 : 0;
+    int e = errno;
     if (fd >= 0)
         close(fd);
+    errno = e;
+    return r;
+}
+
+/* A server's directories for pg_logs_read: dir (made) and its srv. */
+static int server_dirs(struct kv_server *s, const char *parent)
+{
+    memset(s, 0, sizeof *s);
+    snprintf(s->dir, sizeof s->dir, "%s/pressmark-unit-pg.XXXXXX", parent);
+    if (!mkdtemp(s->dir))
+        return -1;
+    snprintf(s->srv, sizeof s->srv, "%s/pressmark-srv", s->dir);
+    s->uid = getuid();
+    snprintf(s->user, sizeof s->user, "me");
+    return mkdir(s->srv, 0700);
+}
+
+/* In place of a thread's log: what pgbench never writes there. */
+static void not_logs(struct kv_server *s)
+{
+    char *text, p[PATH_MAX], q[PATH_MAX];
+    size_t len;
+    struct pm_err err;
+    snprintf(p, sizeof p, "%s/" PG_LOG_NAME ".42.1", s->srv);
+    unlink(p);
+    if (symlink("/etc/passwd", p) < 0)
+        ok(0, "symlink");
+    ok(pg_logs_read(s, 42, 2, &text, &len, &err) < 0 && strstr(err.msg, ".42.1: a symbolic link"),
+       "  a link in its place is never followed (%s)", err.msg);
+    unlink(p);
+    snprintf(q, sizeof q, "%s/" PG_LOG_NAME ".42", s->srv);
+    if (link(q, p) < 0)
+        ok(0, "link");
+    ok(pg_logs_read(s, 42, 2, &text, &len, &err) < 0 && strstr(err.msg, ".42: 2 links, where pgbench's log has one"),
+       "  nor a second hard link (%s)", err.msg);
+    unlink(p);
+    if (mkfifo(p, 0600) < 0)
+        ok(0, "mkfifo");
+    ok(pg_logs_read(s, 42, 2, &text, &len, &err) < 0 && strstr(err.msg, ".42.1: a FIFO, not pgbench's log"),
+       "  nor a FIFO, opened without waiting for a writer (%s)", err.msg);
+    unlink(p);
+    if (mkdir(p, 0700) < 0)
+        ok(0, "mkdir");
+    ok(pg_logs_read(s, 42, 2, &text, &len, &err) < 0 && strstr(err.msg, ".42.1: a directory, not pgbench's log"),
+       "  nor a directory (%s)", err.msg);
+    rmdir(p);
+    if (make_log(s->srv, PG_LOG_NAME ".42.1", "1 1 200 0 1796589054 450127\n", 0) < 0)
+        ok(0, "writing the log");
+    s->uid = getuid() + 1;
+    char want[128];
+    snprintf(want, sizeof want, ".42: owned by uid %u, not by the server's user me (uid %u)", (unsigned)getuid(),
+             (unsigned)getuid() + 1);
+    ok(pg_logs_read(s, 42, 1, &text, &len, &err) < 0 && strstr(err.msg, want), "  nor a file of another user's (%s)",
+       err.msg);
+    s->uid = getuid();
+}
+
+/* A log that shrinks between being measured and read is an error, not a
+ * read past its end into what the buffer held. */
+static void shrinking(const struct kv_server *s)
+{
+    struct pg_logs l;
+    struct pm_err err;
+    char *text, p[PATH_MAX];
+    size_t len;
+    ok(pg_logs_open(s, 42, 2, &l, &err) == 0 && l.total == 56 && !l.over, "two logs opened, 56 bytes measured");
+    snprintf(p, sizeof p, "%s/" PG_LOG_NAME ".42.1", s->srv);
+    if (truncate(p, 10) < 0)
+        ok(0, "truncate");
+    ok(pg_logs_take(&l, &text, &len, &err) < 0 && !text && len == 0 &&
+       strcmp(err.msg, "pgbench's log of thread 1: shorter than when it was opened") == 0,
+       "  the second shrunk before it was read: an error, nothing kept (%s)", err.msg);
+    ok(l.n == 0, "  and both closed");
+}
+
+/* Sizes the server's user sets (sparse files) whose sum would wrap:
+ * never a small allocation and a read of the sizes into it. tmpfs takes
+ * files of 2^63 - 1 bytes; a file system that does not is passed over. */
+static void wrapping(void)
+{
+    struct kv_server s;
+    if (server_dirs(&s, "/dev/shm") < 0)
+        return (void)ok(0, "the test's directory in /dev/shm");
+    const off_t most = (off_t)INT64_MAX;
+    if (make_log(s.srv, PG_LOG_NAME ".44", NULL, most) < 0 && errno == EFBIG) {
+        pm_remove_all(s.dir);
+        return (void)ok(1, "# SKIP /dev/shm takes no file of 2^63 - 1 bytes");
+    }
+    if (make_log(s.srv, PG_LOG_NAME ".44.1", NULL, most) < 0 || make_log(s.srv, PG_LOG_NAME ".44.2", "x\n", 3) < 0)
+        ok(0, "the sparse logs");
+    struct pg_logs l;
+    struct pm_err err;
+    char *text;
+    size_t len;
+    ok(pg_logs_open(&s, 44, 3, &l, &err) == 0 && l.over && l.total == UINT64_MAX,
+       "three logs of 2^63 - 1, 2^63 - 1 and 3 bytes: over the bound, their sum not wrapped");
+    ok(pg_logs_take(&l, &text, &len, &err) == 0 && !text && len == SIZE_MAX, "  not read, their size said as all of it");
+    make_log(s.srv, PG_LOG_NAME ".45", NULL, (off_t)FIGURES_MAX_TEXT - 1);
+    make_log(s.srv, PG_LOG_NAME ".45.1", "xy", 0);
+    ok(pg_logs_read(&s, 45, 2, &text, &len, &err) == 0 && !text && len == FIGURES_MAX_TEXT + 1,
+       "  the bound exceeded by the second thread's log alone: not read");
+    ok(pm_remove_all(s.dir) == 0, "  the test's directory removed");
 }
 
 static void logs(void)
 {
     struct kv_server s;
-    memset(&s, 0, sizeof s);
-    snprintf(s.dir, sizeof s.dir, "/tmp/pressmark-unit-pg.XXXXXX");
-    if (!mkdtemp(s.dir))
-        return (void)ok(0, "mkdtemp");
-    snprintf(s.srv, sizeof s.srv, "%s/pressmark-srv", s.dir);
-    mkdir(s.srv, 0700);
-    s.uid = getuid();
-    snprintf(s.user, sizeof s.user, "me");
-    make_log(s.srv, PG_LOG_NAME ".42", "0 1 100 0 1796589054 450126\n", 0);
-    make_log(s.srv, PG_LOG_NAME ".42.1", "1 1 200 0 1796589054 450127\n", 0);
-    char *text, p[PATH_MAX], q[PATH_MAX];
+    if (server_dirs(&s, "/tmp") < 0)
+        return (void)ok(0, "the test's directory");
+    if (make_log(s.srv, PG_LOG_NAME ".42", "0 1 100 0 1796589054 450126\n", 0) < 0 ||
+        make_log(s.srv, PG_LOG_NAME ".42.1", "1 1 200 0 1796589054 450127\n", 0) < 0)
+        ok(0, "writing the logs");
+    char *text;
     size_t len;
     struct pm_err err;
     ok(pg_logs_read(&s, 42, 2, &text, &len, &err) == 0 && text && len == 56 &&
        strcmp(text, "0 1 100 0 1796589054 450126\n1 1 200 0 1796589054 450127\n") == 0,
        "both threads' logs, one after the other");
     free(text);
-    ok(pg_logs_read(&s, 42, 3, &text, &len, &err) < 0 && !text && strstr(err.msg, PG_LOG_NAME ".42.2"),
-       "  a thread's log missing: refused, naming it");
-    snprintf(p, sizeof p, "%s/" PG_LOG_NAME ".42.1", s.srv);
-    unlink(p);
-    if (symlink("/etc/passwd", p) < 0)
-        ok(0, "symlink");
-    ok(pg_logs_read(&s, 42, 2, &text, &len, &err) < 0 && strstr(err.msg, "a symbolic link"),
-       "  a link in its place is never followed (%s)", err.msg);
-    unlink(p);
-    snprintf(q, sizeof q, "%s/" PG_LOG_NAME ".42", s.srv);
-    if (link(q, p) < 0)
-        ok(0, "link");
-    ok(pg_logs_read(&s, 42, 2, &text, &len, &err) < 0 && strstr(err.msg, "one link"), "  nor a second hard link");
-    unlink(p);
-    s.uid = getuid() + 1;
-    ok(pg_logs_read(&s, 42, 1, &text, &len, &err) < 0, "  nor a file of another user's");
-    s.uid = getuid();
+    ok(pg_logs_read(&s, 42, 3, &text, &len, &err) < 0 && !text && strstr(err.msg, PG_LOG_NAME ".42.2: No such file"),
+       "  a thread's log missing: refused, naming it (%s)", err.msg);
+    ok(pg_logs_read(&s, 42, PG_JOBS_MAX + 1, &text, &len, &err) < 0 && strcmp(err.msg, "internal: 257 threads' logs") == 0,
+       "  more threads than pglogs reads: refused");
+    shrinking(&s);
+    not_logs(&s);
     make_log(s.srv, PG_LOG_NAME ".43", NULL, (off_t)FIGURES_MAX_TEXT + 1);
     ok(pg_logs_read(&s, 43, 1, &text, &len, &err) == 0 && !text && len == FIGURES_MAX_TEXT + 1,
        "logs over the parsers' bound: not read, their size said");
+    make_log(s.srv, PG_LOG_NAME ".46", NULL, (off_t)FIGURES_MAX_TEXT);
+    ok(pg_logs_read(&s, 46, 1, &text, &len, &err) == 0 && text && len == FIGURES_MAX_TEXT,
+       "  a log of the bound itself is read");
+    free(text);
     ok(pm_remove_all(s.dir) == 0, "the test's directory removed");
+    wrapping();
 }
 
 int main(void)

@@ -16,7 +16,7 @@ unsigned pg_jobs_of(unsigned jobs, unsigned clients, long cpus)
 {
     if (jobs)
         return jobs;
-    unsigned most = cpus > 0 ? (unsigned)cpus : 1;
+    unsigned most = cpus <= 0 ? 1 : cpus > (long)PG_JOBS_MAX ? PG_JOBS_MAX : (unsigned)cpus;
     return clients < most ? clients : most;
 }
 

@@ -28,10 +28,15 @@
  * and room for a look by hand. */
 #define PG_SPARE_CONNECTIONS 10u
 
+/* pgbench's threads at most: one log each, which pglogs reads (its
+ * array's size), whatever the CPUs a default of one a CPU would give. */
+#define PG_JOBS_MAX 256u
+
 /* pgbench's scale for a data set of bytes: the nearest whole number of
  * units; 0 when that is none (less than half a unit). */
 uint64_t pg_scale_of(uint64_t bytes);
-/* pgbench's threads (-j): jobs, or with 0 one per client up to the CPUs. */
+/* pgbench's threads (-j): jobs, or with 0 one per client up to the CPUs
+ * and PG_JOBS_MAX. */
 unsigned pg_jobs_of(unsigned jobs, unsigned clients, long cpus);
 /* shared_buffers: asked (0: a quarter of the cap, the usual advice for a
  * machine's memory; without a cap PostgreSQL's 128M), in whole 8 kB

@@ -119,9 +119,10 @@ static int tool_figures(struct pg_life *l, const char *out, pid_t pid)
         return 1;
     }
     if (!log) {
-        char why[160];
-        snprintf(why, sizeof why, "not read: %zu bytes, over the %u MiB a parser reads; no percentiles stored",
-                 len, FIGURES_MAX_TEXT >> 20);
+        char why[160], size[48];
+        snprintf(size, sizeof size, len == SIZE_MAX ? "more than %zu bytes" : "%zu bytes", len);
+        snprintf(why, sizeof why, "not read: %s, over the %u MiB a parser reads; no percentiles stored", size,
+                 FIGURES_MAX_TEXT >> 20);
         run_meta(l->rc, "postgres.latency_log", why);
     }
     struct figure_set fs = { .n = 0 };
