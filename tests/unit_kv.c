@@ -1,13 +1,16 @@
 /* The server workloads' own parts that no run can make fail on demand:
  * INFO's figures read strictly, a silent server's one deadline (a signal
- * does not start the wait anew), the peer checks, --dataset's shares. */
+ * does not start the wait anew), the peer checks, the socket reached only
+ * as itself, --dataset's shares. */
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/un.h>
 #include <unistd.h>
 #include "lib/timeutil.h"
 #include "tests/tap.h"
@@ -88,6 +91,49 @@ static void peers(void)
     close(l);
 }
 
+/* The server's socket reached only as itself: its directory is the
+ * server user's, who could put a link to a socket only root may reach, or
+ * a socket of another user's, in its place. */
+static void sockets(void)
+{
+    char dir[] = "/tmp/pressmark-unit-kv.XXXXXX", sock[128], link_to[128], file[128];
+    struct pm_err err;
+    if (!mkdtemp(dir))
+        return (void)ok(0, "mkdtemp");
+    snprintf(sock, sizeof sock, "%s/s.sock", dir);
+    snprintf(link_to, sizeof link_to, "%s/link.sock", dir);
+    snprintf(file, sizeof file, "%s/file.sock", dir);
+    int l = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    struct sockaddr_un a = { .sun_family = AF_UNIX };
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", sock);
+    if (l < 0 || bind(l, (void *)&a, sizeof a) < 0 || listen(l, 4) < 0 || symlink(sock, link_to) < 0 ||
+        close(open(file, O_WRONLY | O_CREAT, 0600)) < 0)
+        return (void)ok(0, "a listener, a link to it and a file");
+    int fd = kv_connect(sock, getuid(), 0, 0, &err);
+    ok(fd >= 0, "a socket of the server's user: connected");
+    int c = accept(l, NULL, NULL);
+    ok(c >= 0, "  to that socket");
+    close(c);
+    close(fd);
+    ok(kv_connect(link_to, getuid(), 0, 0, &err) < 0 &&
+       strstr(err.msg, "/link.sock: a symbolic link, not the server's socket"), "a link to it: refused (%s)", err.msg);
+    ok(accept(l, NULL, NULL) < 0, "  and the socket it names gets no connection");
+    char want[128];
+    snprintf(want, sizeof want, "/s.sock: a socket of uid %u, not of the server's user (uid %u)", (unsigned)getuid(),
+             (unsigned)getuid() + 1);
+    ok(kv_connect(sock, getuid() + 1, 0, 0, &err) < 0 && strstr(err.msg, want), "a socket of another user's: "
+       "refused (%s)", err.msg);
+    ok(accept(l, NULL, NULL) < 0, "  unconnected");
+    ok(kv_connect(file, getuid(), 0, 0, &err) < 0 && strstr(err.msg, "/file.sock: not a socket, not the server's socket"),
+       "a file: refused (%s)", err.msg);
+    ok(kv_connect("/nonexistent/s.sock", getuid(), 0, 0, &err) < 0 &&
+       strcmp(err.msg, "connecting to /nonexistent/s.sock: No such file or directory") == 0,
+       "none there: refused once the time is up (%s)", err.msg);
+    close(l);
+    unlink(sock), unlink(link_to), unlink(file);
+    ok(rmdir(dir) == 0, "the test's directory removed");
+}
+
 static void shares(void)
 {
     struct pm_err err;
@@ -108,6 +154,7 @@ int main(void)
     strict_figures();
     deadline();
     peers();
+    sockets();
     shares();
     return done_testing();
 }

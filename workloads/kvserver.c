@@ -163,27 +163,73 @@ static int connect_by(int fd, const void *addr, socklen_t len, uint64_t until)
     return -1;
 }
 
-int kv_connect(const char *sock, unsigned port, int timeout_ms, struct pm_err *err)
+/* sock's own inode, opened as a path (O_PATH) without following a link,
+ * checked to be a socket of owner's. The server's user owns the directory
+ * it is in and could put a link to a socket only root may reach there;
+ * connecting to /proc/self/fd/N then reaches the socket checked and no
+ * other. -1 with errno (ENOENT: not there yet) and err; -2 when something
+ * else is there, which no retry mends. */
+static int socket_inode(const char *sock, uid_t owner, struct pm_err *err)
+{
+    int fd = open(sock, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        pm_errf(err, "connecting to %s: %s", sock, strerror(e));
+        errno = e;
+        return -1;
+    }
+    struct stat st;
+    const char *bad = fstat(fd, &st) < 0 ? strerror(errno) : S_ISLNK(st.st_mode) ? "a symbolic link" :
+                      !S_ISSOCK(st.st_mode) ? "not a socket" : NULL;
+    if (!bad && st.st_uid == owner)
+        return fd;
+    close(fd);
+    if (bad)
+        pm_errf(err, "connecting to %s: %s, not the server's socket", sock, bad);
+    else
+        pm_errf(err, "connecting to %s: a socket of uid %u, not of the server's user (uid %u)", sock,
+                (unsigned)st.st_uid, (unsigned)owner);
+    return -2;
+}
+
+/* One try: connected (blocking again: every later read and write is
+ * bounded by poll), or -1 with errno. */
+static int connect_once(const char *sock, int path_fd, unsigned port, uint64_t until)
 {
     struct sockaddr_un un = { .sun_family = AF_UNIX };
     struct sockaddr_in in = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
                               .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-    if (sock && strlen(sock) >= sizeof un.sun_path)
-        return pm_errf(err, "%s: longer than a Unix socket's path may be (%zu)", sock, sizeof un.sun_path - 1);
-    if (sock)
-        memcpy(un.sun_path, sock, strlen(sock) + 1);
+    snprintf(un.sun_path, sizeof un.sun_path, "/proc/self/fd/%d", path_fd);
+    int fd = socket(sock ? AF_UNIX : AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0)
+        return -1;
+    int r = sock ? connect_by(fd, &un, sizeof un, until) : connect_by(fd, &in, sizeof in, until);
+    int fl = r == 0 ? fcntl(fd, F_GETFL) : -1;
+    if (r == 0 && fl >= 0 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0)
+        return fd;
+    int e = errno;
+    close(fd);
+    errno = e;
+    return -1;
+}
+
+int kv_connect(const char *sock, uid_t owner, unsigned port, int timeout_ms, struct pm_err *err)
+{
+    if (sock && strlen(sock) >= sizeof ((struct sockaddr_un *)0)->sun_path)
+        return pm_errf(err, "%s: longer than a Unix socket's path may be (%zu)", sock,
+                       sizeof ((struct sockaddr_un *)0)->sun_path - 1);
     uint64_t until = pm_now_ns() + (uint64_t)timeout_ms * 1000000ull;
     for (;;) {
-        int fd = socket(sock ? AF_UNIX : AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-        if (fd < 0)
-            return pm_errf(err, "socket: %s", strerror(errno));
-        int r = sock ? connect_by(fd, &un, sizeof un, until) : connect_by(fd, &in, sizeof in, until);
-        /* Blocking again: every later read and write is bounded by poll. */
-        int fl = r == 0 ? fcntl(fd, F_GETFL) : -1;
-        if (r == 0 && fl >= 0 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0)
+        int pfd = sock ? socket_inode(sock, owner, err) : -1, e, fd = -1;
+        if (pfd == -2)
+            return -1;
+        if (!sock || pfd >= 0)
+            fd = connect_once(sock, pfd, port, until);
+        e = errno;
+        if (pfd >= 0)
+            close(pfd);
+        if (fd >= 0)
             return fd;
-        int e = errno;
-        close(fd);
         if (pm_now_ns() >= until || (e != ECONNREFUSED && e != ENOENT && e != EAGAIN))
             return sock ? pm_errf(err, "connecting to %s: %s", sock, strerror(e))
                         : pm_errf(err, "connecting to 127.0.0.1:%u: %s", port, strerror(e));

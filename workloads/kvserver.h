@@ -76,7 +76,9 @@ void kv_cgroup_empty(const char *dir);
 
 /* A connected stream socket to sock (when not NULL) or 127.0.0.1:port,
  * trying for at most timeout_ms (a connect in progress: at most 1 s more);
- * -1 with err. */
-int kv_connect(const char *sock, unsigned port, int timeout_ms, struct pm_err *err);
+ * -1 with err. sock must be a socket of owner's itself: a link there (its
+ * directory is the server user's) or a socket of another user's is never
+ * connected to, whatever it names. */
+int kv_connect(const char *sock, uid_t owner, unsigned port, int timeout_ms, struct pm_err *err);
 
 #endif

@@ -131,7 +131,7 @@ int pg_connect(struct pg_conn *c, const struct kv_server *s, const char *sock, c
 {
     c->io = io;
     c->have = c->pending = 0;
-    c->fd = kv_connect(sock, 0, 0, err);
+    c->fd = kv_connect(sock, s->uid, 0, 0, err);
     if (c->fd < 0)
         return -1;
     if (kv_peer_check(s, c->fd, 0, err) < 0 || startup(c, err) < 0) {

@@ -170,7 +170,7 @@ static int redis_server_argv(const void *state, const struct kv_server *srv, str
  * pressmark: nothing is sent to whatever else answers. */
 static int redis_probe(const struct kv_server *srv, struct kv_where *where, struct pm_err *err)
 {
-    int fd = kv_connect(where->sock[0] ? where->sock : NULL, where->port, 0, err);
+    int fd = kv_connect(where->sock[0] ? where->sock : NULL, srv->uid, where->port, 0, err);
     if (fd < 0)
         return -1;
     struct kv_io io = { .deadline_ns = pm_now_ns() + AUTH_NS };
