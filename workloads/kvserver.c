@@ -317,10 +317,33 @@ int kv_server_ready(struct kv_server *s, struct run_ctx *rc, uint64_t ready_ns, 
 int kv_file_create(const struct kv_server *s, const char *name, char *path, size_t len, struct pm_err *err)
 {
     snprintf(path, len, "%s/" KV_PREFIX "%s", s->dir, name);
-    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
         return pm_errf(err, "%s: %s", path, strerror(errno));
     return fd;
+}
+
+size_t kv_file_read(const char *path, bool tail, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    struct stat st;
+    off_t from = 0;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return 0;
+    }
+    if (tail && st.st_size > (off_t)len - 1)
+        from = st.st_size - (off_t)len + 1;
+    size_t n = 0;
+    ssize_t r;
+    while (n + 1 < len && (r = pread(fd, buf + n, len - 1 - n, from + (off_t)n)) > 0)
+        n += (size_t)r;
+    buf[n] = '\0';
+    close(fd);
+    return n;
 }
 
 int kv_server_start(struct kv_server *s, struct run_ctx *rc, char *const argv[], const char *word,

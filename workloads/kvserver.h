@@ -51,8 +51,17 @@ int kv_server_start(struct kv_server *s, struct run_ctx *rc, char *const argv[],
 int kv_server_ready(struct kv_server *s, struct run_ctx *rc, uint64_t ready_ns, int (*probe)(void *arg, struct pm_err *err),
                     void *arg, struct pm_err *err);
 /* A file of root's in s->dir, name beginning "pm-", made anew (O_EXCL,
- * never through a link) for writing; its path in path. -1 with err. */
+ * never through a link); its path in path. The descriptor is write-only
+ * and appends: what a child (the server, a client) is handed as its
+ * output can neither read the file nor write over what is in it (clearing
+ * O_APPEND with fcntl lets it write over its own output, no more). -1
+ * with err. */
 int kv_file_create(const struct kv_server *s, const char *name, char *path, size_t len, struct pm_err *err);
+/* Such a file read back by its path (its name is in root's directory,
+ * which nobody else can change; no link followed, no wait on a FIFO):
+ * its first len - 1 bytes, or with tail its last. "" when unreadable; the
+ * bytes read. */
+size_t kv_file_read(const char *path, bool tail, char *buf, size_t len);
 /* SIGTERM, and wait for it (SIGKILL after the run's grace); its wait4
  * figures in ex. 0, or 1 when it had ended before (ex says how); nothing
  * (0) when it never started. */

@@ -24,19 +24,6 @@ void pg_client_env(const struct kv_server *s, bool password, struct pg_env *e)
     e->v[n] = NULL;
 }
 
-/* The text of a file of ours, its last len - 1 bytes at most (pgbench's
- * summary is at the end, after its progress lines). */
-static void read_back(int fd, char *buf, size_t len)
-{
-    off_t end = lseek(fd, 0, SEEK_END);
-    off_t from = end > (off_t)len - 1 ? end - (off_t)len + 1 : 0;
-    size_t n = 0;
-    ssize_t r;
-    while (n + 1 < len && (r = pread(fd, buf + n, len - 1 - n, from + (off_t)n)) > 0)
-        n += (size_t)r;
-    buf[n] = '\0';
-}
-
 /* A program that did not end well: the run's status says how, with the
  * last line it wrote. */
 static void failed(struct run_ctx *rc, const char *what, const struct run_exit *ex, uint64_t timeout_ns,
@@ -87,8 +74,9 @@ int pg_client(struct run_ctx *rc, const struct kv_server *s, char *const argv[],
         close(fd);
         return -1;
     }
-    read_back(fd, out, len);
+    /* Its summary is at the end, after its progress lines. */
     close(fd);
+    kv_file_read(path, true, out, len);
     if (!ex.timed_out && !ex.aborted && WIFEXITED(ex.wstatus) && WEXITSTATUS(ex.wstatus) == 0)
         return 0;
     failed(rc, what, &ex, timeout_ns, out);
