@@ -71,7 +71,7 @@ static int pick_user(struct kv_server *s, const char *const *users, struct pm_er
     }
     for (size_t i = 0; users[i]; i++) {
         struct passwd *pw = getpwnam(users[i]);
-        if (pw && pw->pw_uid != 0) {
+        if (pw && pw->pw_uid != 0 && pw->pw_gid != 0) {
             s->uid = pw->pw_uid;
             s->gid = pw->pw_gid;
             snprintf(s->user, sizeof s->user, "%s", pw->pw_name);
@@ -81,11 +81,17 @@ static int pick_user(struct kv_server *s, const char *const *users, struct pm_er
     return pm_errf(err, "there is no user %s to run the server as", users[0]);
 }
 
+/* A user of uid 0 is root; one of group 0 would run the server with
+ * root's group, whose files (0640 root:root, /etc/shadow's kind) it could
+ * then read: neither is another user. */
 int kv_need_user(const char *user, const char *pkg, struct pm_err *err)
 {
     struct passwd *pw = geteuid() == 0 ? getpwnam(user) : NULL;
     if (geteuid() == 0 && (!pw || pw->pw_uid == 0))
         return pm_errf(err, "there is no user %s to run the server as (apt-get install %s makes it)", user, pkg);
+    if (pw && pw->pw_gid == 0)
+        return pm_errf(err, "the user %s has group 0, root's: the server would run with root's group (accepted: a "
+                       "user whose group is not root's)", user);
     return 0;
 }
 
