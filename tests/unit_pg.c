@@ -58,6 +58,33 @@ static void parents(void)
     ok(pg_parent_check(p, 65535, &err) < 0, "  nor 53 with a five-digit port");
 }
 
+/* The settings the postgres user must not change, as postgres -c words:
+ * each of them, exactly, in this order. */
+static void locked_words(const struct pg_conf *c)
+{
+    static const char *const want[PG_LOCKED] = {
+        "listen_addresses=", "port=5432", "unix_socket_directories=/d/pressmark-srv", "unix_socket_permissions=0700",
+        "hba_file=/d/pm-hba.conf", "ident_file=/d/pm-ident.conf", "dynamic_shared_memory_type=mmap",
+        "restart_after_crash=off", "logging_collector=off", "shared_preload_libraries=",
+    };
+    char w[256];
+    struct pm_err err;
+    bool all = true;
+    for (unsigned i = 0; i < PG_LOCKED; i++)
+        if (pg_conf_locked(c, i, w, sizeof w, &err) < 0 || strcmp(w, want[i]) != 0) {
+            tap_diag("#   setting %u: '%s', want '%s'", i, w, want[i]);
+            all = false;
+        }
+    ok(all, "the %u settings that keep the cluster private, as -c words", PG_LOCKED);
+    ok(pg_conf_locked(c, PG_LOCKED, w, sizeof w, &err) < 0, "  and no more");
+    struct pg_conf tcp = *c;
+    tcp.port = 5433;
+    ok(pg_conf_locked(&tcp, 0, w, sizeof w, &err) == 0 && strcmp(w, "listen_addresses=127.0.0.1") == 0 &&
+       pg_conf_locked(&tcp, 1, w, sizeof w, &err) == 0 && strcmp(w, "port=5433") == 0, "  --port: 127.0.0.1:5433");
+    ok(pg_conf_locked(c, 2, w, 20, &err) < 0 && strcmp(err.msg, "internal: -c unix_socket_directories is too long") == 0,
+       "  one too long for its buffer: an error (%s)", err.msg);
+}
+
 static void texts(void)
 {
     char buf[4096];
@@ -73,6 +100,10 @@ static void texts(void)
        "  connections, buffers and fsync as planned");
     ok(strstr(buf, "\nrestart_after_crash = off\n") && strstr(buf, "\ndynamic_shared_memory_type = mmap\n"),
        "  nothing made anew after a crash, nothing in /dev/shm");
+    ok(strstr(buf, "\nunix_socket_permissions = 0700\n") && strstr(buf, "\ncluster_name = 'pressmark'\n") &&
+       strstr(buf, "\nlogging_collector = off\n") && strstr(buf, "\nshared_preload_libraries = ''\n"),
+       "  the socket its owner's alone, the cluster named pressmark, no collector, no library preloaded");
+    locked_words(&c);
     c.port = 5433;
     c.fsync = false;
     ok(pg_conf_text(&c, buf, sizeof buf, &err) == 0 && strstr(buf, "\nlisten_addresses = '127.0.0.1'\nport = 5433\n") &&

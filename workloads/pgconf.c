@@ -67,37 +67,72 @@ static bool plain(const char *path)
     return !strpbrk(path, "'\"\\,\n\r");
 }
 
+/* One of the settings that keep the cluster private: its value as -c
+ * takes it, and whether the file quotes it (a string). */
+struct locked {
+    const char *name;
+    char value[PATH_MAX + 32];
+    bool quoted;
+};
+
+/* The i-th of them. Why each: no TCP unless asked, 127.0.0.1 then, and
+ * the port that names the socket; the socket in the server's own
+ * directory, its owner's alone; root's access rules (root's own session
+ * to the cluster is the counters'); dynamic shared memory in the data
+ * directory (posix's /dev/shm segments would outlive a SIGKILL); no
+ * restart after a crash, which would make shared memory anew where the
+ * run no longer looks (an OOM kill under the cap ends the run, named,
+ * instead); no log collector writing files elsewhere, its log being its
+ * stderr (pm-server.log); no library loaded into the postmaster. */
+static void locked_setting(const struct pg_conf *c, unsigned i, struct locked *l)
+{
+    static const char *const names[PG_LOCKED] = {
+        "listen_addresses", "port", "unix_socket_directories", "unix_socket_permissions", "hba_file", "ident_file",
+        "dynamic_shared_memory_type", "restart_after_crash", "logging_collector", "shared_preload_libraries",
+    };
+    l->name = names[i];
+    l->quoted = i == 0 || i == 2 || i == 4 || i == 5 || i == 9;
+    const char *v = i == 0 ? (c->port ? "127.0.0.1" : "") : i == 2 ? c->srv : i == 3 ? "0700" : i == 6 ? "mmap" :
+                    i == 7 || i == 8 ? "off" : "";
+    if (i == 1)
+        snprintf(l->value, sizeof l->value, "%u", c->port ? c->port : PG_SOCKET_PORT);
+    else if (i == 4 || i == 5)
+        snprintf(l->value, sizeof l->value, "%s/pm-%s.conf", c->dir, i == 4 ? "hba" : "ident");
+    else
+        snprintf(l->value, sizeof l->value, "%s", v);
+}
+
+int pg_conf_locked(const struct pg_conf *c, unsigned i, char *buf, size_t len, struct pm_err *err)
+{
+    struct locked l;
+    if (i >= PG_LOCKED || !plain(c->dir) || !plain(c->srv))
+        return pm_errf(err, "internal: no setting %u, or a path PostgreSQL's configuration cannot carry", i);
+    locked_setting(c, i, &l);
+    size_t o = 0;
+    return add(buf, len, &o, "%s=%s", l.name, l.value) < 0 ? pm_errf(err, "internal: -c %s is too long", l.name) : 0;
+}
+
 int pg_conf_text(const struct pg_conf *c, char *buf, size_t len, struct pm_err *err)
 {
     size_t o = 0;
     if (!plain(c->dir) || !plain(c->srv))
         return pm_errf(err, "internal: a path PostgreSQL's configuration cannot carry");
-    /* The settings that keep the cluster private and leave nothing
-     * behind: no TCP unless asked, 127.0.0.1 then; its socket in the
-     * server's own directory, its owner's alone; dynamic shared memory in
-     * the data directory (posix's /dev/shm segments would outlive a
-     * SIGKILL); no restart after a crash, which would make shared memory
-     * anew where the run no longer looks (an OOM kill under the cap ends
-     * the run, named, instead). Its log is its stderr, pm-server.log. */
-    int r = add(buf, len, &o,
-                "# pressmark run postgres: this run's cluster, written by pressmark (root's, read-only)\n"
-                "hba_file = '%s/pm-hba.conf'\n"
-                "ident_file = '%s/pm-ident.conf'\n"
-                "listen_addresses = '%s'\n"
-                "port = %u\n"
-                "unix_socket_directories = '%s'\n"
-                "unix_socket_permissions = 0700\n"
+    int r = add(buf, len, &o, "# pressmark run postgres: this run's cluster, written by pressmark (root's, read-only;\n"
+                "# the first %u settings are on postgres's command line too, over postgresql.auto.conf)\n", PG_LOCKED);
+    for (unsigned i = 0; r == 0 && i < PG_LOCKED; i++) {
+        struct locked l;
+        locked_setting(c, i, &l);
+        r = add(buf, len, &o, l.quoted ? "%s = '%s'\n" : "%s = %s\n", l.name, l.value);
+    }
+    if (r == 0)
+        r = add(buf, len, &o,
                 "max_connections = %u\n"
                 "shared_buffers = '%llukB'\n"
                 "fsync = %s\n"
-                "dynamic_shared_memory_type = mmap\n"
                 "huge_pages = off\n"
-                "restart_after_crash = off\n"
-                "logging_collector = off\n"
                 "log_destination = 'stderr'\n"
                 "log_min_messages = warning\n"
                 "cluster_name = 'pressmark'\n",
-                c->dir, c->dir, c->port ? "127.0.0.1" : "", c->port ? c->port : PG_SOCKET_PORT, c->srv,
                 c->max_connections, (unsigned long long)(c->shared_buffers >> 10), c->fsync ? "on" : "off");
     return r < 0 ? pm_errf(err, "internal: the configuration is longer than %zu bytes", len) : 0;
 }

@@ -52,7 +52,11 @@ uint64_t pg_shared_buffers_of(uint64_t asked, uint64_t cap);
 int pg_parent_check(const char *parent, unsigned port, struct pm_err *err);
 
 /* The cluster's postgresql.conf, root's, read-only, in place of the one
- * initdb wrote (postgres -c config_file=). */
+ * initdb wrote (postgres -c config_file=). PostgreSQL reads
+ * postgresql.auto.conf (ALTER SYSTEM's) from the data directory after it,
+ * and that file is the server user's to write: what keeps the cluster
+ * private is given again on the command line (pg_conf_locked), which
+ * takes precedence over both files. */
 struct pg_conf {
     const char *dir;             /* root's directory: the hba and ident files */
     const char *srv;             /* the server's directory: its socket */
@@ -62,6 +66,13 @@ struct pg_conf {
     bool fsync;
 };
 int pg_conf_text(const struct pg_conf *c, char *buf, size_t len, struct pm_err *err);
+#define PG_LOCKED 10u
+/* The i-th (below PG_LOCKED) of those settings as "NAME=VALUE", a word of
+ * postgres -c: listen_addresses, port, unix_socket_directories,
+ * unix_socket_permissions, hba_file, ident_file, dynamic_shared_memory_type,
+ * restart_after_crash, logging_collector, shared_preload_libraries. -1
+ * with err when it does not fit. */
+int pg_conf_locked(const struct pg_conf *c, unsigned i, char *buf, size_t len, struct pm_err *err);
 /* pg_hba.conf: the role postgres alone, by peer on the socket (mapped by
  * pg_ident), and with tcp by password (SCRAM) on 127.0.0.1 alone. */
 int pg_hba_text(bool tcp, char *buf, size_t len, struct pm_err *err);

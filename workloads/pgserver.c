@@ -127,6 +127,21 @@ static int probe(void *arg, struct pm_err *err)
     return c.fd;
 }
 
+/* What keeps the cluster private as -c words: over postgresql.auto.conf,
+ * which is the postgres user's to write (pgconf.h). */
+static int locked_args(const struct kv_server *s, const struct pg_plan *p, struct kv_argv *a, struct pm_err *err)
+{
+    const struct pg_conf c = { .dir = s->dir, .srv = s->srv, .port = p->port };
+    for (unsigned i = 0; i < PG_LOCKED; i++) {
+        char word[PATH_MAX + 64];
+        if (pg_conf_locked(&c, i, word, sizeof word, err) < 0)
+            return -1;
+        kv_arg(a, "-c");
+        kv_arg(a, "%s", word);
+    }
+    return 0;
+}
+
 /* Its command line and user, in the run's record. */
 static void describe_server(struct run_ctx *rc, const struct kv_server *s, const struct kv_argv *a)
 {
@@ -154,6 +169,8 @@ int pg_server_up(struct run_ctx *rc, struct kv_server *s, const struct pg_plan *
     kv_arg(&a, "%s", data);
     kv_arg(&a, "-c");
     kv_arg(&a, "config_file=%s", conf);
+    if (locked_args(s, p, &a, err) < 0)
+        return -1;
     if (kv_argv_full(&a))
         return pm_errf(err, "internal: the server's command line is too long");
     describe_server(rc, s, &a);
