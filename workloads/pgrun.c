@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "figures/figures.h"
 #include "lib/timeutil.h"
 #include "pressure/undo.h"
@@ -205,6 +206,14 @@ int pg_run(const struct pg_plan *p, struct run_ctx *rc, struct pg_result *res, s
     struct pg_life l = { .p = p, .rc = rc, .res = res, .undo_cg = -1 };
     memset(res, 0, sizeof *res);
     run_gauge(rc, "workload.phase", 0);
+    /* As root, the run's cgroup is what ends every process of the
+     * server's, one that left its session (setsid) too: check refused the
+     * methods without one; this is the tracking cgroup that failed. */
+    if (geteuid() == 0 && !run_cgroup(rc)) {
+        run_set_status(rc, "failed", "the run has no cgroup (see its track.cgroup), and as root the server "
+                       "needs one: a process of its that left its session would outlive the run");
+        return 0;
+    }
     int r = kv_dirs_make_in(&l.srv, p->parent, "postgres", pg_users, err);
     pg_socket_path(&l.srv, p->port, l.sock, sizeof l.sock);
     /* The journal undoes newest first: after a SIGKILL of pressmark the

@@ -92,8 +92,8 @@ static const struct opt postgres_options[] = {
       .help = "the server's fsync: on (the default, PostgreSQL's) flushes each commit's WAL to the disk; off "
               "leaves the disk's flushes out of what is measured" },
     { .name = "port", .type = OPT_UINT, .offset = PS(c.port), .metavar = "N", .def = "0", .min = 0, .max = 65535,
-      .noun = "port", .help = "TCP port on 127.0.0.1 for pgbench instead of the socket in the run's directory (0: "
-                              "the socket)" },
+      .noun = "port", .help = "TCP port on 127.0.0.1 for pgbench instead of the socket in the run's directory, 1024 "
+                              "or above (0: the socket)" },
     { .name = "dir", .type = OPT_STRING, .offset = PS(dir), .size = sizeof(((struct postgres_state *)0)->dir),
       .metavar = "DIR", .help = "where the run's directory is made (default $TMPDIR, else /var/tmp): the "
                                 "cluster's files, the data set read from its disk" },
@@ -103,10 +103,36 @@ static const struct opt postgres_options[] = {
     { .type = OPT_END },
 };
 
+/* Can the server's user pass through every directory down to dir (the
+ * run's directory is made in it)? Others' search permission on each: the
+ * postgres user is neither root nor, usually, in a directory's group. As
+ * root only: otherwise the server is this user's. */
+static int traversable(const char *dir, struct pm_err *err)
+{
+    char walk[PATH_MAX];
+    size_t n = strlen(dir);
+    if (geteuid() != 0 || n >= sizeof walk)
+        return 0;
+    for (size_t i = 1; i <= n; i++) {
+        if (i < n && dir[i] != '/')
+            continue;
+        memcpy(walk, dir, i);
+        walk[i] = '\0';
+        struct stat sb;
+        if (stat(walk, &sb) < 0)
+            return pm_errf(err, "%s: %s", walk, strerror(errno));
+        if (!(sb.st_mode & S_IXOTH))
+            return pm_errf(err, "%s is below %s, which the postgres user cannot pass through (mode %04o; accepted: "
+                           "directories every user may pass through, o+x)", dir, walk,
+                           (unsigned)(sb.st_mode & 07777));
+    }
+    return 0;
+}
+
 /* Where the run's directory goes: --dir, $TMPDIR, /var/tmp (a disk's on
  * Debian, where /tmp may be memory), resolved, only root or this user
- * able to change any directory down to it, and a path PostgreSQL can
- * carry. */
+ * able to change any directory down to it, the server's user able to
+ * reach it, and a path PostgreSQL can carry. */
 static int choose_parent(struct postgres_state *st, struct pm_err *err)
 {
     const char *tmp = getenv("TMPDIR");
@@ -117,7 +143,8 @@ static int choose_parent(struct postgres_state *st, struct pm_err *err)
     if (!realpath(want, st->plan.parent) || stat(st->plan.parent, &sb) < 0 ||
         (!S_ISDIR(sb.st_mode) && (errno = ENOTDIR)))
         return pm_errf(err, "%s: '%.200s': %s (accepted: an existing directory)", what, want, strerror(errno));
-    if (pm_trusted_path(st->plan.parent, err) < 0 || pg_parent_check(st->plan.parent, st->c.port, err) < 0) {
+    if (pm_trusted_path(st->plan.parent, err) < 0 || traversable(st->plan.parent, err) < 0 ||
+        pg_parent_check(st->plan.parent, st->c.port, err) < 0) {
         snprintf(why, sizeof why, "%s", err->msg);
         return pm_errf(err, "%s: %s", what, why);
     }
@@ -164,13 +191,31 @@ static int choose_length(struct postgres_state *st, struct pm_err *err)
     return 0;
 }
 
+/* What runs the server as root needs besides its programs: the run's
+ * cgroup, which ends every process of the server's (a backend that calls
+ * setsid leaves the group a kill reaches, never the cgroup), and a port
+ * the postgres user may listen on (root's test of the port would pass
+ * where the server then fails). */
+static int root_needs(const struct postgres_state *st, const struct wl_limits *lim, struct pm_err *err)
+{
+    if (st->c.port && st->c.port < 1024)
+        return pm_errf(err, "--port: '%u' is a port only root may listen on, and the server runs as the postgres "
+                       "user (accepted: 1024 to 65535, or 0 for the socket alone)", st->c.port);
+    if (geteuid() == 0 && lim->no_cgroup)
+        return pm_errf(err, "%s: the server would run without the run's cgroup, which as root is what ends all of its "
+                       "processes (accepted: a cgroup cap, or none, where there is a memory cgroup hierarchy)",
+                       lim->no_cgroup);
+    return 0;
+}
+
 static int postgres_check(void *state, const struct wl_limits *lim, struct pm_err *err)
 {
     struct postgres_state *st = state;
     static const char *const setpriv[] = { "setpriv", NULL };
     if (pg_find_bindir(st->plan.bindir, sizeof st->plan.bindir, err) < 0 ||
         kv_need_programs(setpriv, "util-linux", err) < 0 || kv_need_user("postgres", "postgresql", err) < 0 ||
-        choose_scale(st, lim, err) < 0 || choose_length(st, err) < 0 || choose_parent(st, err) < 0)
+        root_needs(st, lim, err) < 0 || choose_scale(st, lim, err) < 0 || choose_length(st, err) < 0 ||
+        choose_parent(st, err) < 0)
         return -1;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     st->plan.jobs = pg_jobs_of(st->jobs, st->c.clients, cpus);
