@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include "tests/tap.h"
 #include "workloads/pgconf.h"
 #include "workloads/pglogs.h"
+#include "workloads/pgserver.h"
 #include "workloads/pgwire.h"
 
 #define MIB (1ull << 20)
@@ -361,6 +363,28 @@ static void logs(void)
     wrapping();
 }
 
+/* The server's System V segment (PostgreSQL's interlock) marked for
+ * removal by its creator's pid and uid: one of another pid's is left. */
+static void segments(void)
+{
+    struct kv_server s;
+    memset(&s, 0, sizeof s);
+    s.pid = getpid() + 1;
+    s.uid = getuid();
+    int id = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600);
+    struct shmid_ds ds;
+    if (id < 0)
+        return (void)ok(0, "shmget");
+    ok(pg_shm_release(&s) == 0 && shmctl(id, IPC_STAT, &ds) == 0, "a segment another pid made is left as it is");
+    s.pid = getpid();
+    s.uid = getuid() + 1;
+    ok(pg_shm_release(&s) == 0 && shmctl(id, IPC_STAT, &ds) == 0, "  one another uid made too");
+    s.uid = getuid();
+    ok(pg_shm_release(&s) == 1, "the server's is marked for removal");
+    ok(shmctl(id, IPC_STAT, &ds) < 0, "  and, nobody attached, gone");
+    shmctl(id, IPC_RMID, NULL);             /* (when it failed: the test leaves none) */
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -370,5 +394,6 @@ int main(void)
     rows();
     queries();
     logs();
+    segments();
     return done_testing();
 }

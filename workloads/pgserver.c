@@ -112,10 +112,14 @@ struct probe_ctx {
 };
 
 /* A session on the socket, its peer the server; with a port, the
- * listener there the server's own too. The descriptor, or -1. */
+ * listener there the server's own too. The descriptor, or -1. Each try
+ * first marks the server's System V segment for removal as soon as it is
+ * there: a SIGKILL of pressmark while the server starts (a slow start
+ * under the cap) must not leave it behind either. */
 static int probe(void *arg, struct pm_err *err)
 {
     struct probe_ctx *pc = arg;
+    pg_shm_release(pc->s);
     struct kv_io io = { .deadline_ns = pm_now_ns() + PROBE_NS };
     struct pg_conn c;
     if (pg_connect(&c, pc->s, pc->sock, &io, err) < 0)
