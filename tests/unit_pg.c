@@ -2,13 +2,16 @@
  * sizes (pgbench's scale, threads, shared_buffers), the directories a
  * cluster can live below, its configuration's text, the protocol's
  * messages read strictly, and pgbench's logs read only as pgbench's. */
+#include <arpa/inet.h>
 #include <limits.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "figures/figures.h"
 #include "lib/fileio.h"
@@ -385,6 +388,55 @@ static void segments(void)
     shmctl(id, IPC_RMID, NULL);             /* (when it failed: the test leaves none) */
 }
 
+/* A listener on 127.0.0.1 (port into *port), or -1. */
+static int listener(unsigned *port)
+{
+    int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t al = sizeof a;
+    if (l < 0 || bind(l, (void *)&a, sizeof a) < 0 || listen(l, 1) < 0 || getsockname(l, (void *)&a, &al) < 0)
+        return -1;
+    *port = ntohs(a.sin_port);
+    return l;
+}
+
+/* Before each pgbench: the server up, and --port's listener its own. The
+ * server here is a child holding a listener it inherited. */
+static void alive(void)
+{
+    struct kv_server s;
+    struct pm_err err;
+    unsigned held, other;
+    memset(&s, 0, sizeof s);
+    int l1 = listener(&held);
+    if (l1 < 0)
+        return (void)ok(0, "a listener");
+    /* The child holds the first listener (open when it forked), as the
+     * server holds its own; the second is made after. */
+    s.pid = fork();
+    if (s.pid == 0) {
+        pause();
+        _exit(0);
+    }
+    int l2 = listener(&other);
+    s.uid = getuid();
+    ok(pg_server_alive(&s, 0, &err) == 0, "a server that runs, on its socket: up");
+    ok(pg_server_alive(&s, held, &err) == 0, "  with the port it listens on: up");
+    char want[160];
+    snprintf(want, sizeof want, "127.0.0.1:%u is listened on by another process than the server (pid %d)", other,
+             (int)s.pid);
+    ok(pg_server_alive(&s, other, &err) < 0 && strcmp(err.msg, want) == 0,
+       "  a port another process listens on is refused (%s)", err.msg);
+    kill(s.pid, SIGKILL);
+    siginfo_t si;
+    waitid(P_PID, (id_t)s.pid, &si, WEXITED | WNOWAIT);
+    snprintf(want, sizeof want, "the server (pid %d) has ended", (int)s.pid);
+    ok(pg_server_alive(&s, 0, &err) < 0 && strcmp(err.msg, want) == 0, "a server that ended is said so (%s)", err.msg);
+    waitpid(s.pid, NULL, 0);
+    close(l1);
+    close(l2);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -395,5 +447,6 @@ int main(void)
     queries();
     logs();
     segments();
+    alive();
     return done_testing();
 }

@@ -53,6 +53,19 @@ static void target(const struct pg_life *l, struct kv_argv *a)
     kv_arg(a, "--username=postgres");
 }
 
+/* Before each pgbench: the server still up and, with --port, the
+ * listener on 127.0.0.1 still its own (pgbench sends the password there,
+ * and the server may have ended and another user taken the port since it
+ * was started). 0, or 1 with the run failed. */
+static int server_still(struct pg_life *l, const char *before)
+{
+    struct pm_err err;
+    if (pg_server_alive(&l->srv, l->p->port, &err) == 0)
+        return 0;
+    run_set_status(l->rc, "failed", "before %s: %s", before, err.msg);
+    return 1;
+}
+
 static int load_phase(struct pg_life *l, struct pm_err *err)
 {
     struct kv_argv a = { .n = 0 };
@@ -65,6 +78,8 @@ static int load_phase(struct pg_life *l, struct pm_err *err)
         return pm_errf(err, "internal: pgbench -i's command line is too long");
     char out[8192];
     pid_t pid;
+    if (server_still(l, "pgbench -i"))
+        return 1;
     run_gauge(l->rc, "workload.phase", 1);
     uint64_t t0 = pm_now_ns();
     int r = pg_client(l->rc, &l->srv, a.v, l->p->port != 0, "pgbench -i", "pgbench-init.log",
@@ -157,6 +172,8 @@ static int measured_phase(struct pg_life *l, struct pm_err *err)
     kv_arg(&a, "postgres");
     if (kv_argv_full(&a))
         return pm_errf(err, "internal: pgbench's command line is too long");
+    if (server_still(l, "pgbench"))
+        return 1;
     char *out = malloc(OUTPUT_MAX);
     if (!out)
         return pm_errf(err, "out of memory");

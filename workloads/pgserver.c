@@ -192,6 +192,16 @@ int pg_server_up(struct run_ctx *rc, struct kv_server *s, const struct pg_plan *
     return 0;
 }
 
+int pg_server_alive(const struct kv_server *s, unsigned port, struct pm_err *err)
+{
+    if (pm_child_ended(s->pid)) {
+        char tail[512];
+        kv_log_tail(s, tail, sizeof tail);
+        return pm_errf(err, "the server (pid %d) has ended%s%s", (int)s->pid, tail[0] ? ": " : "", tail);
+    }
+    return port ? kv_peer_check(s, -1, port, err) : 0;
+}
+
 int pg_shm_release(const struct kv_server *s)
 {
     FILE *f = fopen("/proc/sysvipc/shm", "re");

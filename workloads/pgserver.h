@@ -27,6 +27,11 @@ void pg_socket_path(const struct kv_server *s, unsigned port, char *sock, size_t
  * with a port, the listener of 127.0.0.1:port its own. 0, 1 when it did
  * not come up (the run's status says why), -1 on harness errors. */
 int pg_server_up(struct run_ctx *rc, struct kv_server *s, const struct pg_plan *p, struct pm_err *err);
+/* Is the server still up and, with a port, the listener on 127.0.0.1:port
+ * still its own? Checked before each pgbench, which sends the password
+ * there: the server may have ended since and another user taken the
+ * port. -1 with err saying which (the log's last line when it ended). */
+int pg_server_alive(const struct kv_server *s, unsigned port, struct pm_err *err);
 /* An immediate shutdown (SIGQUIT to the postmaster, which ends its
  * children), waited for, SIGKILL after the grace; its wait4 figures in
  * ex. 0, or 1 when it had ended before (ex says how); 0 when it never
