@@ -91,7 +91,7 @@ void pg_error_text(const char *body, size_t len, char *out, size_t olen)
 
 /* Until ReadyForQuery: a session as role postgres, without a password
  * (peer authentication on the socket is the cluster's only way in). */
-static int startup(struct pg_conn *c, struct pm_err *err)
+int pg_startup(struct pg_conn *c, struct pm_err *err)
 {
     static const char params[] = "user\0postgres\0database\0postgres\0application_name\0pressmark\0";
     char pkt[8 + sizeof params];
@@ -134,7 +134,7 @@ int pg_connect(struct pg_conn *c, const struct kv_server *s, const char *sock, c
     c->fd = kv_connect(sock, s->uid, 0, 0, err);
     if (c->fd < 0)
         return -1;
-    if (kv_peer_check(s, c->fd, 0, err) < 0 || startup(c, err) < 0) {
+    if (kv_peer_check(s, c->fd, 0, err) < 0 || pg_startup(c, err) < 0) {
         close(c->fd);
         c->fd = -1;
         return -1;
@@ -166,7 +166,8 @@ int pg_row_u64(const char *body, size_t len, uint64_t *v, size_t n, struct pm_er
         at += 4;
         if (l == 0xffffffffu)
             return pm_errf(err, "column %zu is NULL, not a number", i + 1);
-        char digits[24], q[128];
+        /* UINT64_MAX has 20 digits: more is no counter, whatever it says. */
+        char digits[21], q[128];
         if (l > len - at || l == 0 || l >= sizeof digits) {
             snprintf(q, sizeof q, "%s", l > len - at ? "beyond the row" : l ? "over 20 characters" : "empty");
             return pm_errf(err, "column %zu is not a whole number (%s)", i + 1, q);

@@ -33,6 +33,11 @@ struct pg_conn {
  * closed); a server still starting up answers with an error. */
 int pg_connect(struct pg_conn *c, const struct kv_server *s, const char *sock, const struct kv_io *io,
                struct pm_err *err);
+/* The session's start-up on c->fd, connected and checked (pg_connect's
+ * second half): the start-up message, then the server's messages until
+ * ReadyForQuery. -1 with err: an error, a request for a password, a
+ * message of another type. */
+int pg_startup(struct pg_conn *c, struct pm_err *err);
 /* Run sql, one statement without parameters, as a prepared statement
  * (the extended protocol: Parse, Bind, Execute, Sync) and read its one
  * row of n whole numbers into v. -1 with err: the server's error, no row
