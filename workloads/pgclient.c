@@ -40,9 +40,11 @@ static void failed(struct run_ctx *rc, const char *what, const struct run_exit *
     for (const char *p = start; p < nl && o + 1 < sizeof tail; p++)
         tail[o++] = *p >= 0x20 && *p < 0x7f ? *p : '?';
     tail[o] = '\0';
-    if (ex->timed_out && !ex->aborted)
+    if (ex->timed_out && !ex->aborted && timeout_ns)
         run_set_status(rc, "failed", "%s did not finish within %.0f s (--client-timeout, or the run's --timeout)",
                        what, (double)timeout_ns / 1e9);
+    else if (ex->timed_out && !ex->aborted)
+        run_set_status(rc, "failed", "%s did not finish within the run's --timeout", what);
     else
         run_status_from_exit(rc, what, ex);
     if (tail[0] && strcmp(rc_status(rc), "ok") != 0) {
@@ -70,7 +72,7 @@ int pg_client(struct run_ctx *rc, const struct kv_server *s, char *const argv[],
         return -1;
     struct run_exit ex;
     if (run_spawn_env(rc, a.v, env.v, true, -1, fd, pid, err) < 0 ||
-        run_wait_until(rc, *pid, pm_now_ns() + timeout_ns, &ex, err) < 0) {
+        run_wait_until(rc, *pid, timeout_ns ? pm_now_ns() + timeout_ns : 0, &ex, err) < 0) {
         close(fd);
         return -1;
     }

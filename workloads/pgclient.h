@@ -24,10 +24,10 @@ struct pg_env {
 void pg_client_env(const struct kv_server *s, bool password, struct pg_env *e);
 
 /* Run argv (argv[0] an absolute path) so, its stdout and stderr into
- * dir/pm-NAME, for at most timeout_ns; the output's text (its end when
- * longer) into out, its pid into *pid. 0 when it exited 0; 1 when it did
- * not, the run's status saying how (what names it) with the last line it
- * wrote; -1 on harness errors. */
+ * dir/pm-NAME, for at most timeout_ns (0: the run's --timeout alone); the
+ * output's text (its end when longer) into out, its pid into *pid. 0 when
+ * it exited 0; 1 when it did not, the run's status saying how (what names
+ * it) with the last line it wrote; -1 on harness errors. */
 int pg_client(struct run_ctx *rc, const struct kv_server *s, char *const argv[], bool password, const char *what,
               const char *name, uint64_t timeout_ns, char *out, size_t len, pid_t *pid, struct pm_err *err);
 

@@ -1,5 +1,6 @@
 /* One run of pgbench against a private PostgreSQL (pgrun.h). */
 #include "workloads/pgrun.h"
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,8 +180,11 @@ static int measured_phase(struct pg_life *l, struct pm_err *err)
         return pm_errf(err, "out of memory");
     pid_t pid;
     run_gauge(l->rc, "workload.phase", 2);
-    int r = pg_client(l->rc, &l->srv, a.v, p->port != 0, "pgbench", "pgbench.log",
-                      p->duration_ns + p->client_timeout_ns, out, OUTPUT_MAX, &pid, err);
+    /* -T ends by itself: --client-timeout beyond it. -t takes as long as
+     * its transactions do, under the run's --timeout alone (0: none). */
+    uint64_t timeout = p->duration_ns ? p->duration_ns + p->client_timeout_ns : 0;
+    int r = pg_client(l->rc, &l->srv, a.v, p->port != 0, "pgbench", "pgbench.log", timeout, out, OUTPUT_MAX, &pid,
+                      err);
     if (r == 0)
         r = tool_figures(l, out, pid);
     /* What pgbench printed (its end, when long), so a figure can be

@@ -29,7 +29,8 @@
 
 /* A file of root's in its directory, for the server's user to read and
  * nobody to change (mode, and the owner given; a password file is the
- * server user's, 0400: nobody else may read it). */
+ * server user's, 0400: nobody else may read it). A short write is said as
+ * one, not with whatever errno an earlier call left. */
 static int write_file(const struct kv_server *s, const char *name, const char *text, bool secret, char *path,
                       size_t len, struct pm_err *err)
 {
@@ -37,11 +38,16 @@ static int write_file(const struct kv_server *s, const char *name, const char *t
     if (fd < 0)
         return -1;
     size_t n = strlen(text);
-    int r = write(fd, text, n) == (ssize_t)n &&
-            (secret ? fchown(fd, s->uid, s->gid) == 0 && fchmod(fd, 0400) == 0 : fchmod(fd, 0444) == 0) ? 0 : -1;
-    int e = errno;
+    ssize_t w = write(fd, text, n);
+    int r = 0;
+    if (w < 0)
+        r = pm_errf(err, "%s: %s", path, strerror(errno));
+    else if ((size_t)w != n)
+        r = pm_errf(err, "%s: a short write (%zd of %zu bytes)", path, w, n);
+    else if (secret ? fchown(fd, s->uid, s->gid) < 0 || fchmod(fd, 0400) < 0 : fchmod(fd, 0444) < 0)
+        r = pm_errf(err, "%s: %s", path, strerror(errno));
     close(fd);
-    return r < 0 ? pm_errf(err, "%s: %s", path, strerror(e ? e : EIO)) : 0;
+    return r;
 }
 
 int pg_initdb(struct run_ctx *rc, struct kv_server *s, const struct pg_plan *p, struct pm_err *err)

@@ -99,7 +99,8 @@ static const struct opt postgres_options[] = {
                                 "cluster's files, the data set read from its disk" },
     { .name = "client-timeout", .type = OPT_DURATION, .offset = PS(c.client_timeout_ns), .metavar = "D",
       .def = "10m", .min = 1e9, .max = 1e14, .flags = OPT_NO_DESCRIBE,
-      .help = "the most initdb and pgbench -i may take, and pgbench beyond --duration" },
+      .help = "the most initdb and pgbench -i may take, and pgbench beyond --duration (with --transactions, "
+              "pgbench has the run's --timeout alone)" },
     { .type = OPT_END },
 };
 
@@ -173,7 +174,7 @@ static int choose_scale(struct postgres_state *st, const struct wl_limits *lim, 
         return -1;
     if ((st->plan.scale = pg_scale_of(st->c.dataset_bytes)) == 0)
         return pm_errf(err, "--dataset: %s comes to %.1f MiB, less than half a unit of pgbench's scale (%llu MiB; "
-                       "accepted: 8M or more, or --scale N)", st->c.dataset[0] ? st->c.dataset : "150% of the cap",
+                       "accepted: 7.5M or more, or --scale N)", st->c.dataset[0] ? st->c.dataset : "150% of the cap",
                        (double)st->c.dataset_bytes / (1 << 20), PG_SCALE_BYTES >> 20);
     return 0;
 }
