@@ -39,12 +39,22 @@ static const struct {
     { P_TPS, "tps = ", " (without initial connection time)", " (excluding connections establishing)", NULL },
     { P_AVG, "latency average = ", " ms", NULL, NULL },
     { P_STDDEV, "latency stddev = ", " ms", NULL, NULL },
-    /* "N/M" with -t, "N" alone with -T. */
-    { P_TX, "number of transactions actually processed: ", "/", "",
+    /* "N/M" with -t, "N" alone with -T (suffix NULL: pg_count_end). */
+    { P_TX, "number of transactions actually processed: ", NULL, NULL,
       "number of transactions actually processed: N[/M]" },
     { P_FAILED, "number of failed transactions: ", " (", NULL, NULL },
 };
 #define PG_LINES (sizeof pgbench_lines / sizeof pgbench_lines[0])
+
+/* After the count of transactions processed: nothing (-T), or "/" and
+ * the whole number planned (-t); "1000/x" or "1000x" is no count. */
+static bool pg_count_end(const char *end)
+{
+    if (*end == '\0')
+        return true;
+    size_t n = end[0] == '/' ? strspn(end + 1, "0123456789") : 0;
+    return n > 0 && end[1 + n] == '\0';
+}
 
 /* line as one of the summary's figures: its index in pgbench_lines, or -1. */
 static int pg_summary_line(const char *line, double *v)
@@ -53,13 +63,17 @@ static int pg_summary_line(const char *line, double *v)
         const char *s = fig_after(line, pgbench_lines[k].prefix), *end;
         if (!s || !fig_number(s, &end, v))
             continue;
-        const char *alt = pgbench_lines[k].alt_suffix;
-        size_t n = strlen(pgbench_lines[k].suffix);
-        if (strncmp(end, pgbench_lines[k].suffix, n) == 0 || (alt && strcmp(end, alt) == 0))
+        const char *suffix = pgbench_lines[k].suffix, *alt = pgbench_lines[k].alt_suffix;
+        if (suffix ? strncmp(end, suffix, strlen(suffix)) == 0 || (alt && strcmp(end, alt) == 0) : pg_count_end(end))
             return (int)k;
     }
     return -1;
 }
+
+/* pgbench's last word when a client aborted (an error that is not a
+ * serialization failure or deadlock, which it may retry): the summary
+ * above it counts only what ran before, so it is no figure. */
+#define PG_ABORTED "Run was aborted; the above results are incomplete."
 
 static int pg_summary(const char *text, struct figure_set *out, struct pm_err *err)
 {
@@ -69,6 +83,12 @@ static int pg_summary(const char *text, struct figure_set *out, struct pm_err *e
     fig_lines_init(&it, text);
     while (fig_lines_next(&it)) {
         double x;
+        if (strstr(it.line, PG_ABORTED)) {
+            char hint[160];
+            fig_hint(text, hint, sizeof hint);
+            return pm_errf(err, "line %u: pgbench says '" PG_ABORTED "', no figure is whole (the output says: %s)",
+                           it.no, hint);
+        }
         int k = pg_summary_line(it.line, &x);
         if (k < 0)
             continue;
