@@ -21,8 +21,11 @@
  * at the end, after a progress line a second. */
 #define OUTPUT_MAX (1u << 20)
 
-/* Debian's package's own user: never one others share (nobody), whose
- * other processes could reach the server's directory and signal it. */
+/* Debian's package's own user. It is not the run's alone: it is the
+ * system cluster's too, and whoever acts as it (that cluster's processes,
+ * su postgres) can reach the run's server, its directory and its figures.
+ * A run trusts it with nothing of root's (docs/security.md says what it
+ * can and cannot do); it is never nobody, whom every daemon shares. */
 static const char *const pg_users[] = { "postgres", NULL };
 
 /* The counters, and whether a session other than the asking one is open
