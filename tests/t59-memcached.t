@@ -389,7 +389,8 @@ ok "  the memcache user swaps the socket for a link" \
 kill -CONT "$cp"
 wait $pid
 is "$?" 1 "  it ends with exit 1: a failed run, stored"
-is "$(status_of swapped)" "failed the server's own figures: $srv/pm-memcached.sock is not a socket (a symbolic link)" \
+is "$(status_of swapped)" \
+   "failed the server's own figures: connecting to $srv/pm-memcached.sock: a symbolic link, not the server's socket" \
    "  failed: the stats socket is a link"
 is "$(grep -c connection "$TMP/root.log")" 0 "  the root-only socket got no connection"
 is "$(dirs)" "$dirs_before" "  its directory is gone too"

@@ -312,7 +312,8 @@ static int read_replies(int fd, const struct load_args *a, struct replies *r, un
 
 static int load(const struct load_args *a, struct tally *t, struct pm_err *err)
 {
-    int fd = kv_connect(a->sock, getuid(), a->port, 5000, err);
+    /* As the server's user (kvrun.c): the socket is its own. */
+    int fd = kv_connect(a->sock, geteuid(), a->port, 5000, err);
     if (fd < 0)
         return -1;
     /* pressmark's password, from the environment pressmark gave it (never
