@@ -201,6 +201,8 @@ bg_run() { cleanup_add "kill -INT $1 2>/dev/null; wait $1 2>/dev/null"; }
 # keeps its argv, environment, output, cgroup and uid, and its
 # per-transaction logs, then renames them to its own pid, under which
 # pressmark, who started it, looks for them. The postgres user runs it.
+# With leave there, pgbench -i leaves a sleeper in a session of its own
+# (its process group's kill misses it) in the cgroup it runs in.
 # With gate there, the measured phase waits for go; with counts there, it
 # reads the server's counters before and after pgbench, and in between
 # runs a query that spills to a temporary file.
@@ -233,6 +235,11 @@ if [ -n "\$measured" ] && [ -e \$d/counts ]; then
         -c "select count(*) from (select g from generate_series(1, 200000) g order by g desc) s" postgres > \$d/spill.\$\$
     counts c1
 fi
+if [ -z "\$measured" ] && [ -e \$d/leave ]; then
+    rm -f \$d/leave
+    setsid sleep 600 </dev/null >/dev/null 2>&1 &
+    echo \$! > \$d/left; cat /proc/\$!/cgroup > \$d/left.cgroup
+fi
 $real/pgbench "\$@" > \$d/out.\$\$ 2>&1 &
 p=\$!
 cat /proc/\$p/cgroup > \$d/cgroup.\$\$; awk '/^Uid:/ { print \$2 }' /proc/\$p/status > \$d/uid.\$\$
@@ -255,7 +262,7 @@ loaded() { grep -l -- '^--initialize$' "$TMP"/shim/argv.* 2>/dev/null | sed 's/.
 # environment.
 exec 9>"$TMP/leak"
 echo precious > "$TMP/precious"; mkdir "$TMP/pdir"; touch "$TMP/pdir/keep"
-touch "$TMP/shim/gate" "$TMP/shim/counts"
+touch "$TMP/shim/gate" "$TMP/shim/counts" "$TMP/shim/leave"
 
 # The default data set under a 64 MiB cap with swap: 150%, scale 6.
 PATH="$TMP/bin:$PATH" PM_ROOT_ONLY=x "$PM" run postgres --quiet --mem-cap 64M --swap 256M --clients 4 --jobs 2 \
@@ -311,6 +318,12 @@ ok "  the reload is in force" wait_run $pid reloaded
 is "$(psql_pg "select current_setting('restart_after_crash')")" off "  change root's file's settings, not the command line's"
 ok "the measured phase starts, held at the test's gate" wait_run $pid test -s "$TMP/shim/gated"
 gated=$(cat "$TMP/shim/gated")
+# What pgbench -i left in the clients' cgroup is killed once it ends,
+# before the next pgbench starts (not only with the run's cgroups).
+left=$(cat "$TMP/shim/left")
+cleanup_add "[ \"\$(tr '\\0' ' ' < /proc/$left/cmdline 2>/dev/null)\" != 'sleep 600 ' ] || kill -9 $left"
+ok "the sleeper pgbench -i left in a session of its own is gone before pgbench runs" \
+    sh -c "! ps -o stat= -p $left | grep -qv '^Z'"
 measured_cg=$(cg_of "$gated"); measured_limit=$(limit_of "$measured_cg"); measured_uid=$(uid_of "$gated")
 # The postgres user leaves what it likes in its directory: files, a tree,
 # links to root's things, and a child of its own that goes on writing there.
@@ -378,6 +391,7 @@ m=$(measured)
 is "$measured_uid:$measured_cg:$measured_limit" "$pg_uid:/pressmark/run-$run-client:max" \
    "the measured pgbench ran as the postgres user in the run's client cgroup with no limit"
 is "$(cat "$TMP/shim/uid.$m"):$(memcg_path "$TMP/shim/cgroup.$m")" "$pg_uid:$measured_cg" "  pgbench itself too"
+is "$(memcg_path "$TMP/shim/left.cgroup")" "/pressmark/run-$run-client" "  the sleeper pgbench -i left was in that cgroup"
 is "$(tr '\n' ' ' < "$TMP/shim/argv.$m")" "--host=$srv --port=5432 --username=postgres --client=4 --jobs=2 --transactions=250 --progress=1 --log --log-prefix=$srv/pm-pgbench-log postgres " \
    "  its argv: the socket's directory, 4 clients, 2 threads, 250 transactions each, its log in the server's directory"
 ok "  its environment kept" test -s "$TMP/shim/env.$m"

@@ -216,7 +216,8 @@ static int tear_down(struct pg_life *l, int r, struct pm_err *err)
     }
     /* What the server left running goes before its directory does: it
      * could write there meanwhile. */
-    kv_cgroup_empty(run_cgroup(l->rc));
+    if (kv_cgroup_empty(run_cgroup(l->rc)) < 0 && strcmp(rc_status(l->rc), "ok") == 0)
+        run_set_status(l->rc, "failed", "the run's cgroup still held processes 5 s after they were killed");
     if (l->undo_cg >= 0)
         undo_done(l->undo_cg);
     kv_dirs_remove(&l->srv);
