@@ -175,6 +175,15 @@ static void sockets(void)
     ok(rmdir(dir) == 0, "the test's directory removed");
 }
 
+/* A tool's output kept in a run's record is another user's words: its
+ * lines stay lines, and nothing else but printable ASCII stays. */
+static void printable(void)
+{
+    char text[] = "tps = 1.5\n\033]0;owned\007\033[2Jx\r\n\xc3\xa9 \x7f~\n";
+    kv_printable_lines(text);
+    is_str(text, "tps = 1.5\n?]0;owned??[2Jx?\n?? ?~\n", "a tool's output: escapes, CR, DEL, UTF-8 made '?', lines kept");
+}
+
 static void shares(void)
 {
     struct pm_err err;
@@ -345,6 +354,7 @@ int main(void)
     peers();
     mc_auth();
     sockets();
+    printable();
     shares();
     char dir[] = "/tmp/pm-unit-kv.XXXXXX";
     if (!mkdtemp(dir))

@@ -80,6 +80,13 @@ void kv_quote_line(const char *s, char *out, size_t len)
     kv_quote_text(s, out, len < 121 ? len : 121);
 }
 
+void kv_printable_lines(char *s)
+{
+    for (; *s; s++)
+        if (*s != '\n' && !(*s >= 0x20 && *s < 0x7f))
+            *s = '?';
+}
+
 /* INFO's "$N\r\n" then N bytes and "\r\n"; buf gets the N bytes. */
 static int redis_info(int fd, char *buf, size_t len, const struct kv_io *io, struct pm_err *err)
 {

@@ -429,9 +429,7 @@ static int measured_phase(struct kv_life *l, struct pm_err *err)
      * user wrote it, so its lines keep printable ASCII alone. */
     size_t n = strlen(out);
     char *kept = n > 4000 ? out + n - 4000 : out;
-    for (char *p = kept; *p; p++)
-        if (*p != '\n' && !(*p >= 0x20 && *p < 0x7f))
-            *p = '?';
+    kv_printable_lines(kept);
     run_meta(l->rc, key, kept);
     free(out);
     return r;

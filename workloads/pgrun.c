@@ -9,6 +9,7 @@
 #include "figures/figures.h"
 #include "lib/timeutil.h"
 #include "pressure/undo.h"
+#include "workloads/kvclient.h"
 #include "workloads/kvrun.h"
 #include "workloads/kvuser.h"
 #include "workloads/pgclient.h"
@@ -191,9 +192,13 @@ static int measured_phase(struct pg_life *l, struct pm_err *err)
     if (r == 0)
         r = tool_figures(l, out, pid);
     /* What pgbench printed (its end, when long), so a figure can be
-     * checked against the tool's own words. */
+     * checked against the tool's own words: the postgres user's words
+     * too (the server's messages, pgbench itself), so its lines keep
+     * printable ASCII alone. */
     size_t n = strlen(out);
-    run_meta(l->rc, "postgres.client_output", n > 4000 ? out + n - 4000 : out);
+    char *kept = n > 4000 ? out + n - 4000 : out;
+    kv_printable_lines(kept);
+    run_meta(l->rc, "postgres.client_output", kept);
     free(out);
     return r;
 }
