@@ -293,7 +293,10 @@ static void postgres_describe(void *state, char *buf, size_t len)
              onoff_words[st->fsync], port);
 }
 
-static const char *const postgres_compare_also[] = { MN_pgbench_latency_avg_ms, NULL };
+/* Beside the headline, per cell: the latency, and the server's own view
+ * of the pressure (what its buffers answered, what spilled to files). */
+static const char *const postgres_compare_also[] = { MN_pgbench_latency_avg_ms, MN_postgres_hit_pct,
+                                                     MN_postgres_temp_files, NULL };
 
 const struct workload_ops workload_postgres = {
     .metrics = &postgres_metrics,
