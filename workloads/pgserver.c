@@ -171,7 +171,8 @@ int pg_server_up(struct run_ctx *rc, struct kv_server *s, const struct pg_plan *
     snprintf(prog, sizeof prog, "%s/postgres", p->bindir);
     snprintf(data, sizeof data, "%s/data", s->srv);
     /* postgres -D itself, its parent pressmark: pg_ctl would daemonise it
-     * away from the run's cgroup and from the journal's pid. */
+     * away from the run's cgroup (and, in a run without one, from the
+     * pid the journal names). */
     struct kv_argv a = { .n = 0 };
     if (kv_arg_program_fsize(s, &a, prog, PG_FILE_MAX, err) < 0)
         return -1;
