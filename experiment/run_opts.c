@@ -311,10 +311,29 @@ const struct opt pm_env_options[] = {
 
 const char pm_env_options_title[] = "memory cap, swap and VM settings (root; all undone after each run)";
 
+/* Why a run's processes will be in no cgroup of the run's: as root a
+ * cgroup cap makes one and no cap a tracking one, both in a memory cgroup
+ * hierarchy (pressure/env.c); the balloon and --cap-method none make none.
+ * What a kernel a suite boots has is that kernel's to say. NULL: one. */
+static const char *without_cgroup(const struct env_config *e)
+{
+    if (geteuid() != 0)
+        return "not root";
+    enum cap_method m = e->has_cap ? (enum cap_method)e->method : CAP_AUTO;
+    if (m == CAP_BALLOON || m == CAP_NONE)
+        return m == CAP_BALLOON ? "--cap-method balloon" : "--cap-method none";
+    struct pm_err err;
+    if (m == CAP_AUTO && !e->kernel_checks_deferred && env_resolve_method(CAP_AUTO, &m, &err) == 0 &&
+        m == CAP_BALLOON)
+        return "no memory cgroup hierarchy here";
+    return NULL;
+}
+
 void run_opts_limits(const struct run_opts *ro, struct wl_limits *lim)
 {
     lim->mem_cap = ro->env.has_cap ? ro->env.mem_cap : 0;
     lim->swap_planned = ro->env.swap.kind != SWAP_NONE ? ro->env.swap.size : 0;
+    lim->no_cgroup = without_cgroup(&ro->env);
 }
 
 void run_opts_defaults(struct run_opts *ro)

@@ -1,5 +1,5 @@
-/* pgbench: its summary's tps, latency average and stddev and failed
- * transactions, and, from its per-transaction log (-l), the latency
+/* pgbench: its summary's tps, latency average and stddev, transactions
+ * processed and failed, and, from its per-transaction log (-l), the latency
  * percentiles pgbench itself does not print. */
 #include <stdint.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 #include "lib/alloc.h"
 #include "lib/percentile.h"
 
-enum { P_TPS, P_AVG, P_STDDEV, P_FAILED, P_P50, P_P99, P_P999, P_FIGURES };
+enum { P_TPS, P_AVG, P_STDDEV, P_FAILED, P_TX, P_P50, P_P99, P_P999, P_FIGURES };
 static const struct metric_def pgbench_defs[] = {
     METRIC("pgbench.tps", "tx/s", PM_HIGHER, "transactions per second (tps = ..., without initial connection time)"),
     METRIC("pgbench.latency_avg_ms", "ms", PM_LOWER, "mean transaction latency (latency average)"),
@@ -18,6 +18,8 @@ static const struct metric_def pgbench_defs[] = {
            "--latency-limit)"),
     METRIC("pgbench.failed_transactions", "count", PM_LOWER,
            "transactions that failed (number of failed transactions)"),
+    METRIC("pgbench.transactions", "count", PM_HIGHER,
+           "transactions completed (number of transactions actually processed; with -t, of clients x -t)"),
     METRIC("pgbench.latency_p50_us", "us", PM_LOWER,
            "median transaction latency, from the per-transaction log (only when it is given)"),
     METRIC("pgbench.latency_p99_us", "us", PM_LOWER,
@@ -32,13 +34,27 @@ static const struct metric_def pgbench_defs[] = {
 static const struct {
     int def;
     const char *prefix, *suffix, *alt_suffix;
+    const char *form;            /* the line as an error names it; NULL: prefix, N, suffix */
 } pgbench_lines[] = {
-    { P_TPS, "tps = ", " (without initial connection time)", " (excluding connections establishing)" },
-    { P_AVG, "latency average = ", " ms", NULL },
-    { P_STDDEV, "latency stddev = ", " ms", NULL },
-    { P_FAILED, "number of failed transactions: ", " (", NULL },
+    { P_TPS, "tps = ", " (without initial connection time)", " (excluding connections establishing)", NULL },
+    { P_AVG, "latency average = ", " ms", NULL, NULL },
+    { P_STDDEV, "latency stddev = ", " ms", NULL, NULL },
+    /* "N/M" with -t, "N" alone with -T (suffix NULL: pg_count_end). */
+    { P_TX, "number of transactions actually processed: ", NULL, NULL,
+      "number of transactions actually processed: N[/M]" },
+    { P_FAILED, "number of failed transactions: ", " (", NULL, NULL },
 };
 #define PG_LINES (sizeof pgbench_lines / sizeof pgbench_lines[0])
+
+/* After the count of transactions processed: nothing (-T), or "/" and
+ * the whole number planned (-t); "1000/x" or "1000x" is no count. */
+static bool pg_count_end(const char *end)
+{
+    if (*end == '\0')
+        return true;
+    size_t n = end[0] == '/' ? strspn(end + 1, "0123456789") : 0;
+    return n > 0 && end[1 + n] == '\0';
+}
 
 /* line as one of the summary's figures: its index in pgbench_lines, or -1. */
 static int pg_summary_line(const char *line, double *v)
@@ -47,13 +63,17 @@ static int pg_summary_line(const char *line, double *v)
         const char *s = fig_after(line, pgbench_lines[k].prefix), *end;
         if (!s || !fig_number(s, &end, v))
             continue;
-        const char *alt = pgbench_lines[k].alt_suffix;
-        size_t n = strlen(pgbench_lines[k].suffix);
-        if (strncmp(end, pgbench_lines[k].suffix, n) == 0 || (alt && strcmp(end, alt) == 0))
+        const char *suffix = pgbench_lines[k].suffix, *alt = pgbench_lines[k].alt_suffix;
+        if (suffix ? strncmp(end, suffix, strlen(suffix)) == 0 || (alt && strcmp(end, alt) == 0) : pg_count_end(end))
             return (int)k;
     }
     return -1;
 }
+
+/* pgbench's last word when a client aborted (an error that is not a
+ * serialization failure or deadlock, which it may retry): the summary
+ * above it counts only what ran before, so it is no figure. */
+#define PG_ABORTED "Run was aborted; the above results are incomplete."
 
 static int pg_summary(const char *text, struct figure_set *out, struct pm_err *err)
 {
@@ -63,6 +83,12 @@ static int pg_summary(const char *text, struct figure_set *out, struct pm_err *e
     fig_lines_init(&it, text);
     while (fig_lines_next(&it)) {
         double x;
+        if (strstr(it.line, PG_ABORTED)) {
+            char hint[160];
+            fig_hint(text, hint, sizeof hint);
+            return pm_errf(err, "line %u: pgbench says '" PG_ABORTED "', no figure is whole (the output says: %s)",
+                           it.no, hint);
+        }
         int k = pg_summary_line(it.line, &x);
         if (k < 0)
             continue;
@@ -73,7 +99,10 @@ static int pg_summary(const char *text, struct figure_set *out, struct pm_err *e
     }
     for (size_t k = 0; k < PG_LINES; k++) {
         char what[128];
-        snprintf(what, sizeof what, "no line '%sN%s'", pgbench_lines[k].prefix, pgbench_lines[k].suffix);
+        if (pgbench_lines[k].form)
+            snprintf(what, sizeof what, "no line '%s'", pgbench_lines[k].form);
+        else
+            snprintf(what, sizeof what, "no line '%sN%s'", pgbench_lines[k].prefix, pgbench_lines[k].suffix);
         /* The stddev is printed only when asked for; its absence is no failure. */
         if (!seen[k] && pgbench_lines[k].def != P_STDDEV)
             return fig_missing(err, pgbench_defs[pgbench_lines[k].def].name, what, text);

@@ -35,7 +35,8 @@ static const struct { const char *name, *title; } titles[] = {
     { MN_swap_in_kb, "Total swpin" }, { MN_swap_out_kb, "Total swpout" }, { MN_swap_io_kb, "Total swapio" },
     { MN_time_elapsed_s, "elapsed" }, { MN_heartbeat_late_p99_ms, "beat p99" },
     { MN_chat_latency_p99_us, "p99 us" }, { MN_stutter_hog_mb_per_s, "hog MB/s" },
-    { MN_filestream_anon_pages_per_s, "anon pages/s" },
+    { MN_filestream_anon_pages_per_s, "anon pages/s" }, { MN_pgbench_latency_avg_ms, "latency ms" },
+    { MN_postgres_hit_pct, "buffer hit %" }, { MN_postgres_temp_files, "temp files" },
 };
 
 static void metric_title(const char *name, const char *workload, char *buf, size_t len)

@@ -58,7 +58,7 @@ struct cmp_label {
     size_t runs, ok, failed, oom, aborted;
     int64_t *run_ids;            /* ok runs */
     bool emulated;               /* an ok run ran under QEMU's TCG emulation (emulated = yes) */
-    char sentence[512];          /* against the baseline, on the headline metric */
+    char sentence[1024];         /* against the baseline, on the headline metric and the workload's others */
     char short_name[256];        /* in tables: name with its long words abbreviated, or name (compare_short_names) */
     char config[256];            /* what the label is across workloads: its name, or a suite cell's axis values */
     struct cmp_outlier *outliers;

@@ -122,7 +122,7 @@ static void numbers(FILE *f, const struct comparison *c, size_t l, size_t m, dou
                  "Welch t=%s df=%s %s, 95%% CI of the difference [%s, %s]\nMann-Whitney U=%g %s; 95%% CI of the "
                  "ratio (Welch's test inverted) %s; decided by %s: %s\n",
                  s[4], s[5], p, s[6], s[7], b->mwu.u, mw, ratio, b->test ? b->test : "-", gp);
-    char text[1600], change[64] = "-";
+    char text[2600], change[64] = "-";
     if (!isnan(b->change_pct))
         snprintf(change, sizeof change, "%+.2f %%", b->change_pct);
     snprintf(text, sizeof text,

@@ -181,7 +181,8 @@ is "$(dirs)" "$dirs_before" "nor its directory, whatever the redis user left the
 is "$(machine_state)" "$before" "the machine is as it was (no cgroup, swap file or journal left)"
 
 # pressmark's own connection (INFO) goes only to the server: the redis user
-# swaps its socket for a link to a socket only root may reach.
+# swaps its socket for a link to a socket only root may reach, which is
+# never connected to.
 python3 -c 'import socket, sys
 s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(4)
 print("up", flush=True)
@@ -203,7 +204,7 @@ setpriv --reuid=redis --regid=redis --clear-groups sh -c "mv $srv/pm-redis.sock 
 wait $pid
 is "$?" 1 "  it ends with exit 1: a failed run, stored"
 is "$(q "select status || ' ' || coalesce(reason, '') from run where label = 'swapped'")" \
-   "failed the server's own figures: $srv/pm-redis.sock is not a socket (a symbolic link)" \
+   "failed the server's own figures: connecting to $srv/pm-redis.sock: a symbolic link, not the server's socket" \
    "  failed: INFO's socket is a link, never followed"
 is "$(grep -c connection "$TMP/root.log")" 0 "  the root-only socket got no connection"
 is "$(dirs)" "$dirs_before" "  its directory is gone too"

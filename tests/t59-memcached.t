@@ -163,10 +163,15 @@ client_uid=$(uid_of "$cp"); client_cg=$(cg_of "$cp"); client_env=$(env_names "$c
 client_limit=$(limit_of "$client_cg")
 client_argv=$(tr '\0' ' ' < "/proc/$cp/cmdline")
 # (the same user reads the server's environment, which is dumpable, and
-# not the client's, which holds the password and its report pipe)
+# not the client's, which holds the password and its report pipe. Caught
+# as it execs, the client may be stopped before its first step, which
+# makes it undumpable: a sanitised build's start takes that long. So it
+# goes on until the user cannot read it, alive and no zombie, or ends.)
 server_readable=$(as_mc cat "/proc/$server/environ" 2>/dev/null | tr '\0' '\n' | grep -c '^HOME=')
-as_mc cat "/proc/$cp/environ" >/dev/null 2>&1; client_readable=$?
 kill -CONT "$cp"
+client_alive() { grep -qs '^State:[[:space:]]*[^Z]' "/proc/$cp/status"; }
+undumpable() { client_alive && ! as_mc cat "/proc/$cp/environ" >/dev/null 2>&1 && client_alive; }
+client_readable=0; wait_long undumpable && client_readable=1
 wait $pid
 is "$?" 0 "pressmark run memcached under a 48M cap with swap: exit 0"
 exec 9>&-
@@ -389,7 +394,8 @@ ok "  the memcache user swaps the socket for a link" \
 kill -CONT "$cp"
 wait $pid
 is "$?" 1 "  it ends with exit 1: a failed run, stored"
-is "$(status_of swapped)" "failed the server's own figures: $srv/pm-memcached.sock is not a socket (a symbolic link)" \
+is "$(status_of swapped)" \
+   "failed the server's own figures: connecting to $srv/pm-memcached.sock: a symbolic link, not the server's socket" \
    "  failed: the stats socket is a link"
 is "$(grep -c connection "$TMP/root.log")" 0 "  the root-only socket got no connection"
 is "$(dirs)" "$dirs_before" "  its directory is gone too"

@@ -291,8 +291,9 @@ static void pgbench(void)
     struct figure_set s = { 0 };
     is_num(parse("pgbench", FX "pgbench-15.18.txt", FX "pgbench-15.18-log.txt", &s), 0, 0,
            "pgbench: its output (-P) and its per-transaction log (-l) read");
-    is_num(s.n, 7, 0, "  7 figures");
+    is_num(s.n, 8, 0, "  8 figures");
     is_fig(&s, "pgbench.tps", 1857.570762);
+    is_fig(&s, "pgbench.transactions", 400);
     is_fig(&s, "pgbench.latency_avg_ms", 1.002);
     is_fig(&s, "pgbench.latency_stddev_ms", 1.019);
     is_fig(&s, "pgbench.failed_transactions", 0);
@@ -307,12 +308,44 @@ static void pgbench(void)
     unit_dir(&s, "pgbench.tps", "tx/s", PM_HIGHER);
     unit_dir(&s, "pgbench.latency_p99_us", "us", PM_LOWER);
     is_num(parse("pgbench", FX "pgbench-15.18.txt", NULL, &s), 0, 0, "pgbench: its output without the log");
-    is_num(s.n, 4, 0, "  4 figures: no percentiles");
+    is_num(s.n, 5, 0, "  5 figures: no percentiles");
     is_num(parse("pgbench", FX "pgbench-15.18-no-progress.txt", NULL, &s), 0, 0, "pgbench: a run without -P");
-    is_num(s.n, 3, 0, "  3 figures: pgbench printed no stddev");
+    is_num(s.n, 4, 0, "  4 figures: pgbench printed no stddev");
     is_fig(&s, "pgbench.tps", 1812.645012);
+    is_fig(&s, "pgbench.transactions", 50);
     is_fig(&s, "pgbench.latency_avg_ms", 0.552);
     ok(!figure_set_find(&s, "pgbench.latency_stddev_ms"), "  no stddev figure (not a 0)");
+    /* Debian 12's pgbench 15.18, serializable (PGOPTIONS), 4 clients x
+     * 200, --max-tries=1 -l: serialization failures are failed
+     * transactions, not retried; the run goes on and exits 0. */
+    is_num(parse("pgbench", FX "pgbench-15.18-failures.txt", FX "pgbench-15.18-failures-log.txt", &s), 0, 0,
+           "pgbench: a run whose transactions failed, with its log");
+    is_num(s.n, 7, 0, "  7 figures: no stddev without -P");
+    is_fig(&s, "pgbench.transactions", 313);
+    is_fig(&s, "pgbench.failed_transactions", 487);
+    is_fig(&s, "pgbench.tps", 1132.482343);
+    is_fig(&s, "pgbench.latency_avg_ms", 1.382);
+    /* The log's 800 lines: 487 "failed" (no latency) and 313 latencies,
+     * sorted: the median the 157th (rank 156), 695 us; the 99th
+     * percentile at rank 308.88, between 4464 and 4582; the 99.9th at
+     * rank 311.688, between 8092 and 16342. */
+    is_fig(&s, "pgbench.latency_p50_us", 695);
+    is_num(fig(&s, "pgbench.latency_p99_us"), 4464 + 0.88 * (4582 - 4464), 1e-6, "pgbench.latency_p99_us = 4567.84");
+    is_num(fig(&s, "pgbench.latency_p999_us"), 8092 + 0.688 * (16342 - 8092), 1e-6, "pgbench.latency_p999_us = 13768");
+    /* pgbench -T 2 -P 1 -l, 2>&1: a progress line among the summary's. */
+    is_num(parse("pgbench", FX "pgbench-15.18-timed.txt", NULL, &s), 0, 0, "pgbench -T 2 -P 1, its stderr too");
+    is_num(s.n, 5, 0, "  5 figures");
+    is_fig(&s, "pgbench.transactions", 6359);
+    is_fig(&s, "pgbench.tps", 3226.980173);
+    is_fig(&s, "pgbench.latency_stddev_ms", 0.237);
+    is_fig(&s, "pgbench.failed_transactions", 0);
+    /* A client's error that is no serialization failure aborts it; the
+     * summary printed above counts what ran before, and pgbench exits 2. */
+    is_num(parse("pgbench", FX "pgbench-15.18-aborted.txt", NULL, &s), -1, 0, "pgbench whose client aborted");
+    is_str(err.msg, "pgbench: line 13: pgbench says 'Run was aborted; the above results are incomplete.', no figure "
+           "is whole (the output says: pgbench: error: client 0 script 0 aborted in command 0 query 0: ERROR:  "
+           "division by zero)", "  is no figure, and its error is quoted");
+    is_num(s.n, 0, 0, "  nothing is kept");
     is_num(parse("pgbench", FX "pgbench-15.18-no-server.txt", NULL, &s), -1, 0, "pgbench with no server");
     is_str(err.msg, "pgbench: no pgbench.tps: no line 'tps = N (without initial connection time)' (the output says: "
            "pgbench: error: connection to server on socket \"/tmp/i44pg/.s.PGSQL.1\" failed: No such file or "
@@ -353,6 +386,31 @@ static void pgbench(void)
     figure_set_free(&s);
     is_num(figures_parse_log("fio", text, len, "x", 1, &s, &err), -1, 0, "a log for a parser that takes none");
     is_str(err.msg, "fio: takes no log, only the tool's output", "  is refused");
+    /* With -T there is no "/M": the count stands alone; anything else
+     * after it is no count. */
+    static const char timed[] = "number of transactions actually processed: 1234\nnumber of failed transactions: 0 "
+                                "(0.000%)\nlatency average = 1 ms\ntps = 2.5 (without initial connection time)\n";
+    is_num(parse_str("pgbench", timed, &s), 0, 0, "pgbench -T: its summary read");
+    is_fig(&s, "pgbench.transactions", 1234);
+    static const char odd[] = "number of transactions actually processed: 1234x\nlatency average = 1 ms\n"
+                              "tps = 2.5 (without initial connection time)\n";
+    is_num(parse_str("pgbench", odd, &s), -1, 0, "pgbench: a count with more after it");
+    is_str(err.msg, "pgbench: no pgbench.transactions: no line 'number of transactions actually processed: N[/M]' "
+           "(the output says: number of transactions actually processed: 1234x)", "  is no count");
+    static const char *const not_counts[] = { "1000/x", "1000/", "1000/10 ", "1000 /1000", "1000/1000/1000" };
+    for (size_t i = 0; i < sizeof not_counts / sizeof not_counts[0]; i++) {
+        char t[256];
+        snprintf(t, sizeof t, "number of transactions actually processed: %s\nnumber of failed transactions: 0 "
+                 "(0.000%%)\nlatency average = 1 ms\ntps = 2.5 (without initial connection time)\n", not_counts[i]);
+        int r = parse_str("pgbench", t, &s);
+        ok(r < 0 && strstr(err.msg, "pgbench: no pgbench.transactions: "), "pgbench: '%s' is no count (%s)",
+           not_counts[i], r < 0 ? err.msg : "taken");
+    }
+    static const char planned[] = "number of transactions actually processed: 1000/1000\nnumber of failed "
+                                  "transactions: 0 (0.000%)\nlatency average = 1 ms\ntps = 2.5 (without initial "
+                                  "connection time)\n";
+    is_num(parse_str("pgbench", planned, &s), 0, 0, "pgbench -t: 'N/M' read");
+    is_fig(&s, "pgbench.transactions", 1000);
     static const char twice[] = "tps = 1.5 (without initial connection time)\nlatency average = 1 ms\n"
                                 "tps = 2.5 (without initial connection time)\n";
     is_num(parse_str("pgbench", twice, &s), -1, 0, "pgbench: two tps lines");

@@ -1,7 +1,7 @@
 /* The server workloads' own parts that no run can make fail on demand:
  * INFO's figures read strictly, a silent server's one deadline (a signal
  * does not start the wait anew), the peer checks, memcached's sign-in,
- * --dataset's shares. */
+ * the socket reached only as itself, --dataset's shares. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -132,6 +132,58 @@ static void mc_auth(void)
     }
 }
 
+/* The server's socket reached only as itself: its directory is the
+ * server user's, who could put a link to a socket only root may reach, or
+ * a socket of another user's, in its place. */
+static void sockets(void)
+{
+    char dir[] = "/tmp/pressmark-unit-kv.XXXXXX", sock[128], link_to[128], file[128];
+    struct pm_err err;
+    if (!mkdtemp(dir))
+        return (void)ok(0, "mkdtemp");
+    snprintf(sock, sizeof sock, "%s/s.sock", dir);
+    snprintf(link_to, sizeof link_to, "%s/link.sock", dir);
+    snprintf(file, sizeof file, "%s/file.sock", dir);
+    int l = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    struct sockaddr_un a = { .sun_family = AF_UNIX };
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", sock);
+    if (l < 0 || bind(l, (void *)&a, sizeof a) < 0 || listen(l, 4) < 0 || symlink(sock, link_to) < 0 ||
+        close(open(file, O_WRONLY | O_CREAT, 0600)) < 0)
+        return (void)ok(0, "a listener, a link to it and a file");
+    int fd = kv_connect(sock, getuid(), 0, 0, &err);
+    ok(fd >= 0, "a socket of the server's user: connected");
+    int c = accept(l, NULL, NULL);
+    ok(c >= 0, "  to that socket");
+    close(c);
+    close(fd);
+    ok(kv_connect(link_to, getuid(), 0, 0, &err) < 0 &&
+       strstr(err.msg, "/link.sock: a symbolic link, not the server's socket"), "a link to it: refused (%s)", err.msg);
+    ok(accept(l, NULL, NULL) < 0, "  and the socket it names gets no connection");
+    char want[128];
+    snprintf(want, sizeof want, "/s.sock: a socket of uid %u, not of the server's user (uid %u)", (unsigned)getuid(),
+             (unsigned)getuid() + 1);
+    ok(kv_connect(sock, getuid() + 1, 0, 0, &err) < 0 && strstr(err.msg, want), "a socket of another user's: "
+       "refused (%s)", err.msg);
+    ok(accept(l, NULL, NULL) < 0, "  unconnected");
+    ok(kv_connect(file, getuid(), 0, 0, &err) < 0 && strstr(err.msg, "/file.sock: not a socket, not the server's socket"),
+       "a file: refused (%s)", err.msg);
+    ok(kv_connect("/nonexistent/s.sock", getuid(), 0, 0, &err) < 0 &&
+       strcmp(err.msg, "connecting to /nonexistent/s.sock: No such file or directory") == 0,
+       "none there: refused once the time is up (%s)", err.msg);
+    close(l);
+    unlink(sock), unlink(link_to), unlink(file);
+    ok(rmdir(dir) == 0, "the test's directory removed");
+}
+
+/* A tool's output kept in a run's record is another user's words: its
+ * lines stay lines, and nothing else but printable ASCII stays. */
+static void printable(void)
+{
+    char text[] = "tps = 1.5\n\033]0;owned\007\033[2Jx\r\n\xc3\xa9 \x7f~\n";
+    kv_printable_lines(text);
+    is_str(text, "tps = 1.5\n?]0;owned??[2Jx?\n?? ?~\n", "a tool's output: escapes, CR, DEL, UTF-8 made '?', lines kept");
+}
+
 static void shares(void)
 {
     struct pm_err err;
@@ -194,12 +246,18 @@ static void socket_links(const char *dir)
         close(fd);
     fd = kv_connect(link_path, getuid(), 0, 1000, &err);
     char want[PATH_MAX + 64];
-    snprintf(want, sizeof want, "%s is not a socket (a symbolic link)", link_path);
+    snprintf(want, sizeof want, "connecting to %s: a symbolic link, not the server's socket", link_path);
     ok(fd < 0 && strcmp(err.msg, want) == 0, "a link to another socket: refused (%s)", fd < 0 ? err.msg : "connected");
     ok(!reached(o), "  and the socket it names was not connected to");
     fd = kv_connect(real, getuid() + 1, 0, 1000, &err);
-    ok(fd < 0 && strstr(err.msg, "socket, not the server's (uid"), "a socket of another uid's: refused (%s)",
-       fd < 0 ? err.msg : "connected");
+    ok(fd < 0 && strstr(err.msg, "a socket of uid ") && strstr(err.msg, ", not of the server's user (uid"),
+       "a socket of another uid's: refused (%s)", fd < 0 ? err.msg : "connected");
+    /* No owner stands for anyone's: (uid_t)-1 is a uid like another. */
+    fd = kv_connect(real, (uid_t)-1, 0, 1000, &err);
+    ok(fd < 0 && strstr(err.msg, ", not of the server's user (uid 4294967295)"),
+       "  owner (uid_t)-1 is no wildcard: refused (%s)", fd < 0 ? err.msg : "connected");
+    if (fd >= 0)
+        close(fd);
     close(l);
     close(o);
     unlink(real);
@@ -295,6 +353,8 @@ int main(void)
     deadline();
     peers();
     mc_auth();
+    sockets();
+    printable();
     shares();
     char dir[] = "/tmp/pm-unit-kv.XXXXXX";
     if (!mkdtemp(dir))

@@ -80,6 +80,13 @@ void kv_quote_line(const char *s, char *out, size_t len)
     kv_quote_text(s, out, len < 121 ? len : 121);
 }
 
+void kv_printable_lines(char *s)
+{
+    for (; *s; s++)
+        if (*s != '\n' && !(*s >= 0x20 && *s < 0x7f))
+            *s = '?';
+}
+
 /* INFO's "$N\r\n" then N bytes and "\r\n"; buf gets the N bytes. */
 static int redis_info(int fd, char *buf, size_t len, const struct kv_io *io, struct pm_err *err)
 {
@@ -312,7 +319,8 @@ static int read_replies(int fd, const struct load_args *a, struct replies *r, un
 
 static int load(const struct load_args *a, struct tally *t, struct pm_err *err)
 {
-    int fd = kv_connect(a->sock, getuid(), a->port, 5000, err);
+    /* As the server's user (kvrun.c): the socket is its own. */
+    int fd = kv_connect(a->sock, geteuid(), a->port, 5000, err);
     if (fd < 0)
         return -1;
     /* pressmark's password, from the environment pressmark gave it (never

@@ -59,6 +59,9 @@ void kv_quote_line(const char *s, char *out, size_t len);
 /* The same, as long as out holds (len - 1 characters): a line of another
  * user's process (a helper's report) made fit for a run's record. */
 void kv_quote_text(const char *s, char *out, size_t len);
+/* A tool's output kept whole (its end), in place: its lines' printable
+ * ASCII alone, anything else (an escape, a CR, a byte of UTF-8) '?'. */
+void kv_printable_lines(char *s);
 
 /* The values the loader stores, known to whoever reads them back: key
  * k's value is value_size bytes of one random block from kv_value_of.

@@ -105,17 +105,6 @@ static int probe(void *arg, struct pm_err *err)
     return l->w->probe(&l->srv, &l->where, err);
 }
 
-/* The text of a file of ours, at most len - 1 bytes; "" when unreadable. */
-static size_t read_back(int fd, char *buf, size_t len)
-{
-    size_t n = 0;
-    ssize_t r;
-    while (n + 1 < len && (r = pread(fd, buf + n, len - 1 - n, (off_t)n)) > 0)
-        n += (size_t)r;
-    buf[n] = '\0';
-    return n;
-}
-
 /* A client that did not end well: the run's status says how, with the
  * last line it wrote. */
 static void client_failed(struct kv_life *l, const char *what, const struct run_exit *ex, const char *out)
@@ -289,8 +278,8 @@ static int run_client(struct kv_life *l, char *const argv[], const char *what, c
         close(fd);
         return -1;
     }
-    read_back(fd, out, len);
     close(fd);
+    kv_file_read(path, false, out, len);
     if (ex->timed_out || ex->aborted || !WIFEXITED(ex->wstatus) || WEXITSTATUS(ex->wstatus) != 0) {
         client_failed(l, what, ex, out);
         return 1;
@@ -440,9 +429,7 @@ static int measured_phase(struct kv_life *l, struct pm_err *err)
      * user wrote it, so its lines keep printable ASCII alone. */
     size_t n = strlen(out);
     char *kept = n > 4000 ? out + n - 4000 : out;
-    for (char *p = kept; *p; p++)
-        if (*p != '\n' && !(*p >= 0x20 && *p < 0x7f))
-            *p = '?';
+    kv_printable_lines(kept);
     run_meta(l->rc, key, kept);
     free(out);
     return r;

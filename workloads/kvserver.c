@@ -72,7 +72,7 @@ static int pick_user(struct kv_server *s, const char *const *users, struct pm_er
     }
     for (size_t i = 0; users[i]; i++) {
         struct passwd *pw = getpwnam(users[i]);
-        if (pw && pw->pw_uid != 0) {
+        if (pw && pw->pw_uid != 0 && pw->pw_gid != 0) {
             s->uid = pw->pw_uid;
             s->gid = pw->pw_gid;
             snprintf(s->user, sizeof s->user, "%s", pw->pw_name);
@@ -82,11 +82,17 @@ static int pick_user(struct kv_server *s, const char *const *users, struct pm_er
     return pm_errf(err, "there is no user %s to run the server as", users[0]);
 }
 
+/* A user of uid 0 is root; one of group 0 would run the server with
+ * root's group, whose files (0640 root:root, /etc/shadow's kind) it could
+ * then read: neither is another user. */
 int kv_need_user(const char *user, const char *pkg, struct pm_err *err)
 {
     struct passwd *pw = geteuid() == 0 ? getpwnam(user) : NULL;
     if (geteuid() == 0 && (!pw || pw->pw_uid == 0))
         return pm_errf(err, "there is no user %s to run the server as (apt-get install %s makes it)", user, pkg);
+    if (pw && pw->pw_gid == 0)
+        return pm_errf(err, "the user %s has group 0, root's: the server would run with root's group (accepted: a "
+                       "user whose group is not root's)", user);
     return 0;
 }
 
@@ -103,12 +109,19 @@ static int make_secret(struct kv_server *s, struct pm_err *err)
 
 int kv_dirs_make(struct kv_server *s, const char *name, const char *const *users, struct pm_err *err)
 {
+    const char *tmp = getenv("TMPDIR");
+    return kv_dirs_make_in(s, tmp && *tmp == '/' ? tmp : "/tmp", name, users, err);
+}
+
+int kv_dirs_make_in(struct kv_server *s, const char *parent, const char *name, const char *const *users,
+                    struct pm_err *err)
+{
     memset(s, 0, sizeof *s);
     s->undo_dir = s->undo_srv = s->undo_proc = -1;
     if (pick_user(s, users, err) < 0 || make_secret(s, err) < 0)
         return -1;
-    const char *tmp = getenv("TMPDIR");
-    snprintf(s->dir, sizeof s->dir, "%s/pressmark-%s.XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp", name);
+    if ((size_t)snprintf(s->dir, sizeof s->dir, "%s/pressmark-%s.XXXXXX", parent, name) >= sizeof s->dir)
+        return pm_errf(err, "%s: too long a path for the run's directory", parent);
     /* mkdtemp makes it 0700 with O_EXCL's care: nobody's link is followed. */
     if (!mkdtemp(s->dir))
         return pm_errf(err, "%s: %s", s->dir, strerror(errno));
@@ -160,12 +173,13 @@ static int connect_by(int fd, const void *addr, socklen_t len, uint64_t until)
 /* sock's socket file, never through a link: its last component is the
  * server user's to replace (the directory is that user's), so it is
  * opened O_PATH without following a link and must be a socket of owner's
- * ((uid_t)-1: anyone's); the connection then goes to /proc/self/fd/N,
+ * (there is no "anyone's"); the connection then goes to /proc/self/fd/N,
  * the inode that was opened, whatever the name holds by then. Not
- * root's connect(2) to a path the user chose: a link to another
- * service's socket is refused before any connection is made. The
- * descriptor (its path in via); -1 with errno (ENOENT: not there yet) and
- * err; -2 with err when it is there and not the server's. */
+ * root's connect(2) to a path the user chose: a link to a socket only
+ * root may reach, or a socket of another user's, is refused before any
+ * connection is made. The descriptor (its path in via); -1 with errno
+ * (ENOENT: not there yet) and err; -2 with err when something else is
+ * there, which no retry mends. */
 static int sock_file(const char *sock, uid_t owner, char *via, size_t len, struct pm_err *err)
 {
     int fd = open(sock, O_PATH | O_NOFOLLOW | O_CLOEXEC);
@@ -176,22 +190,19 @@ static int sock_file(const char *sock, uid_t owner, char *via, size_t len, struc
         return -1;
     }
     struct stat st;
-    if (fstat(fd, &st) < 0) {
-        pm_errf(err, "%s: %s", sock, strerror(errno));
-        close(fd);
-        return -2;
+    const char *bad = fstat(fd, &st) < 0 ? strerror(errno) : S_ISLNK(st.st_mode) ? "a symbolic link" :
+                      !S_ISSOCK(st.st_mode) ? "not a socket" : NULL;
+    if (!bad && st.st_uid == owner) {
+        snprintf(via, len, "/proc/self/fd/%d", fd);
+        return fd;
     }
-    if (!S_ISSOCK(st.st_mode) || (owner != (uid_t)-1 && st.st_uid != owner)) {
-        close(fd);
-        if (!S_ISSOCK(st.st_mode))
-            pm_errf(err, "%s is not a socket (%s)", sock, S_ISLNK(st.st_mode) ? "a symbolic link" : "another file");
-        else
-            pm_errf(err, "%s is uid %u's socket, not the server's (uid %u)", sock, (unsigned)st.st_uid,
-                    (unsigned)owner);
-        return -2;
-    }
-    snprintf(via, len, "/proc/self/fd/%d", fd);
-    return fd;
+    close(fd);
+    if (bad)
+        pm_errf(err, "connecting to %s: %s, not the server's socket", sock, bad);
+    else
+        pm_errf(err, "connecting to %s: a socket of uid %u, not of the server's user (uid %u)", sock,
+                (unsigned)st.st_uid, (unsigned)owner);
+    return -2;
 }
 
 /* One attempt: a connected socket to sock (owner's) or 127.0.0.1:port,
@@ -308,10 +319,33 @@ int kv_server_ready(struct kv_server *s, struct run_ctx *rc, uint64_t ready_ns, 
 int kv_file_create(const struct kv_server *s, const char *name, char *path, size_t len, struct pm_err *err)
 {
     snprintf(path, len, "%s/" KV_PREFIX "%s", s->dir, name);
-    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
         return pm_errf(err, "%s: %s", path, strerror(errno));
     return fd;
+}
+
+size_t kv_file_read(const char *path, bool tail, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    struct stat st;
+    off_t from = 0;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return 0;
+    }
+    if (tail && st.st_size > (off_t)len - 1)
+        from = st.st_size - (off_t)len + 1;
+    size_t n = 0;
+    ssize_t r;
+    while (n + 1 < len && (r = pread(fd, buf + n, len - 1 - n, from + (off_t)n)) > 0)
+        n += (size_t)r;
+    buf[n] = '\0';
+    close(fd);
+    return n;
 }
 
 int kv_server_start(struct kv_server *s, struct run_ctx *rc, char *const argv[], const char *word,

@@ -38,6 +38,11 @@ int kv_port_free(unsigned port, struct pm_err *err);
  * owned by user (the first of users that exists; as not root, the caller's
  * own) for the server's; s->secret made. name: "redis" makes pressmark-redis.XXXXXX. */
 int kv_dirs_make(struct kv_server *s, const char *name, const char *const *users, struct pm_err *err);
+/* The same in parent, a directory the caller chose and checked
+ * (kv_dirs_make's is $TMPDIR or /tmp): PostgreSQL's data set belongs on
+ * a disk, and /tmp may be memory. */
+int kv_dirs_make_in(struct kv_server *s, const char *parent, const char *name, const char *const *users,
+                    struct pm_err *err);
 /* Start argv inside the run's cap, its output to the log, with the small
  * environment of kv_user_env and no descriptor of pressmark's. The run's
  * cgroup, journalled already, is its journal line; a run without one
@@ -50,8 +55,17 @@ int kv_server_start(struct kv_server *s, struct run_ctx *rc, char *const argv[],
 int kv_server_ready(struct kv_server *s, struct run_ctx *rc, uint64_t ready_ns, int (*probe)(void *arg, struct pm_err *err),
                     void *arg, struct pm_err *err);
 /* A file of root's in s->dir, name beginning "pm-", made anew (O_EXCL,
- * never through a link) for writing; its path in path. -1 with err. */
+ * never through a link); its path in path. The descriptor is write-only
+ * and appends: what a child (the server, a client) is handed as its
+ * output can neither read the file nor write over what is in it (clearing
+ * O_APPEND with fcntl lets it write over its own output, no more). -1
+ * with err. */
 int kv_file_create(const struct kv_server *s, const char *name, char *path, size_t len, struct pm_err *err);
+/* Such a file read back by its path (its name is in root's directory,
+ * which nobody else can change; no link followed, no wait on a FIFO):
+ * its first len - 1 bytes, or with tail its last. "" when unreadable; the
+ * bytes read. */
+size_t kv_file_read(const char *path, bool tail, char *buf, size_t len);
 /* SIGTERM, and wait for it (SIGKILL after the run's grace); its wait4
  * figures in ex. 0, or 1 when it had ended before (ex says how); nothing
  * (0) when it never started. */
@@ -78,9 +92,10 @@ int kv_cgroup_empty(const char *dir);
 
 /* A connected stream socket to sock (when not NULL) or 127.0.0.1:port,
  * trying for at most timeout_ms (a connect in progress: at most 1 s more);
- * -1 with err. sock must be a socket file of owner's ((uid_t)-1: anyone's)
- * and is never reached through a link: its directory is the server
- * user's, who could put a link to another's socket there. */
+ * -1 with err. sock must be a socket file of owner's itself, never
+ * reached through a link: its directory is the server user's, who could
+ * put a link to a socket only root may reach, or a socket of another
+ * user's, there; neither is connected to, whatever it names. */
 int kv_connect(const char *sock, uid_t owner, unsigned port, int timeout_ms, struct pm_err *err);
 
 #endif

@@ -47,6 +47,12 @@ int kv_which(const char *name, char *out, size_t len, struct pm_err *err)
 
 int kv_arg_program(const struct kv_server *s, struct kv_argv *a, const char *prog, struct pm_err *err)
 {
+    return kv_arg_program_fsize(s, a, prog, KV_FILE_MAX, err);
+}
+
+int kv_arg_program_fsize(const struct kv_server *s, struct kv_argv *a, const char *prog, uint64_t fsize,
+                         struct pm_err *err)
+{
     char path[4096], limit[4096];
     if (kv_which(prog, path, sizeof path, err) < 0 || kv_which("prlimit", limit, sizeof limit, err) < 0)
         return -1;
@@ -60,10 +66,10 @@ int kv_arg_program(const struct kv_server *s, struct kv_argv *a, const char *pro
     }
     /* Its output goes to a file of root's, in root's directory, through
      * the descriptor it is given: the user's process, whatever it is made
-     * to do, writes no file larger than KV_FILE_MAX (SIGXFSZ), so it
-     * cannot fill the file system root's files are on. */
+     * to do, writes no file larger than fsize (SIGXFSZ), so one file of
+     * its cannot fill the file system root's files are on. */
     kv_arg(a, "%s", limit);
-    kv_arg(a, "--fsize=%llu", (unsigned long long)KV_FILE_MAX);
+    kv_arg(a, "--fsize=%llu", (unsigned long long)fsize);
     kv_arg(a, "--");
     kv_arg(a, "%s", path);
     return 0;

@@ -8,6 +8,7 @@
  * the user's PATH (which it does not have) decides nothing. */
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "lib/err.h"
 #include "workloads/kvrun.h"
 
@@ -34,6 +35,10 @@ int kv_which(const char *name, char *out, size_t len, struct pm_err *err);
  * user is not pressmark's), PATH being prog looked up by kv_which. -1
  * with err. */
 int kv_arg_program(const struct kv_server *s, struct kv_argv *a, const char *prog, struct pm_err *err);
+/* The same with a limit of fsize bytes for a server whose data set is
+ * its files (PostgreSQL's relations): KV_FILE_MAX would end it. */
+int kv_arg_program_fsize(const struct kv_server *s, struct kv_argv *a, const char *prog, uint64_t fsize,
+                         struct pm_err *err);
 /* PATH, LANG=C and HOME (the server's directory), and with secret the
  * password in KV_AUTH_ENV. */
 void kv_user_env(const struct kv_server *s, bool secret, struct kv_env *e);

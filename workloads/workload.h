@@ -20,6 +20,10 @@ struct run_ctx;
 struct wl_limits {
     uint64_t mem_cap;                   /* the run's memory cap in bytes; 0: none */
     uint64_t swap_planned;              /* --swap's size; 0: none */
+    /* Why the run's processes will be in no cgroup of the run's, NULL
+     * when they will be (as root, a cgroup cap or no cap with a memory
+     * cgroup hierarchy): "--cap-method balloon", "not root", ... */
+    const char *no_cgroup;
 };
 
 /* Can bytes of memory be held here: MemTotal + the swap already on + the
