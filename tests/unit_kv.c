@@ -21,6 +21,7 @@
 #include "lib/rmtree.h"
 #include "lib/timeutil.h"
 #include "tests/tap.h"
+#include "workloads/dataset.h"
 #include "workloads/kvclient.h"
 #include "workloads/kvrun.h"
 #include "workloads/kvserver.h"
@@ -135,10 +136,10 @@ static void mc_auth(void)
 static void shares(void)
 {
     struct pm_err err;
-    ok(kv_dataset_set(NULL, "150%", &err) == 0, "--dataset 150%% is a share of the cap");
-    ok(kv_dataset_set(NULL, "1000%", &err) == 0, "  so is 1000%%");
-    ok(kv_dataset_set(NULL, "1001%", &err) < 0, "  1001%% is too much");
-    ok(kv_dataset_set(NULL, "-5%", &err) < 0 && kv_dataset_set(NULL, "0%", &err) < 0, "  none or less is none");
+    ok(wl_dataset_set(NULL, "150%", &err) == 0, "--dataset 150%% is a share of the cap");
+    ok(wl_dataset_set(NULL, "1000%", &err) == 0, "  so is 1000%%");
+    ok(wl_dataset_set(NULL, "1001%", &err) < 0, "  1001%% is too much");
+    ok(wl_dataset_set(NULL, "-5%", &err) < 0 && wl_dataset_set(NULL, "0%", &err) < 0, "  none or less is none");
     struct kv_common c = { .value_size = 4000 };
     struct wl_limits lim = { .mem_cap = 16u << 20 };
     const char *const progs[] = { "sh", NULL };
