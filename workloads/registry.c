@@ -15,6 +15,7 @@
     X(stutter)          \
     X(redis)            \
     X(memcached)        \
+    X(fio)              \
     X(filestream)
 
 #define DECLARE(name) extern const struct workload_ops workload_##name;

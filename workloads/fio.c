@@ -1,0 +1,412 @@
+/* fio's buffered I/O under the memory cap: the workload the MGLRU cover
+ * letter reports (fio's buffered random reads of files on a ramdisk, the
+ * page cache under memory.max). Unlike the servers (run redis), whose
+ * load generator runs outside the cap, fio itself is the workload and runs
+ * inside the run's capped cgroup: its page cache is what is under
+ * pressure, charged to that cgroup.
+ *
+ * One run is two fio invocations over one file in a private scratch
+ * directory (workloads/scratch.h) in --target's place: the layout phase
+ * writes the file (workload.phase 1), the measured phase does the
+ * operator's I/O on it (phase 2), starting with whatever of the file the
+ * cap left cached (workloads/fio_job.h). The figures are fio's own, read
+ * from its --output-format=json by the same parser as record --figures
+ * fio, its JSON kept with the run. The directory, the job files and fio's
+ * file in it are removed after the run, and after a SIGKILL of pressmark
+ * by the next invocation (the journal has the directory before it exists). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "figures/text.h"
+#include "lib/fileio.h"
+#include "lib/metrics.h"
+#include "lib/units.h"
+#include "store/texts.h"
+#include "workloads/capture.h"
+#include "workloads/dataset.h"
+#include "workloads/fio_job.h"
+#include "workloads/record_figures.h"
+#include "workloads/scratch.h"
+#include "workloads/workload.h"
+#include "metric_names.h"     /* generated from the metric tables (tools/metric-names.awk) */
+
+/* What run fio stores beside the fio parser's figures (declared in
+ * figures/fio.c, the catalogue's "fio: record --figures fio" group). */
+enum { F_READ_BYTES, F_WRITE_BYTES, F_DATASET, F_LAYOUT_S };
+static const struct metric_def fio_run_defs[] = {
+    [F_READ_BYTES] = METRIC("fio.read_io_bytes", "bytes", PM_NEITHER,
+                            "bytes the measured phase read, summed over its jobs (fio's read.io_bytes; run fio)"),
+    [F_WRITE_BYTES] = METRIC("fio.write_io_bytes", "bytes", PM_NEITHER,
+                             "bytes the measured phase wrote, summed over its jobs (fio's write.io_bytes; run fio)"),
+    [F_DATASET] = METRIC("fio.dataset_bytes", "bytes", PM_NEITHER,
+                         "the file's size (--dataset down to a whole number of --bs blocks)"),
+    [F_LAYOUT_S] = METRIC("fio.layout_s", "s", PM_NEITHER,
+                          "how long the layout phase took to write the file and sync it"),
+};
+static const struct metric_group fio_run_metrics = METRIC_GROUP(
+    "fio: run fio, fio's buffered I/O on a file under the cap (and the fio parser's figures below)", fio_run_defs);
+
+/* What fio writes on its standard output and error that is kept: its
+ * figures go to the JSON file; these are its messages. */
+#define MESSAGES_MAX (64u << 10)
+
+struct fio_state {
+    struct record_figures fig;   /* the fio parser, as record --figures fio reads */
+    char dataset[32];            /* --dataset as given: SIZE or N% of the cap; "": the default */
+    char target[PATH_MAX];       /* --target as given; "": $TMPDIR or /tmp */
+    uint64_t bs, duration_ns;
+    unsigned rw, engine, numjobs, iodepth;
+    /* resolved by check */
+    char place[PATH_MAX];        /* the target, its links resolved */
+    char sized[48];              /* how the data set was sized, for describe */
+    struct fio_job job;
+};
+
+#define FS(field) offsetof(struct fio_state, field)
+static const struct opt fio_options[] = {
+    { .name = "dataset", .type = OPT_STRING, .offset = FS(dataset), .size = sizeof(((struct fio_state *)0)->dataset),
+      .metavar = "SIZE|PCT", .set = wl_dataset_set,
+      .help = "the file's size: a size, or a share of --mem-cap (default 150% of the cap, 256M without one)" },
+    { .name = "rw", .type = OPT_CHOICE, .offset = FS(rw), .metavar = "MODE", .def = "randread", .words = fio_rw_words,
+      .noun = "fio I/O pattern", .help = "fio's rw: the MGLRU cover letter's runs were buffered random reads" },
+    { .name = "bs", .type = OPT_SIZE, .offset = FS(bs), .metavar = "SIZE", .def = "4K", .min = 512, .max = 64 << 20,
+      .extra = "512 to 64M, a multiple of 512", .help = "bytes per I/O (fio's bs)" },
+    { .name = "numjobs", .type = OPT_UINT, .offset = FS(numjobs), .metavar = "N", .def = "1", .min = 1, .max = 256,
+      .noun = "job count", .help = "fio's processes, each doing the I/O over the whole file (fio's numjobs)" },
+    { .name = "ioengine", .type = OPT_CHOICE, .offset = FS(engine), .metavar = "ENGINE", .def = "psync",
+      .words = fio_engine_words, .noun = "fio I/O engine", .help = "how fio does its I/O (always buffered: direct=0)" },
+    { .name = "iodepth", .type = OPT_UINT, .offset = FS(iodepth), .metavar = "N", .def = "1", .min = 1, .max = 4096,
+      .noun = "I/O depth", .help = "I/Os in flight per job, for io_uring, libaio and posixaio (fio's iodepth)" },
+    { .name = "duration", .type = OPT_DURATION, .offset = FS(duration_ns), .metavar = "D", .def = "0s",
+      .max = 1e14, .extra = "0s for one pass",
+      .help = "do the I/O for D (fio's time_based runtime) instead of one pass over the file per job" },
+    { .name = "target", .type = OPT_STRING, .offset = FS(target), .size = sizeof(((struct fio_state *)0)->target),
+      .metavar = "DIR", .help = "where the run's scratch directory and fio's file go (default $TMPDIR, else /tmp): "
+                                "a tmpfs or a ramdisk's file system to take the disk out; only root or you may "
+                                "change it or any directory above it" },
+    { .type = OPT_END },
+};
+
+/* Room for the file where it goes: refused before anything runs rather
+ * than failing part way through the layout. */
+static int check_room(const struct fio_state *st, struct pm_err *err)
+{
+    struct statvfs vfs;
+    if (statvfs(st->place, &vfs) < 0)
+        return pm_errf(err, "--target: '%s': %s", st->place, strerror(errno));
+    uint64_t room = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+    if (st->job.size <= room)
+        return 0;
+    char want[32], have[32];
+    pm_fmt_size(want, sizeof want, st->job.size);
+    pm_fmt_size(have, sizeof have, room);
+    return pm_errf(err, "--dataset: %s is more than %s has free (%s; accepted: a smaller data set, or a --target "
+                   "with room)", want, st->place, have);
+}
+
+/* The data set against the cap, as a whole number of blocks. */
+static int size_job(struct fio_state *st, const struct wl_limits *lim, struct pm_err *err)
+{
+    uint64_t dataset;
+    if (wl_dataset_resolve(st->dataset, lim->mem_cap, &dataset, err) < 0)
+        return -1;
+    st->job = (struct fio_job){ .size = fio_job_size(dataset, st->bs), .bs = st->bs, .runtime_ns = st->duration_ns,
+                                .rw = st->rw, .engine = st->engine, .numjobs = st->numjobs, .iodepth = st->iodepth };
+    char ds[32], bs[32];
+    pm_fmt_size(ds, sizeof ds, dataset);
+    pm_fmt_size(bs, sizeof bs, st->bs);
+    if (!st->job.size)
+        return pm_errf(err, "--dataset: %s is less than one --bs block (%s)", ds, bs);
+    if (st->dataset[0] && strchr(st->dataset, '%'))
+        snprintf(st->sized, sizeof st->sized, " (%s of the cap)", st->dataset);
+    else if (st->dataset[0])
+        st->sized[0] = '\0';
+    else if (lim->mem_cap)
+        snprintf(st->sized, sizeof st->sized, " (%d%% of the cap)", WL_DATASET_PCT_DEFAULT);
+    else
+        snprintf(st->sized, sizeof st->sized, " (the default without a cap)");
+    return 0;
+}
+
+static int fio_check(void *state, const struct wl_limits *lim, struct pm_err *err)
+{
+    struct fio_state *st = state;
+    if (!pm_in_path("fio"))
+        return pm_errf(err, "fio is not installed (apt-get install fio)");
+    if (st->bs % 512)
+        return pm_errf(err, "--bs: %llu bytes is not a multiple of 512 (accepted: 512 to 64M, a multiple of 512)",
+                       (unsigned long long)st->bs);
+    if (st->iodepth > 1 && !fio_engine_async(st->engine))
+        return pm_errf(err, "--iodepth %u: %s does one I/O at a time (accepted: --iodepth 1, or --ioengine io_uring, "
+                       "libaio or posixaio)", st->iodepth, fio_engine_words[st->engine]);
+    if (size_job(st, lim, err) < 0)
+        return -1;
+    const char *what = st->target[0] ? "--target" : "TMPDIR";
+    if (wl_scratch_place(st->target, "--target", st->place, sizeof st->place, err) < 0)
+        return -1;
+    if (!fio_job_path_ok(st->place))
+        return pm_errf(err, "%s: '%s' cannot go into fio's job file (accepted: a path of letters, digits and "
+                       ". _ + - /)", what, st->place);
+    /* Room for the scratch directory's name and its files' below it. */
+    if (strlen(st->place) + 64 >= PATH_MAX)
+        return pm_errf(err, "%s: '%s' is too long a path for the files below it", what, st->place);
+    st->fig.parser = figures_parser("fio");
+    if (!st->fig.parser)
+        return pm_errf(err, "internal: no fio figures parser");
+    return check_room(st, err);
+}
+
+/* One run's parts, handed between its phases. */
+struct fio_life {
+    struct fio_state *st;
+    struct run_ctx *rc;
+    struct wl_scratch scratch;
+    char data[PATH_MAX];         /* the file fio lays out and does its I/O on */
+};
+
+/* pm-NAME.fio in the scratch directory, for phase, made anew (O_EXCL,
+ * never through a link); its text also in the run's metadata as key. */
+static int write_job(struct fio_life *l, enum fio_phase phase, const char *name, const char *key,
+                     struct pm_err *err)
+{
+    char text[2048], path[PATH_MAX + 32];
+    if (fio_job_text(&l->st->job, phase, l->data, text, sizeof text, err) < 0)
+        return -1;
+    snprintf(path, sizeof path, "%s/pm-%s.fio", l->scratch.dir, name);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return pm_errf(err, "%s: %s", path, strerror(errno));
+    size_t n = strlen(text);
+    ssize_t w = write(fd, text, n);
+    int e = w < 0 ? errno : EIO;
+    if (close(fd) < 0 && w == (ssize_t)n) {
+        w = -1;
+        e = errno;
+    }
+    if (w != (ssize_t)n)
+        return pm_errf(err, "%s: %s", path, strerror(e));
+    run_meta(l->rc, key, text);
+    return 0;
+}
+
+/* fio did not end well: the run's status says how, with the line of its
+ * messages that reads most like its error. */
+static void fio_failed(struct fio_life *l, const char *what, const struct run_exit *ex, const char *said)
+{
+    char hint[256];
+    fig_hint(said, hint, sizeof hint);
+    if (!ex->aborted && !ex->timed_out && WIFEXITED(ex->wstatus))
+        run_set_status(l->rc, "failed", "%s exited with status %d: %s", what, WEXITSTATUS(ex->wstatus), hint);
+    else
+        run_status_from_exit(l->rc, what, ex);
+}
+
+/* fio on pm-NAME.fio, inside the cap, its JSON to pm-NAME.json and its
+ * messages (both streams) into cap. 0 when it ended well, 1 when the run
+ * failed (its status says why), -1 on harness errors. */
+static int run_fio(struct fio_life *l, const char *name, const char *what, struct run_exit *ex, struct capture *cap,
+                   struct pm_err *err)
+{
+    char job[PATH_MAX + 32], out[PATH_MAX + 48];
+    snprintf(job, sizeof job, "%s/pm-%s.fio", l->scratch.dir, name);
+    snprintf(out, sizeof out, "--output=%s/pm-%s.json", l->scratch.dir, name);
+    char *argv[] = { "fio", "--output-format=json", out, job, NULL };
+    if (capture_start(cap, MESSAGES_MAX, err) < 0)
+        return -1;
+    pid_t pid;
+    int r = run_spawn_io(l->rc, argv, -1, cap->fd, &pid, err);
+    capture_spawned(cap);
+    if (r == 0)
+        r = run_wait(l->rc, pid, ex, err);
+    struct pm_err cerr;
+    if (capture_finish(cap, &cerr) < 0 && r == 0)
+        r = pm_errf(err, "fio's messages: %s", cerr.msg);
+    if (r < 0)
+        return -1;
+    if (!ex->aborted && !ex->timed_out && WIFEXITED(ex->wstatus) && WEXITSTATUS(ex->wstatus) == 0)
+        return 0;
+    fio_failed(l, what, ex, cap->data ? cap->data : "");
+    return 1;
+}
+
+static int layout_phase(struct fio_life *l, struct pm_err *err)
+{
+    if (write_job(l, FIO_LAYOUT, "layout", "fio.layout_job", err) < 0)
+        return -1;
+    run_gauge(l->rc, "workload.phase", 1);
+    struct run_exit ex;
+    struct capture cap;
+    int r = run_fio(l, "layout", "fio (the layout phase)", &ex, &cap, err);
+    capture_free(&cap);
+    if (r == 0)
+        run_metric(l->rc, &fio_run_defs[F_LAYOUT_S], (double)ex.elapsed_ns / 1e9);
+    return r;
+}
+
+/* fio's JSON file, whole (at most what a parser reads; cut says more was
+ * there), NUL-terminated; NULL with err when there is none to read. */
+static char *read_json(const char *path, size_t *len, bool *cut, struct pm_err *err)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        pm_errf(err, "fio wrote no JSON (%s: %s)", path, fd < 0 ? strerror(errno) : "not a regular file");
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    size_t want = (uint64_t)st.st_size > FIGURES_MAX_TEXT ? FIGURES_MAX_TEXT : (size_t)st.st_size;
+    char *buf = malloc(want + 1);
+    size_t n = 0;
+    ssize_t r = 1;
+    while (buf && n < want && (r = pread(fd, buf + n, want - n, (off_t)n)) > 0)
+        n += (size_t)r;
+    int e = errno;
+    close(fd);
+    if (!buf || r < 0) {
+        free(buf);
+        pm_errf(err, "%s: %s", path, buf ? strerror(e) : "out of memory");
+        return NULL;
+    }
+    buf[n] = '\0';
+    *len = n;
+    *cut = (uint64_t)st.st_size > n;
+    return buf;
+}
+
+/* fio's io_bytes of each direction the mode does, summed over its jobs:
+ * the bytes a pass moves are exact, so a run can be checked against them. */
+static void io_bytes(struct fio_life *l, const char *text)
+{
+    struct pm_err e;
+    json_t *doc = fig_json_load(text, false, "JSON of fio --output-format=json", &e);
+    json_t *jobs = doc ? json_object_get(doc, "jobs") : NULL;
+    static const char *const dir[2] = { "read", "write" };
+    bool does[2] = { fio_rw_reads(l->st->rw), fio_rw_writes(l->st->rw) };
+    for (int d = 0; d < 2 && doc; d++) {
+        double sum = 0;
+        bool all = json_array_size(jobs) > 0;
+        for (size_t i = 0; i < json_array_size(jobs); i++) {
+            json_t *v = json_object_get(json_object_get(json_array_get(jobs, i), dir[d]), "io_bytes");
+            all = all && json_is_integer(v);
+            sum += json_is_integer(v) ? (double)json_integer_value(v) : 0;
+        }
+        if (does[d] && all)
+            run_metric(l->rc, &fio_run_defs[d == 0 ? F_READ_BYTES : F_WRITE_BYTES], sum);
+        else if (does[d])
+            run_set_status(l->rc, "failed", "no %s.io_bytes in fio's JSON", dir[d]);
+    }
+    if (!doc)
+        run_set_status(l->rc, "failed", "%s", e.msg);
+    json_decref(doc);
+}
+
+/* The figures of the measured phase: fio's JSON kept with the run as its
+ * output and read by the fio parser (record_figures_collect: the run's
+ * headline and figures, or a failed run naming what was missing), then
+ * its io_bytes. -1 only on harness errors. */
+static int figures(struct fio_life *l, struct pm_err *err)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/pm-measured.json", l->scratch.dir);
+    size_t len;
+    bool cut;
+    struct pm_err jerr;
+    char *json = read_json(path, &len, &cut, &jerr);
+    if (!json) {
+        run_set_status(l->rc, "failed", "%s", jerr.msg);
+        return 0;
+    }
+    int r = record_figures_collect(&l->st->fig, l->rc, json, len, cut, 0, err);
+    if (r == 0 && strcmp(rc_status(l->rc), "ok") == 0)
+        io_bytes(l, json);
+    free(json);
+    return r;
+}
+
+static int measured_phase(struct fio_life *l, struct pm_err *err)
+{
+    if (write_job(l, FIO_MEASURED, "measured", "fio.job", err) < 0)
+        return -1;
+    run_gauge(l->rc, "workload.phase", 2);
+    struct run_exit ex;
+    struct capture cap;
+    int r = run_fio(l, "measured", "fio", &ex, &cap, err);
+    /* GNU time's figures are the measured phase's fio, its jobs included. */
+    if (r >= 0)
+        run_rusage_metrics(l->rc, &ex);
+    if (r == 0)
+        r = figures(l, err);
+    /* What fio said besides its JSON (a warning), kept beside it. */
+    if (r >= 0 && cap.len && run_keep_text(l->rc, "fio's messages", cap.data, cap.len, cap.total > cap.len) < 0)
+        r = pm_errf(err, "out of memory keeping fio's messages");
+    capture_free(&cap);
+    return r < 0 ? -1 : 0;
+}
+
+static int fio_run(void *state, struct run_ctx *rc, struct pm_err *err)
+{
+    struct fio_state *st = state;
+    struct fio_life l = { .st = st, .rc = rc };
+    run_gauge(rc, "workload.phase", 0);
+    run_metric(rc, &fio_run_defs[F_DATASET], (double)st->job.size);
+    int r = wl_scratch_make(&l.scratch, st->place, "fio", err);
+    if (r == 0) {
+        snprintf(l.data, sizeof l.data, "%s/pm-fio.data", l.scratch.dir);
+        r = layout_phase(&l, err);
+    }
+    /* A Ctrl-C during the layout ends the run there. */
+    if (r == 0 && !run_check_abort(rc))
+        r = measured_phase(&l, err);
+    run_gauge(rc, "workload.phase", 0);
+    wl_scratch_remove(&l.scratch);
+    if (r >= 0 && run_check_abort(rc) && strcmp(rc_status(rc), "aborted") != 0)
+        run_set_status(rc, "aborted", "interrupted");
+    return r < 0 ? -1 : 0;
+}
+
+static void fio_describe(void *state, char *buf, size_t len)
+{
+    struct fio_state *st = state;
+    char ds[32], bs[32], dur[48] = "", tgt[PATH_MAX + 16] = "";
+    pm_fmt_size(ds, sizeof ds, st->job.size);
+    pm_fmt_size(bs, sizeof bs, st->bs);
+    if (st->duration_ns)
+        snprintf(dur, sizeof dur, " --duration %.3gs", (double)st->duration_ns / 1e9);
+    if (st->target[0])
+        snprintf(tgt, sizeof tgt, " --target %s", st->place);
+    snprintf(buf, len, "--dataset %s%s --rw %s --bs %s --numjobs %u --ioengine %s --iodepth %u%s%s", ds, st->sized,
+             fio_rw_words[st->rw], bs, st->numjobs, fio_engine_words[st->engine], st->iodepth, dur, tgt);
+}
+
+/* The headline fio's JSON will have: its read IOPS for a mode that reads,
+ * else its write IOPS (the fio parser's rule). */
+static const char *fio_headline(void *state)
+{
+    struct fio_state *st = state;
+    return fio_rw_reads(st->rw) ? MN_fio_read_iops : MN_fio_write_iops;
+}
+
+const struct workload_ops workload_fio = {
+    .metrics = &fio_run_metrics,
+    .name = "fio",
+    .summary = "fio's buffered I/O on a file sized against the cap, fio inside the cap: its read (or write) IOPS, "
+               "bandwidth and completion latency as fio's JSON gives them",
+    .headline = MN_fio_read_iops,
+    .headline_title = "IOPS",
+    .options = fio_options,
+    .state_size = sizeof(struct fio_state),
+    .check = fio_check,
+    .run = fio_run,
+    .describe = fio_describe,
+    .headline_of = fio_headline,
+    .journals = true,
+};
