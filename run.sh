@@ -26,6 +26,7 @@ PACKAGES=(
     redis-server redis-tools                                                     # the redis workload: its server and redis-benchmark (t58)
     memcached libmemcached-tools                                                 # the memcached workload's server (t59); memcaslap for record
     linux-source-6.1 flex bison bc libelf-dev libssl-dev                         # build --linux: Debian's kernel source, what building it needs
+    fio                                                                          # the fio workload (t62), record --figures fio (t87)
     qemu-system-x86 qemu-utils debootstrap kexec-tools                           # kernels under test: VMs, guest image, kexec
 )
 
