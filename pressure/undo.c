@@ -440,18 +440,66 @@ static int disable_controller(const char *dir, const char *controller, char *sai
     return 0;
 }
 
+/* A directory whose whole tree goes must be pressmark's: this user's and
+ * private (run fio's), or inside a directory of this user's that nobody
+ * else can write (a server's, another user's, in root's 0711 directory:
+ * only root put it there). Else it is whatever another user put at the
+ * path after a kill, and root does not empty it. fd is the directory,
+ * opened without following a link. */
+static int scratch_ours(const char *dir, int fd, char *said, size_t len)
+{
+    struct stat st, up;
+    if (fstat(fd, &st) < 0) {
+        snprintf(said, len, "could not empty %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    if (st.st_uid == geteuid() && !(st.st_mode & 077))
+        return 0;
+    char parent[UNDO_FIELD_MAX];
+    snprintf(parent, sizeof parent, "%s", dir);
+    char *slash = strrchr(parent, '/');
+    if (slash)
+        slash[slash == parent] = '\0';
+    if (slash && lstat(parent, &up) == 0 && S_ISDIR(up.st_mode) && up.st_uid == geteuid() && !(up.st_mode & 022))
+        return 0;
+    snprintf(said, len, "did not empty %s: owned by uid %u with mode %04o, in a directory others may write (accepted: "
+             "this user's and private, or in a private directory of this user's)", dir, (unsigned)st.st_uid,
+             (unsigned)(st.st_mode & 07777));
+    return -1;
+}
+
+/* Everything in dir, when it is pressmark's (scratch_ours). */
+static int empty_scratch(const char *dir, char *said, size_t len)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT)
+            return 0;
+        snprintf(said, len, "could not empty %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    if (scratch_ours(dir, fd, said, len) < 0) {
+        close(fd);
+        return -1;
+    }
+    if (pm_empty_tree_fd(fd) < 0 && errno != ENOENT) {
+        snprintf(said, len, "could not empty %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 /* Only files with the given prefix: never anything else there. Whatever
  * else is left keeps the directory, and that is the failure reported.
- * Prefix UNDO_SCRATCH_ALL: a directory another user owned (a server's),
- * whose whole tree goes, no link followed (pm_empty_tree): what that user
- * left there must not keep it, and the journal's line, for ever. */
+ * Prefix UNDO_SCRATCH_ALL: a directory of pressmark's whose whole tree
+ * goes, no link followed and no mount inside it crossed
+ * (pm_empty_tree_fd): what a server's user or fio left there must not
+ * keep it, and the journal's line, for ever. */
 static int remove_scratch(const char *dir, const char *prefix, char *said, size_t len)
 {
     if (strcmp(prefix, UNDO_SCRATCH_ALL) == 0) {
-        if (pm_empty_tree(dir) < 0 && errno != ENOENT) {
-            snprintf(said, len, "could not empty %s: %s", dir, strerror(errno));
+        if (empty_scratch(dir, said, len) < 0)
             return -1;
-        }
         prefix = "";
     }
     DIR *d = opendir(dir);
