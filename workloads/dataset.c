@@ -7,6 +7,29 @@
 #include <string.h>
 #include "lib/units.h"
 
+/* N% as a plain decimal: digits, at most one '.' with digits after it,
+ * then '%' and nothing else. strtod alone would also take 0x10%, 0x1p3%,
+ * 1e3% and " 5%", none of which is a share anyone writes. */
+static int parse_share(const char *s, double *pct)
+{
+    static const char digits[] = "0123456789";
+    size_t n = strspn(s, digits);
+    if (!n)
+        return -1;
+    if (s[n] == '.') {
+        size_t f = strspn(s + n + 1, digits);
+        if (!f)
+            return -1;
+        n += 1 + f;
+    }
+    if (strcmp(s + n, "%") != 0)
+        return -1;
+    char *end;
+    errno = 0;
+    *pct = strtod(s, &end);
+    return errno || end != s + n ? -1 : 0;
+}
+
 /* A size, or N% of the cap with 0 < N <= WL_DATASET_PCT_MAX (pm_parse_size
  * stops at 100%: a share of MemTotal cannot exceed it, of a cap it may). */
 static int parse_dataset(const char *s, uint64_t cap, uint64_t *bytes)
@@ -14,10 +37,8 @@ static int parse_dataset(const char *s, uint64_t cap, uint64_t *bytes)
     size_t n = strlen(s);
     if (!n || s[n - 1] != '%')
         return pm_parse_size(s, cap, bytes);
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end != s + n - 1 || !(s[0] >= '0' && s[0] <= '9') || !(v > 0) || v > WL_DATASET_PCT_MAX)
+    double v;
+    if (parse_share(s, &v) < 0 || !(v > 0) || v > WL_DATASET_PCT_MAX)
         return -1;
     *bytes = (uint64_t)(v / 100.0 * (double)cap);
     return 0;
