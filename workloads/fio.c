@@ -28,6 +28,7 @@
 #include "figures/text.h"
 #include "lib/fileio.h"
 #include "lib/metrics.h"
+#include "lib/quote.h"
 #include "lib/units.h"
 #include "store/texts.h"
 #include "workloads/capture.h"
@@ -61,11 +62,11 @@ static const struct metric_group fio_run_metrics = METRIC_GROUP(
 struct fio_state {
     struct record_figures fig;   /* the fio parser, as record --figures fio reads */
     char dataset[32];            /* --dataset as given: SIZE or N% of the cap; "": the default */
-    char target[PATH_MAX];       /* --target as given; "": $TMPDIR or /tmp */
+    char target[PATH_MAX];       /* --target as given; "": $TMPDIR or /var/tmp */
     uint64_t bs, duration_ns;
     unsigned rw, engine, numjobs, iodepth;
     /* resolved by check */
-    char place[PATH_MAX];        /* the target, its links resolved */
+    struct wl_place place;       /* the target, checked and resolved, and what named it */
     char sized[48];              /* how the data set was sized, for describe */
     struct fio_job job;
 };
@@ -89,7 +90,7 @@ static const struct opt fio_options[] = {
       .max = 1e14, .extra = "0s for one pass",
       .help = "do the I/O for D (fio's time_based runtime) instead of one pass over the file per job" },
     { .name = "target", .type = OPT_STRING, .offset = FS(target), .size = sizeof(((struct fio_state *)0)->target),
-      .metavar = "DIR", .help = "where the run's scratch directory and fio's file go (default $TMPDIR, else /tmp): "
+      .metavar = "DIR", .help = "where the run's scratch directory and fio's file go (default $TMPDIR, else /var/tmp): "
                                 "a tmpfs or a ramdisk's file system to take the disk out; only root or you may "
                                 "change it or any directory above it" },
     { .type = OPT_END },
@@ -100,8 +101,8 @@ static const struct opt fio_options[] = {
 static int check_room(const struct fio_state *st, struct pm_err *err)
 {
     struct statvfs vfs;
-    if (statvfs(st->place, &vfs) < 0)
-        return pm_errf(err, "--target: '%s': %s", st->place, strerror(errno));
+    if (statvfs(st->place.path, &vfs) < 0)
+        return pm_errf(err, "%s: '%s': %s", st->place.said, st->place.path, strerror(errno));
     uint64_t room = (uint64_t)vfs.f_bavail * vfs.f_frsize;
     if (st->job.size <= room)
         return 0;
@@ -109,7 +110,7 @@ static int check_room(const struct fio_state *st, struct pm_err *err)
     pm_fmt_size(want, sizeof want, st->job.size);
     pm_fmt_size(have, sizeof have, room);
     return pm_errf(err, "--dataset: %s is more than %s has free (%s; accepted: a smaller data set, or a --target "
-                   "with room)", want, st->place, have);
+                   "with room)", want, st->place.path, have);
 }
 
 /* The data set against the cap, as a whole number of blocks. */
@@ -149,15 +150,18 @@ static int fio_check(void *state, const struct wl_limits *lim, struct pm_err *er
                        "libaio or posixaio)", st->iodepth, fio_engine_words[st->engine]);
     if (size_job(st, lim, err) < 0)
         return -1;
-    const char *what = st->target[0] ? "--target" : "TMPDIR";
-    if (wl_scratch_place(st->target, "--target", st->place, sizeof st->place, err) < 0)
+    if (wl_scratch_place(st->target, "--target", &st->place, err) < 0)
         return -1;
-    if (!fio_job_path_ok(st->place))
+    /* (the name as the terminal shows it: the checks so far let control
+     * characters through) */
+    char shown[4 * 128 + 1];
+    quote_terminal(st->place.path, shown, sizeof shown);
+    if (!fio_job_path_ok(st->place.path))
         return pm_errf(err, "%s: '%s' cannot go into fio's job file (accepted: a path of letters, digits and "
-                       ". _ + - /)", what, st->place);
+                       ". _ + - /)", st->place.said, shown);
     /* Room for the scratch directory's name and its files' below it. */
-    if (strlen(st->place) + 64 >= PATH_MAX)
-        return pm_errf(err, "%s: '%s' is too long a path for the files below it", what, st->place);
+    if (strlen(st->place.path) + 64 >= PATH_MAX)
+        return pm_errf(err, "%s: '%.64s...' is too long a path for the files below it", st->place.said, shown);
     st->fig.parser = figures_parser("fio");
     if (!st->fig.parser)
         return pm_errf(err, "internal: no fio figures parser");
@@ -358,7 +362,7 @@ static int fio_run(void *state, struct run_ctx *rc, struct pm_err *err)
     struct fio_life l = { .st = st, .rc = rc };
     run_gauge(rc, "workload.phase", 0);
     run_metric(rc, &fio_run_defs[F_DATASET], (double)st->job.size);
-    int r = wl_scratch_make(&l.scratch, st->place, "fio", err);
+    int r = wl_scratch_make(&l.scratch, st->place.path, "fio", err);
     if (r == 0) {
         snprintf(l.data, sizeof l.data, "%s/pm-fio.data", l.scratch.dir);
         r = layout_phase(&l, err);
@@ -382,7 +386,7 @@ static void fio_describe(void *state, char *buf, size_t len)
     if (st->duration_ns)
         snprintf(dur, sizeof dur, " --duration %.3gs", (double)st->duration_ns / 1e9);
     if (st->target[0])
-        snprintf(tgt, sizeof tgt, " --target %s", st->place);
+        snprintf(tgt, sizeof tgt, " --target %s", st->place.path);
     snprintf(buf, len, "--dataset %s%s --rw %s --bs %s --numjobs %u --ioengine %s --iodepth %u%s%s", ds, st->sized,
              fio_rw_words[st->rw], bs, st->numjobs, fio_engine_words[st->engine], st->iodepth, dur, tgt);
 }
