@@ -21,7 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -30,6 +32,7 @@
 #include "lib/metrics.h"
 #include "lib/quote.h"
 #include "lib/units.h"
+#include "pressure/undo_line.h"
 #include "store/texts.h"
 #include "workloads/capture.h"
 #include "workloads/dataset.h"
@@ -66,7 +69,9 @@ struct fio_state {
     uint64_t bs, duration_ns;
     unsigned rw, engine, numjobs, iodepth;
     /* resolved by check */
+    char fio_path[PATH_MAX];     /* fio, found in PATH's absolute directories only */
     struct wl_place place;       /* the target, checked and resolved, and what named it */
+    char fstype[48];             /* the place's file system type (statfs), for the run's metadata */
     char sized[48];              /* how the data set was sized, for describe */
     struct fio_job job;
 };
@@ -81,7 +86,8 @@ static const struct opt fio_options[] = {
     { .name = "bs", .type = OPT_SIZE, .offset = FS(bs), .metavar = "SIZE", .def = "4K", .min = 512, .max = 64 << 20,
       .extra = "512 to 64M, a multiple of 512", .help = "bytes per I/O (fio's bs)" },
     { .name = "numjobs", .type = OPT_UINT, .offset = FS(numjobs), .metavar = "N", .def = "1", .min = 1, .max = 256,
-      .noun = "job count", .help = "fio's processes, each doing the I/O over the whole file (fio's numjobs)" },
+      .noun = "job count",
+      .help = "fio's jobs, each doing the I/O over the whole file (fio's numjobs; threads of one fio)" },
     { .name = "ioengine", .type = OPT_CHOICE, .offset = FS(engine), .metavar = "ENGINE", .def = "psync",
       .words = fio_engine_words, .noun = "fio I/O engine", .help = "how fio does its I/O (always buffered: direct=0)" },
     { .name = "iodepth", .type = OPT_UINT, .offset = FS(iodepth), .metavar = "N", .def = "1", .min = 1, .max = 4096,
@@ -96,21 +102,74 @@ static const struct opt fio_options[] = {
     { .type = OPT_END },
 };
 
-/* Room for the file where it goes: refused before anything runs rather
- * than failing part way through the layout. */
-static int check_room(const struct fio_state *st, struct pm_err *err)
+/* The nearest directory of path that exists now (the swap file's own is
+ * made by the run), its device in *dev; -1 when not even / answers. */
+static int nearest_dev(const char *path, dev_t *dev)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    struct stat st;
+    while (stat(dir, &st) < 0) {
+        char *slash = strrchr(dir, '/');
+        if (!slash || strcmp(dir, "/") == 0)
+            return -1;
+        slash[slash == dir] = '\0';     /* "/x" is followed by "/" */
+    }
+    *dev = st.st_dev;
+    return 0;
+}
+
+/* Room for the file where it goes, refused before anything runs rather
+ * than a full disk part way through the layout. With the spare a swap
+ * file keeps (pressure/swap.c: 1% of what is free and 64 MiB), and the
+ * run's swap file besides where it goes on the same file system: each
+ * alone may fit where both do not. */
+static int check_room(const struct fio_state *st, const struct wl_limits *lim, struct pm_err *err)
 {
     struct statvfs vfs;
-    if (statvfs(st->place.path, &vfs) < 0)
+    struct stat pst;
+    if (statvfs(st->place.path, &vfs) < 0 || stat(st->place.path, &pst) < 0)
         return pm_errf(err, "%s: '%s': %s", st->place.said, st->place.path, strerror(errno));
-    uint64_t room = (uint64_t)vfs.f_bavail * vfs.f_frsize;
-    if (st->job.size <= room)
+    uint64_t room = (uint64_t)vfs.f_bavail * vfs.f_frsize, swap = 0;
+    dev_t sdev;
+    if (lim->swap_dir && lim->swap_planned && nearest_dev(lim->swap_dir, &sdev) == 0 && sdev == pst.st_dev)
+        swap = lim->swap_planned;
+    uint64_t spare = room / 100 + (64ull << 20);
+    if (st->job.size <= room && swap <= room - st->job.size && spare <= room - st->job.size - swap)
         return 0;
-    char want[32], have[32];
+    char want[32], have[32], sw[64] = "";
     pm_fmt_size(want, sizeof want, st->job.size);
     pm_fmt_size(have, sizeof have, room);
-    return pm_errf(err, "--dataset: %s is more than %s has free (%s; accepted: a smaller data set, or a --target "
-                   "with room)", want, st->place.path, have);
+    if (swap) {
+        char ss[32];
+        pm_fmt_size(ss, sizeof ss, swap);
+        snprintf(sw, sizeof sw, " and --swap's file of %s", ss);
+    }
+    return pm_errf(err, "--dataset: %s%s %s not fit in %s: %s free there (accepted: what leaves 1%% and 64 MiB of "
+                   "it free, or a --target with room)", want, sw, swap ? "do" : "does", st->place.path, have);
+}
+
+/* The place's file system for the run's metadata: a tmpfs target's file
+ * is shmem charged to the cap, another experiment than a disk's. */
+static void place_fstype(struct fio_state *st)
+{
+    static const struct {
+        unsigned long magic;
+        const char *name;
+    } known[] = { { EXT4_SUPER_MAGIC, "ext2/3/4" }, { TMPFS_MAGIC, "tmpfs" }, { XFS_SUPER_MAGIC, "xfs" },
+                  { BTRFS_SUPER_MAGIC, "btrfs" }, { RAMFS_MAGIC, "ramfs" }, { OVERLAYFS_SUPER_MAGIC, "overlay" },
+                  { F2FS_SUPER_MAGIC, "f2fs" }, { NFS_SUPER_MAGIC, "nfs" } };
+    struct statfs sf;
+    if (statfs(st->place.path, &sf) < 0) {
+        snprintf(st->fstype, sizeof st->fstype, "unknown (%s)", strerror(errno));
+        return;
+    }
+    unsigned long t = (unsigned long)sf.f_type;
+    const char *name = "another";
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (known[i].magic == t)
+            name = known[i].name;
+    snprintf(st->fstype, sizeof st->fstype, "%s (0x%lx)", name, t);
 }
 
 /* The data set against the cap, as a whole number of blocks. */
@@ -137,19 +196,15 @@ static int size_job(struct fio_state *st, const struct wl_limits *lim, struct pm
     return 0;
 }
 
-static int fio_check(void *state, const struct wl_limits *lim, struct pm_err *err)
+/* The data file below the place, the longest path a run makes there. */
+#define DATA_BELOW "/pressmark-fio.XXXXXXXXXXXX/pm-fio.data"
+/* (a job file names no longer path than the journal holds its directory in) */
+_Static_assert(FIO_PATH_MAX == UNDO_FIELD_MAX, "FIO_PATH_MAX is a journal field's size");
+
+/* The place (scratch.h's checks), a path the journal and fio's job file
+ * can carry, and its file system noted. */
+static int check_target(struct fio_state *st, struct pm_err *err)
 {
-    struct fio_state *st = state;
-    if (!pm_in_path("fio"))
-        return pm_errf(err, "fio is not installed (apt-get install fio)");
-    if (st->bs % 512)
-        return pm_errf(err, "--bs: %llu bytes is not a multiple of 512 (accepted: 512 to 64M, a multiple of 512)",
-                       (unsigned long long)st->bs);
-    if (st->iodepth > 1 && !fio_engine_async(st->engine))
-        return pm_errf(err, "--iodepth %u: %s does one I/O at a time (accepted: --iodepth 1, or --ioengine io_uring, "
-                       "libaio or posixaio)", st->iodepth, fio_engine_words[st->engine]);
-    if (size_job(st, lim, err) < 0)
-        return -1;
     if (wl_scratch_place(st->target, "--target", &st->place, err) < 0)
         return -1;
     /* (the name as the terminal shows it: the checks so far let control
@@ -159,13 +214,36 @@ static int fio_check(void *state, const struct wl_limits *lim, struct pm_err *er
     if (!fio_job_path_ok(st->place.path))
         return pm_errf(err, "%s: '%s' cannot go into fio's job file (accepted: a path of letters, digits and "
                        ". _ + - /)", st->place.said, shown);
-    /* Room for the scratch directory's name and its files' below it. */
-    if (strlen(st->place.path) + 64 >= PATH_MAX)
-        return pm_errf(err, "%s: '%.64s...' is too long a path for the files below it", st->place.said, shown);
+    if (strlen(st->place.path) + strlen(DATA_BELOW) >= FIO_PATH_MAX)
+        return pm_errf(err, "%s: '%.64s...' is too long a path for the files below it (accepted: at most %zu bytes)",
+                       st->place.said, shown, FIO_PATH_MAX - 1 - strlen(DATA_BELOW));
+    place_fstype(st);
+    return 0;
+}
+
+static int fio_check(void *state, const struct wl_limits *lim, struct pm_err *err)
+{
+    struct fio_state *st = state;
+    /* By its absolute path: an empty or relative PATH entry is the working
+     * directory, never where root takes a program from (kvuser.c), and
+     * the prelude's exec then searches PATH no more. */
+    if (pm_which("fio", true, st->fio_path, sizeof st->fio_path) < 0)
+        return pm_errf(err, "fio is not installed (apt-get install fio)");
+    if (st->bs % 512)
+        return pm_errf(err, "--bs: %llu bytes is not a multiple of 512 (accepted: 512 to 64M, a multiple of 512)",
+                       (unsigned long long)st->bs);
+    if (st->iodepth > 1 && !fio_engine_async(st->engine))
+        return pm_errf(err, "--iodepth %u: %s does one I/O at a time (accepted: --iodepth 1, or --ioengine io_uring, "
+                       "libaio or posixaio)", st->iodepth, fio_engine_words[st->engine]);
+    /* fio's buffers: a bs for each I/O in flight, in each job. */
+    if (wl_check_fits(lim, (uint64_t)st->numjobs * st->iodepth * st->bs, "--numjobs x --iodepth x --bs", err) < 0)
+        return -1;
+    if (size_job(st, lim, err) < 0 || check_target(st, err) < 0)
+        return -1;
     st->fig.parser = figures_parser("fio");
     if (!st->fig.parser)
         return pm_errf(err, "internal: no fio figures parser");
-    return check_room(st, err);
+    return check_room(st, lim, err);
 }
 
 /* One run's parts, handed between its phases. */
@@ -181,7 +259,7 @@ struct fio_life {
 static int write_job(struct fio_life *l, enum fio_phase phase, const char *name, const char *key,
                      struct pm_err *err)
 {
-    char text[2048], path[PATH_MAX + 32];
+    char text[FIO_JOB_TEXT_MAX], path[PATH_MAX + 32];
     if (fio_job_text(&l->st->job, phase, l->data, text, sizeof text, err) < 0)
         return -1;
     snprintf(path, sizeof path, "%s/pm-%s.fio", l->scratch.dir, name);
@@ -222,7 +300,7 @@ static int run_fio(struct fio_life *l, const char *name, const char *what, struc
     char job[PATH_MAX + 32], out[PATH_MAX + 48];
     snprintf(job, sizeof job, "%s/pm-%s.fio", l->scratch.dir, name);
     snprintf(out, sizeof out, "--output=%s/pm-%s.json", l->scratch.dir, name);
-    char *argv[] = { "fio", "--output-format=json", out, job, NULL };
+    char *argv[] = { l->st->fio_path, "--output-format=json", out, job, NULL };
     if (capture_start(cap, MESSAGES_MAX, err) < 0)
         return -1;
     pid_t pid;
@@ -286,31 +364,23 @@ static char *read_json(const char *path, size_t *len, bool *cut, struct pm_err *
     return buf;
 }
 
-/* fio's io_bytes of each direction the mode does, summed over its jobs:
- * the bytes a pass moves are exact, so a run can be checked against them. */
+/* fio's io_bytes of each direction the mode does, summed over its jobs
+ * (fio_io_bytes); a pass's must be exactly the file per job. */
 static void io_bytes(struct fio_life *l, const char *text)
 {
-    struct pm_err e;
-    json_t *doc = fig_json_load(text, false, "JSON of fio --output-format=json", &e);
-    json_t *jobs = doc ? json_object_get(doc, "jobs") : NULL;
-    static const char *const dir[2] = { "read", "write" };
-    bool does[2] = { fio_rw_reads(l->st->rw), fio_rw_writes(l->st->rw) };
-    for (int d = 0; d < 2 && doc; d++) {
-        double sum = 0;
-        bool all = json_array_size(jobs) > 0;
-        for (size_t i = 0; i < json_array_size(jobs); i++) {
-            json_t *v = json_object_get(json_object_get(json_array_get(jobs, i), dir[d]), "io_bytes");
-            all = all && json_is_integer(v);
-            sum += json_is_integer(v) ? (double)json_integer_value(v) : 0;
-        }
-        if (does[d] && all)
-            run_metric(l->rc, &fio_run_defs[d == 0 ? F_READ_BYTES : F_WRITE_BYTES], sum);
-        else if (does[d])
-            run_set_status(l->rc, "failed", "no %s.io_bytes in fio's JSON", dir[d]);
+    const struct fio_job *j = &l->st->job;
+    uint64_t b[2];
+    char why[256];
+    if (fio_io_bytes(text, j, b, why, sizeof why) < 0) {
+        run_set_status(l->rc, "failed", "%s", why);
+        return;
     }
-    if (!doc)
-        run_set_status(l->rc, "failed", "%s", e.msg);
-    json_decref(doc);
+    if (fio_rw_reads(j->rw))
+        run_metric(l->rc, &fio_run_defs[F_READ_BYTES], (double)b[0]);
+    if (fio_rw_writes(j->rw))
+        run_metric(l->rc, &fio_run_defs[F_WRITE_BYTES], (double)b[1]);
+    if (fio_pass_check(j, b, why, sizeof why) < 0)
+        run_set_status(l->rc, "failed", "%s", why);
 }
 
 /* The figures of the measured phase: fio's JSON kept with the run as its
@@ -362,6 +432,8 @@ static int fio_run(void *state, struct run_ctx *rc, struct pm_err *err)
     struct fio_life l = { .st = st, .rc = rc };
     run_gauge(rc, "workload.phase", 0);
     run_metric(rc, &fio_run_defs[F_DATASET], (double)st->job.size);
+    run_meta(rc, "fio.path", st->fio_path);
+    run_meta(rc, "fio.target_fs", st->fstype);
     int r = wl_scratch_make(&l.scratch, st->place.path, "fio", err);
     if (r == 0) {
         snprintf(l.data, sizeof l.data, "%s/pm-fio.data", l.scratch.dir);

@@ -12,6 +12,15 @@
 #include <stdint.h>
 #include "lib/err.h"
 
+/* The longest path a job file names (the data file's): a journal line's
+ * field holds no more (pressure/undo_line.h's UNDO_FIELD_MAX), and the
+ * scratch directory above the file is journalled. */
+#define FIO_PATH_MAX 512
+/* A job file's text at most: the fixed lines (under 700 bytes with the
+ * largest numbers) and the path. unit_fio renders the longest job into
+ * exactly this. */
+#define FIO_JOB_TEXT_MAX (1024 + FIO_PATH_MAX)
+
 /* --rw's words, fio's own, in the order of enum fio_rw. */
 enum fio_rw { FIO_READ, FIO_RANDREAD, FIO_WRITE, FIO_RANDWRITE, FIO_READWRITE, FIO_RANDRW };
 extern const char *const fio_rw_words[];
@@ -46,8 +55,24 @@ uint64_t fio_layout_bs(const struct fio_job *j);
  * as another option. */
 bool fio_job_path_ok(const char *path);
 /* The job file of phase for the file at path into buf; -1 with err when
- * path may not go into it or buf is too small. */
+ * path may not go into it or buf is too small. Both phases run fio's jobs
+ * as threads of its one process (thread=1): setpriv's parent-death signal
+ * reaches only that process, and a job forked as a process of its own
+ * would outlive a SIGKILLed pressmark holding the unlinked file. */
 int fio_job_text(const struct fio_job *j, enum fio_phase phase, const char *path, char *buf, size_t len,
                  struct pm_err *err);
+
+/* fio's io_bytes in its JSON (json, NUL-terminated), summed over its
+ * jobs: bytes[0] read, bytes[1] write; a direction the mode does not do
+ * is 0. Every job must carry a whole, non-negative io_bytes for each
+ * direction the mode does. -1 with why (what is wrong, for the run's
+ * reason) when the JSON does not parse or a job's figure is missing,
+ * negative or not whole. */
+int fio_io_bytes(const char *json, const struct fio_job *j, uint64_t bytes[2], char *why, size_t len);
+/* One pass (no runtime) moves exactly size x numjobs bytes: read for a
+ * mode that reads, written for one that writes, both together for a
+ * mixed one (fio's io_size counts both). 0 when bytes say so, or when
+ * the job is time based; -1 with why. */
+int fio_pass_check(const struct fio_job *j, const uint64_t bytes[2], char *why, size_t len);
 
 #endif

@@ -20,6 +20,8 @@ struct run_ctx;
 struct wl_limits {
     uint64_t mem_cap;                   /* the run's memory cap in bytes; 0: none */
     uint64_t swap_planned;              /* --swap's size; 0: none */
+    const char *swap_dir;               /* where --swap's file goes (its disk's room is shared); NULL: no
+                                         * file (no swap, or zram) */
 };
 
 /* Can bytes of memory be held here: MemTotal + the swap already on + the
