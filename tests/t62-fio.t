@@ -7,8 +7,9 @@
 # SIGKILL by the next invocation (without following a link planted there,
 # crossing a mount or emptying what is not pressmark's); no fio outlives a
 # SIGKILL, with a cap or without; bad input, a --target another user could
-# change and a data set the disk cannot hold refused before anything is
-# written.
+# change, a data set the disk cannot hold, and a --ramdisk too small for
+# the file or on a kernel without brd as a module (or with a brd someone
+# else loaded) refused before anything is written.
 . "$(dirname "$0")/lib.sh"
 need_root
 
@@ -100,6 +101,35 @@ bad "--dataset a share with an exponent" "^pressmark run fio: --dataset: '1e3%' 
 bad "--dataset below one block" "^pressmark run fio: --dataset: 1\.0 KiB is less than one --bs block \(4\.0 KiB\)$" \
     run fio --dataset 1K --label x
 
+# --ramdisk: its size first, then what this machine has. A kernel without
+# brd as a module (this host's 6.18) refuses the run in one line saying
+# so and what would do, before any cap, swap or module; a brd someone
+# else loaded is refused and left loaded (and on decoys: unit_ramdisk).
+# The ramdisk itself is made, used and undone in a 6.12 guest
+# (tests/slow/t62-fio-mglru.t).
+accepted='\(accepted: 64M to 1T, a multiple of 4K; 0 for none\)'
+bad "--ramdisk below 64M" "^pressmark run fio: --ramdisk: 32\.0 MiB is less than 64M $accepted$" \
+    run fio --ramdisk 32M --label x
+bad "--ramdisk not whole pages" "^pressmark run fio: --ramdisk: 67109888 bytes is not a multiple of 4K $accepted$" \
+    run fio --ramdisk 65537K --label x
+bad "--ramdisk above 1T" "^pressmark run fio: --ramdisk: '2T' is not a size \(accepted: .*; 64M to 1T, a multiple of 4K; 0 for none\)$" \
+    run fio --ramdisk 2T --label x
+bad "--ramdisk too small for the file" "^pressmark run fio: --ramdisk: 100\.0 MiB holds 88\.9 MiB of files at most \(ext4's tables and journal take the rest\), less than --dataset's 96\.0 MiB \(accepted: 108\.0 MiB or more\)$" \
+    run fio --ramdisk 100M --mem-cap 64M --label x
+before=$(machine_state)
+if [ -e /sys/module/brd ]; then
+    bad "--ramdisk where brd is loaded already" "^pressmark run fio: --ramdisk 256\.0 MiB: brd is loaded already \(/sys/module/brd: built in, or loaded by someone else" \
+        run fio --ramdisk 256M --mem-cap 64M --swap 256M --label x
+    ok "  and it is left loaded" test -e /sys/module/brd
+elif modprobe --dry-run --quiet brd 2>/dev/null; then
+    skip "this kernel has brd as a module (its ramdisk runs in tests/slow/t62-fio-mglru.t's guest)"
+    skip "(nothing to refuse here)"; skip "(nothing to refuse here)"; skip "(nothing to refuse here)"; skip "(nothing to refuse here)"
+else
+    bad "--ramdisk where this kernel has no brd" "^pressmark run fio: --ramdisk 256\.0 MiB: this kernel \($(re "$(uname -r)")\) has no brd module that modprobe finds \(accepted: a kernel whose brd is a module, CONFIG_BLK_DEV_RAM=m, as Debian's 6\.12; without one the nearest is a tmpfs, whose files are shmem, not page cache\)$" \
+        run fio --ramdisk 256M --mem-cap 64M --swap 256M --label x
+fi
+is "$(machine_state)" "$before" "  refused before any cap, swap, module or mount"
+
 # A --target another user could change, or a link to somewhere else: the
 # decoys are the test's own, and nothing is made in any of them.
 mkdir -m 0755 "$TMP/real" "$TMP/real/sub" "$TMP/theirs" "$TMP/a:b"
@@ -136,7 +166,7 @@ bad "--target with a line break, on one line" "^pressmark run fio: --target: '$T
     run fio --target "$TMP/$nl" --label x
 long=$TMP/long/$(printf 'd%.0s' $(seq 120))/$(printf 'e%.0s' $(seq 120))/$(printf 'f%.0s' $(seq 120))/$(printf 'g%.0s' $(seq 120))
 mkdir -p -m 0755 "$long"
-bad "--target too long for the journal" "^pressmark run fio: --target: '$(re "$TMP")/long/d+\.\.\.' is too long a path for the files below it \(accepted: at most 472 bytes\)$" \
+bad "--target too long for the journal" "^pressmark run fio: --target: '$(re "$TMP")/long/d+\.\.\.' is too long a path for the files below it \(accepted: at most 464 bytes\)$" \
     run fio --target "$long" --label x
 is "$(find "$TMP/long" -type f | wc -l)" 0 "  nothing was made there"
 TMPDIR=$TMP/open bad "TMPDIR writable by others, no --target" "^pressmark run fio: TMPDIR: '$TMP/open' is writable by other users" \

@@ -32,6 +32,7 @@
 #include "lib/metrics.h"
 #include "lib/quote.h"
 #include "lib/units.h"
+#include "pressure/ramdisk.h"
 #include "pressure/undo_line.h"
 #include "store/texts.h"
 #include "workloads/capture.h"
@@ -67,12 +68,14 @@ struct fio_state {
     char dataset[32];            /* --dataset as given: SIZE or N% of the cap; "": the default */
     char target[PATH_MAX];       /* --target as given; "": $TMPDIR or /var/tmp */
     uint64_t bs, duration_ns;
+    uint64_t ramdisk;            /* --ramdisk's bytes; 0: fio's file in the scratch directory */
     unsigned rw, engine, numjobs, iodepth;
     /* resolved by check */
     char fio_path[PATH_MAX];     /* fio, found in PATH's absolute directories only */
     struct wl_place place;       /* the target, checked and resolved, and what named it */
     char fstype[48];             /* the place's file system type (statfs), for the run's metadata */
     char sized[48];              /* how the data set was sized, for describe */
+    uint64_t mem_cap;            /* the run's cap, for the ramdisk's memory beside it */
     struct fio_job job;
 };
 
@@ -99,6 +102,10 @@ static const struct opt fio_options[] = {
       .metavar = "DIR", .help = "where the run's scratch directory and fio's file go (default $TMPDIR, else /var/tmp): "
                                 "a tmpfs or a ramdisk's file system to take the disk out; only root or you may "
                                 "change it or any directory above it" },
+    { .name = "ramdisk", .type = OPT_SIZE, .offset = FS(ramdisk), .metavar = "SIZE", .def = "0", .min = 0,
+      .max = PM_RAMDISK_MAX, .extra = "64M to 1T, a multiple of 4K; 0 for none",
+      .help = "fio's file on a brd ramdisk of SIZE with ext4, made for each run and removed after it, as the "
+              "MGLRU cover letter's (root; brd a module of the kernel, not loaded)" },
     { .type = OPT_END },
 };
 
@@ -135,10 +142,12 @@ static int check_room(const struct fio_state *st, const struct wl_limits *lim, s
     if (lim->swap_dir && lim->swap_planned && nearest_dev(lim->swap_dir, &sdev) == 0 && sdev == pst.st_dev)
         swap = lim->swap_planned;
     uint64_t spare = room / 100 + (64ull << 20);
-    if (st->job.size <= room && swap <= room - st->job.size && spare <= room - st->job.size - swap)
+    /* (on a ramdisk the file is the ramdisk's; here only the job files) */
+    uint64_t file = st->ramdisk ? 0 : st->job.size;
+    if (file <= room && swap <= room - file && spare <= room - file - swap)
         return 0;
     char want[32], have[32], sw[64] = "";
-    pm_fmt_size(want, sizeof want, st->job.size);
+    pm_fmt_size(want, sizeof want, file);
     pm_fmt_size(have, sizeof have, room);
     if (swap) {
         char ss[32];
@@ -196,8 +205,9 @@ static int size_job(struct fio_state *st, const struct wl_limits *lim, struct pm
     return 0;
 }
 
-/* The data file below the place, the longest path a run makes there. */
-#define DATA_BELOW "/pressmark-fio.XXXXXXXXXXXX/pm-fio.data"
+/* The data file below the place, the longest path a run makes there
+ * (on the ramdisk's mount point, with --ramdisk). */
+#define DATA_BELOW "/pressmark-fio.XXXXXXXXXXXX/ramdisk/pm-fio.data"
 /* (a job file names no longer path than the journal holds its directory in) */
 _Static_assert(FIO_PATH_MAX == UNDO_FIELD_MAX, "FIO_PATH_MAX is a journal field's size");
 
@@ -221,6 +231,52 @@ static int check_target(struct fio_state *st, struct pm_err *err)
     return 0;
 }
 
+/* What the machine the run runs on must have for --ramdisk: brd to load
+ * (pm_ramdisk_check), and memory for the file on it, which is outside the
+ * cap (brd's pages are charged to no cgroup), beside the cap itself. At
+ * the check, or at each run where the run is elsewhere (a VM's cell). */
+static int ramdisk_machine(const struct fio_state *st, struct pm_err *err)
+{
+    struct pm_err e;
+    char rd[32];
+    pm_fmt_size(rd, sizeof rd, st->ramdisk);
+    if (pm_ramdisk_check(&e) < 0)
+        return pm_errf(err, "--ramdisk %s: %s", rd, e.msg);
+    int64_t avail = pm_meminfo_kb("MemAvailable");
+    uint64_t need = st->job.size + st->mem_cap + (64ull << 20);
+    if (avail < 0 || need <= (uint64_t)avail * 1024)
+        return 0;
+    char f[32], c[32], a[32];
+    pm_fmt_size(f, sizeof f, st->job.size);
+    pm_fmt_size(c, sizeof c, st->mem_cap);
+    pm_fmt_size(a, sizeof a, (uint64_t)avail * 1024);
+    return pm_errf(err, "--ramdisk %s: the file's %s on it, outside the cap, the %s cap and 64M to spare are more "
+                   "than MemAvailable's %s (accepted: a smaller --dataset or --mem-cap)", rd, f, c, a);
+}
+
+/* --ramdisk's size: one brd can have, whose ext4 holds the file. */
+static int check_ramdisk(struct fio_state *st, const struct wl_limits *lim, struct pm_err *err)
+{
+    if (!st->ramdisk)
+        return 0;
+    char rd[32], room[32], ds[32], min[32];
+    pm_fmt_size(rd, sizeof rd, st->ramdisk);
+    if (st->ramdisk < PM_RAMDISK_MIN)
+        return pm_errf(err, "--ramdisk: %s is less than 64M (accepted: 64M to 1T, a multiple of 4K; 0 for none)", rd);
+    if (st->ramdisk % PM_RAMDISK_UNIT)
+        return pm_errf(err, "--ramdisk: %llu bytes is not a multiple of 4K (accepted: 64M to 1T, a multiple of 4K; 0 "
+                       "for none)", (unsigned long long)st->ramdisk);
+    if (st->job.size > pm_ramdisk_room(st->ramdisk)) {
+        pm_fmt_size(room, sizeof room, pm_ramdisk_room(st->ramdisk));
+        pm_fmt_size(ds, sizeof ds, st->job.size);
+        pm_fmt_size(min, sizeof min, pm_ramdisk_for(st->job.size));
+        return pm_errf(err, "--ramdisk: %s holds %s of files at most (ext4's tables and journal take the rest), "
+                       "less than --dataset's %s (accepted: %s or more)", rd, room, ds, min);
+    }
+    st->mem_cap = lim->mem_cap;
+    return lim->elsewhere ? 0 : ramdisk_machine(st, err);
+}
+
 static int fio_check(void *state, const struct wl_limits *lim, struct pm_err *err)
 {
     struct fio_state *st = state;
@@ -238,7 +294,7 @@ static int fio_check(void *state, const struct wl_limits *lim, struct pm_err *er
     /* fio's buffers: a bs for each I/O in flight, in each job. */
     if (wl_check_fits(lim, (uint64_t)st->numjobs * st->iodepth * st->bs, "--numjobs x --iodepth x --bs", err) < 0)
         return -1;
-    if (size_job(st, lim, err) < 0 || check_target(st, err) < 0)
+    if (size_job(st, lim, err) < 0 || check_target(st, err) < 0 || check_ramdisk(st, lim, err) < 0)
         return -1;
     st->fig.parser = figures_parser("fio");
     if (!st->fig.parser)
@@ -251,6 +307,7 @@ struct fio_life {
     struct fio_state *st;
     struct run_ctx *rc;
     struct wl_scratch scratch;
+    struct pm_ramdisk rd;        /* --ramdisk's, in the scratch directory */
     char data[PATH_MAX];         /* the file fio lays out and does its I/O on */
 };
 
@@ -426,23 +483,53 @@ static int measured_phase(struct fio_life *l, struct pm_err *err)
     return r < 0 ? -1 : 0;
 }
 
+/* Where fio's file goes: the scratch directory, or a ramdisk made in it
+ * now (its file system in the run's metadata either way). 0, or 1 when
+ * the run failed (its status says why). */
+static int place_file(struct fio_life *l)
+{
+    const struct fio_state *st = l->st;
+    if (!st->ramdisk) {
+        run_meta(l->rc, "fio.target_fs", st->fstype);
+        snprintf(l->data, sizeof l->data, "%s/pm-fio.data", l->scratch.dir);
+        return 0;
+    }
+    struct pm_err e;
+    if (ramdisk_machine(st, &e) < 0) {
+        run_set_status(l->rc, "failed", "%s", e.msg);
+        return 1;
+    }
+    if (pm_ramdisk_make(&l->rd, l->scratch.dir, st->ramdisk, &e) < 0) {
+        run_set_status(l->rc, "failed", "--ramdisk: %s", e.msg);
+        return 1;
+    }
+    run_meta(l->rc, "fio.target_fs", l->rd.fs);
+    snprintf(l->data, sizeof l->data, "%s/pm-fio.data", l->rd.mnt);
+    struct statvfs vfs;
+    if (statvfs(l->rd.mnt, &vfs) == 0 && (uint64_t)vfs.f_bavail * vfs.f_frsize >= st->job.size)
+        return 0;
+    run_set_status(l->rc, "failed", "--ramdisk: its ext4 has no room for the %llu-byte file",
+                   (unsigned long long)st->job.size);
+    return 1;
+}
+
 static int fio_run(void *state, struct run_ctx *rc, struct pm_err *err)
 {
     struct fio_state *st = state;
-    struct fio_life l = { .st = st, .rc = rc };
+    struct fio_life l = { .st = st, .rc = rc, .rd = { .undo_module = -1, .undo_mount = -1 } };
     run_gauge(rc, "workload.phase", 0);
     run_metric(rc, &fio_run_defs[F_DATASET], (double)st->job.size);
     run_meta(rc, "fio.path", st->fio_path);
-    run_meta(rc, "fio.target_fs", st->fstype);
     int r = wl_scratch_make(&l.scratch, st->place.path, "fio", err);
-    if (r == 0) {
-        snprintf(l.data, sizeof l.data, "%s/pm-fio.data", l.scratch.dir);
+    if (r == 0)
+        r = place_file(&l);
+    if (r == 0)
         r = layout_phase(&l, err);
-    }
     /* A Ctrl-C during the layout ends the run there. */
     if (r == 0 && !run_check_abort(rc))
         r = measured_phase(&l, err);
     run_gauge(rc, "workload.phase", 0);
+    pm_ramdisk_remove(&l.rd);
     wl_scratch_remove(&l.scratch);
     if (r >= 0 && run_check_abort(rc) && strcmp(rc_status(rc), "aborted") != 0)
         run_set_status(rc, "aborted", "interrupted");
@@ -452,15 +539,21 @@ static int fio_run(void *state, struct run_ctx *rc, struct pm_err *err)
 static void fio_describe(void *state, char *buf, size_t len)
 {
     struct fio_state *st = state;
-    char ds[32], bs[32], dur[48] = "", tgt[PATH_MAX + 16] = "";
+    char ds[32], bs[32], dur[48] = "", tgt[PATH_MAX + 16] = "", rd[48] = "";
     pm_fmt_size(ds, sizeof ds, st->job.size);
     pm_fmt_size(bs, sizeof bs, st->bs);
     if (st->duration_ns)
         snprintf(dur, sizeof dur, " --duration %.3gs", (double)st->duration_ns / 1e9);
     if (st->target[0])
         snprintf(tgt, sizeof tgt, " --target %s", st->place.path);
-    snprintf(buf, len, "--dataset %s%s --rw %s --bs %s --numjobs %u --ioengine %s --iodepth %u%s%s", ds, st->sized,
-             fio_rw_words[st->rw], bs, st->numjobs, fio_engine_words[st->engine], st->iodepth, dur, tgt);
+    if (st->ramdisk) {
+        char s[32];
+        pm_fmt_size(s, sizeof s, st->ramdisk);
+        snprintf(rd, sizeof rd, " --ramdisk %s", s);
+    }
+    snprintf(buf, len, "--dataset %s%s --rw %s --bs %s --numjobs %u --ioengine %s --iodepth %u%s%s%s", ds,
+             st->sized, fio_rw_words[st->rw], bs, st->numjobs, fio_engine_words[st->engine], st->iodepth, dur, tgt,
+             rd);
 }
 
 /* The headline fio's JSON will have: its read IOPS for a mode that reads,

@@ -22,6 +22,8 @@ struct wl_limits {
     uint64_t swap_planned;              /* --swap's size; 0: none */
     const char *swap_dir;               /* where --swap's file goes (its disk's room is shared); NULL: no
                                          * file (no swap, or zram) */
+    bool elsewhere;                     /* the run runs on another kernel (a suite's VM cell): what this
+                                         * machine has (modules, memory) is judged there, at the run */
 };
 
 /* Can bytes of memory be held here: MemTotal + the swap already on + the
