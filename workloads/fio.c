@@ -578,4 +578,5 @@ const struct workload_ops workload_fio = {
     .describe = fio_describe,
     .headline_of = fio_headline,
     .journals = true,
+    .guest_packages = "fio",
 };
