@@ -27,6 +27,7 @@ PACKAGES=(
     memcached libmemcached-tools                                                 # the memcached workload's server (t59); memcaslap for record
     linux-source-6.1 flex bison bc libelf-dev libssl-dev                         # build --linux: Debian's kernel source, what building it needs
     postgresql                                                                   # the postgres workload: its server, initdb and pgbench (t61)
+    fio                                                                          # the fio workload (t62), record --figures fio (t87)
     qemu-system-x86 qemu-utils debootstrap kexec-tools                           # kernels under test: VMs, guest image, kexec
 )
 

@@ -23,8 +23,8 @@ static const struct opt show_options[] = {
     { .name = "format", .type = OPT_CHOICE, .offset = offsetof(struct show_opts, format), .metavar = "F",
       .words = text_json, .noun = "format", .help = "text or json (default text)" },
     { .name = "output", .type = OPT_FLAG, .offset = offsetof(struct show_opts, output),
-      .help = "what the run's command wrote, as kept with it (record --figures, --figure), and the files its "
-              "figures were read from; control characters shown as \\xNN" },
+      .help = "what the run's command wrote, as kept with it (record --figures, --figure; run fio's JSON), and the "
+              "files its figures were read from; control characters shown as \\xNN" },
     { .type = OPT_END },
 };
 
@@ -62,7 +62,7 @@ static int show_output(struct pm_db *db, int64_t id)
     int n = count_run_texts(db, id, &err);
     if (n == 0) {
         fprintf(stderr, "pressmark show: --output: run %lld kept no output (accepted: a run of record --figures or "
-                "--figure)\n", (long long)id);
+                "--figure, or of run fio)\n", (long long)id);
         return PM_EXIT_USAGE;
     }
     w.of = n > 0 ? (size_t)n : 0;

@@ -334,6 +334,8 @@ void run_opts_limits(const struct run_opts *ro, struct wl_limits *lim)
     lim->mem_cap = ro->env.has_cap ? ro->env.mem_cap : 0;
     lim->swap_planned = ro->env.swap.kind != SWAP_NONE ? ro->env.swap.size : 0;
     lim->no_cgroup = without_cgroup(&ro->env);
+    lim->swap_dir = ro->env.swap.kind == SWAP_FILE ? ro->env.swap.dir : NULL;
+    lim->elsewhere = ro->env.kernel_checks_deferred;
 }
 
 void run_opts_defaults(struct run_opts *ro)

@@ -46,6 +46,10 @@ static bool inside(const char *r, const char *dir)
 
 static void check_accepted(enum undo_kind kind, const char *a)
 {
+    if (kind == UNDO_MODULE) {
+        FUZZ_ASSERT(strcmp(a, "zram") == 0 || strcmp(a, "brd") == 0, "module '%s'", a);
+        return;
+    }
     if (kind == UNDO_ZRAM || kind == UNDO_PROCESS) {
         FUZZ_ASSERT(a[0] && strspn(a, "0123456789") == strlen(a), "%s '%s'", undo_kind_name(kind), a);
         FUZZ_ASSERT(kind != UNDO_PROCESS || a[0] != '0', "process '%s'", a);
@@ -96,9 +100,17 @@ static void check_accepted(enum undo_kind kind, const char *a)
                     "trace instance '%s' resolves to %s", a, r);
         break;
     }
-    case UNDO_MODULE:
-        FUZZ_ASSERT(strcmp(a, "zram") == 0, "module '%s'", a);
+    case UNDO_RAMDISK: {
+        /* "ramdisk" directly inside a scratch directory, pressmark-X */
+        const char *base = strrchr(r, '/');
+        const char *up = base;
+        while (up > r && up[-1] != '/')
+            up--;
+        FUZZ_ASSERT(base && strcmp(base, "/ramdisk") == 0 && up > r && strncmp(up, "pressmark-", 10) == 0 &&
+                    base - up > 10, "ramdisk '%s' resolves to %s", a, r);
         break;
+    }
+    case UNDO_MODULE:
     case UNDO_ZRAM:
     case UNDO_PROCESS:
         break;
@@ -134,7 +146,7 @@ static void round_trip(const uint8_t *data, size_t size)
         free(block);
         return;
     }
-    enum undo_kind kind = (enum undo_kind)(data[0] % 8);
+    enum undo_kind kind = (enum undo_kind)(data[0] % (UNDO_RAMDISK + 1));
     const char *a = f[0], *b = n > 1 ? f[1] : "";
     char line[4 * UNDO_FIELD_MAX + 32];
     if (undo_line_format(line, sizeof line, kind, a, b) < 0) {

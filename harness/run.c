@@ -551,7 +551,8 @@ static int sibling_begin(struct run_ctx *rc, struct sibling *sib)
 {
     const struct env_config *cfg = rc->plan->env;
     struct wl_limits lim = { .mem_cap = cfg->has_cap ? cfg->mem_cap : 0,
-                             .swap_planned = cfg->swap.kind != SWAP_NONE ? cfg->swap.size : 0 };
+                             .swap_planned = cfg->swap.kind != SWAP_NONE ? cfg->swap.size : 0,
+                             .swap_dir = cfg->swap.kind == SWAP_FILE ? cfg->swap.dir : NULL };
     struct pm_err err;
     if (sibling_start(sib, rc->exe, cfg->sibling, rc->env.sibling_procs, rc->env.sibling_dir, &lim, &err) < 0) {
         run_set_status(rc, "failed", "sibling: %s", err.msg);

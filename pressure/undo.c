@@ -270,25 +270,63 @@ static int remove_cgroup(const char *dir, char *said, size_t len)
     return -1;
 }
 
-/* A module pressmark loaded (zram): unloaded with what it alone pulled in
- * (zsmalloc); one already gone is no failure. */
-static int unload_module(const char *name, char *said, size_t len)
+/* A module pressmark loaded (zram, brd): unloaded with what it alone
+ * pulled in (zsmalloc); one already gone is no failure, nor is one loaded
+ * again since by someone else (another identity), which is left alone.
+ * A module busy a moment after its disk was unmounted (udev reading the
+ * disk) is tried again for up to 2 s. */
+static int unload_module(const char *name, const char *ident, char *said, size_t len)
 {
     char sys[64];
     snprintf(sys, sizeof sys, "/sys/module/%s", name);
-    if (!pm_path_exists(sys)) {
+    struct stat st;
+    if (lstat(sys, &st) < 0) {
         snprintf(said, len, "module %s was already unloaded", name);
+        return 0;
+    }
+    if (!undo_module_load_is(ident, (unsigned long long)st.st_ino)) {
+        snprintf(said, len, "module %s is not the load pressmark made (%s; it is inode %llu now): left alone", name,
+                 ident, (unsigned long long)st.st_ino);
         return 0;
     }
     char *argv[] = { "modprobe", "-r", (char *)name, NULL };
     struct pm_spawn sp = { .argv = argv, .in = PM_FD_NULL, .out = PM_FD_NULL, .err = PM_FD_NULL };
     struct pm_err e;
-    if (pm_spawn_run(&sp, &e) < 0) {
-        snprintf(said, len, "could not unload module %s: %s", name, e.msg);
-        return -1;
+    for (int tries = 1; pm_spawn_run(&sp, &e) < 0; tries++) {
+        if (!pm_path_exists(sys))
+            break;
+        if (tries == 20) {
+            snprintf(said, len, "could not unload module %s: %s", name, e.msg);
+            return -1;
+        }
+        struct timespec ts = { 0, 100000000 };
+        nanosleep(&ts, NULL);
     }
     snprintf(said, len, "unloaded module %s", name);
     return 0;
+}
+
+/* A ramdisk's file system (pressure/ramdisk.h): unmounted at once, so
+ * that brd can go after it; lazily only when something still holds it
+ * (the module's line then stays, and says why). The mount point itself
+ * is never followed if it became a link. */
+static int unmount_ramdisk(const char *a, char *said, size_t len)
+{
+    if (umount2(a, UMOUNT_NOFOLLOW) == 0) {
+        snprintf(said, len, "unmounted the ramdisk at %s", a);
+        return 0;
+    }
+    if (errno == EINVAL || errno == ENOENT) {
+        snprintf(said, len, "the ramdisk at %s was not mounted", a);
+        return 0;
+    }
+    int e = errno;
+    if (e == EBUSY && umount2(a, MNT_DETACH | UMOUNT_NOFOLLOW) == 0) {
+        snprintf(said, len, "detached the ramdisk at %s, still busy", a);
+        return 0;
+    }
+    snprintf(said, len, "could not unmount the ramdisk at %s: %s", a, strerror(e));
+    return -1;
 }
 
 static int remove_zram(const char *id, char *said, size_t len)
@@ -440,18 +478,66 @@ static int disable_controller(const char *dir, const char *controller, char *sai
     return 0;
 }
 
+/* A directory whose whole tree goes must be pressmark's: this user's and
+ * private (run fio's), or inside a directory of this user's that nobody
+ * else can write (a server's, another user's, in root's 0711 directory:
+ * only root put it there). Else it is whatever another user put at the
+ * path after a kill, and root does not empty it. fd is the directory,
+ * opened without following a link. */
+static int scratch_ours(const char *dir, int fd, char *said, size_t len)
+{
+    struct stat st, up;
+    if (fstat(fd, &st) < 0) {
+        snprintf(said, len, "could not empty %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    if (st.st_uid == geteuid() && !(st.st_mode & 077))
+        return 0;
+    char parent[UNDO_FIELD_MAX];
+    snprintf(parent, sizeof parent, "%s", dir);
+    char *slash = strrchr(parent, '/');
+    if (slash)
+        slash[slash == parent] = '\0';
+    if (slash && lstat(parent, &up) == 0 && S_ISDIR(up.st_mode) && up.st_uid == geteuid() && !(up.st_mode & 022))
+        return 0;
+    snprintf(said, len, "did not empty %s: owned by uid %u with mode %04o, in a directory others may write (accepted: "
+             "this user's and private, or in a private directory of this user's)", dir, (unsigned)st.st_uid,
+             (unsigned)(st.st_mode & 07777));
+    return -1;
+}
+
+/* Everything in dir, when it is pressmark's (scratch_ours). */
+static int empty_scratch(const char *dir, char *said, size_t len)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT)
+            return 0;
+        snprintf(said, len, "could not empty %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    if (scratch_ours(dir, fd, said, len) < 0) {
+        close(fd);
+        return -1;
+    }
+    if (pm_empty_tree_fd(fd) < 0 && errno != ENOENT) {
+        snprintf(said, len, "could not empty %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 /* Only files with the given prefix: never anything else there. Whatever
  * else is left keeps the directory, and that is the failure reported.
- * Prefix UNDO_SCRATCH_ALL: a directory another user owned (a server's),
- * whose whole tree goes, no link followed (pm_empty_tree): what that user
- * left there must not keep it, and the journal's line, for ever. */
+ * Prefix UNDO_SCRATCH_ALL: a directory of pressmark's whose whole tree
+ * goes, no link followed and no mount inside it crossed
+ * (pm_empty_tree_fd): what a server's user or fio left there must not
+ * keep it, and the journal's line, for ever. */
 static int remove_scratch(const char *dir, const char *prefix, char *said, size_t len)
 {
     if (strcmp(prefix, UNDO_SCRATCH_ALL) == 0) {
-        if (pm_empty_tree(dir) < 0 && errno != ENOENT) {
-            snprintf(said, len, "could not empty %s: %s", dir, strerror(errno));
+        if (empty_scratch(dir, said, len) < 0)
             return -1;
-        }
         prefix = "";
     }
     DIR *d = opendir(dir);
@@ -506,7 +592,9 @@ int undo_apply(enum undo_kind kind, const char *a, const char *b, char *said, si
     case UNDO_ZRAM:
         return remove_zram(a, said, len);
     case UNDO_MODULE:
-        return unload_module(a, said, len);
+        return unload_module(a, b, said, len);
+    case UNDO_RAMDISK:
+        return unmount_ramdisk(a, said, len);
     case UNDO_PROCESS:
         return stop_helper(a, b, said, len);
     case UNDO_RMDIR:

@@ -23,7 +23,9 @@ enum undo_kind {
     UNDO_TREE,        /* a: a pressmark-build-* directory (a VM image being made), removed whole */
     UNDO_TRACEFS,     /* a: /sys/kernel/tracing, where pressmark mounted tracefs: unmounted */
     UNDO_TRACE_INSTANCE, /* a: a tracefs instances/pressmark-* directory, removed */
-    UNDO_MODULE,      /* a: a kernel module pressmark loaded (zram only), unloaded again */
+    UNDO_MODULE,      /* a: a kernel module pressmark loaded (zram, brd), unloaded again; b: "" or the
+                       * load's identity, "ino=N" of /sys/module/A: another load is left alone */
+    UNDO_RAMDISK,     /* a: a ramdisk's mount point, PLACE/pressmark-NAME.X/ramdisk: unmounted */
 };
 /* UNDO_SCRATCH's b for a directory another user wrote into. */
 #define UNDO_SCRATCH_ALL "*"

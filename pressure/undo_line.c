@@ -4,7 +4,7 @@
 #include "pressure/swap.h"
 
 static const char *const kind_names[] = { "file", "cgroup", "swapfile", "zram", "process", "rmdir", "subtree", "scratch",
-                                           "mount", "tree", "tracefs", "trace-instance", "module" };
+                                           "mount", "tree", "tracefs", "trace-instance", "module", "ramdisk" };
 #define NKINDS (sizeof kind_names / sizeof kind_names[0])
 
 const char *undo_kind_name(enum undo_kind kind)
@@ -129,14 +129,24 @@ static bool inside_build(const char *a)
     return false;
 }
 
+/* The component before base (a's last) is a scratch directory's name,
+ * pressmark-X. */
+static bool scratch_parent(const char *a, const char *base)
+{
+    const char *p = base;
+    while (p > a && p[-1] != '/')
+        p--;
+    return p > a && (size_t)(base - p) > 10 && strncmp(p, "pressmark-", 10) == 0;
+}
+
 bool undo_place_ours(enum undo_kind kind, const char *a)
 {
     if (kind == UNDO_ZRAM)
         return all_digits(a);
     if (kind == UNDO_PROCESS)           /* kill(0) would be the whole process group */
         return all_digits(a) && a[0] != '0';
-    if (kind == UNDO_MODULE)            /* the one module pressmark loads */
-        return strcmp(a, "zram") == 0;
+    if (kind == UNDO_MODULE)            /* the modules pressmark loads */
+        return strcmp(a, "zram") == 0 || strcmp(a, "brd") == 0;
     if (!clean_path(a))
         return false;
     const char *base = strrchr(a, '/');
@@ -160,6 +170,8 @@ bool undo_place_ours(enum undo_kind kind, const char *a)
         return strncmp(base, "/pressmark-build-", 17) == 0 && base[17];
     case UNDO_MOUNT:            /* unmounted: only inside a build directory */
         return inside_build(a);
+    case UNDO_RAMDISK:          /* only "ramdisk" in a scratch directory of pressmark's */
+        return strcmp(base, "/ramdisk") == 0 && base > a && scratch_parent(a, base);
     case UNDO_TRACEFS:          /* only where pressmark mounts it */
         return strcmp(a, "/sys/kernel/tracing") == 0;
     case UNDO_TRACE_INSTANCE:   /* an instance of pressmark's, in either place tracefs may be */
@@ -172,4 +184,16 @@ bool undo_place_ours(enum undo_kind kind, const char *a)
         break;
     }
     return false;
+}
+
+bool undo_module_load_is(const char *ident, unsigned long long ino)
+{
+    if (!ident[0])
+        return true;
+    const char *n = ident + 4;
+    if (strncmp(ident, "ino=", 4) != 0 || !n[0] || strspn(n, "0123456789") != strlen(n) || strlen(n) > 20)
+        return false;
+    char have[32];
+    snprintf(have, sizeof have, "%llu", ino);
+    return strcmp(n, have) == 0;
 }

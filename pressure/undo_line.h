@@ -26,10 +26,16 @@ int undo_line_parse(const char *line, enum undo_kind *kind, char a[UNDO_FIELD_MA
 
 /* The places pressmark changes: sysctls under /proc/sys/vm, THP and zswap
  * switches, the multi-gen LRU's enabled and min_ttl_ms, cgroups named
- * pressmark*, its swap directory, zram device numbers, pids, scratch
- * directories named pressmark-*, VM image build directories named
+ * pressmark*, its swap directory, zram device numbers, the zram and brd
+ * modules, pids, scratch directories named pressmark-* and a ramdisk's
+ * mount point "ramdisk" directly in one, VM image build directories named
  * pressmark-build-* and mounts inside them. Paths must be
  * absolute with no empty, "." or ".." component, so a name cannot climb out. */
 bool undo_place_ours(enum undo_kind kind, const char *a);
+/* Is the module loaded now, /sys/module/NAME of inode ino, the load an
+ * UNDO_MODULE line's b names ("ino=N": pressmark's load; "": whichever is
+ * loaded, as lines before identities were)? Anything else in b names no
+ * load of pressmark's. */
+bool undo_module_load_is(const char *ident, unsigned long long ino);
 
 #endif

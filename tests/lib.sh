@@ -97,9 +97,12 @@ db_sum() {
     if [ -e "$db" ]; then md5sum < "$db"; else echo absent; fi
 }
 # bad DESCRIPTION EXPECTED-REGEX ARGS...: pressmark ARGS is refused the way
-# bad input always is: exit 2, one line on stderr that matches, the
-# database (or its absence) untouched: the one ARGS name with --db when
-# they do (the one the command opens), else $PRESSMARK_DB.
+# bad input always is: exit 2, one line on stderr that matches, nothing on
+# standard output, the database (or its absence) untouched: the one ARGS
+# name with --db when they do (the one the command opens), else
+# $PRESSMARK_DB. bad_out=REGEX for the call: every line on standard
+# output matches REGEX instead (a stream to stdout that began before the
+# bad part was read: export's CSV, its header and the good ticks' rows).
 bad() {
     local desc=$1 re=$2; shift 2
     local db=$PRESSMARK_DB prev= a
@@ -114,6 +117,11 @@ bad() {
     is "$rc" 2 "$desc: exit 2"
     is "$(wc -l <"$TMP/err")" 1 "$desc: one line"
     like "$(cat "$TMP/err")" "$re" "$desc: names the option, value and accepted forms"
+    if [ -z "${bad_out:-}" ]; then
+        is "$(head -c 200 "$TMP/out")" "" "$desc: nothing on standard output"
+    else  # (a bad REGEX makes grep print no count, which fails too)
+        is "$(grep -Evc -- "$bad_out" "$TMP/out")" 0 "$desc: on standard output only lines of the stream it began"
+    fi
     is "$(db_sum "$db")" "$before" "$desc: nothing written"
 }
 # metric RUN-ID|LABEL NAME: a stored metric's value, of that run or of the

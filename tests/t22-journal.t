@@ -1,6 +1,7 @@
 #!/bin/bash
 # The undo journal cannot be turned against the machine: it is acted on
-# only from a private directory and only for pressmark's own places; values
+# only from a private directory and only for pressmark's own places (a
+# ramdisk's mount point never through a link, brd only its own load); values
 # with tabs survive it; a step that fails stays for the next try; swap files
 # left by a pressmark that ended with the machine are found and removed.
 . "$(dirname "$0")/lib.sh"
@@ -42,6 +43,39 @@ like "$(cat "$TMP/err")" "could not restore /proc/sys/vm/no_such_knob_pressmark"
 PRESSMARK_STATE_DIR="$TMP/private" "$PM" help >/dev/null 2>"$TMP/err"
 PRESSMARK_STATE_DIR="$TMP/private" "$PM" run --help >/dev/null 2>>"$TMP/err"
 is "$(cat "$TMP/err")" "" "help and run --help try no step of the journal"
+rm -f "$TMP/private/journal"
+
+# run fio --ramdisk's lines. A mount point outside a scratch directory is
+# not pressmark's; a scratch directory's "ramdisk" that became a link to a
+# mount (a decoy tmpfs of the test's) is not unmounted through the link;
+# brd with another load's identity, or not loaded at all, is left as it
+# is; no other module is named.
+mkdir -m 0755 "$TMP/decoy-mnt" "$TMP/pressmark-fio.t22"
+setup "a decoy tmpfs of the test's" mount -t tmpfs -o size=1M pm-t22-decoy "$TMP/decoy-mnt"
+cleanup_add "umount '$TMP/decoy-mnt'"
+ln -s "$TMP/decoy-mnt" "$TMP/pressmark-fio.t22/ramdisk"
+recover() {  # recover LINE: the journal holds LINE alone; the next invocation's words on it
+    printf '%s\n' "$1" > "$TMP/private/journal"
+    chmod 600 "$TMP/private/journal"
+    PRESSMARK_STATE_DIR="$TMP/private" "$PM" list >/dev/null 2>"$TMP/err"
+}
+recover "$(printf 'ramdisk\t%s' "$TMP/decoy-mnt")"
+like "$(cat "$TMP/err")" "the undo journal names $TMP/decoy-mnt, which is not one of pressmark's; left alone" \
+     "a ramdisk line for a mount outside a scratch directory is refused"
+ok "  the decoy is still mounted" mountpoint -q "$TMP/decoy-mnt"
+recover "$(printf 'ramdisk\t%s' "$TMP/pressmark-fio.t22/ramdisk")"
+like "$(cat "$TMP/err")" "the ramdisk at $TMP/pressmark-fio.t22/ramdisk was not mounted" \
+     "a scratch directory's ramdisk that is a link: not a mount, and not followed"
+ok "  the decoy it points at is still mounted" mountpoint -q "$TMP/decoy-mnt"
+ok "  and the line is struck off" test ! -e "$TMP/private/journal"
+brd_before=$(ls -d /sys/module/brd 2>/dev/null)
+recover "$(printf 'module\tbrd\tino=1')"
+like "$(cat "$TMP/err")" "module brd (was already unloaded|is not the load pressmark made \(ino=1; it is inode [0-9]+ now\): left alone)" \
+     "brd with an identity that is not its load's: left as it is"
+is "$(ls -d /sys/module/brd 2>/dev/null)" "$brd_before" "  brd is as it was"
+recover "$(printf 'module\text4\t')"
+like "$(cat "$TMP/err")" "the undo journal names ext4, which is not one of pressmark's; left alone" \
+     "a module line names only zram or brd"
 rm -f "$TMP/private/journal"
 
 # A value with tabs (vm.lowmem_reserve_ratio) comes back whole after a SIGKILL.

@@ -150,6 +150,9 @@ hostile overlap "update tick_piece set vals = null, width = 0, runs = (with recu
     from n where i < 20000) select '[' || group_concat('[0,1000000000,5]') || ']' from n) where (run_id, blk, idx) = $dense"
 hostile wideopen "insert into tick values (1, 100000, 99999999999); insert into tick_open select 1, 100000, '[' || (with recursive
     n(i) as (select 1 union all select i + 1 from n where i < 100000) select group_concat(i) from n) || ']'"
+# (a series' name has capitals and parentheses: meminfo.Active(anon),
+# buddyinfo.node0.DMA.order0)
+csv_rows='^run,uuid,label,seq,t_ns,time_s,name,value$|^1,[0-9a-f-]{36},blocks,[0-9]+,[0-9]+,[0-9.]+,[A-Za-z0-9_.()-]+,[-0-9.e+]+$'
 for c in "malformed|block 0 series [0-9]+: not a piece as pressmark writes it" \
          "farseries|block 0: a piece for series 999999, which has none there" \
          "billion|run 1: tick 0 is in no block and has no open row \(not as pressmark writes\)" \
@@ -157,7 +160,9 @@ for c in "malformed|block 0 series [0-9]+: not a piece as pressmark writes it" \
          "overlap|block 0 series [0-9]+: not a piece as pressmark writes it" \
          "wideopen|run 1 tick 100000: not an open tick as pressmark writes it"; do
     name=${c%%|*} re=${c#*|}
-    PRESSMARK_DB="$TMP/$name.db" bad "export of a run with a $name block" "$name.db: .*$re" export blocks
+    # (export streams to stdout: its header, and the rows of the ticks
+    # before a bad one, are out before the bad part is read)
+    PRESSMARK_DB="$TMP/$name.db" bad_out="$csv_rows" bad "export of a run with a $name block" "$name.db: .*$re" export blocks
     PRESSMARK_DB="$TMP/$name.db" bad "plot of a run with a $name block" "$name.db: .*$re" plot blocks --out "$TMP/p-$name"
     # merge refuses pieces longer than a run writes before reading them
     bad "merging a database with a $name block" \

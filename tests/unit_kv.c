@@ -21,6 +21,7 @@
 #include "lib/rmtree.h"
 #include "lib/timeutil.h"
 #include "tests/tap.h"
+#include "workloads/dataset.h"
 #include "workloads/kvclient.h"
 #include "workloads/kvrun.h"
 #include "workloads/kvserver.h"
@@ -187,10 +188,21 @@ static void printable(void)
 static void shares(void)
 {
     struct pm_err err;
-    ok(kv_dataset_set(NULL, "150%", &err) == 0, "--dataset 150%% is a share of the cap");
-    ok(kv_dataset_set(NULL, "1000%", &err) == 0, "  so is 1000%%");
-    ok(kv_dataset_set(NULL, "1001%", &err) < 0, "  1001%% is too much");
-    ok(kv_dataset_set(NULL, "-5%", &err) < 0 && kv_dataset_set(NULL, "0%", &err) < 0, "  none or less is none");
+    ok(wl_dataset_set(NULL, "150%", &err) == 0, "--dataset 150%% is a share of the cap");
+    ok(wl_dataset_set(NULL, "1000%", &err) == 0, "  so is 1000%%");
+    ok(wl_dataset_set(NULL, "1001%", &err) < 0, "  1001%% is too much");
+    is_str(err.msg, "'1001%' is not a size (accepted: a byte count with K, M, G or T, e.g. 64M, or a percentage of "
+           "--mem-cap up to 1000% such as 150%)", "  saying what is accepted");
+    ok(wl_dataset_set(NULL, "-5%", &err) < 0 && wl_dataset_set(NULL, "0%", &err) < 0, "  none or less is none");
+    /* strtod would read each of these as a number before the '%'. */
+    const char *const odd[] = { "0x10%", "0x1p3%", "1e3%", "1E1%", " 5%", "+5%", "5.%", ".5%", "5..0%", "inf%",
+                                "nan%", "5%%", "5 %" };
+    for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++)
+        ok(wl_dataset_set(NULL, odd[i], &err) < 0, "--dataset '%s' is not a share of the cap", odd[i]);
+    uint64_t b = 0;
+    ok(wl_dataset_set(NULL, "12.5%", &err) == 0 && wl_dataset_set(NULL, "1000.0%", &err) == 0 &&
+       wl_dataset_resolve("12.5%", 64u << 20, &b, &err) == 0 && b == 8u << 20,
+       "  12.5%% (of 64M: 8M) and 1000.0%% are (%llu)", (unsigned long long)b);
     struct kv_common c = { .value_size = 4000 };
     struct wl_limits lim = { .mem_cap = 16u << 20 };
     const char *const progs[] = { "sh", NULL };

@@ -30,6 +30,8 @@ if [ "$scope" != vm ]; then
     # this script's own look below included; pressmark mounts none there)
     echo "tracefs: $(awk '$3 == "tracefs" && $2 != "/sys/kernel/debug/tracing" { print $2 }' /proc/mounts | sort | tr '\n' ' ')"
     echo "trace instances: $(ls -d /sys/kernel/tracing/instances/pressmark-* /sys/kernel/debug/tracing/instances/pressmark-* 2>/dev/null | tr '\n' ' ')"
+    # run fio --ramdisk's: brd loaded, its ext4 mounted in a scratch directory
+    echo "brd: $(ls -d /sys/module/brd 2>/dev/null) ramdisks: $(awk '$2 ~ /\/pressmark-[^\/]*\/ramdisk$/ { print $2 }' /proc/mounts | tr '\n' ' ')"
 fi
 # The undo journal of this pressmark's state directory (a test may keep one
 # of its own).

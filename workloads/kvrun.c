@@ -15,46 +15,13 @@
 #include "figures/figures.h"
 #include "lib/timeutil.h"
 #include "lib/units.h"
+#include "workloads/dataset.h"
 #include "workloads/kvuser.h"
 #include "workloads/latency.h"
 
 #define READY_NS 15000000000ull
-/* The default data set: half again the cap, so a third of it cannot be
- * resident; without a cap, a size this machine holds with room to spare. */
-#define DATASET_PCT_DEFAULT 150
-#define DATASET_UNCAPPED "256M"
-/* A share of the cap above it is the point (the default is 150%); past
- * ten times the cap a run is a load phase of swap alone. */
-#define DATASET_PCT_MAX 1000
 /* The most of a tool's output read back (its CSV is a few lines). */
 #define OUTPUT_MAX (1u << 20)
-
-/* A size, or N% of the cap with 0 < N <= DATASET_PCT_MAX (pm_parse_size
- * stops at 100%: a share of MemTotal cannot exceed it, of a cap it may). */
-static int parse_dataset(const char *s, uint64_t cap, uint64_t *bytes)
-{
-    size_t n = strlen(s);
-    if (!n || s[n - 1] != '%')
-        return pm_parse_size(s, cap, bytes);
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end != s + n - 1 || !(s[0] >= '0' && s[0] <= '9') || !(v > 0) || v > DATASET_PCT_MAX)
-        return -1;
-    *bytes = (uint64_t)(v / 100.0 * (double)cap);
-    return 0;
-}
-
-int kv_dataset_set(void *state, const char *value, struct pm_err *err)
-{
-    (void)state;
-    uint64_t b;
-    /* Syntax only here: a percentage's bytes need the cap (kv_check). */
-    if (parse_dataset(value, 1ull << 30, &b) < 0 || b == 0)
-        return pm_errf(err, "'%s' is not a size (accepted: a byte count with K, M, G or T, e.g. 64M, or a "
-                       "percentage of --mem-cap up to %d%% such as 150%%)", value, DATASET_PCT_MAX);
-    return 0;
-}
 
 int kv_check(struct kv_common *c, const struct wl_limits *lim, const char *const *progs, const char *pkgs,
              struct pm_err *err)
@@ -72,15 +39,8 @@ int kv_check(struct kv_common *c, const struct wl_limits *lim, const char *const
         snprintf(why, sizeof why, "%s", err->msg);
         return pm_errf(err, "--port: %s", why);
     }
-    bool pct = c->dataset[0] && c->dataset[strlen(c->dataset) - 1] == '%';
-    if (pct && !lim->mem_cap)
-        return pm_errf(err, "--dataset: '%s' is a share of the cap and there is none (accepted without --mem-cap: "
-                       "a size such as 256M)", c->dataset);
-    char def[32];
-    snprintf(def, sizeof def, "%d%%", DATASET_PCT_DEFAULT);
-    const char *ds = c->dataset[0] ? c->dataset : lim->mem_cap ? def : DATASET_UNCAPPED;
-    if (parse_dataset(ds, lim->mem_cap, &c->dataset_bytes) < 0 || c->dataset_bytes == 0)
-        return pm_errf(err, "--dataset: '%s' comes to no bytes", ds);
+    if (wl_dataset_resolve(c->dataset, lim->mem_cap, &c->dataset_bytes, err) < 0)
+        return -1;
     if (c->value_size > c->dataset_bytes)
         return pm_errf(err, "--value-size: %llu is larger than the data set (%llu bytes)",
                        (unsigned long long)c->value_size, (unsigned long long)c->dataset_bytes);

@@ -74,8 +74,6 @@ struct kv_workload {
  * one) and refused where it cannot fit (wl_check_fits). */
 int kv_check(struct kv_common *c, const struct wl_limits *lim, const char *const *progs, const char *pkgs,
              struct pm_err *err);
-/* --dataset's value: a size or a percentage (of the cap). */
-int kv_dataset_set(void *state, const char *value, struct pm_err *err);
 /* One run. -1 only on harness errors; a server or tool that fails says so
  * in the run's status. */
 int kv_run(const struct kv_workload *w, const void *state, const struct kv_common *c, struct run_ctx *rc,

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "lib/metrics.h"
 #include "lib/timeutil.h"
+#include "workloads/dataset.h"
 #include "workloads/kvrun.h"
 #include "workloads/kvuser.h"
 #include "workloads/workload.h"
@@ -60,7 +61,7 @@ static const struct metric_group mc_metrics = METRIC_GROUP(
     mc_defs);
 
 struct mc_state {
-    struct kv_common c;          /* first: kv_dataset_set reads it so */
+    struct kv_common c;
     uint64_t maxmemory, duration_ns, megabytes;
     char key_dist[32];
     double theta;                /* 0: uniform */
@@ -92,7 +93,7 @@ static int key_dist_check(void *state, const char *value, struct pm_err *err)
 #define MS(field) offsetof(struct mc_state, field)
 static const struct opt mc_options[] = {
     { .name = "dataset", .type = OPT_STRING, .offset = MS(c.dataset), .size = sizeof(((struct kv_common *)0)->dataset),
-      .metavar = "SIZE|PCT", .set = kv_dataset_set,
+      .metavar = "SIZE|PCT", .set = wl_dataset_set,
       .help = "data set to load: a size, or a share of --mem-cap (default 150% of the cap, 256M without one)" },
     { .name = "value-size", .type = OPT_SIZE, .offset = MS(c.value_size), .metavar = "SIZE", .def = "4000", .min = 1,
       .max = 1000 << 10, .extra = "1 byte to 1000K (memcached's largest item is 1M, header and key included)",

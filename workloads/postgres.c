@@ -13,6 +13,7 @@
 #include "lib/fileio.h"
 #include "lib/metrics.h"
 #include "lib/units.h"
+#include "workloads/dataset.h"
 #include "workloads/kvrun.h"
 #include "workloads/pgbin.h"
 #include "workloads/pgconf.h"
@@ -57,7 +58,7 @@ enum { FSYNC_ON, FSYNC_OFF };
 #define DURATION_DEFAULT_NS 30000000000ull
 
 struct postgres_state {
-    struct kv_common c;          /* first: kv_dataset_set and kv_check read it so */
+    struct kv_common c;          /* first: kv_check reads it so */
     uint64_t scale, shared_buffers, duration_ns, transactions;
     unsigned jobs, mode, fsync;
     char dir[PATH_MAX];
@@ -67,7 +68,7 @@ struct postgres_state {
 #define PS(field) offsetof(struct postgres_state, field)
 static const struct opt postgres_options[] = {
     { .name = "dataset", .type = OPT_STRING, .offset = PS(c.dataset), .size = sizeof(((struct kv_common *)0)->dataset),
-      .metavar = "SIZE|PCT", .set = kv_dataset_set,
+      .metavar = "SIZE|PCT", .set = wl_dataset_set,
       .help = "data set pgbench -i makes: a size, or a share of --mem-cap (default 150% of the cap, 256M without "
               "one), in whole units of pgbench's scale, 15 MiB each" },
     { .name = "scale", .type = OPT_U64, .offset = PS(scale), .metavar = "N", .def = "0", .min = 0, .max = 1e7,
@@ -311,4 +312,5 @@ const struct workload_ops workload_postgres = {
     .run = postgres_run,
     .describe = postgres_describe,
     .journals = true,
+    .guest_packages = "postgresql",
 };

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "lib/timeutil.h"
 #include "lib/metrics.h"
+#include "workloads/dataset.h"
 #include "workloads/kvrun.h"
 #include "workloads/kvuser.h"
 #include "workloads/workload.h"
@@ -50,7 +51,7 @@ static const char *const policy_words[] = { "noeviction", "allkeys-lru", "allkey
                                             "volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl", NULL };
 
 struct redis_state {
-    struct kv_common c;          /* first: kv_dataset_set reads it so */
+    struct kv_common c;
     uint64_t maxmemory;
     unsigned policy, pipeline;
 };
@@ -58,7 +59,7 @@ struct redis_state {
 #define RS(field) offsetof(struct redis_state, field)
 static const struct opt redis_options[] = {
     { .name = "dataset", .type = OPT_STRING, .offset = RS(c.dataset), .size = sizeof(((struct kv_common *)0)->dataset),
-      .metavar = "SIZE|PCT", .set = kv_dataset_set,
+      .metavar = "SIZE|PCT", .set = wl_dataset_set,
       .help = "data set to load: a size, or a share of --mem-cap (default 150% of the cap, 256M without one)" },
     { .name = "value-size", .type = OPT_SIZE, .offset = RS(c.value_size), .metavar = "SIZE", .def = "4000", .min = 1,
       .max = 1 << 20, .extra = "1 byte to 1M",

@@ -16,6 +16,7 @@
     X(redis)            \
     X(memcached)        \
     X(postgres)         \
+    X(fio)              \
     X(filestream)
 
 #define DECLARE(name) extern const struct workload_ops workload_##name;

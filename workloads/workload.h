@@ -24,6 +24,10 @@ struct wl_limits {
      * when they will be (as root, a cgroup cap or no cap with a memory
      * cgroup hierarchy): "--cap-method balloon", "not root", ... */
     const char *no_cgroup;
+    const char *swap_dir;               /* where --swap's file goes (its disk's room is shared); NULL: no
+                                         * file (no swap, or zram) */
+    bool elsewhere;                     /* the run runs on another kernel (a suite's VM cell): what this
+                                         * machine has (modules, memory) is judged there, at the run */
 };
 
 /* Can bytes of memory be held here: MemTotal + the swap already on + the
