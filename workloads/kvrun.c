@@ -65,11 +65,8 @@ static int probe(void *arg, struct pm_err *err)
     return l->w->probe(&l->srv, &l->where, err);
 }
 
-/* A client that did not end well: the run's status says how, with the
- * last line it wrote. */
-static void client_failed(struct kv_life *l, const char *what, const struct run_exit *ex, const char *out)
+void kv_last_line(const char *out, char *tail, size_t len)
 {
-    char tail[256] = "";
     const char *nl = out + strlen(out);
     while (nl > out && (nl[-1] == '\n' || nl[-1] == '\r'))
         nl--;
@@ -77,9 +74,17 @@ static void client_failed(struct kv_life *l, const char *what, const struct run_
     while (start > out && start[-1] != '\n' && start[-1] != '\r')
         start--;
     size_t o = 0;
-    for (const char *p = start; p < nl && o + 1 < sizeof tail; p++)
+    for (const char *p = start; p < nl && o + 1 < len; p++)
         tail[o++] = *p >= 0x20 && *p < 0x7f ? *p : '?';
     tail[o] = '\0';
+}
+
+/* A client that did not end well: the run's status says how, with the
+ * last line it wrote. */
+static void client_failed(struct kv_life *l, const char *what, const struct run_exit *ex, const char *out)
+{
+    char tail[256];
+    kv_last_line(out, tail, sizeof tail);
     if (ex->timed_out && !ex->aborted)
         run_set_status(l->rc, "failed", "%s did not finish within %.0f s (--client-timeout, or the run's --timeout)",
                        what, (double)l->c->client_timeout_ns / 1e9);

@@ -83,4 +83,9 @@ int kv_run(const struct kv_workload *w, const void *state, const struct kv_commo
  * back ("pressmark __kv-get"). */
 extern const struct wl_helper kv_helpers[];
 
+/* The last line a program wrote in out, as printable ASCII ('?' for any
+ * other byte), into tail (len bytes, cut short): what a failed run's
+ * status quotes. */
+void kv_last_line(const char *out, char *tail, size_t len);
+
 #endif

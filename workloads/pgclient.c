@@ -30,17 +30,8 @@ void pg_client_env(const struct kv_server *s, bool password, struct pg_env *e)
 static void failed(struct run_ctx *rc, const char *what, const struct run_exit *ex, uint64_t timeout_ns,
                    const char *out)
 {
-    char tail[256] = "";
-    const char *nl = out + strlen(out);
-    while (nl > out && (nl[-1] == '\n' || nl[-1] == '\r'))
-        nl--;
-    const char *start = nl;
-    while (start > out && start[-1] != '\n' && start[-1] != '\r')
-        start--;
-    size_t o = 0;
-    for (const char *p = start; p < nl && o + 1 < sizeof tail; p++)
-        tail[o++] = *p >= 0x20 && *p < 0x7f ? *p : '?';
-    tail[o] = '\0';
+    char tail[256];
+    kv_last_line(out, tail, sizeof tail);
     if (ex->timed_out && !ex->aborted && timeout_ns)
         run_set_status(rc, "failed", "%s did not finish within %.0f s (--client-timeout, or the run's --timeout)",
                        what, (double)timeout_ns / 1e9);
