@@ -321,7 +321,7 @@ is "$(status_of heldload)" "failed the loader (pressmark __kv-load)'s report did
    "  saying whose report did not end and why"
 ok "  the holder, outside the run's cgroups, lives" kill -0 "$holder"
 stop_bg "$holder"
-timeout -k 10 120 "$PM" run memcached --quiet --dataset 8M --duration 15s --label heldget 2>"$TMP/err" &
+timeout -k 10 120 "$PM" run memcached --quiet --dataset 8M --duration 5s --label heldget 2>"$TMP/err" &
 pid=$!
 ok "a run's client runs" catch client_pid
 cp=$caught
@@ -340,7 +340,7 @@ stop_bg "$chatter"
 # line of the memcache user's (the client's report is its to write)
 # while the client runs into --client-timeout leaves the timeout the
 # reason, the line kept as data.
-"$PM" run memcached --quiet --dataset 8M --requests 1000000000 --client-timeout 15s --label forged 2>"$TMP/err" &
+"$PM" run memcached --quiet --dataset 8M --requests 1000000000 --client-timeout 6s --label forged 2>"$TMP/err" &
 pid=$!
 ok "a run's client runs, to its --client-timeout" catch client_pid
 cp=$caught
@@ -349,7 +349,7 @@ ok "  the memcache user writes 'failed all is well' into its report" \
 kill -CONT "$cp"
 wait $pid
 is "$?" 1 "  the run ends, failed"
-is "$(status_of forged)" "failed the client (pressmark __kv-get) did not finish within 15 s (--client-timeout, or the run's --timeout)" \
+is "$(status_of forged)" "failed the client (pressmark __kv-get) did not finish within 6 s (--client-timeout, or the run's --timeout)" \
    "  by its timeout, as pressmark found it"
 is "$(q "select value from run_meta r join run on run.id = r.run_id where label = 'forged' and key = 'memcached.client_output'")" \
    "failed all is well" "  the line kept as the client's output"
@@ -380,7 +380,7 @@ is "$(grep connection "$TMP/root.log" | sort -u)" "connection b''" "  and not a 
 # pressmark's own connection (stats) never follows a link: the memcache
 # user swaps its socket for a link to that root-only socket once the
 # client has its 4 connections, and root connects to nothing.
-"$PM" run memcached --quiet --mem-cap 48M --dataset 8M --duration 15s --label swapped 2>"$TMP/err" &
+"$PM" run memcached --quiet --mem-cap 48M --dataset 8M --duration 8s --label swapped 2>"$TMP/err" &
 pid=$!
 ok "the measured phase of the run whose socket is swapped starts" catch client_pid
 cp=$caught
