@@ -13,7 +13,7 @@ static const struct metric_def memcg_defs[] = {
     [MEMCG_USAGE_MAX_BYTES] = METRIC("memcg.usage_max_bytes", "bytes", PM_LOWER,
                   "memory.current (v1 memory.usage_in_bytes) at its largest"),
     [MEMCG_SWAP_MAX_BYTES] = METRIC("memcg.swap_max_bytes", "bytes", PM_LOWER,
-                  "memory.swap.current at its largest (v2)"),
+                  "memory.swap.current (v1 memory.stat total_swap) at its largest"),
     [MEMCG_OOM_KILL] = METRIC("memcg.oom_kill", "count", PM_LOWER,
                   "OOM kills in the cgroup (memory.events oom_kill; v1 memory.oom_control)"),
     [MEMCG_LIMIT_HITS] = METRIC("memcg.limit_hits", "count", PM_LOWER,
@@ -93,7 +93,9 @@ static int derive_one(const struct series_table *t, const char *pre, struct metr
     double v;
     if (most(t, pre, "memory.current", &v) || most(t, pre, "memory.usage_in_bytes", &v))
         rc |= metric_put(out, &memcg_defs[MEMCG_USAGE_MAX_BYTES], v);
-    if (most(t, pre, "memory.swap.current", &v))
+    /* v1 has no swap file of its own; its memory.stat's total_swap is the
+     * same count (the cgroup and those below it), when swap is accounted. */
+    if (most(t, pre, "memory.swap.current", &v) || most(t, pre, "memory.stat.total_swap", &v))
         rc |= metric_put(out, &memcg_defs[MEMCG_SWAP_MAX_BYTES], v);
     return rc | counters(t, pre, out);
 }

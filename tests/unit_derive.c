@@ -173,5 +173,17 @@ int main(void)
     is_num(m(&ms, "memcg.limit_hits"), 1234, 0, "cgroup limit hits (memory.events max)");
     metric_set_free(&ms);
     series_table_free(&t);
+
+    /* cgroup v1: the swap peak from memory.stat's total_swap, the largest
+     * sample, not the last (swap-ins bring it down by the run's end). */
+    series_table_init(&t);
+    table_sink_init(&ts, &t);
+    long long swapped[] = { 0, 52428800, 4096 };
+    for (int i = 0; i < 3; i++)
+        ts.base.put(&ts.base, "memcg.memory.stat.total_swap", 28, (struct pm_value){ .kind = PM_INT, .i = swapped[i] });
+    derive_metrics(&t, 4096, &ms, NULL);
+    is_num(m(&ms, "memcg.swap_max_bytes"), 52428800, 0, "v1: the cgroup's swap peak is total_swap's largest sample");
+    metric_set_free(&ms);
+    series_table_free(&t);
     return done_testing();
 }
