@@ -143,7 +143,7 @@ SHELL_TESTS   := $(filter-out $(QUIET_TESTS),$(wildcard tests/t*.t)) $(QUIET_TES
 FREE_TESTS    := $(filter $(SHELL_TESTS),tests/t05-layering.t tests/t07-docs.t tests/t17-metrics.t tests/t43-fuzz.t \
                    tests/t45-export.t tests/t47-statistics.t tests/t48-verdicts.t tests/t49-history.t tests/t56-isolation.t \
                    tests/t80-kernels.t tests/t82-bisect.t tests/t84-lava-input.t tests/t85-lava-lab.t tests/t86-lava-store-token.t \
-                   tests/t08-failures.t tests/t18-deb.t)
+                   tests/t08-failures.t tests/t18-deb.t tests/t88-golden.t)
 # (each lane in order, one test at a time: prove's "par" would let the
 # free lane's tests take every slot first; the longest starts first)
 LONG_FREE     := tests/t80-kernels.t tests/t82-bisect.t
@@ -192,7 +192,7 @@ test: all layering
 QUICK_TESTS := $(filter $(SHELL_TESTS),tests/t05-layering.t tests/t06-new-workload.t tests/t07-docs.t tests/t08-failures.t tests/t11-cli.t \
                  tests/t12-bad-input.t tests/t17-metrics.t tests/t41-hostile.t tests/t43-fuzz.t tests/t44-numbers.t \
                  tests/t45-export.t tests/t46-grafana-sqlite.t tests/t47-statistics.t tests/t48-verdicts.t \
-                 tests/t49-history.t tests/t56-isolation.t)
+                 tests/t49-history.t tests/t56-isolation.t tests/t88-golden.t)
 test-quick: all
 	$(call run-tests,$(B),,$(QUICK_TESTS))
 
@@ -243,10 +243,10 @@ check-build:
 # chat server), which run sanitised. The sanitised build runs the unit
 # tests and the free tests (the fuzz corpora among them) beside them, but
 # for those that read only what pressmark itself wrote (CI_PLAIN_FREE:
-# statistics, export, verdicts, history over its own runs), which run
-# plain: CI is bound by the two cores' CPU (1,153 CPU-s of tests in
-# December 2026, 925 to 982 s), and these cost 109 of it sanitised, a
-# third of that plain.
+# statistics, export, verdicts, history over its own runs; the golden
+# outputs over a fixed database), which run plain: CI is bound by the two
+# cores' CPU (1,153 CPU-s of tests in December 2026, 925 to 982 s), and
+# the first four cost 109 of it sanitised, a third of that plain.
 # make check runs every test sanitised; the plain build runs what it
 # leaves out (CHECK_SKIP), and t80, whose VMs boot there. (Until
 # December 2026 both builds ran the unit and free tests, and the
@@ -267,7 +267,7 @@ check-build:
 # hostile connections on the plain build only (ASan's allocator keeps what
 # it frees; measured: 14 to 51 MB more after a storm, 4 MB plain).
 CI_SANITISED_MACHINE := tests/t12-bad-input.t tests/t41-hostile.t tests/t30-chat.t
-CI_PLAIN_FREE := tests/t45-export.t tests/t47-statistics.t tests/t48-verdicts.t tests/t49-history.t
+CI_PLAIN_FREE := tests/t45-export.t tests/t47-statistics.t tests/t48-verdicts.t tests/t49-history.t tests/t88-golden.t
 CI_PLAIN := $(filter $(CHECK_SKIP) tests/t80-kernels.t tests/t30-chat.t $(CI_PLAIN_FREE) \
               $(filter-out $(FREE_TESTS) $(CI_SANITISED_MACHINE),$(SHELL_TESTS)),$(SHELL_TESTS))
 CI_CHECK := $(filter $(filter-out $(CHECK_SKIP) $(CI_PLAIN_FREE),$(FREE_TESTS)) $(CI_SANITISED_MACHINE),$(SHELL_TESTS))
