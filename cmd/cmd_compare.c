@@ -21,6 +21,7 @@
 #include "store/db.h"
 #include "store/fetch.h"
 #include "store/foreign_db.h"
+#include "store/runinfo.h"
 
 #define MAX_ITEMS 64
 #define MAX_CELLS 1024
@@ -186,22 +187,18 @@ static const char compare_usage[] =
 static int check_labels(struct pm_db *db, const struct compare_opts *o, char **labels, size_t n)
 {
     struct pm_err err;
-    sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "SELECT count(*) FROM run WHERE label = ?", &err) < 0)
-        return pm_usage("compare", "%s", err.msg);
-    int rc = 0;
-    for (size_t i = 0; i <= n && rc == 0; i++) {
+    for (size_t i = 0; i <= n; i++) {
         const char *l = i < n ? labels[i] : o->baseline_db[0] ? NULL : o->baseline[0] ? o->baseline : NULL;
         if (!l)
             continue;
-        sqlite3_reset(st);
-        sqlite3_bind_text(st, 1, l, -1, SQLITE_STATIC);
-        if (sqlite3_step(st) != SQLITE_ROW || sqlite3_column_int(st, 0) == 0)
-            rc = pm_usage("compare", "%s'%s' has no runs in %s (see 'pressmark list')", i == n ? "--baseline: " : "",
-                          l, pm_db_path());
+        size_t runs;
+        if (run_label_count(db, l, &runs, &err) < 0)
+            return pm_usage("compare", "%s", err.msg);
+        if (runs == 0)
+            return pm_usage("compare", "%s'%s' has no runs in %s (see 'pressmark list')", i == n ? "--baseline: " : "",
+                            l, pm_db_path());
     }
-    sqlite3_finalize(st);
-    return rc;
+    return 0;
 }
 
 /* --baseline-db: fetched (or found), opened safely, holding --baseline. */
@@ -216,14 +213,8 @@ static int open_baseline(const struct compare_opts *o, struct foreign_db *fdb)
     fprintf(stderr, "pressmark compare: baseline database %s (%s)\n", o->baseline_db, how);
     if (!o->baseline[0])
         return 0;
-    sqlite3_stmt *bs;
-    int found = 0;
-    if (pm_db_prepare(&fdb->db, &bs, "SELECT count(*) FROM run WHERE label = ?", &err) == 0) {
-        sqlite3_bind_text(bs, 1, o->baseline, -1, SQLITE_STATIC);
-        found = sqlite3_step(bs) == SQLITE_ROW ? sqlite3_column_int(bs, 0) : 0;
-        sqlite3_finalize(bs);
-    }
-    if (!found) {
+    size_t found = 0;
+    if (run_label_count(&fdb->db, o->baseline, &found, &err) < 0 || found == 0) {
         foreign_db_close(fdb);
         return pm_usage("compare", "--baseline: '%s' has no runs in %s", o->baseline, o->baseline_db);
     }

@@ -82,13 +82,6 @@ static void draw_locked(struct progress *p)
     p->last_draw_ns = pm_now_ns();
 }
 
-void progress_draw(struct progress *p)
-{
-    pthread_mutex_lock(&p->mu);
-    draw_locked(p);
-    pthread_mutex_unlock(&p->mu);
-}
-
 void progress_set(struct progress *p, const struct exp_progress *pr)
 {
     pthread_mutex_lock(&p->mu);

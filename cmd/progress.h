@@ -52,8 +52,6 @@ void progress_tick(struct progress *p, const struct series_table *t, uint64_t t_
  * are in p->cells, updated by the caller first. */
 void progress_run_end(struct progress *p, int cell, const char *status, bool has_value, double value,
                       const char *unit);
-/* Redraw now (terminal) or nothing (plain). */
-void progress_draw(struct progress *p);
 /* End the drawing: the final table stays on screen. */
 void progress_done(struct progress *p);
 

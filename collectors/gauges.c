@@ -87,7 +87,8 @@ static const struct collector_ops gauges_collector_ops = {
     .open = gauges_open, .sample = gauges_sample, .close = gauges_close,
 };
 
-void gauges_collector_init(struct collector *c, struct gauges *gs)
+/* The collector: every published gauge as a real series of that name. */
+static void gauges_collector_init(struct collector *c, struct gauges *gs)
 {
     memset(c, 0, sizeof *c);
     c->ops = &gauges_collector_ops;

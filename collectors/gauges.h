@@ -9,7 +9,6 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include "collectors/collector.h"
 
 #define GAUGES_MAX 8
 #define GAUGE_NAME_MAX 64
@@ -30,7 +29,5 @@ void gauges_destroy(struct gauges *gs);
 /* Set the gauge called name (added on first use). -1 when the board is
  * full or the name too long: the value is dropped, the run goes on. */
 int gauges_set(struct gauges *gs, const char *name, double v);
-/* The collector: every published gauge as a real series of that name. */
-void gauges_collector_init(struct collector *c, struct gauges *gs);
 
 #endif

@@ -97,7 +97,10 @@ static const struct collector_ops heartbeat_collector_ops = {
     .open = hb_open, .sample = hb_sample, .close = hb_close,
 };
 
-void heartbeat_collector_init(struct collector *c, struct heartbeat *hb)
+/* A collector that puts heartbeat.late_max_us (the worst lateness since the
+ * previous tick) and heartbeat.skipped (cumulative), so charts can show when
+ * the stalls happened, not only how bad they were. */
+static void heartbeat_collector_init(struct collector *c, struct heartbeat *hb)
 {
     memset(c, 0, sizeof *c);
     c->ops = &heartbeat_collector_ops;

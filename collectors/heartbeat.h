@@ -6,7 +6,6 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include "collectors/collector.h"
 #include "lib/err.h"
 #include "lib/periodic.h"
 
@@ -30,10 +29,5 @@ void heartbeat_stop(struct heartbeat *hb);
 /* After stop: percentiles of lateness over every beat. */
 int heartbeat_stats(struct heartbeat *hb, struct heartbeat_stats *out);
 void heartbeat_free(struct heartbeat *hb);
-
-/* A collector that puts heartbeat.late_max_us (the worst lateness since the
- * previous tick) and heartbeat.skipped (cumulative), so charts can show when
- * the stalls happened, not only how bad they were. */
-void heartbeat_collector_init(struct collector *c, struct heartbeat *hb);
 
 #endif

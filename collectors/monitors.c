@@ -1,4 +1,8 @@
-#include "collectors/monitors.h"
+/* Collectors that need more than one file re-read: the swap devices' lines
+ * of /proc/diskstats (the devices are found in /proc/swaps when the run
+ * starts), the workload's largest processes (its cgroup's cgroup.procs and
+ * each one's /proc/PID/status), and the mTHP counters of every huge page
+ * size that is not off. */
 #include "collectors/source.h"
 #include <dirent.h>
 #include <errno.h>
@@ -132,7 +136,10 @@ static void diskstats_close(struct collector *c)
 
 static const struct collector_ops diskstats_ops = { diskstats_open, diskstats_sample, diskstats_close };
 
-void diskstats_collector_init(struct collector *c, const char *proc_root)
+/* diskstats.DEV.{reads,read_sectors,read_ms,writes,write_sectors,write_ms,
+ * in_flight,io_ms,queue_ms} for each device swap is on (a swap file's
+ * filesystem's device; zram0 for zram). */
+static void diskstats_collector_init(struct collector *c, const char *proc_root)
 {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/diskstats", proc_root);
@@ -220,7 +227,9 @@ static void procs_close(struct collector *c)
 
 static const struct collector_ops procs_ops = { procs_open, procs_sample, procs_close };
 
-void procs_collector_init(struct collector *c, const char *cgroup_procs)
+/* procs.topN.{rss_kb,swap_kb,pid} for the 5 processes with the most RSS
+ * in the cgroup whose cgroup.procs is given. */
+static void procs_collector_init(struct collector *c, const char *cgroup_procs)
 {
     procfile_collector_init(c, "procs", cgroup_procs, "procs", NULL);
     c->ops = &procs_ops;
@@ -328,7 +337,9 @@ static void mthp_close(struct collector *c)
 
 static const struct collector_ops mthp_ops = { mthp_open, mthp_sample, mthp_close };
 
-void mthp_collector_init(struct collector *c, const char *thp_dir)
+/* mthp.SIZE.{anon_fault_alloc,anon_fault_fallback,swpout,swpout_fallback,
+ * split,nr_anon} from /sys/kernel/mm/transparent_hugepage/hugepages-SIZE. */
+static void mthp_collector_init(struct collector *c, const char *thp_dir)
 {
     procfile_collector_init(c, "mthp", thp_dir, "mthp", NULL);
     c->ops = &mthp_ops;
@@ -513,7 +524,10 @@ static void zones_close(struct collector *c)
 
 static const struct collector_ops zones_ops = { zones_open, zones_sample, zones_close };
 
-void zones_collector_init(struct collector *c, const char *proc_root)
+/* zoneinfo.ZONE.{free,min,low,high,below_low,below_min} of each populated
+ * zone: the watermarks read from /proc/zoneinfo at open and every 10 s,
+ * the free pages each tick from /proc/buddyinfo (a tenth of the cost). */
+static void zones_collector_init(struct collector *c, const char *proc_root)
 {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/zoneinfo", proc_root);

@@ -12,8 +12,10 @@
 #include "kernels/find.h"
 #include "kernels/gitbisect.h"
 
-int bisect_git_build(struct bctx *c, struct git_clone *g, const char *dir, const char *sha, char *spec, size_t len,
-                     char *reason, size_t rlen, struct pm_err *err)
+/* Build the checkout of sha in dir with the bisection's command: 0 and
+ * spec, or 1 with reason (a failed build), 128 + N, or -1 (err). */
+static int bisect_git_build(struct bctx *c, struct git_clone *g, const char *dir, const char *sha, char *spec,
+                            size_t len, char *reason, size_t rlen, struct pm_err *err)
 {
     if (!c->quiet)
         bisect_say(c, "pressmark: bisect %lld: building %.12s", (long long)c->rec.id, sha);
@@ -72,7 +74,8 @@ static int build_endpoint(struct bctx *c, struct git_clone *g, const char *role,
     return rc;
 }
 
-int bisect_git_endpoints(struct bctx *c, struct git_clone *g, char *gspec, char *bspec, size_t len)
+/* The endpoints of a git bisection: built in g (opened when needed). */
+static int bisect_git_endpoints(struct bctx *c, struct git_clone *g, char *gspec, char *bspec, size_t len)
 {
     bool gm = measured(c, "good", c->rec.good), bm = measured(c, "bad", c->rec.bad);
     int rc = gm ? 0 : build_endpoint(c, g, "good", c->rec.good, gspec, len);

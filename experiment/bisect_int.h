@@ -39,13 +39,6 @@ void bisect_label(const struct bctx *c, const char *kernel, char *buf, size_t le
 
 /* The git kind's search, after the endpoints (bisect_git.c). */
 int bisect_git_search(struct bctx *c);
-/* Build the checkout of sha in dir with the bisection's command: 0 and
- * spec, or 1 with reason (a failed build), 128 + N, or -1 (err). */
-struct git_clone;
-int bisect_git_build(struct bctx *c, struct git_clone *g, const char *dir, const char *sha, char *spec, size_t len,
-                     char *reason, size_t rlen, struct pm_err *err);
-/* The endpoints of a git bisection: built in g (opened when needed). */
-int bisect_git_endpoints(struct bctx *c, struct git_clone *g, char *gspec, char *bspec, size_t len);
 
 /* Open the session (0, or an exit status). */
 int bisect_open(struct bctx *c, const struct exp_events *ev, bool quiet);

@@ -12,7 +12,8 @@
 #include "labs/artifacts.h"
 #include "lib/spawn.h"
 
-int lava_sha256(const char *path, char hex[65], struct pm_err *err)
+/* The sha256 of a file, as 64 hex digits. */
+static int lava_sha256(const char *path, char hex[65], struct pm_err *err)
 {
     char *argv[] = { "sha256sum", "--", (char *)path, NULL };
     char out[PATH_MAX + 128];

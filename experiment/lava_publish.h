@@ -13,8 +13,6 @@ struct lava_published {
     char kernel_sha[65], initrd_sha[65], rootfs_sha[65];
 };
 
-/* The sha256 of a file, as 64 hex digits. */
-int lava_sha256(const char *path, char hex[65], struct pm_err *err);
 /* The image's kernel, initramfs and root (qcow2) into store (when put). */
 int lava_publish_image(const char *store, const struct vm_image *img, bool put, struct lava_published *out,
                        struct pm_err *err);

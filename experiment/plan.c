@@ -62,7 +62,10 @@ static bool flag_value(const char *v, bool *on)
     return false;
 }
 
-int suite_split_command(const char *s, char ***argv)
+/* Split a command line on blanks, "..." and '...' keeping blanks (no
+ * shell). Returns argc, argv NULL-terminated in *argv (free *argv and
+ * (*argv)[0]); -1 for an unclosed quote. */
+static int suite_split_command(const char *s, char ***argv)
 {
     size_t len = strlen(s);
     char *buf = malloc(len + 1);

@@ -138,9 +138,4 @@ int suite_cell_prepare(const struct suite_plan *p, const struct suite_cell *c, s
                        struct pm_err *err);
 void suite_cell_release(struct cell_run *cr);
 
-/* Split a command line on blanks, "..." and '...' keeping blanks (no
- * shell). Returns argc, argv NULL-terminated in *argv (free *argv and
- * (*argv)[0]); -1 for an unclosed quote. */
-int suite_split_command(const char *s, char ***argv);
-
 #endif

@@ -337,7 +337,7 @@ static int execute_slot(struct runner *r, const struct suite_slot *s, int *abort
 
 /* Run the group's cells here, round after round, until it is complete.
  * Returns 0, or 2 for a harness error; *abort_sig, *worst as they came. */
-int runner_run_group(struct runner *r, int group, const struct suite_run_opts *o, int *abort_sig, int *worst)
+static int runner_run_group(struct runner *r, int group, const struct suite_run_opts *o, int *abort_sig, int *worst)
 {
     (void)o;           /* the local backend needs none of the suite run options */
     const struct suite_plan *p = r->p;

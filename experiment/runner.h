@@ -40,7 +40,5 @@ void runner_update_progress(struct runner *r);
 bool runner_group_done(const struct runner *r, int group);
 /* suite.*, axis.* and kernel.* metadata of a run of cell. */
 void runner_cell_meta(const struct runner *r, int cell, struct kv_list *meta);
-int runner_run_group(struct runner *r, int group, const struct suite_run_opts *o, int *abort_sig, int *worst);
-
 
 #endif

@@ -180,12 +180,6 @@ static int ops_spawn_io(struct run_ctx *rc, char *const argv[], int pass_fd, int
     return ops_spawn_env(rc, argv, NULL, false, pass_fd, out_fd, pid, err);
 }
 
-static int ops_spawn_client(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd, pid_t *pid,
-                            struct pm_err *err)
-{
-    return ops_spawn_env(rc, argv, NULL, true, pass_fd, out_fd, pid, err);
-}
-
 static void signal_group(pid_t pid, int sig)
 {
     if (kill(-pid, sig) < 0 && errno == ESRCH)
@@ -343,7 +337,7 @@ static uint64_t ops_timeout_ns(struct run_ctx *rc)
 }
 
 static const struct run_ops harness_ops = {
-    .spawn_io = ops_spawn_io, .spawn_client = ops_spawn_client, .spawn_env = ops_spawn_env, .wait = ops_wait,
+    .spawn_io = ops_spawn_io, .spawn_env = ops_spawn_env, .wait = ops_wait,
     .wait_until = ops_wait_until, .metric = ops_metric, .live_count = ops_live_count,
     .gauge = ops_gauge, .keep_hist = ops_keep_hist, .meta = ops_meta, .user_metric = ops_user_metric,
     .keep_text = ops_keep_text, .set_status = ops_set_status,

@@ -103,15 +103,9 @@ static void group_kill(pid_t pid, int sig)
         kill(pid, sig);
 }
 
-/* A load generator outside the cap is the measured run's to have: the
- * hog's workload runs whole inside its own cgroup. */
-static int h_spawn_client(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd, pid_t *pid,
-                          struct pm_err *err)
-{
-    (void)rc, (void)pass_fd, (void)out_fd, (void)pid;
-    return pm_errf(err, "%s: a sibling hog's workload cannot start a client outside the cap", argv[0]);
-}
-
+/* A server's process as another user, or its load generator outside the
+ * cap, is the measured run's to have: the hog's workload runs whole
+ * inside its own cgroup. */
 static int h_spawn_env(struct run_ctx *rc, char *const argv[], char *const envp[], bool client, int pass_fd,
                        int out_fd, pid_t *pid, struct pm_err *err)
 {
@@ -232,7 +226,7 @@ static const char *h_cgroup(struct run_ctx *rc)
     return sc(rc)->cgdir;
 }
 
-/* A hog starts no client (h_spawn_client refuses). */
+/* A hog starts no client (h_spawn_env refuses). */
 static const char *h_client_cgroup(struct run_ctx *rc)
 {
     (void)rc;
@@ -246,7 +240,7 @@ static uint64_t h_timeout_ns(struct run_ctx *rc)
 }
 
 static const struct run_ops sibling_ops = {
-    .spawn_io = h_spawn_io, .spawn_client = h_spawn_client, .spawn_env = h_spawn_env, .wait = h_wait,
+    .spawn_io = h_spawn_io, .spawn_env = h_spawn_env, .wait = h_wait,
     .wait_until = h_wait_until, .metric = h_metric, .live_count = h_live_count, .gauge = h_gauge,
     .keep_hist = h_keep_hist, .meta = h_meta, .user_metric = h_user_metric, .keep_text = h_keep_text,
     .set_status = h_set_status, .status = h_status, .exe = h_exe,

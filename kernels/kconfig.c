@@ -20,7 +20,8 @@ static const char *const mm_prefixes[] = {
     "CONFIG_WORKINGSET", "CONFIG_MGLRU", NULL
 };
 
-bool kconfig_is_mm(const char *name)
+/* Is CONFIG_NAME (with its prefix) one of the memory-management options? */
+static bool kconfig_is_mm(const char *name)
 {
     for (const char *const *p = mm_prefixes; *p; p++) {
         size_t n = strlen(*p);

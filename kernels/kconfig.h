@@ -7,8 +7,6 @@
 #include <stdbool.h>
 #include "lib/kv.h"
 
-/* Is CONFIG_NAME (with its prefix) one of the memory-management options? */
-bool kconfig_is_mm(const char *name);
 /* The memory-management options of a .config text into out, each as
  * "kconfig.CONFIG_X" -> its value ("y", "m", "64", or "n" for "# CONFIG_X
  * is not set"). Returns how many were found. */

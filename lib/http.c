@@ -16,7 +16,8 @@ static void global_init(void)
     init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
-const char *pm_user_agent(void)
+/* "pressmark/VERSION", for the User-Agent header. */
+static const char *pm_user_agent(void)
 {
     static char ua[96];
     if (!ua[0])

@@ -42,7 +42,5 @@ void http_response_free(struct http_response *rs);
  * [::1]@host) is the other host it names. -1 with err when url is not a
  * URL libcurl takes. */
 int http_url_private(const char *url, bool *https, bool *loopback, struct pm_err *err);
-/* "pressmark/VERSION", for the User-Agent header. */
-const char *pm_user_agent(void);
 
 #endif

@@ -8,7 +8,8 @@
 #include "lib/fileio.h"
 #include "pressure/undo.h"
 
-const char *const trace_stall_events[6] = {
+/* The begin/end events traced, as system/name under events/. */
+static const char *const trace_stall_events[6] = {
     "vmscan/mm_vmscan_direct_reclaim_begin", "vmscan/mm_vmscan_direct_reclaim_end",
     "vmscan/mm_vmscan_memcg_reclaim_begin",  "vmscan/mm_vmscan_memcg_reclaim_end",
     "compaction/mm_compaction_begin",        "compaction/mm_compaction_end",

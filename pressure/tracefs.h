@@ -21,9 +21,6 @@ struct trace_instance {
     int mount_id, dir_id;         /* their journal entries */
 };
 
-/* The begin/end events traced, as system/name under events/. */
-extern const char *const trace_stall_events[6];
-
 /* Set up the instance for pid (events of pid and of the tasks it forks
  * from now on). buffer_kb per CPU. -1 with err saying why when tracing
  * is not possible here (no tracefs in the kernel, an event missing). */

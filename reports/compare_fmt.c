@@ -604,7 +604,8 @@ static void print_diffs(FILE *f, const struct comparison *c, enum markup mk, boo
         print_only_in(f, c, mk);
 }
 
-void compare_csv_header(FILE *f)
+/* For csv: the header line, printed once. */
+static void compare_csv_header(FILE *f)
 {
     fputs("workload,label,baseline,metric,unit,direction,n,mean,sd,cv_pct,min,median,max,change_pct,t,df,p,"
           "significant,ci_low,ci_high,runs,failed,oom,aborted,test,p_decided,p_bh,p_holm,mw_u,mw_p,boot_ratio,"
@@ -764,7 +765,8 @@ static void json_grid(struct jw *j, const struct comparison *c)
     jw_object_end(j);
 }
 
-void compare_json(struct jw *j, const struct comparison *c)
+/* For json: one comparison as an object inside an enclosing writer. */
+static void compare_json(struct jw *j, const struct comparison *c)
 {
     jw_object_begin(j, NULL);
     jw_string(j, "workload", c->workload);

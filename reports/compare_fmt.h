@@ -47,9 +47,5 @@ void compare_render_html(FILE *f, const struct comparison *c, bool long_view);
 void compare_legend(FILE *f, const struct comparison *c, enum markup mk);
 /* The geometric means across workloads (across.h), a line each. */
 void compare_across_render(FILE *f, const struct across *across, size_t n, enum markup mk);
-/* For json: one comparison as an object inside an enclosing writer. */
-void compare_json(struct jw *j, const struct comparison *c);
-/* For csv: the header line, printed once. */
-void compare_csv_header(FILE *f);
 
 #endif

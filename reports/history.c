@@ -7,6 +7,7 @@
 #include "lib/quote.h"
 #include "reports/present.h"
 #include "store/headline.h"
+#include "store/runinfo.h"
 
 /* Which label and workload: the label must have ok runs, and of one
  * workload unless the request names it. */
@@ -16,7 +17,7 @@ static int pick_workload(struct pm_db *db, const struct history_request *rq, str
     quote_terminal(rq->label, shown, sizeof shown);
     size_t nw = 0, any = 0;
     if (store_history_workloads(db, rq->label, &nw, w0, w1, err) < 0 ||
-        store_history_label_runs(db, rq->label, &any, err) < 0)
+        run_label_count(db, rq->label, &any, err) < 0)
         return -1;
     if (any == 0)
         return pm_errf(err, "'%s' has no runs in %s (see 'pressmark list')", shown, db->path);

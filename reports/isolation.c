@@ -9,7 +9,8 @@
 #include "reports/present.h"
 #include "store/sql.h"
 
-const char *const iso_protection_keys[] = { "mem-low", "mem-min", NULL };
+/* The axes (suite keys) whose values protect the measured workload. */
+static const char *const iso_protection_keys[] = { "mem-low", "mem-min", NULL };
 
 /* The hog's figures, as the run stores them beside the measured
  * workload's (the sibling's metrics are named after it: sibling.KEY). */

@@ -27,9 +27,6 @@
 /* The headline and its compare_also figures at the most. */
 #define ISO_MAX_SHARES 4
 
-/* The axes (suite keys) whose values protect the measured workload. */
-extern const char *const iso_protection_keys[];
-
 struct iso_share {
     char metric[96], title[48], unit[16], direction[8];
     size_t n_with, n_without;    /* runs with a value, beside the hog and without it */

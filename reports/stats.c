@@ -119,11 +119,6 @@ void stats_ratio_sentence(char *buf, size_t len, const char *workload, const cha
              fabs(100.0 - ratio), worse ? "slower" : "faster", label, base, p, b->n, a->n);
 }
 
-double stats_ci95_half(const struct summary *s)
-{
-    return stats_ci_half(s, 0.95);
-}
-
 double stats_ci_half(const struct summary *s, double conf)
 {
     if (s->n < 2)

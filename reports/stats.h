@@ -14,10 +14,9 @@ struct summary {
 /* v is sorted in place. n == 0 gives all zeros. */
 void stats_summary(double *v, size_t n, struct summary *out);
 
-/* Half the width of the 95% confidence interval of the mean (Student's t
- * with n - 1 degrees of freedom); NaN below 2 values. */
-double stats_ci95_half(const struct summary *s);
-/* The same at confidence conf (0.95 is the above). */
+/* Half the width of the confidence interval of the mean at confidence
+ * conf (0.95: the 95% CI; Student's t with n - 1 degrees of freedom); NaN
+ * below 2 values. */
 double stats_ci_half(const struct summary *s, double conf);
 
 /* The mean of v and the 95% CI's half-width in percent of it (NaN below 2

@@ -10,7 +10,9 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-int pm_db_default_path(char *buf, size_t len)
+/* The path used when neither --db nor PRESSMARK_DB says otherwise:
+ * results.db beside the pressmark binary, i.e. at the repository root. */
+static int pm_db_default_path(char *buf, size_t len)
 {
     const char *env = getenv("PRESSMARK_DB");
     if (env && *env) {

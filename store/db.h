@@ -22,9 +22,6 @@
  * set it (so the lock held past the wait is tested in a second). */
 int pm_db_result_wait_ms(void);
 
-/* The path used when neither --db nor PRESSMARK_DB says otherwise:
- * results.db beside the pressmark binary, i.e. at the repository root. */
-int pm_db_default_path(char *buf, size_t len);
 /* The database path chosen by --db (global or per command), PRESSMARK_DB,
  * or the default beside the binary. */
 void pm_set_db_path(const char *path);

@@ -243,17 +243,6 @@ void store_history_cells_free(char **labels, char **workloads, size_t n)
     free(workloads);
 }
 
-int store_history_label_runs(struct pm_db *db, const char *label, size_t *n, struct pm_err *err)
-{
-    sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "SELECT count(*) FROM run WHERE label = ?", err) < 0)
-        return -1;
-    sqlite3_bind_text(st, 1, label, -1, SQLITE_STATIC);
-    *n = sqlite3_step(st) == SQLITE_ROW ? (size_t)sqlite3_column_int64(st, 0) : 0;
-    sqlite3_finalize(st);
-    return 0;
-}
-
 int store_history_metric_names(struct pm_db *db, const char *label, const char *workload, char *buf, size_t len,
                                struct pm_err *err)
 {

@@ -49,8 +49,6 @@ int store_history_workloads(struct pm_db *db, const char *label, size_t *n, char
 int store_history_cells(struct pm_db *db, const char *label, const char *workload, char ***labels, char ***workloads,
                         size_t *n, struct pm_err *err);
 void store_history_cells_free(char **labels, char **workloads, size_t n);
-/* Does label have runs at all (of any status)? */
-int store_history_label_runs(struct pm_db *db, const char *label, size_t *n, struct pm_err *err);
 /* The metrics label's ok runs of workload store, ", "-joined, cut to len
  * (what an error says is accepted). */
 int store_history_metric_names(struct pm_db *db, const char *label, const char *workload, char *buf, size_t len,

@@ -148,6 +148,17 @@ int64_t run_latest(struct pm_db *db, struct pm_err *err)
     return id;
 }
 
+int run_label_count(struct pm_db *db, const char *label, size_t *n, struct pm_err *err)
+{
+    sqlite3_stmt *st;
+    if (pm_db_prepare(db, &st, "SELECT count(*) FROM run WHERE label = ?", err) < 0)
+        return -1;
+    sqlite3_bind_text(st, 1, label, -1, SQLITE_STATIC);
+    *n = sqlite3_step(st) == SQLITE_ROW ? (size_t)sqlite3_column_int64(st, 0) : 0;
+    sqlite3_finalize(st);
+    return 0;
+}
+
 int run_head_load(struct pm_db *db, int64_t id, struct run_head *h, struct pm_err *err)
 {
     memset(h, 0, sizeof *h);

@@ -41,6 +41,10 @@ void run_info_free(struct run_info *ri);
 int run_select(struct pm_db *db, const char *selector, int64_t **ids, struct pm_err *err);
 /* The most recent run's id, or 0 when there is none. */
 int64_t run_latest(struct pm_db *db, struct pm_err *err);
+/* How many runs label has, of any status, into *n (0: none, or the
+ * count could not be read). 0, or -1 with err when the query cannot be
+ * prepared. */
+int run_label_count(struct pm_db *db, const char *label, size_t *n, struct pm_err *err);
 
 /* What names a run wherever it goes (export's rows, push's tags): no
  * metrics, no ticks, so it costs the same for a run of any length. */

@@ -143,15 +143,6 @@ int suites_link_run(struct pm_db *db, int64_t suite_id, int64_t seq, int64_t run
     return exec_bound(db, "UPDATE suite_run SET run_id = ?1 WHERE suite_id = ?2 AND seq = ?3", "iii", a, err);
 }
 
-int suites_drop_cells_from(struct pm_db *db, int64_t suite_id, int ncells, struct pm_err *err)
-{
-    int64_t n = ncells;
-    const void *a[] = { &suite_id, &n };
-    if (exec_bound(db, "DELETE FROM suite_run WHERE suite_id = ?1 AND cell >= ?2 AND run_id IS NULL", "ii", a, err) < 0)
-        return -1;
-    return exec_bound(db, "DELETE FROM suite_cell WHERE suite_id = ?1 AND idx >= ?2", "ii", a, err);
-}
-
 /* Step st to its end, each row read by row() into the next element of a
  * growing array (*v, *n; elem bytes each, zeroed first). st is finalized. */
 static int read_rows(struct pm_db *db, sqlite3_stmt *st, void **v, size_t *n, size_t elem,

@@ -69,9 +69,6 @@ struct suite_adoption {
 };
 int suites_adopt_runs(struct pm_db *db, int64_t suite_id, const struct suite_adoption *runs, size_t nruns,
                       int *n, struct pm_err *err);
-/* Slots not started yet of cells at or beyond ncells go (a --continue
- * with fewer cells). */
-int suites_drop_cells_from(struct pm_db *db, int64_t suite_id, int ncells, struct pm_err *err);
 /* Every planned run, by seq; *v is allocated (free it). */
 int suites_slots(struct pm_db *db, int64_t suite_id, struct suite_slot **v, size_t *n, struct pm_err *err);
 /* Each suite, newest last: fn(arg, rec, cells, planned, finished). */

@@ -13,7 +13,7 @@
  * extends, hence the mask in the zigzag decoding; its sum() refuses a
  * change beyond 2^63, which no /proc value makes). pressmark itself
  * reads ticks in C (store/ticks.c's tick_reader). */
-const char tick_sample_view_sql[] =
+static const char tick_sample_view_sql[] =
     "CREATE VIEW sample AS"
     "  WITH RECURSIVE"
     "  dec(run_id, seq, h, pos, len, b, nxt, idx, acc, sh, ph, emit) AS ("
@@ -128,7 +128,8 @@ const char tick_sample_view_v7_sql[] =
     " WHEN 8 THEN " CH(AT "1", "4") " * 1048576 + " CH(AT "5", "4") \
     " WHEN 12 THEN (" CH(AT "1", "4") " * 1048576 + " CH(AT "5", "4") ") * 1048576 + " CH(AT "9", "4") \
     " ELSE " CH(AT "1", "p.width") " END"
-const char tick_sample_view_v8_sql[] =
+/* DROP and CREATE of schema 8's sample view. */
+static const char tick_sample_view_v8_sql[] =
     "DROP VIEW IF EXISTS sample;"
     "CREATE VIEW sample AS"
     " SELECT s.run_id AS run_id, t.seq AS seq, t.t_ns AS t_ns, s.name AS name, " VALUE(FIELD) " AS value"

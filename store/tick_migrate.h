@@ -7,8 +7,6 @@
 
 int tick_migrate_v5(struct pm_db *db, struct pm_err *err);
 
-/* The sample view over the encoded ticks, in SQL alone (see schema.c). */
-extern const char tick_sample_view_sql[];
 /* DROP and CREATE of schema 7's sample view (store/schema.c's 6 -> 7). */
 extern const char tick_sample_view_v7_sql[];
 
@@ -16,7 +14,5 @@ extern const char tick_sample_view_v7_sql[];
  * read by a sample view that costs what the run and series asked for.
  * Inside the migration's transaction. */
 int tick_migrate_v8(struct pm_db *db, struct pm_err *err);
-/* DROP and CREATE of schema 8's sample view. */
-extern const char tick_sample_view_v8_sql[];
 
 #endif

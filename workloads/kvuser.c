@@ -34,7 +34,9 @@ bool kv_argv_full(const struct kv_argv *a)
     return a->n >= (int)(sizeof a->v / sizeof a->v[0]);
 }
 
-int kv_which(const char *name, char *out, size_t len, struct pm_err *err)
+/* name's absolute path in PATH into out (name as it is when it holds a
+ * '/'); -1 with err when not there. */
+static int kv_which(const char *name, char *out, size_t len, struct pm_err *err)
 {
     if (strchr(name, '/'))      /* pressmark's own binary: as it is */
         return (size_t)snprintf(out, len, "%s", name) < len ? 0 : pm_errf(err, "%s: too long a path", name);

@@ -25,15 +25,13 @@ struct kv_env {
  * its password is s->secret. */
 #define KV_AUTH_USER "pm"
 
-/* name's absolute path in PATH into out; -1 with err when not there. */
-int kv_which(const char *name, char *out, size_t len, struct pm_err *err);
 /* The largest file a process run as the server's user may write: its
  * log or output, in root's directory (RLIMIT_FSIZE). */
 #define KV_FILE_MAX (16ull << 20)
 /* "setpriv --reuid=U --regid=G --clear-groups --pdeathsig=KILL -- prlimit
  * --fsize=KV_FILE_MAX -- PATH" (the setpriv part only when the server's
- * user is not pressmark's), PATH being prog looked up by kv_which. -1
- * with err. */
+ * user is not pressmark's), PATH being prog found in PATH (as it is
+ * when it holds a '/'). -1 with err. */
 int kv_arg_program(const struct kv_server *s, struct kv_argv *a, const char *prog, struct pm_err *err);
 /* The same with a limit of fsize bytes for a server whose data set is
  * its files (PostgreSQL's relations): KV_FILE_MAX would end it. */

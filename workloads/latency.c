@@ -35,7 +35,9 @@ void wl_latency_record(struct wl_latency *l, uint64_t ns)
     atomic_fetch_add_explicit(&l->count, 1, memory_order_release);
 }
 
-uint64_t wl_latency_window(struct wl_latency *l, double p, double *pct)
+/* The p-th percentile of what arrived since the last call, and how many
+ * did (0: nothing; *pct untouched). Reporter's thread only. */
+static uint64_t wl_latency_window(struct wl_latency *l, double p, double *pct)
 {
     uint64_t *diff = l->diff;
     uint64_t n = 0;
@@ -53,7 +55,8 @@ uint64_t wl_latency_window(struct wl_latency *l, double p, double *pct)
     return n;
 }
 
-int wl_latency_total(struct wl_latency *l, struct loghist *h)
+/* The whole histogram as a loghist (exact min, max and sum); 0 or -1. */
+static int wl_latency_total(struct wl_latency *l, struct loghist *h)
 {
     memset(h, 0, sizeof *h);
     uint64_t n = 0;
@@ -119,7 +122,10 @@ static unsigned long long field(const char *line, const char *key)
     return p ? strtoull(p + strlen(pat), NULL, 10) : 0;
 }
 
-void wl_reader_line(struct wl_reader *rr, const char *line)
+/* One line of the helper's reports, into rr: the live count and its
+ * window's p99 as a gauge, the histogram's buckets and latstat, else the
+ * result line. */
+static void wl_reader_line(struct wl_reader *rr, const char *line)
 {
     unsigned long long a, b, c, d;
     long double sum;

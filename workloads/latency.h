@@ -31,11 +31,6 @@ struct wl_latency {
 
 void wl_latency_init(struct wl_latency *l);
 void wl_latency_record(struct wl_latency *l, uint64_t ns);
-/* The p-th percentile of what arrived since the last call, and how many
- * did (0: nothing; *pct untouched). Reporter's thread only. */
-uint64_t wl_latency_window(struct wl_latency *l, double p, double *pct);
-/* The whole histogram as a loghist (exact min, max and sum); 0 or -1. */
-int wl_latency_total(struct wl_latency *l, struct loghist *h);
 /* A progress line: "progress COUNT window_ns W window_n K window_p99_ns P",
  * with the window since the last call (p99 of its samples). */
 int wl_latency_progress(struct wl_latency *l, uint64_t count, uint64_t window_ns, char *buf, size_t len);
@@ -60,7 +55,8 @@ struct wl_reader {
     bool running;
 };
 
-/* Start reading fd in a thread; 0, or -1 (then read it with wl_reader_line). */
+/* Start reading fd in a thread; 0, or -1 (no thread: wl_reader_stop reads
+ * what the pipe holds then). */
 int wl_reader_start(struct wl_reader *rr, int fd, struct run_ctx *rc, const char *unit);
 /* After the helper exited: drain, join. */
 void wl_reader_stop(struct wl_reader *rr);
@@ -71,7 +67,6 @@ void wl_reader_stop(struct wl_reader *rr);
  * whole. false: a process outside the helper's cgroup still holds the
  * pipe (its user reopened /proc/PID/fd/N), and may write on for ever. */
 bool wl_reader_finish(struct wl_reader *rr, uint64_t deadline_ns);
-void wl_reader_line(struct wl_reader *rr, const char *line);
 void wl_reader_free(struct wl_reader *rr);
 
 #endif

@@ -13,7 +13,8 @@
 
 #define DEBIAN_ROOT "/usr/lib/postgresql"
 
-const char *const pg_programs[] = { "postgres", "initdb", "pgbench", NULL };
+/* The programs, in the order a missing one is named. */
+static const char *const pg_programs[] = { "postgres", "initdb", "pgbench", NULL };
 
 /* The first of pg_programs dir lacks (as a regular executable file), NULL
  * when it has them all. */

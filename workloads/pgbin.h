@@ -8,10 +8,7 @@
 #include <stddef.h>
 #include "lib/err.h"
 
-/* The programs, in the order a missing one is named. */
-extern const char *const pg_programs[];
-
-/* The first absolute directory of PATH that holds all of pg_programs
+/* The first absolute directory of PATH that holds all three programs
  * (one built by hand, or a test's), else the newest
  * /usr/lib/postgresql/N/bin that does, into out. -1 with err naming the
  * first program missing there and the package: "postgres is not

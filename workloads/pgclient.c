@@ -9,7 +9,15 @@
 #include "workloads/kvuser.h"
 #include "workloads/pgconf.h"
 
-void pg_client_env(const struct kv_server *s, bool password, struct pg_env *e)
+/* The environment: PATH, LANG=C, HOME (the server's directory: libpq's
+ * ~/.pgpass is that user's own), and with password the server's password
+ * for role postgres as PGPASSWORD (environ is its user's and root's to
+ * read, a command line anyone's). */
+struct pg_env {
+    char *v[8];
+    char buf[1024];
+};
+static void pg_client_env(const struct kv_server *s, bool password, struct pg_env *e)
 {
     size_t o = 0;
     int n = 0;

@@ -13,16 +13,6 @@
 #include "workloads/kvserver.h"
 #include "workloads/workload.h"
 
-/* The environment: PATH, LANG=C, HOME (the server's directory: libpq's
- * ~/.pgpass is that user's own), and with password the server's password
- * for role postgres as PGPASSWORD (environ is its user's and root's to
- * read, a command line anyone's). */
-struct pg_env {
-    char *v[8];
-    char buf[1024];
-};
-void pg_client_env(const struct kv_server *s, bool password, struct pg_env *e);
-
 /* Run argv (argv[0] an absolute path) so, its stdout and stderr into
  * dir/pm-NAME, for at most timeout_ns (0: the run's --timeout alone); the
  * output's text (its end when longer) into out, its pid into *pid. 0 when

@@ -63,12 +63,6 @@ int run_wait(struct run_ctx *rc, pid_t pid, struct run_exit *ex, struct pm_err *
     return ops(rc)->wait(rc, pid, ex, err);
 }
 
-int run_spawn_client(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd, pid_t *pid,
-                     struct pm_err *err)
-{
-    return ops(rc)->spawn_client(rc, argv, pass_fd, out_fd, pid, err);
-}
-
 int run_spawn_env(struct run_ctx *rc, char *const argv[], char *const envp[], bool client, int pass_fd, int out_fd,
                   pid_t *pid, struct pm_err *err)
 {

@@ -118,8 +118,6 @@ struct run_exit {
  * with a pointer to this table (harness/run.c). */
 struct run_ops {
     int (*spawn_io)(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd, pid_t *pid, struct pm_err *err);
-    int (*spawn_client)(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd, pid_t *pid,
-                        struct pm_err *err);
     int (*spawn_env)(struct run_ctx *rc, char *const argv[], char *const envp[], bool client, int pass_fd,
                      int out_fd, pid_t *pid, struct pm_err *err);
     int (*wait)(struct run_ctx *rc, pid_t pid, struct run_exit *ex, struct pm_err *err);
@@ -141,7 +139,7 @@ struct run_ops {
     /* The signal that interrupted the run, checking for a pending one; 0: none. */
     int (*abort_signal)(struct run_ctx *rc);
     const char *(*cgroup)(struct run_ctx *rc);
-    /* The cgroup of run_spawn_client's processes; NULL until one ran, or none. */
+    /* The cgroup of run_spawn_env's clients; NULL until one ran, or none. */
     const char *(*client_cgroup)(struct run_ctx *rc);
     uint64_t (*timeout_ns)(struct run_ctx *rc);
 };
@@ -152,18 +150,15 @@ int run_spawn(struct run_ctx *rc, char *const argv[], pid_t *pid, struct pm_err 
 int run_spawn_fd(struct run_ctx *rc, char *const argv[], int pass_fd, pid_t *pid, struct pm_err *err);
 /* The same, with the child's stdout and stderr going to out_fd (when >= 0). */
 int run_spawn_io(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd, pid_t *pid, struct pm_err *err);
-/* A load generator (redis-benchmark, memcaslap), started as run_spawn_io
- * starts the workload but OUTSIDE the cap: in a cgroup of its own beside
- * the run's, which the harness makes on first use, journals and removes
- * with the run (where the run has no cgroup, where pressmark is). The
- * server under pressure is what is measured, not its client. */
-int run_spawn_client(struct run_ctx *rc, char *const argv[], int pass_fd, int out_fd, pid_t *pid,
-                     struct pm_err *err);
 /* A process that runs as another user (setpriv in argv): started as
- * run_spawn_io (client: as run_spawn_client) with envp as its whole
- * environment, so nothing of root's crosses the privilege drop, in a
- * session of its own with /dev/null for stdin: root's terminal is never
- * its controlling terminal (TIOCSTI) nor its input. */
+ * run_spawn_io starts the workload, with envp as its whole environment,
+ * so nothing of root's crosses the privilege drop, in a session of its
+ * own with /dev/null for stdin: root's terminal is never its controlling
+ * terminal (TIOCSTI) nor its input. client: it is a load generator
+ * (redis-benchmark, memcaslap), started OUTSIDE the cap: in a cgroup of its
+ * own beside the run's, which the harness makes on first use, journals
+ * and removes with the run (where the run has no cgroup, where pressmark
+ * is). The server under pressure is what is measured, not its client. */
 int run_spawn_env(struct run_ctx *rc, char *const argv[], char *const envp[], bool client, int pass_fd, int out_fd,
                   pid_t *pid, struct pm_err *err);
 /* run_wait with a deadline of the workload's own (CLOCK_MONOTONIC ns, 0:
@@ -222,10 +217,10 @@ const char *run_exe(struct run_ctx *rc);
 bool run_check_abort(struct run_ctx *rc);
 /* The run's cgroup directory, or NULL when it has none. */
 const char *run_cgroup(struct run_ctx *rc);
-/* The cgroup directory its clients (run_spawn_client, run_spawn_env's
- * client) run in, beside the run's: NULL until one was started, or when
- * the run has no cgroup (they then run where pressmark does). What is
- * in it is a client's, or a client's child's, and nothing else. */
+/* The cgroup directory its clients (run_spawn_env's client) run in,
+ * beside the run's: NULL until one was started, or when the run has no
+ * cgroup (they then run where pressmark does). What is in it is a
+ * client's, or a client's child's, and nothing else. */
 const char *run_client_cgroup(struct run_ctx *rc);
 
 const struct workload_ops *workload_find(const char *name);

@@ -73,7 +73,7 @@ struct shared_frame *chat_shared_frame_new(const uint8_t *data, size_t len, int 
     return f;
 }
 
-void chat_shared_frame_unref(struct shared_frame *f)
+static void chat_shared_frame_unref(struct shared_frame *f)
 {
     if (__atomic_sub_fetch(&f->refs, 1, __ATOMIC_ACQ_REL) == 0)
         free(f);

@@ -24,7 +24,6 @@ struct shared_frame {
     uint8_t data[];
 };
 struct shared_frame *chat_shared_frame_new(const uint8_t *data, size_t len, int refs);
-void chat_shared_frame_unref(struct shared_frame *f);
 
 struct outq {
     pthread_mutex_t mu;

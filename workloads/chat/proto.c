@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -373,21 +372,6 @@ void chat_build_roomlist_request(struct frame *f)
     chat_frame_i32(f, CHAT_REQUEST);
     chat_frame_utf(f, "");
     chat_frame_i32(f, 0);
-}
-
-bool chat_write_all(int fd, const uint8_t *buf, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return false;
-        }
-        buf += n;
-        len -= (size_t)n;
-    }
-    return true;
 }
 
 char *chat_trim(char *s)

@@ -82,9 +82,6 @@ void chat_build_chat_request(struct frame *f, const char *room, const char *user
 void chat_build_exit_request(struct frame *f, const char *room, const char *user);
 void chat_build_roomlist_request(struct frame *f);
 
-/* Write all of buf; false on error. */
-bool chat_write_all(int fd, const uint8_t *buf, size_t len);
-
 /* Trim leading and trailing blanks in place, as the server does with names and text. */
 char *chat_trim(char *s);
 
