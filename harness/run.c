@@ -180,12 +180,30 @@ static int ops_spawn_io(struct run_ctx *rc, char *const argv[], int pass_fd, int
     return ops_spawn_env(rc, argv, NULL, false, pass_fd, out_fd, pid, err);
 }
 
-static void signal_group(pid_t pid, int sig)
+/* The run's side of a wait: a SIGINT, SIGTERM or SIGHUP to pressmark
+ * aborts the run, the workload given the grace to end; a second one ends
+ * it at once. */
+struct abort_watch {
+    struct run_ctx *rc;
+    bool aborted;
+};
+
+static int abort_on_signal(void *arg, int sig)
 {
-    if (kill(-pid, sig) < 0 && errno == ESRCH)
-        kill(pid, sig);
+    struct abort_watch *aw = arg;
+    if (sig != SIGINT && sig != SIGTERM && sig != SIGHUP)
+        return aw->aborted ? PM_WAIT_STOP : PM_WAIT_GO_ON;
+    aw->rc->abort_sig = sig;
+    if (aw->aborted)
+        return PM_WAIT_KILL;   /* a second Ctrl-C: no more grace */
+    aw->aborted = true;
+    return PM_WAIT_STOP;
 }
 
+/* The workload's process group ends at the run's timeout (counted from
+ * the workload's spawn) or the caller's deadline, whichever is first, or
+ * when pressmark is told to stop: SIGTERM, KILL_GRACE_NS, SIGKILL; what
+ * it left in its group is killed when it ends. */
 static int ops_wait_until(struct run_ctx *rc, pid_t pid, uint64_t deadline_ns, struct run_exit *ex,
                           struct pm_err *err)
 {
@@ -199,57 +217,19 @@ static int ops_wait_until(struct run_ctx *rc, pid_t pid, uint64_t deadline_ns, s
     uint64_t timeout_at = rc->plan->timeout_ns ? rc->spawn_ns + rc->plan->timeout_ns : 0;
     if (deadline_ns && (!timeout_at || deadline_ns < timeout_at))
         timeout_at = deadline_ns;
-    uint64_t kill_at = 0;
-    for (;;) {
-        siginfo_t si = { .si_pid = 0 };
-        int w = waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT);
-        if (w == 0 && si.si_pid == pid) {
-            /* Anything the workload left running in its group goes too,
-             * before it is reaped: until then its zombie keeps the group's
-             * number from being given to anyone else's process. */
-            kill(-pid, SIGKILL);
-            int st;
-            struct rusage ru;
-            pid_t r;
-            while ((r = wait4(pid, &st, 0, &ru)) < 0 && errno == EINTR)
-                ;
-            if (r != pid)
-                return pm_errf(err, "wait4: %s", strerror(errno));
-            ex->wstatus = st;
-            ex->ru = ru;
-            ex->elapsed_ns = pm_now_ns() - rc->spawn_ns;
-            return 0;
-        }
-        if (w < 0 && errno != EINTR)
-            return pm_errf(err, "waitid: %s", strerror(errno));
-        uint64_t now = pm_now_ns();
-        if (timeout_at && now >= timeout_at && !ex->timed_out && !ex->aborted) {
-            ex->timed_out = true;
-            signal_group(pid, SIGTERM);
-            kill_at = now + KILL_GRACE_NS;
-        }
-        if (kill_at && now >= kill_at) {
-            signal_group(pid, SIGKILL);
-            kill_at = 0;
-        }
-        uint64_t wake = now + 1000000000ull;
-        if (timeout_at && !ex->timed_out && timeout_at < wake)
-            wake = timeout_at;
-        if (kill_at && kill_at < wake)
-            wake = kill_at;
-        struct timespec ts = pm_ns_to_timespec(wake > now ? wake - now : 0);
-        int sig = sigtimedwait(&set, NULL, &ts);
-        if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
-            rc->abort_sig = sig;
-            if (!ex->aborted) {
-                ex->aborted = true;
-                signal_group(pid, SIGTERM);
-                kill_at = pm_now_ns() + KILL_GRACE_NS;
-            } else {
-                signal_group(pid, SIGKILL);   /* a second Ctrl-C: no more grace */
-            }
-        }
-    }
+    struct abort_watch aw = { .rc = rc };
+    const struct pm_wait_opts w = { .deadline_ns = timeout_at, .first_sig = SIGTERM, .grace_ns = KILL_GRACE_NS,
+                                    .group = true, .sweep = true, .poll_ns = 1000000000ull, .wake = &set,
+                                    .stop = abort_on_signal, .arg = &aw };
+    struct pm_wait_result res;
+    if (pm_wait_deadline(pid, &w, &res, err) < 0)
+        return -1;
+    ex->wstatus = res.status;
+    ex->ru = res.ru;
+    ex->elapsed_ns = pm_now_ns() - rc->spawn_ns;
+    ex->timed_out = res.timed_out;
+    ex->aborted = aw.aborted;
+    return 0;
 }
 
 static int ops_wait(struct run_ctx *rc, pid_t pid, struct run_exit *ex, struct pm_err *err)

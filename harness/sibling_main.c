@@ -5,7 +5,6 @@
  * SIGTERM; then one line per pass on descriptor 4:
  *   pass START_NS END_NS STATUS HEADLINE   (CLOCK_MONOTONIC; "nan": none) */
 #include "harness/sibling.h"
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -13,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include "harness/run.h"
 #include "lib/fileio.h"
@@ -97,12 +95,6 @@ static int h_spawn_io(struct run_ctx *rc, char *const argv[], int pass_fd, int o
     return r;
 }
 
-static void group_kill(pid_t pid, int sig)
-{
-    if (kill(-pid, sig) < 0 && errno == ESRCH)
-        kill(pid, sig);
-}
-
 /* A server's process as another user, or its load generator outside the
  * cap, is the measured run's to have: the hog's workload runs whole
  * inside its own cgroup. */
@@ -113,8 +105,18 @@ static int h_spawn_env(struct run_ctx *rc, char *const argv[], char *const envp[
     return pm_errf(err, "%s: a sibling hog's workload cannot start a process as another user", argv[0]);
 }
 
+/* The pass's side of a wait: SIGTERM, SIGINT or SIGHUP (the run's
+ * sibling_stop) is kept, and ends this pass and every one after it. */
+static int h_stop(void *arg, int sig)
+{
+    struct sib_ctx *c = arg;
+    if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP)
+        c->stop_sig = sig;
+    return pending_stop(c) ? PM_WAIT_STOP : PM_WAIT_GO_ON;
+}
+
 /* Wait for the pass's process; a stop or the deadline (0: none) ends it
- * (SIGTERM, then SIGKILL). */
+ * (SIGTERM, then SIGKILL), and what it left in its group goes with it. */
 static int h_wait_until(struct run_ctx *rc, pid_t pid, uint64_t deadline_ns, struct run_exit *ex, struct pm_err *err)
 {
     struct sib_ctx *c = sc(rc);
@@ -125,34 +127,18 @@ static int h_wait_until(struct run_ctx *rc, pid_t pid, uint64_t deadline_ns, str
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGHUP);
-    uint64_t kill_at = 0;
-    for (;;) {
-        int st;
-        struct rusage ru;
-        pid_t r = wait4(pid, &st, WNOHANG, &ru);
-        if (r == pid) {
-            ex->wstatus = st;
-            ex->ru = ru;
-            ex->elapsed_ns = pm_now_ns() - c->spawn_ns;
-            ex->aborted = c->stop_sig != 0;
-            kill(-pid, SIGKILL);
-            return 0;
-        }
-        if (r < 0 && errno != EINTR)
-            return pm_errf(err, "wait4: %s", strerror(errno));
-        if (deadline_ns && pm_now_ns() >= deadline_ns && !kill_at)
-            ex->timed_out = true;
-        if ((pending_stop(c) || ex->timed_out) && !kill_at) {
-            group_kill(pid, SIGTERM);
-            kill_at = pm_now_ns() + GRACE_NS;
-        }
-        if (kill_at && pm_now_ns() >= kill_at)
-            group_kill(pid, SIGKILL);
-        struct timespec ts = pm_ns_to_timespec(100000000ull);
-        int sig = sigtimedwait(&set, NULL, &ts);
-        if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP)
-            c->stop_sig = sig;
-    }
+    const struct pm_wait_opts w = { .deadline_ns = deadline_ns, .first_sig = SIGTERM, .grace_ns = GRACE_NS,
+                                    .group = true, .sweep = true, .poll_ns = 100000000ull, .wake = &set,
+                                    .stop = h_stop, .arg = c };
+    struct pm_wait_result res;
+    if (pm_wait_deadline(pid, &w, &res, err) < 0)
+        return -1;
+    ex->wstatus = res.status;
+    ex->ru = res.ru;
+    ex->elapsed_ns = pm_now_ns() - c->spawn_ns;
+    ex->timed_out = res.timed_out;
+    ex->aborted = c->stop_sig != 0;
+    return 0;
 }
 
 static int h_wait(struct run_ctx *rc, pid_t pid, struct run_exit *ex, struct pm_err *err)

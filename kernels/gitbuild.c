@@ -81,26 +81,31 @@ static char **build_env(const char *out_dir, const char *sha)
     return env;
 }
 
-/* Wait for the build, ending its whole group when pressmark is told to
- * stop. Its wait status, or 128 + the signal in *sig. */
-static int wait_build(pid_t pid, int *status, int *sig)
+/* Asked while the build runs: the first SIGINT, SIGTERM or SIGHUP to
+ * pressmark (kept in *sig) ends the build's whole group; a later one is
+ * left pending for whoever asks next. */
+static int build_stop(void *arg, int taken)
+{
+    int *sig = arg;
+    (void)taken;               /* no signal is taken by the wait's sleeps */
+    if (!*sig)
+        *sig = run_pending_abort();
+    return *sig ? PM_WAIT_STOP : PM_WAIT_GO_ON;
+}
+
+/* Wait for the build, looking every 100 ms; stopped, its group gets
+ * SIGTERM and a second to end before SIGKILL. Its wait status, the
+ * interrupting signal in *sig. */
+static int wait_build(pid_t pid, int *status, int *sig, struct pm_err *err)
 {
     *sig = 0;
-    for (;;) {
-        pid_t w = waitpid(pid, status, WNOHANG);
-        if (w == pid)
-            return 0;
-        if (w < 0 && errno != EINTR)
-            return -1;
-        if (!*sig && (*sig = run_pending_abort())) {
-            kill(-pid, SIGTERM);
-            struct timespec ts = { 1, 0 };
-            nanosleep(&ts, NULL);
-            kill(-pid, SIGKILL);
-        }
-        struct timespec ts = { 0, 100 * 1000000 };
-        nanosleep(&ts, NULL);
-    }
+    const struct pm_wait_opts w = { .first_sig = SIGTERM, .grace_ns = 1000000000ull, .group = true,
+                                    .poll_ns = 100000000ull, .stop = build_stop, .arg = sig };
+    struct pm_wait_result res;
+    if (pm_wait_deadline(pid, &w, &res, err) < 0)
+        return -1;
+    *status = res.status;
+    return 0;
 }
 
 /* The last line of the build's output that holds anything. */
@@ -211,11 +216,12 @@ static int spawn_build(struct git_clone *g, const char *dir, char **words, char 
     char pids[16];
     snprintf(pids, sizeof pids, "%d", (int)pid);
     int uid = strlen(words[0]) < 500 ? undo_push(UNDO_PROCESS, pids, words[0], err) : -1;
-    int rc = wait_build(pid, status, sig);
+    struct pm_err why;
+    int rc = wait_build(pid, status, sig, &why);
     if (uid >= 0)
         undo_done(uid);
     (void)g;
-    return rc < 0 ? pm_errf(err, "waiting for the build: %s", strerror(errno)) : 0;
+    return rc < 0 ? pm_errf(err, "waiting for the build: %s", why.msg) : 0;
 }
 
 int git_build(struct git_clone *g, const char *dir, const char *cmd, const char *sha, char *spec, size_t speclen,

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "harness/run.h"
@@ -382,14 +381,11 @@ static void qemu_ended(const struct vm_boot *b, struct boot_state *s, double t, 
     }
 }
 
-/* A boot that is interrupted, hit KVM's internal error or ran out of
- * time: QEMU is killed and reaped here, and the reason says which. */
-static void stop_qemu(const struct vm_boot *b, struct boot_state *s, double t, int sig, bool kvm_failed,
-                      struct vm_result *r)
+/* A boot that was interrupted, hit KVM's internal error or ran out of
+ * time, its QEMU killed and reaped: the reason says which. */
+static void qemu_stopped(const struct vm_boot *b, struct boot_state *s, double t, int sig, bool kvm_failed,
+                         struct vm_result *r)
 {
-    int status;
-    kill(s->pid, SIGKILL);
-    waitpid(s->pid, &status, 0);
     s->pid = -1;
     r->wall_s = t;
     char tail[800];
@@ -408,35 +404,61 @@ static void stop_qemu(const struct vm_boot *b, struct boot_state *s, double t, i
     }
 }
 
-/* Until QEMU is gone: polled every 100 ms, as the console is a plain
- * file. The guest's lines are relayed and its milestones timed; when
- * this returns, QEMU has been reaped and r says how the boot ended. */
-static void watch_boot(const struct vm_boot *b, struct boot_state *s, struct vm_result *r)
+/* What the watch over a boot keeps from one look to the next. */
+struct boot_watch {
+    const struct vm_boot *b;
+    struct boot_state *s;
+    struct vm_result *r;
+    off_t kvm_pos, con_pos;
+    bool up_seen, run_seen;
+    double t;                   /* seconds since the boot began, at the last look */
+    int sig;                    /* the signal that interrupted the boot; 0: none */
+    bool kvm_failed;
+};
+
+/* One look: the guest's new console lines relayed (a plain file, hence
+ * the looks), its milestones timed. */
+static void boot_look(struct boot_watch *bw)
 {
-    off_t kvm_pos = 0, con_pos = 0;
-    bool up_seen = false, run_seen = false;
-    for (;;) {
-        int status;
-        pid_t w = waitpid(s->pid, &status, WNOHANG);
-        double t = (double)(pm_now_ns() - s->t0) / 1e9;
-        relay(s->console, &con_pos, b->say, &up_seen, &run_seen);
-        if (up_seen && r->up_s < 0)
-            r->up_s = t;
-        if (run_seen && r->first_run_s < 0)
-            r->first_run_s = t;
-        if (w == s->pid) {
-            qemu_ended(b, s, t, r);
-            return;
-        }
-        int sig = run_pending_abort();
-        bool kvm_failed = b->accel == VM_KVM && log_has(s->qlog, &kvm_pos, "KVM internal error");
-        if (sig || kvm_failed || t > b->timeout_s) {
-            stop_qemu(b, s, t, sig, kvm_failed, r);
-            return;
-        }
-        struct timespec ts = { 0, 100 * 1000000 };
-        nanosleep(&ts, NULL);
+    bw->t = (double)(pm_now_ns() - bw->s->t0) / 1e9;
+    relay(bw->s->console, &bw->con_pos, bw->b->say, &bw->up_seen, &bw->run_seen);
+    if (bw->up_seen && bw->r->up_s < 0)
+        bw->r->up_s = bw->t;
+    if (bw->run_seen && bw->r->first_run_s < 0)
+        bw->r->first_run_s = bw->t;
+}
+
+/* Asked at every look while QEMU runs: it is killed outright (the
+ * guest's disks are scratch) when pressmark is interrupted, KVM failed,
+ * or the guest has had its time, judged by the clock of the look. */
+static int boot_stop(void *arg, int taken)
+{
+    struct boot_watch *bw = arg;
+    (void)taken;               /* no signal is taken by the wait's sleeps */
+    boot_look(bw);
+    bw->sig = run_pending_abort();
+    bw->kvm_failed = bw->b->accel == VM_KVM && log_has(bw->s->qlog, &bw->kvm_pos, "KVM internal error");
+    return bw->sig || bw->kvm_failed || bw->t > bw->b->timeout_s ? PM_WAIT_KILL : PM_WAIT_GO_ON;
+}
+
+/* Until QEMU is gone, looking every 100 ms; when this returns 0, QEMU
+ * has been reaped and r says how the boot ended. */
+static int watch_boot(const struct vm_boot *b, struct boot_state *s, struct vm_result *r, struct pm_err *err)
+{
+    struct boot_watch bw = { .b = b, .s = s, .r = r };
+    const struct pm_wait_opts w = { .poll_ns = 100000000ull, .stop = boot_stop, .arg = &bw };
+    struct pm_wait_result res;
+    if (pm_wait_deadline(s->pid, &w, &res, err) < 0) {
+        s->pid = -1;           /* not pressmark's child (any more): its number is not ours to signal */
+        return -1;
     }
+    if (res.stopped) {
+        qemu_stopped(b, s, bw.t, bw.sig, bw.kvm_failed, r);
+        return 0;
+    }
+    boot_look(&bw);            /* what it wrote before it ended */
+    qemu_ended(b, s, bw.t, r);
+    return 0;
 }
 
 int vm_boot(const struct vm_boot *b, struct vm_result *r, struct pm_err *err)
@@ -457,7 +479,7 @@ int vm_boot(const struct vm_boot *b, struct vm_result *r, struct pm_err *err)
     if (rc == 0)
         rc = start_qemu(b, &s, err);
     if (rc == 0)
-        watch_boot(b, &s, r);
+        rc = watch_boot(b, &s, r, err);
     if (s.pid_undo >= 0)
         undo_done(s.pid_undo);
     if (rc == 0 && r->how == VM_DONE)

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "lib/timeutil.h"
 
 extern char **environ;
 
@@ -232,4 +233,114 @@ bool pm_child_ended(pid_t pid)
 {
     siginfo_t si = { .si_pid = 0 };
     return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid;
+}
+
+#define WAIT_POLL_NS 100000000ull
+
+/* sig to the child's group, or to the child alone when there is no such
+ * group (it never had one, or left it). */
+static void signal_child(pid_t pid, bool group, int sig)
+{
+    if (!group || (kill(-pid, sig) < 0 && errno == ESRCH))
+        kill(pid, sig);
+}
+
+/* 1 when pid has ended, left unreaped (WNOWAIT) so that its group can
+ * still be signalled by its number; 0 while it runs; -1 with err. */
+static int child_gone(pid_t pid, bool block, struct pm_err *err)
+{
+    for (;;) {
+        siginfo_t si = { .si_pid = 0 };
+        if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT | (block ? 0 : WNOHANG)) == 0)
+            return si.si_pid == pid;
+        if (errno != EINTR)
+            return pm_errf(err, "waitid: %s", strerror(errno));
+    }
+}
+
+/* The ended child reaped with its figures. What it left running in its
+ * group goes first when asked: until the reap its zombie keeps the
+ * group's number from being given to anyone else's process. */
+static int reap(pid_t pid, bool sweep, struct pm_wait_result *out, struct pm_err *err)
+{
+    if (sweep)
+        kill(-pid, SIGKILL);
+    pid_t r;
+    while ((r = wait4(pid, &out->status, 0, &out->ru)) < 0 && errno == EINTR)
+        ;
+    return r == pid ? 0 : pm_errf(err, "wait4: %s", strerror(errno));
+}
+
+/* Where the ending of a child stands. */
+struct ending {
+    bool begun;                /* first_sig (or SIGKILL) sent */
+    bool killed;               /* SIGKILL sent */
+    uint64_t kill_at;          /* the grace's end; 0: none running */
+};
+
+/* One step of the ending, for what stop asked (ask) and the clock (now):
+ * a kill asked for or due, else the first signal at a stop or the
+ * deadline (SIGKILL when there is no first signal). A stop once the
+ * ending has begun changes nothing: its grace runs on. */
+static void end_step(pid_t pid, const struct pm_wait_opts *w, int ask, uint64_t now, struct ending *e,
+                     struct pm_wait_result *out)
+{
+    bool kill_now = ask == PM_WAIT_KILL || (e->kill_at && now >= e->kill_at);
+    bool due = w->deadline_ns && now >= w->deadline_ns;
+    if (!e->begun && !kill_now && (ask == PM_WAIT_STOP || due)) {
+        e->begun = true;
+        out->timed_out = ask != PM_WAIT_STOP;
+        if (w->first_sig) {
+            signal_child(pid, w->group, w->first_sig);
+            e->kill_at = now + w->grace_ns;
+        } else {
+            kill_now = true;
+        }
+    }
+    if (kill_now) {
+        signal_child(pid, w->group, SIGKILL);
+        e->begun = e->killed = true;
+        e->kill_at = 0;
+    }
+}
+
+/* Sleep until the next thing to do (a look, the deadline, the grace's
+ * end); a signal of wake ends it early and is returned, else 0. */
+static int doze(const struct pm_wait_opts *w, const struct ending *e, uint64_t now)
+{
+    uint64_t until = now + (w->poll_ns ? w->poll_ns : WAIT_POLL_NS);
+    if (w->deadline_ns && !e->begun && w->deadline_ns < until)
+        until = w->deadline_ns;
+    if (e->kill_at && e->kill_at < until)
+        until = e->kill_at;
+    struct timespec ts = pm_ns_to_timespec(until > now ? until - now : 0);
+    if (!w->wake) {
+        nanosleep(&ts, NULL);
+        return 0;
+    }
+    int sig = sigtimedwait(w->wake, NULL, &ts);
+    return sig > 0 ? sig : 0;
+}
+
+int pm_wait_deadline(pid_t pid, const struct pm_wait_opts *w, struct pm_wait_result *out, struct pm_err *err)
+{
+    memset(out, 0, sizeof *out);
+    struct ending e = { 0 };
+    int sig = 0;
+    for (;;) {
+        /* Nothing but its end is left to wait for once it is killed and
+         * no signal is to be taken. */
+        int gone = child_gone(pid, e.killed && !w->wake, err);
+        if (gone < 0)
+            return -1;
+        int ask = w->stop && (!gone || sig) ? w->stop(w->arg, sig) : PM_WAIT_GO_ON;
+        out->stopped |= ask != PM_WAIT_GO_ON;
+        if (gone)
+            return reap(pid, w->group && (w->sweep || e.begun), out, err);
+        uint64_t now = pm_now_ns();
+        end_step(pid, w, ask, now, &e, out);
+        sig = e.killed && !w->wake ? 0 : doze(w, &e, now);
+        if (sig == SIGCHLD)
+            sig = 0;           /* it only wakes the wait: the next look sees the end */
+    }
 }

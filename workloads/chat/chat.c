@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "lib/metrics.h"
 #include "lib/fileio.h"
+#include "lib/spawn.h"
 #include "lib/timeutil.h"
 #include "lib/units.h"
 #include "workloads/workload.h"
@@ -163,32 +164,23 @@ static int start_server(struct chat_state *st, struct run_ctx *rc, pid_t *pid, i
     return 0;
 }
 
-/* The server exits by itself once its clients are gone; give it a
- * moment, then make sure. Returns its rusage CPU seconds. */
+/* The server exits by itself once its clients are gone; give it five
+ * seconds, looking every 10 ms, then kill its group. Returns its rusage
+ * CPU seconds. */
 static double stop_server(pid_t pid, int report, char *stats, size_t len)
 {
-    struct rusage ru;
-    int st;
-    pid_t r = 0;
-    for (int i = 0; i < 500 && r == 0; i++) {
-        r = wait4(pid, &st, WNOHANG, &ru);
-        if (r == 0) {
-            struct timespec ts = { 0, 10000000 };
-            nanosleep(&ts, NULL);
-        }
-    }
-    if (r == 0) {
-        kill(-pid, SIGKILL);
-        kill(pid, SIGKILL);
-        r = wait4(pid, &st, 0, &ru);
-    }
+    const struct pm_wait_opts w = { .deadline_ns = pm_now_ns() + 5000000000ull, .group = true,
+                                    .poll_ns = 10000000ull };
+    struct pm_wait_result res;
+    int r = pm_wait_deadline(pid, &w, &res, NULL);
     if (read_line(report, stats, len, 100) < 0)
         stats[0] = '\0';
     close(report);
-    if (r != pid)
+    if (r < 0)
         return 0;
-    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
-           (double)ru.ru_stime.tv_usec / 1e6;
+    const struct rusage *ru = &res.ru;
+    return (double)ru->ru_utime.tv_sec + (double)ru->ru_utime.tv_usec / 1e6 + (double)ru->ru_stime.tv_sec +
+           (double)ru->ru_stime.tv_usec / 1e6;
 }
 
 static int chat_run(void *state, struct run_ctx *rc, struct pm_err *err)
