@@ -237,12 +237,15 @@ bool pm_child_ended(pid_t pid)
 
 #define WAIT_POLL_NS 100000000ull
 
-/* sig to the child's group, or to the child alone when there is no such
- * group (it never had one, or left it). */
+/* sig to the child's group and to the child itself: a child that left
+ * its group (setpgid) while others stay in it would otherwise never be
+ * signalled, and a wait for it never end. Both numbers are still ours:
+ * the child is not reaped yet, so no other process can have either. */
 static void signal_child(pid_t pid, bool group, int sig)
 {
-    if (!group || (kill(-pid, sig) < 0 && errno == ESRCH))
-        kill(pid, sig);
+    if (group)
+        kill(-pid, sig);
+    kill(pid, sig);
 }
 
 /* 1 when pid has ended, left unreaped (WNOWAIT) so that its group can

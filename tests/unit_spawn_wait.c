@@ -237,6 +237,11 @@ static void stopped_by_signals(void)
     sigemptyset(&set);
     sigaddset(&set, SIGCHLD);
     sigaddset(&set, SIGUSR1);
+    /* An earlier test's child's SIGCHLD may still be pending (its wait
+     * took none): taken here, it would wake the wait one look early. */
+    const struct timespec now = { 0, 0 };
+    while (sigtimedwait(&set, NULL, &now) == SIGCHLD)
+        ;
     int after_kill = 0;
     pthread_t t;
     pthread_create(&t, NULL, send_twice, NULL);
