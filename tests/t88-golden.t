@@ -4,11 +4,11 @@
 # with their standard error and exit status, against tests/golden/. Code
 # may move between folders; what the commands print may not, unless a
 # change means it to (then regenerate, and the diff is the review):
-#   tests/t88-golden.t --update      (or PM_GOLDEN_UPDATE=1)
+#   tests/t88-golden.t --update      (or PM_GOLDEN_UPDATE=1, outside make)
 # rewrites every golden file from this build's output.
 # The database is tests/fixtures/golden.sql loaded into this test's
 # directory (no run is made); each command gets a fresh copy of it. Every
-# command runs with an environment of its own (env -i: LC_ALL=C, TZ=UTC,
+# command runs with an environment of its own (env -i: LC_ALL=C, TZ 5:45 east of UTC,
 # a PATH whose gnuplot is a stand-in that draws a fixed SVG, so charts are
 # pressmark's scripts and data, not gnuplot's drawing), standard input
 # from /dev/null and standard output and error to files. The one thing
@@ -18,8 +18,13 @@
 . "$(dirname "$0")/lib.sh"
 cd "$TMP" || exit 1
 GOLDEN="$ROOT/tests/golden"
-UPDATE=${PM_GOLDEN_UPDATE:-}
-[ "${1:-}" = --update ] && UPDATE=1
+# Only when asked for exactly, and never under make or CI, where a green
+# run that rewrote the tree would hide every difference.
+UPDATE=
+[ "${PM_GOLDEN_UPDATE:-}" = 1 ] || [ "${1:-}" = --update ] && UPDATE=1
+if [ -n "$UPDATE" ] && { [ -n "${CI:-}" ] || [ -n "${PM_FREE_TESTS:-}" ]; }; then
+    bad_update=1; UPDATE=
+fi
 
 # Beside the tests that change the machine (FREE_TESTS): a state
 # directory of its own, so no command here recovers their runs' leftovers.
@@ -67,7 +72,11 @@ golden() {
     if ! mkdir -p "$w" "$TMP/out" || ! cp "$TMP/golden.db" "$w/golden.db"; then
         _n=$((_n + 1)); _failed=$((_failed + 1)); diag "not ok $_n - $name: no copy of the database for it"; return
     fi
-    (cd "$w" && exec env -i PATH="$TMP/bin:/usr/bin:/bin" HOME="$TMP/home" LC_ALL=C TZ=UTC \
+    local sum_before; sum_before=$(md5sum < "$w/golden.db")
+    # TZ: a zone 5:45 east of UTC (POSIX, no tzdata), so an output that
+    # mixes local time and UTC shows it; timeout: a command that hangs
+    # (on a lock, say) fails its case rather than the whole test suite.
+    (cd "$w" && exec timeout -k 5 60 env -i PATH="$TMP/bin:/usr/bin:/bin" HOME="$TMP/home" LC_ALL=C TZ=XST-5:45 \
         PRESSMARK_DB=golden.db PRESSMARK_STATE_DIR="$TMP/state" \
         ${ASAN_OPTIONS+ASAN_OPTIONS="$ASAN_OPTIONS"} ${UBSAN_OPTIONS+UBSAN_OPTIONS="$UBSAN_OPTIONS"} \
         "$PM" "$@" < /dev/null > "$w/.stdout" 2> "$w/.stderr")
@@ -75,7 +84,10 @@ golden() {
     {
         printf '$ %s' "$(shown "$@")"; printf '\nexit %d\n--- stdout\n' "$rc"
         cat "$w/.stdout"; printf '\n--- stderr\n'; cat "$w/.stderr"
-        [ -z "${FILES:-}" ] || for f in $(cd "$w" && find $FILES -type f | LC_ALL=C sort); do
+        # Reading commands leave the database as it was, byte for byte.
+        [ "$(md5sum < "$w/golden.db")" = "$sum_before" ] && echo "--- database unchanged" || echo "--- database CHANGED"
+        # Every file it left, not only those it was told to write.
+        for f in $(cd "$w" && find . -type f ! -name golden.db ! -name .stdout ! -name .stderr | sed 's|^\./||' | LC_ALL=C sort); do
             printf '\n--- file %s\n' "$f"
             case $f in
             # The report's time of making is the clock's: that one line masked.
@@ -165,5 +177,6 @@ if [ -n "$UPDATE" ]; then
     left=
 fi
 is "$left" "" "tests/golden/ holds only the files of these cases"
+is "${bad_update:-}" "" "--update is refused under make or CI (CI or PM_FREE_TESTS set): nothing was rewritten"
 
 done_testing
