@@ -306,6 +306,17 @@ dead_port() {
     cleanup_add "stop_bg $!"
     wait_for test -s "$TMP/dead.port" && DEAD_PORT=$(cat "$TMP/dead.port")
 }
+# busy_port: sets BUSY_PORT, a loopback port a process of the test listens
+# on (for 60 s, or until stop_bg BUSY_PID), so a server told to take it
+# finds it in use.
+busy_port() {
+    python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+print(s.getsockname()[1], flush=True); time.sleep(60)' > "$TMP/busy.port" &
+    BUSY_PID=$!
+    cleanup_add "kill $BUSY_PID"
+    wait_for test -s "$TMP/busy.port" && BUSY_PORT=$(cat "$TMP/busy.port")
+}
 # free_port: a loopback TCP port nobody listens on now, for a test's server.
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 # wait_for CMD...: poll up to 10 s for a condition.

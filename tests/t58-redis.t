@@ -257,13 +257,8 @@ is "$(find "$CG_ROOT/pressmark" -maxdepth 1 -name 'run-*' 2>/dev/null)" "" "nor 
 is "$(machine_state)" "$before" "the machine is as it was"
 
 # A port in use is bad input.
-python3 -c 'import socket, sys, time
-s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
-print(s.getsockname()[1], flush=True); time.sleep(60)' > "$TMP/port" &
-holder=$!
-cleanup_add "kill $holder"
-wait_for test -s "$TMP/port"
-port=$(cat "$TMP/port")
+busy_port
+holder=$BUSY_PID port=$BUSY_PORT
 bad "--port in use" "^pressmark run redis: --port: '$port': 127\.0\.0\.1:$port cannot be listened on \(Address already in use; accepted: a free port, 1024 to 65535\)$" \
     run redis --port "$port" --label inuse
 stop_bg $holder
