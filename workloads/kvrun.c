@@ -207,7 +207,7 @@ static int run_client(struct kv_life *l, char *const argv[], const char *what, c
     if (kv_argv_full(&a))
         return pm_errf(err, "internal: %s's command line is too long", what);
     struct kv_env env;
-    kv_user_env(&l->srv, rep != NULL, &env);
+    kv_user_env(&l->srv, rep != NULL ? KV_AUTH_ENV : NULL, &env);
     char path[PATH_MAX];
     int fd = kv_file_create(&l->srv, name, path, sizeof path, err);
     if (fd < 0)

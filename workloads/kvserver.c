@@ -356,7 +356,7 @@ int kv_server_start(struct kv_server *s, struct run_ctx *rc, char *const argv[],
     if (log < 0)
         return -1;
     struct kv_env env;
-    kv_user_env(s, false, &env);
+    kv_user_env(s, NULL, &env);
     int r = run_spawn_env(rc, argv, env.v, false, -1, log, &s->pid, err);
     close(log);
     if (r < 0) {

@@ -77,14 +77,14 @@ int kv_arg_program_fsize(const struct kv_server *s, struct kv_argv *a, const cha
     return 0;
 }
 
-void kv_user_env(const struct kv_server *s, bool secret, struct kv_env *e)
+void kv_user_env(const struct kv_server *s, const char *secret_var, struct kv_env *e)
 {
     size_t o = 0;
     int n = 0;
-    const char *name[] = { "PATH=", "LANG=", "HOME=", KV_AUTH_ENV "=" };
+    const char *name[] = { "PATH", "LANG", "HOME", secret_var };
     const char *value[] = { "/usr/sbin:/usr/bin:/sbin:/bin", "C", s->srv, s->secret };
-    for (size_t i = 0; i < (secret ? 4u : 3u); i++) {
-        int k = snprintf(e->buf + o, sizeof e->buf - o, "%s%s", name[i], value[i]);
+    for (size_t i = 0; i < (secret_var ? 4u : 3u); i++) {
+        int k = snprintf(e->buf + o, sizeof e->buf - o, "%s=%s", name[i], value[i]);
         if (k < 0 || (size_t)k >= sizeof e->buf - o)
             break;
         e->v[n++] = e->buf + o;

@@ -37,8 +37,8 @@ int kv_arg_program(const struct kv_server *s, struct kv_argv *a, const char *pro
  * its files (PostgreSQL's relations): KV_FILE_MAX would end it. */
 int kv_arg_program_fsize(const struct kv_server *s, struct kv_argv *a, const char *prog, uint64_t fsize,
                          struct pm_err *err);
-/* PATH, LANG=C and HOME (the server's directory), and with secret the
- * password in KV_AUTH_ENV. */
-void kv_user_env(const struct kv_server *s, bool secret, struct kv_env *e);
+/* PATH, LANG=C and HOME (the server's directory), and with secret_var
+ * (KV_AUTH_ENV, PGPASSWORD; NULL: none) the server's password in it. */
+void kv_user_env(const struct kv_server *s, const char *secret_var, struct kv_env *e);
 
 #endif

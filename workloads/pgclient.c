@@ -9,30 +9,6 @@
 #include "workloads/kvuser.h"
 #include "workloads/pgconf.h"
 
-/* The environment: PATH, LANG=C, HOME (the server's directory: libpq's
- * ~/.pgpass is that user's own), and with password the server's password
- * for role postgres as PGPASSWORD (environ is its user's and root's to
- * read, a command line anyone's). */
-struct pg_env {
-    char *v[8];
-    char buf[1024];
-};
-static void pg_client_env(const struct kv_server *s, bool password, struct pg_env *e)
-{
-    size_t o = 0;
-    int n = 0;
-    const char *name[] = { "PATH=", "LANG=", "HOME=", "PGPASSWORD=" };
-    const char *value[] = { "/usr/sbin:/usr/bin:/sbin:/bin", "C", s->srv, s->secret };
-    for (size_t i = 0; i < (password ? 4u : 3u); i++) {
-        int k = snprintf(e->buf + o, sizeof e->buf - o, "%s%s", name[i], value[i]);
-        if (k < 0 || (size_t)k >= sizeof e->buf - o)
-            break;
-        e->v[n++] = e->buf + o;
-        o += (size_t)k + 1;
-    }
-    e->v[n] = NULL;
-}
-
 /* A program that did not end well: the run's status says how, with the
  * last line it wrote. */
 static void failed(struct run_ctx *rc, const char *what, const struct run_exit *ex, uint64_t timeout_ns,
@@ -64,8 +40,11 @@ int pg_client(struct run_ctx *rc, const struct kv_server *s, char *const argv[],
         kv_arg(&a, "%s", argv[i]);
     if (kv_argv_full(&a))
         return pm_errf(err, "internal: %s's command line is too long", what);
-    struct pg_env env;
-    pg_client_env(s, password, &env);
+    /* HOME is the server's directory: libpq's ~/.pgpass is that user's
+     * own; the password goes in the environment (environ is its user's
+     * and root's to read, a command line anyone's). */
+    struct kv_env env;
+    kv_user_env(s, password ? "PGPASSWORD" : NULL, &env);
     char path[PATH_MAX];
     int fd = kv_file_create(s, name, path, sizeof path, err);
     if (fd < 0)
