@@ -20,7 +20,7 @@ LDLIBS  += $(shell pkg-config --libs $(PKGS)) -lgsl -lgslcblas -lz -lm -pthread
 
 # The folders in the order their includes may point: each may include
 # itself and those before it on its line in layering.txt (make layering).
-SRC_DIRS := lib figures store pressure collectors workloads workloads/chat harness kernels labs reports experiment cmd
+SRC_DIRS := lib figures stats store pressure collectors workloads workloads/chat harness kernels labs reports export experiment bisect cmd
 LIB_SRC  := $(filter-out cmd/main.c,$(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c)))
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)
 UNIT_SRC := $(wildcard tests/unit_*.c)

@@ -10,7 +10,7 @@
 #
 #   today's gate   tonight's runs against last night's: Welch p < 0.05
 #                  and more than 5 % worse (--fail-on-regression 5);
-#   change points  reports/changepoint.h: cp_detect over the nights'
+#   change points  stats/changepoint.h: cp_detect over the nights'
 #                  means with cp_opts_default, cp_gate_find with a window
 #                  of 5 nights and a threshold of 2.5 % (the recommended
 #                  gate) or 5 %.

@@ -42,8 +42,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "reports/changepoint.h"
-#include "reports/stats.h"
+#include "stats/changepoint.h"
+#include "stats/stats.h"
 #include "workloads/workload.h"
 
 #define NIGHTS 60

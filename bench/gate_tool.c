@@ -44,7 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "reports/changepoint.h"
+#include "stats/changepoint.h"
 #include "reports/history_gate.h"
 #include "reports/present.h"
 #include "workloads/workload.h"

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The outlier rule's critical values (reports/outlier.c), made here.
+"""The outlier rule's critical values (stats/outlier.c), made here.
 
 For each number of runs n, the 95th percentile of the largest modified
 z-score, 0.6745 |x - median| / MAD, of n independent normal values: a
@@ -13,7 +13,7 @@ import numpy as np
 
 SAMPLES = 1_000_000
 CHUNK = 50_000
-# every n to 30, then the points between which reports/outlier.c
+# every n to 30, then the points between which stats/outlier.c
 # interpolates in log n (past the last, the asymptotic formula there)
 NS = list(range(4, 31)) + [35, 40, 50, 60, 80, 100, 150, 200, 300, 500, 1000, 2000, 5000, 10000]
 # fewer samples where a sample is large (the quantile's own error stays

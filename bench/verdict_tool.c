@@ -50,14 +50,14 @@
 #include <string.h>
 #include <time.h>
 #include "reports/compare.h"
-#include "reports/family.h"
+#include "stats/family.h"
 #include "reports/judge.h"
-#include "reports/power.h"
-#include "reports/bootstrap.h"
-#include "reports/outlier.h"
+#include "stats/power.h"
+#include "stats/bootstrap.h"
+#include "stats/outlier.h"
 #include "reports/present.h"
-#include "reports/ratio_ci.h"
-#include "reports/stats.h"
+#include "stats/ratio_ci.h"
+#include "stats/stats.h"
 #include "workloads/workload.h"
 
 #define ALPHA 0.05

@@ -11,7 +11,7 @@
 #include "lib/json.h"
 #include "lib/kv.h"
 #include "lib/units.h"
-#include "reports/stats.h"
+#include "stats/stats.h"
 #include "store/bisects.h"
 #include "store/runinfo.h"
 

@@ -4,7 +4,7 @@
  * the evidence, read back from results.db. */
 #include <stdbool.h>
 #include <stdint.h>
-#include "experiment/bisect.h"
+#include "bisect/bisect.h"
 
 void bisect_print_plan(const struct bisect_plan *bp);
 /* The first bad kernel, every step's evidence, the boots and the

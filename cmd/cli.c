@@ -9,7 +9,7 @@
 #include "store/db.h"
 #include "harness/profile.h"
 #include "collectors/sources.h"
-#include "reports/push.h"
+#include "export/push.h"
 #include "lib/fileio.h"
 #include "lib/quote.h"
 #include "pressure/undo.h"

@@ -1,5 +1,5 @@
 /* pressmark bisect: the first bad kernel among Debian packages, package
- * files or a git range, for one cell of a suite file (experiment/bisect.h
+ * files or a git range, for one cell of a suite file (bisect/bisect.h
  * does the work; this parses, and prints the plan and the evidence). */
 #include <stddef.h>
 #include <stdio.h>
@@ -10,7 +10,7 @@
 #include "cmd/cli.h"
 #include "cmd/parse.h"
 #include "cmd/suite_output.h"
-#include "experiment/bisect.h"
+#include "bisect/bisect.h"
 #include "lib/quote.h"
 
 static const char bisect_usage[] =

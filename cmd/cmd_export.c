@@ -1,5 +1,5 @@
 /* pressmark export RUN...: runs' samples, metrics or metadata as CSV, JSON
- * lines or line protocol (the writing itself is reports/export.c). */
+ * lines or line protocol (the writing itself is export/export.c). */
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 #include "cmd/parse.h"
 #include "lib/alloc.h"
 #include "lib/fileio.h"
-#include "reports/export.h"
+#include "export/export.h"
 #include "store/db.h"
 #include "store/runinfo.h"
 

@@ -6,7 +6,7 @@
 #include "cmd/parse.h"
 #include "store/db.h"
 #include "lib/units.h"
-#include "reports/push.h"
+#include "export/push.h"
 
 struct push_opts {
     char token_file[4096];

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "reports/stats.h"
+#include "stats/stats.h"
 #include "reports/summary.h"
 #include "store/runinfo.h"
 

@@ -1,8 +1,8 @@
 #include "experiment/plan_power.h"
 #include <math.h>
 #include <stdlib.h>
-#include "reports/power.h"
-#include "reports/stats.h"
+#include "stats/power.h"
+#include "stats/stats.h"
 #include "store/suites.h"
 
 /* Figures from a CV: a cell whose earlier runs all gave the same value

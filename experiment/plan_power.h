@@ -5,7 +5,7 @@
  * workload, label and parameters in the database), the smallest change
  * its planned runs a side detect, and the runs a side the suite's detect
  * = P% needs. Two-sided two-sample t-test at the suite's alpha, with
- * SUITE_POWER power (reports/power.h). */
+ * SUITE_POWER power (stats/power.h). */
 #include <stddef.h>
 #include "experiment/plan.h"
 #include "store/db.h"

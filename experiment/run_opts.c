@@ -13,7 +13,7 @@
 #include "lib/quote.h"
 #include "lib/units.h"
 #include "pressure/undo.h"
-#include "reports/push.h"
+#include "export/push.h"
 #include "store/db.h"
 #include "store/runs.h"
 

@@ -11,7 +11,7 @@
 #include "harness/run.h"
 #include "lib/json.h"
 #include "lib/timeutil.h"
-#include "reports/stats.h"
+#include "stats/stats.h"
 
 unsigned suite_ci_looks(const struct suite_plan *p)
 {

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "reports/compare.h"
-#include "reports/geomean.h"
+#include "stats/geomean.h"
 
 struct across {
     char config[256];

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "reports/judge.h"
-#include "reports/outlier.h"
+#include "stats/outlier.h"
 #include "reports/present.h"
 #include "lib/quote.h"
 #include "lib/units.h"

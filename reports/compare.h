@@ -7,11 +7,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "store/db.h"
-#include "reports/bootstrap.h"
-#include "reports/ratio_ci.h"
-#include "reports/ranktest.h"
-#include "reports/stats.h"
-#include "reports/trend.h"
+#include "stats/bootstrap.h"
+#include "stats/ratio_ci.h"
+#include "stats/ranktest.h"
+#include "stats/stats.h"
+#include "stats/trend.h"
 
 struct cmp_metric {
     char name[96], unit[16], direction[8], title[48];

@@ -4,9 +4,9 @@
 #include <string.h>
 #include "lib/quote.h"
 #include "lib/units.h"
-#include "reports/geomean.h"
+#include "stats/geomean.h"
 #include "reports/isolation_fmt.h"
-#include "reports/outlier.h"
+#include "stats/outlier.h"
 #include "reports/table.h"
 #include "reports/verdict.h"
 

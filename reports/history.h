@@ -11,8 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "reports/changepoint.h"
-#include "reports/stats.h"
+#include "stats/changepoint.h"
+#include "stats/stats.h"
 #include "store/db.h"
 #include "store/history.h"
 

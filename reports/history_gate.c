@@ -6,7 +6,7 @@
 #include "lib/quote.h"
 #include "lib/units.h"
 #include "reports/compare.h"
-#include "reports/family.h"
+#include "stats/family.h"
 #include "reports/history_fmt.h"
 #include "reports/present.h"
 #include "reports/verdict.h"

@@ -17,9 +17,9 @@
 #include "reports/html_svg.h"
 #include "reports/html_ticks.h"
 #include "reports/isolation_fmt.h"
-#include "reports/outlier.h"
+#include "stats/outlier.h"
 #include "reports/plot.h"
-#include "reports/stats.h"
+#include "stats/stats.h"
 #include "store/runinfo.h"
 #include "reports/summary.h"
 #include "metric_names.h"     /* generated from the metric tables (tools/metric-names.awk) */

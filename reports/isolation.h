@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "reports/compare.h"
-#include "reports/ratio_ci.h"
+#include "stats/ratio_ci.h"
 #include "store/db.h"
 
 /* The headline and its compare_also figures at the most. */

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lib/units.h"
-#include "reports/family.h"
-#include "reports/outlier.h"
-#include "reports/power.h"
+#include "stats/family.h"
+#include "stats/outlier.h"
+#include "stats/power.h"
 #include "reports/present.h"
 
 static bool has_outlier(const double *v, size_t n)

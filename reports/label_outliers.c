@@ -1,7 +1,7 @@
 #include "reports/label_outliers.h"
 #include <stdlib.h>
 #include <string.h>
-#include "reports/outlier.h"
+#include "stats/outlier.h"
 #include "reports/present.h"
 #include "reports/summary.h"
 

@@ -5,10 +5,10 @@
 #include <string.h>
 #include <time.h>
 #include "lib/units.h"
-#include "reports/stats.h"
+#include "stats/stats.h"
 #include "reports/table.h"
 #include "reports/present.h"
-#include "reports/outlier.h"
+#include "stats/outlier.h"
 #include "store/headline.h"
 #include "metric_names.h"     /* generated from the metric tables (tools/metric-names.awk) */
 

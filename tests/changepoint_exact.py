@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The exact permutation p of reports/changepoint.c's test, by
+"""The exact permutation p of stats/changepoint.c's test, by
 enumeration, and pressmark's Monte-Carlo p held to it.
 
 cp_detect tests a candidate split of strength q by shuffling the series
@@ -50,7 +50,7 @@ from scipy import stats
 
 import changepoint_ref as ref
 
-SLACK = Fraction(1, 10 ** 9)      # reports/changepoint.c's CP_TIE_SLACK
+SLACK = Fraction(1, 10 ** 9)      # stats/changepoint.c's CP_TIE_SLACK
 ALPHA = 1e-5                      # each check's Clopper-Pearson level: 1 - ALPHA
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""An independent brute force of reports/changepoint.c's statistic and
+"""An independent brute force of stats/changepoint.c's statistic and
 split choice, for tests/unit_changepoint.c's data: straight from Matteson
 & James (2014), every pair's distance summed anew for every split (no
 running sums, no scaling), in exact rational arithmetic where the series

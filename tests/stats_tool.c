@@ -14,16 +14,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
-#include "reports/bootstrap.h"
-#include "reports/changepoint.h"
-#include "reports/family.h"
-#include "reports/geomean.h"
-#include "reports/outlier.h"
-#include "reports/power.h"
-#include "reports/ranktest.h"
-#include "reports/ratio_ci.h"
-#include "reports/stats.h"
-#include "reports/trend.h"
+#include "stats/bootstrap.h"
+#include "stats/changepoint.h"
+#include "stats/family.h"
+#include "stats/geomean.h"
+#include "stats/outlier.h"
+#include "stats/power.h"
+#include "stats/ranktest.h"
+#include "stats/ratio_ci.h"
+#include "stats/stats.h"
+#include "stats/trend.h"
 
 struct sub {
     const char *name, *args;

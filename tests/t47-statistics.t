@@ -367,7 +367,7 @@ is "$(tests outliers)" "ok 49" "the modified z-score and its flags: as Iglewicz 
 is "$(tests outlier-rate)" "ok 15" "the outlier rule flags 5 % of clean normal samples at 4 to 10, 15, 33, 40, 70, 150, 250 and 11,000 runs (binomial 99.9 % interval), none below 4"
 is "$(tests ratio)" "ok 66" "the ratio's 95% set: its ends, its shape on a grid and 1 left out exactly when scipy's Welch p < 0.05 (65 sample pairs, hostile scales among them)"
 is "$(tests means)" "ok 80" "the geometric mean with its interval and the harmonic mean: as scipy's gmean and hmean"
-# Change points (reports/changepoint.c). tests/changepoint_ref.py: the
+# Change points (stats/changepoint.c). tests/changepoint_ref.py: the
 # statistic and the splits by brute force in exact fractions, held to
 # pressmark's (its tables in unit_changepoint.c must be its output).
 # tests/changepoint_exact.py: the permutation test's exact p, every

@@ -75,7 +75,7 @@ hq() { sqlite3 -batch "$H" "$1"; }
 cp "$ROOT/tests/fixtures/results-schema7.db" "$TMP/seed.db"
 mkdb() { "$PM" --db "$1" merge -- "$TMP/seed.db" > /dev/null; }
 # rekey ID: the bisection's key made again from what it holds (FNV-1a of
-# its fields and candidates, as experiment/bisect_prep.c makes it), as
+# its fields and candidates, as bisect/bisect_prep.c makes it), as
 # whoever forged a row would, so a check behind the key is reached.
 rekey() {
     python3 - "$H" "$1" <<'PY'

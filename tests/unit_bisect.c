@@ -5,8 +5,8 @@
  * real Debian range's 17 candidates. */
 #include <stdlib.h>
 #include <sys/wait.h>
-#include "experiment/bisect_judge.h"
-#include "experiment/bisect_pick.h"
+#include "bisect/bisect_judge.h"
+#include "bisect/bisect_pick.h"
 #include "lib/debver.h"
 #include "tests/tap.h"
 

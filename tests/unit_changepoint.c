@@ -1,4 +1,4 @@
-/* Change points (reports/changepoint.h): the statistic against hand
+/* Change points (stats/changepoint.h): the statistic against hand
  * arithmetic and against an independent brute force
  * (tests/changepoint_ref.py, exact rational arithmetic, every pair summed
  * anew for every split: its output is pasted below), the split chosen,
@@ -9,7 +9,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <stdbool.h>
-#include "reports/changepoint.h"
+#include "stats/changepoint.h"
 #include "tests/tap.h"
 
 /* ---- /usr/bin/python3 tests/changepoint_ref.py, pasted as printed ---- */

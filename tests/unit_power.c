@@ -1,7 +1,7 @@
 /* The power of the two-sample t-test against textbook values (R's
  * power.t.test, Cohen's tables) and its own consistency; t47 holds it to
  * scipy on a grid. */
-#include "reports/power.h"
+#include "stats/power.h"
 #include "tests/tap.h"
 
 int main(void)

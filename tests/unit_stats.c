@@ -1,5 +1,5 @@
 /* Statistics against independently known values. */
-#include "reports/stats.h"
+#include "stats/stats.h"
 #include "tests/tap.h"
 
 int main(void)

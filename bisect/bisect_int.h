@@ -4,8 +4,8 @@
  * bisect_cell.c measures a kernel in batches, bisect_git.c follows git
  * bisect. Not for commands. */
 #include <stdbool.h>
-#include "experiment/bisect.h"
-#include "experiment/bisect_judge.h"
+#include "bisect/bisect.h"
+#include "bisect/bisect_judge.h"
 #include "experiment/plan.h"
 #include "harness/run.h"
 

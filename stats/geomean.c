@@ -1,4 +1,4 @@
-#include "reports/geomean.h"
+#include "stats/geomean.h"
 #include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <string.h>

@@ -1,8 +1,8 @@
-#include "experiment/bisect_judge.h"
+#include "bisect/bisect_judge.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "reports/stats.h"
+#include "stats/stats.h"
 
 static bool constant(const double *v, size_t n)
 {

@@ -1,4 +1,4 @@
-#include "reports/family.h"
+#include "stats/family.h"
 #include <math.h>
 #include <stdlib.h>
 

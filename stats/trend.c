@@ -1,4 +1,4 @@
-#include "reports/trend.h"
+#include "stats/trend.h"
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>

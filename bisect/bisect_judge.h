@@ -1,7 +1,7 @@
 #ifndef PM_BISECT_JUDGE_H
 #define PM_BISECT_JUDGE_H
 /* A bisection step's verdict: the candidate's runs against the good
- * kernel's and the bad kernel's, by Welch's t-test (reports/stats.h).
+ * kernel's and the bad kernel's, by Welch's t-test (stats/stats.h).
  * Good when it differs from the bad kernel and not from the good one, bad
  * the other way round; otherwise more runs, and at the cap "cannot tell".
  * A step looks after each boot's batch, at most looks times up to the

@@ -1,4 +1,4 @@
-#include "reports/export.h"
+#include "export/export.h"
 #include <errno.h>
 #include <fnmatch.h>
 #include <math.h>
@@ -7,7 +7,7 @@
 #include "lib/json.h"
 #include "lib/quote.h"
 #include "lib/units.h"
-#include "reports/lineproto.h"
+#include "export/lineproto.h"
 #include "store/runinfo.h"
 #include "store/ticks.h"
 

@@ -1,4 +1,4 @@
-#include "reports/stats.h"
+#include "stats/stats.h"
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
 #include <gsl/gsl_sort.h>

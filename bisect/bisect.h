@@ -2,7 +2,7 @@
 #define PM_EXPERIMENT_BISECT_H
 /* pressmark bisect: a suite file's cell measured on a good and a bad
  * kernel, then on the candidates between them, each judged good or bad
- * against the two (experiment/bisect_judge.h), until the first bad one
+ * against the two (bisect/bisect_judge.h), until the first bad one
  * is found. Candidates: Debian packages between two versions (apt's, in
  * dpkg's order), package files in a given order, or a git range driven
  * by git bisect with a build command. Each boot is a suite of its own

@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "experiment/bisect_int.h"
-#include "experiment/bisect_pick.h"
+#include "bisect/bisect_int.h"
+#include "bisect/bisect_pick.h"
 #include "lib/quote.h"
 
 /* No candidate left to test: the first bad one, or the range it is in. */

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "experiment/bisect_int.h"
+#include "bisect/bisect_int.h"
 #include "kernels/find.h"
 #include "kernels/gitbisect.h"
 

@@ -1,5 +1,5 @@
-#include "reports/push.h"
-#include "reports/lineproto.h"
+#include "export/push.h"
+#include "export/lineproto.h"
 #include "store/ticks.h"
 #include "lib/http.h"
 #include <errno.h>

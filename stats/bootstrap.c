@@ -1,4 +1,4 @@
-#include "reports/bootstrap.h"
+#include "stats/bootstrap.h"
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort.h>

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "experiment/bisect.h"
+#include "bisect/bisect.h"
 #include "experiment/plan.h"
 #include "harness/catalogue.h"
 #include "kernels/candidates.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "experiment/bisect_int.h"
+#include "bisect/bisect_int.h"
 #include "experiment/suite.h"
 #include "kernels/find.h"
 #include "kernels/spec.h"

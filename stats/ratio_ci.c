@@ -1,4 +1,4 @@
-#include "reports/ratio_ci.h"
+#include "stats/ratio_ci.h"
 #include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <stdio.h>

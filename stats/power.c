@@ -1,4 +1,4 @@
-#include "reports/power.h"
+#include "stats/power.h"
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_integration.h>

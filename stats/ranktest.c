@@ -1,4 +1,4 @@
-#include "reports/ranktest.h"
+#include "stats/ranktest.h"
 #include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <stdlib.h>

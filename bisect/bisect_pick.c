@@ -1,4 +1,4 @@
-#include "experiment/bisect_pick.h"
+#include "bisect/bisect_pick.h"
 #include <string.h>
 
 /* The range still in question from the stored steps: lo the last good

@@ -1,8 +1,8 @@
-/* A bisection's progress lines (experiment/bisect_int.h): one place that
+/* A bisection's progress lines (bisect/bisect_int.h): one place that
  * escapes them, below every other part of the bisection. */
 #include <stdarg.h>
 #include <stdio.h>
-#include "experiment/bisect_int.h"
+#include "bisect/bisect_int.h"
 #include "lib/quote.h"
 
 void bisect_say(const struct bctx *c, const char *fmt, ...)

@@ -7,14 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "experiment/bisect_int.h"
+#include "bisect/bisect_int.h"
 #include "harness/catalogue.h"
 #include "kernels/candidates.h"
 #include "kernels/gitbisect.h"
 #include "lib/debver.h"
 #include "lib/quote.h"
 #include "lib/units.h"
-#include "reports/stats.h"
+#include "stats/stats.h"
 
 /* What the stored bisection s (its candidates v) holds other than what
  * the operator gave now (g), or NULL. full: a whole command again, so

@@ -1,4 +1,4 @@
-#include "reports/outlier.h"
+#include "stats/outlier.h"
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>

@@ -1,4 +1,4 @@
-#include "reports/changepoint.h"
+#include "stats/changepoint.h"
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>

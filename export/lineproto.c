@@ -1,4 +1,4 @@
-#include "reports/lineproto.h"
+#include "export/lineproto.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
