@@ -26,7 +26,7 @@
 #include "lib/metrics.h"
 #include "lib/series.h"
 #include "store/db.h"
-#include "store/machine.h"
+#include "store/machines.h"
 #include "store/runs.h"
 #include "store/ticks.h"
 

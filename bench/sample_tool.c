@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "store/db.h"
-#include "store/machine.h"
+#include "store/machines.h"
 #include "store/runs.h"
 #include "store/tickcodec.h"
 #include "store/ticks.h"

@@ -12,7 +12,7 @@
 #include "lib/kv.h"
 #include "lib/metrics.h"
 #include "store/db.h"
-#include "store/machine.h"
+#include "store/machines.h"
 #include "lib/series.h"
 #include "workloads/workload.h"
 

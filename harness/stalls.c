@@ -1,7 +1,7 @@
 #include "harness/stalls.h"
 #include <stdio.h>
 #include <string.h>
-#include "store/latency.h"
+#include "store/latency_hist.h"
 
 enum { STALL_COUNT, STALL_TOTAL_MS, STALL_P50_US, STALL_P90_US, STALL_P99_US, STALL_MAX_US, STALL_EVENTS,
     STALL_LOST_EVENTS, STALL_UNPAIRED, STALL_NESTED };

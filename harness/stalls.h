@@ -9,7 +9,7 @@
 #include "lib/kv.h"
 #include "lib/metrics.h"
 #include "pressure/tracefs.h"
-#include "store/latency.h"
+#include "store/latency_hist.h"
 
 #define STALL_BUFFER_KB 4096
 

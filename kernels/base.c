@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "kernels/build.h"
+#include "kernels/build_step.h"
 #include "lib/fileio.h"
 #include "lib/hash.h"
 

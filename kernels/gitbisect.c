@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "kernels/build.h"
+#include "kernels/build_step.h"
 #include "lib/alloc.h"
 #include "lib/fileio.h"
 #include "lib/quote.h"

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "kernels/base.h"
-#include "kernels/build.h"
+#include "kernels/build_step.h"
 #include "kernels/find.h"
 #include "kernels/kconfig.h"
 #include "lib/fileio.h"

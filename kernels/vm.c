@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "harness/run.h"
-#include "kernels/build.h"
+#include "kernels/build_step.h"
 #include "lib/fileio.h"
 #include "lib/quote.h"
 #include "lib/spawn.h"

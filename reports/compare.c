@@ -11,7 +11,7 @@
 #include "lib/quote.h"
 #include "lib/units.h"
 #include "store/headline.h"
-#include "store/history.h"
+#include "store/history_runs.h"
 #include "metric_names.h"     /* generated from the metric tables (tools/metric-names.awk) */
 
 const char *const cmp_report_metrics[] = {

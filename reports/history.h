@@ -14,7 +14,7 @@
 #include "stats/changepoint.h"
 #include "stats/stats.h"
 #include "store/db.h"
-#include "store/history.h"
+#include "store/history_runs.h"
 
 /* Change points are looked for among the newest this many nights. */
 #define HISTORY_CP_MAX 1000

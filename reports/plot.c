@@ -1,5 +1,5 @@
 #include "reports/plot.h"
-#include "store/latency.h"
+#include "store/latency_hist.h"
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "store/db.h"
-#include "store/latency.h"
+#include "store/latency_hist.h"
 #include "store/texts.h"
 #include "lib/kv.h"
 #include "lib/metrics.h"

@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include "lib/fileio.h"
 #include "lib/quote.h"
-#include "store/machine.h"
+#include "store/machines.h"
 
 /* Counts above a run's real ones by far; metric_set and kv_list find
  * names linearly, so they also keep a crafted record's cost small. */

@@ -10,7 +10,7 @@
 #include "lib/fileio.h"
 #include "lib/machine.h"
 #include "store/guest_runs.h"
-#include "store/machine.h"
+#include "store/machines.h"
 #include "store/merge.h"
 #include "store/runs.h"
 #include "store/suites.h"

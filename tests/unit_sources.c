@@ -8,7 +8,7 @@
 #include "collectors/sources.h"
 #include "store/db.h"
 #include "pressure/probe.h"
-#include "store/machine.h"
+#include "store/machines.h"
 #include "store/ticks.h"
 #include "store/runs.h"
 #include "tests/tap.h"

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "store/db.h"
-#include "store/machine.h"
+#include "store/machines.h"
 #include "store/runs.h"
 #include "store/tickblock.h"
 #include "store/tickcodec.h"

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <unistd.h>
 #include "store/db.h"
-#include "store/machine.h"
+#include "store/machines.h"
 #include "store/runs.h"
 #include "store/tickcodec.h"
 #include "store/ticks.h"

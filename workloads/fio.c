@@ -44,7 +44,7 @@
 #include "metric_names.h"     /* generated from the metric tables (tools/metric-names.awk) */
 
 /* What run fio stores beside the fio parser's figures (declared in
- * figures/fio.c, the catalogue's "fio: record --figures fio" group). */
+ * figures/fio_json.c, the catalogue's "fio: record --figures fio" group). */
 enum { F_READ_BYTES, F_WRITE_BYTES, F_DATASET, F_LAYOUT_S };
 static const struct metric_def fio_run_defs[] = {
     [F_READ_BYTES] = METRIC("fio.read_io_bytes", "bytes", PM_NEITHER,

@@ -1,4 +1,4 @@
-#include "kernels/build.h"
+#include "kernels/build_step.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

@@ -1,4 +1,4 @@
-#include "store/machine.h"
+#include "store/machines.h"
 #include <stdio.h>
 #include <string.h>
 

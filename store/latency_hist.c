@@ -1,4 +1,4 @@
-#include "store/latency.h"
+#include "store/latency_hist.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
-#ifndef PM_STORE_MACHINE_H
-#define PM_STORE_MACHINE_H
+#ifndef PM_STORE_MACHINES_H
+#define PM_STORE_MACHINES_H
 #include <stdint.h>
 #include "lib/machine.h"
 #include "store/db.h"

@@ -1,4 +1,4 @@
-#include "store/history.h"
+#include "store/history_runs.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
