@@ -19,7 +19,7 @@
 #include <unistd.h>
 #include "experiment/lava_stored.h"
 #include "labs/artifacts.h"
-#include "labs/lava.h"
+#include "labs/lava_api.h"
 #include "labs/lava_job.h"
 #include "labs/lava_url.h"
 #include "lib/fileio.h"

@@ -1,5 +1,5 @@
-#ifndef PM_LABS_LAVA_H
-#define PM_LABS_LAVA_H
+#ifndef PM_LABS_LAVA_API_H
+#define PM_LABS_LAVA_API_H
 /* A LAVA lab (Linaro's Automated Validation Architecture) through its
  * REST API (api/v0.2): the server that schedules a fleet's devices, boots
  * their kernels and runs test definitions. pressmark submits one job per

@@ -1,4 +1,4 @@
-#include "labs/lava.h"
+#include "labs/lava_api.h"
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
