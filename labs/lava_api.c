@@ -361,23 +361,6 @@ int lava_job_get(const struct lava_lab *lab, int64_t job_id, struct lava_job_sta
     return rc;
 }
 
-/* GET api/v0.2/jobs/ID/cancel/ (a GET in LAVA 2023.01's REST API): 200
- * {"message": "Job cancel signal sent."}, also for a job that has ended;
- * 403 when the token's user may not cancel it. */
-int lava_job_cancel(const struct lava_lab *lab, int64_t job_id, struct pm_err *err)
-{
-    if (need_token(lab, "canceling a job", err) < 0)
-        return -1;
-    char path[64], url[1024];
-    snprintf(path, sizeof path, "api/v0.2/jobs/%" PRId64 "/cancel/", job_id);
-    struct lava_answer a;
-    if (lava_call(lab, path, NULL, url, sizeof url, &a, err) < 0)
-        return -1;
-    int rc = a.code == 200 ? 0 : status_error(url, &a, "LAVA did not cancel the job: ", err);
-    json_decref(a.doc);
-    return rc;
-}
-
 void lava_job_url(const struct lava_lab *lab, int64_t job_id, char *buf, size_t len)
 {
     snprintf(buf, len, "%sscheduler/job/%" PRId64, lab->url, job_id);

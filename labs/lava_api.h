@@ -51,8 +51,6 @@ struct lava_job_status {
 
 /* A job's state and health (GET api/v0.2/jobs/ID/). */
 int lava_job_get(const struct lava_lab *lab, int64_t job_id, struct lava_job_status *st, struct pm_err *err);
-/* Ask LAVA to cancel a job. */
-int lava_job_cancel(const struct lava_lab *lab, int64_t job_id, struct pm_err *err);
 /* The URL of a job's page, for messages: URLscheduler/job/ID. */
 void lava_job_url(const struct lava_lab *lab, int64_t job_id, char *buf, size_t len);
 

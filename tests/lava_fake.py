@@ -148,10 +148,6 @@ class Handler(BaseHTTPRequestHandler):
     def job(self, job_id, rest, query):
         if rest == ["tests"]:
             return self.tests(job_id, query)
-        if rest == ["cancel"]:
-            if self.headers.get("Authorization") != TOKEN:
-                return self.answer(403, {"detail": "Authentication credentials were not provided."})
-            return self.answer(200, {"message": "Job cancel signal sent."})
         if job_id == 45:
             return self.answer(200, {"id": 45, "pad": "x" * (5 << 20)})
         if job_id == 46:
