@@ -9,7 +9,9 @@
  * The token is read from a file of the user's own that nobody else may
  * read (never from the command line, where ps shows it), and sent only
  * in the Authorization header. Everything LAVA answers is data: bounded
- * in size, parsed as JSON (jansson), copied into fixed buffers. */
+ * in size, parsed as JSON (jansson), copied into fixed buffers as text a
+ * terminal shows as it is; the YAML inside one answer, the reason a job
+ * ended, is read by labs/lava_text.h. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -46,7 +48,8 @@ struct lava_job_status {
     enum lava_state state;
     enum lava_health health;
     char device[128];           /* the device it ran on, "" before */
-    char failure[1024];         /* LAVA's failure_comment (control characters made spaces), "" when none */
+    char failure[1024];         /* why it failed, "" when LAVA gave no reason: its failure_comment, else its
+                                 * job test case's error_type and error_msg (lava_case_reason) */
 };
 
 /* A job's state and health (GET api/v0.2/jobs/ID/). */

@@ -1,7 +1,9 @@
 /* pressmark's LAVA client (labs/): yaml_quote's scalars read back by a real
  * YAML parser (PyYAML, as lava-server reads a job) as exactly their text;
  * the job definition read back field by field and held against LAVA's own
- * schema; values that cannot go into a job refused; the token file's and
+ * schema; values that cannot go into a job refused; the reason a job
+ * ended read from LAVA's YAML by libyaml, and hostile or malformed YAML
+ * there; the token file's and
  * URL's rules; the REST calls against tests/lava_fake.py (LAVA 2023.01's
  * answers) and an unused port; the artifact store's PUT and GET; a URL
  * with a user or password found in a suite's text; a stored job's lab,
@@ -21,6 +23,7 @@
 #include "labs/artifacts.h"
 #include "labs/lava_api.h"
 #include "labs/lava_job.h"
+#include "labs/lava_text.h"
 #include "labs/lava_url.h"
 #include "lib/fileio.h"
 #include "lib/spawn.h"
@@ -225,6 +228,143 @@ static struct lava_job_spec good_spec(void)
         .memory_mib = 2048, .cpus = 2, .append = "quiet loglevel=3 pm.x=1,2",
         .timeout_min = 60, .test_timeout_min = 30, .priority = "medium", .visibility = "public",
     };
+}
+
+/* lava_case_reason of meta (len bytes) is 0 with the reason want. */
+static void reason_is(const char *meta, size_t len, const char *want, const char *what)
+{
+    char buf[1024] = "untouched";
+    struct pm_err err = { "" };
+    int rc = lava_case_reason(meta, len, buf, sizeof buf, &err);
+    ok(rc == 0 && strcmp(buf, want) == 0, "reason: %s: '%s' (%s)", what, buf, err.msg);
+}
+
+/* ... is -1, err one clean line holding want, no reason. */
+static void reason_refused(const char *meta, size_t len, const char *want, const char *what)
+{
+    char buf[1024] = "untouched";
+    struct pm_err err = { "" };
+    int rc = lava_case_reason(meta, len, buf, sizeof buf, &err);
+    ok(rc == -1 && strstr(err.msg, want) && buf[0] == '\0' && !has_control(err.msg) && utf8_valid(err.msg),
+       "reason: %s: refused: %s", what, err.msg);
+}
+
+#define R(text) text, sizeof text - 1
+#define PANIC_META "case: job\ndefinition: lava\nerror_msg: \"[    2.653764] Kernel panic - not syncing: Fatal exception " \
+    "in interrupt\\r\\r\\n[\n  \\   4.441426] Shutting down cpus with NMI\\r\\r\\n[    4.442805] Kernel Offset: 0x1a00000\n" \
+    "  from 0xffffffff81000000 (relocation range: 0xffffffff80000000-0xffffffffbfffffff)\\r\\r\\n[\n  \\   4.460673] ---[ " \
+    "end Kernel panic - not syncing: Fatal exception in interrupt\n  ]---\"\nerror_type: Job\nresult: fail\n"
+
+/* The exact cut: a reason longer than its buffer is cut to the buffer's
+ * size less one, before the character that would not fit; any buffer
+ * gets a prefix of the whole reason, never half a character. */
+static void test_reason_cut(void)
+{
+    static char meta[LAVA_META_MAX + 2], whole[1024], buf[1024];
+    struct pm_err err = { "" };
+    int n = snprintf(meta, sizeof meta, "error_type: Job\nerror_msg: ");
+    memset(meta + n, 'x', 5000);
+    strcpy(meta + n + 5000, "\n");
+    int rc = lava_case_reason(meta, strlen(meta), buf, sizeof buf, &err);
+    ok(rc == 0 && strlen(buf) == 1023 && strncmp(buf, "Job error: xxx", 14) == 0 && strspn(buf + 11, "x") == 1012,
+       "a reason of 5011 bytes is cut to exactly 1023 in 1024 (%zu)", strlen(buf));
+    n = snprintf(meta, sizeof meta, "error_type: Job\nerror_msg: ");
+    for (int i = 0; i < 2000; i++)
+        n += sprintf(meta + n, "\xe2\x82\xac");
+    rc = lava_case_reason(meta, (size_t)n, buf, sizeof buf, &err);
+    ok(rc == 0 && strlen(buf) == 1022 && utf8_valid(buf), "one of 3-byte characters: cut to 1022, before the character "
+       "that would end at 1024 (%zu)", strlen(buf));
+    n = snprintf(meta, sizeof meta, "error_type: \"B\\tug\"\nerror_msg: \"a\\e\\xe9 \\u20ac\\U0001F600\\t \\nb\"\n");
+    lava_case_reason(meta, (size_t)n, whole, sizeof whole, &err);
+    is_str(whole, "B ug error: a \xc3\xa9 \xe2\x82\xac\xf0\x9f\x98\x80 b", "escapes decoded, control made spaces");
+    bool prefixes = true;
+    for (size_t len = 0; len < 40; len++) {
+        char *small = malloc(len ? len : 1);
+        small[0] = '?';
+        rc = lava_case_reason(meta, (size_t)n, small, len, &err);
+        prefixes &= rc == 0 && (len == 0 || (strlen(small) < len && strncmp(whole, small, strlen(small)) == 0 &&
+                                             utf8_valid(small)));
+        free(small);
+    }
+    ok(prefixes, "in buffers of 0 to 39 bytes: a prefix of the reason each, whole characters only");
+    memset(meta, 'x', LAVA_META_MAX + 1);
+    memcpy(meta, "error_msg: ", 11);
+    meta[LAVA_META_MAX] = '\0';
+    ok(lava_case_reason(meta, LAVA_META_MAX, buf, sizeof buf, &err) == 0 && strlen(buf) == 1023,
+       "metadata of %u bytes is read (%s)", LAVA_META_MAX, err.msg);
+    meta[LAVA_META_MAX] = 'x';
+    reason_refused(meta, LAVA_META_MAX + 1, "65537 bytes, more than 65536", "one byte more");
+}
+
+/* Hostile YAML: deep, long, aliases (a billion laughs), and not YAML. */
+static void test_reason_hostile(void)
+{
+    static char meta[80000];
+    int n = sprintf(meta, "error_msg: m\nextra: ");
+    for (int i = 0; i < LAVA_META_DEPTH - 1; i++)
+        n += sprintf(meta + n, "[");
+    for (int i = 0; i < LAVA_META_DEPTH - 1; i++)
+        n += sprintf(meta + n, "]");
+    reason_is(meta, (size_t)n, "m", "another key's value 16 levels deep is passed over");
+    n = sprintf(meta, "error_msg: m\nextra: ");
+    for (int i = 0; i < 10000; i++)
+        n += sprintf(meta + n, "[");
+    reason_refused(meta, (size_t)n, "line 2: nested deeper than 16 levels", "10000 open brackets");
+    n = sprintf(meta, "extra: [");
+    for (int i = 0; i < 5000; i++)
+        n += sprintf(meta + n, "x, ");
+    n += sprintf(meta + n, "]\nerror_msg: m\n");
+    reason_refused(meta, (size_t)n, "more than 4096 YAML events", "a list of 5000 items");
+    reason_refused(R("a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+                     "c: [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nerror_msg: m\n"), "line 2: an alias", "a billion laughs");
+    reason_refused(R("a: &x text\nerror_msg: *x\n"), "line 2: an alias (LAVA writes none)", "error_msg as an alias");
+    reason_refused(R("error_msg: \"unclosed\n"), "line 2, column 1: found unexpected end of stream (while scanning a "
+                   "quoted scalar)", "an unclosed quote");
+    reason_refused(R("error_msg: a: b\n"), "line 1, column 13: mapping values are not allowed in this context",
+                   "a second ': ' in a plain scalar");
+    reason_refused(R("error_msg: a\x1b[2J\n"), "byte 12: control characters are not allowed", "a raw ESC");
+    reason_refused(R("error_msg: a\0b\n"), "byte 12: control characters are not allowed", "a NUL byte");
+    reason_refused(R("error_msg: \xff\n"), "byte 11: invalid leading UTF-8 octet", "a byte that is not UTF-8");
+    reason_refused(R("\xff\xfe" "e\0r\0"), "byte 0: invalid leading UTF-8 octet", "UTF-16 (its byte order mark)");
+    reason_refused(R("error_msg: \"\\ud800\"\n"), "invalid Unicode character escape code", "an escaped surrogate");
+    reason_refused(R("- error_msg: m\n"), "line 1: not a mapping", "a list");
+    reason_refused(R("just text\n"), "line 1: not a mapping", "a scalar");
+    reason_refused(R("---\n"), "not a mapping", "an empty document");
+    reason_refused(R("error_msg: [a, b]\n"), "line 1: error_msg is not a scalar (accepted: text)", "error_msg a list");
+    reason_refused(R("error_type: {a: b}\nerror_msg: m\n"), "error_type is not a scalar", "error_type a mapping");
+    reason_refused(R("error_msg: a\nerror_msg: b\n"), "line 2: error_msg a second time", "error_msg twice");
+    reason_refused(R("error_msg: null\nerror_msg: b\n"), "error_msg a second time", "error_msg twice, null first");
+    reason_refused(R("? [a]\n: b\nerror_msg: m\n"), "line 1: a key that is not a scalar", "a key that is a list");
+    reason_refused(R("error_msg: a\n---\nerror_msg: b\n"), "more than one YAML document", "two documents");
+}
+
+/* The reason a job ended, from its job test case's metadata (YAML) as
+ * LAVA writes it, read by libyaml. */
+static void test_case_reason(void)
+{
+    reason_is(R("case: job\ndefinition: lava\nerror_msg: login-action timed out after 118 seconds\nerror_type: Job\n"
+                "result: fail\n"), "Job error: login-action timed out after 118 seconds", "LAVA's plain scalars");
+    reason_is(R(PANIC_META), "Job error: [ 2.653764] Kernel panic - not syncing: Fatal exception in interrupt [ 4.441426] "
+              "Shutting down cpus with NMI [ 4.442805] Kernel Offset: 0x1a00000 from 0xffffffff81000000 (relocation "
+              "range: 0xffffffff80000000-0xffffffffbfffffff) [ 4.460673] ---[ end Kernel panic - not syncing: Fatal "
+              "exception in interrupt ]---", "a kernel panic's lines, folded, runs of blanks one space");
+    reason_is(R("error_type: Bug\nerror_msg: \"a\\e[2Jb\\tc\\r\\nd\\x7f\\Ne\\u202eRLO\\u2028LS\\u200bZW\\0nul\\x9b"
+                "CSI\\ufeffBOM\"\n"), "Bug error: a [2Jb c d  e RLO LS ZW nul CSI BOM",
+              "escaped control and format characters (ESC, DEL, NEL, RLO, LS, ZWSP, NUL, CSI, BOM) made spaces");
+    reason_is(R("error_msg: \"  lead\"\nerror_type: \" Job \"\n"), "Job error: lead", "blanks that begin a field dropped");
+    reason_is(R("case: job\nresult: pass\n"), "", "no error_msg: no reason");
+    reason_is(R("error_type: Job\nerror_msg: null\n"), "", "error_msg null: no reason");
+    reason_is(R("error_type: Job\nerror_msg: ''\n"), "", "error_msg empty: no reason");
+    reason_is(R("error_msg: alone\n"), "alone", "no error_type: the message alone");
+    reason_is(R("{error_msg: flow, error_type: Job}"), "Job error: flow", "a flow mapping");
+    reason_is(R("extra: {a: [1, 2, {b: c}]}\nerror_msg: m\n"), "m", "other keys' collections passed over");
+    reason_is(R("error_type: &t Job\nerror_msg: !!python/object/apply:os.system m\n"), "Job error: m",
+              "an anchor and a tag: the text as it is, nothing made of the tag");
+    reason_is(R("error_msg: \"\\\"quoted\\\" \\\\ back\"\n"), "\"quoted\" \\ back", "escaped quotes and backslashes");
+    reason_is(R(""), "", "empty metadata: no reason");
+    reason_is(R("# a comment only\n"), "", "a comment only: no reason");
+    test_reason_cut();
+    test_reason_hostile();
 }
 
 /* The job's YAML read by PyYAML and written as JSON, for jansson. */
@@ -673,6 +813,10 @@ static void test_job_errors(const struct lava_lab *lab)
     job_failure(lab, 51, LAVA_COMPLETE, "", "a job that completed has no failure");
     /* The same text as PyYAML reads it, its blanks runs made one. */
     job_failure(lab, 52, LAVA_INCOMPLETE, "Job error: [ 2.653764] Kernel panic - not syncing: Fatal exception in interrupt [ 4.441426] Shutting down cpus with NMI [ 4.442805] Kernel Offset: 0x1a00000 from 0xffffffff81000000 (relocation range: 0xffffffff80000000-0xffffffffbfffffff) [ 4.460673] ---[ end Kernel panic - not syncing: Fatal exception in interrupt ]---", "a double-quoted error_msg over several lines, unescaped and folded");
+    job_failure(lab, 53, LAVA_INCOMPLETE, "LAVA's reason unreadable (its job test case's metadata: byte 21: control "
+                "characters are not allowed)", "metadata that is not YAML (a raw ESC): said so, as the reason");
+    job_failure(lab, 54, LAVA_INCOMPLETE, "LAVA's reason unreadable (its job test case's metadata: line 2: an alias "
+                "(LAVA writes none))", "metadata with an alias: said so");
 }
 
 static void test_lava_jobs(const struct lava_lab *lab)
@@ -976,6 +1120,7 @@ int main(void)
     if (!mkdtemp(dir))
         bail("mkdtemp");
     test_yaml_quote();
+    test_case_reason();
     test_job();
     test_bad_specs();
     test_token_files();
