@@ -1,9 +1,10 @@
-/* pressmark's LAVA client (labs/): yaml_quote's scalars read back by a real
- * YAML parser (PyYAML, as lava-server reads a job) as exactly their text;
- * the job definition read back field by field and held against LAVA's own
- * schema; values that cannot go into a job refused; the reason a job
- * ended read from LAVA's YAML by libyaml, and hostile or malformed YAML
- * there; the token file's and
+/* pressmark's LAVA client (labs/): hostile values in a job's fields read
+ * back by a real YAML parser (PyYAML, as lava-server reads a job) as
+ * exactly their text; the job definition read back field by field, held
+ * against LAVA's own schema and against the layout pressmark has always
+ * written; values that cannot go into a job (not UTF-8 among them)
+ * refused; the reason a job ended read from LAVA's YAML by libyaml, and
+ * hostile or malformed YAML there; the token file's and
  * URL's rules; the REST calls against tests/lava_fake.py (LAVA 2023.01's
  * answers) and an unused port; the artifact store's PUT and GET; a URL
  * with a user or password found in a suite's text; a stored job's lab,
@@ -65,24 +66,12 @@ static void run_with_input(char *const *argv, const char *input, char *out, size
     close(fd);
 }
 
-/* What PyYAML reads from a scalar of yaml_quote's: the text, each byte
- * that is not UTF-8 as U+00NN (YAML's \xNN), as hex. */
-static void expected_hex(const char *value, size_t units, char *hex)
+/* text as hex, as the PyYAML scripts below print strings. */
+static void hex_of(const char *text, char *hex)
 {
-    const unsigned char *p = (const unsigned char *)value;
     size_t h = 0;
-    for (size_t u = 0; *p && u < units; u++) {
-        size_t n = utf8_seq(p);
-        unsigned char b[4];
-        memcpy(b, p, n ? n : 1);
-        if (n == 0) {
-            b[0] = (unsigned char)(0xc0 | (p[0] >> 6));
-            b[1] = (unsigned char)(0x80 | (p[0] & 0x3f));
-        }
-        for (size_t i = 0; i < (n ? n : 2); i++)
-            h += (size_t)sprintf(hex + h, "%02x", b[i]);
-        p += n ? n : 1;
-    }
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+        h += (size_t)sprintf(hex + h, "%02x", *p);
     hex[h] = '\0';
 }
 
@@ -95,30 +84,13 @@ static bool has_control(const char *s)
     return false;
 }
 
-#define NQ 64
-static char *quoted[NQ];
-static size_t nq;
-
-/* Each scalar in quoted[] read by PyYAML in one go: "TYPE HEX" a line. */
-static char *parse_all(void)
+/* The same, but for the line breaks of a YAML text. */
+static bool has_control_but_lines(const char *s)
 {
-    size_t total = 16;
-    for (size_t i = 0; i < nq; i++)
-        total += strlen(quoted[i]) + 4;
-    char *doc = malloc(total), *out = malloc(1 << 20);
-    if (!doc || !out)
-        bail("out of memory");
-    doc[0] = '\0';
-    for (size_t i = 0; i < nq; i++)
-        strcat(strcat(strcat(doc, "- "), quoted[i]), "\n");
-    char *const argv[] = { (char *)python, "-c",
-                           "import sys, yaml\n"
-                           "for v in yaml.safe_load(sys.stdin.buffer.read()):\n"
-                           "    print(type(v).__name__, v.encode('utf-8').hex() if isinstance(v, str) else repr(v))\n",
-                           NULL };
-    run_with_input(argv, doc, out, 1 << 20);
-    free(doc);
-    return out;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if ((*p < 0x20 && *p != '\n') || *p == 0x7f || (p[0] == 0xc2 && p[1] >= 0x80 && p[1] < 0xa0))
+            return true;
+    return false;
 }
 
 static const char *const hostile[] = {
@@ -130,90 +102,25 @@ static const char *const hostile[] = {
     "{{ kernel }}",
     "\x1b[2J",
     "C1 NEL\xc2\x85 CSI\xc2\x9b" "2J",
-    "bad \xff\xfe utf8 \xc3",
     "tab\there # not a comment",
     "- [a, b]",
     "'single' & *alias !tag",
+    "&anchor *alias",
     "true",
     "null",
+    "~",
+    "0x1f",
+    "---",
+    "...",
+    "%YAML 1.1",
+    "!!python/object/apply:os.system ['reboot']",
     "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
-    "LS\xe2\x80\xa8PS\xe2\x80\xa9" "BOM\xef\xbb\xbf" "nonchar\xef\xbf\xbe",
-    "",
+    "LS\xe2\x80\xa8PS\xe2\x80\xa9" "BOM\xef\xbb\xbf" "nonchar\xef\xbf\xbe" "RLO\xe2\x80\xae",
+    " leading and trailing ",
     "del\x7f nul-less",
+    "\xc2\xa0nbsp\xc2\xa0",
 };
 #define NHOSTILE (sizeof hostile / sizeof hostile[0])
-#define SWEEP "a\"\\\n\x1b\xc2\x9b\xff\xe2\x82\xac\xf0\x9f\x98\x80\xe2\x80\xa8z"
-
-/* The truncation sweep and the 10 KB string, checked against PyYAML's
- * reading: a prefix of the text, never half an escape. */
-static void check_cut(const char *line, const char *value, size_t len, const char *what)
-{
-    static char want[200000];
-    expected_hex(value, (size_t)-1, want);
-    const char *got = line && strncmp(line, "str ", 4) == 0 ? line + 4 : NULL;
-    size_t n = got ? strcspn(got, "\n") : 0;
-    ok(got && n <= strlen(want) && n % 2 == 0 && strncmp(got, want, n) == 0,
-       "%s in %zu bytes reads back as a prefix of the text (%zu of %zu hex digits)", what, len, n, strlen(want));
-}
-
-static void test_yaml_quote(void)
-{
-    char small[16];
-    yaml_quote("\x01" "abc", small, 7);
-    is_str(small, "\"\\x01\"", "an escape that just fits with the quotes is kept whole");
-    yaml_quote("\x01" "abc", small, 6);
-    is_str(small, "\"\"", "one that does not fit is left out whole, the scalar closed");
-    yaml_quote("abc", small, 2);
-    is_str(small, "", "a buffer too small for \"\" gets the empty string");
-    yaml_quote(NULL, small, sizeof small);
-    is_str(small, "\"\"", "NULL is the empty scalar");
-    nq = 0;
-    for (size_t i = 0; i < NHOSTILE; i++) {
-        size_t len = 4 * strlen(hostile[i]) + 3;
-        quoted[nq] = malloc(len);
-        yaml_quote(hostile[i], quoted[nq++], len);
-    }
-    static char big[10 * 1024 + 1];
-    for (size_t i = 0; i < sizeof big - 1; i++)
-        big[i] = "ab\x01\"\xc3"[i % 5];
-    quoted[nq] = malloc(1000);
-    yaml_quote(big, quoted[nq++], 1000);
-    size_t sweep_from = nq;
-    for (size_t len = 3; len < 3 + 40; len++) {
-        quoted[nq] = malloc(len);
-        yaml_quote(SWEEP, quoted[nq++], len);
-    }
-    char *out = parse_all();
-    char *line = out;
-    for (size_t i = 0; i < nq; i++) {
-        char *next = line ? strchr(line, '\n') : NULL;
-        if (next)
-            *next++ = '\0';
-        if (i < NHOSTILE) {
-            static char want[4096], got[4096], label[4200];
-            expected_hex(hostile[i], (size_t)-1, want);
-            snprintf(got, sizeof got, "%s", line ? line : "(none)");
-            snprintf(label, sizeof label, "str %s", want);
-            ok(strcmp(got, label) == 0 && !has_control(quoted[i]),
-               "hostile string %zu is one YAML string, read back as exactly its text, no control byte in it (%s)", i,
-               quoted[i]);
-        } else if (i == NHOSTILE) {
-            size_t n = strlen(quoted[i]);
-            ok(n <= 999 && n >= 990 && quoted[i][n - 1] == '"', "the 10 KB string is cut to fit 1000 bytes (%zu)", n);
-            check_cut(line, big, 1000, "the 10 KB string");
-        } else {
-            size_t len = 3 + (i - sweep_from), n = strlen(quoted[i]);
-            if (!ok(n < len && quoted[i][0] == '"' && quoted[i][n - 1] == '"', "cut to %zu bytes: closed (%s)", len,
-                    quoted[i]))
-                continue;
-            check_cut(line, SWEEP, len, "the hostile string");
-        }
-        line = next;
-    }
-    free(out);
-    for (size_t i = 0; i < nq; i++)
-        free(quoted[i]);
-}
 
 static const char *const D1 = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 static const char *const D2 = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
@@ -228,6 +135,116 @@ static struct lava_job_spec good_spec(void)
         .memory_mib = 2048, .cpus = 2, .append = "quiet loglevel=3 pm.x=1,2",
         .timeout_min = 60, .test_timeout_min = 30, .priority = "medium", .visibility = "public",
     };
+}
+
+/* Each hostile string as the job's name, device type and every image's
+ * URL, the jobs read by PyYAML in one go: each field is exactly the
+ * string, and the YAML text holds no control byte (libyaml escaped it). */
+static void test_hostile_values(void)
+{
+    size_t cap = 1 << 20, used = 0;
+    char *docs = malloc(cap), *out = malloc(1 << 20);
+    static char big[4097];
+    for (size_t i = 0; i < sizeof big - 1; i++)
+        big[i] = "ab\x01\"\\\n\xc3\xa9 :#"[i % 11];
+    big[sizeof big - 2] = 'z';  /* (not half of a character at the end) */
+    const char *values[NHOSTILE + 1];
+    memcpy(values, hostile, sizeof hostile);
+    values[NHOSTILE] = big;
+    if (!docs || !out)
+        bail("out of memory");
+    for (size_t i = 0; i <= NHOSTILE; i++) {
+        struct lava_job_spec s = good_spec();
+        s.name = i < NHOSTILE ? values[i] : "big";
+        s.device_type = i < NHOSTILE ? values[i] : "qemu";
+        s.kernel.url = s.initrd.url = s.rootfs.url = s.job.url = values[i];
+        char *text = NULL;
+        struct pm_err err = { "" };
+        if (!ok(lava_job_yaml(&s, &text, &err) == 0, "hostile value %zu goes into a job (%s)", i, err.msg))
+            bail("a hostile value was refused");
+        ok(!has_control_but_lines(text), "  its YAML holds no control byte but line ends");
+        if (used + strlen(text) + 8 > cap)
+            bail("the jobs are too large");
+        used += (size_t)sprintf(docs + used, "---\n%s", text);
+        free(text);
+    }
+    char *const argv[] = { (char *)python, "-c",
+                           "import sys, yaml\n"
+                           "for d in yaml.safe_load_all(sys.stdin.buffer.read()):\n"
+                           "    im = d['actions'][0]['deploy']['images']\n"
+                           "    v = [d['job_name'], d['device_type']] + [im[k]['url'] for k in ('kernel', 'initrd', 'rootfs', 'job')]\n"
+                           "    print(' '.join(x.encode('utf-8').hex() if isinstance(x, str) else repr(x) for x in v))\n",
+                           NULL };
+    run_with_input(argv, docs, out, 1 << 20);
+    char *line = out;
+    for (size_t i = 0; i <= NHOSTILE; i++) {
+        char *next = line ? strchr(line, '\n') : NULL;
+        if (next)
+            *next++ = '\0';
+        static char want[40000], hex[9000];
+        hex_of(values[i], hex);
+        char name_hex[400], type_hex[400];
+        hex_of(i < NHOSTILE ? values[i] : "big", name_hex);
+        hex_of(i < NHOSTILE ? values[i] : "qemu", type_hex);
+        snprintf(want, sizeof want, "%s %s %s %s %s %s", name_hex, type_hex, hex, hex, hex, hex);
+        ok(line && strcmp(line, want) == 0, "hostile value %zu: PyYAML reads each field as exactly the string", i);
+        line = next;
+    }
+    free(docs);
+    free(out);
+}
+
+/* A value that is not UTF-8, in each field a value goes into: refused,
+ * one line naming the field and the value (its bytes as \xNN), no YAML. */
+static void test_not_utf8(void)
+{
+    static const char *const bad[] = { "bad \xff\xfe utf8", "cut \xc3", "overlong \xc0\xaf", "surrogate \xed\xa0\x80",
+                                       "http://store.example/k\xe9rnel" };
+    static const char *const shown_as[] = { "'bad \\xff\\xfe utf8'", "'cut \\xc3'", "'overlong \\xc0\\xaf'",
+                                            "'surrogate \\xed\\xa0\\x80'", "'http://store.example/k\\xe9rnel'" };
+    static const char *const fields[] = { "job_name", "device_type", "the kernel image's url", "the initrd image's url",
+                                          "the rootfs image's url", "the job image's url" };
+    for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++)
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            struct lava_job_spec s = good_spec();
+            const char **at[] = { &s.name, &s.device_type, &s.kernel.url, &s.initrd.url, &s.rootfs.url, &s.job.url };
+            *at[f] = bad[i];
+            char *text = (char *)"untouched", want[200];
+            struct pm_err err = { "" };
+            snprintf(want, sizeof want, "%s %s: not UTF-8; accepted: UTF-8 text", fields[f], shown_as[i]);
+            int rc = lava_job_yaml(&s, &text, &err);
+            ok(rc == -1 && text == NULL && strncmp(err.msg, want, strlen(want)) == 0 && !strchr(err.msg, '\n') &&
+               utf8_valid(err.msg) && !has_control(err.msg), "%s not UTF-8: refused, nothing made: %s", fields[f],
+               err.msg);
+        }
+    struct lava_job_spec s = good_spec();
+    static char url[4098];
+    memset(url, 'u', sizeof url - 1);
+    s.kernel.url = url;
+    char *text = NULL;
+    struct pm_err err = { "" };
+    ok(lava_job_yaml(&s, &text, &err) == -1 && text == NULL &&
+       strstr(err.msg, "the kernel image's url of 4097 bytes: accepted: 1 to 4096"), "a URL of 4097 bytes: %s", err.msg);
+    url[4096] = '\0';
+    ok(lava_job_yaml(&s, &text, &err) == 0 && text, "one of 4096 is taken (%s)", err.msg);
+    free(text);
+}
+
+/* The job's text is the layout pressmark has always written (made by the
+ * fprintf writer before libyaml's emitter, tests/fixtures/lava-job.yaml),
+ * so a job stored by an earlier pressmark is the one made now. */
+static void test_job_layout(void)
+{
+    struct lava_job_spec s = good_spec();
+    s.name = "pressmark volano \"capped\": kernel 6.1.0-13-amd64 {{ x }} caf\xc3\xa9";
+    char *text = NULL, want[8192];
+    struct pm_err err = { "" };
+    if (pm_read_file("tests/fixtures/lava-job.yaml", want, sizeof want - 1) < 0)
+        bail("cannot read tests/fixtures/lava-job.yaml");
+    strcat(want, "\n");        /* (pm_read_file strips it) */
+    ok(lava_job_yaml(&s, &text, &err) == 0 && text && strcmp(text, want) == 0,
+       "the job's YAML is byte for byte the layout of tests/fixtures/lava-job.yaml (%s)", err.msg);
+    free(text);
 }
 
 /* lava_case_reason of meta (len bytes) is 0 with the reason want. */
@@ -527,16 +544,16 @@ static void test_bad_specs(void)
     refused(s, "accepted: 64 hex digits", "a digest of 63 digits");
     s = good_spec();
     s.job.sha256 = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdeg";
-    refused(s, "the job image's sha256 \"0123", "a digest with a g, naming the image");
+    refused(s, "the job image's sha256 '0123", "a digest with a g, naming the image");
     s = good_spec();
     s.rootfs.sha256 = NULL;
     refused(s, "accepted: 64 hex digits", "no digest");
     /* Each with its message's start: the value quoted, escaped, on one line. */
     const char *appends[][2] = {
-        { "a\"b", "kernel parameters \"a\\\"b\": accepted" }, { "a;reboot", "kernel parameters \"a;reboot\": accepted" },
-        { "a  b", "\"a  b\": accepted" }, { " a", "\" a\": accepted" }, { "a ", "\"a \": accepted" },
-        { "$(reboot)", "\"$(reboot)\": accepted" }, { "a\nb", "kernel parameters \"a\\x0ab\": accepted" },
-        { "a'b", "\"a'b\": accepted" },
+        { "a\"b", "kernel parameters 'a\"b': accepted" }, { "a;reboot", "kernel parameters 'a;reboot': accepted" },
+        { "a  b", "'a  b': accepted" }, { " a", "' a': accepted" }, { "a ", "'a ': accepted" },
+        { "$(reboot)", "'$(reboot)': accepted" }, { "a\nb", "kernel parameters 'a\\x0ab': accepted" },
+        { "a'b", "'a'b': accepted" }, { "a\xe2\x80\xae" "b", "'a\\xe2\\x80\\xaeb': accepted" },
     };
     for (size_t i = 0; i < sizeof appends / sizeof appends[0]; i++) {
         s = good_spec();
@@ -1119,7 +1136,9 @@ int main(void)
 {
     if (!mkdtemp(dir))
         bail("mkdtemp");
-    test_yaml_quote();
+    test_hostile_values();
+    test_not_utf8();
+    test_job_layout();
     test_case_reason();
     test_job();
     test_bad_specs();
