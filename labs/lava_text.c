@@ -241,14 +241,21 @@ static int read_case(struct reader *r, struct case_fields *f, struct pm_err *err
 }
 
 /* A field of the reason: its blanks and line breaks squeezed, none of
- * them at its start or end. */
-static void put_field(struct text_out *o, const char *s, size_t n)
+ * them at its start or end. Whether anything but spaces is left of it. */
+static bool put_field(struct text_out *o, const char *s, size_t n)
 {
     size_t start = o->pos;
     o->blank = true;
     put_text(o, s, n, true);
     if (o->blank && !o->full && o->pos > start)
         o->buf[--o->pos] = '\0';
+    /* Hidden characters became spaces one for one: a field of nothing
+     * else is nothing. */
+    if (o->len && strspn(o->buf + start, " ") == o->pos - start) {
+        o->pos = start;
+        o->buf[start] = '\0';
+    }
+    return o->pos > start;
 }
 
 int lava_case_reason(const char *meta, size_t len, char *buf, size_t buflen, struct pm_err *err)
@@ -268,12 +275,14 @@ int lava_case_reason(const char *meta, size_t len, char *buf, size_t buflen, str
     int rc = read_case(&r, &f, err);
     yaml_parser_delete(&r.parser);
     if (rc == 0 && f.msg && *f.msg) {
+        /* A field that cleans to nothing (blanks, format characters) is
+         * as if it were empty: no "error: " without a type before it, no
+         * reason at all without a message. */
         struct text_out o = { .buf = buf, .len = buflen };
-        if (f.type && *f.type) {
-            put_field(&o, f.type, f.type_len);
+        if (f.type && *f.type && put_field(&o, f.type, f.type_len))
             put_text(&o, " error: ", 8, false);
-        }
-        put_field(&o, f.msg, f.msg_len);
+        if (!put_field(&o, f.msg, f.msg_len) && buflen)
+            buf[0] = '\0';
     }
     free(f.type);
     free(f.msg);

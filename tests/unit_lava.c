@@ -313,6 +313,16 @@ static void test_reason_cut(void)
     reason_refused(meta, LAVA_META_MAX + 1, "65537 bytes, more than 65536", "one byte more");
 }
 
+/* A field that cleans to nothing is as if it were empty. */
+static void test_reason_blank_fields(void)
+{
+    reason_is(R("error_type: \"  \"\nerror_msg: m\n"), "m", "a type of blanks: no ' error: ' before the message");
+    reason_is(R("error_type: \"\\u202e\"\nerror_msg: m\n"), "m", "a type of a format character alone: the same");
+    reason_is(R("error_type: Job\nerror_msg: \" \"\n"), "", "a message of a blank: no reason, not 'Job error: '");
+    reason_is(R("error_type: Job\nerror_msg: \"\\u200b\\t\"\n"), "", "a message of a zero-width space and a tab: none");
+    reason_is(R("error_type: \" Job \"\nerror_msg: \" m \"\n"), "Job error: m", "blanks at both fields' ends go");
+}
+
 /* Hostile YAML: deep, long, aliases (a billion laughs), and not YAML. */
 static void test_reason_hostile(void)
 {
@@ -381,6 +391,7 @@ static void test_case_reason(void)
     reason_is(R(""), "", "empty metadata: no reason");
     reason_is(R("# a comment only\n"), "", "a comment only: no reason");
     test_reason_cut();
+    test_reason_blank_fields();
     test_reason_hostile();
 }
 
