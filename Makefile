@@ -4,7 +4,7 @@
 # build/tsan for ThreadSanitizer.
 CC      ?= cc
 B       ?= build
-PKGS    := sqlite3 libcurl zlib jansson inih libarchive
+PKGS    := sqlite3 libcurl zlib jansson inih libarchive yaml-0.1
 # CFLAGS, CPPFLAGS and LDFLAGS are yours to set (make CFLAGS=-O0; the Debian
 # package passes dpkg-buildflags' hardening); what the code needs is in PM_CFLAGS.
 CFLAGS  ?= -O2 -g

@@ -13,6 +13,7 @@ cd "$(dirname "$0")"
 PACKAGES=(
     gcc make pkg-config libsqlite3-dev libcurl4-openssl-dev libgsl-dev zlib1g-dev libjansson-dev libinih-dev  # build
     libarchive-dev                                                               # build: a guest's results, read strictly
+    libyaml-dev                                                                  # build: LAVA's job definitions and reasons (YAML)
     gnuplot-nox linux-perf                                                       # plot, --profile
     sqlite3 perl procps iproute2 python3 curl ca-certificates openssl            # tests: sqlite3, prove, pgrep, ip netns, peers, HTTP, TLS
     python3-jsonschema man-db                                                    # tests: the JSON outputs against docs/json, man pages

@@ -24,7 +24,7 @@
 #include "kernels/results.h"
 #include "kernels/vm.h"
 #include "labs/artifacts.h"
-#include "labs/lava.h"
+#include "labs/lava_api.h"
 #include "labs/lava_job.h"
 #include "lib/fileio.h"
 #include "lib/quote.h"

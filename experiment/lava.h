@@ -4,7 +4,7 @@
  * before anything is written (experiment/lava_open.c). */
 #include <stdbool.h>
 #include "experiment/plan.h"
-#include "labs/lava.h"
+#include "labs/lava_api.h"
 #include "lib/err.h"
 
 /* The plan's lab keys present, its token file (when need_token) of the

@@ -17,8 +17,8 @@
  * applications a suite's workloads run (redis-server, memcached, fio)
  * are not among them: base_image adds what it is asked for, in a base
  * of its own, so a suite without them never pays for their 130 MiB. */
-static const char guest_packages[] = "libsqlite3-0,libcurl4,libgsl27,zlib1g,libinih1,libjansson4,libarchive13,kmod,linux-base,"
-                                     "initramfs-tools,zstd,e2fsprogs,iproute2,libasan8,libubsan1";
+static const char guest_packages[] = "libsqlite3-0,libcurl4,libgsl27,zlib1g,libinih1,libjansson4,libarchive13,libyaml-0-2,"
+                                     "kmod,linux-base,initramfs-tools,zstd,e2fsprogs,iproute2,libasan8,libubsan1";
 
 /* What both inits begin with: the mounts a run needs (cgroup v2 among
  * them), the hostname and loopback. */

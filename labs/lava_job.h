@@ -9,10 +9,11 @@
  * cells, reports each cell as LAVA test cases with measurements and
  * uploads the run database to the artifact store.
  *
- * Every value that comes from a user or a suite (names, URLs, digests)
- * goes into the YAML as a double-quoted scalar, escaped; the shell steps
- * hold no value at all. */
-#include <stddef.h>
+ * The YAML is made with libyaml's emitter. Every value that comes from a
+ * user, a suite, a lab or a kernel (names, URLs, digests) is a double-
+ * quoted scalar that libyaml escapes, so a YAML reader reads exactly its
+ * text and no value can add a key or an action; the shell steps hold no
+ * value at all. */
 #include <stdint.h>
 #include "lib/err.h"
 
@@ -35,12 +36,11 @@ struct lava_job_spec {
     const char *visibility;     /* "public" */
 };
 
-/* The job's YAML, malloc'd, in *text. -1 with err when a value cannot be
- * put into it (a digest that is not 64 hex digits, a NULL url). */
+/* The job's YAML, malloc'd, in *text. -1 with err (one line naming the
+ * field and its value, quoted), *text NULL, when a value cannot be put
+ * into it: a digest that is not 64 hex digits, a NULL url, a value that
+ * is not UTF-8 (YAML is Unicode; libyaml takes nothing else) or longer
+ * than its field takes. */
 int lava_job_yaml(const struct lava_job_spec *s, char **text, struct pm_err *err);
-
-/* value as a YAML double-quoted scalar into buf: '"', '\\' and control
- * characters escaped, so it stays one scalar whatever it holds. */
-void yaml_quote(const char *value, char *buf, size_t len);
 
 #endif

@@ -1,4 +1,4 @@
-#include "labs/lava.h"
+#include "labs/lava_api.h"
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
-#ifndef PM_LABS_LAVA_H
-#define PM_LABS_LAVA_H
+#ifndef PM_LABS_LAVA_API_H
+#define PM_LABS_LAVA_API_H
 /* A LAVA lab (Linaro's Automated Validation Architecture) through its
  * REST API (api/v0.2): the server that schedules a fleet's devices, boots
  * their kernels and runs test definitions. pressmark submits one job per
@@ -9,7 +9,9 @@
  * The token is read from a file of the user's own that nobody else may
  * read (never from the command line, where ps shows it), and sent only
  * in the Authorization header. Everything LAVA answers is data: bounded
- * in size, parsed as JSON (jansson), copied into fixed buffers. */
+ * in size, parsed as JSON (jansson), copied into fixed buffers as text a
+ * terminal shows as it is; the YAML inside one answer, the reason a job
+ * ended, is read by labs/lava_text.h. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -46,13 +48,12 @@ struct lava_job_status {
     enum lava_state state;
     enum lava_health health;
     char device[128];           /* the device it ran on, "" before */
-    char failure[1024];         /* LAVA's failure_comment (control characters made spaces), "" when none */
+    char failure[1024];         /* why it failed, "" when LAVA gave no reason: its failure_comment, else its
+                                 * job test case's error_type and error_msg (lava_case_reason) */
 };
 
 /* A job's state and health (GET api/v0.2/jobs/ID/). */
 int lava_job_get(const struct lava_lab *lab, int64_t job_id, struct lava_job_status *st, struct pm_err *err);
-/* Ask LAVA to cancel a job. */
-int lava_job_cancel(const struct lava_lab *lab, int64_t job_id, struct pm_err *err);
 /* The URL of a job's page, for messages: URLscheduler/job/ID. */
 void lava_job_url(const struct lava_lab *lab, int64_t job_id, char *buf, size_t len);
 

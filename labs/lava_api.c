@@ -1,11 +1,11 @@
-#include "labs/lava.h"
+#include "labs/lava_api.h"
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "labs/lava_text.h"
 #include "lib/http.h"
-#include "lib/utf8.h"
 
 /* LAVA 2023.01's REST API (lava_rest_app/v02): what it answers is small
  * JSON; anything larger than this is not an answer of LAVA's. */
@@ -18,30 +18,6 @@ struct lava_answer {
     long code;
     json_t *doc;                /* the body as JSON; NULL when empty or not JSON */
 };
-
-/* s into buf, as text for a terminal and a fixed buffer: control
- * characters (C0, DEL, C1) and bytes that are not UTF-8 become spaces, and
- * a character is never cut. */
-static void clean_copy(char *buf, size_t len, const char *s)
-{
-    size_t pos = 0;
-    const unsigned char *p = (const unsigned char *)(s ? s : "");
-    while (*p && len) {
-        size_t n = utf8_seq(p);
-        bool control = n == 0 || (n == 1 && (*p < 0x20 || *p == 0x7f)) || (n == 2 && p[0] == 0xc2 && p[1] < 0xa0);
-        size_t out = control ? 1 : n;
-        if (pos + out + 1 > len)
-            break;
-        if (control)
-            buf[pos] = ' ';
-        else
-            memcpy(buf + pos, p, n);
-        pos += out;
-        p += n ? n : 1;
-    }
-    if (len)
-        buf[pos] = '\0';
-}
 
 /* What LAVA said with an answer: LAVA's views put it in "message",
  * Django REST framework's errors in "detail"; else the JSON itself. */
@@ -56,7 +32,7 @@ static void lava_said(const struct lava_answer *a, char *buf, size_t len)
     }
     if (!s && a->doc)
         s = dump = json_dumps(a->doc, JSON_COMPACT | JSON_ENSURE_ASCII);
-    clean_copy(buf, len, s ? s : (a->doc ? "" : "not a JSON answer"));
+    lava_text_clean(buf, len, s ? s : (a->doc ? "" : "not a JSON answer"));
     free(dump);
 }
 
@@ -131,7 +107,7 @@ int lava_ping(const struct lava_lab *lab, char *version, size_t len, struct pm_e
     else if (!v)
         rc = pm_errf(err, "%s: not LAVA's answer (no \"version\")", url);
     else
-        clean_copy(version, len, v);
+        lava_text_clean(version, len, v);
     json_decref(a.doc);
     return rc;
 }
@@ -273,42 +249,15 @@ static int job_health(const char *s, enum lava_health *h)
 static int bad_field(const char *url, const char *field, const char *value, struct pm_err *err)
 {
     char said[64];
-    clean_copy(said, sizeof said, value ? value : "none");
+    lava_text_clean(said, sizeof said, value ? value : "none");
     return pm_errf(err, "%s: not LAVA's answer (a job's %s '%s')", url, field, said);
 }
 
-/* A YAML scalar as LAVA writes error_msg: plain to the line's end, or
- * double-quoted over several lines (escapes \r \n \t \" \\ and "\ ",
- * a line break and the next line's indent folded into a space). Runs of
- * blanks become one; what is not printable, clean_copy makes a space. */
-static void yaml_scalar(const char *v, char *buf, size_t len)
-{
-    size_t n = 0;
-    bool quoted = *v == '"';
-    for (const char *p = v + quoted; *p && n + 1 < len; p++) {
-        char c = *p;
-        if (!quoted && c == '\n')
-            break;
-        if (quoted && c == '"')
-            break;
-        if (quoted && c == '\\' && p[1]) {
-            c = *++p;
-            c = c == 'n' || c == 'r' || c == 't' ? ' ' : c;
-        } else if (c == '\n') {
-            c = ' ';
-            p += strspn(p + 1, " ");
-        }
-        if (c == ' ' && n && buf[n - 1] == ' ')
-            continue;
-        buf[n++] = c;
-    }
-    buf[n] = '\0';
-}
-
-/* Why a job ended as it did, as LAVA records it: not in failure_comment
- * (null but when lava-run itself crashed) but in the metadata of the test
- * case "job" of its suite "lava", a YAML text with "error_type: ..." and
- * "error_msg: ..." lines. Left "" when there is none. */
+/* Why a job ended, as LAVA records it: not in failure_comment (null but
+ * when lava-run itself crashed) but in the metadata of the test case
+ * "job" of its suite "lava", YAML with error_type and error_msg. Left ""
+ * when there is none; metadata that is not LAVA's YAML is said to be so,
+ * as the reason. */
 static void job_error(const struct lava_lab *lab, int64_t job_id, char *buf, size_t len)
 {
     char path[96], url[1024];
@@ -319,15 +268,10 @@ static void job_error(const struct lava_lab *lab, int64_t job_id, char *buf, siz
         return;
     json_t *r0 = json_array_get(json_object_get(a.doc, "results"), 0);
     const char *meta = a.code == 200 ? json_string_value(json_object_get(r0, "metadata")) : NULL;
-    const char *type = meta ? strstr(meta, "error_type: ") : NULL, *msg = meta ? strstr(meta, "error_msg: ") : NULL;
-    if (msg) {
-        char t[64] = "", m[900];
-        if (type)
-            yaml_scalar(type + 12, t, sizeof t);
-        yaml_scalar(msg + 11, m, sizeof m);
-        char both[1000];
-        snprintf(both, sizeof both, "%s%s%s", t, t[0] ? " error: " : "", m);
-        clean_copy(buf, len, both);
+    if (meta && lava_case_reason(meta, strlen(meta), buf, len, &err) < 0) {
+        char said[700];
+        snprintf(said, sizeof said, "LAVA's reason unreadable (its job test case's metadata: %s)", err.msg);
+        lava_text_clean(buf, len, said);
     }
     json_decref(a.doc);
 }
@@ -352,28 +296,11 @@ int lava_job_get(const struct lava_lab *lab, int64_t job_id, struct lava_job_sta
     else if (job_health(health, &st->health) < 0)
         rc = bad_field(url, "health", health, err);
     else {
-        clean_copy(st->device, sizeof st->device, json_string_value(json_object_get(a.doc, "actual_device")));
-        clean_copy(st->failure, sizeof st->failure, json_string_value(json_object_get(a.doc, "failure_comment")));
+        lava_text_clean(st->device, sizeof st->device, json_string_value(json_object_get(a.doc, "actual_device")));
+        lava_text_clean(st->failure, sizeof st->failure, json_string_value(json_object_get(a.doc, "failure_comment")));
         if (!st->failure[0] && (st->health == LAVA_INCOMPLETE || st->health == LAVA_CANCELED))
             job_error(lab, job_id, st->failure, sizeof st->failure);
     }
-    json_decref(a.doc);
-    return rc;
-}
-
-/* GET api/v0.2/jobs/ID/cancel/ (a GET in LAVA 2023.01's REST API): 200
- * {"message": "Job cancel signal sent."}, also for a job that has ended;
- * 403 when the token's user may not cancel it. */
-int lava_job_cancel(const struct lava_lab *lab, int64_t job_id, struct pm_err *err)
-{
-    if (need_token(lab, "canceling a job", err) < 0)
-        return -1;
-    char path[64], url[1024];
-    snprintf(path, sizeof path, "api/v0.2/jobs/%" PRId64 "/cancel/", job_id);
-    struct lava_answer a;
-    if (lava_call(lab, path, NULL, url, sizeof url, &a, err) < 0)
-        return -1;
-    int rc = a.code == 200 ? 0 : status_error(url, &a, "LAVA did not cancel the job: ", err);
     json_decref(a.doc);
     return rc;
 }
