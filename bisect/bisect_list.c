@@ -92,13 +92,7 @@ static int open_or_make(struct bctx *c, const struct bisect_plan *bp, int64_t *i
         return 0;
     }
     struct bisect_rec r = bp->rec;
-    int rc = found < 0 || pm_db_exec(&c->rs.db, "BEGIN IMMEDIATE", &err) < 0 ? -1 : bisects_create(&c->rs.db, &r, &err);
-    for (size_t i = 0; rc == 0 && i < bp->ncands; i++)
-        rc = bisects_add_candidate(&c->rs.db, r.id, (int)i, &bp->cands[i], &err);
-    if (rc == 0 && pm_db_exec(&c->rs.db, "COMMIT", &err) < 0)
-        rc = -1;
-    if (rc < 0) {
-        pm_db_rollback(&c->rs.db);
+    if (found < 0 || bisects_create(&c->rs.db, &r, bp->cands, bp->ncands, &err) < 0) {
         bisect_say(c, "pressmark bisect: %s", err.msg);
         return 2;
     }

@@ -1,4 +1,5 @@
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stddef.h>
@@ -98,18 +99,13 @@ int cmd_list(int argc, char **argv)
     if (cmd_open_db(&db, "list") != 0)
         return PM_EXIT_USAGE;
     say_waiting();
-    sqlite3_stmt *st;
-    if (pm_db_prepare(&db, &st,
-                      "SELECT r.id FROM run r WHERE (?1 IS NULL OR r.label = ?1) AND (?2 IS NULL OR r.workload = ?2)"
-                      " ORDER BY r.id", &err) < 0) {
+    int64_t *ids;
+    size_t nids;
+    if (run_list_ids(&db, &(struct run_filter){ .label = label, .workload = workload }, &ids, &nids, &err) < 0) {
         fprintf(stderr, "pressmark list: %s\n", err.msg);
         pm_db_close(&db);
         return PM_EXIT_USAGE;
     }
-    if (label)
-        sqlite3_bind_text(st, 1, label, -1, SQLITE_STATIC);
-    if (workload)
-        sqlite3_bind_text(st, 2, workload, -1, SQLITE_STATIC);
     bool json = o.format == 1;
     if (!json)
         cmd_human_output();
@@ -125,9 +121,9 @@ int cmd_list(int argc, char **argv)
         jw_array_begin(&j, "runs");
     }
     int rc = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    for (size_t i = 0; i < nids; i++) {
         struct run_info ri;
-        int loaded = run_info_load(&db, sqlite3_column_int64(st, 0), &ri, &err);
+        int loaded = run_info_load(&db, ids[i], &ri, &err);
         if (loaded == 0)
             cmd_settle_status(&ri);
         if (loaded < 0) {
@@ -144,7 +140,7 @@ int cmd_list(int argc, char **argv)
             text_row(&t, &ri, title, h);
         run_info_free(&ri);
     }
-    sqlite3_finalize(st);
+    free(ids);
     if (json) {
         jw_array_end(&j);
         jw_object_end(&j);

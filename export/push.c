@@ -1,5 +1,6 @@
 #include "export/push.h"
 #include "export/lineproto.h"
+#include "store/pushed.h"
 #include "store/ticks.h"
 #include "lib/http.h"
 #include <errno.h>
@@ -12,7 +13,6 @@
 #include <time.h>
 #include <zlib.h>
 #include "lib/fileio.h"
-#include "lib/timeutil.h"
 
 /* A run's lines: its point, then with samples every tick's (lineproto.h). */
 static int run_lines(struct pm_db *db, const struct run_head *h, bool samples, struct lp_buf *b, size_t *lines,
@@ -140,62 +140,14 @@ int push_token(const char *token_file, char *buf, size_t len, struct pm_err *err
     return 0;
 }
 
-static int mark_pushed(struct pm_db *db, const char *url, const int64_t *ids, size_t n, struct pm_err *err)
-{
-    sqlite3_stmt *st;
-    if (pm_db_exec(db, "BEGIN IMMEDIATE", err) < 0)
-        return -1;
-    if (pm_db_prepare(db, &st, "INSERT OR REPLACE INTO pushed(run_id, url, pushed_ns) VALUES (?,?,?)", err) < 0) {
-        pm_db_rollback(db);
-        return -1;
-    }
-    int rc = 0;
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        sqlite3_bind_int64(st, 1, ids[i]);
-        sqlite3_bind_text(st, 2, url, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 3, pm_wall_ns());
-        rc = pm_db_step_done(db, st, err);
-    }
-    sqlite3_finalize(st);
-    if (rc < 0 || pm_db_exec(db, "COMMIT", err) < 0) {
-        pm_db_rollback(db);
-        return -1;
-    }
-    return 0;
-}
-
 int push_runs(struct pm_db *db, const struct push_request *rq, int *runs, size_t *lines, struct pm_err *err)
 {
     *runs = 0;
     *lines = 0;
-    sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st,
-                      "SELECT r.id, r.started_ns, r.uuid, r.label, r.workload, r.status, m.hostname, m.kernel"
-                      " FROM run r JOIN machine m ON m.id = r.machine_id"
-                      " WHERE r.status != 'running' AND (?2 = 0 OR r.id = ?2)"
-                      " AND NOT EXISTS (SELECT 1 FROM pushed p WHERE p.run_id = r.id AND p.url = ?1) ORDER BY r.id", err) < 0)
+    struct run_head *heads;
+    size_t nheads;
+    if (pushed_pending(db, rq->url, rq->only_run, &heads, &nheads, err) < 0)
         return -1;
-    sqlite3_bind_text(st, 1, rq->url, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, rq->only_run);
-    struct run_head *heads = NULL;
-    size_t nheads = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        struct run_head *v = realloc(heads, (nheads + 1) * sizeof *v);
-        if (!v)
-            break;
-        heads = v;
-        struct run_head *h = &heads[nheads++];
-        memset(h, 0, sizeof *h);
-        h->id = sqlite3_column_int64(st, 0);
-        h->started_ns = sqlite3_column_int64(st, 1);
-        snprintf(h->uuid, sizeof h->uuid, "%s", pm_col_text(st, 2));
-        snprintf(h->label, sizeof h->label, "%s", pm_col_text(st, 3));
-        snprintf(h->workload, sizeof h->workload, "%s", pm_col_text(st, 4));
-        snprintf(h->status, sizeof h->status, "%s", pm_col_text(st, 5));
-        snprintf(h->host, sizeof h->host, "%s", pm_col_text(st, 6));
-        snprintf(h->kernel, sizeof h->kernel, "%s", pm_col_text(st, 7));
-    }
-    sqlite3_finalize(st);
     int rc = 0;
     size_t batch = rq->batch_lines ? rq->batch_lines : 5000;
     for (size_t i = 0; i < nheads && rc == 0; ) {
@@ -214,7 +166,7 @@ int push_runs(struct pm_db *db, const struct push_request *rq, int *runs, size_t
             int64_t *ids = malloc((i - first) * sizeof *ids);
             for (size_t k = first; ids && k < i; k++)
                 ids[k - first] = heads[k].id;
-            rc = ids ? mark_pushed(db, rq->url, ids, i - first, err) : pm_errf(err, "out of memory");
+            rc = ids ? pushed_mark(db, rq->url, ids, i - first, err) : pm_errf(err, "out of memory");
             free(ids);
             if (rc == 0) {
                 *runs += (int)(i - first);

@@ -10,8 +10,10 @@
 #include "reports/present.h"
 #include "lib/quote.h"
 #include "lib/units.h"
+#include "store/compare_runs.h"
 #include "store/headline.h"
 #include "store/history_runs.h"
+#include "store/runinfo.h"
 #include "metric_names.h"     /* generated from the metric tables (tools/metric-names.awk) */
 
 const char *const cmp_report_metrics[] = {
@@ -70,39 +72,33 @@ static int strv_add(char ***v, size_t *n, const char *s)
     return 0;
 }
 
+/* A workload of the labels' runs, kept once. Workload names become file
+ * names and chart titles: only the registry's are taken from a database. */
+struct workloads_ctx {
+    const char *path;
+    char ***out;
+    size_t *n;
+};
+
+static int add_workload(void *ctx, const char *w, struct pm_err *err)
+{
+    struct workloads_ctx *wc = ctx;
+    char shown[128];
+    quote_terminal(w, shown, sizeof shown);
+    if (!report_workload_known(w))
+        return pm_errf(err, "%s: runs of '%s', which is not a workload this pressmark knows", wc->path, shown);
+    if (strv_add(wc->out, wc->n, w) < 0)
+        return pm_errf(err, "out of memory");
+    return 0;
+}
+
 int compare_workloads(struct pm_db *db, const char *const *labels, size_t nlabels, char ***out, size_t *n,
                       struct pm_err *err)
 {
     *out = NULL;
     *n = 0;
-    sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "SELECT workload FROM run WHERE (?1 IS NULL OR label = ?1) GROUP BY workload ORDER BY min(id)",
-                      err) < 0)
-        return -1;
-    for (size_t i = 0; i < (nlabels ? nlabels : 1); i++) {
-        sqlite3_reset(st);
-        if (nlabels)
-            sqlite3_bind_text(st, 1, labels[i], -1, SQLITE_STATIC);
-        else
-            sqlite3_bind_null(st, 1);
-        while (sqlite3_step(st) == SQLITE_ROW) {
-            /* Workload names become file names and chart titles: only the
-             * registry's are taken from a database. */
-            const char *w = pm_col_text(st, 0);
-            char shown[128];
-            quote_terminal(w, shown, sizeof shown);
-            if (!report_workload_known(w)) {
-                sqlite3_finalize(st);
-                return pm_errf(err, "%s: runs of '%s', which is not a workload this pressmark knows", db->path, shown);
-            }
-            if (strv_add(out, n, w) < 0) {
-                sqlite3_finalize(st);
-                return pm_errf(err, "out of memory");
-            }
-        }
-    }
-    sqlite3_finalize(st);
-    return 0;
+    struct workloads_ctx wc = { db->path, out, n };
+    return store_compare_workloads(db, labels, nlabels, add_workload, &wc, err);
 }
 
 static int add_metric(struct comparison *c, const char *name, const char *workload)
@@ -177,37 +173,33 @@ static bool env_key_wanted(const char *k)
     return strncmp(k, "sysctl.vm.", 10) == 0 || strncmp(k, "kconfig.", 8) == 0;
 }
 
+/* One entry of a run's environment, if the reader needs it. */
+static int env_entry(void *ctx, const char *k, const char *value, struct pm_err *err)
+{
+    if (!env_key_wanted(k))
+        return 0;
+    char v[2048];
+    snprintf(v, sizeof v, "%s", value);
+    store_normalise_run_names(v);   /* swap files and cgroups are named after their run */
+    return kv_set(ctx, k, v) < 0 ? pm_errf(err, "out of memory") : 0;
+}
+
 static int build_env_diffs(struct pm_db *db, struct pm_db *base_db, struct comparison *c, struct pm_err *err)
 {
     /* The latest ok run of each label speaks for its environment. */
     struct kv_list *per = calloc(c->nlabels, sizeof *per);
     if (!per)
         return pm_errf(err, "out of memory");
-    static const char env_sql[] =
-        "SELECT key, value FROM run_meta WHERE run_id = ?1"
-        " UNION ALL SELECT 'kernel', m.kernel FROM run r JOIN machine m ON m.id = r.machine_id WHERE r.id = ?1"
-        " UNION ALL SELECT 'cmdline', m.cmdline FROM run r JOIN machine m ON m.id = r.machine_id WHERE r.id = ?1";
     for (size_t l = 0; l < c->nlabels; l++) {
         if (!c->labels[l].ok)
             continue;
-        sqlite3_stmt *st;
-        if (pm_db_prepare(c->labels[l].foreign && base_db ? base_db : db, &st, env_sql, err) < 0) {
+        if (store_compare_env(c->labels[l].foreign && base_db ? base_db : db, c->labels[l].run_ids[c->labels[l].ok - 1],
+                              env_entry, &per[l], err) < 0) {
             for (size_t k = 0; k < c->nlabels; k++)
                 kv_free(&per[k]);
             free(per);
             return -1;
         }
-        sqlite3_bind_int64(st, 1, c->labels[l].run_ids[c->labels[l].ok - 1]);
-        while (sqlite3_step(st) == SQLITE_ROW) {
-            const char *k = pm_col_text(st, 0);
-            if (!env_key_wanted(k))
-                continue;
-            char v[2048];
-            snprintf(v, sizeof v, "%s", pm_col_text(st, 1));
-            store_normalise_run_names(v);   /* swap files and cgroups are named after their run */
-            kv_set(&per[l], k, v);
-        }
-        sqlite3_finalize(st);
     }
     /* Every key any label has; a difference is any label disagreeing. */
     for (size_t l = 0; l < c->nlabels; l++) {
@@ -253,41 +245,57 @@ static int build_env_diffs(struct pm_db *db, struct pm_db *base_db, struct compa
 }
 
 /* Counts by status and the ok runs' ids of one label, from its database. */
-#define IN_SUITE " AND (?3 IS NULL OR (status != 'aborted' AND id IN" \
-                 " (SELECT run_id FROM run_meta WHERE key = 'suite.uuid' AND value = ?3)))"
+static int count_run(void *ctx, int64_t id, const char *status, struct pm_err *err)
+{
+    struct cmp_label *lb = ctx;
+    lb->runs++;
+    if (strcmp(status, "ok") == 0) {
+        int64_t *v = realloc(lb->run_ids, (lb->ok + 1) * sizeof *v);
+        if (!v)
+            return pm_errf(err, "out of memory");
+        lb->run_ids = v;
+        v[lb->ok++] = id;
+    } else if (strcmp(status, "failed") == 0) {
+        lb->failed++;
+    } else if (strcmp(status, "oom") == 0) {
+        lb->oom++;
+    } else if (strcmp(status, "aborted") == 0) {
+        lb->aborted++;
+    }
+    return 0;
+}
+
+/* The label a label's runs are read by: none (any) for a foreign
+ * baseline that names no label. */
+static const char *label_query(const struct cmp_label *lb)
+{
+    return lb->any_label ? NULL : lb->query[0] ? lb->query : lb->name;
+}
 
 static int load_label(struct pm_db *db, const char *workload, const char *suite, struct cmp_label *lb,
                       struct pm_err *err)
 {
-    sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "SELECT id, status FROM run WHERE workload = ?1 AND (?2 IS NULL OR label = ?2)" IN_SUITE
-                      " ORDER BY id", err) < 0)
-        return -1;
-    sqlite3_bind_text(st, 1, workload, -1, SQLITE_STATIC);
-    if (suite)
-        sqlite3_bind_text(st, 3, suite, -1, SQLITE_STATIC);
-    if (!lb->any_label)
-        sqlite3_bind_text(st, 2, lb->query[0] ? lb->query : lb->name, -1, SQLITE_STATIC);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        const char *status = pm_col_text(st, 1);
-        lb->runs++;
-        if (strcmp(status, "ok") == 0) {
-            int64_t *v = realloc(lb->run_ids, (lb->ok + 1) * sizeof *v);
-            if (!v) {
-                sqlite3_finalize(st);
-                return pm_errf(err, "out of memory");
-            }
-            lb->run_ids = v;
-            v[lb->ok++] = sqlite3_column_int64(st, 0);
-        } else if (strcmp(status, "failed") == 0) {
-            lb->failed++;
-        } else if (strcmp(status, "oom") == 0) {
-            lb->oom++;
-        } else if (strcmp(status, "aborted") == 0) {
-            lb->aborted++;
-        }
-    }
-    sqlite3_finalize(st);
+    return store_compare_runs(db, workload, label_query(lb), suite, count_run, lb, err);
+}
+
+/* One metric value of one of label l's ok runs, into its cell. */
+struct values_ctx {
+    struct comparison *c;
+    size_t l;
+};
+
+static int add_value(void *ctx, int64_t run_id, const char *name, double value, const char *unit,
+                     const char *direction, struct pm_err *err)
+{
+    struct values_ctx *vc = ctx;
+    struct comparison *c = vc->c;
+    int m = find_metric(c, name);
+    if (m < 0)
+        return 0;
+    snprintf(c->metrics[m].unit, sizeof c->metrics[m].unit, "%s", unit);
+    snprintf(c->metrics[m].direction, sizeof c->metrics[m].direction, "%s", direction);
+    if (cell_push(cmp_cell_at(c, vc->l, (size_t)m), run_id, value) < 0)
+        return pm_errf(err, "out of memory");
     return 0;
 }
 
@@ -295,47 +303,13 @@ static int load_label(struct pm_db *db, const char *workload, const char *suite,
  * are counted in load_label and never averaged in. */
 static int load_values(struct pm_db *db, struct comparison *c, size_t l, const char *suite, struct pm_err *err)
 {
-    const struct cmp_label *lb = &c->labels[l];
-    sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st,
-                      "SELECT m.name, m.value, m.unit, m.direction, r.id FROM run r JOIN metric m ON m.run_id = r.id"
-                      " WHERE r.workload = ?1 AND (?2 IS NULL OR r.label = ?2) AND r.status = 'ok'"
-                      " AND (?3 IS NULL OR r.id IN (SELECT run_id FROM run_meta WHERE key = 'suite.uuid' AND value = ?3))"
-                      " ORDER BY r.id", err) < 0)
-        return -1;
-    sqlite3_bind_text(st, 1, c->workload, -1, SQLITE_STATIC);
-    if (suite)
-        sqlite3_bind_text(st, 3, suite, -1, SQLITE_STATIC);
-    if (!lb->any_label)
-        sqlite3_bind_text(st, 2, lb->query[0] ? lb->query : lb->name, -1, SQLITE_STATIC);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        int m = find_metric(c, pm_col_text(st, 0));
-        if (m < 0)
-            continue;
-        snprintf(c->metrics[m].unit, sizeof c->metrics[m].unit, "%s", pm_col_text(st, 2));
-        snprintf(c->metrics[m].direction, sizeof c->metrics[m].direction, "%s", pm_col_text(st, 3));
-        if (cell_push(cmp_cell_at(c, l, (size_t)m), sqlite3_column_int64(st, 4), sqlite3_column_double(st, 1)) < 0) {
-            sqlite3_finalize(st);
-            return pm_errf(err, "out of memory");
-        }
-    }
-    sqlite3_finalize(st);
-    return 0;
+    struct values_ctx vc = { c, l };
+    return store_compare_values(db, c->workload, label_query(&c->labels[l]), suite, add_value, &vc, err);
 }
 
 static int label_emulated(struct pm_db *db, struct cmp_label *lb, struct pm_err *err)
 {
-    sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "SELECT 1 FROM run_meta WHERE run_id = ? AND key = 'emulated' AND value = 'yes'",
-                      err) < 0)
-        return -1;
-    for (size_t i = 0; i < lb->ok && !lb->emulated; i++) {
-        sqlite3_bind_int64(st, 1, lb->run_ids[i]);
-        lb->emulated = sqlite3_step(st) == SQLITE_ROW;
-        sqlite3_reset(st);
-    }
-    sqlite3_finalize(st);
-    return 0;
+    return run_meta_any(db, lb->run_ids, lb->ok, "emulated", "yes", &lb->emulated, err);
 }
 
 /* With --baseline-db the baseline is named after its database, and reads
@@ -358,6 +332,11 @@ static int add_baseline(const struct compare_request *rq, struct comparison *c)
     return 0;
 }
 
+static int label_of_workload(void *ctx, const char *name, struct pm_err *err)
+{
+    return add_label(ctx, name) < 0 ? pm_errf(err, "out of memory") : 0;
+}
+
 /* Labels: the baseline first (from its own database with --baseline-db),
  * then as given, or every label of the workload. With no label at all
  * there is nothing to compare. */
@@ -368,15 +347,8 @@ static int choose_labels(struct pm_db *db, const struct compare_request *rq, str
     for (size_t i = 0; i < rq->nlabels; i++)
         if (add_label(c, rq->labels[i]) < 0)
             return pm_errf(err, "out of memory");
-    if (rq->nlabels == 0) {
-        sqlite3_stmt *st;
-        if (pm_db_prepare(db, &st, "SELECT label FROM run WHERE workload = ? GROUP BY label ORDER BY min(id)", err) < 0)
-            return -1;
-        sqlite3_bind_text(st, 1, rq->workload, -1, SQLITE_STATIC);
-        while (sqlite3_step(st) == SQLITE_ROW)
-            add_label(c, pm_col_text(st, 0));
-        sqlite3_finalize(st);
-    }
+    if (rq->nlabels == 0 && store_compare_labels(db, rq->workload, label_of_workload, c, err) < 0)
+        return -1;
     if (c->nlabels == 0)
         return pm_errf(err, "no runs of workload %s", rq->workload);
     return 0;

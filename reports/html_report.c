@@ -181,24 +181,21 @@ static void run_row(FILE *f, struct pm_db *db, const struct run_info *ri, const 
 
 static void run_rows(FILE *f, struct pm_db *db, const char *suite_uuid, const struct comparison *cs, size_t ncs)
 {
-    sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st,
-                      "SELECT id FROM run WHERE ?1 IS NULL OR id IN"
-                      " (SELECT run_id FROM run_meta WHERE key = 'suite.uuid' AND value = ?1) ORDER BY id", NULL) < 0)
+    int64_t *ids;
+    size_t n;
+    if (run_list_ids(db, &(struct run_filter){ .suite_uuid = suite_uuid }, &ids, &n, NULL) < 0)
         return;
-    if (suite_uuid)
-        sqlite3_bind_text(st, 1, suite_uuid, -1, SQLITE_STATIC);
     fputs("<section id=\"runs\">\n<h2>Runs</h2>\n<div class=\"scroll\"><table>\n<thead><tr><th>run</th><th>label</th><th>workload</th><th>status</th>"
           "<th>headline</th><th>Total swpout</th><th>cap</th><th>started</th><th>details</th></tr></thead>\n<tbody>\n", f);
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    for (size_t i = 0; i < n; i++) {
         struct run_info ri;
-        if (run_info_load(db, sqlite3_column_int64(st, 0), &ri, NULL) < 0)
+        if (run_info_load(db, ids[i], &ri, NULL) < 0)
             continue;
         run_row(f, db, &ri, cs, ncs);
         run_info_free(&ri);
     }
     fputs("</tbody>\n</table></div>\n</section>\n", f);
-    sqlite3_finalize(st);
+    free(ids);
 }
 
 /* The comparison of one part, built as the page shows it. */

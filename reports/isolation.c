@@ -7,7 +7,7 @@
 #include <string.h>
 #include "lib/kv.h"
 #include "reports/present.h"
-#include "store/sql.h"
+#include "store/runinfo.h"
 
 /* The axes (suite keys) whose values protect the measured workload. */
 static const char *const iso_protection_keys[] = { "mem-low", "mem-min", NULL };
@@ -90,6 +90,19 @@ struct iso_label {
     char spec[512];
 };
 
+/* A run's sibling: the first that names one is the label's hog. */
+static int hog_of_run(void *ctx, const char *key, const char *value, struct pm_err *err)
+{
+    struct iso_label *il = ctx;
+    (void)key;
+    (void)err;
+    if (unset_value(value))
+        return 0;
+    il->hog = true;
+    snprintf(il->spec, sizeof il->spec, "%s", value);
+    return 1;
+}
+
 /* Did label l's runs run beside a sibling? Its spec from the first run
  * that says so; an axis value "none" says no whatever the runs say. */
 static int label_hog(struct pm_db *db, const struct cmp_label *lb, struct iso_label *il, struct pm_err *err)
@@ -97,19 +110,7 @@ static int label_hog(struct pm_db *db, const struct cmp_label *lb, struct iso_la
     il->hog = false;
     if (lb->foreign || (il->has_axes && unset_value(kv_get(&il->axes, "sibling")) && kv_get(&il->axes, "sibling")))
         return 0;
-    sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "SELECT value FROM run_meta WHERE run_id = ? AND key = 'sibling'", err) < 0)
-        return -1;
-    for (size_t i = 0; i < lb->ok && !il->hog; i++) {
-        sqlite3_reset(st);
-        sqlite3_bind_int64(st, 1, lb->run_ids[i]);
-        if (sqlite3_step(st) == SQLITE_ROW && !unset_value(pm_col_text(st, 0))) {
-            il->hog = true;
-            snprintf(il->spec, sizeof il->spec, "%s", pm_col_text(st, 0));
-        }
-    }
-    sqlite3_finalize(st);
-    return 0;
+    return run_meta_key_each(db, lb->run_ids, lb->ok, "sibling", hog_of_run, il, err);
 }
 
 /* The values of metric name in runs ids (those that stored it), with its
@@ -120,6 +121,19 @@ struct iso_values {
     char unit[16], direction[8];
 };
 
+/* One run's value (each run has the metric at most once: n slots). */
+static int add_value(void *ctx, const char *name, double value, const char *unit, const char *direction,
+                     struct pm_err *err)
+{
+    struct iso_values *out = ctx;
+    (void)name;
+    (void)err;
+    out->v[out->n++] = value;
+    snprintf(out->unit, sizeof out->unit, "%s", unit);
+    snprintf(out->direction, sizeof out->direction, "%s", direction);
+    return 0;
+}
+
 static int load_metric(struct pm_db *db, const int64_t *ids, size_t n, const char *name, struct iso_values *out,
                        struct pm_err *err)
 {
@@ -127,21 +141,7 @@ static int load_metric(struct pm_db *db, const int64_t *ids, size_t n, const cha
     snprintf(out->direction, sizeof out->direction, "none");
     if (!(out->v = malloc((n ? n : 1) * sizeof *out->v)))
         return pm_errf(err, "out of memory");
-    sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "SELECT value, unit, direction FROM metric WHERE run_id = ? AND name = ?", err) < 0)
-        return -1;
-    for (size_t i = 0; i < n; i++) {
-        sqlite3_reset(st);
-        sqlite3_bind_int64(st, 1, ids[i]);
-        sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
-        if (sqlite3_step(st) != SQLITE_ROW)
-            continue;
-        out->v[out->n++] = sqlite3_column_double(st, 0);
-        snprintf(out->unit, sizeof out->unit, "%s", pm_col_text(st, 1));
-        snprintf(out->direction, sizeof out->direction, "%s", pm_col_text(st, 2));
-    }
-    sqlite3_finalize(st);
-    return 0;
+    return run_metric_key_each(db, ids, n, name, add_value, out, err);
 }
 
 static double mean_of(const struct iso_values *x)

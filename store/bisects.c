@@ -93,7 +93,7 @@ int bisects_latest(struct pm_db *db, bool running_only, bool git_only, struct bi
     return get_one(db, where, NULL, 0, out, err);
 }
 
-int bisects_create(struct pm_db *db, struct bisect_rec *b, struct pm_err *err)
+static int insert_bisect(struct pm_db *db, struct bisect_rec *b, struct pm_err *err)
 {
     if (pm_read_file("/proc/sys/kernel/random/uuid", b->uuid, sizeof b->uuid) < 0 || strlen(b->uuid) != 36)
         return pm_errf(err, "cannot read a UUID from /proc/sys/kernel/random/uuid");
@@ -120,6 +120,37 @@ int bisects_create(struct pm_db *db, struct bisect_rec *b, struct pm_err *err)
     return 0;
 }
 
+static int add_candidate(struct pm_db *db, int64_t id, int idx, const struct bisect_candidate_rec *c,
+                         struct pm_err *err)
+{
+    sqlite3_stmt *st;
+    if (pm_db_prepare(db, &st, "INSERT INTO bisect_candidate(bisect_id, idx, kernel, version) VALUES (?,?,?,?)",
+                      err) < 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_int(st, 2, idx);
+    sqlite3_bind_text(st, 3, c->kernel, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, c->version, -1, SQLITE_STATIC);
+    int rc = pm_db_step_done(db, st, err);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int bisects_create(struct pm_db *db, struct bisect_rec *b, const struct bisect_candidate_rec *cands, size_t n,
+                   struct pm_err *err)
+{
+    if (pm_db_exec(db, "BEGIN IMMEDIATE", err) < 0)
+        return -1;
+    int rc = insert_bisect(db, b, err);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = add_candidate(db, b->id, (int)i, &cands[i], err);
+    if (rc == 0 && pm_db_exec(db, "COMMIT", err) < 0)
+        rc = -1;
+    if (rc < 0)
+        pm_db_rollback(db);
+    return rc;
+}
+
 int bisects_finish(struct pm_db *db, int64_t id, const char *state, const char *first_bad, const char *reason,
                    struct pm_err *err)
 {
@@ -130,22 +161,6 @@ int bisects_finish(struct pm_db *db, int64_t id, const char *state, const char *
     sqlite3_bind_text(st, 2, first_bad, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, reason, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 4, id);
-    int rc = pm_db_step_done(db, st, err);
-    sqlite3_finalize(st);
-    return rc;
-}
-
-int bisects_add_candidate(struct pm_db *db, int64_t id, int idx, const struct bisect_candidate_rec *c,
-                          struct pm_err *err)
-{
-    sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "INSERT INTO bisect_candidate(bisect_id, idx, kernel, version) VALUES (?,?,?,?)",
-                      err) < 0)
-        return -1;
-    sqlite3_bind_int64(st, 1, id);
-    sqlite3_bind_int(st, 2, idx);
-    sqlite3_bind_text(st, 3, c->kernel, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 4, c->version, -1, SQLITE_STATIC);
     int rc = pm_db_step_done(db, st, err);
     sqlite3_finalize(st);
     return rc;

@@ -45,8 +45,10 @@ struct bisect_step_rec {
 };
 
 void bisect_rec_free(struct bisect_rec *b);
-/* Insert b (uuid made here, state running); sets b->id. */
-int bisects_create(struct pm_db *db, struct bisect_rec *b, struct pm_err *err);
+/* Insert b (uuid made here, state running) and its candidates cands[0..n)
+ * by index, in one transaction: all or nothing. Sets b->id. */
+int bisects_create(struct pm_db *db, struct bisect_rec *b, const struct bisect_candidate_rec *cands, size_t n,
+                   struct pm_err *err);
 /* Bisection id (1), none (0), or -1. */
 int bisects_get(struct pm_db *db, int64_t id, struct bisect_rec *out, struct pm_err *err);
 /* The newest bisection with this key (1), none (0), or -1. */
@@ -56,8 +58,6 @@ int bisects_latest(struct pm_db *db, bool running_only, bool git_only, struct bi
 int bisects_finish(struct pm_db *db, int64_t id, const char *state, const char *first_bad, const char *reason,
                    struct pm_err *err);
 
-int bisects_add_candidate(struct pm_db *db, int64_t id, int idx, const struct bisect_candidate_rec *c,
-                          struct pm_err *err);
 /* Every candidate by index; *v allocated. */
 int bisects_candidates(struct pm_db *db, int64_t id, struct bisect_candidate_rec **v, size_t *n, struct pm_err *err);
 

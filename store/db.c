@@ -138,6 +138,23 @@ void pm_db_close(struct pm_db *db)
     }
 }
 
+void pm_db_set_wait(struct pm_db *db, int ms)
+{
+    if (db->h)
+        sqlite3_busy_timeout(db->h, ms);
+}
+
+bool pm_db_moved(const struct pm_db *db)
+{
+    int moved = 0;
+    return db->h && sqlite3_file_control(db->h, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK && moved;
+}
+
+bool pm_db_full(const struct pm_db *db)
+{
+    return db->h && db->full;
+}
+
 static char db_path[PATH_MAX];
 
 void pm_set_db_path(const char *path)

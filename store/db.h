@@ -32,4 +32,16 @@ const char *pm_db_path(void);
 int pm_db_open(struct pm_db *db, const char *path, bool create, struct pm_err *err);
 void pm_db_close(struct pm_db *db);
 
+/* What a command or a run may ask of its connection outside store/, whose
+ * statement helpers (store/sql.h) are store/'s alone (make layering). */
+
+/* Wait up to ms for another connection's write lock (default PM_DB_WAIT_MS). */
+void pm_db_set_wait(struct pm_db *db, int ms);
+/* Is the file db writes into no longer the one at its path (removed,
+ * renamed, replaced since it was opened)? */
+bool pm_db_moved(const struct pm_db *db);
+/* Did the last failure on db (of pm_db_exec or pm_db_step_done) come from
+ * a full filesystem? */
+bool pm_db_full(const struct pm_db *db);
+
 #endif

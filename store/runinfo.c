@@ -243,6 +243,119 @@ int run_meta_each(struct pm_db *db, int64_t id, run_meta_fn fn, void *ctx, struc
     return each_row(db, st, meta_row, &cb, err);
 }
 
+struct id_list {
+    int64_t *v;
+    size_t n, cap;
+};
+
+static int id_row(sqlite3_stmt *st, void *arg, struct pm_err *err)
+{
+    struct id_list *l = arg;
+    if (ALLOC_GROW(l->v, l->n + 1, l->cap) < 0)
+        return pm_errf(err, "out of memory");
+    l->v[l->n++] = sqlite3_column_int64(st, 0);
+    return 0;
+}
+
+/* One statement, every field's condition off when it is NULL. */
+int run_list_ids(struct pm_db *db, const struct run_filter *f, int64_t **ids, size_t *n, struct pm_err *err)
+{
+    *ids = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    if (pm_db_prepare(db, &st,
+                      "SELECT id FROM run WHERE (?1 IS NULL OR label = ?1) AND (?2 IS NULL OR workload = ?2)"
+                      " AND (?3 IS NULL OR id IN (SELECT run_id FROM run_meta WHERE key = 'suite.uuid' AND value = ?3))"
+                      " ORDER BY id", err) < 0)
+        return -1;
+    if (sqlite3_bind_text(st, 1, f->label, -1, SQLITE_STATIC) != SQLITE_OK ||
+        sqlite3_bind_text(st, 2, f->workload, -1, SQLITE_STATIC) != SQLITE_OK ||
+        sqlite3_bind_text(st, 3, f->suite_uuid, -1, SQLITE_STATIC) != SQLITE_OK)
+        return pm_db_stmt_error(db, st, err);
+    struct id_list l = { 0 };
+    int rc = pm_db_rows(db, st, id_row, &l, err);
+    sqlite3_finalize(st);
+    if (rc < 0) {
+        free(l.v);
+        return -1;
+    }
+    *ids = l.v;
+    *n = l.n;
+    return 0;
+}
+
+/* Each run's first row, the key bound once: the key is part of the
+ * primary key, but a foreign database is data, so a table without that
+ * key still hands over one row a run (a callback may count on n). */
+static int key_each(struct pm_db *db, sqlite3_stmt *st, const int64_t *ids, size_t n, const char *key,
+                    pm_db_row_fn row, struct metric_cb *cb, struct pm_err *err)
+{
+    if (sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC) != SQLITE_OK)
+        return pm_db_stmt_error(db, st, err);
+    int said = 0;
+    for (size_t i = 0; i < n && said == 0; i++) {
+        if (sqlite3_bind_int64(st, 1, ids[i]) != SQLITE_OK)
+            return pm_db_stmt_error(db, st, err);
+        int rc = sqlite3_step(st);
+        if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+            return pm_db_stmt_error(db, st, err);
+        if (rc == SQLITE_ROW)
+            said = row(st, cb, err);
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    return said < 0 ? -1 : 0;
+}
+
+int run_meta_key_each(struct pm_db *db, const int64_t *ids, size_t n, const char *key, run_meta_fn fn, void *ctx,
+                      struct pm_err *err)
+{
+    sqlite3_stmt *st;
+    if (pm_db_prepare(db, &st, "SELECT key, value FROM run_meta WHERE run_id = ?1 AND key = ?2", err) < 0)
+        return -1;
+    struct metric_cb cb = { .meta_fn = fn, .ctx = ctx };
+    return key_each(db, st, ids, n, key, meta_row, &cb, err);
+}
+
+int run_metric_key_each(struct pm_db *db, const int64_t *ids, size_t n, const char *name, run_metric_fn fn,
+                        void *ctx, struct pm_err *err)
+{
+    sqlite3_stmt *st;
+    if (pm_db_prepare(db, &st, "SELECT name, value, unit, direction FROM metric WHERE run_id = ?1 AND name = ?2",
+                      err) < 0)
+        return -1;
+    struct metric_cb cb = { .fn = fn, .ctx = ctx };
+    return key_each(db, st, ids, n, name, metric_row, &cb, err);
+}
+
+static int found_row(sqlite3_stmt *st, void *arg, struct pm_err *err)
+{
+    (void)st;
+    (void)err;
+    *(bool *)arg = true;
+    return 1;
+}
+
+int run_meta_any(struct pm_db *db, const int64_t *ids, size_t n, const char *key, const char *value, bool *any,
+                 struct pm_err *err)
+{
+    *any = false;
+    sqlite3_stmt *st;
+    if (pm_db_prepare(db, &st, "SELECT 1 FROM run_meta WHERE run_id = ?1 AND key = ?2 AND value = ?3", err) < 0)
+        return -1;
+    if (sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC) != SQLITE_OK ||
+        sqlite3_bind_text(st, 3, value, -1, SQLITE_STATIC) != SQLITE_OK)
+        return pm_db_stmt_error(db, st, err);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (sqlite3_bind_int64(st, 1, ids[i]) != SQLITE_OK)
+            return pm_db_stmt_error(db, st, err);
+        rc = pm_db_rows(db, st, found_row, any, err);
+    }
+    sqlite3_finalize(st);
+    return rc < 0 ? -1 : 0;
+}
+
 double run_metric_or(const struct run_info *ri, const char *name, double fallback)
 {
     const struct metric *m = metric_set_find(&ri->metrics, name);

@@ -1,6 +1,8 @@
 #ifndef PM_RUNINFO_H
 #define PM_RUNINFO_H
 /* A stored run read back for reports: reports read only the database. */
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "store/db.h"
 #include "lib/kv.h"
@@ -46,6 +48,15 @@ int64_t run_latest(struct pm_db *db, struct pm_err *err);
  * prepared. */
 int run_label_count(struct pm_db *db, const char *label, size_t *n, struct pm_err *err);
 
+/* Which runs run_list_ids lists: each field NULL for any. */
+struct run_filter {
+    const char *label, *workload;
+    const char *suite_uuid;      /* the runs of this suite run (run_meta suite.uuid) */
+};
+/* The ids of the runs f lets through, by id, into *ids (malloc'd; NULL
+ * when none), *n of them. 0, or -1 with err. */
+int run_list_ids(struct pm_db *db, const struct run_filter *f, int64_t **ids, size_t *n, struct pm_err *err);
+
 /* What names a run wherever it goes (export's rows, push's tags): no
  * metrics, no ticks, so it costs the same for a run of any length. */
 struct run_head {
@@ -62,6 +73,19 @@ typedef int (*run_metric_fn)(void *ctx, const char *name, double value, const ch
 typedef int (*run_meta_fn)(void *ctx, const char *key, const char *value, struct pm_err *err);
 int run_metrics_each(struct pm_db *db, int64_t id, run_metric_fn fn, void *ctx, struct pm_err *err);
 int run_meta_each(struct pm_db *db, int64_t id, run_meta_fn fn, void *ctx, struct pm_err *err);
+
+/* One key of each run in ids, in their order: each run that has it hands
+ * its value to fn (the key as key). The same for one metric by name and
+ * run_metric_key_each. fn returning 1 stops there with 0 (it has what it
+ * wanted); -1 stops with its err. One prepared statement for them all. */
+int run_meta_key_each(struct pm_db *db, const int64_t *ids, size_t n, const char *key, run_meta_fn fn, void *ctx,
+                      struct pm_err *err);
+int run_metric_key_each(struct pm_db *db, const int64_t *ids, size_t n, const char *name, run_metric_fn fn,
+                        void *ctx, struct pm_err *err);
+/* Does any run of ids have key with exactly value? Into *any; 0, or -1
+ * with err. */
+int run_meta_any(struct pm_db *db, const int64_t *ids, size_t n, const char *key, const char *value, bool *any,
+                 struct pm_err *err);
 
 double run_metric_or(const struct run_info *ri, const char *name, double fallback);
 

@@ -55,25 +55,27 @@ int pm_db_step_done(struct pm_db *db, sqlite3_stmt *st, struct pm_err *err)
     return 0;
 }
 
-void pm_db_set_wait(struct pm_db *db, int ms)
-{
-    if (db->h)
-        sqlite3_busy_timeout(db->h, ms);
-}
-
 const char *pm_col_text(sqlite3_stmt *st, int col)
 {
     const unsigned char *t = sqlite3_column_text(st, col);
     return t ? (const char *)t : "";
 }
 
-bool pm_db_moved(const struct pm_db *db)
+int pm_db_stmt_error(struct pm_db *db, sqlite3_stmt *st, struct pm_err *err)
 {
-    int moved = 0;
-    return db->h && sqlite3_file_control(db->h, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK && moved;
+    pm_errf(err, "%s: %s", db->path, sqlite3_errmsg(db->h));
+    sqlite3_finalize(st);
+    return -1;
 }
 
-bool pm_db_full(const struct pm_db *db)
+/* The reset's own result is the failed step's again (already told). */
+int pm_db_rows(struct pm_db *db, sqlite3_stmt *st, pm_db_row_fn row, void *arg, struct pm_err *err)
 {
-    return db->h && db->full;
+    int rc, said = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && (said = row(st, arg, err)) == 0)
+        ;
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        said = pm_errf(err, "%s: %s", db->path, sqlite3_errmsg(db->h));
+    sqlite3_reset(st);
+    return said;
 }

@@ -1,8 +1,9 @@
 #ifndef PM_STORE_SQL_H
 #define PM_STORE_SQL_H
 /* A connection to a results database and the statement helpers every
- * store file uses: errors name the database, and a failure says whether
- * the filesystem was full. */
+ * store file uses, and only store files (make layering: SQL is store/'s
+ * alone): errors name the database, and a failure says whether the
+ * filesystem was full. */
 #include <limits.h>
 #include <sqlite3.h>
 #include <stdbool.h>
@@ -14,9 +15,6 @@ struct pm_db {
     bool full;                /* the last failed statement failed for a full filesystem */
 };
 
-/* Wait up to ms for another connection's write lock (default PM_DB_WAIT_MS). */
-void pm_db_set_wait(struct pm_db *db, int ms);
-
 int pm_db_exec(struct pm_db *db, const char *sql, struct pm_err *err);
 /* Roll back the transaction, if one is open (a failed COMMIT has already
  * ended it), keeping what pm_db_full says of the failure before. */
@@ -26,15 +24,19 @@ int pm_db_prepare(struct pm_db *db, sqlite3_stmt **st, const char *sql, struct p
  * through this, so a NULL where text belongs (a hostile or broken
  * database) is an empty string, never a NULL pointer. */
 const char *pm_col_text(sqlite3_stmt *st, int col);
-/* Is the file db writes into no longer the one at its path (removed,
- * renamed, replaced since it was opened)? */
-bool pm_db_moved(const struct pm_db *db);
 /* For a statement stepped by hand: note why it failed, for pm_db_full. */
 void pm_db_note_failure(struct pm_db *db);
-/* Did the last failure on db (of pm_db_exec or pm_db_step_done) come from
- * a full filesystem? */
-bool pm_db_full(const struct pm_db *db);
 /* Step a statement that returns no rows, then reset it for reuse. */
 int pm_db_step_done(struct pm_db *db, sqlite3_stmt *st, struct pm_err *err);
+/* Step st to its end, handing each row to row(), then reset it for reuse
+ * (the caller finalizes it). A step that fails (a corrupt page, a lock)
+ * is the database's error, never a short list. 0 at the end; 1 when row()
+ * returned 1 (it has what it wanted); -1 with err when row() returned -1
+ * (its own error) or a step failed. */
+typedef int (*pm_db_row_fn)(sqlite3_stmt *st, void *arg, struct pm_err *err);
+int pm_db_rows(struct pm_db *db, sqlite3_stmt *st, pm_db_row_fn row, void *arg, struct pm_err *err);
+/* A bind or step of st that failed: -1 with err naming the database and
+ * SQLite's message, st finalized. */
+int pm_db_stmt_error(struct pm_db *db, sqlite3_stmt *st, struct pm_err *err);
 
 #endif

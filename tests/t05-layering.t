@@ -113,20 +113,20 @@ is "$rc" 1 "a workload calling the run engine above it: the check fails"
 like "$out" '^layering: workloads/planted\.c calls run_plan_execute \(harness/run\.c\)' "naming it"
 
 objcopy
-plant cmd/planted.c 'int pm_db_exec(void); int planted(void); int planted(void) { return pm_db_exec(); }'
+plant cmd/planted.c 'int run_latest(void); int planted(void); int planted(void) { return run_latest(); }'
 calls
 is "$rc" 0 "a command calling the store is allowed"
 is "$out" "" "and nothing is said"
 
 objcopy
-printf 'call: lib/planted.c store/sql.c  # a reason\n' >> "$TMP/tree/layering.txt"
-plant lib/planted.c 'int pm_db_exec(void); int planted(void); int planted(void) { return pm_db_exec(); }'
+printf 'call: lib/planted.c store/runinfo.c  # a reason\n' >> "$TMP/tree/layering.txt"
+plant lib/planted.c 'int run_latest(void); int planted(void); int planted(void) { return run_latest(); }'
 calls
 is "$rc" 0 "an upward call kept in layering.txt with its reason passes"
-plant lib/planted2.c 'int pm_db_exec(void); int planted2(void); int planted2(void) { return pm_db_exec(); }'
+plant lib/planted2.c 'int run_latest(void); int planted2(void); int planted2(void) { return run_latest(); }'
 calls
 is "$rc" 1 "  but it excuses that file only: another lib file calling the store fails"
-like "$out" '^layering: lib/planted2\.c calls pm_db_exec' "  naming the other"
+like "$out" '^layering: lib/planted2\.c calls run_latest' "  naming the other"
 objcopy
 printf 'call: lib/planted.c store/sql.c\n' >> "$TMP/tree/layering.txt"
 plant lib/planted.c 'int pm_db_exec(void); int planted(void); int planted(void) { return pm_db_exec(); }'
@@ -259,6 +259,53 @@ copy
 out=$("$CHECK" "$TMP/tree" 2>&1); rc=$?
 is "$rc" 0 "a long table after a wrapped prototype, its rows ending in ) {, is no function"
 is "$out" "" "  and nothing is said"
+
+# SQL is store/'s alone: outside it, a source naming SQLite (outside
+# comments and strings) or an object calling SQLite or store/sql.c's
+# statement helpers fails, one line each.
+sqlsrc() {  # sqlsrc FILE TEXT DESCRIPTION NAME: TEXT appended to FILE is named
+    copy
+    printf '%s\n' "$2" >> "$TMP/tree/$1"
+    out=$("$CHECK" "$TMP/tree" 2>&1); rc=$?
+    local line; line=$(grep -n -F -- "$4" "$TMP/tree/$1" | tail -1 | cut -d: -f1)
+    is "$rc" 1 "$3: the check fails"
+    is "$out" "layering: $1:$line names $4: only store/ speaks SQL" "$3: one line naming the file, line and name"
+}
+sqlsrc reports/plot.c $'int planted_sql(void);\nint planted_sql(void)\n{\n    return sqlite3_threadsafe();\n}' \
+    "reports calling SQLite" sqlite3_threadsafe
+sqlsrc reports/plot.h 'int planted_sql(sqlite3_stmt *st);' "a header of reports with a statement in a signature" sqlite3_stmt
+sqlsrc cmd/cmd_list.c '#include <sqlite3.h>' "a command including SQLite's header" sqlite3
+sqlsrc export/push.c 'static const int planted_sql = SQLITE_OK;' "export using SQLite's constant" SQLITE_OK
+copy
+cat >> "$TMP/tree/reports/plot.c" <<'EOS'
+/* sqlite3_step is store's, and so is
+ * sqlite3_prepare_v2 */
+// SQLITE_ROW
+static const char planted_sql_q[] = "sqlite3_open \" SQLITE_OK /*";
+static const char planted_sql_c = '"';
+static int my_sqlite3_count, sqlite3x; /* sqlite3 */ static int planted_sql_n;
+EOS
+out=$("$CHECK" "$TMP/tree" 2>&1); rc=$?
+is "$rc" 0 "SQLite named only in comments, strings and longer names: the check passes"
+is "$out" "" "  and says nothing"
+
+objcopy
+plant reports/planted.c 'int sqlite3_threadsafe(void); int planted(void); int planted(void) { return sqlite3_threadsafe(); }'
+# Its source hides the name (as a macro could): only the object tells.
+printf 'int planted(void);\n' > "$TMP/tree/reports/planted.c"
+calls
+is "$rc" 1 "reports calling SQLite, seen in its object: the check fails"
+is "$out" "layering: reports/planted.c calls sqlite3_threadsafe (SQLite): only store/ speaks SQL" \
+    "  one line naming the file and the symbol"
+objcopy
+plant cmd/planted.c 'int pm_db_exec(void); int planted(void); int planted(void) { return pm_db_exec(); }'
+calls
+is "$rc" 1 "a command running SQL through store's pm_db_exec: the check fails"
+is "$out" "layering: cmd/planted.c calls pm_db_exec (store/sql.c): only store/ speaks SQL" "  naming it"
+objcopy
+plant store/planted.c 'int sqlite3_threadsafe(void); int pm_db_exec(void); int planted(void); int planted(void) { return sqlite3_threadsafe() + pm_db_exec(); }'
+calls
+is "$rc" 0 "a store file calling SQLite and the statement helpers passes"
 
 # make layering runs these checks over the build's objects (this build's:
 # under make check, build/check).

@@ -8,6 +8,7 @@
 #    other in a circle (tools/calls.awk; exceptions in layering.txt);
 #  - lengths: no function of the sources (.c and .h) is over 100 lines
 #    (tools/funclen.awk).
+#  - SQL: only store/ speaks it (sql_only_in_store, at the end).
 # tools/layering.sh [ROOT [OBJDIR]] (default: this tree, no call check).
 set -euo pipefail
 tools=$(cd "$(dirname "$0")" && pwd)
@@ -79,4 +80,37 @@ for dir in "${!allowed[@]}"; do
 done
 [ ${#srcs[@]} -gt 0 ] || { echo "layering: no sources under $root"; exit 1; }
 awk -v max=100 -f "$tools/funclen.awk" "${srcs[@]}" || bad=1
+# SQL is store/'s alone (store/README.md): no source of another folder
+# names SQLite (sqlite3, sqlite3_*, SQLITE_*, <sqlite3.h>) outside its
+# comments and strings, and with OBJDIR no object of one calls a sqlite3_
+# function or the statement helpers store/sql.c defines (pm_db_exec,
+# pm_db_prepare, ...): a query goes behind a store function. tests/,
+# fuzz/ and bench/ are no folder of layering.txt and may.
+sql_only_in_store() {
+    local dir f files=() rc=0
+    for dir in "${!allowed[@]}"; do
+        [ "$dir" != store ] && [ -d "$dir" ] && while IFS= read -r f; do files+=("$f"); done < <(find "$dir" -name '*.[ch]' | sort)
+    done
+    [ ${#files[@]} -eq 0 ] || awk -f "$tools/sqlnames.awk" "${files[@]}" || rc=1
+    [ -n "$objdir" ] || return $rc
+    nm -A -g "${objs[@]}" | awk -v objdir="$objdir" '
+        {
+            line = $0
+            if (index(line, objdir "/") == 1) line = substr(line, length(objdir) + 2)
+            colon = index(line, ":"); obj = substr(line, 1, colon - 1); sub(/\.o$/, ".c", obj)
+            n = split(substr(line, colon + 1), f, " ")
+            if (n == 2 && f[1] == "U" && obj !~ /^store\//) { nuse++; use_file[nuse] = obj; use_sym[nuse] = f[2] }
+            else if (n == 3 && f[2] ~ /^[TDBRVWG]$/ && obj == "store/sql.c") helper[f[3]] = 1
+        }
+        END {
+            for (i = 1; i <= nuse; i++) {
+                s = use_sym[i]
+                if (s ~ /^sqlite3_/) from = "SQLite"; else if (s in helper) from = "store/sql.c"; else continue
+                printf "layering: %s calls %s (%s): only store/ speaks SQL\n", use_file[i], s, from; bad = 1
+            }
+            exit bad
+        }' || rc=1
+    return $rc
+}
+sql_only_in_store || bad=1
 exit $bad
