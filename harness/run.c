@@ -317,6 +317,11 @@ static uint64_t ops_timeout_ns(struct run_ctx *rc)
     return rc->plan->timeout_ns;
 }
 
+static FILE *ops_say(struct run_ctx *rc)
+{
+    return rc->say;
+}
+
 static const struct run_ops harness_ops = {
     .spawn_io = ops_spawn_io, .spawn_env = ops_spawn_env, .wait = ops_wait,
     .wait_until = ops_wait_until, .metric = ops_metric, .live_count = ops_live_count,
@@ -324,7 +329,7 @@ static const struct run_ops harness_ops = {
     .keep_text = ops_keep_text, .set_status = ops_set_status,
     .status = ops_status, .exe = ops_exe, .abort_signal = ops_abort_signal, .cgroup = ops_cgroup,
     .client_cgroup = ops_client_cgroup,
-    .timeout_ns = ops_timeout_ns,
+    .timeout_ns = ops_timeout_ns, .say = ops_say,
 };
 
 
