@@ -170,7 +170,14 @@ int bisect_open(struct bctx *c, const struct exp_events *ev, bool quiet)
     c->ev = ev;
     c->quiet = quiet;
     run_block_signals();
-    return run_session_open(&c->rs, pm_db_path(), "bisect");
+    /* The harness's lines are the bisection's log; c->rs.say keeps the
+     * stream for bisect_close, even when the session does not open. */
+    struct pm_err err;
+    if (run_session_open(&c->rs, pm_db_path(), "bisect", exp_say_file(ev), &err) < 0) {
+        exp_say(ev, EXP_LOG, "pressmark: %s\n", err.msg);
+        return 2;
+    }
+    return 0;
 }
 
 int bisect_latest_id(struct bctx *c, bool unfinished, bool git, const char *what, const char *none, int64_t *id)
@@ -196,6 +203,9 @@ void bisect_close(struct bctx *c)
         suite_plan_free(&c->plan);
     bisect_rec_free(&c->rec);
     run_session_close(&c->rs);
+    if (c->rs.say)
+        fclose(c->rs.say);
+    c->rs.say = NULL;
 }
 
 int bisect_find_step(struct bctx *c, const char *role, int candidate, const char *kernel, struct bisect_step_rec *s)

@@ -8,6 +8,7 @@
 #include <sys/utsname.h>
 #include "store/db.h"
 #include "harness/profile.h"
+#include "harness/run.h"
 #include "collectors/sources.h"
 #include "export/push.h"
 #include "lib/fileio.h"
@@ -114,6 +115,18 @@ int run_opts_finish(struct run_opts *ro, const char *cmd)
     if (run_opts_check(ro, &err) < 0)
         return pm_usage(cmd, "%s", err.msg);
     return 0;
+}
+
+int cli_run_outcome(const struct run_outcome *o)
+{
+    if (o->error) {
+        char line[RUN_OUTCOME_LINE];
+        run_outcome_error(o, line, sizeof line);
+        fprintf(stderr, "pressmark: %s\n", line);
+    }
+    if (o->abort_sig)
+        fprintf(stderr, "pressmark: interrupted by SIG%s; environment restored\n", sigabbrev_np(o->abort_sig));
+    return o->abort_sig ? 128 + o->abort_sig : o->error ? 2 : o->some_failed ? 1 : 0;
 }
 
 void cli_push_after_store(void *arg, struct pm_db *db, int64_t run_id)

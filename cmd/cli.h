@@ -9,6 +9,8 @@
 #include "store/db.h"
 #include "store/runinfo.h"
 
+struct run_outcome;
+
 #define PM_EXIT_USAGE 2
 
 /* Exit statuses, one policy for every command: 0 done; 1 the thing
@@ -49,6 +51,11 @@ int run_opts_finish(struct run_opts *ro, const char *cmd);
  * out as soon as it is stored; a server that is down leaves it queued for
  * the next 'pressmark push', and the one line says so. */
 void cli_push_after_store(void *arg, struct pm_db *db, int64_t run_id);
+
+/* A plan's outcome (harness/run.h) said on stderr, its error and then
+ * its interruption, and made the exit status: 128 + N interrupted by
+ * signal N, 2 a harness error, 1 a run failed, else 0. */
+int cli_run_outcome(const struct run_outcome *o);
 
 /* Commands. */
 int cmd_record(int argc, char **argv);

@@ -328,7 +328,7 @@ static int compare_all(struct pm_db *db, const struct compare_opts *o, struct fo
     const struct cmp_format *fmt = cmp_format_get(o->format);
     if (fmt->human)
         cmd_human_output();
-    struct cmp_writer w = { .f = stdout, .fmt = fmt };
+    struct cmp_writer w = { .f = stdout, .fmt = fmt, .log = stderr };
     struct across *across = NULL;
     if (rc == 0 && compare_across(cptrs, built, &across, &w.nacross) < 0)
         rc = pm_usage("compare", "out of memory");

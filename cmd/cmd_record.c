@@ -59,7 +59,9 @@ int cmd_record(int argc, char **argv)
     run_block_signals();
     struct run_progress rp;
     run_progress_attach(&rp, &plan);
-    rc = run_plan_execute(&plan);
+    struct run_outcome o;
+    run_plan_execute(&plan, stderr, &o);
+    rc = cli_run_outcome(&o);
     run_progress_detach(&rp);
     free(state);
     return rc;

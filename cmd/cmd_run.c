@@ -40,7 +40,9 @@ static int run_phases(const struct workload_ops *wl, void *state, struct run_pla
         struct run_plan pl = *plan;
         struct run_progress rp;
         run_progress_attach(&rp, &pl);
-        int prc = run_plan_execute(&pl);
+        struct run_outcome o;
+        run_plan_execute(&pl, stderr, &o);
+        int prc = cli_run_outcome(&o);
         run_progress_detach(&rp);
         if (prc > rc)
             rc = prc;

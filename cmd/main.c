@@ -183,7 +183,7 @@ int main(int argc, char **argv)
      * first undoes what it left (unless a live pressmark owns it); help
      * only prints, and changes nothing on the machine. */
     if (!only_help(c, argc - i, argv + i))
-        undo_recover();
+        undo_recover(stderr);
     int rc = c->fn(argc - i, argv + i);
     cmd_output_done();
     return rc;

@@ -36,7 +36,7 @@ int vm_image_main(int argc, char **argv)
         return 2;
     }
     /* What a killed pressmark left goes first, a killed image build's too. */
-    undo_recover();
+    undo_recover(stderr);
     if (undo_lock("pressmark __vm-image", &err) < 0) {
         fprintf(stderr, "pressmark __vm-image: %s\n", err.msg);
         return 2;

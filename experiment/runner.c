@@ -329,10 +329,17 @@ static int execute_slot(struct runner *r, const struct suite_slot *s, int *abort
     r->linking_seq = s->seq;
     if (r->ev->run_start)
         r->ev->run_start(r->ev->arg, s->cell);
-    int rc = run_session_execute(&r->rs, &plan, abort_sig);
+    struct run_outcome o;
+    run_session_execute(&r->rs, &plan, &o);
     kv_free(&meta);
     suite_cell_release(&cr);
-    return rc;
+    if (o.error) {
+        char line[RUN_OUTCOME_LINE];
+        run_outcome_error(&o, line, sizeof line);
+        exp_say(r->ev, EXP_LOG, "pressmark: %s\n", line);
+    }
+    *abort_sig = o.abort_sig;
+    return o.abort_sig ? 128 + o.abort_sig : o.error ? 2 : o.some_failed ? 1 : 0;
 }
 
 /* Run the group's cells here, round after round, until it is complete.

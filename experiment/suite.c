@@ -292,10 +292,16 @@ int suite_run(const char *path, const struct suite_run_opts *o, const struct exp
     run_block_signals();
     char what[300];
     snprintf(what, sizeof what, "suite %s", p.name);
-    if ((rc = run_session_open(&r.rs, pm_db_path(), what)) != 0) {
+    /* The harness's lines are the suite's log (closed after the session). */
+    FILE *say = exp_say_file(ev);
+    struct pm_err oerr;
+    if (run_session_open(&r.rs, pm_db_path(), what, say, &oerr) < 0) {
+        exp_say(ev, EXP_LOG, "pressmark: %s\n", oerr.msg);
+        if (say)
+            fclose(say);
         suite_kernels_free(&r);
         suite_plan_free(&p);
-        return rc;
+        return 2;
     }
     r.cs = calloc(p.ncells, sizeof *r.cs);
     r.view = calloc(p.ncells, sizeof *r.view);
@@ -322,6 +328,7 @@ int suite_run(const char *path, const struct suite_run_opts *o, const struct exp
     free(r.slots);
     suite_rec_free(&r.suite);
     run_session_close(&r.rs);
+    fclose(say);
     suite_kernels_free(&r);
     suite_plan_free(&p);
     return rc;

@@ -69,6 +69,7 @@ struct run_ctx {
     struct gauges gauges;        /* run_gauge: the workload's threads set, the sampler reads */
     struct kv_list user_metrics; /* run_user_metric's names: declared by the user, not a table */
     struct run_texts texts;      /* run_keep_text's */
+    FILE *say;                   /* the session's (struct run_session) */
 };
 
 void run_block_signals(void)
@@ -316,6 +317,11 @@ static uint64_t ops_timeout_ns(struct run_ctx *rc)
     return rc->plan->timeout_ns;
 }
 
+static FILE *ops_say(struct run_ctx *rc)
+{
+    return rc->say;
+}
+
 static const struct run_ops harness_ops = {
     .spawn_io = ops_spawn_io, .spawn_env = ops_spawn_env, .wait = ops_wait,
     .wait_until = ops_wait_until, .metric = ops_metric, .live_count = ops_live_count,
@@ -323,7 +329,7 @@ static const struct run_ops harness_ops = {
     .keep_text = ops_keep_text, .set_status = ops_set_status,
     .status = ops_status, .exe = ops_exe, .abort_signal = ops_abort_signal, .cgroup = ops_cgroup,
     .client_cgroup = ops_client_cgroup,
-    .timeout_ns = ops_timeout_ns,
+    .timeout_ns = ops_timeout_ns, .say = ops_say,
 };
 
 
@@ -364,7 +370,7 @@ static void check_catalogue(struct run_ctx *rc)
             continue;                      /* the user declared it (record --figure) */
         const char *why = catalogue_check(m->name, m->unit, metric_dir_parse(m->direction));
         if (why) {
-            fprintf(stderr, "pressmark: %s\n", why);
+            fprintf(rc->say, "pressmark: %s\n", why);
             run_set_status(rc, "failed", "%s", why);
             return;
         }
@@ -395,7 +401,7 @@ static void print_run_line(struct run_ctx *rc)
      * a figure's pattern): the terminal sees it escaped. */
     char reason[sizeof rc->reason * 4 + 8];
     quote_terminal(rc->reason, reason, sizeof reason);
-    fprintf(stderr, "pressmark: run %lld [%s] %s%s%s: %s %s, swap-out %s KB, heartbeat p99 %s\n",
+    fprintf(rc->say, "pressmark: run %lld [%s] %s%s%s: %s %s, swap-out %s KB, heartbeat p99 %s\n",
             (long long)rc->run_id, rc->plan->label, rc->status, rc->reason[0] ? " - " : "", reason, headline, head,
             swapout, beat);
 }
@@ -495,7 +501,7 @@ static int measure_start(struct run_ctx *rc, struct measure *m, struct pm_err *e
         } else {
             kv_set(&rc->meta, "trace.error", terr.msg);
             if (!said && !rc->plan->quiet)
-                fprintf(stderr, "pressmark: --trace-reclaim: %s; runs go on without stall tracing\n", terr.msg);
+                fprintf(rc->say, "pressmark: --trace-reclaim: %s; runs go on without stall tracing\n", terr.msg);
             said = true;
         }
     }
@@ -617,25 +623,25 @@ static struct run_source *run_sources(const struct measure *m, size_t *n)
 }
 
 /* When the database would not take a run's end: everything it measured on
- * stderr, and where it is kept for the next pressmark to store. */
+ * the session's say, and where it is kept for the next pressmark to store. */
 static void say_unstored(struct run_ctx *rc, const char *why, const char *kept, const char *kept_why)
 {
-    fprintf(stderr, "pressmark: run %lld [%s]: its results could not be stored in %s: %s\n", (long long)rc->run_id,
+    fprintf(rc->say, "pressmark: run %lld [%s]: its results could not be stored in %s: %s\n", (long long)rc->run_id,
             rc->plan->label, rc->db->path, why);
     if (kept)
-        fprintf(stderr, "pressmark: they are kept in %s; the next pressmark run, record or suite run stores them\n",
+        fprintf(rc->say, "pressmark: they are kept in %s; the next pressmark run, record or suite run stores them\n",
                 kept);
     else
-        fprintf(stderr, "pressmark: nor could they be kept beside it (%s): these lines are all that is left of them\n",
+        fprintf(rc->say, "pressmark: nor could they be kept beside it (%s): these lines are all that is left of them\n",
                 kept_why);
-    fprintf(stderr, "pressmark: run %lld [%s] %s%s%s; its %zu metrics:\n", (long long)rc->run_id, rc->plan->label,
+    fprintf(rc->say, "pressmark: run %lld [%s] %s%s%s; its %zu metrics:\n", (long long)rc->run_id, rc->plan->label,
             rc->status, rc->reason[0] ? " - " : "", rc->reason, rc->metrics.n);
     /* Every digit the value has, none in e-notation: these may be copied
      * out by hand. */
     for (size_t i = 0; i < rc->metrics.n; i++) {
         char v[400];
         pm_fmt_sig(v, sizeof v, rc->metrics.v[i].value, 15);
-        fprintf(stderr, "  %-40s %s %s\n", rc->metrics.v[i].name, v, rc->metrics.v[i].unit);
+        fprintf(rc->say, "  %-40s %s %s\n", rc->metrics.v[i].name, v, rc->metrics.v[i].unit);
     }
 }
 
@@ -792,46 +798,40 @@ static void protect_observer(void)
 
 
 
-int run_session_open(struct run_session *rs, const char *db_path, const char *what)
+int run_session_open(struct run_session *rs, const char *db_path, const char *what, FILE *say, struct pm_err *err)
 {
     memset(rs, 0, sizeof *rs);
-    struct pm_err err = { "" };
+    rs->say = say;
+    if (!say)
+        return pm_errf(err, "out of memory");    /* (exp_say_file's only failure) */
     ssize_t n = readlink("/proc/self/exe", rs->exe, sizeof rs->exe - 1);
-    if (n <= 0) {
-        fprintf(stderr, "pressmark: cannot find its own binary: %s\n", strerror(errno));
-        return 2;
-    }
+    if (n <= 0)
+        return pm_errf(err, "cannot find its own binary: %s", strerror(errno));
     rs->exe[n] = '\0';
-    if (machine_read(&rs->mi, &err) < 0) {
-        fprintf(stderr, "pressmark: %s\n", err.msg);
-        return 2;
-    }
+    if (machine_read(&rs->mi, err) < 0)
+        return -1;
     /* What a killed pressmark left behind goes first; then the lock keeps a
      * second pressmark from running beside this one. */
-    undo_recover();
-    if (undo_lock(what, &err) < 0) {
-        fprintf(stderr, "pressmark: %s\n", err.msg);
-        return 2;
-    }
-    if (pm_db_open(&rs->db, db_path, true, &err) < 0) {
-        fprintf(stderr, "pressmark: %s\n", err.msg);
+    undo_recover(say);
+    if (undo_lock(what, err) < 0)
+        return -1;
+    if (pm_db_open(&rs->db, db_path, true, err) < 0) {
         undo_unlock();
-        return 2;
+        return -1;
     }
     /* A run's results that an earlier pressmark could not store are
      * stored first: their runs are not abandoned. */
-    unstored_store_all(&rs->db, stderr);
+    unstored_store_all(&rs->db, say);
     pm_db_set_wait(&rs->db, pm_db_result_wait_ms());
     struct pm_err aerr;
     if (store_run_abandoned(&rs->db, "pressmark was killed during this run (found by the next invocation)", &aerr) > 0)
-        fprintf(stderr, "pressmark: marked runs left 'running' by a killed pressmark as aborted\n");
+        fprintf(say, "pressmark: marked runs left 'running' by a killed pressmark as aborted\n");
     protect_observer();
-    rs->machine_id = machine_store(&rs->db, &rs->mi, &err);
+    rs->machine_id = machine_store(&rs->db, &rs->mi, err);
     if (rs->machine_id < 0) {
-        fprintf(stderr, "pressmark: %s\n", err.msg);
         pm_db_close(&rs->db);
         undo_unlock();
-        return 2;
+        return -1;
     }
     rs->open = true;
     return 0;
@@ -846,39 +846,60 @@ void run_session_close(struct run_session *rs)
     rs->open = false;
 }
 
-int run_session_execute(struct run_session *rs, struct run_plan *plan, int *abort_sig_out)
+void run_outcome_error(const struct run_outcome *o, char *line, size_t len)
 {
-    struct pm_err err = { "" };
-    int exit_code = 0;
-    *abort_sig_out = 0;
-    struct run_ctx prep = { .ops = &harness_ops, .plan = plan, .db = &rs->db };
+    switch (o->error) {
+    case RUN_NO_ERROR:
+        snprintf(line, len, "no error");
+        return;
+    case RUN_ERR_SESSION:
+        snprintf(line, len, "%s", o->err.msg);
+        return;
+    case RUN_ERR_PREPARE: {
+        /* The workload's words can hold what the command was given. */
+        char shown[sizeof o->err.msg * 4];
+        quote_terminal(o->err.msg, shown, sizeof shown);
+        snprintf(line, len, "%s: %s", o->workload, shown);
+        return;
+    }
+    case RUN_ERR_RUN:
+        snprintf(line, len, "run %u of %u: %s", o->run, o->runs, o->err.msg);
+        return;
+    }
+}
+
+void run_session_execute(struct run_session *rs, struct run_plan *plan, struct run_outcome *o)
+{
+    memset(o, 0, sizeof *o);
+    struct run_ctx prep = { .ops = &harness_ops, .plan = plan, .db = &rs->db, .say = rs->say };
     snprintf(prep.exe, sizeof prep.exe, "%s", rs->exe);
-    if (plan->wl->prepare && plan->wl->prepare(plan->wl_state, &prep, &err) < 0) {
+    if (plan->wl->prepare && plan->wl->prepare(plan->wl_state, &prep, &o->err) < 0) {
         /* Interrupted while preparing (a kernel's priming build): as a
          * run interrupted, with nothing stored. */
         /* (run_check_abort took the signal off the pending set into
          * prep's abort_sig; one still pending is asked for too) */
-        if ((*abort_sig_out = prep.abort_sig ? prep.abort_sig : run_pending_abort()))
-            return 128 + *abort_sig_out;
-        char shown[sizeof err.msg * 4];
-        quote_terminal(err.msg, shown, sizeof shown);
-        fprintf(stderr, "pressmark: %s: %s\n", plan->wl->name, shown);
-        return 2;
+        if ((o->abort_sig = prep.abort_sig ? prep.abort_sig : run_pending_abort()))
+            return;
+        o->error = RUN_ERR_PREPARE;
+        o->workload = plan->wl->name;
+        return;
     }
     int abort_sig = 0;
     for (unsigned i = 0; i < plan->runs; i++) {
         if ((abort_sig = run_pending_abort()))
             break;
-        struct run_ctx rc = { .ops = &harness_ops, .plan = plan, .db = &rs->db, .index = i };
+        struct run_ctx rc = { .ops = &harness_ops, .plan = plan, .db = &rs->db, .index = i, .say = rs->say };
         gauges_init(&rc.gauges);
         rc.env.cfg = plan->env;
         snprintf(rc.exe, sizeof rc.exe, "%s", rs->exe);
         rc.env.exe = rc.exe;
-        if (execute_one(&rc, &rs->mi, rs->machine_id, &err) < 0) {
-            fprintf(stderr, "pressmark: run %u of %u: %s\n", i + 1, plan->runs, err.msg);
-            exit_code = 2;
-        } else if (strcmp(rc.status, "ok") != 0 && exit_code == 0) {
-            exit_code = 1;
+        rc.env.say = rs->say;
+        if (execute_one(&rc, &rs->mi, rs->machine_id, &o->err) < 0) {
+            o->error = RUN_ERR_RUN;
+            o->run = i + 1;
+            o->runs = plan->runs;
+        } else if (strcmp(rc.status, "ok") != 0) {
+            o->some_failed = true;
         }
         abort_sig = rc.abort_sig;
         metric_set_free(&rc.metrics);
@@ -887,30 +908,27 @@ int run_session_execute(struct run_session *rs, struct run_plan *plan, int *abor
         run_texts_free(&rc.texts);
         run_hists_free(&rc.hists);
         gauges_destroy(&rc.gauges);
-        if (abort_sig || exit_code == 2)
+        if (abort_sig || o->error)
             break;
         if (plan->gap_ns && i + 1 < plan->runs && (abort_sig = sleep_interruptible(plan->gap_ns)))
             break;
     }
     if (plan->wl->cleanup)
         plan->wl->cleanup(plan->wl_state);
-    *abort_sig_out = abort_sig;
-    return abort_sig ? 128 + abort_sig : exit_code;
+    o->abort_sig = abort_sig;
 }
 
-int run_plan_execute(struct run_plan *plan)
+void run_plan_execute(struct run_plan *plan, FILE *say, struct run_outcome *o)
 {
     char what[512];
     snprintf(what, sizeof what, "%s %s, label %s", plan->wl->hidden ? "record" : "run",
              plan->wl->name, plan->label);
     struct run_session rs;
-    int rc = run_session_open(&rs, plan->db_path, what);
-    if (rc != 0)
-        return rc;
-    int abort_sig;
-    rc = run_session_execute(&rs, plan, &abort_sig);
+    memset(o, 0, sizeof *o);
+    if (run_session_open(&rs, plan->db_path, what, say, &o->err) < 0) {
+        o->error = RUN_ERR_SESSION;
+        return;
+    }
+    run_session_execute(&rs, plan, o);
     run_session_close(&rs);
-    if (abort_sig)
-        fprintf(stderr, "pressmark: interrupted by SIG%s; environment restored\n", sigabbrev_np(abort_sig));
-    return rc;
 }

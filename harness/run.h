@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 #include <limits.h>
+#include <stdio.h>
 #include "pressure/env.h"
 #include "lib/kv.h"
 #include "lib/metrics.h"
@@ -54,27 +55,56 @@ struct run_plan {
 };
 
 /* What stays open across the runs of several plans (a suite): the
- * machine's description, the run lock, the database. */
+ * machine's description, the run lock, the database, and where the
+ * harness's lines go. */
 struct run_session {
     bool open;
     char exe[PATH_MAX];
     struct machine_info mi;
     struct pm_db db;
     int64_t machine_id;
+    /* The caller's, kept open until after run_session_close: each run's
+     * line, the figures of a run the database would not take, what was
+     * recovered from a killed pressmark. The harness never prints. */
+    FILE *say;
 };
 
+/* What went wrong, so the caller can say it (run_outcome_error) and
+ * decide its exit status. */
+enum run_error_kind {
+    RUN_NO_ERROR,
+    RUN_ERR_SESSION,   /* the session did not open: its binary, the machine, the lock, the database */
+    RUN_ERR_PREPARE,   /* the workload's prepare failed (its words, shown escaped) */
+    RUN_ERR_RUN,       /* the harness failed in a run; no more were run */
+};
+
+/* What a plan's runs came to. Each fact on its own: the command makes
+ * them an exit status (an interruption over an error over a failed run). */
+struct run_outcome {
+    bool some_failed;             /* a run was stored failed, oom or aborted */
+    enum run_error_kind error;
+    unsigned run, runs;           /* RUN_ERR_RUN: in which run (from 1), of how many */
+    const char *workload;         /* RUN_ERR_PREPARE: whose */
+    struct pm_err err;            /* why, when error is set */
+    int abort_sig;                /* the SIGINT, SIGTERM or SIGHUP that stopped the runs; 0: none */
+};
+
+/* The outcome's error as one line, without "pressmark: " or a newline;
+ * RUN_OUTCOME_LINE bytes hold any. */
+#define RUN_OUTCOME_LINE (4 * sizeof(struct pm_err) + 128)
+void run_outcome_error(const struct run_outcome *o, char *line, size_t len);
+
 /* Recover what a killed pressmark left, take the run lock (what names the
- * holder), open the database. 0, or the exit status (2) after saying why. */
-int run_session_open(struct run_session *rs, const char *db_path, const char *what);
-/* Execute the plan's runs in the session. Returns the exit status as
- * run_plan_execute does; *abort_sig is the signal that interrupted it, 0
- * when none did. */
-int run_session_execute(struct run_session *rs, struct run_plan *plan, int *abort_sig);
+ * holder), open the database; say (not NULL) is where the session's lines
+ * go, kept in rs->say even when it fails. 0, or -1 with err. */
+int run_session_open(struct run_session *rs, const char *db_path, const char *what, FILE *say, struct pm_err *err);
+/* Execute the plan's runs in the session; *o says what they came to. */
+void run_session_execute(struct run_session *rs, struct run_plan *plan, struct run_outcome *o);
 void run_session_close(struct run_session *rs);
 
-/* Execute the plan. Returns the process exit status: 0 all runs ok, 1 some
- * run failed or was OOM-killed, 130/143 when interrupted, 2 for harness errors. */
-int run_plan_execute(struct run_plan *plan);
+/* Open a session, execute the plan in it, close it: *o says what came of
+ * it (RUN_ERR_SESSION when the session did not open). */
+void run_plan_execute(struct run_plan *plan, FILE *say, struct run_outcome *o);
 
 /* Which signals the harness handles synchronously; blocked before any thread. */
 void run_block_signals(void);

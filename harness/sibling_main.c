@@ -225,13 +225,21 @@ static uint64_t h_timeout_ns(struct run_ctx *rc)
     return 0;
 }
 
+/* The hog is a process of its own: what its workload says goes to its
+ * stderr, the run's. */
+static FILE *h_say(struct run_ctx *rc)
+{
+    (void)rc;
+    return stderr;
+}
+
 static const struct run_ops sibling_ops = {
     .spawn_io = h_spawn_io, .spawn_env = h_spawn_env, .wait = h_wait,
     .wait_until = h_wait_until, .metric = h_metric, .live_count = h_live_count, .gauge = h_gauge,
     .keep_hist = h_keep_hist, .meta = h_meta, .user_metric = h_user_metric, .keep_text = h_keep_text,
     .set_status = h_set_status, .status = h_status, .exe = h_exe,
     .abort_signal = h_abort_signal, .cgroup = h_cgroup, .client_cgroup = h_client_cgroup,
-    .timeout_ns = h_timeout_ns,
+    .timeout_ns = h_timeout_ns, .say = h_say,
 };
 
 /* Passes until a stop; a failed pass is followed by a short pause so a

@@ -1,6 +1,7 @@
 #ifndef PM_ERR_H
 #define PM_ERR_H
-/* Errors travel up as a message in a caller-owned buffer; only commands print.
+/* Errors travel up as a message in a caller-owned buffer; only commands print
+ * (make layering fails on an object outside cmd/ that names stdout or stderr).
  * Keeping the message with the failure lets the top level print one clear line
  * without every layer deciding how to talk to the user. */
 #include <stdarg.h>

@@ -123,8 +123,8 @@ static int apply(struct run_env *env, struct kv_list *meta, struct pm_err *err)
     enum cap_method m;
     if (env_resolve_method(cfg->method, &m, err) < 0 || env_controls_check(cfg, m, err) < 0)
         return -1;
-    if (cfg->method == CAP_AUTO)
-        fprintf(stderr, "pressmark: --cap-method auto chose %s\n", env_method_name(m));
+    if (cfg->method == CAP_AUTO && env->say)
+        fprintf(env->say, "pressmark: --cap-method auto chose %s\n", env_method_name(m));
     struct cgroup_support cs;
     cgroup_detect(&cs);
     struct cgroup_limits lim = {

@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "lib/err.h"
 #include "lib/kv.h"
 #include "pressure/swap.h"
@@ -57,6 +58,7 @@ struct run_env {
     char client_procs[PATH_MAX];
     int balloon_pid;                  /* 0: no balloon */
     int balloon_fd;                   /* its command pipe; -1 when none */
+    FILE *say;                        /* where it says what it chose (--cap-method auto); NULL: nowhere */
 };
 
 /* Which cap method auto (or the given method) comes to on this machine;

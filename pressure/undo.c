@@ -667,7 +667,7 @@ int undo_all(char *summary, size_t len)
 /* The journal lives on tmpfs (/run), swap files on disk: after a crash
  * and a reboot the journal is gone and the files are not. A run-N.swap
  * that no swap area uses, in pressmark's own root-only directory, is one. */
-static void remove_stale_swapfiles(void)
+static void remove_stale_swapfiles(FILE *say)
 {
     char why[700];
     /* The swap directory is the machine's, judged under the machine's run
@@ -691,7 +691,7 @@ static void remove_stale_swapfiles(void)
         if (strstr(swaps, path))
             continue;
         if (unlinkat(dirfd(d), e->d_name, 0) == 0)
-            fprintf(stderr, "pressmark: removed swap file %s, left by a pressmark that ended with the machine\n", path);
+            fprintf(say, "pressmark: removed swap file %s, left by a pressmark that ended with the machine\n", path);
     }
     closedir(d);
     /* Empty, they go too: pressmark made them (they are root's and 0700). */
@@ -699,7 +699,7 @@ static void remove_stale_swapfiles(void)
         rmdir(PM_SWAP_PARENT);
 }
 
-int undo_recover(void)
+int undo_recover(FILE *say)
 {
     char path[600];
     journal_path(path, sizeof path);
@@ -714,7 +714,7 @@ int undo_recover(void)
         /* No state directory: no pressmark ran here since boot, so a swap
          * file on disk was left by one that ended with the machine. */
         if (access(path, F_OK) != 0)
-            remove_stale_swapfiles();
+            remove_stale_swapfiles(say);
         return 0;
     }
     if (try_lock(fd) < 0) {
@@ -723,14 +723,14 @@ int undo_recover(void)
     }
     FILE *f = fopen(path, "r");
     if (!f) {
-        remove_stale_swapfiles();
+        remove_stale_swapfiles(say);
         close(fd);
         return 0;
     }
     char why[700];
     if (check_private(undo_state_dir(), true, true, why, sizeof why) < 0 ||
         check_private(path, false, true, why, sizeof why) < 0) {
-        fprintf(stderr, "pressmark: not acting on the undo journal %s: %s\n", path, why);
+        fprintf(say, "pressmark: not acting on the undo journal %s: %s\n", path, why);
         fclose(f);
         close(fd);
         return 0;
@@ -742,7 +742,7 @@ int undo_recover(void)
         struct action *ac = &actions[nactions];
         int rc = undo_line_parse(line, &ac->kind, ac->a, ac->b);
         if (rc < 0) {
-            fprintf(stderr, "pressmark: the undo journal names %s, which is not one of pressmark's; left alone\n",
+            fprintf(say, "pressmark: the undo journal names %s, which is not one of pressmark's; left alone\n",
                     ac->a);
             break;
         }
@@ -758,7 +758,7 @@ int undo_recover(void)
         char said[1024];
         if (undo_apply(actions[i].kind, actions[i].a, actions[i].b, said, sizeof said) == 0)
             actions[i].live = false;
-        fprintf(stderr, "pressmark: a previous pressmark was killed mid-run; %s%s\n", said,
+        fprintf(say, "pressmark: a previous pressmark was killed mid-run; %s%s\n", said,
                 actions[i].live ? " (kept in the journal; the next pressmark tries again)" : "");
     }
     while (nactions > 0 && !actions[nactions - 1].live)

@@ -7,6 +7,7 @@
  * lock that keeps two runs from disturbing each other's numbers. */
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include "lib/err.h"
 
 enum undo_kind {
@@ -56,8 +57,9 @@ void undo_done(int id);
 int undo_all(char *summary, size_t len);
 
 /* When no pressmark holds the lock and a journal was left behind, undo it
- * and say so on stderr. Returns the number of actions undone. */
-int undo_recover(void);
+ * and say so, a line for each action, on say (the caller's: this layer
+ * never prints). Returns the number of actions undone. */
+int undo_recover(FILE *say);
 
 /* Carry out one action now (used by undo_all and recovery). */
 int undo_apply(enum undo_kind kind, const char *a, const char *b, char *said, size_t len);

@@ -1049,13 +1049,14 @@ static void csv_comparison(struct cmp_writer *w, const struct comparison *c, boo
         print_csv(w->f, c);
 }
 
-/* Data formats keep their output parseable: the verdict's line goes to stderr. */
+/* Data formats keep their output parseable: the verdict's line goes to
+ * the log (the command's stderr). */
 static void csv_end(struct cmp_writer *w, const struct cmp_verdict *v)
 {
     if (w->isolation_only)
         isolation_csv(w->f, w->isolation);
-    if (v)
-        verdict_print(stderr, v);
+    if (v && w->log)
+        verdict_print(w->log, v);
 }
 
 static void json_begin(struct cmp_writer *w)
@@ -1099,8 +1100,8 @@ static void json_finish(struct cmp_writer *w, const struct cmp_verdict *v)
     }
     jw_object_end(&w->j);
     jw_end(&w->j);
-    if (v)
-        verdict_print(stderr, v);
+    if (v && w->log)
+        verdict_print(w->log, v);
 }
 
 static const struct cmp_format formats[] = {

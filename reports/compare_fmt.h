@@ -24,6 +24,7 @@ struct cmp_writer {
     size_t nacross;
     const struct isolation *isolation;  /* the isolation figures (isolation.h), written at the end; NULL: none */
     bool isolation_only;              /* write only those (compare --isolation) */
+    FILE *log;                        /* a data format's verdict line (the command's stderr); NULL: none */
 };
 
 /* A format is a table of operations, so compare has no switch on it. */

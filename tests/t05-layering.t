@@ -1,16 +1,16 @@
 #!/bin/bash
 # The tree's shape (tools/layering.sh, make layering): includes and calls
 # between the built objects point down only (layering.txt), no files of one
-# folder call each other in a circle, no function is over 100 lines. The
-# tree passes; each kind of violation, planted in a copy, fails the check
-# and is named.
+# folder call each other in a circle, no function is over 100 lines, only
+# cmd/ prints. The tree passes; each kind of violation, planted in a copy,
+# fails the check and is named.
 . "$(dirname "$0")/lib.sh"
 CHECK=$ROOT/tools/layering.sh
 # The objects of the build under test (build/, or build/check under make check).
 OBJ=$(dirname "$PM")
 [ -f "$OBJ/lib/err.o" ] || OBJ=$ROOT/build
 # The folders layering.txt names (its exceptions' lines aside).
-mapfile -t DIRS < <(awk '/^[a-z]+:/ && $1 != "call:" && $1 != "cycle:" { sub(":", "", $1); print $1 }' "$ROOT/layering.txt")
+mapfile -t DIRS < <(awk '/^[a-z]+:/ && $1 != "call:" && $1 != "cycle:" && $1 != "print:" { sub(":", "", $1); print $1 }' "$ROOT/layering.txt")
 ge "${#DIRS[@]}" 10 "layering.txt names the folders (${DIRS[*]})"
 
 out=$("$CHECK" "$ROOT" "$OBJ" 2>&1)
@@ -201,6 +201,72 @@ plant store/planted_a.c 'int planted_b(void); int planted_a(void); int planted_a
 plant store/planted_b.c 'int planted_a(void); int planted_b(void); int planted_b(void) { return planted_a() + 1; }'
 calls
 is "$rc" 0 "a circle kept in layering.txt with its reason passes"
+
+# Printing, from the objects: outside cmd/ no object names stdout or stderr
+# or calls printf and its kin; a helper process's main is kept in
+# layering.txt with its reason. A file of the copy, changed, is built with
+# the tree's flags in place of the build's object (a link to it: removed
+# first, so the build's own is never written).
+rebuild() {  # rebuild FILE
+    rm -f "$TMP/obj/${1%.c}.o"
+    # shellcheck disable=SC2046
+    cc -std=c11 -D_GNU_SOURCE -I"$TMP/tree" -I"$OBJ/gen" $(pkg-config --cflags sqlite3 libcurl jansson inih libarchive) \
+        -c -o "$TMP/obj/${1%.c}.o" "$TMP/tree/$1"
+}
+objcopy
+printf 'void planted_say(int n);\nvoid planted_say(int n)\n{\n    printf("%%d\\n", n);\n}\n' >> "$TMP/tree/reports/plot.c"
+rebuild reports/plot.c
+calls
+is "$rc" 1 "reports/plot.c calling printf: the check fails"
+like "$out" '^layering: reports/plot\.c uses printf: only cmd/ prints' "  naming the file and the symbol"
+is "$(grep -c . <<<"$out")" 1 "  in one line"
+objcopy
+printf 'void planted_say(const char *s);\nvoid planted_say(const char *s)\n{\n    fputs(s, stderr);\n}\n' >> "$TMP/tree/harness/run.c"
+rebuild harness/run.c
+calls
+is "$rc" 1 "harness/run.c writing to stderr: the check fails"
+like "$out" '^layering: harness/run\.c uses stderr: only cmd/ prints' "  naming the file and the symbol"
+is "$(grep -c . <<<"$out")" 1 "  in one line"
+printf 'print: harness/run.c  # a reason\n' >> "$TMP/tree/layering.txt"
+calls
+is "$rc" 0 "  kept in layering.txt with its reason, it passes"
+objcopy
+plant lib/planted.c '#include <stdio.h>
+void planted(const char *s); void planted(const char *s) { perror(s); puts(s); }'
+calls
+is "$rc" 1 "lib calling perror and puts: the check fails"
+like "$out" '^layering: lib/planted\.c uses perror puts: ' "  naming both"
+objcopy
+plant reports/planted.c '#include <stdio.h>
+int planted(FILE *f, int n); int planted(FILE *f, int n) { return fprintf(f, "%d\n", n) < 0 ? -1 : fputs("x\n", f); }'
+calls
+is "$rc" 0 "fprintf and fputs to a FILE * the caller gives pass"
+is "$out" "" "  and nothing is said"
+objcopy
+plant cmd/planted.c '#include <stdio.h>
+void planted(int n); void planted(int n) { printf("%d\n", n); fputs("x\n", stderr); }'
+calls
+is "$rc" 0 "a command printing is allowed"
+objcopy
+sed -i '/^print: harness\/sibling_main\.c /d' "$TMP/tree/layering.txt"
+calls
+is "$rc" 1 "the sibling hog's main without its line in layering.txt: the check fails"
+like "$out" '^layering: harness/sibling_main\.c uses stderr' "  naming it"
+objcopy
+sed -i 's|^\(print: harness/sibling_main\.c\) .*|\1|' "$TMP/tree/layering.txt"
+calls
+is "$rc" 1 "a print exception without its reason fails"
+like "$out" 'layering\.txt:[0-9]+ keeps an exception without its reason \(accepted: print: FILE  # why\)' "  naming its line"
+objcopy
+printf 'print: reports/plot.c  # once needed\n' >> "$TMP/tree/layering.txt"
+calls
+is "$rc" 1 "a print exception for a file that prints nothing fails"
+like "$out" 'layering\.txt:[0-9]+ keeps print: reports/plot\.c, which writes to no standard stream' "  naming it"
+objcopy
+printf 'print: cmd/main.c  # a command\n' >> "$TMP/tree/layering.txt"
+calls
+is "$rc" 1 "a print exception for a command fails"
+like "$out" 'keeps print: cmd/main\.c, which cmd/ may do anyway' "  naming it"
 
 # Function lengths, from the sources.
 long() {  # long LINES: a function of that many lines, first to last brace line

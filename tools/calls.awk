@@ -15,7 +15,7 @@ FNR == NR {
         sort_names(c, m); k = ""; for (i = 1; i <= m; i++) k = k c[i] " "
         keep_cycle[k] = FNR; next
     }
-    if ($0 ~ /^[ \t]*(#|$)/) next
+    if ($0 ~ /^[ \t]*(#|$)/ || $1 == "print:") next    # (print: is tools/prints.awk's)
     dir = $1; sub(/:$/, "", dir)
     for (i = 2; i <= NF && $i !~ /^#/; i++) allow[dir " " $i] = 1
     allow_list[dir] = substr($0, index($0, ":") + 1); sub(/#.*/, "", allow_list[dir])

@@ -1,11 +1,13 @@
 #!/bin/bash
-# make layering: the tree's shape, three checks, one line per violation,
+# make layering: the tree's shape, four checks, one line per violation,
 # exit 1 if any.
 #  - includes: every #include "dir/file.h" names a folder that layering.txt
 #    allows for the including file's folder;
 #  - calls (with OBJDIR, the build's objects): a file calls only into the
 #    folders its folder may include, and no files of one folder call each
 #    other in a circle (tools/calls.awk; exceptions in layering.txt);
+#  - printing (with OBJDIR): only cmd/ writes to stdout and stderr, a
+#    helper process's main kept in layering.txt aside (tools/prints.awk);
 #  - lengths: no function of the sources (.c and .h) is over 100 lines
 #    (tools/funclen.awk).
 #  - SQL: only store/ speaks it (sql_only_in_store, at the end).
@@ -18,11 +20,17 @@ objdir=${2:-}
 cd "$root"
 declare -A allowed
 while read -r dir rest; do
-    case "$dir" in ''|\#*|call:|cycle:) continue ;; esac
+    case "$dir" in ''|\#*|call:|cycle:|print:) continue ;; esac
     words=(${rest%%#*})            # blanks or tabs between the names
     allowed[${dir%:}]=" ${words[*]} "
 done < layering.txt
 bad=0
+# Printing is the commands': no object outside cmd/ names stdout or stderr
+# or calls what writes to them (printf, puts, perror...), unless it is a
+# helper process's main kept in layering.txt ("print: FILE  # why").
+check_prints() {  # check_prints OBJ...
+    nm -A -u "$@" | awk -v objdir="$objdir" -f "$tools/prints.awk" layering.txt -
+}
 folders=" ${!allowed[*]} "
 # The folders' own order: none may use one that uses it (through others).
 for dir in "${!allowed[@]}"; do
@@ -73,6 +81,7 @@ if [ -n "$objdir" ]; then
     done < <(find "$objdir/" -name '*.o' | sort)
     [ ${#objs[@]} -gt 0 ] || { echo "layering: no objects under $objdir (build first)"; exit 1; }
     nm -A -g "${objs[@]}" | awk -v objdir="$objdir" -f "$tools/calls.awk" layering.txt - || bad=1
+    check_prints "${objs[@]}" || bad=1
 fi
 srcs=()
 for dir in "${!allowed[@]}"; do

@@ -172,7 +172,7 @@ static bool cached_tree_ok(const char *dir, const struct tree_params *p)
     return strcmp(got, want) == 0;
 }
 
-int build_tree_ensure(const struct tree_params *p, char *dir, size_t len, struct pm_err *err)
+int build_tree_ensure(const struct tree_params *p, char *dir, size_t len, FILE *say, struct pm_err *err)
 {
     char root[4096];
     if (pm_cache_dir(root, sizeof root, err) < 0)
@@ -184,7 +184,7 @@ int build_tree_ensure(const struct tree_params *p, char *dir, size_t len, struct
     if (cached_tree_ok(dir, p))
         return 0;
     if (pm_path_exists(dir)) {
-        fprintf(stderr, "pressmark: the cached tree %s is not what the generator wrote; generating it again\n", dir);
+        fprintf(say, "pressmark: the cached tree %s is not what the generator wrote; generating it again\n", dir);
         if (pm_remove_all(dir) < 0)
             return pm_errf(err, "%s: cannot remove it: %s", dir, strerror(errno));
     }

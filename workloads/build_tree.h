@@ -8,6 +8,7 @@
  * same tree, byte for byte; it is generated once and cached by them. */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "lib/err.h"
 
 struct tree_params {
@@ -16,6 +17,6 @@ struct tree_params {
 };
 
 /* The cache directory for these parameters, generating it when missing. */
-int build_tree_ensure(const struct tree_params *p, char *dir, size_t len, struct pm_err *err);
+int build_tree_ensure(const struct tree_params *p, char *dir, size_t len, FILE *say, struct pm_err *err);
 
 #endif

@@ -101,7 +101,7 @@ bool coldshm_stop(struct run_ctx *rc, struct coldshm *c)
     bool early = pm_child_ended(c->pid);
     kill(c->pid, SIGKILL);
     if (run_wait(rc, c->pid, &ex, &e) < 0)
-        fprintf(stderr, "pressmark: the cold shmem holder: %s\n", e.msg);
+        fprintf(run_say(rc), "pressmark: the cold shmem holder: %s\n", e.msg);
     close(c->report);
     c->pid = 0;
     return early;

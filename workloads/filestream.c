@@ -157,7 +157,7 @@ static int filestream_prepare(void *state, struct run_ctx *rc, struct pm_err *er
     unlink(st->path);
     char size[32];
     pm_fmt_size(size, sizeof size, st->file_size);
-    fprintf(stderr, "pressmark: filestream: writing a %s file once (%s)\n", size, st->path);
+    fprintf(run_say(rc), "pressmark: filestream: writing a %s file once (%s)\n", size, st->path);
     return make_file(dir, st->path, st->file_size, err);
 }
 

@@ -121,7 +121,7 @@ int linux_source_check_kconfig(const char *kconfig, struct pm_err *err)
 }
 
 /* Remove what a pressmark that is gone left half made in dir. */
-static void remove_stale(const char *dir)
+static void remove_stale(const char *dir, FILE *say)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -139,14 +139,14 @@ static void remove_stale(const char *dir)
         char path[4400];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         if (pm_remove_all(path) < 0)
-            fprintf(stderr, "pressmark: cannot remove %s, left half made: %s\n", path, strerror(errno));
+            fprintf(say, "pressmark: cannot remove %s, left half made: %s\n", path, strerror(errno));
     }
     closedir(d);
 }
 
 /* After a tarball is unpacked: the caches of the series' other tarballs
  * (an older package's, 1.3 GB each for a kernel) go. */
-static void remove_others(const char *base, const char *series, const char *key)
+static void remove_others(const char *base, const char *series, const char *key, FILE *say)
 {
     DIR *d = opendir(base);
     if (!d)
@@ -159,9 +159,9 @@ static void remove_others(const char *base, const char *series, const char *key)
         char path[4400];
         snprintf(path, sizeof path, "%s/%s", base, e->d_name);
         if (pm_remove_all(path) < 0)
-            fprintf(stderr, "pressmark: cannot remove %s: %s\n", path, strerror(errno));
+            fprintf(say, "pressmark: cannot remove %s: %s\n", path, strerror(errno));
         else
-            fprintf(stderr, "pressmark: removed %s, the cache of another linux-source-%s tarball\n", path, series);
+            fprintf(say, "pressmark: removed %s, the cache of another linux-source-%s tarball\n", path, series);
     }
     closedir(d);
 }
@@ -333,20 +333,20 @@ static bool marked(const char *dir, char *version, size_t len)
 }
 
 /* Put tmp in dir's place; one made meanwhile by another pressmark wins. */
-static int commit_dir(const char *tmp, const char *dir, char *version, size_t vlen, struct pm_err *err)
+static int commit_dir(const char *tmp, const char *dir, char *version, size_t vlen, FILE *say, struct pm_err *err)
 {
     if (rename(tmp, dir) == 0)
         return 0;
     int e = errno;
     if (pm_remove_all(tmp) < 0)
-        fprintf(stderr, "pressmark: cannot remove %s: %s\n", tmp, strerror(errno));
+        fprintf(say, "pressmark: cannot remove %s: %s\n", tmp, strerror(errno));
     if (marked(dir, version, vlen))
         return 0;
     return pm_errf(err, "%s: %s", dir, strerror(e));
 }
 
 static int ensure_source(const char *series, int fd, const char *tar, const char *keydir, char *src, size_t len,
-                         char *version, size_t vlen, bool *unpacked, const struct wl_stop *stop,
+                         char *version, size_t vlen, bool *unpacked, const struct wl_stop *stop, FILE *say,
                          struct pm_err *err)
 {
     snprintf(src, len, "%s/src", keydir);
@@ -357,7 +357,7 @@ static int ensure_source(const char *series, int fd, const char *tar, const char
         return pm_errf(err, "%s: cannot remove what is not whole: %s", src, strerror(errno));
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp%d", src, (int)getpid());
-    fprintf(stderr, "pressmark: unpacking %s into %s, once\n", tar, src);
+    fprintf(say, "pressmark: unpacking %s into %s, once\n", tar, src);
     int rc = mkdir(tmp, 0755) < 0 ? pm_errf(err, "%s: %s", tmp, strerror(errno)) : unpack(fd, series, tmp, stop, err);
     struct stat st;
     if (rc == 0 && (lstat(tmp, &st) < 0 || !S_ISDIR(st.st_mode)))
@@ -367,12 +367,12 @@ static int ensure_source(const char *series, int fd, const char *tar, const char
     if (rc == 0)
         rc = mark(tmp, version, err);
     if (rc == 0)
-        return commit_dir(tmp, src, version, vlen, err);
+        return commit_dir(tmp, src, version, vlen, say, err);
     char why[sizeof err->msg];
     snprintf(why, sizeof why, "%s", err->msg);
     pm_errf(err, "%s: cannot unpack it: %s", tar, why);
     if (pm_remove_all(tmp) < 0)
-        fprintf(stderr, "pressmark: cannot remove %s: %s\n", tmp, strerror(errno));
+        fprintf(say, "pressmark: cannot remove %s: %s\n", tmp, strerror(errno));
     return -1;
 }
 
@@ -398,7 +398,7 @@ static int configure(const char *src, const char *keydir, const char *tmp, const
 }
 
 static int ensure_config(const char *src, const char *keydir, const char *kconfig, const char *version,
-                         char *objdir, size_t len, const struct wl_stop *stop, struct pm_err *err)
+                         char *objdir, size_t len, const struct wl_stop *stop, FILE *say, struct pm_err *err)
 {
     char have[64];
     snprintf(objdir, len, "%s/%s", keydir, kconfig);
@@ -408,19 +408,19 @@ static int ensure_config(const char *src, const char *keydir, const char *kconfi
         return pm_errf(err, "%s: cannot remove what is not whole: %s", objdir, strerror(errno));
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp%d", objdir, (int)getpid());
-    fprintf(stderr, "pressmark: configuring %s (make %s) in %s, once\n", version, kconfig, objdir);
+    fprintf(say, "pressmark: configuring %s (make %s) in %s, once\n", version, kconfig, objdir);
     int rc = configure(src, keydir, tmp, kconfig, stop, err);
     if (rc == 0)
         rc = mark(tmp, version, err);
     if (rc == 0)
-        return commit_dir(tmp, objdir, have, sizeof have, err);
+        return commit_dir(tmp, objdir, have, sizeof have, say, err);
     if (pm_remove_all(tmp) < 0)
-        fprintf(stderr, "pressmark: cannot remove %s: %s\n", tmp, strerror(errno));
+        fprintf(say, "pressmark: cannot remove %s: %s\n", tmp, strerror(errno));
     return -1;
 }
 
 int linux_source_ensure(const char *series, const char *kconfig, char *objdir, size_t len, char *version,
-                        size_t vlen, const struct wl_stop *stop, struct pm_err *err)
+                        size_t vlen, const struct wl_stop *stop, FILE *say, struct pm_err *err)
 {
     if (linux_source_check(series, err) < 0 || linux_source_check_kconfig(kconfig, err) < 0)
         return -1;
@@ -436,13 +436,13 @@ int linux_source_ensure(const char *series, const char *kconfig, char *objdir, s
     int rc = pm_mkdirs(keydir) < 0 ? pm_errf(err, "%s: %s", keydir, strerror(errno)) : 0;
     bool unpacked = false;
     if (rc == 0) {
-        remove_stale(keydir);
-        rc = ensure_source(series, fd, tar, keydir, src, sizeof src, version, vlen, &unpacked, stop, err);
+        remove_stale(keydir, say);
+        rc = ensure_source(series, fd, tar, keydir, src, sizeof src, version, vlen, &unpacked, stop, say, err);
     }
     close(fd);
     if (rc < 0)
         return -1;
     if (unpacked)
-        remove_others(base, series, key);
-    return ensure_config(src, keydir, kconfig, version, objdir, len, stop, err);
+        remove_others(base, series, key, say);
+    return ensure_config(src, keydir, kconfig, version, objdir, len, stop, say, err);
 }

@@ -7,6 +7,7 @@
  * one unpacking serves every configuration. */
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include "lib/err.h"
 #include "workloads/plainmake.h"
 
@@ -28,6 +29,6 @@ int linux_source_check_kconfig(const char *kconfig, struct pm_err *err);
  * stop is asked between the tarball's members and while make configures.
  * -1 with err. */
 int linux_source_ensure(const char *series, const char *kconfig, char *objdir, size_t len, char *version,
-                        size_t vlen, const struct wl_stop *stop, struct pm_err *err);
+                        size_t vlen, const struct wl_stop *stop, FILE *say, struct pm_err *err);
 
 #endif

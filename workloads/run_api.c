@@ -215,6 +215,11 @@ const char *run_exe(struct run_ctx *rc)
     return ops(rc)->exe(rc);
 }
 
+FILE *run_say(struct run_ctx *rc)
+{
+    return ops(rc)->say(rc);
+}
+
 bool run_check_abort(struct run_ctx *rc)
 {
     return ops(rc)->abort_signal(rc) != 0;

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "lib/err.h"
 #include "lib/loghist.h"
 #include "lib/metrics.h"
@@ -142,6 +143,7 @@ struct run_ops {
     /* The cgroup of run_spawn_env's clients; NULL until one ran, or none. */
     const char *(*client_cgroup)(struct run_ctx *rc);
     uint64_t (*timeout_ns)(struct run_ctx *rc);
+    FILE *(*say)(struct run_ctx *rc);
 };
 
 /* Spawn argv inside the run's cap (own process group, oom_score_adj 0). */
@@ -213,6 +215,10 @@ extern const struct metric_group run_time_metrics;
 const char *rc_status(struct run_ctx *rc);
 /* pressmark's own binary, for workloads that run its helpers. */
 const char *run_exe(struct run_ctx *rc);
+/* Where the workload says what it does besides measuring (a cache made
+ * once, a helper that would not end): the run's, given by the command.
+ * Workloads never print; their helper processes' mains may. */
+FILE *run_say(struct run_ctx *rc);
 /* Has SIGINT/SIGTERM arrived? Marks the run aborted if so. */
 bool run_check_abort(struct run_ctx *rc);
 /* The run's cgroup directory, or NULL when it has none. */
