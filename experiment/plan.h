@@ -109,9 +109,20 @@ int suite_plan_load(const char *path, const char *text, struct suite_plan *p, st
 int suite_plan_read(const char *path, const char *text, struct suite_plan *p, struct pm_err *err);
 void suite_plan_free(struct suite_plan *p);
 /* How long a boot of group G may take: its parts' vm-timeout, else the
- * suite's; and the longest of any group's. */
-double suite_group_timeout(const struct suite_plan *p, const struct suite_group *g);
-double suite_longest_timeout(const struct suite_plan *p);
+ * suite's; and the longest of any group's. (Inline: the backends that
+ * boot read them, and plan.c calls down into the backends.) */
+static inline double suite_group_timeout(const struct suite_plan *p, const struct suite_group *g)
+{
+    return g->vm_timeout_s > 0 ? g->vm_timeout_s : p->vm_timeout_s;
+}
+static inline double suite_longest_timeout(const struct suite_plan *p)
+{
+    double t = p->vm_timeout_s;
+    for (size_t i = 0; i < p->ngroups; i++)
+        if (p->groups[i].vm_timeout_s > t)
+            t = p->groups[i].vm_timeout_s;
+    return t;
+}
 
 /* Where each cell of a suite comes from, read from its file alone (after
  * suite_plan_read: nothing applied, so no root, kernel or machine the
@@ -127,15 +138,5 @@ struct suite_cell_origin {
 int suite_plan_origins(const struct suite_plan *p, size_t max_cells, struct suite_cell_origin **out, size_t *n,
                        struct pm_err *err);
 void suite_origins_free(struct suite_cell_origin *o, size_t n);
-
-/* One cell's run options and workload state, ready for a run plan. */
-struct cell_run {
-    struct run_opts ro;
-    void *wl_state;
-    char **argv;                /* record's command, kept while it runs */
-};
-int suite_cell_prepare(const struct suite_plan *p, const struct suite_cell *c, struct cell_run *cr,
-                       struct pm_err *err);
-void suite_cell_release(struct cell_run *cr);
 
 #endif

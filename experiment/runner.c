@@ -7,6 +7,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 #include "experiment/backend.h"
+#include "experiment/cell.h"
 #include "experiment/runner.h"
 #include "harness/run.h"
 #include "lib/json.h"
