@@ -8,7 +8,7 @@
 #include "cmd/cli.h"
 #include "cmd/parse.h"
 #include "cmd/suite_output.h"
-#include "experiment/host.h"
+#include "experiment/backend_host.h"
 #include "experiment/plan.h"
 #include "experiment/plan_power.h"
 #include "experiment/suite.h"

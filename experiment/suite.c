@@ -10,8 +10,8 @@
 #include <sys/random.h>
 #include <unistd.h>
 #include "experiment/backend.h"
-#include "experiment/lava.h"
-#include "experiment/lava_store.h"
+#include "experiment/backend_lava.h"
+#include "experiment/backend_lava_store.h"
 #include "experiment/kernels.h"
 #include "experiment/runner.h"
 #include "harness/run.h"

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "experiment/lava_stored.h"
+#include "experiment/backend_lava_stored.h"
 #include "labs/artifacts.h"
 #include "labs/lava.h"
 #include "labs/lava_job.h"

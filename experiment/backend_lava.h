@@ -1,7 +1,7 @@
-#ifndef PM_EXPERIMENT_LAVA_H
-#define PM_EXPERIMENT_LAVA_H
-/* backend = lava (experiment/lava.c): the suite's LAVA lab, checked
- * before anything is written (experiment/lava_open.c). */
+#ifndef PM_EXPERIMENT_BACKEND_LAVA_H
+#define PM_EXPERIMENT_BACKEND_LAVA_H
+/* backend = lava (experiment/backend_lava.c): the suite's LAVA lab, checked
+ * before anything is written (experiment/backend_lava_open.c). */
 #include <stdbool.h>
 #include "experiment/plan.h"
 #include "labs/lava.h"

@@ -5,7 +5,7 @@
  * guest's runs fetched from the artifact store and merged through the
  * checks a VM's results go through, or the group's cells failed with
  * LAVA's reason. */
-#include "experiment/lava.h"
+#include "experiment/backend_lava.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -18,8 +18,8 @@
 #include <unistd.h>
 #include "experiment/backend.h"
 #include "experiment/guest.h"
-#include "experiment/lava_publish.h"
-#include "experiment/lava_stored.h"
+#include "experiment/backend_lava_publish.h"
+#include "experiment/backend_lava_stored.h"
 #include "kernels/image.h"
 #include "kernels/results.h"
 #include "kernels/vm.h"

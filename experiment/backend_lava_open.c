@@ -1,7 +1,7 @@
 /* backend = lava's lab, checked before a suite writes anything: the
  * suite's lab keys, its token file, the server answering as LAVA with the
  * device type, and the suite file fit to be public (each job publishes it). */
-#include "experiment/lava.h"
+#include "experiment/backend_lava.h"
 #include <stdio.h>
 #include <string.h>
 #include "labs/lava_url.h"

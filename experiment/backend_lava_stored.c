@@ -1,7 +1,7 @@
 /* A stored LAVA job held to what the suite file makes: the row's text is
  * compared, never used. Every value of the row is quoted for the terminal
  * in a message, and cut: a hostile database chooses it. */
-#include "experiment/lava_stored.h"
+#include "experiment/backend_lava_stored.h"
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>

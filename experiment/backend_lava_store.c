@@ -1,4 +1,4 @@
-#include "experiment/lava_store.h"
+#include "experiment/backend_lava_store.h"
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,5 +1,5 @@
-#ifndef PM_SUITE_HOST_H
-#define PM_SUITE_HOST_H
+#ifndef PM_EXPERIMENT_BACKEND_HOST_H
+#define PM_EXPERIMENT_BACKEND_HOST_H
 #include <stdbool.h>
 #include "experiment/plan.h"
 #include "experiment/suite.h"

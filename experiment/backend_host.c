@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "experiment/run_opts.h"
-#include "experiment/host.h"
+#include "experiment/backend_host.h"
 #include "experiment/backend.h"
 #include "experiment/runner.h"
 #include "lib/fileio.h"
