@@ -30,7 +30,7 @@ const struct opt *suite_cell_option(const struct workload_ops *wl, const char *k
     return opt_find(pm_env_options, key);
 }
 
-static bool flag_value(const char *v, bool *on)
+bool suite_flag_value(const char *v, bool *on)
 {
     static const char *const yes[] = { "yes", "true", "on", "1", NULL }, *const no[] = { "no", "false", "off", "0", NULL };
     if (in_list(yes, v))
@@ -98,7 +98,7 @@ static int apply(const struct suite_plan *p, const struct suite_cell *c, const s
     struct pm_err e;
     if (o->type == OPT_FLAG) {
         bool on;
-        if (!flag_value(s->value, &on))
+        if (!suite_flag_value(s->value, &on))
             return pm_errf(err, "%s:%d: %s = %s: not a yes or no (accepted: yes, no, true, false, on, off, 1, 0)",
                            p->file.path, s->line, s->key, s->value);
         if (!on)

@@ -18,5 +18,8 @@ void suite_cell_release(struct cell_run *cr);
 /* The option a suite key sets in a cell of workload wl: the workload's
  * own (*is_run false), else a run or environment option; NULL: none. */
 const struct opt *suite_cell_option(const struct workload_ops *wl, const char *key, bool *is_run);
+/* A flag's value as a suite file gives it: yes, true, on, 1 (*on true) or
+ * no, false, off, 0; false for any other. */
+bool suite_flag_value(const char *v, bool *on);
 
 #endif

@@ -76,6 +76,23 @@ bool suite_cell_wants_run(const struct suite_plan *p, const struct cell_state *c
     return p->target_ci > 0 && !c->converged;
 }
 
+int suite_next_group(const struct suite_plan *p, const struct cell_state *cs, const bool *running)
+{
+    int fallback = -1;
+    for (size_t g = 0; g < p->ngroups; g++) {
+        bool wants = false;
+        for (size_t c = 0; c < p->ncells; c++)
+            wants |= p->cells[c].group == (int)g && suite_cell_wants_run(p, &cs[c]);
+        if (!wants)
+            continue;
+        if (!running[g])
+            return (int)g;
+        if (fallback < 0)
+            fallback = (int)g;
+    }
+    return fallback;
+}
+
 static uint64_t splitmix(uint64_t *x)
 {
     uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
