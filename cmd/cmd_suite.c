@@ -510,6 +510,8 @@ static int cmd_suite_status(int argc, char **argv)
         printf("%u to %u runs per cell, until the 95%% CI is within %s%% of the mean\n", p.runs_min, p.runs_max,
                target);
     print_look_rule(&p);
+    if (sv.where[0])
+        printf("kernels: the running one's cells here, the others' %s (backend %s)\n", sv.where, sv.backend);
     int lw = 28, ww = 8;
     for (size_t c = 0; c < sv.ncells; c++) {
         lw = (int)strlen(sv.cells[c].label) > lw ? (int)strlen(sv.cells[c].label) : lw;
