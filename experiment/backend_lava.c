@@ -69,7 +69,7 @@ static int publish_job(struct runner *r, int group, const char *put_url, bool pu
              group, r->suite.uuid, (unsigned long long)r->suite.seed, file);
     char *mt = exp_meta_text(&r->kernel_meta[group]);
     struct vm_boot b = { .exe = r->rs.exe, .suite_text = p->file.canonical, .suite_file = file, .args = args,
-                         .meta = mt ? mt : "", .results_url = put_url };
+                         .meta = mt ? mt : "", .extra_name = "results-url", .extra_text = put_url };
     char job[PATH_MAX + 32];
     int rc = vm_job_archive(dir, &b, job, sizeof job, err);
     free(mt);
