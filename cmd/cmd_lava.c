@@ -10,8 +10,6 @@
 #include "cmd/suite_output.h"
 #include "experiment/backend_lava.h"
 #include "experiment/suite.h"
-#include "store/lava_jobs.h"
-#include "store/suites.h"
 
 static const char lava_usage[] =
     "usage: pressmark lava job FILE [--output DIR]  make each kernel's job: its image and pressmark published to the\n"
