@@ -279,8 +279,8 @@ int bisect_measure(struct bctx *c, struct bisect_step_rec *s, const char *spec, 
         if (done)
             return rc;
         if (waits_for_boot(c, spec)) {
-            bisect_say(c, "pressmark: bisect %lld: boot %s next (backend = host) and run 'pressmark bisect "
-                       "--continue FILE' there", (long long)c->rec.id, spec);
+            bisect_say(c, "pressmark: bisect %lld: boot %s next (backend = %s) and run 'pressmark bisect "
+                       "--continue FILE' there", (long long)c->rec.id, spec, c->plan.backend->name);
             return 3;
         }
         rc = run_batch(c, s->kernel_key, spec, label);

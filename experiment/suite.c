@@ -273,7 +273,7 @@ static int end_suite(struct runner *r, const struct exp_backend *b, const char *
         exp_say(r->ev, EXP_LOG, "pressmark: suite %lld (%s) complete\n", (long long)r->suite.id, p->name);
         return b->finish && b->finish(r, path, o) < 0 ? 2 : worst;
     }
-    if (rc == 0)        /* kernels still to boot (the host backend) */
+    if (rc == 0)        /* kernels still to boot, or jobs to wait for */
         return b->next && b->next(r, path, o) < 0 ? 2 : worst;
     return rc;
 }

@@ -65,7 +65,8 @@ struct suite_run_opts {
     char suite_uuid[40];
     uint64_t seed;
     char meta_path[256];        /* key=value lines every run carries (the kernel's) */
-    /* The host backend: boot the next kernel with kexec when this one's
+    /* suite run --reboot kexec, for a backend that reboots this machine
+     * into its kernels: boot the next kernel with kexec when this one's
      * cells are done (dry_run: print what would be done). */
     bool reboot, dry_run;
     /* A suite made by pressmark (a bisection's batch): its text, read
