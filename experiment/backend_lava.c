@@ -92,6 +92,7 @@ static int build_job(struct runner *r, int group, const struct suite_run_opts *o
 {
     const struct suite_plan *p = r->p;
     const struct suite_group *sg = &p->groups[group];
+    const struct exp_lava_keys *l = exp_lava_keys(p);
     FILE *say = o->quiet ? NULL : exp_say_file(r->ev);
     struct vm_image img;
     char apps[GUEST_APPS_MAX + 1];
@@ -102,19 +103,19 @@ static int build_job(struct runner *r, int group, const struct suite_run_opts *o
     if (rc < 0)
         return -1;
     exp_image_meta(r, group, &img);
-    kv_set(&r->kernel_meta[group], "lava.device_type", exp_lava_keys(p)->device_type);
+    kv_set(&r->kernel_meta[group], "lava.device_type", l->device_type);
     struct lava_published pub;
     char put[1200], job_url[1024], job_sha[65];
-    const char *guest = exp_lava_keys(p)->artifacts_guest[0] ? exp_lava_keys(p)->artifacts_guest : exp_lava_keys(p)->artifacts;
+    const char *guest = l->artifacts_guest[0] ? l->artifacts_guest : l->artifacts;
     lava_store_url(guest, results, put, sizeof put);
-    rc = lava_publish_image(exp_lava_keys(p)->artifacts, &img, publish, &pub, err);
+    rc = lava_publish_image(l->artifacts, &img, publish, &pub, err);
     if (rc == 0)
         rc = publish_job(r, group, put, publish, job_url, sizeof job_url, job_sha, err);
     char name[400];
     snprintf(name, sizeof name, "pressmark %s: kernel %s", p->name, img.info.release);
     unsigned minutes = (unsigned)(suite_group_timeout(p, sg) / 60.0 + 0.999);
     struct lava_job_spec js = {
-        .name = name, .device_type = exp_lava_keys(p)->device_type,
+        .name = name, .device_type = l->device_type,
         .kernel = { pub.kernel_url, pub.kernel_sha }, .initrd = { pub.initrd_url[0] ? pub.initrd_url : NULL,
         pub.initrd_sha }, .rootfs = { pub.rootfs_url, pub.rootfs_sha }, .job = { job_url, job_sha },
         .memory_mib = sg->vm_memory >> 20, .cpus = sg->vm_cpus, .append = sg->vm_append[0] ? sg->vm_append : NULL,

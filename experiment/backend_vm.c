@@ -57,8 +57,8 @@ static void show_accel(const void *state, char *buf, size_t len)
 }
 
 const struct opt exp_vm_options[] = {
-    { .name = "vm-accel", .type = OPT_CALLBACK, .offset = offsetof(struct exp_vm_keys, accel), .metavar = "auto|kvm|tcg",
-      .def = "auto", .set = set_accel, .show = show_accel,
+    { .name = "vm-accel", .type = OPT_CALLBACK, .offset = offsetof(struct exp_vm_keys, accel),
+      .metavar = "auto|kvm|tcg", .def = "auto", .set = set_accel, .show = show_accel,
       .help = "how the VMs run their guests: kvm, tcg (emulation), or auto (KVM where it works)" },
     { .type = OPT_END },
 };
@@ -242,7 +242,8 @@ static void vm_where(const struct suite_plan *p, const struct suite_group *g, ch
     (void)p;
     char mem[32];
     pm_fmt_size(mem, sizeof mem, g->vm_memory);
-    snprintf(buf, len, "boots in a VM (%s, %u CPUs%s)", mem, g->vm_cpus, g->vm_append[0] ? ", more kernel parameters" : "");
+    snprintf(buf, len, "boots in a VM (%s, %u CPUs%s)", mem, g->vm_cpus,
+             g->vm_append[0] ? ", more kernel parameters" : "");
 }
 
 static void vm_describe(const struct suite_plan *p, char *buf, size_t len)

@@ -223,7 +223,8 @@ int suite_file_read(const char *path, const char *text, struct suite_file *sf, s
     int rc = ini_parse_stream(read_line, &ps.rd, on_key, &ps);
     fclose(f);
     /* The first of the lines that cannot be read as written. */
-    if (ps.rd.nul && (!ps.rd.indented || ps.rd.nul < ps.rd.indented) && (!ps.rd.too_long || ps.rd.nul < ps.rd.too_long)) {
+    if (ps.rd.nul && (!ps.rd.indented || ps.rd.nul < ps.rd.indented) &&
+        (!ps.rd.too_long || ps.rd.nul < ps.rd.too_long)) {
         suite_file_free(sf);
         return pm_errf(err, "%s:%d: a NUL byte (accepted: text)", path, ps.rd.nul);
     }
