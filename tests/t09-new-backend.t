@@ -1,14 +1,15 @@
 #!/bin/bash
 # Adding a suite backend is one file and one line: in a copy of the tree,
-# experiment/backend_skeleton.c (below, whole: its ops, its own key in an
+# experiment/backend_skeleton.c (below, whole: its ops, its own keys in an
 # option table with its state, its check, how it describes itself) and
 # X(skeleton) in experiment/backends.c, and nothing else. The copy builds;
 # suite plan names the skeleton and prints its own line for a kernel; a
 # suite with backend = skeleton runs (the skeleton runs every kernel's
 # cells here through the local backend's ops, noting its key's value in
 # each run of a kernel not running), its runs stored; suite status says
-# where they ran. Its key is read through its table: a key it has not, a
-# bad value and a missing one are refused, each naming the key.
+# where they ran. Its keys are read through its table: a key it has not, a
+# bad value (a flag not yes or no, a note past its field, a control
+# character or NUL) and a missing note are refused, each naming the key.
 . "$(dirname "$0")/lib.sh"
 command -v make >/dev/null || skip_all "needs make"
 OBJ=$ROOT/build
@@ -32,6 +33,7 @@ cat > "$T/experiment/backend_skeleton.c" <<'C'
 /* backend = skeleton: the template of a suite backend. It runs every
  * kernel's cells here, as the local backend does, and each run of a
  * kernel not running carries its key's value (skeleton.note). */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include "experiment/backend.h"
@@ -40,11 +42,14 @@ cat > "$T/experiment/backend_skeleton.c" <<'C'
 /* Its own keys, in [global]: the state its option table fills. */
 struct skeleton_keys {
     char note[64];              /* skeleton-note */
+    bool loud;                  /* skeleton-loud */
 };
 
 static const struct opt skeleton_options[] = {
     { .name = "skeleton-note", .type = OPT_STRING, .offset = offsetof(struct skeleton_keys, note), .size = 64,
       .metavar = "WORD", .help = "what each run of a kernel not running carries (skeleton.note)" },
+    { .name = "skeleton-loud", .type = OPT_FLAG, .offset = offsetof(struct skeleton_keys, loud),
+      .help = "yes: say each group it runs" },
     { .type = OPT_END },
 };
 
@@ -74,6 +79,8 @@ static int skeleton_run_group(struct runner *r, int group, const struct suite_ru
                               int *worst)
 {
     const struct skeleton_keys *k = r->p->backend_state;
+    if (k->loud)
+        exp_say(r->ev, EXP_LOG, "pressmark: skeleton: kernel %s's cells here\n", r->p->groups[group].kernel);
     if (kv_set(&r->kernel_meta[group], "skeleton.note", k->note) < 0) {
         exp_say(r->ev, EXP_LOG, "pressmark suite run: out of memory\n");
         return 2;
@@ -120,9 +127,12 @@ bad_new() {  # bad_new DESCRIPTION REGEX: exit 2, one line, as the copy's suite 
 }
 suite "skeleton-note = x
 skeleton-colour = red"
-bad_new "a key the skeleton has not" "^pressmark suite plan: s\\.ini:6: 'skeleton-colour' is not a key of a suite part running record \\(accepted: .*in \\[global\\] also .*vm-timeout, skeleton-note\\)$"
+bad_new "a key the skeleton has not" "^pressmark suite plan: s\\.ini:6: 'skeleton-colour' is not a key of a suite part running record \\(accepted: .*in \\[global\\] also .*vm-timeout, skeleton-note, skeleton-loud\\)$"
 suite "skeleton-note = $(printf 'x%.0s' $(seq 80))"
 bad_new "a note longer than its field" "^pressmark suite plan: s\\.ini:5: skeleton-note = x{80}: 'x{40}\\.\\.\\.' is too long \\(accepted: at most 63 characters\\)$"
+suite "skeleton-note = x
+skeleton-loud = maybe"
+bad_new "a flag that is not yes or no" "^pressmark suite plan: s\\.ini:6: skeleton-loud = maybe: not a yes or no \\(accepted: yes, no, true, false, on, off, 1, 0\\)$"
 suite "skeleton-note = a"$'\e'"[2J"
 bad_new "a control character in it" "^pressmark suite plan: s\\.ini:5: skeleton-note: a control character in its value \\(accepted: printable text\\)$"
 printf '[global]\nbackend = skeleton\nskeleton-note = cut\0here\n[r]\nworkload = record\ncommand = true\n' > s.ini
@@ -142,6 +152,7 @@ like "$(cat err)" "backend = skeleton: not a backend \\(accepted: vm, .*lava, a 
 # Its plan: the skeleton's own line for the kernel not running; a key
 # given twice counts as given last.
 suite "skeleton-note = first
+skeleton-loud = yes
 skeleton-note = from-its-table"
 "$NEW" suite plan s.ini > out 2> err
 is "$?:$(cat err)" "0:" "suite plan of a skeleton suite: exit 0"
@@ -162,6 +173,7 @@ is "$(q "select r.status, count(*) from run r join run_meta m on m.run_id = r.id
     "  both kernels' runs stored, ok"
 is "$(q "select r.label || ' ' || m.value from run r join run_meta m on m.run_id = r.id and m.key = 'skeleton.note'")" \
     "$TMP/bzImage from-its-table" "  the kernel not running's run carries the key's value (skeleton.note)"
+is "$(grep -c "^pressmark: skeleton: kernel $TMP/bzImage's cells here$" err)" 1 "  and its flag said so (skeleton-loud = yes)"
 is "$(q "select value from run_meta m join run r on r.id = m.run_id where m.key = 'kernel.release' and r.label = '$TMP/bzImage'")" \
     "6.99.0-t09" "  and its kernel"
 "$NEW" suite status > out 2> err
