@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "bisect/bisect_int.h"
+#include "experiment/backend.h"
 #include "experiment/suite.h"
 #include "kernels/find.h"
 #include "kernels/spec.h"
@@ -39,9 +40,9 @@ static char *cell_text(const struct suite_plan *p, const struct suite_cell *c, b
     const struct suite_group *g = &p->groups[c->group];
     int bad = 0;
     if (global) {
-        static const char *const accel[] = { "auto", "kvm", "tcg" };
-        fprintf(f, "backend = %s\nvm-accel = %s\nvm-timeout = %.0fs\n", p->backend == BACKEND_VM ? "vm" : "host",
-                accel[p->accel], p->vm_timeout_s);
+        fprintf(f, "backend = %s\n", p->backend->name);
+        bad |= exp_backend_keys_text(p, f);
+        fprintf(f, "vm-timeout = %.0fs\n", p->vm_timeout_s);
     } else {
         fprintf(f, "workload = %s\nvm-memory = %llu\nvm-cpus = %u\n", c->wl->name, (unsigned long long)g->vm_memory,
                 g->vm_cpus);
@@ -200,13 +201,14 @@ fail:
     return 2;
 }
 
-/* Waits for a reboot into it: the host backend boots kernels on this
+/* Waits for a reboot into it: the suite's backend boots kernels on this
  * machine, one at a time. */
 static bool waits_for_boot(const struct bctx *c, const char *spec)
 {
     struct kernel_spec ks;
     struct pm_err err;
-    return c->plan.backend == BACKEND_HOST && kernel_spec_parse(spec, &ks, &err) == 0 && !kernel_spec_is_running(&ks);
+    return (c->plan.backend->flags & EXP_BACKEND_REBOOTS) && kernel_spec_parse(spec, &ks, &err) == 0 &&
+           !kernel_spec_is_running(&ks);
 }
 
 /* What a step's runs say now: its figures and, when decided, verdict. */
@@ -277,8 +279,8 @@ int bisect_measure(struct bctx *c, struct bisect_step_rec *s, const char *spec, 
         if (done)
             return rc;
         if (waits_for_boot(c, spec)) {
-            bisect_say(c, "pressmark: bisect %lld: boot %s next (backend = host) and run 'pressmark bisect "
-                       "--continue FILE' there", (long long)c->rec.id, spec);
+            bisect_say(c, "pressmark: bisect %lld: boot %s next (backend = %s) and run 'pressmark bisect "
+                       "--continue FILE' there", (long long)c->rec.id, spec, c->plan.backend->name);
             return 3;
         }
         rc = run_batch(c, s->kernel_key, spec, label);

@@ -32,7 +32,7 @@ void bisect_say(const struct bctx *c, const char *fmt, ...) __attribute__((forma
 int bisect_kernel_key(const struct bctx *c, const char *spec, char *key, size_t len, struct pm_err *err);
 /* Measure s's kernel (s->kernel_key set) until it has its runs (an
  * endpoint) or a verdict (a step); s is stored as it goes. 0, or the exit
- * status to stop with (2, 128 + N; 3: waits for a reboot, host backend). */
+ * status to stop with (2, 128 + N; 3: waits for a reboot into it). */
 int bisect_measure(struct bctx *c, struct bisect_step_rec *s, const char *spec, const char *label);
 /* The label a candidate's runs carry: the cell's and the kernel's. */
 void bisect_label(const struct bctx *c, const char *kernel, char *buf, size_t len);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "bisect/bisect.h"
+#include "experiment/backend.h"
 #include "experiment/plan.h"
 #include "harness/catalogue.h"
 #include "kernels/candidates.h"
@@ -223,12 +224,8 @@ int bisect_prepare(const struct bisect_args *a, struct bisect_plan *bp, struct p
     if (check_numbers(a, err) < 0 || suite_plan_load(a->suite_path, NULL, &p, err) < 0)
         return -1;
     int rc = pick_cell(a, &p, r, err);
-    if (rc == 0 && p.backend == BACKEND_LAVA)
-        rc = pm_errf(err, "%s: backend = lava: a bisection boots its kernels itself (accepted: backend = vm or host)",
-                     a->suite_path);
-    if (rc == 0 && p.backend == BACKEND_VM && geteuid() != 0)
-        rc = pm_errf(err, "%s: backend = vm: booting kernels in VMs needs root (accepted: run as root, or backend = "
-                     "host)", a->suite_path);
+    if (rc == 0)
+        rc = exp_backend_bisects(&p, err);
     r->suite_text = rc == 0 ? strdup(p.file.canonical) : NULL;
     if (rc == 0 && !r->suite_text)
         rc = pm_errf(err, "out of memory");

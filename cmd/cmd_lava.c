@@ -8,9 +8,8 @@
 #include "cmd/cli.h"
 #include "cmd/parse.h"
 #include "cmd/suite_output.h"
+#include "experiment/backend_lava.h"
 #include "experiment/suite.h"
-#include "store/lava_jobs.h"
-#include "store/suites.h"
 
 static const char lava_usage[] =
     "usage: pressmark lava job FILE [--output DIR]  make each kernel's job: its image and pressmark published to the\n"
@@ -71,7 +70,8 @@ static int cmd_lava_job(int argc, char **argv)
     struct stat st;
     if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
         return pm_usage("lava job", "--output %s: not a directory (accepted: an existing directory)", dir);
-    struct suite_run_opts ro = { .quiet = o.quiet, .lava_step = LAVA_MAKE, .lava_out = dir };
+    struct exp_lava_step step = { .step = LAVA_MAKE, .out = dir };
+    struct suite_run_opts ro = { .quiet = o.quiet, .backend_cmd = "lava", .backend_opts = &step };
     return run_step(argv[first], &ro);
 }
 
@@ -83,7 +83,8 @@ static int cmd_lava_submit(int argc, char **argv)
         return cmd_parse_exit(first);
     if (first >= argc)
         return pm_usage("lava submit", "name a suite file (pressmark lava submit FILE)");
-    struct suite_run_opts ro = { .quiet = o.quiet, .lava_step = LAVA_SUBMIT };
+    struct exp_lava_step step = { .step = LAVA_SUBMIT };
+    struct suite_run_opts ro = { .quiet = o.quiet, .backend_cmd = "lava", .backend_opts = &step };
     return run_step(argv[first], &ro);
 }
 
@@ -109,7 +110,8 @@ static int cmd_lava_collect(int argc, char **argv)
         }
         jobs[i] = id;
     }
-    struct suite_run_opts ro = { .quiet = o.quiet, .lava_step = LAVA_COLLECT, .lava_jobs = jobs, .nlava_jobs = n };
+    struct exp_lava_step step = { .step = LAVA_COLLECT, .jobs = jobs, .njobs = n };
+    struct suite_run_opts ro = { .quiet = o.quiet, .backend_cmd = "lava", .backend_opts = &step };
     int rc = run_step(argv[first], &ro);
     free(jobs);
     return rc;

@@ -8,7 +8,7 @@
 #include "cmd/cli.h"
 #include "cmd/parse.h"
 #include "cmd/suite_output.h"
-#include "experiment/host.h"
+#include "experiment/backend.h"
 #include "experiment/plan.h"
 #include "experiment/plan_power.h"
 #include "experiment/suite.h"
@@ -303,25 +303,22 @@ static void print_plan_power_note(const struct suite_plan *p)
     printf("\n");
 }
 
-/* One boot per kernel and machine: where each group's cells run. */
+/* One boot per kernel and machine: where each group's cells run, as the
+ * suite's backend says. */
 static void print_plan_kernels(const struct suite_plan *p)
 {
-    printf("\nkernels (backend %s):\n", p->backend == BACKEND_VM ? "vm" : "host");
+    printf("\nkernels (backend %s):\n", p->backend->name);
     for (size_t g = 0; g < p->ngroups; g++) {
         const struct suite_group *sg = &p->groups[g];
         struct kernel_spec ks;
         struct pm_err err;
         bool here = kernel_spec_parse(sg->kernel, &ks, &err) == 0 && kernel_spec_is_running(&ks);
-        char q[300], where[160], mem[32];
+        char q[300], where[1200];
         quote_terminal(sg->kernel, q, sizeof q);
-        pm_fmt_size(mem, sizeof mem, sg->vm_memory);
         if (here)
             snprintf(where, sizeof where, "the running kernel: runs here");
-        else if (p->backend == BACKEND_VM)
-            snprintf(where, sizeof where, "boots in a VM (%s, %u CPUs%s)", mem, sg->vm_cpus,
-                     sg->vm_append[0] ? ", more kernel parameters" : "");
         else
-            snprintf(where, sizeof where, "runs after a boot into it");
+            p->backend->where(p, sg, where, sizeof where);
         printf("  %-40s %s: cells", q, where);
         for (size_t i = 0; i < p->ncells; i++)
             if (p->cells[i].group == (int)g)
@@ -513,6 +510,8 @@ static int cmd_suite_status(int argc, char **argv)
         printf("%u to %u runs per cell, until the 95%% CI is within %s%% of the mean\n", p.runs_min, p.runs_max,
                target);
     print_look_rule(&p);
+    if (sv.where[0])
+        printf("kernels: the running one's cells here, the others' %s (backend %s)\n", sv.where, sv.backend);
     int lw = 28, ww = 8;
     for (size_t c = 0; c < sv.ncells; c++) {
         lw = (int)strlen(sv.cells[c].label) > lw ? (int)strlen(sv.cells[c].label) : lw;

@@ -16,6 +16,7 @@ struct reader {
     int too_long;               /* the first line longer than libinih's buffer, 0: none */
     int max;                    /* the longest line that buffer holds */
     int indented;               /* the first indented line, 0: none */
+    int nul;                    /* the line of a NUL byte, where reading stopped; 0: none */
 };
 
 /* libinih reads line by line through this; the count gives each key its
@@ -23,9 +24,19 @@ struct reader {
 static char *read_line(char *str, int num, void *stream)
 {
     struct reader *r = stream;
-    char *s = fgets(str, num, r->f);
-    if (!s)
+    /* As fgets, but a NUL byte ends the file: read on, the line would end
+     * where C's strings end and the rest of it vanish. */
+    int n_read = 0, c = 0;
+    while (!r->nul && n_read < num - 1 && c != '\n' && (c = getc(r->f)) != EOF) {
+        if (c == '\0')
+            r->nul = r->line + 1;
+        else
+            str[n_read++] = (char)c;
+    }
+    if (r->nul || n_read == 0)
         return NULL;
+    str[n_read] = '\0';
+    char *s = str;
     r->line++;
     /* libinih reads a longer line as several: refused, not misread. */
     size_t n = strlen(s);
@@ -211,6 +222,12 @@ int suite_file_read(const char *path, const char *text, struct suite_file *sf, s
     struct parse ps = { .sf = sf, .rd = { .f = f }, .err = err };
     int rc = ini_parse_stream(read_line, &ps.rd, on_key, &ps);
     fclose(f);
+    /* The first of the lines that cannot be read as written. */
+    if (ps.rd.nul && (!ps.rd.indented || ps.rd.nul < ps.rd.indented) &&
+        (!ps.rd.too_long || ps.rd.nul < ps.rd.too_long)) {
+        suite_file_free(sf);
+        return pm_errf(err, "%s:%d: a NUL byte (accepted: text)", path, ps.rd.nul);
+    }
     if (ps.rd.indented && (!ps.rd.too_long || ps.rd.indented < ps.rd.too_long)) {
         suite_file_free(sf);
         return pm_errf(err, "%s:%d: an indented line (accepted: [section] and key = value at the start of a line; "

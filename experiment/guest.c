@@ -215,3 +215,18 @@ void exp_guest_apps(const struct suite_plan *p, int group, char *buf, size_t len
         }
     }
 }
+
+int exp_image_check(const struct suite_plan *p, int group, const char *how, bool qemu, struct pm_err *err)
+{
+    const struct suite_group *sg = &p->groups[group];
+    if (geteuid() != 0)
+        return pm_errf(err, "%s:%d: kernel = %s: %s needs root (it builds the guest's image with debootstrap and "
+                       "mounts; accepted: run as root, or backend = host)", p->file.path, sg->line, sg->kernel, how);
+    static const char *const tools[][2] = { { "qemu-system-x86_64", "qemu-system-x86" }, { "qemu-img", "qemu-utils" },
+                                            { "debootstrap", "debootstrap" }, { "mkfs.ext4", "e2fsprogs" } };
+    for (size_t t = qemu ? 0 : 1; t < sizeof tools / sizeof tools[0]; t++)
+        if (!pm_in_path(tools[t][0]))
+            return pm_errf(err, "%s:%d: kernel = %s: %s needs %s (accepted: apt-get install %s)", p->file.path,
+                           sg->line, sg->kernel, how, tools[t][0], tools[t][1]);
+    return 0;
+}

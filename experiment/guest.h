@@ -4,6 +4,7 @@
  * LAVA lab's device) does with what comes back: the guest's runs merged
  * into the suite through the same checks, or the cells failed with the
  * reason, and a private directory per boot or job for its files. */
+#include <stdbool.h>
 #include <stddef.h>
 #include "experiment/runner.h"
 #include "experiment/plan.h"
@@ -40,5 +41,9 @@ void exp_guest_apps(const struct suite_plan *p, int group, char *buf, size_t len
 /* The job's metadata file: key=value lines every guest run carries;
  * malloc'd, NULL when out of memory. */
 char *exp_meta_text(const struct kv_list *m);
+/* Can the group's kernel's guest image be made here, to boot it as how
+ * says ("booting it in a VM")? It needs root and the image's tools, and
+ * with qemu QEMU itself. 0, or -1 with err "FILE:LINE: kernel = ...". */
+int exp_image_check(const struct suite_plan *p, int group, const char *how, bool qemu, struct pm_err *err);
 
 #endif

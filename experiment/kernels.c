@@ -5,9 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
-#include <unistd.h>
+#include "experiment/backend.h"
 #include "kernels/find.h"
-#include "lib/fileio.h"
 
 static const char *kind_name(enum kernel_kind k)
 {
@@ -63,27 +62,9 @@ int suite_kernels_check(struct runner *r, const struct suite_run_opts *o)
             kernel_info_free(&k->info);
             k->running = kernel_running_info(&k->info, &err) == 0;
         }
-        if (!k->running && (p->backend == BACKEND_VM || p->backend == BACKEND_LAVA)) {
-            const char *how = p->backend == BACKEND_VM ? "booting it in a VM" : "its LAVA job's image";
-            if (geteuid() != 0) {
-                exp_say(r->ev, EXP_LOG, "pressmark suite run: %s:%d: kernel = %s: %s needs root (it builds the guest's "
-                        "image with debootstrap and mounts; accepted: run as root, or backend = host)\n",
-                        p->file.path, sg->line, sg->kernel, how);
-                return -1;
-            }
-            static const char *const tools[][2] = { { "qemu-system-x86_64", "qemu-system-x86" },
-                                                    { "qemu-img", "qemu-utils" }, { "debootstrap", "debootstrap" },
-                                                    { "mkfs.ext4", "e2fsprogs" } };
-            /* A lab's dispatcher runs QEMU; here only the image is made. */
-            for (size_t t = p->backend == BACKEND_LAVA ? 1 : 0; t < sizeof tools / sizeof tools[0]; t++)
-                if (!pm_in_path(tools[t][0])) {
-                    exp_say(r->ev, EXP_LOG, "pressmark suite run: %s:%d: kernel = %s: %s needs %s (accepted: apt-get "
-                            "install %s)\n", p->file.path, sg->line, sg->kernel, how, tools[t][0], tools[t][1]);
-                    return -1;
-                }
-        }
-        if (!k->running && p->backend == BACKEND_HOST && o->reboot && !o->dry_run && !pm_in_path("kexec")) {
-            exp_say(r->ev, EXP_LOG, "pressmark suite run: --reboot kexec needs kexec (accepted: apt-get install kexec-tools)\n");
+        /* What booting it elsewhere needs (root, tools), as the backend says. */
+        if (!k->running && p->backend->check_kernel && p->backend->check_kernel(p, (int)g, o, &err) < 0) {
+            exp_say(r->ev, EXP_LOG, "pressmark suite run: %s\n", err.msg);
             return -1;
         }
         kernel_meta(&r->kernel_meta[g], k);

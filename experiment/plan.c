@@ -2,7 +2,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "harness/catalogue.h"
+#include "experiment/backend.h"
+#include "experiment/cell.h"
 #include "kernels/spec.h"
 #include "lib/opt.h"
 #include "lib/units.h"
@@ -10,10 +11,7 @@
 
 /* The suite's own keys, in [global]; the part's own keys, anywhere. */
 static const char *const suite_keys[] = { "runs", "target-ci", "alpha", "detect", "order", "order-seed", "question",
-                                          "baseline", "name", "backend", "vm-timeout", "vm-accel",
-                                          "lava-url", "lava-token-file", "device-type", "lava-artifacts",
-                                          "lava-artifacts-guest", "lava-allow-plain-http", "lava-artifacts-token-file",
-                                          NULL };
+                                          "baseline", "name", "backend", "vm-timeout", NULL };
 /* Where a cell runs: the kernel and the (virtual) machine it boots in.
  * Not run options: they choose the boot the cell's runs happen in.
  * vm-timeout is both: [global]'s is the suite's, a part's its own boot's
@@ -31,164 +29,18 @@ static bool in_list(const char *const *list, const char *s)
     return false;
 }
 
+/* One of the keys the suite's backend brings (backend.h)? */
+static const struct opt *backend_option(const struct suite_plan *p, const char *name)
+{
+    return p->backend && p->backend->options ? opt_find(p->backend->options, name) : NULL;
+}
+
 /* A key that is the whole suite's where it is given: in [global] every
- * suite key, in a part none but those (vm-timeout is a part's own). */
-static bool suite_wide(const char *name, bool in_part)
+ * suite key and its backend's, in a part none but those (vm-timeout is
+ * a part's own). */
+static bool suite_wide(const struct suite_plan *p, const char *name, bool in_part)
 {
-    return in_list(suite_keys, name) && !(in_part && in_list(machine_keys, name));
-}
-
-static const struct opt *find_option(const struct workload_ops *wl, const char *key, bool *is_run)
-{
-    const struct opt *o = wl->options ? opt_find(wl->options, key) : NULL;
-    *is_run = false;
-    if (o)
-        return o;
-    *is_run = true;
-    if ((o = opt_find(pm_run_options, key)) && strcmp(key, "label") != 0 && strcmp(key, "runs") != 0)
-        return o;
-    return opt_find(pm_env_options, key);
-}
-
-static bool flag_value(const char *v, bool *on)
-{
-    static const char *const yes[] = { "yes", "true", "on", "1", NULL }, *const no[] = { "no", "false", "off", "0", NULL };
-    if (in_list(yes, v))
-        return *on = true;
-    if (in_list(no, v)) {
-        *on = false;
-        return true;
-    }
-    return false;
-}
-
-/* Split a command line on blanks, "..." and '...' keeping blanks (no
- * shell). Returns argc, argv NULL-terminated in *argv (free *argv and
- * (*argv)[0]); -1 for an unclosed quote. */
-static int suite_split_command(const char *s, char ***argv)
-{
-    size_t len = strlen(s);
-    char *buf = malloc(len + 1);
-    char **v = calloc(len / 2 + 2, sizeof *v);
-    if (!buf || !v) {
-        free(buf);
-        free(v);
-        return -1;
-    }
-    int n = 0;
-    char *o = buf;
-    const char *p = s;
-    while (*p) {
-        while (*p == ' ' || *p == '\t')
-            p++;
-        if (!*p)
-            break;
-        v[n++] = o;
-        while (*p && *p != ' ' && *p != '\t') {
-            if (*p == '"' || *p == '\'') {
-                const char *close = strchr(p + 1, *p);
-                if (!close) {
-                    free(buf);
-                    free(v);
-                    return -1;
-                }
-                memcpy(o, p + 1, (size_t)(close - p - 1));
-                o += close - p - 1;
-                p = close + 1;
-            } else {
-                *o++ = *p++;
-            }
-        }
-        *o++ = '\0';
-    }
-    v[n] = NULL;
-    if (n == 0)
-        free(buf);
-    *argv = v;
-    return n;
-}
-
-/* Apply one setting to the cell's states. */
-static int apply(const struct suite_plan *p, const struct suite_cell *c, const struct suite_setting *s,
-                 struct cell_run *cr, struct pm_err *err)
-{
-    bool is_run;
-    const struct opt *o = find_option(c->wl, s->key, &is_run);
-    void *state = is_run ? (void *)&cr->ro : cr->wl_state;
-    struct pm_err e;
-    if (o->type == OPT_FLAG) {
-        bool on;
-        if (!flag_value(s->value, &on))
-            return pm_errf(err, "%s:%d: %s = %s: not a yes or no (accepted: yes, no, true, false, on, off, 1, 0)",
-                           p->file.path, s->line, s->key, s->value);
-        if (!on)
-            return 0;
-    }
-    if (opt_set(o, state, o->type == OPT_FLAG ? "" : s->value, &e) < 0)
-        return pm_errf(err, "%s:%d: %s: %s", p->file.path, s->line, s->key, e.msg);
-    return 0;
-}
-
-int suite_cell_prepare(const struct suite_plan *p, const struct suite_cell *c, struct cell_run *cr, struct pm_err *err)
-{
-    memset(cr, 0, sizeof *cr);
-    run_opts_defaults(&cr->ro);
-    /* A cell of a named kernel runs on that kernel (its VM, or this machine
-     * rebooted into it), so this one cannot judge what it lacks: that is
-     * judged when the run's environment comes up there, and a refusal fails
-     * that run with its reason while the suite goes on. So too in the guest
-     * for its own group's cells: refused here, they would end its whole
-     * suite when it loads. */
-    cr->ro.env.kernel_checks_deferred = strcmp(p->groups[c->group].kernel, "running") != 0;
-    cr->wl_state = calloc(1, c->wl->state_size ? c->wl->state_size : 1);
-    if (!cr->wl_state)
-        return pm_errf(err, "out of memory");
-    struct pm_err e;
-    if (c->wl->options && opt_set_defaults(c->wl->options, cr->wl_state, &e) < 0)
-        goto bad_default;
-    for (size_t i = 0; i < c->nsettings; i++)
-        if (apply(p, c, &c->settings[i], cr, err) < 0)
-            goto fail;
-    snprintf(cr->ro.label_buf, sizeof cr->ro.label_buf, "%s", c->label);
-    cr->ro.label = cr->ro.label_buf;
-    cr->ro.runs = 1;
-    cr->ro.quiet = true;
-    struct wl_limits lim;
-    run_opts_limits(&cr->ro, &lim);
-    if (run_opts_check(&cr->ro, &e) < 0 || (c->wl->check && c->wl->check(cr->wl_state, &lim, &e) < 0) ||
-        catalogue_check_declared(c->wl, cr->wl_state, &e) < 0) {
-        pm_errf(err, "%s: cell '%s': %s", p->file.path, c->label, e.msg);
-        goto fail;
-    }
-    if (c->wl->set_args) {
-        int argc = c->command ? suite_split_command(c->command, &cr->argv) : 0;
-        if (argc < 0) {
-            pm_errf(err, "%s:%d: command = %s: an unclosed quote", p->file.path, c->command_line, c->command);
-            goto fail;
-        }
-        if (c->wl->set_args(cr->wl_state, argc, cr->argv, &e) < 0) {
-            pm_errf(err, "%s:%d: command: %s", p->file.path, c->command ? c->command_line : 0, e.msg);
-            goto fail;
-        }
-    }
-    return 0;
-bad_default:
-    pm_errf(err, "%s: %s", c->wl->name, e.msg);
-fail:
-    suite_cell_release(cr);
-    return -1;
-}
-
-void suite_cell_release(struct cell_run *cr)
-{
-    free(cr->wl_state);
-    cr->wl_state = NULL;
-    if (cr->argv) {
-        if (cr->argv[0])
-            free(cr->argv[0]);
-        free(cr->argv);
-        cr->argv = NULL;
-    }
+    return (in_list(suite_keys, name) && !(in_part && in_list(machine_keys, name))) || backend_option(p, name);
 }
 
 static const struct suite_key *key_in(const struct suite_section *s, const char *name)
@@ -214,44 +66,6 @@ static bool percent_value(const char *v, double lo, double hi, bool hi_in, doubl
 /* The keys that decide how many runs a cell gets and what they can tell:
  * runs, target-ci, alpha, detect. 1: k was one of them (and is set), 0:
  * it was not, -1: a bad value. */
-/* A key of the suite's LAVA lab: URLs and a path taken as written (the
- * lab checks them when the suite runs), a device type as LAVA names one. */
-static int lab_key(struct suite_plan *p, const struct suite_key *k, struct pm_err *err)
-{
-    const char *v = k->raw;
-    struct suite_lab *l = &p->lab;
-    /* Values are echoed in messages to a terminal: no control character. */
-    for (const unsigned char *c = (const unsigned char *)v; *c; c++)
-        if (*c < 0x20 || *c == 0x7f || (*c == 0xc2 && c[1] >= 0x80 && c[1] < 0xa0))
-            return pm_errf(err, "%s:%d: %s: a control character in its value (accepted: printable text)", p->file.path,
-                           k->line, k->name);
-    if (strcmp(k->name, "lava-allow-plain-http") == 0) {
-        if (strcmp(v, "yes") != 0 && strcmp(v, "no") != 0)
-            return pm_errf(err, "%s:%d: lava-allow-plain-http = %s: not yes or no", p->file.path, k->line, v);
-        l->allow_plain_http = strcmp(v, "yes") == 0;
-        return 0;
-    }
-    struct { const char *name; char *dst; size_t size; } keys[] = {
-        { "lava-url", l->url, sizeof l->url }, { "lava-token-file", l->token_file, sizeof l->token_file },
-        { "device-type", l->device_type, sizeof l->device_type }, { "lava-artifacts", l->artifacts, sizeof l->artifacts },
-        { "lava-artifacts-guest", l->artifacts_guest, sizeof l->artifacts_guest },
-        { "lava-artifacts-token-file", l->artifacts_token_file, sizeof l->artifacts_token_file },
-    };
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        if (strcmp(k->name, keys[i].name) != 0)
-            continue;
-        if (!v[0] || strlen(v) >= keys[i].size || strpbrk(v, " \t\r\n\"'\\"))
-            return pm_errf(err, "%s:%d: %s = %s: not a value it takes (accepted: %zu characters at most, no blank, "
-                           "quote or backslash)", p->file.path, k->line, k->name, v, keys[i].size - 1);
-        if (strcmp(k->name, "device-type") == 0 &&
-            strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != strlen(v))
-            return pm_errf(err, "%s:%d: device-type = %s: not a device type's name (accepted: letters, digits, '.', "
-                           "'-', '_')", p->file.path, k->line, v);
-        snprintf(keys[i].dst, keys[i].size, "%s", v);
-    }
-    return 0;
-}
-
 static int stat_key(struct suite_plan *p, const struct suite_key *k, struct pm_err *err)
 {
     const char *path = p->file.path, *v = k->raw;
@@ -315,34 +129,12 @@ static int suite_key(struct suite_plan *p, const struct suite_key *k, struct pm_
         snprintf(p->question, sizeof p->question, "%s", v);
     } else if (strcmp(k->name, "baseline") == 0) {
         snprintf(p->baseline, sizeof p->baseline, "%s", v);
-    } else if (strcmp(k->name, "backend") == 0) {
-        if (strcmp(v, "vm") == 0)
-            p->backend = BACKEND_VM;
-        else if (strcmp(v, "host") == 0)
-            p->backend = BACKEND_HOST;
-        else if (strcmp(v, "lava") == 0)
-            p->backend = BACKEND_LAVA;
-        else
-            return pm_errf(err, "%s:%d: backend = %s: not a backend (accepted: vm, a virtual machine per kernel; "
-                           "host, this machine rebooted into each kernel; lava, a job per kernel on a LAVA lab's "
-                           "devices)", path, k->line, v);
-    } else if (strcmp(k->name, "vm-accel") == 0) {
-        if (strcmp(v, "auto") == 0)
-            p->accel = ACCEL_AUTO;
-        else if (strcmp(v, "kvm") == 0)
-            p->accel = ACCEL_KVM;
-        else if (strcmp(v, "tcg") == 0)
-            p->accel = ACCEL_TCG;
-        else
-            return pm_errf(err, "%s:%d: vm-accel = %s: not an accelerator (accepted: auto, kvm, tcg)", path, k->line, v);
     } else if (strcmp(k->name, "vm-timeout") == 0) {
         uint64_t ns;
         if (pm_parse_duration(v, &ns) < 0 || ns < 1000000000ull)
             return pm_errf(err, "%s:%d: vm-timeout = %s: not a time limit (accepted: a duration of 1s or more, "
                            "e.g. 90s, 30m)", path, k->line, v);
         p->vm_timeout_s = (double)ns / 1e9;
-    } else if (strncmp(k->name, "lava-", 5) == 0 || strcmp(k->name, "device-type") == 0) {
-        return lab_key(p, k, err);
     } else if (strcmp(k->name, "name") == 0) {
         if (!v[0] || strlen(v) >= sizeof p->name || strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != strlen(v))
             return pm_errf(err, "%s:%d: name = %s: not a suite name (accepted: letters, digits, '.', '-', '_')", path,
@@ -358,8 +150,8 @@ struct eff_key {
     const struct suite_key *k;
 };
 
-static size_t effective_keys(const struct suite_section *global, const struct suite_section *part, struct eff_key *out,
-                             size_t max)
+static size_t effective_keys(const struct suite_plan *p, const struct suite_section *global,
+                             const struct suite_section *part, struct eff_key *out, size_t max)
 {
     size_t n = 0;
     const struct suite_section *secs[2] = { global, part };
@@ -368,7 +160,7 @@ static size_t effective_keys(const struct suite_section *global, const struct su
             continue;
         for (size_t i = 0; i < secs[s]->nkeys && n < max; i++) {
             const struct suite_key *k = &secs[s]->keys[i];
-            if (suite_wide(k->name, s == 1))
+            if (suite_wide(p, k->name, s == 1))
                 continue;
             /* A key the part sets itself replaces [global]'s. */
             if (s == 0 && part && key_in(part, k->name))
@@ -548,13 +340,16 @@ static int check_key(struct suite_plan *p, const struct workload_ops *wl, const 
         if (strcmp(k->name, "command") == 0 && !wl->set_args)
             return pm_errf(err, "%s:%d: command: workload %s takes no command (accepted with workload = record)",
                            path, k->line, wl->name);
-    } else if (in_list(refused_keys, k->name) || !find_option(wl, k->name, &is_run)) {
+    } else if (in_list(refused_keys, k->name) || !suite_cell_option(wl, k->name, &is_run)) {
+        /* [global]'s keys: the suite's own, then its backend's. */
+        char theirs[512] = "";
+        size_t n = 0;
+        for (const struct opt *o = p->backend->options; o && o->type != OPT_END && n < sizeof theirs; o++)
+            n += (size_t)snprintf(theirs + n, sizeof theirs - n, ", %s", o->name);
         return pm_errf(err, "%s:%d: '%s' is not a key of a suite part running %s (accepted: workload, label, "
                        "command, the options 'pressmark run %s --help' lists, without their dashes; kernel, vm-memory, vm-cpus, vm-append, vm-timeout; in [global] also runs, "
-                       "target-ci, alpha, detect, order, order-seed, question, baseline, name, backend, vm-timeout, "
-                       "vm-accel, lava-url, lava-token-file, device-type, lava-artifacts, lava-artifacts-guest, "
-                       "lava-allow-plain-http, lava-artifacts-token-file)",
-                       path, k->line, k->name, wl->name, wl->name);
+                       "target-ci, alpha, detect, order, order-seed, question, baseline, name, backend, vm-timeout%s)",
+                       path, k->line, k->name, wl->name, wl->name, theirs);
     }
     return 0;
 }
@@ -748,7 +543,7 @@ static int add_cells(struct suite_plan *p, const struct suite_section *global, c
                      bool prefix_part, struct pm_err *err)
 {
     struct part_cells pc = { .global = global, .part = part, .prefix_part = prefix_part };
-    pc.nkeys = effective_keys(global, part, pc.keys, 128);
+    pc.nkeys = effective_keys(p, global, part, pc.keys, 128);
     if (part_workload(p, &pc, err) < 0 || part_axes(p, &pc, err) < 0 || check_cell_count(p, &pc, err) < 0)
         return -1;
     pc.lk = key_in(part, "label");
@@ -762,6 +557,70 @@ static int add_cells(struct suite_plan *p, const struct suite_section *global, c
     return 0;
 }
 
+/* backend = NAME, looked up in the registry (its last such line counts,
+ * as every key's does), and the state its keys fill made: its table's
+ * defaults. Before the other keys, which may be the backend's. */
+static int choose_backend(struct suite_plan *p, const struct suite_section *global, struct pm_err *err)
+{
+    p->backend = exp_backends[0];
+    for (size_t i = 0; global && i < global->nkeys; i++) {
+        const struct suite_key *k = &global->keys[i];
+        if (strcmp(k->name, "backend") != 0)
+            continue;
+        if (!(p->backend = exp_backend_find(k->raw))) {
+            char names[1024];
+            exp_backend_list(names, sizeof names);
+            return pm_errf(err, "%s:%d: backend = %s: not a backend (accepted: %s)", p->file.path, k->line, k->raw,
+                           names);
+        }
+    }
+    const struct exp_backend *b = p->backend;
+    struct pm_err e;
+    if (!(p->backend_state = calloc(1, b->state_size ? b->state_size : 1)))
+        return pm_errf(err, "out of memory");
+    if (b->options && opt_set_defaults(b->options, p->backend_state, &e) < 0)
+        return pm_errf(err, "backend %s: %s", b->name, e.msg);
+    return 0;
+}
+
+/* One of the backend's own keys, set through its option table. Its value
+ * is echoed in messages to a terminal: no control character. A flag
+ * takes the words a cell's flags take. */
+static int backend_key(struct suite_plan *p, const struct opt *o, const struct suite_key *k, struct pm_err *err)
+{
+    const char *v = k->raw;
+    for (const unsigned char *c = (const unsigned char *)v; *c; c++)
+        if (*c < 0x20 || *c == 0x7f || (*c == 0xc2 && c[1] >= 0x80 && c[1] < 0xa0))
+            return pm_errf(err, "%s:%d: %s: a control character in its value (accepted: printable text)", p->file.path,
+                           k->line, k->name);
+    struct pm_err e;
+    if (o->type == OPT_FLAG) {
+        bool on;
+        if (!suite_flag_value(v, &on))
+            return pm_errf(err, "%s:%d: %s = %s: not a yes or no (accepted: yes, no, true, false, on, off, 1, 0)",
+                           p->file.path, k->line, k->name, v);
+        *(bool *)((char *)p->backend_state + o->offset) = on;
+        return 0;
+    }
+    if (opt_set(o, p->backend_state, v, &e) < 0)
+        return pm_errf(err, "%s:%d: %s = %s: %s", p->file.path, k->line, k->name, v, e.msg);
+    return 0;
+}
+
+/* [global]'s keys in their order: the suite's own and its backend's. */
+static int global_keys(struct suite_plan *p, const struct suite_section *s, struct pm_err *err)
+{
+    for (size_t k = 0; k < s->nkeys; k++) {
+        const struct suite_key *key = &s->keys[k];
+        const struct opt *o = backend_option(p, key->name);
+        if (strcmp(key->name, "backend") == 0)
+            continue;       /* chose the backend already */
+        if (in_list(suite_keys, key->name) ? suite_key(p, key, err) < 0 : o && backend_key(p, o, key, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 int suite_plan_read(const char *path, const char *text, struct suite_plan *p, struct pm_err *err)
 {
     memset(p, 0, sizeof *p);
@@ -771,16 +630,19 @@ int suite_plan_read(const char *path, const char *text, struct suite_plan *p, st
     if (suite_file_read(path, text, &p->file, err) < 0)
         return -1;
     const struct suite_section *global = NULL;
+    for (size_t i = 0; i < p->file.nsections; i++)
+        if (strcmp(p->file.sections[i].name, "global") == 0)
+            global = &p->file.sections[i];
+    if (choose_backend(p, global, err) < 0)
+        goto fail;
     for (size_t i = 0; i < p->file.nsections; i++) {
         const struct suite_section *s = &p->file.sections[i];
-        if (strcmp(s->name, "global") == 0) {
-            global = s;
-            for (size_t k = 0; k < s->nkeys; k++)
-                if (in_list(suite_keys, s->keys[k].name) && suite_key(p, &s->keys[k], err) < 0)
-                    goto fail;
+        if (s == global) {
+            if (global_keys(p, s, err) < 0)
+                goto fail;
         } else {
             for (size_t k = 0; k < s->nkeys; k++)
-                if (suite_wide(s->keys[k].name, true)) {
+                if (suite_wide(p, s->keys[k].name, true)) {
                     pm_errf(err, "%s:%d: '%s' belongs in [global] (it is the whole suite's)", path, s->keys[k].line,
                             s->keys[k].name);
                     goto fail;
@@ -807,6 +669,8 @@ int suite_plan_read(const char *path, const char *text, struct suite_plan *p, st
             if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", *c))
                 *c = '_';
     }
+    if (p->backend->check && p->backend->check(p, err) < 0)
+        goto fail;
     return 0;
 fail:
     suite_plan_free(p);
@@ -859,20 +723,6 @@ fail:
     return -1;
 }
 
-double suite_group_timeout(const struct suite_plan *p, const struct suite_group *g)
-{
-    return g->vm_timeout_s > 0 ? g->vm_timeout_s : p->vm_timeout_s;
-}
-
-double suite_longest_timeout(const struct suite_plan *p)
-{
-    double t = p->vm_timeout_s;
-    for (size_t i = 0; i < p->ngroups; i++)
-        if (p->groups[i].vm_timeout_s > t)
-            t = p->groups[i].vm_timeout_s;
-    return t;
-}
-
 void suite_plan_free(struct suite_plan *p)
 {
     for (size_t i = 0; i < p->ncells; i++) {
@@ -882,17 +732,20 @@ void suite_plan_free(struct suite_plan *p)
     free(p->cells);
     p->cells = NULL;
     p->ncells = 0;
+    free(p->backend_state);
+    p->backend_state = NULL;
     suite_file_free(&p->file);
 }
 
 /* One part's cells' origins, appended to *out: the product of its axes
  * in add_cells' order (the last axis varying fastest). Only the file is
  * read, so it works on a suite as stored, wherever it ran. */
-static int part_origins(const struct suite_section *global, const struct suite_section *part, size_t max_cells,
-                        struct suite_cell_origin **out, size_t *n, struct pm_err *err)
+static int part_origins(const struct suite_plan *p, const struct suite_section *global,
+                        const struct suite_section *part, size_t max_cells, struct suite_cell_origin **out, size_t *n,
+                        struct pm_err *err)
 {
     struct part_cells pc = { .global = global, .part = part };
-    pc.nkeys = effective_keys(global, part, pc.keys, 128);
+    pc.nkeys = effective_keys(p, global, part, pc.keys, 128);
     size_t cells = 1;
     for (size_t i = 0; i < pc.nkeys; i++) {
         if (!list_key(pc.keys[i].k))
@@ -944,7 +797,7 @@ int suite_plan_origins(const struct suite_plan *p, size_t max_cells, struct suit
         if (s == global && nparts)
             continue;
         taken++;
-        rc = part_origins(s == global ? NULL : global, s, max_cells, out, n, err);
+        rc = part_origins(p, s == global ? NULL : global, s, max_cells, out, n, err);
     }
     if (rc < 0) {
         suite_origins_free(*out, *n);

@@ -14,22 +14,8 @@
 #include "workloads/workload.h"
 
 enum suite_order { ORDER_INTERLEAVED, ORDER_SEQUENTIAL };
-/* Where the cells of a kernel that is not running run: booted in a
- * virtual machine, on this machine after a reboot into it, or as a job
- * on a device of a LAVA lab. */
-enum suite_backend { BACKEND_VM, BACKEND_HOST, BACKEND_LAVA };
-
-/* The LAVA lab of a suite with backend = lava (its [global] keys). */
-struct suite_lab {
-    char url[512];              /* lava-url: the LAVA server */
-    char token_file[1024];      /* lava-token-file: the API token's file ("": none) */
-    char device_type[64];       /* device-type: the devices its jobs run on */
-    char artifacts[512];        /* lava-artifacts: the store images are put to and results fetched from */
-    char artifacts_guest[512];  /* lava-artifacts-guest: that store as the device reaches it ("": the same) */
-    char artifacts_token_file[1024]; /* lava-artifacts-token-file: the store's PUT token's file ("": none) */
-    bool allow_plain_http;      /* lava-allow-plain-http = yes: the token may go to another host unencrypted */
-};
-enum suite_accel { ACCEL_AUTO, ACCEL_KVM, ACCEL_TCG };
+/* Where the cells of a kernel that is not running run (backend.h). */
+struct exp_backend;
 
 /* Runs of one cell at the most (runs = N, runs = MIN..MAX). */
 #define SUITE_MAX_RUNS 10000u
@@ -87,9 +73,8 @@ struct suite_plan {
     bool has_kernels;               /* a kernel key anywhere: a kernel comparison */
     struct suite_group groups[SUITE_MAX_GROUPS];
     size_t ngroups;
-    enum suite_backend backend;
-    struct suite_lab lab;
-    enum suite_accel accel;
+    const struct exp_backend *backend;  /* backend = NAME, else the registry's first */
+    void *backend_state;            /* its keys as its option table reads them (backend.h) */
     double vm_timeout_s;            /* a boot that takes longer is killed */
 };
 
@@ -109,9 +94,20 @@ int suite_plan_load(const char *path, const char *text, struct suite_plan *p, st
 int suite_plan_read(const char *path, const char *text, struct suite_plan *p, struct pm_err *err);
 void suite_plan_free(struct suite_plan *p);
 /* How long a boot of group G may take: its parts' vm-timeout, else the
- * suite's; and the longest of any group's. */
-double suite_group_timeout(const struct suite_plan *p, const struct suite_group *g);
-double suite_longest_timeout(const struct suite_plan *p);
+ * suite's; and the longest of any group's. (Inline: the backends that
+ * boot read them, and plan.c calls down into the backends.) */
+static inline double suite_group_timeout(const struct suite_plan *p, const struct suite_group *g)
+{
+    return g->vm_timeout_s > 0 ? g->vm_timeout_s : p->vm_timeout_s;
+}
+static inline double suite_longest_timeout(const struct suite_plan *p)
+{
+    double t = p->vm_timeout_s;
+    for (size_t i = 0; i < p->ngroups; i++)
+        if (p->groups[i].vm_timeout_s > t)
+            t = p->groups[i].vm_timeout_s;
+    return t;
+}
 
 /* Where each cell of a suite comes from, read from its file alone (after
  * suite_plan_read: nothing applied, so no root, kernel or machine the
@@ -127,15 +123,5 @@ struct suite_cell_origin {
 int suite_plan_origins(const struct suite_plan *p, size_t max_cells, struct suite_cell_origin **out, size_t *n,
                        struct pm_err *err);
 void suite_origins_free(struct suite_cell_origin *o, size_t n);
-
-/* One cell's run options and workload state, ready for a run plan. */
-struct cell_run {
-    struct run_opts ro;
-    void *wl_state;
-    char **argv;                /* record's command, kept while it runs */
-};
-int suite_cell_prepare(const struct suite_plan *p, const struct suite_cell *c, struct cell_run *cr,
-                       struct pm_err *err);
-void suite_cell_release(struct cell_run *cr);
 
 #endif

@@ -7,6 +7,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 #include "experiment/backend.h"
+#include "experiment/cell.h"
 #include "experiment/runner.h"
 #include "harness/run.h"
 #include "lib/json.h"
@@ -73,6 +74,23 @@ bool suite_cell_wants_run(const struct suite_plan *p, const struct cell_state *c
     if ((unsigned)c->finished >= p->runs_max)
         return false;
     return p->target_ci > 0 && !c->converged;
+}
+
+int suite_next_group(const struct suite_plan *p, const struct cell_state *cs, const bool *running)
+{
+    int fallback = -1;
+    for (size_t g = 0; g < p->ngroups; g++) {
+        bool wants = false;
+        for (size_t c = 0; c < p->ncells; c++)
+            wants |= p->cells[c].group == (int)g && suite_cell_wants_run(p, &cs[c]);
+        if (!wants)
+            continue;
+        if (!running[g])
+            return (int)g;
+        if (fallback < 0)
+            fallback = (int)g;
+    }
+    return fallback;
 }
 
 static uint64_t splitmix(uint64_t *x)

@@ -1,8 +1,8 @@
 #ifndef PM_EXPERIMENT_RUNNER_H
 #define PM_EXPERIMENT_RUNNER_H
 /* The suite runner's state, shared by its parts: runner.c runs cells here,
- * the backends (backend.h) run them under other kernels (in a VM, or after
- * a reboot), suite.c schedules. Not for commands. */
+ * the backends (backend.h) run them under other kernels, suite.c
+ * schedules. Not for commands. */
 #include <stdbool.h>
 #include "experiment/events.h"
 #include "experiment/suite.h"
@@ -30,8 +30,8 @@ struct runner {
     struct group_kernel *kernels;   /* per group, when the suite names kernels */
     struct kv_list *kernel_meta;    /* per group: kernel.* and kconfig.* for its runs */
     int only_group;                 /* a guest runs one group's cells; -1: all */
-    bool incomplete;                /* a group waits for its kernel to be booted (host backend) or its job */
-    bool jobs_out;                  /* backend lava: every group's job is submitted */
+    bool incomplete;                /* a group waits for its kernel to be booted or its job to end */
+    bool backend_started;           /* the backend has had a group (it may start every group's then) */
 };
 
 int runner_reload(struct runner *r, struct pm_err *err);

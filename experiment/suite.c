@@ -10,8 +10,6 @@
 #include <sys/random.h>
 #include <unistd.h>
 #include "experiment/backend.h"
-#include "experiment/lava.h"
-#include "experiment/lava_store.h"
 #include "experiment/kernels.h"
 #include "experiment/runner.h"
 #include "harness/run.h"
@@ -170,14 +168,13 @@ static int load_guest_meta(struct runner *r, const struct suite_run_opts *o, str
     return r->kernel_meta ? 0 : pm_errf(err, "out of memory");
 }
 
-/* Which backend runs the groups whose kernel is not the one running. */
+/* Which backend runs the groups whose kernel is not the one running: the
+ * suite's (backend = NAME), but in a guest and without kernels here. */
 static const struct exp_backend *backend_of(const struct suite_plan *p, const struct suite_run_opts *o)
 {
     if (o->guest || !p->has_kernels)
         return &exp_backend_local;
-    if (p->backend == BACKEND_LAVA)
-        return &exp_backend_lava;
-    return p->backend == BACKEND_HOST ? &exp_backend_host : &exp_backend_vm;
+    return p->backend;
 }
 
 /* Each group in the file's order: the running kernel's here, every other
@@ -190,8 +187,9 @@ static int run_groups(struct runner *r, const struct exp_backend *b, const struc
     for (size_t g = 0; rc == 0 && !*abort_sig && g < p->ngroups; g++) {
         if (r->only_group >= 0 && (int)g != r->only_group)
             continue;
-        /* lava job, submit and collect deal in jobs only: no cell runs here. */
-        if (o->lava_step != LAVA_RUN && r->kernels[g].running)
+        /* A backend's own command (o->backend_cmd) deals in its groups
+         * only: no cell runs here. */
+        if (o->backend_cmd && r->kernels[g].running)
             continue;
         if (b != &exp_backend_local && !r->kernels[g].running) {
             if (runner_group_done(r, (int)g))
@@ -226,22 +224,20 @@ static int load_suite(struct runner *r, struct suite_plan *p, const char *path, 
         suite_plan_free(p);
         return 2;
     }
-    /* The store's token is read once, here, before anything is written;
-     * labs/artifacts.c keeps it for the PUTs the suite's jobs make. */
-    if (p->has_kernels && !o->guest && p->backend == BACKEND_LAVA && exp_lava_store_token(p, &err) < 0) {
+    /* A backend's own command takes a suite of that backend only. */
+    if (o->backend_cmd && strcmp(o->backend_cmd, p->backend->name) != 0) {
+        exp_say(r->ev, EXP_LOG, "pressmark suite run: %s: backend = %s: pressmark %s takes a suite with backend = %s\n",
+                path, p->backend->name, o->backend_cmd, o->backend_cmd);
+        suite_plan_free(p);
+        return 2;
+    }
+    /* What the backend needs ready (a lab, a token), before anything is
+     * written. */
+    if (p->has_kernels && !o->guest && p->backend->open && p->backend->open(p, o, &err) < 0) {
         exp_say(r->ev, EXP_LOG, "pressmark suite run: %s\n", err.msg);
         suite_plan_free(p);
         return 2;
     }
-    struct lava_lab lab;
-    if (p->has_kernels && !o->guest && p->backend == BACKEND_LAVA &&
-        exp_lava_open(p, o->lava_step == LAVA_RUN || o->lava_step == LAVA_SUBMIT, &lab, &err) < 0) {
-        explicit_bzero(&lab, sizeof lab);
-        exp_say(r->ev, EXP_LOG, "pressmark suite run: %s\n", err.msg);
-        suite_plan_free(p);
-        return 2;
-    }
-    explicit_bzero(&lab, sizeof lab);
     if (p->has_kernels && !o->guest && suite_kernels_check(r, o) < 0) {
         suite_kernels_free(r);
         suite_plan_free(p);
@@ -277,7 +273,7 @@ static int end_suite(struct runner *r, const struct exp_backend *b, const char *
         exp_say(r->ev, EXP_LOG, "pressmark: suite %lld (%s) complete\n", (long long)r->suite.id, p->name);
         return b->finish && b->finish(r, path, o) < 0 ? 2 : worst;
     }
-    if (rc == 0)        /* kernels still to boot (the host backend) */
+    if (rc == 0)        /* kernels still to boot, or jobs to wait for */
         return b->next && b->next(r, path, o) < 0 ? 2 : worst;
     return rc;
 }

@@ -45,6 +45,10 @@ void suite_cell_states(const struct suite_plan *p, const struct suite_slot *slot
 void suite_cell_states_free(struct cell_state *cs, size_t n);
 /* Does cell c need another run? */
 bool suite_cell_wants_run(const struct suite_plan *p, const struct cell_state *c);
+/* The group whose kernel is to be booted next: the first in the file's
+ * order with cells still wanting runs that is not the running kernel
+ * (else the running one's, else -1: every kernel is done). */
+int suite_next_group(const struct suite_plan *p, const struct cell_state *cs, const bool *running);
 
 /* The order of round (from 1) of an interleaved suite with this seed:
  * cells (the indices of the cells that round runs) shuffled in place. */
@@ -61,19 +65,19 @@ struct suite_run_opts {
     char suite_uuid[40];
     uint64_t seed;
     char meta_path[256];        /* key=value lines every run carries (the kernel's) */
-    /* The host backend: boot the next kernel with kexec when this one's
+    /* suite run --reboot kexec, for a backend that reboots this machine
+     * into its kernels: boot the next kernel with kexec when this one's
      * cells are done (dry_run: print what would be done). */
     bool reboot, dry_run;
     /* A suite made by pressmark (a bisection's batch): its text, read
      * instead of the file path names. */
     const char *text;
-    /* backend = lava: how far pressmark lava takes the kernels' jobs
-     * (suite run: all the way); where job writes their definitions; the
-     * jobs collect waits for (none named: every submitted one). */
-    enum exp_lava_step { LAVA_RUN, LAVA_MAKE, LAVA_SUBMIT, LAVA_COLLECT } lava_step;
-    const char *lava_out;
-    const int64_t *lava_jobs;
-    size_t nlava_jobs;
+    /* A backend's own command (a pressmark command named after it): the
+     * backend it is for, which the suite must name, and what it asks of
+     * it, read by that backend alone. The running kernel's cells do not
+     * run then. NULL: a suite run. */
+    const char *backend_cmd;
+    const void *backend_opts;
 };
 
 /* suite run FILE: returns the exit status (0 done and every run ok, 1 a run

@@ -3,9 +3,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "experiment/backend.h"
 #include "experiment/plan.h"
 #include "experiment/suite.h"
 #include "lib/units.h"
+
+/* A suite that names kernels: where the cells of those not running ran,
+ * as its backend says. */
+static void view_kernels(struct suite_view *v, const struct suite_plan *p)
+{
+    for (size_t i = 0; i < p->file.nsections; i++)
+        for (size_t k = 0; k < p->file.sections[i].nkeys; k++)
+            if (strcmp(p->file.sections[i].keys[k].name, "kernel") == 0 && !v->where[0]) {
+                snprintf(v->backend, sizeof v->backend, "%s", p->backend->name);
+                p->backend->describe(p, v->where, sizeof v->where);
+            }
+}
 
 int suite_view_load(struct pm_db *db, int64_t id, struct suite_view *v, struct pm_err *err)
 {
@@ -57,6 +70,7 @@ int suite_view_load(struct pm_db *db, int64_t id, struct suite_view *v, struct p
                 suite_origins_free(o, no);
         }
         v->alpha = p.alpha;
+        view_kernels(v, &p);
         suite_plan_free(&p);
     }
     if (!v->baseline[0] && v->ncells)

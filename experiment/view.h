@@ -23,6 +23,10 @@ struct suite_view {
      * workload's cells are one comparison, as before sections counted). */
     struct suite_cell_origin *origins;
     double alpha;                /* the file's alpha (0.05 when it names none) */
+    /* A suite with kernels: its backend, and where it ran the cells of the
+     * kernels not running ("in a VM per kernel"); "" without kernels. */
+    char backend[64];
+    char where[800];
 };
 
 /* Per cell, in v's cell order: how its run count ended ("5 of 5 runs",

@@ -167,19 +167,19 @@ int vm_job_archive(const char *scratch, const struct vm_boot *b, char *job, size
     snprintf(p2, sizeof p2, "%s/vm-%s", scratch, b->suite_file);
     snprintf(p3, sizeof p3, "%s/vm-args", scratch);
     snprintf(p4, sizeof p4, "%s/vm-job-meta", scratch);
-    snprintf(p5, sizeof p5, "%s/vm-results-url", scratch);
+    snprintf(p5, sizeof p5, "%s/vm-%s", scratch, b->extra_name ? b->extra_name : "");
     snprintf(job, len, "%s/vm-job.tar", scratch);
     const char *meta = b->meta ? b->meta : "";
     int rc = 0;
     if (build_copy_file(b->exe, p1, 0755, err) < 0 || build_write_text(p2, b->suite_text, 0644, err) < 0 ||
         build_write_text(p3, b->args, 0644, err) < 0 || build_write_text(p4, meta, 0644, err) < 0 ||
-        (b->results_url && build_write_text(p5, b->results_url, 0644, err) < 0))
+        (b->extra_name && build_write_text(p5, b->extra_text, 0644, err) < 0))
         rc = -1;
     /* Fixed owner, group and times: the same job is the same archive,
      * so its digest (a LAVA job checks it) says what it holds. */
     char *argv[] = { "tar", "-cf", job, "-C", (char *)scratch, "--transform=s/^vm-//", "--owner=0", "--group=0",
                      "--numeric-owner", "--mtime=@0", "vm-pressmark", p2 + strlen(scratch) + 1, "vm-args",
-                     "vm-job-meta", b->results_url ? "vm-results-url" : NULL, NULL };
+                     "vm-job-meta", b->extra_name ? p5 + strlen(scratch) + 1 : NULL, NULL };
     struct pm_spawn sp = { .argv = argv, .in = PM_FD_NULL, .out = PM_FD_NULL };
     if (rc == 0)
         rc = pm_spawn_run(&sp, err);
@@ -187,7 +187,8 @@ int vm_job_archive(const char *scratch, const struct vm_boot *b, char *job, size
     unlink(p2);
     unlink(p3);
     unlink(p4);
-    unlink(p5);
+    if (b->extra_name)
+        unlink(p5);
     return rc;
 }
 

@@ -27,7 +27,10 @@ struct vm_boot {
     const char *args;           /* suite run's arguments, the file's name last: pressmark's own words, numbers
                                  * and that name ([A-Za-z0-9._-]) only, as the guest splits them on blanks */
     const char *meta;           /* key=value lines every run in the guest carries (job-meta) */
-    const char *results_url;    /* a LAVA job's: where its guest puts its results (results-url); NULL for a VM */
+    /* One more file of the job archive, for a guest that is not a VM's
+     * (a lab's job: where it puts its results): its name, a word of
+     * pressmark's own ([a-z-]), and its text. NULL: none. */
+    const char *extra_name, *extra_text;
     const char *log_dir;        /* console.log, qemu.log; the guest's results.db, guest.log, dmesg.txt */
     FILE *say;                  /* the guest's progress lines, as they come; NULL: quiet */
 };
@@ -49,8 +52,8 @@ struct vm_result {
  * could not be set up. */
 int vm_boot(const struct vm_boot *b, struct vm_result *r, struct pm_err *err);
 /* The job archive (a tar) in dir: pressmark, the suite file, its
- * arguments, job-meta and, for a LAVA job, results-url. The guest's init
- * or `pressmark __lava-guest` unpacks it. */
+ * arguments, job-meta and the extra file (a lab job's results-url). The
+ * guest's init or `pressmark __lava-guest` unpacks it. */
 int vm_job_archive(const char *dir, const struct vm_boot *b, char *job, size_t len, struct pm_err *err);
 /* The last n lines of a console log that hold text, joined with " | ",
  * control characters made spaces (they become a run's failure reason):

@@ -4,7 +4,7 @@
  * made, submitted, then collected or failed. The newest attempt of a
  * group is the one that counts. What is read is data: a lab, results URL
  * or state longer than its buffer is refused, never cut, and the rest is
- * held to the suite file before use (experiment/lava_stored.h). */
+ * held to the suite file before use (experiment/backend_lava_stored.h). */
 #include <stdint.h>
 #include "store/db.h"
 

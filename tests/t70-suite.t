@@ -358,6 +358,9 @@ bad_suite "a value commented out" "3: 'size =;64M': a value starting with ';'" $
 bad_suite "a line too long" "3: a line longer than [0-9]+ characters" "$(printf '[a]\nworkload = record\ncommand = %0300d' 0)"
 bad_suite "axes of too many cells" "6: \[a\]'s axes make more than 1024 cells with mem-cap" $'[a]\nworkload = swapout\nsize = 1M,2M,3M,4M,5M,6M\nchunk = 4K,8K,16K,32K,64K,128K\nprefill = 0,1M,2M,3M,4M,5M\nmem-cap = 64M,65M,66M,67M,68M,69M'
 bad_suite "an indented key" "3: an indented line \(accepted: \[section\] and key = value at the start of a line" $'[a]\nworkload = chat\n  rooms = 2'
+# A NUL byte would cut its line where C's strings end: refused, naming it.
+printf '[global]\nquestion = why\0runs = 99\n[a]\nworkload = swapout\n' > nul.ini
+bad "a NUL byte" "^pressmark suite run: nul.ini:2: a NUL byte \\(accepted: text\\)$" suite run nul.ini
 printf '' > empty.ini
 bad "an empty suite" "^pressmark suite run: empty.ini: an empty suite" suite run empty.ini
 bad "a missing file" "^pressmark suite run: nosuch.ini: No such file" suite run nosuch.ini

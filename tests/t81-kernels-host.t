@@ -36,7 +36,10 @@ is "$(q "select count(*) from run r join run_meta m on m.run_id = r.id and m.key
 is "$(q "select count(*) from run r join run_meta m on m.run_id = r.id and m.key = 'suite.name' and m.value = 'hostk' where r.label = '$k61'")" 0 "  none of the other kernel's"
 like "$(cat err)" "this kernel's cells are done; boot $e61 \($er61\) next" "  and it names the kernel to boot next"
 is "$("$PM" suite next-kernel host.ini)" "$k61" "suite next-kernel prints it"
-like "$("$PM" suite status)" "unfinished" "the suite is unfinished"
+"$PM" suite status > status
+like "$(cat status)" "unfinished" "the suite is unfinished"
+is "$(grep '^kernels:' status)" "kernels: the running one's cells here, the others' on this machine after a reboot into each kernel (backend host)" \
+    "  and where its kernels' cells run, as its backend says"
 is "$(q "select value from run_meta m join run r on r.id = m.run_id where m.key = 'kernel.release' and r.label = 'running' limit 1")" "$(uname -r)" "the running kernel's release recorded"
 # Simulated reboot: start again; nothing runs twice, the suite goes on.
 "$PM" suite run host.ini > out 2> err

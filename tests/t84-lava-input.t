@@ -72,6 +72,9 @@ v = b"6.99.0-t84 (t84@pressmark) #1 SMP\0"; h[0x400:0x400 + len(v)] = v; open(sy
     rm -f "$PRESSMARK_DB"
     setup "lava job makes a job against the stand-in lab" env PATH="$path" "$PM" lava job j.ini
     cp "$PRESSMARK_DB" good.db
+    is "$("$PM" suite status | grep '^kernels:')" \
+        "kernels: the running one's cells here, the others' as a LAVA job per kernel on device type qemu at http://127.0.0.1:$port/lava/ (backend lava)" \
+        "suite status of it says where its kernel's cells run"
     local row="suite 1, kernel 0, attempt 1"
     uuid=$(q "select uuid from suite")
     # stored DESCRIPTION SQL REGEX COMMAND...: the row altered by SQL, then
@@ -151,6 +154,16 @@ lab="lava-url = http://127.0.0.1:$dead/
 device-type = qemu
 lava-artifacts = http://127.0.0.1:$dead/store
 lava-token-file = $TMP/token"
+
+# suite plan names LAVA and where each kernel's cells run (no lab asked).
+suite "$lab"
+"$PM" suite plan s.ini > out 2> err
+is "$?:$(cat err)" "0:" "suite plan of a LAVA suite: exit 0, nothing on standard error"
+is "$(sed -n '/^kernels/,/^$/p' out)" "$(printf 'kernels (backend lava):\n  %-40s %s\n  %-40s %s\n' \
+    running "the running kernel: runs here: cells 0" \
+    "$k612" "runs as a LAVA job on device type qemu at http://127.0.0.1:$dead/ (1.0 GiB, 2 CPUs): cells 1")" \
+    "  its kernels: backend lava, the other kernel a LAVA job on the suite's device type at its lab"
+unlike "$(cat out)" "backend host|backend vm|runs after a boot|boots in a VM" "  not another backend's words"
 
 suite "device-type = qemu
 lava-artifacts = http://127.0.0.1:$dead/store"
@@ -233,6 +246,9 @@ refused "a value with a quote or blank" "$blank: not a value it takes" "$PM" sui
 quoted='lava-artifacts = http://x/a"b'
 suite "${lab/lava-artifacts = http:\/\/127.0.0.1:$dead\/store/$quoted}"
 refused "a store URL with a quote" "$quoted: not a value it takes" "$PM" suite run s.ini
+printf '[global]\nruns = 1\n[a]\nworkload = swapout\nkernel = running, %s\n' "$k612" > v.ini
+refused "pressmark lava of a suite of another backend (it would boot VMs)" \
+    "^pressmark suite run: v\\.ini: backend = vm: pressmark lava takes a suite with backend = lava$" "$PM" lava submit v.ini
 printf '[global]\nbackend = fleet\n[a]\nworkload = swapout\n' > b.ini
 refused "an unknown backend" "backend = fleet: not a backend \\(accepted: vm.*lava, a job per kernel" "$PM" suite run b.ini
 

@@ -20,7 +20,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "experiment/lava_stored.h"
+#include "experiment/backend_lava.h"
+#include "experiment/backend_lava_stored.h"
 #include "labs/artifacts.h"
 #include "labs/lava_api.h"
 #include "labs/lava_job.h"
@@ -1004,13 +1005,15 @@ static void test_userinfo(void)
 #define UUID "7ec4a472-5ca5-4fef-9d19-8e08dff78e4b"
 #define HEX "4d46c470a215e11e18287e55"
 
-static struct suite_plan stored_plan;
+/* The stored jobs' suite: its lava keys are the backend's state. */
+static struct exp_lava_keys stored_keys;
+static struct suite_plan stored_plan = { .backend_state = &stored_keys };
 
 /* A made job of kernel 0 as pressmark stores it for stored_plan. */
 static struct lava_job_rec stored_rec(void)
 {
     struct lava_job_rec rec = { .group = 0, .attempt = 1 };
-    snprintf(rec.lab, sizeof rec.lab, "%s", stored_plan.lab.url);
+    snprintf(rec.lab, sizeof rec.lab, "%s", stored_keys.url);
     snprintf(rec.results_url, sizeof rec.results_url, "http://127.0.0.1:1/store/pressmark/results-" UUID "-kernel0-"
              HEX ".tar");
     snprintf(rec.state, sizeof rec.state, "made");
@@ -1072,23 +1075,23 @@ static void test_stored_urls(void)
 static void test_stored_check(void)
 {
     snprintf(stored_plan.file.path, sizeof stored_plan.file.path, "s.ini");
-    snprintf(stored_plan.lab.url, sizeof stored_plan.lab.url, "http://127.0.0.1:1/lava/");
-    snprintf(stored_plan.lab.artifacts, sizeof stored_plan.lab.artifacts, "http://127.0.0.1:1/store");
+    snprintf(stored_keys.url, sizeof stored_keys.url, "http://127.0.0.1:1/lava/");
+    snprintf(stored_keys.artifacts, sizeof stored_keys.artifacts, "http://127.0.0.1:1/store");
     struct lava_job_rec rec = stored_rec();
     struct pm_err err = { "" };
     char name[300] = "";
     ok(lava_stored_check(&stored_plan, 1, UUID, &rec, name, sizeof name, &err) == 0 &&
        strcmp(name, "pressmark/results-" UUID "-kernel0-" HEX ".tar") == 0, "a stored job as pressmark made it: %s (%s)",
        name, err.msg);
-    snprintf(stored_plan.lab.artifacts, sizeof stored_plan.lab.artifacts, "http://127.0.0.1:1/store/");
+    snprintf(stored_keys.artifacts, sizeof stored_keys.artifacts, "http://127.0.0.1:1/store/");
     ok(lava_stored_check(&stored_plan, 1, UUID, &rec, name, sizeof name, &err) == 0, "also under a store URL ending "
        "in '/' (%s)", err.msg);
-    snprintf(stored_plan.lab.artifacts, sizeof stored_plan.lab.artifacts, "http://127.0.0.1:1/store");
+    snprintf(stored_keys.artifacts, sizeof stored_keys.artifacts, "http://127.0.0.1:1/store");
     char made[300], url[400];
     ok(lava_results_name(UUID, 3, made, sizeof made, &err) == 0 && strlen(made) == strlen(name), "a new results "
        "name: %s", made);
     rec.group = 3;
-    lava_store_url(stored_plan.lab.artifacts, made, url, sizeof url);
+    lava_store_url(stored_keys.artifacts, made, url, sizeof url);
     snprintf(rec.results_url, sizeof rec.results_url, "%s", url);
     ok(lava_stored_check(&stored_plan, 1, UUID, &rec, name, sizeof name, &err) == 0 && strcmp(name, made) == 0,
        "  taken back as it was made (%s)", err.msg);

@@ -1,12 +1,13 @@
 /* A stored LAVA job held to what the suite file makes: the row's text is
  * compared, never used. Every value of the row is quoted for the terminal
  * in a message, and cut: a hostile database chooses it. */
-#include "experiment/lava_stored.h"
+#include "experiment/backend_lava_stored.h"
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
+#include "experiment/backend_lava.h"
 #include "lib/quote.h"
 #include "store/db.h"
 
@@ -78,10 +79,10 @@ int lava_stored_check(const struct suite_plan *p, int64_t suite_id, const char *
 {
     char row[800], q[1200];
     row_name(suite_id, rec, row, sizeof row);
-    if (strcmp(rec->lab, p->lab.url) != 0) {
+    if (strcmp(rec->lab, exp_lava_keys(p)->url) != 0) {
         quote_terminal(rec->lab, q, sizeof q);
         return pm_errf(err, "%s: its lab '%.300s' is not %s's lava-url %s; refused, nothing sent (accepted: a job "
-                       "pressmark made for this suite file)", row, q, p->file.path, p->lab.url);
+                       "pressmark made for this suite file)", row, q, p->file.path, exp_lava_keys(p)->url);
     }
     bool made = strcmp(rec->state, "made") == 0, submitted = strcmp(rec->state, "submitted") == 0;
     if (!(made && rec->job_id == 0) && !(submitted && rec->job_id > 0)) {
@@ -94,11 +95,11 @@ int lava_stored_check(const struct suite_plan *p, int64_t suite_id, const char *
         return pm_errf(err, "%s: its suite's UUID '%.60s' is not one pressmark makes (8-4-4-4-12 lowercase hex "
                        "digits); refused, nothing sent or fetched", row, q);
     }
-    if (!results_url_ok(p->lab.artifacts, uuid, rec->group, rec->results_url, name, len)) {
+    if (!results_url_ok(exp_lava_keys(p)->artifacts, uuid, rec->group, rec->results_url, name, len)) {
         char want[700];
         char prefix[300];
         snprintf(prefix, sizeof prefix, "pressmark/results-%s-kernel%d-", uuid, rec->group);
-        lava_store_url(p->lab.artifacts, prefix, want, sizeof want);
+        lava_store_url(exp_lava_keys(p)->artifacts, prefix, want, sizeof want);
         quote_terminal(rec->results_url, q, sizeof q);
         return pm_errf(err, "%s: its results_url '%.300s' is not %s<%d lowercase hex digits>.tar (under %s's "
                        "lava-artifacts); refused, nothing sent or fetched", row, q, want, LAVA_RESULTS_RANDOM,

@@ -1,5 +1,5 @@
-#ifndef PM_EXPERIMENT_LAVA_PUBLISH_H
-#define PM_EXPERIMENT_LAVA_PUBLISH_H
+#ifndef PM_EXPERIMENT_BACKEND_LAVA_PUBLISH_H
+#define PM_EXPERIMENT_BACKEND_LAVA_PUBLISH_H
 /* A LAVA job's images into the lab's artifact store, named by digest.
  * With put false nothing is sent: the URLs and digests a job made now
  * names, to hold a stored job's definition to. */

@@ -5,11 +5,12 @@
  * guest's runs fetched from the artifact store and merged through the
  * checks a VM's results go through, or the group's cells failed with
  * LAVA's reason. */
-#include "experiment/lava.h"
+#include "experiment/backend_lava.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +19,9 @@
 #include <unistd.h>
 #include "experiment/backend.h"
 #include "experiment/guest.h"
-#include "experiment/lava_publish.h"
-#include "experiment/lava_stored.h"
+#include "experiment/backend_lava_publish.h"
+#include "experiment/backend_lava_store.h"
+#include "experiment/backend_lava_stored.h"
 #include "kernels/image.h"
 #include "kernels/results.h"
 #include "kernels/vm.h"
@@ -29,10 +31,18 @@
 #include "lib/fileio.h"
 #include "lib/quote.h"
 #include "lib/timeutil.h"
+#include "lib/units.h"
 #include "store/lava_jobs.h"
 
 /* A guest's results archive at the most: a night's database of many runs. */
 #define RESULTS_MAX (1ull << 30)
+
+/* What the step asks (a suite run: every step, all the way). */
+static const struct exp_lava_step *step_of(const struct suite_run_opts *o)
+{
+    static const struct exp_lava_step run_all = { .step = LAVA_RUN };
+    return o->backend_opts ? o->backend_opts : &run_all;
+}
 
 /* A failed group's reason, which holds what LAVA and the lab said. */
 static void say_failed(struct runner *r, const char *reason)
@@ -59,12 +69,12 @@ static int publish_job(struct runner *r, int group, const char *put_url, bool pu
              group, r->suite.uuid, (unsigned long long)r->suite.seed, file);
     char *mt = exp_meta_text(&r->kernel_meta[group]);
     struct vm_boot b = { .exe = r->rs.exe, .suite_text = p->file.canonical, .suite_file = file, .args = args,
-                         .meta = mt ? mt : "", .results_url = put_url };
+                         .meta = mt ? mt : "", .extra_name = "results-url", .extra_text = put_url };
     char job[PATH_MAX + 32];
     int rc = vm_job_archive(dir, &b, job, sizeof job, err);
     free(mt);
     if (rc == 0)
-        rc = lava_publish_file(p->lab.artifacts, job, "job.tar", publish, url, ulen, sha, err);
+        rc = lava_publish_file(exp_lava_keys(p)->artifacts, job, "job.tar", publish, url, ulen, sha, err);
     if (!publish) {
         unlink(job);
         rmdir(dir);
@@ -82,6 +92,7 @@ static int build_job(struct runner *r, int group, const struct suite_run_opts *o
 {
     const struct suite_plan *p = r->p;
     const struct suite_group *sg = &p->groups[group];
+    const struct exp_lava_keys *l = exp_lava_keys(p);
     FILE *say = o->quiet ? NULL : exp_say_file(r->ev);
     struct vm_image img;
     char apps[GUEST_APPS_MAX + 1];
@@ -92,19 +103,19 @@ static int build_job(struct runner *r, int group, const struct suite_run_opts *o
     if (rc < 0)
         return -1;
     exp_image_meta(r, group, &img);
-    kv_set(&r->kernel_meta[group], "lava.device_type", p->lab.device_type);
+    kv_set(&r->kernel_meta[group], "lava.device_type", l->device_type);
     struct lava_published pub;
     char put[1200], job_url[1024], job_sha[65];
-    const char *guest = p->lab.artifacts_guest[0] ? p->lab.artifacts_guest : p->lab.artifacts;
+    const char *guest = l->artifacts_guest[0] ? l->artifacts_guest : l->artifacts;
     lava_store_url(guest, results, put, sizeof put);
-    rc = lava_publish_image(p->lab.artifacts, &img, publish, &pub, err);
+    rc = lava_publish_image(l->artifacts, &img, publish, &pub, err);
     if (rc == 0)
         rc = publish_job(r, group, put, publish, job_url, sizeof job_url, job_sha, err);
     char name[400];
     snprintf(name, sizeof name, "pressmark %s: kernel %s", p->name, img.info.release);
     unsigned minutes = (unsigned)(suite_group_timeout(p, sg) / 60.0 + 0.999);
     struct lava_job_spec js = {
-        .name = name, .device_type = p->lab.device_type,
+        .name = name, .device_type = l->device_type,
         .kernel = { pub.kernel_url, pub.kernel_sha }, .initrd = { pub.initrd_url[0] ? pub.initrd_url : NULL,
         pub.initrd_sha }, .rootfs = { pub.rootfs_url, pub.rootfs_sha }, .job = { job_url, job_sha },
         .memory_mib = sg->vm_memory >> 20, .cpus = sg->vm_cpus, .append = sg->vm_append[0] ? sg->vm_append : NULL,
@@ -130,9 +141,9 @@ static int make_job(struct runner *r, int group, const struct suite_run_opts *o,
     int rc = lava_results_name(r->suite.uuid, group, results, sizeof results, err);
     if (rc == 0)
         rc = build_job(r, group, o, results, true, &rec->definition, err);
-    lava_store_url(p->lab.artifacts, results, rec->results_url, sizeof rec->results_url);
+    lava_store_url(exp_lava_keys(p)->artifacts, results, rec->results_url, sizeof rec->results_url);
     rec->group = group;
-    snprintf(rec->lab, sizeof rec->lab, "%s", p->lab.url);
+    snprintf(rec->lab, sizeof rec->lab, "%s", exp_lava_keys(p)->url);
     if (rc == 0)
         rc = lava_jobs_add(&r->rs.db, r->suite.id, rec, err);
     return rc;
@@ -149,8 +160,8 @@ static int check_stored(struct runner *r, int group, const struct suite_run_opts
     char results[300];
     if (lava_stored_check(r->p, r->suite.id, r->suite.uuid, rec, results, sizeof results, err) < 0)
         return -1;
-    bool sent = strcmp(rec->state, "made") == 0 && (o->lava_step == LAVA_RUN || o->lava_step == LAVA_SUBMIT);
-    bool written = o->lava_step == LAVA_MAKE && o->lava_out;
+    bool sent = strcmp(rec->state, "made") == 0 && (step_of(o)->step == LAVA_RUN || step_of(o)->step == LAVA_SUBMIT);
+    bool written = step_of(o)->step == LAVA_MAKE && step_of(o)->out;
     if (!sent && !written)
         return 0;
     char *made = NULL;
@@ -241,7 +252,7 @@ static int ready_job(struct runner *r, int group, const struct suite_run_opts *o
         exp_say(r->ev, EXP_LOG, "pressmark suite run: %s\n", err.msg);
         return 2;
     }
-    if (found && !ended && o->lava_step == LAVA_COLLECT && strcmp(rec->state, "made") == 0) {
+    if (found && !ended && step_of(o)->step == LAVA_COLLECT && strcmp(rec->state, "made") == 0) {
         exp_say(r->ev, EXP_LOG, "pressmark: kernel %d: its job is made, not submitted ('pressmark lava submit' "
                 "submits it)\n", group);
         r->incomplete = true;
@@ -249,7 +260,7 @@ static int ready_job(struct runner *r, int group, const struct suite_run_opts *o
     }
     if (!found || ended) {
         lava_job_rec_free(rec);
-        if (o->lava_step == LAVA_COLLECT) {
+        if (step_of(o)->step == LAVA_COLLECT) {
             exp_say(r->ev, EXP_LOG, "pressmark: kernel %d: no job of it waits to be collected ('pressmark lava "
                     "submit' submits one)\n", group);
             r->incomplete = true;
@@ -264,8 +275,8 @@ static int ready_job(struct runner *r, int group, const struct suite_run_opts *o
             return rc ? rc : 1;
         }
     }
-    if (o->lava_step == LAVA_MAKE) {
-        int rc = o->lava_out && write_definition(r, group, o->lava_out, rec, &err) < 0 ? 2 : 1;
+    if (step_of(o)->step == LAVA_MAKE) {
+        int rc = step_of(o)->out && write_definition(r, group, step_of(o)->out, rec, &err) < 0 ? 2 : 1;
         if (rc == 2)
             exp_say(r->ev, EXP_LOG, "pressmark lava job: %s\n", err.msg);
         r->incomplete = true;
@@ -275,7 +286,7 @@ static int ready_job(struct runner *r, int group, const struct suite_run_opts *o
         exp_say(r->ev, EXP_LOG, "pressmark suite run: %s\n", err.msg);
         return 2;
     }
-    if (o->lava_step == LAVA_SUBMIT) {
+    if (step_of(o)->step == LAVA_SUBMIT) {
         r->incomplete = true;
         return 1;
     }
@@ -285,10 +296,10 @@ static int ready_job(struct runner *r, int group, const struct suite_run_opts *o
 /* Is this job among those collect was named (none named: all)? */
 static bool wanted(const struct suite_run_opts *o, int64_t id)
 {
-    if (o->lava_step != LAVA_COLLECT || !o->nlava_jobs)
+    if (step_of(o)->step != LAVA_COLLECT || !step_of(o)->njobs)
         return true;
-    for (size_t i = 0; i < o->nlava_jobs; i++)
-        if (o->lava_jobs[i] == id)
+    for (size_t i = 0; i < step_of(o)->njobs; i++)
+        if (step_of(o)->jobs[i] == id)
             return true;
     return false;
 }
@@ -400,7 +411,7 @@ static int take_job(struct runner *r, int group, const struct lava_lab *lab, con
  * runs them side by side on its devices. */
 static int submit_all(struct runner *r, const struct suite_run_opts *o, const struct lava_lab *lab, int *worst)
 {
-    r->jobs_out = true;
+    r->backend_started = true;
     for (size_t g = 0; g < r->p->ngroups; g++) {
         if (r->kernels[g].running || runner_group_done(r, (int)g))
             continue;
@@ -417,11 +428,11 @@ static int lava_run_group(struct runner *r, int group, const struct suite_run_op
 {
     struct lava_lab lab;
     struct pm_err err;
-    if (exp_lava_open(r->p, o->lava_step == LAVA_RUN || o->lava_step == LAVA_SUBMIT, &lab, &err) < 0) {
+    if (exp_lava_open(r->p, step_of(o)->step == LAVA_RUN || step_of(o)->step == LAVA_SUBMIT, &lab, &err) < 0) {
         exp_say(r->ev, EXP_LOG, "pressmark suite run: %s\n", err.msg);
         return 2;
     }
-    if (o->lava_step == LAVA_RUN && !r->jobs_out && submit_all(r, o, &lab, worst) == 2)
+    if (step_of(o)->step == LAVA_RUN && !r->backend_started && submit_all(r, o, &lab, worst) == 2)
         return 2;
     struct lava_job_rec rec = { 0 };
     int rc = ready_job(r, group, o, &lab, &rec, worst);
@@ -451,4 +462,117 @@ static int lava_run_group(struct runner *r, int group, const struct suite_run_op
     return rc;
 }
 
-const struct exp_backend exp_backend_lava = { .name = "lava", .run_group = lava_run_group };
+/* A key's value as the lab takes it: a URL or a path taken as written
+ * (the lab checks them when the suite runs), no blank, quote or
+ * backslash. */
+static int lab_value(char *dst, size_t size, const char *v, struct pm_err *err)
+{
+    if (!v[0] || strlen(v) >= size || strpbrk(v, " \t\r\n\"'\\"))
+        return pm_errf(err, "not a value it takes (accepted: %zu characters at most, no blank, quote or backslash)",
+                       size - 1);
+    snprintf(dst, size, "%s", v);
+    return 0;
+}
+
+#define LAB_KEY(field)                                                    \
+    static int set_##field(void *state, const char *v, struct pm_err *err) \
+    {                                                                     \
+        struct exp_lava_keys *l = state;                                  \
+        return lab_value(l->field, sizeof l->field, v, err);              \
+    }
+LAB_KEY(url)
+LAB_KEY(token_file)
+LAB_KEY(artifacts)
+LAB_KEY(artifacts_guest)
+LAB_KEY(artifacts_token_file)
+
+/* A device type as LAVA names one. */
+static int set_device_type(void *state, const char *v, struct pm_err *err)
+{
+    struct exp_lava_keys *l = state;
+    char t[sizeof l->device_type];
+    if (lab_value(t, sizeof t, v, err) < 0)
+        return -1;
+    if (strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != strlen(v))
+        return pm_errf(err, "not a device type's name (accepted: letters, digits, '.', '-', '_')");
+    memcpy(l->device_type, t, sizeof t);
+    return 0;
+}
+
+static int set_allow_plain_http(void *state, const char *v, struct pm_err *err)
+{
+    struct exp_lava_keys *l = state;
+    if (strcmp(v, "yes") != 0 && strcmp(v, "no") != 0)
+        return pm_errf(err, "not yes or no");
+    l->allow_plain_http = strcmp(v, "yes") == 0;
+    return 0;
+}
+
+#define LK(f) offsetof(struct exp_lava_keys, f)
+static const struct opt lava_options[] = {
+    { .name = "lava-url", .type = OPT_CALLBACK, .offset = LK(url), .set = set_url, .help = "the LAVA server" },
+    { .name = "lava-token-file", .type = OPT_CALLBACK, .offset = LK(token_file), .set = set_token_file,
+      .help = "a file only its owner can read, holding the lab's API token (to submit jobs)" },
+    { .name = "device-type", .type = OPT_CALLBACK, .offset = LK(device_type), .set = set_device_type,
+      .help = "the lab's device type its jobs run on" },
+    { .name = "lava-artifacts", .type = OPT_CALLBACK, .offset = LK(artifacts), .set = set_artifacts,
+      .help = "an HTTP store that takes PUT and answers GET: images and results go through it" },
+    { .name = "lava-artifacts-guest", .type = OPT_CALLBACK, .offset = LK(artifacts_guest), .set = set_artifacts_guest,
+      .help = "that store as the devices reach it, when they reach it by another address" },
+    { .name = "lava-allow-plain-http", .type = OPT_CALLBACK, .offset = LK(allow_plain_http),
+      .set = set_allow_plain_http, .help = "yes: a token may go to another host over plain http" },
+    { .name = "lava-artifacts-token-file", .type = OPT_CALLBACK, .offset = LK(artifacts_token_file),
+      .set = set_artifacts_token_file, .help = "a file only its owner can read, holding the store's PUT token" },
+    { .type = OPT_END },
+};
+
+/* What a key names, or that the suite does not name it (suite run then
+ * refuses it). */
+static const char *named(const char *v)
+{
+    return v[0] ? v : "(not named)";
+}
+
+static void lava_where(const struct suite_plan *p, const struct suite_group *g, char *buf, size_t len)
+{
+    const struct exp_lava_keys *l = exp_lava_keys(p);
+    char mem[32];
+    pm_fmt_size(mem, sizeof mem, g->vm_memory);
+    snprintf(buf, len, "runs as a LAVA job on device type %s at %s (%s, %u CPUs%s)", named(l->device_type),
+             named(l->url), mem, g->vm_cpus, g->vm_append[0] ? ", more kernel parameters" : "");
+}
+
+static void lava_describe(const struct suite_plan *p, char *buf, size_t len)
+{
+    const struct exp_lava_keys *l = exp_lava_keys(p);
+    snprintf(buf, len, "as a LAVA job per kernel on device type %s at %s", named(l->device_type), named(l->url));
+}
+
+/* The store's token read and the lab asked, before anything is written:
+ * each job step needs the lab, and submitting its token. */
+static int lava_open(const struct suite_plan *p, const struct suite_run_opts *o, struct pm_err *err)
+{
+    if (exp_lava_store_token(p, err) < 0)
+        return -1;
+    struct lava_lab lab;
+    int rc = exp_lava_open(p, step_of(o)->step == LAVA_RUN || step_of(o)->step == LAVA_SUBMIT, &lab, err);
+    explicit_bzero(&lab, sizeof lab);
+    return rc;
+}
+
+/* A lab's dispatcher runs QEMU; here only the image is made. */
+static int lava_check_kernel(const struct suite_plan *p, int group, const struct suite_run_opts *o,
+                             struct pm_err *err)
+{
+    (void)o;
+    return exp_image_check(p, group, "its LAVA job's image", false, err);
+}
+
+/* No bisection: it boots its kernels itself, one batch at a time, and a
+ * LAVA job is a boot of the lab's. */
+const struct exp_backend exp_backend_lava = {
+    .name = "lava", .summary = "a job per kernel on a LAVA lab's devices",
+    .options = lava_options, .state_size = sizeof(struct exp_lava_keys),
+    .where = lava_where, .describe = lava_describe, .open = lava_open, .check_kernel = lava_check_kernel,
+    .run_group = lava_run_group,
+};

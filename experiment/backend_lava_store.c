@@ -1,7 +1,8 @@
-#include "experiment/lava_store.h"
+#include "experiment/backend_lava_store.h"
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include "experiment/backend_lava.h"
 #include "labs/artifacts.h"
 #include "labs/token_file.h"
 #include "lib/http.h"
@@ -16,7 +17,7 @@ static const struct token_rule store_rule = {
 
 int exp_lava_store_token(const struct suite_plan *p, struct pm_err *err)
 {
-    const struct suite_lab *l = &p->lab;
+    const struct exp_lava_keys *l = exp_lava_keys(p);
     artifact_store_token(NULL, NULL);
     if (!l->artifacts_token_file[0] || !l->artifacts[0])
         return 0;

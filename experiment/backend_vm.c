@@ -1,8 +1,10 @@
-/* A suite's kernels: each group of cells runs under its kernel, here
- * when it is the kernel booted now, else in a QEMU virtual machine
- * (backend vm) or after booting it on this machine (backend host). */
+/* backend = vm, the default: each kernel that is not the one booted now
+ * boots in a QEMU virtual machine of its own, which runs its group's
+ * cells; their runs come back into the suite. Its key: vm-accel. */
+#include "experiment/backend_vm.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,11 +37,38 @@ static void kvm_flag(char *buf, size_t len)
         snprintf(buf, len, "%s/kvm-failed", cache);
 }
 
+static const char *const accel_words[] = { "auto", "kvm", "tcg", NULL };
+
+static int set_accel(void *state, const char *v, struct pm_err *err)
+{
+    struct exp_vm_keys *k = state;
+    for (unsigned i = 0; accel_words[i]; i++)
+        if (strcmp(v, accel_words[i]) == 0) {
+            k->accel = i;
+            return 0;
+        }
+    return pm_errf(err, "not an accelerator (accepted: auto, kvm, tcg)");
+}
+
+static void show_accel(const void *state, char *buf, size_t len)
+{
+    const struct exp_vm_keys *k = state;
+    snprintf(buf, len, "%s", accel_words[k->accel]);
+}
+
+const struct opt exp_vm_options[] = {
+    { .name = "vm-accel", .type = OPT_CALLBACK, .offset = offsetof(struct exp_vm_keys, accel),
+      .metavar = "auto|kvm|tcg", .def = "auto", .set = set_accel, .show = show_accel,
+      .help = "how the VMs run their guests: kvm, tcg (emulation), or auto (KVM where it works)" },
+    { .type = OPT_END },
+};
+
 static enum vm_accel choose_accel(const struct suite_plan *p)
 {
-    if (p->accel == ACCEL_TCG)
+    const struct exp_vm_keys *k = p->backend_state;
+    if (k->accel == EXP_VM_ACCEL_TCG)
         return VM_TCG;
-    if (p->accel == ACCEL_KVM)
+    if (k->accel == EXP_VM_ACCEL_KVM)
         return VM_KVM;
     char flag[PATH_MAX + 16];
     kvm_flag(flag, sizeof flag);
@@ -208,5 +237,39 @@ static int vm_run_group(struct runner *r, int group, const struct suite_run_opts
     return rc;
 }
 
+static void vm_where(const struct suite_plan *p, const struct suite_group *g, char *buf, size_t len)
+{
+    (void)p;
+    char mem[32];
+    pm_fmt_size(mem, sizeof mem, g->vm_memory);
+    snprintf(buf, len, "boots in a VM (%s, %u CPUs%s)", mem, g->vm_cpus,
+             g->vm_append[0] ? ", more kernel parameters" : "");
+}
+
+static void vm_describe(const struct suite_plan *p, char *buf, size_t len)
+{
+    const struct exp_vm_keys *k = p->backend_state;
+    snprintf(buf, len, "in a VM per kernel (vm-accel = %s)", accel_words[k->accel]);
+}
+
+static int vm_bisects(const struct suite_plan *p, struct pm_err *err)
+{
+    if (geteuid() != 0)
+        return pm_errf(err, "%s: backend = vm: booting kernels in VMs needs root (accepted: run as root, or backend = "
+                       "host)", p->file.path);
+    return 0;
+}
+
+static int vm_check_kernel(const struct suite_plan *p, int group, const struct suite_run_opts *o, struct pm_err *err)
+{
+    (void)o;
+    return exp_image_check(p, group, "booting it in a VM", true, err);
+}
+
 /* A group whose kernel is not the one running: its VM. */
-const struct exp_backend exp_backend_vm = { .name = "vm", .run_group = vm_run_group };
+const struct exp_backend exp_backend_vm = {
+    .name = "vm", .summary = "a virtual machine per kernel",
+    .options = exp_vm_options, .state_size = sizeof(struct exp_vm_keys),
+    .where = vm_where, .describe = vm_describe, .bisects = vm_bisects, .check_kernel = vm_check_kernel,
+    .run_group = vm_run_group,
+};

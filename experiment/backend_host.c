@@ -10,31 +10,14 @@
 #include <string.h>
 #include <unistd.h>
 #include "experiment/run_opts.h"
-#include "experiment/host.h"
 #include "experiment/backend.h"
+#include "experiment/backend_vm.h"
 #include "experiment/runner.h"
 #include "lib/fileio.h"
 #include "lib/quote.h"
 #include "lib/spawn.h"
 
 #define UNIT_DIR "/etc/systemd/system"
-
-int suite_next_group(const struct suite_plan *p, const struct cell_state *cs, const bool *running)
-{
-    int fallback = -1;
-    for (size_t g = 0; g < p->ngroups; g++) {
-        bool wants = false;
-        for (size_t c = 0; c < p->ncells; c++)
-            wants |= p->cells[c].group == (int)g && suite_cell_wants_run(p, &cs[c]);
-        if (!wants)
-            continue;
-        if (!running[g])
-            return (int)g;
-        if (fallback < 0)
-            fallback = (int)g;
-    }
-    return fallback;
-}
 
 static void unit_name(const struct suite_plan *p, char *buf, size_t len)
 {
@@ -250,6 +233,41 @@ static int host_defer_group(struct runner *r, int group, const struct suite_run_
     return 0;
 }
 
+static void host_where(const struct suite_plan *p, const struct suite_group *g, char *buf, size_t len)
+{
+    (void)p, (void)g;
+    snprintf(buf, len, "runs after a boot into it");
+}
+
+static void host_describe(const struct suite_plan *p, char *buf, size_t len)
+{
+    (void)p;
+    snprintf(buf, len, "on this machine after a reboot into each kernel");
+}
+
+/* Its batches boot here like any group: it waits for each reboot. */
+static int host_bisects(const struct suite_plan *p, struct pm_err *err)
+{
+    (void)p, (void)err;
+    return 0;
+}
+
+static int host_check_kernel(const struct suite_plan *p, int group, const struct suite_run_opts *o,
+                             struct pm_err *err)
+{
+    (void)p, (void)group;
+    if (o->reboot && !o->dry_run && !pm_in_path("kexec"))
+        return pm_errf(err, "--reboot kexec needs kexec (accepted: apt-get install kexec-tools)");
+    return 0;
+}
+
+/* It takes backend vm's keys (vm-accel), though nothing here reads them:
+ * a suite moves between vm and host by its backend line alone, and a
+ * bisection's batches carry them as they always did (each kernel's key
+ * digests them). */
 const struct exp_backend exp_backend_host = {
-    .name = "host", .run_group = host_defer_group, .next = host_next, .finish = host_finish,
+    .name = "host", .summary = "this machine rebooted into each kernel", .flags = EXP_BACKEND_REBOOTS,
+    .options = exp_vm_options, .state_size = sizeof(struct exp_vm_keys),
+    .where = host_where, .describe = host_describe, .bisects = host_bisects, .check_kernel = host_check_kernel,
+    .run_group = host_defer_group, .next = host_next, .finish = host_finish,
 };

@@ -1,5 +1,5 @@
-#ifndef PM_EXPERIMENT_LAVA_STORED_H
-#define PM_EXPERIMENT_LAVA_STORED_H
+#ifndef PM_EXPERIMENT_BACKEND_LAVA_STORED_H
+#define PM_EXPERIMENT_BACKEND_LAVA_STORED_H
 /* A LAVA job as the database stores it (store/lava_jobs.h), held to what
  * the suite file makes. A database is data: a stored lab, results URL or
  * definition is never sent, fetched or written as it stands. pressmark

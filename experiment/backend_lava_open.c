@@ -1,7 +1,7 @@
 /* backend = lava's lab, checked before a suite writes anything: the
  * suite's lab keys, its token file, the server answering as LAVA with the
  * device type, and the suite file fit to be public (each job publishes it). */
-#include "experiment/lava.h"
+#include "experiment/backend_lava.h"
 #include <stdio.h>
 #include <string.h>
 #include "labs/lava_url.h"
@@ -42,7 +42,7 @@ static int public_credentials(const struct suite_plan *p, struct pm_err *err)
 
 int exp_lava_open(const struct suite_plan *p, bool need_token, struct lava_lab *lab, struct pm_err *err)
 {
-    const struct suite_lab *l = &p->lab;
+    const struct exp_lava_keys *l = exp_lava_keys(p);
     const char *path = p->file.path;
     static const char *const need[][2] = { { "lava-url", "the LAVA server, e.g. http://lava.example.org/" },
                                            { "device-type", "the lab's device type its jobs run on, e.g. qemu" },

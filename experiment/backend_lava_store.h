@@ -1,5 +1,5 @@
-#ifndef PM_EXPERIMENT_LAVA_STORE_H
-#define PM_EXPERIMENT_LAVA_STORE_H
+#ifndef PM_EXPERIMENT_BACKEND_LAVA_STORE_H
+#define PM_EXPERIMENT_BACKEND_LAVA_STORE_H
 /* backend = lava's artifact store token (lava-artifacts-token-file): the
  * token pressmark's PUTs to lava-artifacts carry (a lab's store refuses a
  * PUT without it). */

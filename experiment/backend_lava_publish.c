@@ -2,7 +2,7 @@
  * the kernel, its initramfs and pressmark's guest root (as a compressed
  * qcow2, made once beside the cached image) under names of their digest,
  * so a lab that has one already is not sent it again. */
-#include "experiment/lava_publish.h"
+#include "experiment/backend_lava_publish.h"
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
