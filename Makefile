@@ -189,7 +189,7 @@ test: all layering
 
 # The edit-compile loop: the unit tests and the shell tests that need
 # neither root nor VMs, in under a minute. make test runs everything.
-QUICK_TESTS := $(filter $(SHELL_TESTS),tests/t05-layering.t tests/t06-new-workload.t tests/t07-docs.t tests/t08-failures.t tests/t09-new-backend.t tests/t11-cli.t \
+QUICK_TESTS := $(filter $(SHELL_TESTS),tests/t04-recipes.t tests/t05-layering.t tests/t06-new-workload.t tests/t07-docs.t tests/t08-failures.t tests/t09-new-backend.t tests/t11-cli.t \
                  tests/t12-bad-input.t tests/t17-metrics.t tests/t41-hostile.t tests/t43-fuzz.t tests/t44-numbers.t \
                  tests/t45-export.t tests/t46-grafana-sqlite.t tests/t47-statistics.t tests/t48-verdicts.t \
                  tests/t49-history.t tests/t56-isolation.t tests/t88-golden.t)

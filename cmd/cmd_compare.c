@@ -121,7 +121,7 @@ static const struct opt compare_options[] = {
       .max = 4294967295.0, .noun = "bootstrap seed",
       .help = "the bootstrap's seed: the same runs and seed give the same intervals" },
     { .name = "format", .type = OPT_CHOICE, .offset = CO(format), .metavar = "F", .def = "text",
-      .words = cmp_format_names, .noun = "format", .help = "text, markdown, csv, json or html" },
+      .words = cmp_format_names, .noun = "format", .help = "how the comparisons are written" },
     { .name = "baseline-db", STR(baseline_db), .metavar = "PATH|URL",
       .help = "the baseline's runs come from another results database (a path, file://, http:// or https://;\n"
               "                         fetched with libcurl and cached, revalidated with ETag / If-Modified-Since);\n"
@@ -424,7 +424,7 @@ static int history_refuses(const struct compare_opts *o)
     if (other)
         return pm_usage("compare", "--history: judges each label's nights against its own history; it takes no %s",
                         other);
-    const char *fmt = cmp_format_get(o->format)->name;
+    const char *fmt = cmp_format_names[o->format];
     if (strcmp(fmt, "text") != 0 && strcmp(fmt, "json") != 0)
         return pm_usage("compare", "--format: '%s' is not a format of --history (accepted: text, json)", fmt);
     return 0;

@@ -107,4 +107,4 @@ static void gauges_source_init(struct source_set *ss, const struct source_opts *
 }
 
 /* The workload's own values while it runs (run_gauge): series only. */
-const struct source_def source_workload = { .name = "workload", .init = gauges_source_init };
+const struct source_def source_workload = { .init = gauges_source_init };

@@ -120,4 +120,4 @@ static void heartbeat_source_init(struct source_set *ss, const struct source_opt
 
 /* Its metrics (heartbeat.*) are the run's own, made from its statistics
  * where the sampler's are (the observer's group in harness/). */
-const struct source_def source_heartbeat = { .name = "heartbeat", .init = heartbeat_source_init };
+const struct source_def source_heartbeat = { .init = heartbeat_source_init };

@@ -723,9 +723,9 @@ static void mthp_init(struct source_set *ss, const struct source_opts *o)
 /* The monitors' metrics share one heading, given with the first of them. */
 static const struct metric_group *const monitor_groups[] = { &monitor_metrics, NULL };
 const struct source_def source_buddyinfo = {
-    .name = "buddyinfo", .init = buddyinfo_init, .derive = buddyinfo_derive, .metrics = monitor_groups,
+    .init = buddyinfo_init, .derive = buddyinfo_derive, .metrics = monitor_groups,
 };
-const struct source_def source_zoneinfo = { .name = "zoneinfo", .init = zoneinfo_init, .derive = zoneinfo_derive };
-const struct source_def source_diskstats = { .name = "diskstats", .init = diskstats_init, .derive = diskstats_derive };
-const struct source_def source_procs = { .name = "procs", .init = procs_init, .derive = procs_derive };
-const struct source_def source_mthp = { .name = "mthp", .init = mthp_init, .derive = mthp_derive };
+const struct source_def source_zoneinfo = { .init = zoneinfo_init, .derive = zoneinfo_derive };
+const struct source_def source_diskstats = { .init = diskstats_init, .derive = diskstats_derive };
+const struct source_def source_procs = { .init = procs_init, .derive = procs_derive };
+const struct source_def source_mthp = { .init = mthp_init, .derive = mthp_derive };

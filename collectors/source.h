@@ -1,10 +1,11 @@
 #ifndef PM_COLLECTORS_SOURCE_H
 #define PM_COLLECTORS_SOURCE_H
-/* A source a run samples, as one row of the sources' table
- * (collectors/sources.c): its name (--collect's word), how it adds its
- * collectors to a run's set, the metrics it derives from what they saw at
- * the run's end, and their declarations. Adding a source is its own file
- * with its row, plus one line in the table. */
+/* A source a run samples, as the struct source_def source_NAME its own
+ * file defines: how it adds its collectors to a run's set, the metrics it
+ * derives from what they saw at the run's end, and their declarations.
+ * Adding a source is that file plus one line in the registry
+ * (PM_SOURCES in collectors/sources.h), which names it: NAME is its word
+ * for --collect. collectors/src_skeleton.c is one to copy. */
 #include "collectors/collector.h"
 #include "collectors/gauges.h"
 #include "collectors/heartbeat.h"
@@ -21,7 +22,7 @@ struct source_opts {
     const char *sibling_dir;      /* the sibling hog's cgroup, or NULL */
     struct heartbeat *hb;         /* NULL: none */
     struct gauges *gauges;        /* the workload's own values; NULL: none */
-    unsigned off;                 /* 1 << enum source_id for each source switched off */
+    unsigned off;                 /* 1 << enum source_id (sources.h) for each source switched off */
 };
 
 struct source_set {
@@ -36,7 +37,6 @@ struct derive_notes {
 };
 
 struct source_def {
-    const char *name;
     /* Add this source's collectors to ss (none when o leaves it nothing to read). */
     void (*init)(struct source_set *ss, const struct source_opts *o);
     /* Optional: the run-end metrics from the series (first, last, max of

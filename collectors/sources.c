@@ -3,24 +3,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One row per source, in the order of enum source_id: adding a source is
- * its own file (its row, its collectors, its derived metrics) and a line here. */
-extern const struct source_def source_stat, source_vmstat, source_meminfo, source_psi, source_memcg,
-    source_heartbeat, source_buddyinfo, source_zoneinfo, source_diskstats, source_procs, source_mthp, source_workload;
-const struct source_def *const pm_sources[SRC_COUNT] = {
-    [SRC_STAT] = &source_stat,
-    [SRC_VMSTAT] = &source_vmstat,
-    [SRC_MEMINFO] = &source_meminfo,
-    [SRC_PSI] = &source_psi,
-    [SRC_MEMCG] = &source_memcg,
-    [SRC_HEARTBEAT] = &source_heartbeat,
-    [SRC_BUDDYINFO] = &source_buddyinfo,
-    [SRC_ZONEINFO] = &source_zoneinfo,
-    [SRC_DISKSTATS] = &source_diskstats,
-    [SRC_PROCS] = &source_procs,
-    [SRC_MTHP] = &source_mthp,
-    [SRC_WORKLOAD] = &source_workload,
-};
+/* Made from the registry (PM_SOURCES in sources.h): adding a source is its
+ * own file (its struct source_def, its collectors, its derived metrics)
+ * and a line there. */
+#define PM_SOURCE_EXTERN(name) extern const struct source_def source_##name;
+PM_SOURCES(PM_SOURCE_EXTERN)
+#define PM_SOURCE_ENTRY(name) &source_##name,
+const struct source_def *const pm_sources[SRC_COUNT] = { PM_SOURCES(PM_SOURCE_ENTRY) };
+#define PM_SOURCE_NAME(name) #name,
+const char *const pm_source_names[SRC_COUNT] = { PM_SOURCES(PM_SOURCE_NAME) };
 
 void sources_init(struct source_set *ss, const struct source_opts *o)
 {
@@ -90,13 +81,13 @@ int sources_parse_collect(const char *text, unsigned *off, struct pm_err *err)
         }
         int id = -1;
         for (int i = 0; i < SRC_COUNT; i++)
-            if (strlen(pm_sources[i]->name) == wn && strncmp(pm_sources[i]->name, w, wn) == 0)
+            if (strlen(pm_source_names[i]) == wn && strncmp(pm_source_names[i], w, wn) == 0)
                 id = i;
         if (id < 0) {
             char accepted[256] = "";
             for (int i = 0; i < SRC_COUNT; i++)
                 snprintf(accepted + strlen(accepted), sizeof accepted - strlen(accepted), "%s%s", i ? ", " : "",
-                         pm_sources[i]->name);
+                         pm_source_names[i]);
             return pm_errf(err, "'%.*s' is not a source (accepted: -NAME or +NAME, separated by commas or spaces, "
                            "NAME one of %s)", (int)n, p, accepted);
         }
@@ -120,5 +111,5 @@ void sources_describe_off(unsigned off, char *buf, size_t len)
     buf[0] = '\0';
     for (int i = 0; i < SRC_COUNT && o < len; i++)
         if (off & (1u << i))
-            o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? " " : "", pm_sources[i]->name);
+            o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? " " : "", pm_source_names[i]);
 }

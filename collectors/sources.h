@@ -9,12 +9,38 @@
 #include "collectors/source.h"
 #include "lib/err.h"
 
-enum source_id {
-    SRC_STAT, SRC_VMSTAT, SRC_MEMINFO, SRC_PSI, SRC_MEMCG, SRC_HEARTBEAT,
-    SRC_BUDDYINFO, SRC_ZONEINFO, SRC_DISKSTATS, SRC_PROCS, SRC_MTHP, SRC_WORKLOAD, SRC_COUNT
-};
-/* The sources' table (struct source_def), in that order. */
+/* The registry: one line per source, X(name) standing for the struct
+ * source_def source_name its own file defines; name is the source's word
+ * for --collect. The order is the one sources are set up, derive and are
+ * listed in (help metrics, --collect's words), so a new source goes at the
+ * end, leaving what the others print as it was. The enum, the table
+ * (sources.c) and --collect's word list (PM_SOURCE_WORDS) are all made
+ * from this list. */
+#define PM_SOURCES(X) \
+    X(stat)           \
+    X(vmstat)         \
+    X(meminfo)        \
+    X(psi)            \
+    X(memcg)          \
+    X(heartbeat)      \
+    X(buddyinfo)      \
+    X(zoneinfo)       \
+    X(diskstats)      \
+    X(procs)          \
+    X(mthp)           \
+    X(workload)
+
+#define PM_SOURCE_ID(name) SRC_##name,
+enum source_id { PM_SOURCES(PM_SOURCE_ID) SRC_COUNT };
+/* source_opts.off has a bit a source. */
+_Static_assert(SRC_COUNT <= 32, "more sources than source_opts.off has bits");
+/* The words, each after a blank: " stat vmstat ... workload", for --help. */
+#define PM_SOURCE_WORD(name) " " #name
+#define PM_SOURCE_WORDS PM_SOURCES(PM_SOURCE_WORD)
+
+/* The sources' table (struct source_def) and their names, in that order. */
 extern const struct source_def *const pm_sources[SRC_COUNT];
+extern const char *const pm_source_names[SRC_COUNT];
 
 void sources_init(struct source_set *ss, const struct source_opts *o);
 /* Open every source; an absent one is marked (open_ok false, note says why). */

@@ -146,4 +146,4 @@ static void memcg_init(struct source_set *ss, const struct source_opts *o)
 }
 
 static const struct metric_group *const memcg_groups[] = { &memcg_metrics, NULL };
-const struct source_def source_memcg = { .name = "memcg", .init = memcg_init, .derive = memcg_derive, .metrics = memcg_groups };
+const struct source_def source_memcg = { .init = memcg_init, .derive = memcg_derive, .metrics = memcg_groups };

@@ -8,4 +8,4 @@ static void meminfo_init(struct source_set *ss, const struct source_opts *o)
     source_add_file(ss, "meminfo", o->proc_root, "meminfo", "meminfo", parse_keyed_lines);
 }
 
-const struct source_def source_meminfo = { .name = "meminfo", .init = meminfo_init };
+const struct source_def source_meminfo = { .init = meminfo_init };

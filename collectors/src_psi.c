@@ -42,4 +42,4 @@ static void psi_init(struct source_set *ss, const struct source_opts *o)
 }
 
 static const struct metric_group *const psi_groups[] = { &psi_metrics, NULL };
-const struct source_def source_psi = { .name = "psi", .init = psi_init, .derive = psi_derive, .metrics = psi_groups };
+const struct source_def source_psi = { .init = psi_init, .derive = psi_derive, .metrics = psi_groups };

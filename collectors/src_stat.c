@@ -77,4 +77,4 @@ static void stat_init(struct source_set *ss, const struct source_opts *o)
 }
 
 static const struct metric_group *const stat_groups[] = { &stat_metrics, NULL };
-const struct source_def source_stat = { .name = "stat", .init = stat_init, .derive = stat_derive, .metrics = stat_groups };
+const struct source_def source_stat = { .init = stat_init, .derive = stat_derive, .metrics = stat_groups };

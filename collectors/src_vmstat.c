@@ -316,5 +316,5 @@ static void vmstat_init(struct source_set *ss, const struct source_opts *o)
 
 static const struct metric_group *const vmstat_groups[] = { &swap_metrics, &vmstat_metrics, &reclaim_metrics, NULL };
 const struct source_def source_vmstat = {
-    .name = "vmstat", .init = vmstat_init, .derive = vmstat_derive, .metrics = vmstat_groups,
+    .init = vmstat_init, .derive = vmstat_derive, .metrics = vmstat_groups,
 };

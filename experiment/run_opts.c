@@ -258,8 +258,7 @@ const struct opt pm_run_options[] = {
     { .name = "profile", .type = OPT_CALLBACK, .set = set_profile,
       .help = "a system-wide kernel profile per run (perf record -e cpu-clock -a), top 10 stored" },
     { .name = "collect", .type = OPT_CALLBACK, .set = set_collect, .metavar = "-SRC,...",
-      .help = "switch sources off (-buddyinfo) or on (+buddyinfo): stat vmstat meminfo psi memcg heartbeat buddyinfo "
-              "zoneinfo diskstats procs mthp workload (default: all)" },
+      .help = "switch sources off (-buddyinfo) or on (+buddyinfo):" PM_SOURCE_WORDS " (default: all)" },
     { .name = "no-sample", .type = OPT_FLAG, .offset = RO(no_sample),
       .help = "no sampler, heartbeat or sources: the workload's figures and wait4's only (the observer's baseline)" },
     { .name = "trace-reclaim", .type = OPT_CALLBACK, .set = set_trace_reclaim,

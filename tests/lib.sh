@@ -321,3 +321,28 @@ print(s.getsockname()[1], flush=True); time.sleep(60)' > "$TMP/busy.port" &
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 # wait_for CMD...: poll up to 10 s for a condition.
 wait_for() { local i; for i in $(seq 100); do "$@" && return 0; sleep 0.1; done; return 1; }
+# tree_copy DIR: the tree's sources as git has them (the fuzz corpora
+# aside) copied into DIR with their times, and the plain build's objects
+# into DIR/build (every folder layering.txt names, and gen/), so that make
+# in DIR rebuilds only what the copy then changes. Without a plain build
+# (make check's own) the copy builds whole: slower, as real.
+tree_copy() {
+    local t=$1 obj=$ROOT/build d
+    mkdir -p "$t/build" || return 1
+    (cd "$ROOT" && git ls-files -z | grep -zv '^fuzz/corpus/' | xargs -0 cp --parents --preserve=timestamps -t "$t") 2>/dev/null
+    [ -f "$obj/lib/err.o" ] || return 0
+    for d in $(awk '/^[a-z]+:/ && $1 != "call:" && $1 != "cycle:" { sub(":", "", $1); print $1 }' "$ROOT/layering.txt") gen; do
+        [ ! -d "$obj/$d" ] || cp -a "$obj/$d" "$t/build/" || return 1
+    done
+    cp -a "$obj/version.txt" "$t/build/" 2>/dev/null
+    return 0
+}
+# recipe_files RECIPE: the number of files docs/guide/hacking.md's table of
+# recipes says adding RECIPE ("a workload", "a metric") takes;
+# recipe_names RECIPE: that row's "which files" cell (t04, t06 prove both).
+_recipe_cell() {
+    awk -F'|' -v r="$1" -v c="$2" '{ k = $2; gsub(/^ +| +$/, "", k) } k == r { v = $c; gsub(/^ +| +$/, "", v); print v }' \
+        "$ROOT/docs/guide/hacking.md"
+}
+recipe_files() { _recipe_cell "$1" 3; }
+recipe_names() { _recipe_cell "$1" 4; }

@@ -6,19 +6,10 @@
 # lists them with their units and directions.
 . "$(dirname "$0")/lib.sh"
 command -v make >/dev/null || skip_all "needs make"
-OBJ=$ROOT/build
 T=$TMP/tree
-mkdir -p "$T/build"
 # The sources as git has them, and the plain build's objects with their
-# times, so make rebuilds only what the new line touches.
-(cd "$ROOT" && git ls-files -z | grep -zv '^fuzz/corpus/' | xargs -0 cp --parents --preserve=timestamps -t "$T") 2>/dev/null
-# (Without them, as under make check, the copy builds whole: slower, as real.)
-if [ -f "$OBJ/lib/err.o" ]; then
-    for d in lib figures store pressure collectors workloads harness kernels labs reports experiment cmd gen; do
-        cp -a "$OBJ/$d" "$T/build/"
-    done
-    cp -a "$OBJ/version.txt" "$T/build/" 2>/dev/null
-fi
+# times, so make rebuilds only what the new line touches (tests/lib.sh).
+tree_copy "$T"
 sums() { (cd "$T" && find . -path ./build -prune -o -type f -print0 | sort -z | xargs -0 md5sum); }
 sums > "$TMP/before"
 
@@ -27,6 +18,9 @@ ok "the registry takes the line" grep -q '^    X(skeleton)$' "$T/workloads/regis
 sums > "$TMP/after"
 is "$(diff "$TMP/before" "$TMP/after" | sed -n 's/^> [0-9a-f]*  //p')" "./workloads/registry.c" "no file but registry.c was touched"
 ge "$(wc -l < "$TMP/after")" 300 "  (of the tree's $(wc -l < "$TMP/after") files)"
+# What docs/guide/hacking.md's table says: the skeleton's own file and that one.
+is "$(recipe_files "a workload")" 2 "docs/guide/hacking.md counts a workload's two files"
+ok "  naming workloads/registry.c" grep -qF '`workloads/registry.c`' <<<"$(recipe_names "a workload")"
 
 out=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -j2 -C "$T" B=build build/pressmark 2>&1)
 is "$?" 0 "the copy builds"

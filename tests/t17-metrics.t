@@ -13,8 +13,9 @@ is "$(awk '{ print $1 }' "$TMP/cat" | uniq -d)" "" "no metric twice"
 is "$(awk '$3 != "higher" && $3 != "lower" && $3 != "-"' "$TMP/cat")" "" "each has a direction: higher, lower or -"
 
 # The metrics as the sources declare them (METRIC and LATENCY_METRIC rows
-# of the producers' tables), with their units and directions (the skeleton
-# is a template, never registered; figures/ declares what a tool's output
+# of the producers' tables), with their units and directions (the
+# skeletons, workloads/skeleton.c and collectors/src_skeleton.c, are
+# templates, never registered; figures/ declares what a tool's output
 # gives, which record --figures stores).
 cd "$ROOT" || exit 1
 perl -0777 -ne '
@@ -24,7 +25,7 @@ perl -0777 -ne '
     while (/LATENCY_METRIC\(\s*"([a-z0-9_.]+)"/g) {
         print "$1_samples count -\n";
         print "$1_$_ us lower\n" for qw(p50_us p90_us p99_us p999_us max_us mean_us);
-    }' $(git ls-files '*.c' | grep -v '^tests/\|^fuzz/\|^workloads/skeleton.c$') | LC_ALL=C sort -u > "$TMP/src"
+    }' $(git ls-files '*.c' | grep -v '^tests/\|^fuzz/\|^workloads/skeleton.c$\|^collectors/src_skeleton.c$') | LC_ALL=C sort -u > "$TMP/src"
 ge "$(wc -l < "$TMP/src")" 140 "metrics found in the sources (140 or more)"
 is "$(LC_ALL=C comm -23 "$TMP/src" "$TMP/cat")" "" "every metric of the sources is in the catalogue with its unit and direction"
 ok "the vmstat counters copied by key are among them" grep -q '^vmstat.workingset_restore_file pages lower$' "$TMP/src"

@@ -59,8 +59,8 @@ int main(void)
 
     struct source_set ss;
     /* The monitors beyond the six files are other tests' business. */
-    struct source_opts so = { .proc_root = dir, .off = 1u << SRC_BUDDYINFO | 1u << SRC_ZONEINFO | 1u << SRC_DISKSTATS |
-                                                     1u << SRC_PROCS | 1u << SRC_MTHP };
+    struct source_opts so = { .proc_root = dir, .off = 1u << SRC_buddyinfo | 1u << SRC_zoneinfo | 1u << SRC_diskstats |
+                                                     1u << SRC_procs | 1u << SRC_mthp };
     sources_init(&ss, &so);
     sources_open(&ss);
     is_num(ss.n, 6, 0, "stat, vmstat, meminfo and three PSI files are configured");
