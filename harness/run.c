@@ -848,6 +848,8 @@ void run_session_close(struct run_session *rs)
 
 void run_outcome_error(const struct run_outcome *o, char *line, size_t len)
 {
+    if (len)
+        line[0] = '\0';
     switch (o->error) {
     case RUN_NO_ERROR:
         snprintf(line, len, "no error");

@@ -30,6 +30,13 @@ upward() {  # upward FILE INCLUDE DESCRIPTION
     like "$out" "^layering: $1:[0-9]+ includes \"$2\"" "$3: naming the file, line and include"
 }
 upward lib/units.c store/db.h "lib including store"
+# Two files of one basename in different folders.
+copy
+printf '/* a second table.c */\n' > "$TMP/tree/stats/table.c"
+out=$("$CHECK" "$TMP/tree" 2>&1)
+is "$?" 1 "a basename two folders use: the check fails"
+is "$out" "layering: reports/table.c and stats/table.c share the basename table.c: name each for what it holds" \
+   "  naming both files, and nothing else"
 upward store/runs.c pressure/undo.h "store including pressure (sideways)"
 upward collectors/sampler.c store/ticks.h "a collector including the database"
 upward workloads/swapout.c harness/run.h "a workload including the run engine"
@@ -236,6 +243,12 @@ void planted(const char *s); void planted(const char *s) { perror(s); puts(s); }
 calls
 is "$rc" 1 "lib calling perror and puts: the check fails"
 like "$out" '^layering: lib/planted\.c uses perror puts: ' "  naming both"
+objcopy
+plant lib/planted.c '#include <stdio.h>
+void planted(const char *s); void planted(const char *s) { dprintf(2, "%s\n", s); }'
+calls
+is "$rc" 1 "lib writing to fd 2 with dprintf: the check fails"
+like "$out" '^layering: lib/planted\.c uses (__)?dprintf(_chk)?: ' "  naming it"
 objcopy
 plant reports/planted.c '#include <stdio.h>
 int planted(FILE *f, int n); int planted(FILE *f, int n) { return fprintf(f, "%d\n", n) < 0 ? -1 : fputs("x\n", f); }'

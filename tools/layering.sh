@@ -1,5 +1,5 @@
 #!/bin/bash
-# make layering: the tree's shape, four checks, one line per violation,
+# make layering: the tree's shape, six checks, one line per violation,
 # exit 1 if any.
 #  - includes: every #include "dir/file.h" names a folder that layering.txt
 #    allows for the including file's folder;
@@ -10,6 +10,7 @@
 #    helper process's main kept in layering.txt aside (tools/prints.awk);
 #  - lengths: no function of the sources (.c and .h) is over 100 lines
 #    (tools/funclen.awk).
+#  - basenames: no two sources share one;
 #  - SQL: only store/ speaks it (sql_only_in_store, at the end).
 # tools/layering.sh [ROOT [OBJDIR]] (default: this tree, no call check).
 set -euo pipefail
@@ -89,6 +90,12 @@ for dir in "${!allowed[@]}"; do
 done
 [ ${#srcs[@]} -gt 0 ] || { echo "layering: no sources under $root"; exit 1; }
 awk -v max=100 -f "$tools/funclen.awk" "${srcs[@]}" || bad=1
+# One basename, one file: a backtrace, nm's listing or a grep names one
+# file, never two in different folders (workloads keep theirs: a
+# workload's file is its name, so other folders name theirs apart).
+printf '%s\n' "${srcs[@]}" | sort -u | awk -F/ '
+    { b = $NF; if (b in seen) { printf "layering: %s and %s share the basename %s: name each for what it holds\n", seen[b], $0, b; bad = 1 } else seen[b] = $0 }
+    END { exit bad }' || bad=1
 # SQL is store/'s alone (store/README.md): no source of another folder
 # names SQLite (sqlite3, sqlite3_*, SQLITE_*, <sqlite3.h>) outside its
 # comments and strings, and with OBJDIR no object of one calls a sqlite3_

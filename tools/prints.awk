@@ -11,7 +11,8 @@
 # awk -v objdir=DIR -f prints.awk layering.txt NM-OUTPUT
 BEGIN {
     n = split("stdout stderr printf vprintf puts putchar putchar_unlocked perror psignal psiginfo " \
-              "err errx verr verrx warn warnx vwarn vwarnx error error_at_line __printf_chk __vprintf_chk", s, " ")
+              "err errx verr verrx warn warnx vwarn vwarnx error error_at_line __printf_chk __vprintf_chk " \
+              "dprintf vdprintf __dprintf_chk __vdprintf_chk wprintf vwprintf putwchar __wprintf_chk __vwprintf_chk", s, " ")
     for (i = 1; i <= n; i++) stream_sym[s[i]] = 1
 }
 FNR == NR {
