@@ -73,8 +73,6 @@ int cmd_export(int argc, char **argv);
 int cmd_chat_server(int argc, char **argv);
 int cmd_suite(int argc, char **argv);
 int cmd_lava(int argc, char **argv);
-/* Inside a LAVA job's guest (cmd/lava_guest.c): the job's cells, test cases, results uploaded. */
-int lava_guest_main(int argc, char **argv);
 /* A kernel's VM image made or found, its directory printed (cmd/vm_image.c). */
 int vm_image_main(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmd/cli.h"
+#include "experiment/backend_lava_guest.h"
 #include "cmd/complete.h"
 #include "pressure/balloon.h"
 #include "harness/sibling.h"

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "cmd/cli.h"
+#include "experiment/backend_lava_guest.h"
 #include "harness/catalogue.h"
 #include "labs/artifacts.h"
 #include "labs/guest_token.h"
