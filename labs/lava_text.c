@@ -249,9 +249,9 @@ static bool put_field(struct text_out *o, const char *s, size_t n)
     put_text(o, s, n, true);
     if (o->blank && !o->full && o->pos > start)
         o->buf[--o->pos] = '\0';
-    /* Hidden characters became spaces one for one: a field of nothing
-     * else is nothing. */
-    if (o->len && strspn(o->buf + start, " ") == o->pos - start) {
+    /* Hidden characters became spaces one for one: a whole field of
+     * nothing else is nothing (one the buffer cut stays as cut). */
+    if (!o->full && o->len && strspn(o->buf + start, " ") == o->pos - start) {
         o->pos = start;
         o->buf[start] = '\0';
     }
@@ -277,11 +277,12 @@ int lava_case_reason(const char *meta, size_t len, char *buf, size_t buflen, str
     if (rc == 0 && f.msg && *f.msg) {
         /* A field that cleans to nothing (blanks, format characters) is
          * as if it were empty: no "error: " without a type before it, no
-         * reason at all without a message. */
+         * reason at all without a message; a buffer the type filled keeps
+         * the type, cut. */
         struct text_out o = { .buf = buf, .len = buflen };
         if (f.type && *f.type && put_field(&o, f.type, f.type_len))
             put_text(&o, " error: ", 8, false);
-        if (!put_field(&o, f.msg, f.msg_len) && buflen)
+        if (!put_field(&o, f.msg, f.msg_len) && !o.full && buflen)
             buf[0] = '\0';
     }
     free(f.type);

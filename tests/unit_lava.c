@@ -300,11 +300,21 @@ static void test_reason_cut(void)
         char *small = malloc(len ? len : 1);
         small[0] = '?';
         rc = lava_case_reason(meta, (size_t)n, small, len, &err);
-        prefixes &= rc == 0 && (len == 0 || (strlen(small) < len && strncmp(whole, small, strlen(small)) == 0 &&
-                                             utf8_valid(small)));
+        /* Exactly the longest prefix of whole characters that fits. */
+        size_t want = len ? strlen(whole) < len - 1 ? strlen(whole) : len - 1 : 0;
+        while (want && (whole[want] & 0xc0) == 0x80)
+            want--;
+        prefixes &= rc == 0 && (len == 0 ? small[0] == '?' : strlen(small) == want && memcmp(small, whole, want) == 0);
         free(small);
     }
-    ok(prefixes, "in buffers of 0 to 39 bytes: a prefix of the reason each, whole characters only");
+    ok(prefixes, "in buffers of 0 to 39 bytes: the longest prefix of whole characters each, none written in 0");
+    n = snprintf(meta, sizeof meta, "error_type: ");
+    memset(meta + n, 't', 2000);
+    n += 2000;
+    n += snprintf(meta + n, sizeof meta - (size_t)n, "\nerror_msg: m\n");
+    rc = lava_case_reason(meta, (size_t)n, buf, sizeof buf, &err);
+    ok(rc == 0 && strlen(buf) == 1023 && strspn(buf, "t") == 1023, "a type of 2000 bytes fills the reason, cut to 1023 (%zu)",
+       strlen(buf));
     memset(meta, 'x', LAVA_META_MAX + 1);
     memcpy(meta, "error_msg: ", 11);
     meta[LAVA_META_MAX] = '\0';
