@@ -249,6 +249,12 @@ refused "a store URL with a quote" "$quoted: not a value it takes" "$PM" suite r
 printf '[global]\nruns = 1\n[a]\nworkload = swapout\nkernel = running, %s\n' "$k612" > v.ini
 refused "pressmark lava of a suite of another backend (it would boot VMs)" \
     "^pressmark suite run: v\\.ini: backend = vm: pressmark lava takes a suite with backend = lava$" "$PM" lava submit v.ini
+printf '[global]\nbackend = lava\nruns = 1\n%s\n[a]\nworkload = swapout\n' "$lab" > nk.ini
+for cmd in job submit collect; do
+    refused "pressmark lava $cmd of a suite without kernels" \
+        "^pressmark suite run: nk\\.ini: pressmark lava takes a suite with kernels \\(accepted: a kernel = key" \
+        "$PM" lava $cmd nk.ini
+done
 printf '[global]\nbackend = fleet\n[a]\nworkload = swapout\n' > b.ini
 refused "an unknown backend" "backend = fleet: not a backend \\(accepted: vm.*lava, a job per kernel" "$PM" suite run b.ini
 
