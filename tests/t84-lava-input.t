@@ -165,6 +165,13 @@ is "$(sed -n '/^kernels/,/^$/p' out)" "$(printf 'kernels (backend lava):\n  %-40
     "  its kernels: backend lava, the other kernel a LAVA job on the suite's device type at its lab"
 unlike "$(cat out)" "backend host|backend vm|runs after a boot|boots in a VM" "  not another backend's words"
 
+# A password in lava-url: suite plan refuses it rather than print it.
+suite "${lab/lava-url = http:\/\/127.0.0.1:$dead\//lava-url = https://me:s3cret@lab.example/}"
+refused "suite plan of a lava-url with user:password" \
+    "^pressmark suite plan: s\\.ini: lava-url = https://lab\\.example/ \\(with a user:password\\): accepted:" \
+    "$PM" suite plan s.ini
+unlike "$(cat out err)" "s3cret" "  the password is printed nowhere"
+
 suite "device-type = qemu
 lava-artifacts = http://127.0.0.1:$dead/store"
 refused "no lava-url" "s\\.ini: backend = lava needs lava-url in \\[global\\] \\(the LAVA server" "$PM" suite run s.ini
