@@ -256,6 +256,8 @@ refused "a store URL with a quote" "$quoted: not a value it takes" "$PM" suite r
 printf '[global]\nruns = 1\n[a]\nworkload = swapout\nkernel = running, %s\n' "$k612" > v.ini
 refused "pressmark lava of a suite of another backend (it would boot VMs)" \
     "^pressmark suite run: v\\.ini: backend = vm: pressmark lava takes a suite with backend = lava$" "$PM" lava submit v.ini
+suite "${lab/lava-artifacts = http:\/\/127.0.0.1:$dead\/store/lava-artifacts = http://127.0.0.1:$dead/st$'\xff'}"
+refused "a store URL that is not UTF-8" "lava-artifacts: not valid UTF-8 \\(accepted:" "$PM" lava submit s.ini
 printf '[global]\nbackend = lava\nruns = 1\n%s\n[a]\nworkload = swapout\n' "$lab" > nk.ini
 for cmd in job submit collect; do
     refused "pressmark lava $cmd of a suite without kernels" \
