@@ -28,6 +28,7 @@
 #include "labs/artifacts.h"
 #include "labs/lava_api.h"
 #include "labs/lava_job.h"
+#include "labs/lava_url.h"
 #include "lib/fileio.h"
 #include "lib/quote.h"
 #include "lib/timeutil.h"
@@ -533,6 +534,19 @@ static const char *named(const char *v)
     return v[0] ? v : "(not named)";
 }
 
+/* The file alone, so suite plan too, which prints lava-url: one with a
+ * user:password is refused here, its password left out, in the words
+ * the lab's own check (labs/lava_lab.c) gives it at suite run. */
+static int lava_check(const struct suite_plan *p, struct pm_err *err)
+{
+    char bare[160], q[4 * sizeof bare];
+    if (!lava_text_userinfo(exp_lava_keys(p)->url, bare, sizeof bare))
+        return 0;
+    quote_terminal(bare, q, sizeof q);
+    return pm_errf(err, "%s: lava-url = %s (with a user:password): accepted: http://HOST[:PORT][/PATH] or https://..., "
+                   "without user:password, query or fragment; the token goes in lava-token-file", p->file.path, q);
+}
+
 static void lava_where(const struct suite_plan *p, const struct suite_group *g, char *buf, size_t len)
 {
     const struct exp_lava_keys *l = exp_lava_keys(p);
@@ -573,6 +587,6 @@ static int lava_check_kernel(const struct suite_plan *p, int group, const struct
 const struct exp_backend exp_backend_lava = {
     .name = "lava", .summary = "a job per kernel on a LAVA lab's devices",
     .options = lava_options, .state_size = sizeof(struct exp_lava_keys),
-    .where = lava_where, .describe = lava_describe, .open = lava_open, .check_kernel = lava_check_kernel,
+    .check = lava_check, .where = lava_where, .describe = lava_describe, .open = lava_open, .check_kernel = lava_check_kernel,
     .run_group = lava_run_group,
 };

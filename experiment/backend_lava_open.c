@@ -7,6 +7,7 @@
 #include "labs/lava_url.h"
 #include "lib/http.h"
 #include "lib/quote.h"
+#include "lib/utf8.h"
 
 /* The suite file goes into every job's archive, which the artifact store
  * serves to whoever reads the public job's definition: a URL with a user
@@ -60,6 +61,10 @@ int exp_lava_open(const struct suite_plan *p, bool need_token, struct lava_lab *
         const char *key = i ? "lava-artifacts-guest" : "lava-artifacts";
         if (!stores[i][0])
             continue;
+        /* It goes into the job's YAML, which is UTF-8: refused before
+         * anything is uploaded. */
+        if (!utf8_valid(stores[i]))
+            return pm_errf(err, "%s: %s: not valid UTF-8 (accepted: an http or https URL in UTF-8)", path, key);
         if ((strncmp(stores[i], "http://", 7) != 0 && strncmp(stores[i], "https://", 8) != 0) ||
             http_url_private(stores[i], &https, &loopback, err) < 0)
             return pm_errf(err, "%s: %s = %s: not an http or https URL", path, key, stores[i]);

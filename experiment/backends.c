@@ -3,6 +3,9 @@
  * the table exp_backend_NAME: its ops, its keys, how it describes
  * itself) and one line below. */
 #include "experiment/backend.h"
+#include <ctype.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 /* One line per backend: X(name) stands for the table exp_backend_name its
@@ -55,17 +58,35 @@ int exp_backend_bisects(const struct suite_plan *p, struct pm_err *err)
                    p->backend->name, may);
 }
 
+/* Whether the suite reader gives v back as it is from "key = v": it
+ * trims blanks, ends a value at a blank-led ';' or '#', refuses an empty
+ * value or one that starts with ';', and takes the value whole (quotes
+ * included), so nothing is quoted here. */
+static bool reads_back(const char *v)
+{
+    size_t n = strlen(v);
+    if (!n || v[0] == ';' || isspace((unsigned char)v[0]) || isspace((unsigned char)v[n - 1]) || strchr(v, '\n'))
+        return false;
+    for (size_t i = 1; i < n; i++)
+        if ((v[i] == ';' || v[i] == '#') && isspace((unsigned char)v[i - 1]))
+            return false;
+    return true;
+}
+
 int exp_backend_keys_text(const struct suite_plan *p, FILE *f)
 {
     for (const struct opt *o = p->backend->options; o && o->type != OPT_END; o++) {
+        /* A key the text cannot say would run the batch on its default. */
+        if (o->type == OPT_CALLBACK && !o->show)
+            return -1;
         char v[1024];
         opt_value_text(o, p->backend_state, v, sizeof v);
-        if (!v[0])
-            continue;
-        /* A value with a comma is quoted, as a list's item would be. */
-        if (strchr(v, '\n') || (strchr(v, ',') && strchr(v, '"')))
+        /* A flag that is off says so: its default may be yes. */
+        if (o->type == OPT_FLAG && !v[0])
+            snprintf(v, sizeof v, "no");
+        if (!reads_back(v))
             return -1;
-        fprintf(f, strchr(v, ',') ? "%s = \"%s\"\n" : "%s = %s\n", o->name, v);
+        fprintf(f, "%s = %s\n", o->name, v);
     }
     return 0;
 }

@@ -6,6 +6,7 @@
 #include "experiment/cell.h"
 #include "kernels/spec.h"
 #include "lib/opt.h"
+#include "lib/quote.h"
 #include "lib/units.h"
 #include "store/runs.h"
 
@@ -27,6 +28,12 @@ static bool in_list(const char *const *list, const char *s)
         if (strcmp(*list, s) == 0)
             return true;
     return false;
+}
+
+bool suite_plan_core_key(const char *name)
+{
+    return in_list(suite_keys, name) || in_list(machine_keys, name) || in_list(part_keys, name) ||
+           in_list(refused_keys, name);
 }
 
 /* One of the keys the suite's backend brings (backend.h)? */
@@ -568,9 +575,11 @@ static int choose_backend(struct suite_plan *p, const struct suite_section *glob
         if (strcmp(k->name, "backend") != 0)
             continue;
         if (!(p->backend = exp_backend_find(k->raw))) {
-            char names[1024];
+            /* The file's text goes to a terminal: quoted, escapes and all. */
+            char names[1024], shown[256];
             exp_backend_list(names, sizeof names);
-            return pm_errf(err, "%s:%d: backend = %s: not a backend (accepted: %s)", p->file.path, k->line, k->raw,
+            quote_terminal(k->raw, shown, sizeof shown);
+            return pm_errf(err, "%s:%d: backend = %s: not a backend (accepted: %s)", p->file.path, k->line, shown,
                            names);
         }
     }

@@ -124,4 +124,8 @@ int suite_plan_origins(const struct suite_plan *p, size_t max_cells, struct suit
                        struct pm_err *err);
 void suite_origins_free(struct suite_cell_origin *o, size_t n);
 
+/* A key the suite itself reads (a suite, machine or part key, or one it
+ * refuses): no backend may bring a key of that name. */
+bool suite_plan_core_key(const char *name);
+
 #endif

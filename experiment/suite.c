@@ -231,6 +231,14 @@ static int load_suite(struct runner *r, struct suite_plan *p, const char *path, 
         suite_plan_free(p);
         return 2;
     }
+    /* Its groups are kernels': a suite without any has none to submit or
+     * collect (and no kernels to look them up in). */
+    if (o->backend_cmd && !p->has_kernels) {
+        exp_say(r->ev, EXP_LOG, "pressmark suite run: %s: pressmark %s takes a suite with kernels (accepted: a kernel = "
+                "key in [global] or a part)\n", path, o->backend_cmd);
+        suite_plan_free(p);
+        return 2;
+    }
     /* What the backend needs ready (a lab, a token), before anything is
      * written. */
     if (p->has_kernels && !o->guest && p->backend->open && p->backend->open(p, o, &err) < 0) {

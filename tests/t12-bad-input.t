@@ -22,6 +22,8 @@ printf '[global]\nkernel = running\n%s\nlru-gen = on\n' "$kernel_cell" > running
 printf '[global]\nkernel = running\n%s\n' "$kernel_cell" > running-low.ini
 # Deferred is only what the kernel judges: sizes are judged here too.
 printf '[global]\nkernel = linux-image-6.12-cloud-amd64\n%s\nmem-min = 96M\n' "$kernel_cell" > named-above.ini
+# A backend name with a terminal escape: echoed quoted, not raw.
+printf '[global]\nbackend = \033[2Jvm\n[a]\nworkload = swapout\n' > esc-backend.ini
 state_before=$(machine_state)
 listing() { find "$TMP" -path "$TMP/out" -prune -o -path "$TMP/err" -prune -o -print | sort; }
 files_before=$(listing)
@@ -167,6 +169,9 @@ fi
 # The tree's own tools' helper (tools/v2-host-check.sh): a kernel's VM
 # image, made or found. Anything but one kernel is refused before any
 # recovery, lock or build; the caller's text stays quoted.
+bad "a backend name with an escape" "^pressmark suite plan: esc-backend\\.ini:2: backend = \\\\x1b\\[2Jvm: not a backend \\(accepted:" \
+    suite plan esc-backend.ini
+unlike "$(cat "$TMP/err")" $'\e' "  no escape byte on the terminal"
 bad "__vm-image without a kernel" "^pressmark __vm-image: takes one kernel \(accepted: a linux-image package name" __vm-image
 bad "__vm-image with an option" "^pressmark __vm-image: takes one kernel" __vm-image --help
 bad "__vm-image of the running kernel" "^pressmark __vm-image: kernel = running: it has no VM image \(accepted:" __vm-image running

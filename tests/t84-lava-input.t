@@ -165,6 +165,13 @@ is "$(sed -n '/^kernels/,/^$/p' out)" "$(printf 'kernels (backend lava):\n  %-40
     "  its kernels: backend lava, the other kernel a LAVA job on the suite's device type at its lab"
 unlike "$(cat out)" "backend host|backend vm|runs after a boot|boots in a VM" "  not another backend's words"
 
+# A password in lava-url: suite plan refuses it rather than print it.
+suite "${lab/lava-url = http:\/\/127.0.0.1:$dead\//lava-url = https://me:s3cret@lab.example/}"
+refused "suite plan of a lava-url with user:password" \
+    "^pressmark suite plan: s\\.ini: lava-url = https://lab\\.example/ \\(with a user:password\\): accepted:" \
+    "$PM" suite plan s.ini
+unlike "$(cat out err)" "s3cret" "  the password is printed nowhere"
+
 suite "device-type = qemu
 lava-artifacts = http://127.0.0.1:$dead/store"
 refused "no lava-url" "s\\.ini: backend = lava needs lava-url in \\[global\\] \\(the LAVA server" "$PM" suite run s.ini
@@ -249,6 +256,14 @@ refused "a store URL with a quote" "$quoted: not a value it takes" "$PM" suite r
 printf '[global]\nruns = 1\n[a]\nworkload = swapout\nkernel = running, %s\n' "$k612" > v.ini
 refused "pressmark lava of a suite of another backend (it would boot VMs)" \
     "^pressmark suite run: v\\.ini: backend = vm: pressmark lava takes a suite with backend = lava$" "$PM" lava submit v.ini
+suite "${lab/lava-artifacts = http:\/\/127.0.0.1:$dead\/store/lava-artifacts = http://127.0.0.1:$dead/st$'\xff'}"
+refused "a store URL that is not UTF-8" "lava-artifacts: not valid UTF-8 \\(accepted:" "$PM" lava submit s.ini
+printf '[global]\nbackend = lava\nruns = 1\n%s\n[a]\nworkload = swapout\n' "$lab" > nk.ini
+for cmd in job submit collect; do
+    refused "pressmark lava $cmd of a suite without kernels" \
+        "^pressmark suite run: nk\\.ini: pressmark lava takes a suite with kernels \\(accepted: a kernel = key" \
+        "$PM" lava $cmd nk.ini
+done
 printf '[global]\nbackend = fleet\n[a]\nworkload = swapout\n' > b.ini
 refused "an unknown backend" "backend = fleet: not a backend \\(accepted: vm.*lava, a job per kernel" "$PM" suite run b.ini
 
