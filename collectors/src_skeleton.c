@@ -23,34 +23,74 @@
  * runnable tasks) as the series loadavg.load1, load5, load15, running and
  * tasks, and the highest 1-minute load average as loadavg.load1_max. */
 #include "collectors/source.h"
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "collectors/proc_parse.h"
 
+/* Hand "prefix.key" to the sink. A name that does not fit is skipped, not
+ * cut: snprintf returns the length it wanted, past the buffer's end. */
+static int put_value(struct sink *sink, const char *prefix, const char *key, struct pm_value v)
+{
+    char name[96];
+    int n = snprintf(name, sizeof name, "%s.%s", prefix, key);
+    if (n < 0 || (size_t)n >= sizeof name)
+        return 0;
+    sink->put(sink, name, (size_t)n, v);
+    return 1;
+}
+
+/* A number the text holds at *p, advancing *p past it: strtod and strtoll
+ * report where they stopped and a value out of range (errno), where
+ * sscanf's %lld is undefined for one. */
+static bool read_real(char **p, double *out)
+{
+    char *e;
+    errno = 0;
+    *out = strtod(*p, &e);
+    if (e == *p || errno == ERANGE)
+        return false;
+    *p = e;
+    return true;
+}
+
+static bool read_count(char **p, long long *out)
+{
+    char *e;
+    errno = 0;
+    *out = strtoll(*p, &e, 10);
+    if (e == *p || errno == ERANGE || *out < 0)
+        return false;
+    *p = e;
+    return true;
+}
+
 /* "0.52 0.58 0.59 2/1234 56789": three load averages, the runnable tasks
  * over all tasks, and the last pid (not a figure: left out). */
 static int parse_loadavg(const char *buf, size_t len, const char *prefix, struct sink *sink)
 {
-    char text[128], name[96];
+    char text[128];
     if (len >= sizeof text)
         len = sizeof text - 1;
     memcpy(text, buf, len);
     text[len] = '\0';
+    char *p = text;
     double load[3];
     long long running, tasks;
-    if (sscanf(text, "%lf %lf %lf %lld/%lld", &load[0], &load[1], &load[2], &running, &tasks) != 5)
+    for (int i = 0; i < 3; i++)
+        if (!read_real(&p, &load[i]))
+            return -1;
+    if (!read_count(&p, &running) || *p++ != '/' || !read_count(&p, &tasks))
         return -1;
     static const char *const keys[] = { "load1", "load5", "load15" };
-    for (int i = 0; i < 3; i++) {
-        int n = snprintf(name, sizeof name, "%s.%s", prefix, keys[i]);
-        sink->put(sink, name, (size_t)n, (struct pm_value){ .kind = PM_REAL, .r = load[i] });
-    }
-    int n = snprintf(name, sizeof name, "%s.running", prefix);
-    sink->put(sink, name, (size_t)n, (struct pm_value){ .kind = PM_INT, .i = running });
-    n = snprintf(name, sizeof name, "%s.tasks", prefix);
-    sink->put(sink, name, (size_t)n, (struct pm_value){ .kind = PM_INT, .i = tasks });
-    return 5;
+    int put = 0;
+    for (int i = 0; i < 3; i++)
+        put += put_value(sink, prefix, keys[i], (struct pm_value){ .kind = PM_REAL, .r = load[i] });
+    put += put_value(sink, prefix, "running", (struct pm_value){ .kind = PM_INT, .i = running });
+    put += put_value(sink, prefix, "tasks", (struct pm_value){ .kind = PM_INT, .i = tasks });
+    return put;
 }
 
 enum { LOADAVG_LOAD1_MAX };

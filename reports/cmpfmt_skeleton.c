@@ -63,8 +63,13 @@ static void skeleton_end(struct cmp_writer *w, const struct cmp_verdict *v)
     if (!w->isolation_only)
         fprintf(w->f, "skeleton: %zu comparison%s\n", w->n, w->n == 1 ? "" : "s");
     isolation_render(w->f, w->isolation, MARKUP_TEXT);
-    if (v)
-        verdict_print(w->f, v);
+    if (!v)
+        return;
+    /* The findings name labels; they come terminal-quoted, and this is a
+     * human format (a machine one would write them as its own data). */
+    if (v->findings[0])
+        fprintf(w->f, "\n%s", v->findings);
+    verdict_print(w->f, v);
 }
 
 const struct cmp_format cmp_format_skeleton = {

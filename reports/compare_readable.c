@@ -543,6 +543,18 @@ void cmp_readable_end(struct cmp_writer *w, const struct cmp_verdict *v)
     isolation_render(w->f, w->isolation, w->fmt->markup);
     if (!v)
         return;
+    if (w->fmt->markup == MARKUP_HTML) {
+        /* Findings name labels from the database: only terminal-quoted,
+         * so in a page they go through quote_html like every other cell. */
+        char line[VERDICT_LINE_MAX];
+        verdict_format(v, line, sizeof line);
+        fputs("<pre class=\"verdict\">", w->f);
+        if (v->findings[0])
+            quote_html(w->f, v->findings);
+        quote_html(w->f, line);
+        fputs("</pre>\n", w->f);
+        return;
+    }
     if (v->findings[0])
         fprintf(w->f, "\n%s", v->findings);
     verdict_print(w->f, v);

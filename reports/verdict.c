@@ -206,18 +206,25 @@ void junit_write(FILE *f, struct comparison *const *cs, size_t n, double pct)
     fputs("</testsuites>\n", f);
 }
 
-void verdict_print(FILE *f, const struct cmp_verdict *v)
+void verdict_format(const struct cmp_verdict *v, char *buf, size_t len)
 {
     /* The settings as the user gave them (--fail-on-regression 5, --alpha 0.01). */
     char pct[48], alpha[48];
     pm_fmt_sig(pct, sizeof pct, v->threshold_pct, 6);
     pm_fmt_sig(alpha, sizeof alpha, v->alpha, 6);
     if (v->exit_status == VERDICT_REGRESSED)
-        fprintf(f, "verdict: regression: a metric is worse than the baseline by more than %s %% (significant at "
-                "alpha %s%s)\n", pct, alpha, v->family > 1 ? " for the family, Holm" : "");
+        snprintf(buf, len, "verdict: regression: a metric is worse than the baseline by more than %s %% (significant "
+                 "at alpha %s%s)\n", pct, alpha, v->family > 1 ? " for the family, Holm" : "");
     else if (v->exit_status == VERDICT_UNJUDGED)
-        fprintf(f, "verdict: cannot judge: see the lines above\n");
+        snprintf(buf, len, "verdict: cannot judge: see the lines above\n");
     else
-        fprintf(f, "verdict: no regression beyond %s %% at alpha %s%s\n", pct, alpha,
-                v->family > 1 ? " for the family (Holm)" : "");
+        snprintf(buf, len, "verdict: no regression beyond %s %% at alpha %s%s\n", pct, alpha,
+                 v->family > 1 ? " for the family (Holm)" : "");
+}
+
+void verdict_print(FILE *f, const struct cmp_verdict *v)
+{
+    char line[VERDICT_LINE_MAX];
+    verdict_format(v, line, sizeof line);
+    fputs(line, f);
 }

@@ -16,7 +16,10 @@ struct cmp_verdict {
     const char *findings;             /* one line per finding */
 };
 
-/* The verdict's sentence, the last line a CI log shows. */
+/* The verdict's sentence, the last line a CI log shows; verdict_format
+ * writes it (with its newline) to buf for an output that quotes it. */
+enum { VERDICT_LINE_MAX = 256 };
+void verdict_format(const struct cmp_verdict *v, char *buf, size_t len);
 void verdict_print(FILE *f, const struct cmp_verdict *v);
 
 /* Judge one comparison; appends one line per finding to lines. */

@@ -100,6 +100,14 @@ like "$(sed -n 2p "$TMP/cmp")" '^  a: [0-9.]+ ±[0-9.]+, base$' "  the baseline'
 like "$(sed -n 3p "$TMP/cmp")" '^  b: [0-9.]+ ±[0-9.]+, [-+][0-9.]+% ' "  the other label's, with its change and test"
 is "$(sed -n '4,$p' "$TMP/cmp")" "skeleton: 1 comparison" "  and the count at the end"
 is "$(cat "$TMP/cmp.err")" "" "  nothing on standard error"
+# The gate: b made a hundred times slower (its stored elapsed time), so
+# --fail-on-regression finds it, and the format shows the finding's line
+# above the verdict.
+q "update metric set value = value * 100 where name = 'time.elapsed_s' and run_id in (select id from run where label = 'b')"
+"$NEW" compare --baseline a b --format skeleton --fail-on-regression > "$TMP/gate" 2>&1
+is "$?" 1 "compare --format skeleton --fail-on-regression of a hundredfold time: exit 1"
+like "$(cat "$TMP/gate")" '^REGRESSION record: time\.elapsed_s .* worse with b than with a' "  the finding's line is shown"
+like "$(tail -n 1 "$TMP/gate")" '^verdict: regression' "  then the verdict"
 # A label is data: one that clears the screen (set in the database, as a
 # merged or crafted one could be) is shown escaped, never sent as it is
 # (the skeleton quotes it, and a human format's standard output is

@@ -78,6 +78,17 @@ print("script" in p.tags, "\x1b" in open(sys.argv[1]).read())
 PY
 )
 is "$htmlcheck" "False False" "html: no element or escape sequence from a label"
+# The gate's findings name the label too: a regressing one (the golden
+# database's 32M-like label, renamed) is quoted in the page, not a tag.
+sqlite3 -batch -bail "$TMP/gate.db" ".read $ROOT/tests/fixtures/golden.sql"
+SCRIPT='<script>alert(1)</script>'
+sqlite3 "$TMP/gate.db" "UPDATE run SET label = '$SCRIPT' WHERE label LIKE 'o''dd%'"
+"$PM" --db "$TMP/gate.db" compare --baseline 'chat heap 64M' "$SCRIPT" --format html --fail-on-regression \
+    > "$TMP/gate.html" 2>&1
+is "$?" 1 "compare --format html --fail-on-regression with a label $SCRIPT: a regression, exit 1"
+ok "  no <script in the page (findings and verdict quoted)" sh -c "! grep -q '<script' '$TMP/gate.html'"
+like "$(grep -A1 '<pre class="verdict">' "$TMP/gate.html")" \
+    'REGRESSION chat: .* with &lt;script&gt;alert\(1\)&lt;/script&gt; than' "  the finding shows it escaped"
 "$PM" compare --baseline base "${LABELS[@]:1}" --format markdown > "$TMP/c.md"
 ok "markdown: every table row is one line (no raw newline from a label)" \
     sh -c "! grep -q '^system(' '$TMP/c.md'"
