@@ -1,10 +1,12 @@
-/* What store/ promises its callers of a read, held against another
- * connection writing meanwhile: run_list_each hands over the runs as one
- * read saw them, the list and every run read in it (a run removed or
- * added since is not seen). */
+/* What store/ promises its callers of a read and a write, held against
+ * another connection writing meanwhile and a write that fails half-way:
+ * run_list_each hands over the runs as one read saw them, the list and
+ * every run read in it (a run removed or added since is not seen), and
+ * bisects_create keeps all or nothing, no id of a row rolled back. */
 #include "tests/tap.h"
 #include <stdbool.h>
 #include "lib/machine.h"
+#include "store/bisects.h"
 #include "store/machines.h"
 #include "store/runinfo.h"
 #include "store/runs.h"
@@ -97,6 +99,33 @@ static void one_read(const char *path)
     pm_db_close(&db);
 }
 
+static void bisection_all_or_nothing(const char *path)
+{
+    struct pm_db db;
+    struct pm_err err;
+    if (!ok(pm_db_open(&db, path, false, &err) == 0, "the database again"))
+        return;
+    struct bisect_candidate_rec cands[2] = { { "k1", "1.0" }, { "k2", "2.0" } };
+    struct bisect_rec b = { .key = "k", .suite_path = "/s.ini", .suite_text = "x", .cell = "c", .metric = "m",
+                            .kind = "packages", .good = "g", .bad = "b", .runs = 3, .max_runs = 9, .alpha = 0.05 };
+    /* A candidate that cannot be stored, after the bisection's row was. */
+    ok(pm_db_exec(&db, "CREATE TEMP TRIGGER planted BEFORE INSERT ON bisect_candidate WHEN NEW.idx = 1"
+                       " BEGIN SELECT RAISE(ABORT, 'planted'); END", &err) == 0, "a candidate's insert will fail");
+    int rc = bisects_create(&db, &b, cands, 2, &err);
+    ok(rc < 0 && strstr(err.msg, "planted"), "the bisection is not created (%s)", err.msg);
+    ok(b.id == 0, "and it has no id: the one its row had went with the rollback (%lld)", (long long)b.id);
+    struct bisect_rec got;
+    ok(bisects_by_key(&db, "k", &got, &err) == 0, "nothing of it is kept");
+    rc = pm_db_exec(&db, "DROP TRIGGER planted", &err) == 0 ? bisects_create(&db, &b, cands, 2, &err) : -1;
+    ok(rc == 0 && b.id > 0, "without the failure it is created, with its id (%lld)", (long long)b.id);
+    struct bisect_candidate_rec *v;
+    size_t n;
+    ok(bisects_candidates(&db, b.id, &v, &n, &err) == 0 && n == 2 && strcmp(v[1].kernel, "k2") == 0,
+       "and its candidates");
+    free(v);
+    pm_db_close(&db);
+}
+
 int main(void)
 {
     char dir[] = "/tmp/pressmark-unit.XXXXXX";
@@ -113,6 +142,7 @@ int main(void)
        (mid = machine_store(&db, &mi, &err)) > 0, "a database");
     pm_db_close(&db);
     one_read(path);
+    bisection_all_or_nothing(path);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0)
         printf("# %s left\n", dir);
