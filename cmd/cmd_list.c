@@ -68,6 +68,34 @@ static void text_row(struct table *t, const struct run_info *ri, const char *tit
     table_add_row(t, row);
 }
 
+/* Where list's rows go, as run_list_each hands it each run. */
+struct list_out {
+    struct pm_db *db;
+    bool json;
+    struct jw j;
+    struct table t;
+};
+
+/* One run, read in the list's own read: a run removed since the list
+ * began is still the one it saw. */
+static int list_run(void *ctx, int64_t id, struct pm_err *err)
+{
+    struct list_out *out = ctx;
+    struct run_info ri;
+    if (run_info_load(out->db, id, &ri, err) < 0)
+        return -1;
+    cmd_settle_status(&ri);
+    const char *title;
+    const char *hname = summary_runs_headline(&ri, 1, &title);
+    const struct metric *h = metric_set_find(&ri.metrics, hname);
+    if (out->json)
+        json_run(&out->j, &ri, hname, h);
+    else
+        text_row(&out->t, &ri, title, h);
+    run_info_free(&ri);
+    return 0;
+}
+
 /* Runs whose results wait beside the database are not in it yet. */
 static void say_waiting(void)
 {
@@ -99,58 +127,33 @@ int cmd_list(int argc, char **argv)
     if (cmd_open_db(&db, "list") != 0)
         return PM_EXIT_USAGE;
     say_waiting();
-    int64_t *ids;
-    size_t nids;
-    if (run_list_ids(&db, &(struct run_filter){ .label = label, .workload = workload }, &ids, &nids, &err) < 0) {
-        fprintf(stderr, "pressmark list: %s\n", err.msg);
-        pm_db_close(&db);
-        return PM_EXIT_USAGE;
-    }
-    bool json = o.format == 1;
-    if (!json)
+    struct list_out out = { .db = &db, .json = o.format == 1 };
+    if (!out.json)
         cmd_human_output();
-    struct jw j;
-    struct table t;
     const char *headers[] = { "id", "started", "label", "workload", "status", "headline", "ticks", "reason" };
     const bool right[] = { true, false, false, false, false, true, true, false };
-    table_init(&t, 8, headers, right);
-    if (json) {
-        jw_init(&j, stdout, true);
-        jw_object_begin(&j, NULL);
-        jw_int(&j, "format_version", PM_JSON_FORMAT_VERSION);
-        jw_array_begin(&j, "runs");
+    table_init(&out.t, 8, headers, right);
+    if (out.json) {
+        jw_init(&out.j, stdout, true);
+        jw_object_begin(&out.j, NULL);
+        jw_int(&out.j, "format_version", PM_JSON_FORMAT_VERSION);
+        jw_array_begin(&out.j, "runs");
     }
     int rc = 0;
-    for (size_t i = 0; i < nids; i++) {
-        struct run_info ri;
-        int loaded = run_info_load(&db, ids[i], &ri, &err);
-        if (loaded == 0)
-            cmd_settle_status(&ri);
-        if (loaded < 0) {
-            fprintf(stderr, "pressmark list: %s\n", err.msg);
-            rc = PM_EXIT_USAGE;
-            break;
-        }
-        const char *title;
-        const char *hname = summary_runs_headline(&ri, 1, &title);
-        const struct metric *h = metric_set_find(&ri.metrics, hname);
-        if (json)
-            json_run(&j, &ri, hname, h);
-        else
-            text_row(&t, &ri, title, h);
-        run_info_free(&ri);
+    if (run_list_each(&db, &(struct run_filter){ .label = label, .workload = workload }, list_run, &out, &err) < 0) {
+        fprintf(stderr, "pressmark list: %s\n", err.msg);
+        rc = PM_EXIT_USAGE;
     }
-    free(ids);
-    if (json) {
-        jw_array_end(&j);
-        jw_object_end(&j);
-        jw_end(&j);
-    } else if (t.nrows) {
-        table_print(&t, stdout);
+    if (out.json) {
+        jw_array_end(&out.j);
+        jw_object_end(&out.j);
+        jw_end(&out.j);
+    } else if (out.t.nrows) {
+        table_print(&out.t, stdout);
     } else {
         printf("no runs%s%s\n", label ? " for label " : "", label ? label : "");
     }
-    table_free(&t);
+    table_free(&out.t);
     pm_db_close(&db);
     return rc;
 }

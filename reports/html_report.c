@@ -179,23 +179,40 @@ static void run_row(FILE *f, struct pm_db *db, const struct run_info *ri, const 
     fputs("</td></tr>\n", f);
 }
 
-static void run_rows(FILE *f, struct pm_db *db, const char *suite_uuid, const struct comparison *cs, size_t ncs)
+/* What run_rows' rows go into, as run_list_each hands it each run. */
+struct rows_out {
+    FILE *f;
+    struct pm_db *db;
+    const struct comparison *cs;
+    size_t ncs;
+};
+
+/* One run's row, read in the list's own read. A run that cannot be read
+ * (its machine row gone) has no row, as the table always did. */
+static int run_row_of(void *ctx, int64_t id, struct pm_err *err)
 {
-    int64_t *ids;
-    size_t n;
-    if (run_list_ids(db, &(struct run_filter){ .suite_uuid = suite_uuid }, &ids, &n, NULL) < 0)
-        return;
+    (void)err;
+    const struct rows_out *o = ctx;
+    struct run_info ri;
+    if (run_info_load(o->db, id, &ri, NULL) < 0)
+        return 0;
+    run_row(o->f, o->db, &ri, o->cs, o->ncs);
+    run_info_free(&ri);
+    return 0;
+}
+
+/* The Runs section: 0, or -1 with err when the runs could not be listed
+ * (the page is then no page: a table cut short would pass for all runs). */
+static int run_rows(FILE *f, struct pm_db *db, const char *suite_uuid, const struct comparison *cs, size_t ncs,
+                    struct pm_err *err)
+{
     fputs("<section id=\"runs\">\n<h2>Runs</h2>\n<div class=\"scroll\"><table>\n<thead><tr><th>run</th><th>label</th><th>workload</th><th>status</th>"
           "<th>headline</th><th>Total swpout</th><th>cap</th><th>started</th><th>details</th></tr></thead>\n<tbody>\n", f);
-    for (size_t i = 0; i < n; i++) {
-        struct run_info ri;
-        if (run_info_load(db, ids[i], &ri, NULL) < 0)
-            continue;
-        run_row(f, db, &ri, cs, ncs);
-        run_info_free(&ri);
-    }
+    struct rows_out o = { f, db, cs, ncs };
+    if (run_list_each(db, &(struct run_filter){ .suite_uuid = suite_uuid }, run_row_of, &o, err) < 0)
+        return -1;
     fputs("</tbody>\n</table></div>\n</section>\n", f);
-    free(ids);
+    return 0;
 }
 
 /* The comparison of one part, built as the page shows it. */
@@ -569,9 +586,9 @@ int html_report_write(struct pm_db *db, const struct report_scope *scope, bool w
                 charts_failed = true;
         if (html_history_section(f, &hs, charts_dir, gnuplot, &chart_err) < 0)
             charts_failed = true;
-        run_rows(f, db, scope ? scope->suite_uuid : NULL, cs, nparts);
+        rc = run_rows(f, db, scope ? scope->suite_uuid : NULL, cs, nparts, err);
         fputs("</body>\n</html>\n", f);
-        if (fclose(f) != 0)
+        if (fclose(f) != 0 && rc == 0)
             rc = pm_errf(err, "%s: %s", tmp, strerror(errno));
         if (rc == 0 && rename(tmp, page_path) < 0)
             rc = pm_errf(err, "%s: %s", page_path, strerror(errno));

@@ -146,8 +146,10 @@ int bisects_create(struct pm_db *db, struct bisect_rec *b, const struct bisect_c
         rc = add_candidate(db, b->id, (int)i, &cands[i], err);
     if (rc == 0 && pm_db_exec(db, "COMMIT", err) < 0)
         rc = -1;
-    if (rc < 0)
+    if (rc < 0) {
         pm_db_rollback(db);
+        b->id = 0;      /* the id rolled back with the row: no bisection has it */
+    }
     return rc;
 }
 

@@ -46,7 +46,8 @@ struct bisect_step_rec {
 
 void bisect_rec_free(struct bisect_rec *b);
 /* Insert b (uuid made here, state running) and its candidates cands[0..n)
- * by index, in one transaction: all or nothing. Sets b->id. */
+ * by index, in one transaction: all or nothing. Sets b->id; 0 on a
+ * failure (nothing was kept). */
 int bisects_create(struct pm_db *db, struct bisect_rec *b, const struct bisect_candidate_rec *cands, size_t n,
                    struct pm_err *err);
 /* Bisection id (1), none (0), or -1. */

@@ -243,25 +243,21 @@ int run_meta_each(struct pm_db *db, int64_t id, run_meta_fn fn, void *ctx, struc
     return each_row(db, st, meta_row, &cb, err);
 }
 
-struct id_list {
-    int64_t *v;
-    size_t n, cap;
+struct id_each {
+    run_id_fn fn;
+    void *ctx;
 };
 
 static int id_row(sqlite3_stmt *st, void *arg, struct pm_err *err)
 {
-    struct id_list *l = arg;
-    if (ALLOC_GROW(l->v, l->n + 1, l->cap) < 0)
-        return pm_errf(err, "out of memory");
-    l->v[l->n++] = sqlite3_column_int64(st, 0);
-    return 0;
+    const struct id_each *e = arg;
+    return e->fn(e->ctx, sqlite3_column_int64(st, 0), err);
 }
 
-/* One statement, every field's condition off when it is NULL. */
-int run_list_ids(struct pm_db *db, const struct run_filter *f, int64_t **ids, size_t *n, struct pm_err *err)
+/* One statement, every field's condition off when it is NULL; open while
+ * fn reads each run, so that the list and what fn reads are one read's. */
+int run_list_each(struct pm_db *db, const struct run_filter *f, run_id_fn fn, void *ctx, struct pm_err *err)
 {
-    *ids = NULL;
-    *n = 0;
     sqlite3_stmt *st;
     if (pm_db_prepare(db, &st,
                       "SELECT id FROM run WHERE (?1 IS NULL OR label = ?1) AND (?2 IS NULL OR workload = ?2)"
@@ -272,16 +268,10 @@ int run_list_ids(struct pm_db *db, const struct run_filter *f, int64_t **ids, si
         sqlite3_bind_text(st, 2, f->workload, -1, SQLITE_STATIC) != SQLITE_OK ||
         sqlite3_bind_text(st, 3, f->suite_uuid, -1, SQLITE_STATIC) != SQLITE_OK)
         return pm_db_stmt_error(db, st, err);
-    struct id_list l = { 0 };
-    int rc = pm_db_rows(db, st, id_row, &l, err);
+    struct id_each e = { fn, ctx };
+    int rc = pm_db_rows(db, st, id_row, &e, err);
     sqlite3_finalize(st);
-    if (rc < 0) {
-        free(l.v);
-        return -1;
-    }
-    *ids = l.v;
-    *n = l.n;
-    return 0;
+    return rc < 0 ? -1 : 0;
 }
 
 /* Each run's first row, the key bound once: the key is part of the

@@ -48,14 +48,19 @@ int64_t run_latest(struct pm_db *db, struct pm_err *err);
  * prepared. */
 int run_label_count(struct pm_db *db, const char *label, size_t *n, struct pm_err *err);
 
-/* Which runs run_list_ids lists: each field NULL for any. */
+/* Which runs run_list_each lists: each field NULL for any. */
 struct run_filter {
     const char *label, *workload;
     const char *suite_uuid;      /* the runs of this suite run (run_meta suite.uuid) */
 };
-/* The ids of the runs f lets through, by id, into *ids (malloc'd; NULL
- * when none), *n of them. 0, or -1 with err. */
-int run_list_ids(struct pm_db *db, const struct run_filter *f, int64_t **ids, size_t *n, struct pm_err *err);
+/* 0 for the next run; 1 to stop (it has what it wanted); -1 with err. */
+typedef int (*run_id_fn)(void *ctx, int64_t id, struct pm_err *err);
+/* Each run f lets through, by id, handed to fn with ctx. The list stays
+ * one read until the last: what fn reads of db (run_info_load) is the
+ * database as the list saw it, whatever another connection writes
+ * meanwhile (a run removed, one added). 0 at the end or when fn returned
+ * 1; -1 with err when a read failed or fn returned -1 (with its err). */
+int run_list_each(struct pm_db *db, const struct run_filter *f, run_id_fn fn, void *ctx, struct pm_err *err);
 
 /* What names a run wherever it goes (export's rows, push's tags): no
  * metrics, no ticks, so it costs the same for a run of any length. */

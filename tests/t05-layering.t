@@ -12,6 +12,8 @@ OBJ=$(dirname "$PM")
 # The folders layering.txt names (its exceptions' lines aside).
 mapfile -t DIRS < <(awk '/^[a-z]+:/ && $1 != "call:" && $1 != "cycle:" && $1 != "print:" { sub(":", "", $1); print $1 }' "$ROOT/layering.txt")
 ge "${#DIRS[@]}" 10 "layering.txt names the folders (${DIRS[*]})"
+# Those the tree has: a sql: exception's line names a file, no folder.
+mapfile -t DIRS < <(for d in "${DIRS[@]}"; do [ -d "$ROOT/$d" ] && echo "$d"; done)
 
 out=$("$CHECK" "$ROOT" "$OBJ" 2>&1)
 is "$?" 0 "the tree's includes and calls all point down, in no circle, no function too long"
@@ -141,9 +143,11 @@ calls
 is "$rc" 1 "an exception without its reason fails"
 like "$out" 'layering\.txt:[0-9]+ keeps an exception without its reason' "  naming its line"
 objcopy
-printf 'call: cmd/cmd_list.c store/sql.c  # a call its folders may make anyway\n' >> "$TMP/tree/layering.txt"
+# (cmd_list.o calls run_info_load: the call is made, and cmd/ may.)
+printf 'call: cmd/cmd_list.c store/runinfo.c  # a call its folders may make anyway\n' >> "$TMP/tree/layering.txt"
 calls
 is "$rc" 1 "an exception for a call the folders' lines allow fails"
+like "$out" 'keeps call: cmd/cmd_list\.c store/runinfo\.c, which no object makes or its folders may make' "  naming it"
 objcopy
 printf 'call: lib/units.c store/sql.c  # once needed\n' >> "$TMP/tree/layering.txt"
 calls
@@ -363,10 +367,80 @@ cat >> "$TMP/tree/reports/plot.c" <<'EOS'
 static const char planted_sql_q[] = "sqlite3_open \" SQLITE_OK /*";
 static const char planted_sql_c = '"';
 static int my_sqlite3_count, sqlite3x; /* sqlite3 */ static int planted_sql_n;
+#include "store/db.h" /* the sqlite3 connection */
+#include <stdio.h> /* a comment opened on an include line,
+   naming SQLITE_OK before it closes */
+/* DELETE FROM run */ static const char planted_sql_m[] = "cannot DELETE FROM run: it is running";
+static const char planted_sql_w[] = "SELECTED runs", planted_sql_d[] = "DELETE", planted_sql_l[] = "delete from run";
 EOS
 out=$("$CHECK" "$TMP/tree" 2>&1); rc=$?
-is "$rc" 0 "SQLite named only in comments, strings and longer names: the check passes"
+is "$rc" 0 "SQLite and SQL named only in comments (one after an include), strings and longer names: the check passes"
 is "$out" "" "  and says nothing"
+
+# SQL text: a store function that runs the text it is handed (a
+# pass-through) would let any query through it, so outside store/ a
+# literal that begins with a statement's first word and a space fails
+# where it is written.
+objcopy
+plant store/planted_sql.c 'struct pm_db; struct pm_err; int pm_db_exec(struct pm_db *db, const char *q, struct pm_err *err);
+int store_run_sql(struct pm_db *db, const char *q, struct pm_err *err);
+int store_run_sql(struct pm_db *db, const char *q, struct pm_err *err) { return pm_db_exec(db, q, err); }'
+plant reports/planted.c 'struct pm_db; struct pm_err; int store_run_sql(struct pm_db *db, const char *q, struct pm_err *err);
+int planted(struct pm_db *db, struct pm_err *err);
+int planted(struct pm_db *db, struct pm_err *err)
+{
+    return store_run_sql(db, "DELETE FROM run", err);
+}'
+calls
+is "$rc" 1 "reports handing \"DELETE FROM run\" to a store function that runs it: the check fails"
+is "$out" "layering: reports/planted.c:5 holds SQL (DELETE ...): only store/ speaks SQL" \
+    "  one line naming the file and line"
+plant reports/planted.c 'struct pm_db; struct pm_err; int store_run_sql(struct pm_db *db, const char *q, struct pm_err *err);
+int planted(struct pm_db *db, struct pm_err *err);
+int planted(struct pm_db *db, struct pm_err *err) { return store_run_sql(db, "runs", err); }'
+calls
+is "$rc" 0 "  the same call with no SQL text passes (the store file holding the pass-through is store/'s)"
+copy
+for w in SELECT INSERT UPDATE DELETE REPLACE WITH CREATE DROP ALTER PRAGMA ATTACH BEGIN COMMIT ROLLBACK SAVEPOINT VACUUM; do
+    printf 'static const char *planted_%s = " \t%s x";\n' "$w" "$w"
+done >> "$TMP/tree/export/push.c"
+out=$("$CHECK" "$TMP/tree" 2>&1); rc=$?
+is "$rc" 1 "each statement's first word beginning a literal, after blanks: the check fails"
+is "$(grep -c ' holds SQL' <<<"$out")" 16 "  one line each"
+like "$out" "^layering: export/push\.c:[0-9]+ holds SQL \(SAVEPOINT \.\.\.\)" "  naming the word"
+
+# Another database's SQL (PostgreSQL's, workloads/pgrun.c) is kept in
+# layering.txt with its reason: its literals pass, nothing else of it.
+copy
+sed -i '/^sql: workloads\/pgrun\.c /d' "$TMP/tree/layering.txt"
+out=$("$CHECK" "$TMP/tree" 2>&1); rc=$?
+is "$rc" 1 "pgrun.c's PostgreSQL queries without their line in layering.txt: the check fails"
+like "$out" '^layering: workloads/pgrun\.c:[0-9]+ holds SQL \(SELECT \.\.\.\)' "  naming them"
+copy
+sed -i 's|^\(sql: workloads/pgrun\.c\) .*|\1|' "$TMP/tree/layering.txt"
+out=$("$CHECK" "$TMP/tree" 2>&1); rc=$?
+is "$rc" 1 "a sql: exception without its reason fails"
+is "$out" "layering: layering.txt:$(grep -n '^sql: workloads/pgrun\.c$' "$TMP/tree/layering.txt" | cut -d: -f1) keeps an exception without its reason (accepted: sql: FILE  # why)" \
+    "  one line naming its line"
+copy
+printf 'sql: reports/plot.c  # once needed\n' >> "$TMP/tree/layering.txt"
+out=$("$CHECK" "$TMP/tree" 2>&1); rc=$?
+is "$rc" 1 "a sql: exception for a file with no SQL text fails"
+is "$out" "layering: layering.txt:$(grep -c '' "$TMP/tree/layering.txt") keeps sql: reports/plot.c, which holds no SQL text outside store/ (remove it)" \
+    "  one line naming it"
+copy
+printf 'sql: store/runs.c  # store speaks SQL anyway\n' >> "$TMP/tree/layering.txt"
+out=$("$CHECK" "$TMP/tree" 2>&1); rc=$?
+is "$rc" 1 "a sql: exception for a store file fails"
+like "$out" 'keeps sql: store/runs\.c, which holds no SQL text outside store/' "  naming it"
+copy
+printf 'static const char planted_sql_q[] = "SELECT 1";\nstatic const int planted_sql_ok = SQLITE_OK;\n' >> "$TMP/tree/workloads/pgrun.c"
+printf 'static const char planted_sql_q[] = "SELECT 1";\n' >> "$TMP/tree/workloads/pgclient.c"
+out=$("$CHECK" "$TMP/tree" 2>&1); rc=$?
+is "$rc" 1 "the kept file naming SQLite, and SQL text in another workload: the check fails"
+is "$out" "layering: workloads/pgclient.c:$(grep -c '' "$TMP/tree/workloads/pgclient.c") holds SQL (SELECT ...): only store/ speaks SQL
+layering: workloads/pgrun.c:$(grep -c '' "$TMP/tree/workloads/pgrun.c") names SQLITE_OK: only store/ speaks SQL" \
+    "  naming both: the exception excuses pgrun.c's SQL text only"
 
 objcopy
 plant reports/planted.c 'int sqlite3_threadsafe(void); int planted(void); int planted(void) { return sqlite3_threadsafe(); }'
