@@ -80,9 +80,11 @@ objcopy() {
     local d; for d in "${DIRS[@]}"; do cp -rs "$OBJ/$d" "$TMP/obj/"; done
     copy
 }
-plant() {  # plant FILE C-SOURCE: FILE in the tree, compiled as its object
-    printf '%s\n' "$2" > "$TMP/tree/$1"
-    cc -std=c11 -c -o "$TMP/obj/${1%.c}.o" "$TMP/tree/$1"
+plant() {  # plant FILE C-SOURCE [CFLAGS...]: FILE in the tree, compiled as its object
+    local file=$1 src=$2; shift 2
+    printf '%s\n' "$src" > "$TMP/tree/$file"
+    # (a plant that does not build would leave a case passing for nothing)
+    cc -std=c11 "$@" -c -o "$TMP/obj/${file%.c}.o" "$TMP/tree/$file" || { echo "Bail out! the plant $file did not build"; exit 1; }
 }
 calls() { out=$("$CHECK" "$TMP/tree" "$TMP/obj" 2>&1); rc=$?; }
 
@@ -223,12 +225,29 @@ like "$out" '^layering: the name word "store_" is 2 folders'"'"': store/[a-z_]+\
     "  naming a name of each folder"
 is "$(grep -c . <<<"$out")" 1 "  in one line"
 objcopy
-plant cmd/planted.c 'int harness_planted_count = 1;'
-plant lib/planted.c 'const char *const harness_planted_names[] = { "x", 0 };'
+plant cmd/planted_count.c 'int harness_planted_count = 1;'
+plant lib/planted_max.c 'const int harness_planted_max = 3; int harness_planted_n;'
 calls
 is "$rc" 1 "two folders' globals with the harness's word: the check fails"
-like "$out" '^layering: the name word "harness_" is 3 folders'"'"': cmd/planted\.c \(harness_planted_count\), harness/[a-z_]+\.c \(harness_[a-z_]+\) and lib/planted\.c \(harness_planted_names\);' \
+like "$out" '^layering: the name word "harness_" is 3 folders'"'"': cmd/planted_count\.c \(harness_planted_count\), harness/[a-z_]+\.c \(harness_[a-z_]+\) and lib/planted_max\.c \(harness_planted_(max|n)\);' \
     "  naming all three"
+is "$(grep -c . <<<"$out")" 1 "  in one line"
+# Each kind of defined global, read-only data (R), bss (B), common (C),
+# weak (W), an indirect function (i), as nm lists it, counts; a local (t,
+# d, r, b) and a name of the implementation's (_..., as ASan's
+# __odr_asan.NAME) do not.
+for kind in R B C W i; do
+    out=$(printf 'obj/lib/a.o:0000 T store_planted\nobj/cmd/b.o:0000 %s store_planted_x\n' "$kind" |
+          awk -v objdir=obj -f "$ROOT/tools/names.awk"); rc=$?
+    is "$rc:$out" "1:layering: the name word \"store_\" is 2 folders': lib/a.c (store_planted) and cmd/b.c (store_planted_x); a name's first word says its folder (rename all but one's)" \
+        "  a global of nm's kind $kind counts"
+done
+out=$(printf 'obj/lib/a.o:0000 T store_planted\nobj/cmd/b.o:0000 t store_x\nobj/cmd/b.o:0000 d store_y\nobj/cmd/b.o:0000 r store_z\nobj/cmd/b.o:0000 b store_w\nobj/cmd/b.o:0000 D __odr_asan.store_v\nobj/store/c.o:0000 D __odr_asan.cmd_v\nobj/cmd/b.o:         U store_planted\n' |
+      awk -v objdir=obj -f "$ROOT/tools/names.awk"); rc=$?
+is "$rc:$out" "0:" "  locals, the implementation's names and uses do not"
+out=$(printf 'obj/lib/a.o:0000 T zz_a\nobj/cmd/b.o:0000 T zz_b\nobj/lib/a.o:0000 T aa_a\nobj/cmd/b.o:0000 T aa_b\n' |
+      awk -v objdir=obj -f "$ROOT/tools/names.awk" | cut -d'"' -f2 | tr '\n' ' ')
+is "$out" "aa_ zz_ " "  two shared words: a line each, in order"
 objcopy
 plant workloads/planted.c 'static int store_planted(void) { return 0; } int wl_planted(void); int wl_planted(void) { return store_planted(); }'
 calls
@@ -251,7 +270,8 @@ printf 'void planted_say(int n);\nvoid planted_say(int n)\n{\n    printf("%%d\\n
 rebuild reports/plot.c
 calls
 is "$rc" 1 "reports/plot.c calling printf: the check fails"
-like "$out" '^layering: reports/plot\.c uses printf: only cmd/ prints' "  naming the file and the symbol"
+is "$out" "layering: reports/plot.c uses printf: only cmd/ prints (below it: a struct pm_err, or a FILE * the caller gives; a helper process's main: \"print: reports/plot.c  # why\" in layering.txt)" \
+    "  naming the file, the symbol and what to do instead"
 is "$(grep -c . <<<"$out")" 1 "  in one line"
 objcopy
 printf 'void planted_say(const char *s);\nvoid planted_say(const char *s)\n{\n    fputs(s, stderr);\n}\n' >> "$TMP/tree/harness/run.c"
@@ -263,6 +283,7 @@ is "$(grep -c . <<<"$out")" 1 "  in one line"
 printf 'print: harness/run.c  # a reason\n' >> "$TMP/tree/layering.txt"
 calls
 is "$rc" 0 "  kept in layering.txt with its reason, it passes"
+is "$out" "" "  saying nothing"
 objcopy
 plant lib/planted.c '#include <stdio.h>
 void planted(const char *s); void planted(const char *s) { perror(s); puts(s); }'
@@ -276,6 +297,32 @@ calls
 is "$rc" 1 "lib writing to fd 2 with dprintf: the check fails"
 like "$out" '^layering: lib/planted\.c uses (__)?dprintf(_chk)?: ' "  naming it"
 objcopy
+plant lib/planted.c '#include <stdio.h>
+void planted(const char *s); void planted(const char *s) { fputs(s, stdout); }'
+calls
+is "$rc" 1 "lib writing to stdout: the check fails"
+is "$(grep -c . <<<"$out")" 1 "  in one line"
+like "$out" '^layering: lib/planted\.c uses stdout: ' "  naming stdout"
+# A fortified build (Debian's dpkg-buildflags: -O2 -D_FORTIFY_SOURCE=2)
+# turns printf into __printf_chk.
+objcopy
+plant lib/planted.c '#include <stdio.h>
+void planted(int n); void planted(int n) { printf("%d\n", n); }' -O2 -D_FORTIFY_SOURCE=2
+calls
+is "$rc" 1 "lib calling printf, built fortified: the check fails"
+like "$out" '^layering: lib/planted\.c uses __printf_chk: ' "  naming __printf_chk"
+objcopy
+plant lib/planted.c '#include <stdio.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <err.h>
+void planted(int n, const char *f, va_list ap); void planted(int n, const char *f, va_list ap) { if (n == 1) err(1, "x"); if (n == 2) warn("x"); if (n == 3) psignal(n, "x"); if (n == 4) putchar(n); vprintf(f, ap); }' -D_GNU_SOURCE
+calls
+is "$rc" 1 "lib calling err, warn, psignal, putchar and vprintf: the check fails"
+for f in err warn psignal putchar vprintf; do
+    like "$out" "^layering: lib/planted\\.c uses ([a-z_]+ )*$f( |:)" "  naming $f"
+done
+objcopy
 plant reports/planted.c '#include <stdio.h>
 int planted(FILE *f, int n); int planted(FILE *f, int n) { return fprintf(f, "%d\n", n) < 0 ? -1 : fputs("x\n", f); }'
 calls
@@ -286,6 +333,7 @@ plant cmd/planted.c '#include <stdio.h>
 void planted(int n); void planted(int n) { printf("%d\n", n); fputs("x\n", stderr); }'
 calls
 is "$rc" 0 "a command printing is allowed"
+is "$out" "" "  saying nothing"
 objcopy
 sed -i '/^print: harness\/sibling_main\.c /d' "$TMP/tree/layering.txt"
 calls
@@ -295,17 +343,17 @@ objcopy
 sed -i 's|^\(print: harness/sibling_main\.c\) .*|\1|' "$TMP/tree/layering.txt"
 calls
 is "$rc" 1 "a print exception without its reason fails"
-like "$out" 'layering\.txt:[0-9]+ keeps an exception without its reason \(accepted: print: FILE  # why\)' "  naming its line"
+is "$out" "layering: layering.txt:$(grep -n '^print: harness/sibling_main\.c$' "$TMP/tree/layering.txt" | cut -d: -f1) keeps an exception without its reason (accepted: print: FILE  # why)" "  naming its line"
 objcopy
 printf 'print: reports/plot.c  # once needed\n' >> "$TMP/tree/layering.txt"
 calls
 is "$rc" 1 "a print exception for a file that prints nothing fails"
-like "$out" 'layering\.txt:[0-9]+ keeps print: reports/plot\.c, which writes to no standard stream' "  naming it"
+is "$out" "layering: layering.txt:$(wc -l < "$TMP/tree/layering.txt") keeps print: reports/plot.c, which writes to no standard stream (remove it)" "  naming it and its line"
 objcopy
 printf 'print: cmd/main.c  # a command\n' >> "$TMP/tree/layering.txt"
 calls
 is "$rc" 1 "a print exception for a command fails"
-like "$out" 'keeps print: cmd/main\.c, which cmd/ may do anyway' "  naming it"
+is "$out" "layering: layering.txt:$(wc -l < "$TMP/tree/layering.txt") keeps print: cmd/main.c, which cmd/ may do anyway (remove it)" "  naming it and its line"
 
 # Function lengths, from the sources.
 long() {  # long LINES: a function of that many lines, first to last brace line

@@ -84,8 +84,8 @@ if [ -n "$objdir" ]; then
     # calls, the printing (only cmd/ names stdout or stderr or calls what
     # writes to them, printf, puts, perror..., a helper process's main kept
     # in layering.txt as "print: FILE  # why" aside), the names and the SQL.
+    trap 'rm -f "${symbols:-}"' EXIT
     symbols=$(mktemp)
-    trap 'rm -f "$symbols"' EXIT
     nm -A -g "${objs[@]}" > "$symbols"
     awk -v objdir="$objdir" -f "$tools/calls.awk" layering.txt "$symbols" || bad=1
     awk -v objdir="$objdir" -f "$tools/prints.awk" layering.txt "$symbols" || bad=1

@@ -12,7 +12,10 @@
     if (colon == 0) next
     obj = substr(line, 1, colon - 1); sub(/\.o$/, ".c", obj)
     n = split(substr(line, colon + 1), f, " ")
-    if (n != 3 || f[2] !~ /^[TDBRGSVW]$/) next
+    # (every kind of global that is defined: text, data, read-only, bss,
+    # small data, common, weak, indirect functions; a name that begins
+    # with "_" is the implementation's, as ASan's __odr_asan.NAME)
+    if (n != 3 || f[2] !~ /^[TDBRGSVWCi]$/ || f[3] ~ /^_/) next
     dir = obj; sub(/\/.*/, "", dir)
     word = f[3]; sub(/_.*/, "", word)
     if (!((word, dir) in seen)) {
@@ -22,8 +25,14 @@
     }
 }
 END {
-    for (word in nfolders) {
-        if (nfolders[word] < 2) continue
+    # (the words in order, so two runs, or mawk and gawk, say the same)
+    nw = 0
+    for (word in nfolders) if (nfolders[word] > 1) {
+        for (j = ++nw; j > 1 && words[j - 1] > word; j--) words[j] = words[j - 1]
+        words[j] = word
+    }
+    for (k = 1; k <= nw; k++) {
+        word = words[k]
         m = split(substr(folders[word], 2), d, " ")
         msg = ""
         for (i = 1; i <= m; i++) {
