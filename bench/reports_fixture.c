@@ -215,18 +215,18 @@ static int end_run(struct fixture *fx, const struct run_row *row, long i, uint64
         rc = m < 6 ? metric_set_put(&ms, six[m].name, six[m].base * label_step * noise, six[m].unit, six[m].dir)
                    : metric_set_put(&ms, name, 500 * label_step * noise, "x", PM_HIGHER);
     }
-    if (rc == 0 && (kv_set(&meta, "cap.method", "none") < 0 || kv_set(&meta, "swap.devices", "none") < 0 ||
-                    kv_set(&meta, "pressmark.version", "bench") < 0))
+    if (rc == 0 && (pm_kv_set(&meta, "cap.method", "none") < 0 || pm_kv_set(&meta, "swap.devices", "none") < 0 ||
+                    pm_kv_set(&meta, "pressmark.version", "bench") < 0))
         rc = -1;
     /* A real run's environment: some 60 sysctls, the same for every run. */
     for (int k = 0; k < 57 && rc == 0; k++) {
         char key[48];
         snprintf(key, sizeof key, "sysctl.vm.bench_setting_%02d", k);
-        rc = kv_setf(&meta, key, "%d", k * 37 % 101) < 0 ? -1 : 0;
+        rc = pm_kv_setf(&meta, key, "%d", k * 37 % 101) < 0 ? -1 : 0;
     }
     if (rc < 0) {
         metric_set_free(&ms);
-        kv_free(&meta);
+        pm_kv_free(&meta);
         return pm_errf(err, "out of memory");
     }
     bool failed = i % 97 == 96;
@@ -235,7 +235,7 @@ static int end_run(struct fixture *fx, const struct run_row *row, long i, uint64
                               .meta = &meta };
     rc = store_run_end(&fx->db, row->id, &rec, err);
     metric_set_free(&ms);
-    kv_free(&meta);
+    pm_kv_free(&meta);
     return rc;
 }
 
@@ -270,13 +270,13 @@ int main(int argc, char **argv)
     }
     struct pm_err err;
     struct machine_info mi;
-    int rc = machine_read(&mi, &err);
+    int rc = pm_machine_read(&mi, &err);
     if (rc == 0)
         rc = name_series(&fx, &err);
-    if (rc == 0 && (rc = pm_db_open(&fx.db, fx.path, true, &err)) == 0) {
-        fx.machine_id = machine_store(&fx.db, &mi, &err);
+    if (rc == 0 && (rc = store_db_open(&fx.db, fx.path, true, &err)) == 0) {
+        fx.machine_id = store_machine(&fx.db, &mi, &err);
         rc = fx.machine_id < 0 ? -1 : make_runs(&fx, &err);
-        pm_db_close(&fx.db);
+        store_db_close(&fx.db);
     }
     free(fx.names);
     if (rc < 0) {

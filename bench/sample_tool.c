@@ -97,7 +97,7 @@ static int load_recording(const char *path, int64_t run, struct recording *rec)
     struct pm_db db;
     struct pm_err err;
     struct tick_reader r;
-    if (pm_db_open(&db, path, false, &err) < 0 || tick_reader_open(&r, &db, run, &err) < 0) {
+    if (store_db_open(&db, path, false, &err) < 0 || tick_reader_open(&r, &db, run, &err) < 0) {
         fprintf(stderr, "sample_tool: %s\n", err.msg);
         return -1;
     }
@@ -125,7 +125,7 @@ static int load_recording(const char *path, int64_t run, struct recording *rec)
         rec->real[i] = r.real[i];
     }
     tick_reader_close(&r);
-    pm_db_close(&db);
+    store_db_close(&db);
     if (more < 0 || rec->ticks < 2) {
         fprintf(stderr, "sample_tool: %s: run %lld: %s\n", path, (long long)run, more < 0 ? err.msg : "too few ticks");
         return -1;
@@ -164,11 +164,11 @@ static int replay(const char *src, int64_t run, const char *dst, int copies, siz
     struct pm_db db;
     struct pm_err err;
     struct machine_info mi;
-    if (pm_db_open(&db, dst, true, &err) < 0 || machine_read(&mi, &err) < 0) {
+    if (store_db_open(&db, dst, true, &err) < 0 || pm_machine_read(&mi, &err) < 0) {
         fprintf(stderr, "sample_tool: %s\n", err.msg);
         return 1;
     }
-    int64_t mid = machine_store(&db, &mi, &err);
+    int64_t mid = store_machine(&db, &mi, &err);
     int64_t period = (rec.t_ns[rec.ticks - 1] - rec.t_ns[0]) * (int64_t)rec.ticks / (int64_t)(rec.ticks - 1);
     for (int c = 0; c < copies; c++) {
         struct run_row row = { .label = "replay", .workload = "record", .params = "",
@@ -205,7 +205,7 @@ static int replay(const char *src, int64_t run, const char *dst, int copies, siz
             return 1;
         }
     }
-    pm_db_close(&db);
+    store_db_close(&db);
     return 0;
 }
 

@@ -156,7 +156,7 @@ int bisect_load(struct bctx *c, int64_t id, const struct bisect_plan *given, boo
     if (rc == 0)
         rc = adopt(c, &s, given, &err);
     else
-        bisect_rec_free(&s);
+        store_bisect_rec_free(&s);
     if (rc < 0) {
         bisect_say(c, "pressmark bisect: %s", err.msg);
         return 2;
@@ -169,11 +169,11 @@ int bisect_open(struct bctx *c, const struct exp_events *ev, bool quiet)
     memset(c, 0, sizeof *c);
     c->ev = ev;
     c->quiet = quiet;
-    run_block_signals();
+    harness_block_signals();
     /* The harness's lines are the bisection's log; c->rs.say keeps the
      * stream for bisect_close, even when the session does not open. */
     struct pm_err err;
-    if (run_session_open(&c->rs, pm_db_path(), "bisect", exp_say_file(ev), &err) < 0) {
+    if (harness_session_open(&c->rs, store_db_path(), "bisect", exp_say_file(ev), &err) < 0) {
         exp_say(ev, EXP_LOG, "pressmark: %s\n", err.msg);
         return 2;
     }
@@ -190,7 +190,7 @@ int bisect_latest_id(struct bctx *c, bool unfinished, bool git, const char *what
         return 2;
     }
     *id = r.id;
-    bisect_rec_free(&r);
+    store_bisect_rec_free(&r);
     return 0;
 }
 
@@ -201,8 +201,8 @@ void bisect_close(struct bctx *c)
     free(c->bad.v);
     if (c->cell || c->plan.ncells)
         suite_plan_free(&c->plan);
-    bisect_rec_free(&c->rec);
-    run_session_close(&c->rs);
+    store_bisect_rec_free(&c->rec);
+    harness_session_close(&c->rs);
     if (c->rs.say)
         fclose(c->rs.say);
     c->rs.say = NULL;

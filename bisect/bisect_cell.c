@@ -145,7 +145,7 @@ static bool batch_complete(struct bctx *c, const char *name)
     if (suites_latest(&c->rs.db, name, &s, &err) != 1)
         return false;
     bool done = strcmp(s.state, "complete") == 0;
-    suite_rec_free(&s);
+    store_suite_rec_free(&s);
     return done;
 }
 

@@ -88,7 +88,7 @@ static int open_or_make(struct bctx *c, const struct bisect_plan *bp, int64_t *i
     int found = bisects_by_key(&c->rs.db, bp->rec.key, &old, &err);
     if (found > 0) {
         *id = old.id;
-        bisect_rec_free(&old);
+        store_bisect_rec_free(&old);
         return 0;
     }
     struct bisect_rec r = bp->rec;

@@ -19,7 +19,7 @@
 
 void bisect_plan_free(struct bisect_plan *bp)
 {
-    bisect_rec_free(&bp->rec);
+    store_bisect_rec_free(&bp->rec);
     free(bp->cands);
     bp->cands = NULL;
 }

@@ -15,7 +15,7 @@
 #include "store/bisects.h"
 #include "store/runinfo.h"
 
-void bisect_print_plan(const struct bisect_plan *bp)
+void cli_bisect_print_plan(const struct bisect_plan *bp)
 {
     const struct bisect_rec *r = &bp->rec;
     cmd_human_output();
@@ -47,7 +47,7 @@ static int kconfig_of(void *ctx, const char *key, const char *value, struct pm_e
 {
     (void)err;
     if (strncmp(key, "kconfig.", 8) == 0)
-        kv_set(ctx, key + 8, value);
+        pm_kv_set(ctx, key + 8, value);
     return 0;
 }
 
@@ -56,7 +56,7 @@ static void load_kconfig(struct pm_db *db, const char *kernel_key, struct kv_lis
     int64_t run = 0;
     struct pm_err err;
     if (kernel_key[0] && bisects_any_run(db, kernel_key, &run, &err) == 0 && run)
-        run_meta_each(db, run, kconfig_of, out, &err);
+        store_run_meta_each(db, run, kconfig_of, out, &err);
 }
 
 /* The last good and the first bad step: what the configurations are
@@ -120,7 +120,7 @@ static void print_json(const struct bisect_rec *r, const struct bisect_step_rec 
     json_steps(&j, v, n);
     jw_object_begin(&j, "kconfig_differences");
     for (size_t i = 0; i < b->n; i++) {
-        const char *was = kv_get(a, b->v[i].key);
+        const char *was = pm_kv_get(a, b->v[i].key);
         if (a->n && (!was || strcmp(was, b->v[i].value) != 0)) {
             jw_object_begin(&j, b->v[i].key);
             jw_string(&j, "last_good", was);
@@ -169,14 +169,14 @@ static void print_kconfig(const struct bisect_step_rec *lg, const struct bisect_
            "%s:\n", lg->kernel, fb->kernel);
     int shown = 0;
     for (size_t i = 0; i < b->n; i++) {
-        const char *was = kv_get(a, b->v[i].key);
+        const char *was = pm_kv_get(a, b->v[i].key);
         if (!was || strcmp(was, b->v[i].value) != 0) {
             printf("  %s: %s -> %s\n", b->v[i].key, was ? was : "(absent)", b->v[i].value);
             shown++;
         }
     }
     for (size_t i = 0; i < a->n; i++)
-        if (!kv_get(b, a->v[i].key)) {
+        if (!pm_kv_get(b, a->v[i].key)) {
             printf("  %s: %s -> (absent)\n", a->v[i].key, a->v[i].value);
             shown++;
         }
@@ -184,7 +184,7 @@ static void print_kconfig(const struct bisect_step_rec *lg, const struct bisect_
         printf("  none\n");
 }
 
-void bisect_print_result(int64_t id, bool json)
+void cli_bisect_print_result(int64_t id, bool json)
 {
     struct pm_db db;
     struct pm_err err;
@@ -194,7 +194,7 @@ void bisect_print_result(int64_t id, bool json)
     if (cmd_open_db(&db, "bisect") != 0)
         return;
     if (bisects_get(&db, id, &r, &err) != 1 || bisects_steps(&db, id, &v, &n, &err) < 0) {
-        pm_db_close(&db);
+        store_db_close(&db);
         return;
     }
     const struct bisect_step_rec *lg, *fb;
@@ -226,9 +226,9 @@ void bisect_print_result(int64_t id, bool json)
                boots, boots - step_boots, step_boots);
         print_kconfig(lg, fb, &a, &b);
     }
-    kv_free(&a);
-    kv_free(&b);
+    pm_kv_free(&a);
+    pm_kv_free(&b);
     free(v);
-    bisect_rec_free(&r);
-    pm_db_close(&db);
+    store_bisect_rec_free(&r);
+    store_db_close(&db);
 }

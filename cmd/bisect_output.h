@@ -6,9 +6,9 @@
 #include <stdint.h>
 #include "bisect/bisect.h"
 
-void bisect_print_plan(const struct bisect_plan *bp);
+void cli_bisect_print_plan(const struct bisect_plan *bp);
 /* The first bad kernel, every step's evidence, the boots and the
  * kernel configuration differences; as JSON with json. */
-void bisect_print_result(int64_t id, bool json);
+void cli_bisect_print_result(int64_t id, bool json);
 
 #endif

@@ -19,7 +19,7 @@
 #include "lib/units.h"
 #include <unistd.h>
 
-int pm_usage(const char *cmd, const char *fmt, ...)
+int cli_usage(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -64,7 +64,7 @@ void cmd_settle_status(struct run_info *ri)
 
 int cli_read_db(struct pm_db *db, struct pm_err *err)
 {
-    const char *path = pm_db_path();
+    const char *path = store_db_path();
     if (access(path, F_OK) != 0)
         return pm_errf(err, "%s: no results database here yet (a run command creates it; --db or PRESSMARK_DB choose "
                        "another)", path);
@@ -81,7 +81,7 @@ int cmd_open_db(struct pm_db *db, const char *cmd)
 {
     struct pm_err err;
     if (cli_read_db(db, &err) < 0)
-        return pm_usage(cmd, "%s", err.msg);
+        return cli_usage(cmd, "%s", err.msg);
     return 0;
 }
 
@@ -109,11 +109,11 @@ int cli_suite_id(const char *value, int64_t *id, struct pm_err *err)
     return 0;
 }
 
-int run_opts_finish(struct run_opts *ro, const char *cmd)
+int cli_run_opts_finish(struct run_opts *ro, const char *cmd)
 {
     struct pm_err err;
-    if (run_opts_check(ro, &err) < 0)
-        return pm_usage(cmd, "%s", err.msg);
+    if (exp_run_opts_check(ro, &err) < 0)
+        return cli_usage(cmd, "%s", err.msg);
     return 0;
 }
 
@@ -121,7 +121,7 @@ int cli_run_outcome(const struct run_outcome *o)
 {
     if (o->error) {
         char line[RUN_OUTCOME_LINE];
-        run_outcome_error(o, line, sizeof line);
+        harness_outcome_error(o, line, sizeof line);
         fprintf(stderr, "pressmark: %s\n", line);
     }
     if (o->abort_sig)
@@ -132,7 +132,7 @@ int cli_run_outcome(const struct run_outcome *o)
 void cli_push_after_store(void *arg, struct pm_db *db, int64_t run_id)
 {
     struct pm_err err;
-    if (run_opts_push(arg, db, run_id, &err) < 0)
+    if (exp_run_opts_push(arg, db, run_id, &err) < 0)
         fprintf(stderr, "pressmark: push: %s; run %lld stays queued for the next 'pressmark push'\n", err.msg,
                 (long long)run_id);
 }

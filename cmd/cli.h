@@ -20,7 +20,7 @@ struct run_outcome;
  * 128 + N interrupted by signal N. */
 
 /* Print "pressmark CMD: message" to stderr and return 2. */
-int pm_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Open the database for a command that only reads it (it must exist):
  * read-only, verified, an older schema migrated in a private copy, so
@@ -45,7 +45,7 @@ int cli_check_workload(void *state, const char *value, struct pm_err *err);
 int cli_suite_id(const char *value, int64_t *id, struct pm_err *err);
 /* Check the options together once all are parsed (root, cap method here,
  * mem-high below the cap). Returns 0, or 2 after printing the one line. */
-int run_opts_finish(struct run_opts *ro, const char *cmd);
+int cli_run_opts_finish(struct run_opts *ro, const char *cmd);
 
 /* --push's hook for a run plan (arg: the struct run_opts): each run goes
  * out as soon as it is stored; a server that is down leaves it queued for
@@ -74,7 +74,7 @@ int cmd_chat_server(int argc, char **argv);
 int cmd_suite(int argc, char **argv);
 int cmd_lava(int argc, char **argv);
 /* A kernel's VM image made or found, its directory printed (cmd/vm_image.c). */
-int vm_image_main(int argc, char **argv);
+int cli_vm_image_main(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
 
 #endif

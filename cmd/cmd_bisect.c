@@ -109,14 +109,14 @@ static int kind_of(const struct bisect_opts *o, enum bisect_kind *k)
 {
     int n = o->packages + o->debs + (o->git[0] != '\0');
     if (n != 1)
-        return pm_usage("bisect", "%s (accepted: one of --packages, --debs, --git REPO)",
+        return cli_usage("bisect", "%s (accepted: one of --packages, --debs, --git REPO)",
                         n ? "more than one kind of candidates" : "no kind of candidates"), -1;
     *k = o->packages ? BISECT_PACKAGES : o->debs ? BISECT_DEBS : BISECT_GIT;
     if (*k == BISECT_GIT && !o->build[0])
-        return pm_usage("bisect", "--git %s needs --build CMD (accepted: the command that builds a checkout)",
+        return cli_usage("bisect", "--git %s needs --build CMD (accepted: the command that builds a checkout)",
                         o->git), -1;
     if (!o->good[0] || !o->bad[0])
-        return pm_usage("bisect", "--good and --bad are needed (accepted: the last good and the first known bad "
+        return cli_usage("bisect", "--good and --bad are needed (accepted: the last good and the first known bad "
                         "kernel)"), -1;
     return 0;
 }
@@ -127,9 +127,9 @@ static int run_new(const struct bisect_opts *o, int argc, char **argv, int first
     if (kind_of(o, &kind) < 0)
         return PM_EXIT_USAGE;
     if (first >= argc)
-        return pm_usage("bisect", "name a suite file (pressmark bisect [options] FILE)");
+        return cli_usage("bisect", "name a suite file (pressmark bisect [options] FILE)");
     if (kind != BISECT_DEBS && argc - first > 1)
-        return pm_usage("bisect", "'%s': package files after FILE go with --debs only", argv[first + 1]);
+        return cli_usage("bisect", "'%s': package files after FILE go with --debs only", argv[first + 1]);
     struct bisect_args a = { .suite_path = argv[first], .cell = o->cell, .metric = o->metric, .kind = kind,
                              .good = o->good, .bad = o->bad, .repo = o->git, .build = o->build,
                              .debs = argv + first + 1, .ndebs = (size_t)(argc - first - 1), .runs = (int)o->runs,
@@ -137,21 +137,21 @@ static int run_new(const struct bisect_opts *o, int argc, char **argv, int first
     struct bisect_plan bp;
     struct pm_err err;
     if (bisect_prepare(&a, &bp, &err) < 0)
-        return pm_usage("bisect", "%s", err.msg);
+        return cli_usage("bisect", "%s", err.msg);
     if (o->plan) {
-        bisect_print_plan(&bp);
+        cli_bisect_print_plan(&bp);
         bisect_plan_free(&bp);
         return 0;
     }
     struct suite_output so;
     struct exp_events ev;
-    suite_output_init(&so, o->quiet, &ev);
+    cli_suite_output_init(&so, o->quiet, &ev);
     int64_t id = 0;
     int rc = bisect_run(&bp, &ev, o->quiet, &id);
-    suite_output_free(&so);
+    cli_suite_output_free(&so);
     bisect_plan_free(&bp);
     if (id && rc < 128 && rc != 2)
-        bisect_print_result(id, o->format == 1);
+        cli_bisect_print_result(id, o->format == 1);
     return rc;
 }
 
@@ -161,41 +161,41 @@ static int run_resume(const struct bisect_opts *o, int argc, char **argv, int fi
 {
     const char *what = o->step ? "--step" : "--continue";
     if (first >= argc)
-        return pm_usage("bisect", "%s needs the suite FILE the bisection was started with (accepted: pressmark bisect "
+        return cli_usage("bisect", "%s needs the suite FILE the bisection was started with (accepted: pressmark bisect "
                         "%s [--id N] [--git REPO --build CMD] FILE%s)", what, what, o->step ? "" : " [PACKAGE-FILE...]");
     if (o->step && (!o->git[0] || !o->build[0]))
-        return pm_usage("bisect", "--step needs --git REPO and --build CMD (accepted: those the git bisection was "
+        return cli_usage("bisect", "--step needs --git REPO and --build CMD (accepted: those the git bisection was "
                         "started with)");
     if (!o->git[0] != !o->build[0])
-        return pm_usage("bisect", "--continue %s: --git REPO and --build CMD go together (accepted: both, as a git "
+        return cli_usage("bisect", "--continue %s: --git REPO and --build CMD go together (accepted: both, as a git "
                         "bisection was started with, or neither)", o->git[0] ? "--git" : "--build");
     if (o->step && argc - first > 1)
-        return pm_usage("bisect", "'%s': --step takes one FILE (accepted: --step --git REPO --build CMD FILE)",
+        return cli_usage("bisect", "'%s': --step takes one FILE (accepted: --step --git REPO --build CMD FILE)",
                         argv[first + 1]);
     struct bisect_resume_args a = { .suite_path = argv[first], .repo = o->git, .build = o->build,
                                     .debs = argv + first + 1, .ndebs = (size_t)(argc - first - 1) };
     struct bisect_plan given;
     struct pm_err err;
     if (bisect_prepare_resume(&a, &given, &err) < 0)
-        return pm_usage("bisect", "%s", err.msg);
+        return cli_usage("bisect", "%s", err.msg);
     struct suite_output so;
     struct exp_events ev;
-    suite_output_init(&so, o->quiet, &ev);
+    cli_suite_output_init(&so, o->quiet, &ev);
     char cwd[PATH_MAX];
     int64_t id = o->id;
     int rc = o->step ? (getcwd(cwd, sizeof cwd) ? bisect_step_here(id, &given, cwd, &ev, o->quiet) : 128)
                      : bisect_resume(id, &given, &ev, o->quiet, &id);
-    suite_output_free(&so);
+    cli_suite_output_free(&so);
     bisect_plan_free(&given);
     if (!o->step && id && rc < 128 && rc != 2)
-        bisect_print_result(id, o->format == 1);
+        cli_bisect_print_result(id, o->format == 1);
     return rc;
 }
 
 int cmd_bisect(int argc, char **argv)
 {
     struct bisect_opts o = { 0 };
-    const struct cmd_group groups[] = { { NULL, bisect_options, &o }, { "", pm_db_option, NULL } };
+    const struct cmd_group groups[] = { { NULL, bisect_options, &o }, { "", exp_db_option, NULL } };
     const struct cmd_spec spec = { .name = "bisect", .usage = bisect_usage, .groups = groups, .ngroups = 2,
                                    .max_args = -1, .first = 1 };
     int first = cmd_parse(&spec, argc, argv);

@@ -40,7 +40,7 @@ int cmd_chat_server(int argc, char **argv)
     if (r < 0)
         return cmd_parse_exit(r);
     if (!o.listen[0])
-        return pm_usage("chat-server", "--listen ADDR:PORT is needed (e.g. --listen 0.0.0.0:8000)");
+        return cli_usage("chat-server", "--listen ADDR:PORT is needed (e.g. --listen 0.0.0.0:8000)");
     struct chat_server_config cfg = { .listen = o.listen, .once = o.once, .heap = o.heap, .msg_alloc = o.msg_alloc,
                                       .report_fd = -1 };
     return chat_server_main(&cfg);

@@ -192,11 +192,11 @@ static int check_labels(struct pm_db *db, const struct compare_opts *o, char **l
         if (!l)
             continue;
         size_t runs;
-        if (run_label_count(db, l, &runs, &err) < 0)
-            return pm_usage("compare", "%s", err.msg);
+        if (store_run_label_count(db, l, &runs, &err) < 0)
+            return cli_usage("compare", "%s", err.msg);
         if (runs == 0)
-            return pm_usage("compare", "%s'%s' has no runs in %s (see 'pressmark list')", i == n ? "--baseline: " : "",
-                            l, pm_db_path());
+            return cli_usage("compare", "%s'%s' has no runs in %s (see 'pressmark list')", i == n ? "--baseline: " : "",
+                            l, store_db_path());
     }
     return 0;
 }
@@ -207,16 +207,16 @@ static int open_baseline(const struct compare_opts *o, struct foreign_db *fdb)
     struct pm_err err;
     char local[4200], how[128];
     if (fetch_baseline(o->baseline_db, o->max_download, local, sizeof local, how, sizeof how, &err) < 0)
-        return pm_usage("compare", "--baseline-db: %s", err.msg);
+        return cli_usage("compare", "--baseline-db: %s", err.msg);
     if (foreign_db_open(local, fdb, &err) < 0)
-        return pm_usage("compare", "--baseline-db %s: %s", o->baseline_db, err.msg);
+        return cli_usage("compare", "--baseline-db %s: %s", o->baseline_db, err.msg);
     fprintf(stderr, "pressmark compare: baseline database %s (%s)\n", o->baseline_db, how);
     if (!o->baseline[0])
         return 0;
     size_t found = 0;
-    if (run_label_count(&fdb->db, o->baseline, &found, &err) < 0 || found == 0) {
+    if (store_run_label_count(&fdb->db, o->baseline, &found, &err) < 0 || found == 0) {
         foreign_db_close(fdb);
-        return pm_usage("compare", "--baseline: '%s' has no runs in %s", o->baseline, o->baseline_db);
+        return cli_usage("compare", "--baseline: '%s' has no runs in %s", o->baseline, o->baseline_db);
     }
     return 0;
 }
@@ -236,13 +236,13 @@ static int pick_workloads(struct pm_db *db, const struct compare_opts *o, char *
     *nw = 0;
     if (o->workload[0]) {
         if (!(*out = malloc(sizeof **out)) || !((*out)[0] = strdup(o->workload)))
-            return pm_usage("compare", "out of memory");
+            return cli_usage("compare", "out of memory");
         *nw = 1;
     } else if (compare_workloads(db, sel, nsel, out, nw, &err) < 0) {
-        return pm_usage("compare", "%s", err.msg);
+        return cli_usage("compare", "%s", err.msg);
     }
     if (*nw == 0)
-        return pm_usage("compare", "no runs to compare in %s", pm_db_path());
+        return cli_usage("compare", "no runs to compare in %s", store_db_path());
     return 0;
 }
 
@@ -258,13 +258,13 @@ static int write_junit(const char *path, const struct junit_job *jb)
 {
     FILE *jf = pm_create_file(path);
     if (!jf)
-        return pm_usage("compare", "--junit: %s: %s", path, strerror(errno));
+        return cli_usage("compare", "--junit: %s: %s", path, strerror(errno));
     if (jb->history)
         hgate_junit(jf, jb->history);
     else
         junit_write(jf, jb->cs, jb->n, jb->pct);
     if (fclose(jf) != 0)
-        return pm_usage("compare", "--junit: %s: %s", path, strerror(errno));
+        return cli_usage("compare", "--junit: %s: %s", path, strerror(errno));
     return 0;
 }
 
@@ -299,7 +299,7 @@ static int build_all(struct pm_db *db, const struct compare_opts *o, struct fore
                                       .seed = o->seed };
         if (compare_build(db, &rq, &cmps[i], &err) < 0 || (jb->axes && compare_grid(&cmps[i], jb->axes, &err) < 0)) {
             compare_free(&cmps[i]);
-            return pm_usage("compare", "%s", err.msg);
+            return cli_usage("compare", "%s", err.msg);
         }
         if (sv)
             snprintf(cmps[i].suite, sizeof cmps[i].suite, "%s", sv->title);
@@ -319,25 +319,25 @@ static int compare_all(struct pm_db *db, const struct compare_opts *o, struct fo
     if (!cmps || !cptrs) {
         free(cmps);
         free(cptrs);
-        return pm_usage("compare", "out of memory");
+        return cli_usage("compare", "out of memory");
     }
     size_t built = 0;
     int rc = build_all(db, o, fdb, jobs, nj, sv, cptrs, cmps, &built);
     if (rc == 0 && compare_judge(cptrs, built, o->alpha) < 0)
-        rc = pm_usage("compare", "out of memory");
+        rc = cli_usage("compare", "out of memory");
     const struct cmp_format *fmt = cmp_format_get(o->format);
     if (fmt->human)
         cmd_human_output();
     struct cmp_writer w = { .f = stdout, .fmt = fmt, .log = stderr };
     struct across *across = NULL;
     if (rc == 0 && compare_across(cptrs, built, &across, &w.nacross) < 0)
-        rc = pm_usage("compare", "out of memory");
+        rc = cli_usage("compare", "out of memory");
     w.across = across;
     /* The isolation figures draw their intervals whatever the format. */
     struct isolation iso = { 0 };
     struct pm_err ierr;
     if (rc == 0 && isolation_build(db, cptrs, built, &iso, &ierr) < 0)
-        rc = pm_usage("compare", "%s", ierr.msg);
+        rc = cli_usage("compare", "%s", ierr.msg);
     w.isolation = &iso;
     w.isolation_only = o->isolation_only;
     w.fmt->begin(&w);
@@ -372,14 +372,14 @@ static int suite_jobs(struct pm_db *db, const struct compare_opts *o, struct sui
 {
     struct pm_err err;
     if (o->baseline_db[0] || o->baseline[0])
-        return pm_usage("compare", "--suite: compares the suite's cells against its baseline cell; it takes no "
+        return cli_usage("compare", "--suite: compares the suite's cells against its baseline cell; it takes no "
                         "labels, --baseline or --baseline-db");
     if (suite_view_load(db, o->suite_id, sv, &err) < 0)
-        return pm_usage("compare", "--suite: %s", err.msg);
+        return cli_usage("compare", "--suite: %s", err.msg);
     if (suite_view_groups(sv, gs, &err) < 0)
-        return pm_usage("compare", "--suite: %s", err.msg);
+        return cli_usage("compare", "--suite: %s", err.msg);
     if (!(*jobs = calloc(gs->n ? gs->n : 1, sizeof **jobs)))
-        return pm_usage("compare", "out of memory");
+        return cli_usage("compare", "out of memory");
     for (size_t g = 0; g < gs->n; g++) {
         const struct suite_view_group *grp = &gs->v[g];
         if (o->workload[0] && strcmp(o->workload, grp->workload) != 0)
@@ -393,7 +393,7 @@ static int suite_jobs(struct pm_db *db, const struct compare_opts *o, struct sui
     {
         char title[512];         /* the suite's name is the database's: data, not escapes */
         quote_terminal(sv->title, title, sizeof title);
-        return pm_usage("compare", "--workload: %s has no cells of workload %s", title, o->workload);
+        return cli_usage("compare", "--workload: %s has no cells of workload %s", title, o->workload);
     }
     return 0;
 }
@@ -404,7 +404,7 @@ static int label_jobs(struct pm_db *db, const struct compare_opts *o, char **lab
 {
     int rc = pick_workloads(db, o, labels, nlabels, workloads, nw);
     if (rc == 0 && !(*jobs = calloc(*nw ? *nw : 1, sizeof **jobs)))
-        rc = pm_usage("compare", "out of memory");
+        rc = cli_usage("compare", "out of memory");
     for (size_t i = 0; rc == 0 && i < *nw; i++)
         (*jobs)[(*nj)++] = (struct compare_job){ .workload = (*workloads)[i], .labels = (const char *const *)labels,
                                                  .nlabels = nlabels };
@@ -415,18 +415,18 @@ static int label_jobs(struct pm_db *db, const struct compare_opts *o, char **lab
 static int history_refuses(const struct compare_opts *o)
 {
     if (!o->history && o->has_window)
-        return pm_usage("compare", "--window: '%u' judges a history's newest nights; it needs --history", o->window);
+        return cli_usage("compare", "--window: '%u' judges a history's newest nights; it needs --history", o->window);
     if (!o->history)
         return 0;
     const char *other = o->has_suite ? "--suite" : o->baseline[0] ? "--baseline" : o->baseline_db[0] ? "--baseline-db"
                         : o->long_view ? "--long" : o->exclude_outliers ? "--exclude-outliers"
                         : o->isolation_only ? "--isolation" : NULL;
     if (other)
-        return pm_usage("compare", "--history: judges each label's nights against its own history; it takes no %s",
+        return cli_usage("compare", "--history: judges each label's nights against its own history; it takes no %s",
                         other);
     const char *fmt = cmp_format_names[o->format];
     if (strcmp(fmt, "text") != 0 && strcmp(fmt, "json") != 0)
-        return pm_usage("compare", "--format: '%s' is not a format of --history (accepted: text, json)", fmt);
+        return cli_usage("compare", "--format: '%s' is not a format of --history (accepted: text, json)", fmt);
     return 0;
 }
 
@@ -449,9 +449,9 @@ static int compare_history(struct pm_db *db, const struct compare_opts *o, char 
     if (built < 0 || g.n == 0) {
         hgate_free(&g);
         if (built < 0)
-            return pm_usage("compare", "%s", err.msg);
-        return pm_usage("compare", "--history: no ok runs%s%s to judge in %s", rq.workload ? " of workload " : "",
-                        rq.workload ? rq.workload : "", pm_db_path());
+            return cli_usage("compare", "%s", err.msg);
+        return cli_usage("compare", "--history: no ok runs%s%s to judge in %s", rq.workload ? " of workload " : "",
+                        rq.workload ? rq.workload : "", store_db_path());
     }
     char findings[16384] = "";
     int verdict = hgate_verdict(&g, findings, sizeof findings);
@@ -465,7 +465,7 @@ static int compare_history(struct pm_db *db, const struct compare_opts *o, char 
     } else {
         /* The JSON stays parseable: the verdict's line goes to stderr. */
         if (hgate_write_json(stdout, &g, o->judge, verdict, findings) < 0)
-            rc = pm_usage("compare", "the JSON could not be written");
+            rc = cli_usage("compare", "the JSON could not be written");
         if (o->judge)
             hgate_print_verdict(stderr, &g, verdict);
     }
@@ -480,7 +480,7 @@ static int compare_history(struct pm_db *db, const struct compare_opts *o, char 
 int cmd_compare(int argc, char **argv)
 {
     struct compare_opts o = { .pct = 5.0, .window = HISTORY_WINDOW };
-    const struct cmd_group groups[] = { { NULL, compare_options, &o }, { "", pm_db_option, NULL } };
+    const struct cmd_group groups[] = { { NULL, compare_options, &o }, { "", exp_db_option, NULL } };
     const struct cmd_spec spec = { .name = "compare", .usage = compare_usage, .groups = groups, .ngroups = 2,
                                    .max_args = MAX_ITEMS };
     int first = cmd_parse(&spec, argc, argv);
@@ -495,7 +495,7 @@ int cmd_compare(int argc, char **argv)
         return PM_EXIT_USAGE;
     if (o.history) {
         int hrc = compare_history(&db, &o, labels, nlabels);
-        pm_db_close(&db);
+        store_db_close(&db);
         return hrc;
     }
     struct foreign_db fdb = { 0 };
@@ -506,7 +506,7 @@ int cmd_compare(int argc, char **argv)
     struct suite_view_groups gs = { 0 };
     int rc;
     if (o.has_suite && nlabels)
-        rc = pm_usage("compare", "--suite: compares the suite's cells against its baseline cell; it takes no "
+        rc = cli_usage("compare", "--suite: compares the suite's cells against its baseline cell; it takes no "
                       "labels, --baseline or --baseline-db");
     else if (o.has_suite)
         rc = suite_jobs(&db, &o, &sv, &gs, &jobs, &nj);
@@ -527,6 +527,6 @@ int cmd_compare(int argc, char **argv)
         free(workloads[i]);
     free(workloads);
     free(jobs);
-    pm_db_close(&db);
+    store_db_close(&db);
     return rc;
 }

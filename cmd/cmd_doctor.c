@@ -30,8 +30,8 @@ int cmd_doctor(int argc, char **argv)
         return cmd_parse_exit(r);
     struct machine_info mi;
     struct pm_err err;
-    if (machine_read(&mi, &err) < 0) {
-        return pm_usage("doctor", "%s", err.msg);
+    if (pm_machine_read(&mi, &err) < 0) {
+        return cli_usage("doctor", "%s", err.msg);
     }
     bool root = geteuid() == 0;
     printf("machine: %s, kernel %s, %d CPUs, MemTotal %lld kB, page size %ld\n\n", mi.hostname, mi.kernel,
@@ -97,7 +97,7 @@ int cmd_doctor(int argc, char **argv)
     printf("  state and lock               %s (an interrupted run is undone by the next invocation)\n", undo_state_dir());
     printf("  samplers                     /proc/stat, /proc/vmstat, /proc/meminfo%s, heartbeat every 100 ms\n",
            has_psi ? ", /proc/pressure/{memory,cpu,io}" : "");
-    printf("  database                     %s\n", pm_db_path());
+    printf("  database                     %s\n", store_db_path());
     char cache[PATH_MAX];
     if (pm_cache_root(cache, sizeof cache) == 0)
         printf("  cache                        %s (generated trees, fetched baselines, filestream's files)\n", cache);

@@ -96,23 +96,23 @@ static int select_runs(struct pm_db *db, char **sel, int nsel, int64_t **ids, si
     *ids = NULL;
     *n = 0;
     if (nsel == 0) {
-        int64_t latest = run_latest(db, &err);
+        int64_t latest = store_run_latest(db, &err);
         if (latest < 0)
-            return pm_usage("export", "%s", err.msg);
+            return cli_usage("export", "%s", err.msg);
         if (latest == 0)
-            return pm_usage("export", "no runs in %s yet", db->path);
+            return cli_usage("export", "no runs in %s yet", db->path);
         if (!(*ids = malloc(sizeof **ids)))
-            return pm_usage("export", "out of memory");
+            return cli_usage("export", "out of memory");
         (*ids)[(*n)++] = latest;
         return 0;
     }
     for (int s = 0; s < nsel; s++) {
         int64_t *got = NULL;
-        int k = run_select(db, sel[s], &got, &err);
+        int k = store_run_select(db, sel[s], &got, &err);
         if (k < 0)
-            return pm_usage("export", "%s", err.msg);
+            return cli_usage("export", "%s", err.msg);
         if (k == 0)
-            return pm_usage("export", "no run, UUID or label '%s' in %s (see 'pressmark list')", sel[s], db->path);
+            return cli_usage("export", "no run, UUID or label '%s' in %s (see 'pressmark list')", sel[s], db->path);
         for (int j = 0; j < k; j++) {
             size_t d = 0;
             while (d < *n && (*ids)[d] != got[j])
@@ -121,7 +121,7 @@ static int select_runs(struct pm_db *db, char **sel, int nsel, int64_t **ids, si
                 continue;
             if (ALLOC_GROW(*ids, *n + 1, cap) < 0) {
                 free(got);
-                return pm_usage("export", "out of memory");
+                return cli_usage("export", "out of memory");
             }
             (*ids)[(*n)++] = got[j];
         }
@@ -154,7 +154,7 @@ static int export_to(struct pm_db *db, const struct export_request *rq, const ch
     struct pm_err err;
     struct pm_outfile of;
     if (out[0] && pm_outfile_open(&of, out, &err) < 0)
-        return pm_usage("export", "--out: %s", err.msg);
+        return cli_usage("export", "--out: %s", err.msg);
     bool written;
     int rc = export_runs(db, rq, out[0] ? of.f : stdout, &written, &err);
     if (rc < 0) {
@@ -163,19 +163,19 @@ static int export_to(struct pm_db *db, const struct export_request *rq, const ch
         /* Refused before the first byte, or failed part way: with --out
          * nothing was made either way; on standard output the one line
          * says that what went out is not the whole export. */
-        return pm_usage("export", "%s%s", err.msg, written && !out[0] ? " (the output above is incomplete)" : "");
+        return cli_usage("export", "%s%s", err.msg, written && !out[0] ? " (the output above is incomplete)" : "");
     }
     if (out[0] && pm_outfile_commit(&of) < 0)
-        return pm_usage("export", "--out: %s: %s", out, strerror(errno));
+        return cli_usage("export", "--out: %s: %s", out, strerror(errno));
     if (!out[0] && fflush(stdout) != 0)
-        return pm_usage("export", "writing the export: %s", strerror(errno));
+        return cli_usage("export", "writing the export: %s", strerror(errno));
     return 0;
 }
 
 int cmd_export(int argc, char **argv)
 {
     struct export_opts o = { .wide = false };
-    const struct cmd_group groups[] = { { NULL, export_options, &o }, { "", pm_db_option, NULL } };
+    const struct cmd_group groups[] = { { NULL, export_options, &o }, { "", exp_db_option, NULL } };
     const struct cmd_spec spec = { .name = "export", .usage = export_usage, .groups = groups, .ngroups = 2,
                                    .max_args = -1 };
     int first = cmd_parse(&spec, argc, argv);
@@ -185,11 +185,11 @@ int cmd_export(int argc, char **argv)
     struct export_request rq = { .format = (enum export_format)o.format, .what = o.what, .wide = o.wide,
                                  .globs = globs, .nglobs = split_globs(o.series, globs) };
     if (rq.nglobs == MAX_GLOBS && strchr(globs[MAX_GLOBS - 1], ','))
-        return pm_usage("export", "--series: more than %d patterns", MAX_GLOBS);
+        return cli_usage("export", "--series: more than %d patterns", MAX_GLOBS);
     struct pm_err err;
     /* The format's rules first: a wrong combination needs no database. */
     if (export_check(&rq, &err) < 0)
-        return pm_usage("export", "%s", err.msg);
+        return cli_usage("export", "%s", err.msg);
     struct pm_db db;
     if (cmd_open_db(&db, "export") != 0)
         return PM_EXIT_USAGE;
@@ -202,6 +202,6 @@ int cmd_export(int argc, char **argv)
         rc = export_to(&db, &rq, o.out);
     }
     free(ids);
-    pm_db_close(&db);
+    store_db_close(&db);
     return rc;
 }

@@ -83,7 +83,7 @@ static int draw(const struct history *h, const char *chart)
     base[strlen(base) - 4] = '\0';
     bool svg = strcmp(chart + strlen(chart) - 4, ".svg") == 0;
     if (history_chart(h, dir, base, svg, written, &err) < 0)
-        return pm_usage("history", "--chart: %s", err.msg);
+        return cli_usage("history", "--chart: %s", err.msg);
     fprintf(stderr, "pressmark history: chart %s (its gnuplot script %s/%s.gp, data %s/%s.dat)\n", written, dir, base,
             dir, base);
     return 0;
@@ -97,7 +97,7 @@ static int show(const struct history *h, const struct history_opts *o)
             return rc;
     }
     if (o->format == HISTORY_JSON)
-        return history_write_json(stdout, h) < 0 ? pm_usage("history", "the JSON could not be written") : 0;
+        return history_write_json(stdout, h) < 0 ? cli_usage("history", "the JSON could not be written") : 0;
     if (o->format == HISTORY_CSV) {
         history_print_csv(stdout, h);
         return 0;
@@ -110,16 +110,16 @@ static int show(const struct history *h, const struct history_opts *o)
 int cmd_history(int argc, char **argv)
 {
     struct history_opts o = { .seed = 0 };
-    const struct cmd_group groups[] = { { NULL, history_options, &o }, { "", pm_db_option, NULL } };
+    const struct cmd_group groups[] = { { NULL, history_options, &o }, { "", exp_db_option, NULL } };
     const struct cmd_spec spec = { .name = "history", .usage = history_usage, .groups = groups, .ngroups = 2,
                                    .max_args = 1 };
     int first = cmd_parse(&spec, argc, argv);
     if (first < 0)
         return cmd_parse_exit(first);
     if (first >= argc)
-        return pm_usage("history", "a label is needed: pressmark history [options] LABEL (see 'pressmark list')");
+        return cli_usage("history", "a label is needed: pressmark history [options] LABEL (see 'pressmark list')");
     if (o.chart[0] && !plot_have_gnuplot())
-        return pm_usage("history", "--chart: gnuplot is not installed (as root: apt-get install gnuplot-nox)");
+        return cli_usage("history", "--chart: gnuplot is not installed (as root: apt-get install gnuplot-nox)");
     struct cp_opts cp;
     cp_opts_default(&cp);
     if (o.seed)
@@ -132,8 +132,8 @@ int cmd_history(int argc, char **argv)
     const struct history_request rq = { .label = argv[first], .workload = o.workload[0] ? o.workload : NULL,
                                         .metric = o.metric[0] ? o.metric : NULL, .allow_emulated = o.allow_emulated,
                                         .detect = o.change_points, .cp = &cp };
-    int rc = history_build(&db, &rq, &h, &err) < 0 ? pm_usage("history", "%s", err.msg) : show(&h, &o);
+    int rc = history_build(&db, &rq, &h, &err) < 0 ? cli_usage("history", "%s", err.msg) : show(&h, &o);
     history_free(&h);
-    pm_db_close(&db);
+    store_db_close(&db);
     return rc;
 }

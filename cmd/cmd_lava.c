@@ -52,9 +52,9 @@ static int run_step(const char *path, const struct suite_run_opts *ro)
 {
     struct suite_output so;
     struct exp_events ev;
-    suite_output_init(&so, ro->quiet, &ev);
+    cli_suite_output_init(&so, ro->quiet, &ev);
     int rc = suite_run(path, ro, &ev);
-    suite_output_free(&so);
+    cli_suite_output_free(&so);
     return rc;
 }
 
@@ -65,11 +65,11 @@ static int cmd_lava_job(int argc, char **argv)
     if (first < 0)
         return cmd_parse_exit(first);
     if (first >= argc)
-        return pm_usage("lava job", "name a suite file (pressmark lava job FILE)");
+        return cli_usage("lava job", "name a suite file (pressmark lava job FILE)");
     const char *dir = o.out[0] ? o.out : ".";
     struct stat st;
     if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
-        return pm_usage("lava job", "--output %s: not a directory (accepted: an existing directory)", dir);
+        return cli_usage("lava job", "--output %s: not a directory (accepted: an existing directory)", dir);
     struct exp_lava_step step = { .step = LAVA_MAKE, .out = dir };
     struct suite_run_opts ro = { .quiet = o.quiet, .backend_cmd = "lava", .backend_opts = &step };
     return run_step(argv[first], &ro);
@@ -82,7 +82,7 @@ static int cmd_lava_submit(int argc, char **argv)
     if (first < 0)
         return cmd_parse_exit(first);
     if (first >= argc)
-        return pm_usage("lava submit", "name a suite file (pressmark lava submit FILE)");
+        return cli_usage("lava submit", "name a suite file (pressmark lava submit FILE)");
     struct exp_lava_step step = { .step = LAVA_SUBMIT };
     struct suite_run_opts ro = { .quiet = o.quiet, .backend_cmd = "lava", .backend_opts = &step };
     return run_step(argv[first], &ro);
@@ -95,18 +95,18 @@ static int cmd_lava_collect(int argc, char **argv)
     if (first < 0)
         return cmd_parse_exit(first);
     if (first >= argc)
-        return pm_usage("lava collect", "name a suite file (pressmark lava collect FILE [JOB...])");
+        return cli_usage("lava collect", "name a suite file (pressmark lava collect FILE [JOB...])");
     size_t n = (size_t)(argc - first - 1);
     int64_t *jobs = calloc(n + 1, sizeof *jobs);
     if (!jobs)
-        return pm_usage("lava collect", "out of memory");
+        return cli_usage("lava collect", "out of memory");
     for (size_t i = 0; i < n; i++) {
         const char *v = argv[first + 1 + (int)i];
         char *end;
         long long id = strtoll(v, &end, 10);
         if (!*v || *end || id <= 0 || strspn(v, "0123456789") != strlen(v)) {
             free(jobs);
-            return pm_usage("lava collect", "'%s': not a LAVA job id (accepted: a whole number above 0)", v);
+            return cli_usage("lava collect", "'%s': not a LAVA job id (accepted: a whole number above 0)", v);
         }
         jobs[i] = id;
     }
@@ -129,5 +129,5 @@ int cmd_lava(int argc, char **argv)
     for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
         if (strcmp(argv[1], subs[i].name) == 0)
             return subs[i].fn(argc, argv);
-    return pm_usage("lava", "'%s' is not a lava command (accepted: job, submit, collect)", argv[1]);
+    return cli_usage("lava", "'%s' is not a lava command (accepted: job, submit, collect)", argv[1]);
 }

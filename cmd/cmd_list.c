@@ -68,7 +68,7 @@ static void text_row(struct table *t, const struct run_info *ri, const char *tit
     table_add_row(t, row);
 }
 
-/* Where list's rows go, as run_list_each hands it each run. */
+/* Where list's rows go, as store_run_list_each hands it each run. */
 struct list_out {
     struct pm_db *db;
     bool json;
@@ -82,7 +82,7 @@ static int list_run(void *ctx, int64_t id, struct pm_err *err)
 {
     struct list_out *out = ctx;
     struct run_info ri;
-    if (run_info_load(out->db, id, &ri, err) < 0)
+    if (store_run_info_load(out->db, id, &ri, err) < 0)
         return -1;
     cmd_settle_status(&ri);
     const char *title;
@@ -92,17 +92,17 @@ static int list_run(void *ctx, int64_t id, struct pm_err *err)
         json_run(&out->j, &ri, hname, h);
     else
         text_row(&out->t, &ri, title, h);
-    run_info_free(&ri);
+    store_run_info_free(&ri);
     return 0;
 }
 
 /* Runs whose results wait beside the database are not in it yet. */
 static void say_waiting(void)
 {
-    int waiting = unstored_waiting(pm_db_path());
+    int waiting = unstored_waiting(store_db_path());
     if (waiting > 0) {
         char dir[PATH_MAX + 16];
-        unstored_dir(pm_db_path(), dir, sizeof dir);
+        unstored_dir(store_db_path(), dir, sizeof dir);
         fprintf(stderr, "pressmark list: the results of %d run%s wait in %s to be stored (the next pressmark run, "
                 "record or suite run stores them)\n", waiting, waiting == 1 ? "" : "s", dir);
     }
@@ -111,7 +111,7 @@ static void say_waiting(void)
 int cmd_list(int argc, char **argv)
 {
     struct list_opts o = { .format = 0 };
-    const struct cmd_group groups[] = { { NULL, list_options, &o }, { "", pm_db_option, NULL } };
+    const struct cmd_group groups[] = { { NULL, list_options, &o }, { "", exp_db_option, NULL } };
     const struct cmd_spec spec = {
         .name = "list", .groups = groups, .ngroups = 2, .max_args = 0,
         .usage = "usage: pressmark list [--label L] [--workload W] [--format text|json] [--db PATH]\n\n"
@@ -140,7 +140,7 @@ int cmd_list(int argc, char **argv)
         jw_array_begin(&out.j, "runs");
     }
     int rc = 0;
-    if (run_list_each(&db, &(struct run_filter){ .label = label, .workload = workload }, list_run, &out, &err) < 0) {
+    if (store_run_list_each(&db, &(struct run_filter){ .label = label, .workload = workload }, list_run, &out, &err) < 0) {
         fprintf(stderr, "pressmark list: %s\n", err.msg);
         rc = PM_EXIT_USAGE;
     }
@@ -154,6 +154,6 @@ int cmd_list(int argc, char **argv)
         printf("no runs%s%s\n", label ? " for label " : "", label ? label : "");
     }
     table_free(&out.t);
-    pm_db_close(&db);
+    store_db_close(&db);
     return rc;
 }

@@ -10,7 +10,7 @@ static const struct opt no_options[] = { { .type = OPT_END } };
 
 int cmd_merge(int argc, char **argv)
 {
-    const struct cmd_group groups[] = { { NULL, no_options, NULL }, { "", pm_db_option, NULL } };
+    const struct cmd_group groups[] = { { NULL, no_options, NULL }, { "", exp_db_option, NULL } };
     const struct cmd_spec spec = {
         .name = "merge", .groups = groups, .ngroups = 2, .max_args = -1,
         .usage = "usage: pressmark merge OTHER.db... [--db PATH]\n\n"
@@ -23,20 +23,20 @@ int cmd_merge(int argc, char **argv)
     if (first < 0)
         return cmd_parse_exit(first);
     if (first >= argc)
-        return pm_usage("merge", "name at least one database to merge (pressmark merge OTHER.db...)");
+        return cli_usage("merge", "name at least one database to merge (pressmark merge OTHER.db...)");
     struct pm_db db;
     struct pm_err err;
-    if (pm_db_open(&db, pm_db_path(), true, &err) < 0)
-        return pm_usage("merge", "%s", err.msg);
+    if (store_db_open(&db, store_db_path(), true, &err) < 0)
+        return cli_usage("merge", "%s", err.msg);
     int rc = 0;
     for (int i = first; i < argc; i++) {
         int added = 0, present = 0;
         if (merge_database(&db, argv[i], NULL, 0, &added, &present, &err) < 0) {
-            rc = pm_usage("merge", "%s", err.msg);
+            rc = cli_usage("merge", "%s", err.msg);
             continue;
         }
         printf("%s: %d run%s added, %d already here\n", argv[i], added, added == 1 ? "" : "s", present);
     }
-    pm_db_close(&db);
+    store_db_close(&db);
     return rc;
 }

@@ -44,7 +44,7 @@ static const char plot_usage[] =
 int cmd_plot(int argc, char **argv)
 {
     struct plot_opts o = { .per_run = false };
-    const struct cmd_group groups[] = { { NULL, plot_options, &o }, { "", pm_db_option, NULL } };
+    const struct cmd_group groups[] = { { NULL, plot_options, &o }, { "", exp_db_option, NULL } };
     const struct cmd_spec spec = { .name = "plot", .usage = plot_usage, .groups = groups, .ngroups = 2,
                                    .max_args = MAX_LABELS };
     int optind_ = cmd_parse(&spec, argc, argv);
@@ -54,7 +54,7 @@ int cmd_plot(int argc, char **argv)
     struct plot_request rq = { .out_dir = o.out, .per_run = o.per_run, .svg = o.svg == 1 };
     const char *workload = o.workload[0] ? o.workload : NULL;
     if (!plot_have_gnuplot())
-        return pm_usage("plot", "gnuplot is not installed (as root: apt-get install gnuplot-nox)");
+        return cli_usage("plot", "gnuplot is not installed (as root: apt-get install gnuplot-nox)");
     const char *labels[MAX_LABELS];
     size_t nlabels = 0;
     for (; optind_ < argc && nlabels < MAX_LABELS; optind_++)
@@ -70,12 +70,12 @@ int cmd_plot(int argc, char **argv)
             nw = 1;
     } else if (compare_workloads(&db, labels, nlabels, &workloads, &nw, &err) < 0) {
         fprintf(stderr, "pressmark plot: %s\n", err.msg);
-        pm_db_close(&db);
+        store_db_close(&db);
         return 2;
     }
     int rc = nw ? 0 : 2;
     if (!nw)
-        fprintf(stderr, "pressmark plot: no runs to plot in %s\n", pm_db_path());
+        fprintf(stderr, "pressmark plot: no runs to plot in %s\n", store_db_path());
     for (size_t w = 0; w < nw && rc == 0; w++) {
         struct comparison cmp;
         char written[PLOT_CHARTS][4096];
@@ -93,6 +93,6 @@ int cmd_plot(int argc, char **argv)
     for (size_t w = 0; w < nw; w++)
         free(workloads[w]);
     free(workloads);
-    pm_db_close(&db);
+    store_db_close(&db);
     return rc;
 }

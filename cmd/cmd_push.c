@@ -42,7 +42,7 @@ static const char push_usage[] =
 int cmd_push(int argc, char **argv)
 {
     struct push_opts o = { .samples = false };
-    const struct cmd_group groups[] = { { NULL, push_options, &o }, { "", pm_db_option, NULL } };
+    const struct cmd_group groups[] = { { NULL, push_options, &o }, { "", exp_db_option, NULL } };
     const struct cmd_spec spec = { .name = "push", .usage = push_usage, .groups = groups, .ngroups = 2,
                                    .max_args = -1 };
     int optind_ = cmd_parse(&spec, argc, argv);
@@ -52,23 +52,23 @@ int cmd_push(int argc, char **argv)
     struct push_request rq = { .batch_lines = o.batch, .samples = o.samples };
     const char *token_file = o.token_file[0] ? o.token_file : NULL;
     if (argc - optind_ != 1)
-        return pm_usage("push", "one URL is needed (e.g. http://127.0.0.1:8428/write)");
+        return cli_usage("push", "one URL is needed (e.g. http://127.0.0.1:8428/write)");
     rq.url = argv[optind_];
     if (strncmp(rq.url, "http://", 7) != 0 && strncmp(rq.url, "https://", 8) != 0)
-        return pm_usage("push", "'%s' is not a URL (accepted: http:// or https://)", rq.url);
+        return cli_usage("push", "'%s' is not a URL (accepted: http:// or https://)", rq.url);
     char token[1024];
     if (push_token(token_file, token, sizeof token, &err) < 0 ||
         (token[0] && push_token_allowed(rq.url, o.plain_http_token, &err) < 0)) {
         memset(token, 0, sizeof token);
-        return pm_usage("push", "%s", err.msg);
+        return cli_usage("push", "%s", err.msg);
     }
     rq.token = token;
     struct pm_db db;
     /* push writes what it delivered: the one reading command that opens
      * the database for writing. */
-    if (pm_db_open(&db, pm_db_path(), false, &err) < 0) {
+    if (store_db_open(&db, store_db_path(), false, &err) < 0) {
         memset(token, 0, sizeof token);
-        return pm_usage("push", "%s", err.msg);
+        return cli_usage("push", "%s", err.msg);
     }
     int runs;
     size_t lines;
@@ -79,6 +79,6 @@ int cmd_push(int argc, char **argv)
                 runs == 1 ? "" : "s");
     else
         printf("pushed %d run%s (%zu line%s) to %s\n", runs, runs == 1 ? "" : "s", lines, lines == 1 ? "" : "s", rq.url);
-    pm_db_close(&db);
+    store_db_close(&db);
     return rc < 0 ? 1 : 0;
 }

@@ -14,27 +14,27 @@ static int record_ready(const struct workload_ops *wl, void *state, struct run_o
 {
     struct pm_err err;
     struct wl_limits lim;
-    if (run_opts_finish(ro, "record") != 0)
+    if (cli_run_opts_finish(ro, "record") != 0)
         return PM_EXIT_USAGE;
-    run_opts_limits(ro, &lim);
+    exp_run_opts_limits(ro, &lim);
     if (wl->check(state, &lim, &err) < 0 || catalogue_check_declared(wl, state, &err) < 0 ||
         wl->set_args(state, argc, argv, &err) < 0)
-        return pm_usage("record", "%s", err.msg);
+        return cli_usage("record", "%s", err.msg);
     return 0;
 }
 
 int cmd_record(int argc, char **argv)
 {
     struct run_opts ro;
-    run_opts_defaults(&ro);
+    exp_run_opts_defaults(&ro);
     const struct workload_ops *wl = workload_find("record");
     void *state = calloc(1, wl->state_size);
     if (!state)
-        return pm_usage("record", "out of memory");
+        return cli_usage("record", "out of memory");
     const struct cmd_group groups[] = {
-        { NULL, pm_run_options, &ro },
+        { NULL, exp_run_options, &ro },
         { "the tool's own figures (docs/guide/figures.md)", wl->options, state },
-        { pm_env_options_title, pm_env_options, &ro },
+        { exp_env_options_title, exp_env_options, &ro },
     };
     const struct cmd_spec spec = {
         .name = "record",
@@ -51,18 +51,18 @@ int cmd_record(int argc, char **argv)
         return rc;
     }
     struct run_plan plan = { .wl = wl, .wl_state = state };
-    run_opts_to_plan(&ro, &plan);
+    exp_run_opts_to_plan(&ro, &plan);
     if (ro.push_url) {
         plan.after_store = cli_push_after_store;
         plan.after_store_arg = &ro;
     }
-    run_block_signals();
+    harness_block_signals();
     struct run_progress rp;
-    run_progress_attach(&rp, &plan);
+    progress_attach(&rp, &plan);
     struct run_outcome o;
-    run_plan_execute(&plan, stderr, &o);
+    harness_plan_execute(&plan, stderr, &o);
     rc = cli_run_outcome(&o);
-    run_progress_detach(&rp);
+    progress_detach(&rp);
     free(state);
     return rc;
 }

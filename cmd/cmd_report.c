@@ -63,7 +63,7 @@ static int suite_scope(struct pm_db *db, const struct suite_view *sv, const stru
 int cmd_report(int argc, char **argv)
 {
     struct report_opts o = { .suite_id = 0 };
-    const struct cmd_group groups[] = { { NULL, report_options, &o }, { "", pm_db_option, NULL } };
+    const struct cmd_group groups[] = { { NULL, report_options, &o }, { "", exp_db_option, NULL } };
     const struct cmd_spec spec = {
         .name = "report", .groups = groups, .ngroups = 2, .max_args = 0,
         .usage = "usage: pressmark report [--suite [ID]] [--out DIR] [--db PATH]\n\n"
@@ -88,8 +88,8 @@ int cmd_report(int argc, char **argv)
     if (o.has_suite) {
         struct suite_view sv;
         if (suite_view_load(&db, o.suite_id, &sv, &err) < 0) {
-            pm_db_close(&db);
-            return pm_usage("report", "--suite: %s", err.msg);
+            store_db_close(&db);
+            return cli_usage("report", "--suite: %s", err.msg);
         }
         /* A group may hold the baseline cell of another: 2 labels a cell at most. */
         size_t n = sv.ncells ? sv.ncells : 1;
@@ -105,18 +105,18 @@ int cmd_report(int argc, char **argv)
         if (rc == 0)
             rc = suite_scope(&db, &sv, &gs, &scope, parts, notes, note_text, &err);
         if (rc == 0)
-            rc = html_report_write(&db, &scope, o.allow_emulated, o.out, pm_db_path(), page, sizeof page, &err);
+            rc = html_report_write(&db, &scope, o.allow_emulated, o.out, store_db_path(), page, sizeof page, &err);
         suite_view_groups_free(&gs);
         free(parts);
         free(notes);
         free(note_text);
         suite_view_free(&sv);
     } else {
-        rc = html_report_write(&db, NULL, o.allow_emulated, o.out, pm_db_path(), page, sizeof page, &err);
+        rc = html_report_write(&db, NULL, o.allow_emulated, o.out, store_db_path(), page, sizeof page, &err);
     }
-    pm_db_close(&db);
+    store_db_close(&db);
     if (rc < 0)
-        return pm_usage("report", "%s", err.msg);
+        return cli_usage("report", "%s", err.msg);
     printf("%s\n", page);
     if (rc > 0) {
         /* Written, but a report without its charts is not what was asked. */

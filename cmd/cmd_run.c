@@ -11,13 +11,13 @@
 
 static void list_workloads(FILE *f, const char *sep, bool with_summary)
 {
-    for (size_t i = 0; pm_workloads[i]; i++) {
-        if (pm_workloads[i]->hidden)
+    for (size_t i = 0; wl_registry[i]; i++) {
+        if (wl_registry[i]->hidden)
             continue;
         if (with_summary)
-            fprintf(f, "  %-11s %s\n", pm_workloads[i]->name, pm_workloads[i]->summary);
+            fprintf(f, "  %-11s %s\n", wl_registry[i]->name, wl_registry[i]->summary);
         else
-            fprintf(f, "%s%s", sep, pm_workloads[i]->name);
+            fprintf(f, "%s%s", sep, wl_registry[i]->name);
     }
 }
 
@@ -39,11 +39,11 @@ static int run_phases(const struct workload_ops *wl, void *state, struct run_pla
         }
         struct run_plan pl = *plan;
         struct run_progress rp;
-        run_progress_attach(&rp, &pl);
+        progress_attach(&rp, &pl);
         struct run_outcome o;
-        run_plan_execute(&pl, stderr, &o);
+        harness_plan_execute(&pl, stderr, &o);
         int prc = cli_run_outcome(&o);
-        run_progress_detach(&rp);
+        progress_detach(&rp);
         if (prc > rc)
             rc = prc;
         if (prc >= 128)
@@ -71,14 +71,14 @@ int cmd_run(int argc, char **argv)
     snprintf(name, sizeof name, "run %s", wl->name);
     snprintf(usage, sizeof usage, "usage: pressmark run %s [options]\n\n%s.\n", wl->name, wl->summary);
     struct run_opts ro;
-    run_opts_defaults(&ro);
+    exp_run_opts_defaults(&ro);
     void *state = calloc(1, wl->state_size ? wl->state_size : 1);
     if (!state)
-        return pm_usage(name, "out of memory");
+        return cli_usage(name, "out of memory");
     const struct cmd_group groups[] = {
         { "workload options", wl->options, state },
-        { "run options", pm_run_options, &ro },
-        { pm_env_options_title, pm_env_options, &ro },
+        { "run options", exp_run_options, &ro },
+        { exp_env_options_title, exp_env_options, &ro },
     };
     const struct cmd_spec spec = { .name = name, .usage = usage, .groups = groups, .ngroups = 3, .first = 2 };
     struct pm_err err;
@@ -88,21 +88,21 @@ int cmd_run(int argc, char **argv)
         rc = cmd_parse_exit(first);
         goto out;
     }
-    if (run_opts_finish(&ro, name) != 0)
+    if (cli_run_opts_finish(&ro, name) != 0)
         goto out;
     struct wl_limits lim;
-    run_opts_limits(&ro, &lim);
+    exp_run_opts_limits(&ro, &lim);
     if ((wl->check && wl->check(state, &lim, &err) < 0) || (wl->set_args && wl->set_args(state, 0, NULL, &err) < 0)) {
-        pm_usage(name, "%s", err.msg);
+        cli_usage(name, "%s", err.msg);
         goto out;
     }
     struct run_plan plan = { .wl = wl, .wl_state = state };
-    run_opts_to_plan(&ro, &plan);
+    exp_run_opts_to_plan(&ro, &plan);
     if (ro.push_url) {
         plan.after_store = cli_push_after_store;
         plan.after_store_arg = &ro;
     }
-    run_block_signals();
+    harness_block_signals();
     rc = run_phases(wl, state, &plan, ro.label);
 out:
     free(state);

@@ -112,7 +112,7 @@ static void show_runs(struct run_info *runs, int n, bool one_run, const char *se
 int cmd_show(int argc, char **argv)
 {
     struct show_opts so = { 0, false };
-    const struct cmd_group groups[] = { { NULL, show_options, &so }, { "", pm_db_option, NULL } };
+    const struct cmd_group groups[] = { { NULL, show_options, &so }, { "", exp_db_option, NULL } };
     const struct cmd_spec spec = {
         .name = "show", .groups = groups, .ngroups = 2, .max_args = -1,
         .usage = "usage: pressmark show [RUN|UUID|LABEL] [--format text|json] [--db PATH]\n"
@@ -131,11 +131,11 @@ int cmd_show(int argc, char **argv)
     if (optind_ < 0)
         return cmd_parse_exit(optind_);
     if (argc - optind_ > 1)
-        return pm_usage("show", "one run, UUID or label at a time (got '%s' and '%s')", argv[optind_], argv[optind_ + 1]);
+        return cli_usage("show", "one run, UUID or label at a time (got '%s' and '%s')", argv[optind_], argv[optind_ + 1]);
     /* The kept texts are a tool's bytes, shown escaped: JSON of them would
      * be another format, and raw they would break the document. */
     if (so.output && so.format == 1)
-        return pm_usage("show", "--output: the run's texts are shown as text, escaped (accepted: --output without "
+        return cli_usage("show", "--output: the run's texts are shown as text, escaped (accepted: --output without "
                                 "--format json)");
     struct pm_db db;
     struct pm_err err;
@@ -149,10 +149,10 @@ int cmd_show(int argc, char **argv)
     bool one_run;
     const char *sel = optind_ < argc ? argv[optind_] : NULL;
     if (sel) {
-        n = run_select(&db, sel, &ids, &err);
+        n = store_run_select(&db, sel, &ids, &err);
         one_run = n == 1;
     } else {
-        int64_t latest = run_latest(&db, &err);
+        int64_t latest = store_run_latest(&db, &err);
         n = latest > 0 ? 1 : (latest < 0 ? -1 : 0);
         if (n == 1 && (ids = malloc(sizeof *ids)))
             ids[0] = latest;
@@ -160,7 +160,7 @@ int cmd_show(int argc, char **argv)
     }
     if (n < 0 || (n > 0 && !ids)) {
         fprintf(stderr, "pressmark show: %s\n", err.msg);
-        pm_db_close(&db);
+        store_db_close(&db);
         return PM_EXIT_USAGE;
     }
     if (n == 0) {
@@ -168,15 +168,15 @@ int cmd_show(int argc, char **argv)
             fprintf(stderr, "pressmark show: no run, UUID or label '%s' in %s (see 'pressmark list')\n", sel, db.path);
         else
             fprintf(stderr, "pressmark show: no runs in %s yet\n", db.path);
-        pm_db_close(&db);
+        store_db_close(&db);
         free(ids);
         return PM_EXIT_USAGE;
     }
     if (so.output) {
         int orc = n == 1 ? show_output(&db, ids[0])
-                         : pm_usage("show", "--output: '%s' is %d runs (accepted: one run or UUID)", sel, n);
+                         : cli_usage("show", "--output: '%s' is %d runs (accepted: one run or UUID)", sel, n);
         free(ids);
-        pm_db_close(&db);
+        store_db_close(&db);
         return orc;
     }
     struct run_info *runs = calloc((size_t)n, sizeof *runs);
@@ -186,7 +186,7 @@ int cmd_show(int argc, char **argv)
         fprintf(stderr, "pressmark show: out of memory\n");
     int loaded = 0;
     for (; rc == 0 && loaded < n; loaded++) {
-        if (run_info_load(&db, ids[loaded], &runs[loaded], &err) < 0) {
+        if (store_run_info_load(&db, ids[loaded], &runs[loaded], &err) < 0) {
             fprintf(stderr, "pressmark show: %s\n", err.msg);
             rc = PM_EXIT_USAGE;
             break;
@@ -201,10 +201,10 @@ int cmd_show(int argc, char **argv)
     if (rc == 0)
         show_runs(runs, n, one_run, sel, format, out);
     for (int i = 0; runs && i < loaded; i++)
-        run_info_free(&runs[i]);
+        store_run_info_free(&runs[i]);
     free(runs);
     free(out);
     free(ids);
-    pm_db_close(&db);
+    store_db_close(&db);
     return rc;
 }

@@ -140,7 +140,7 @@ static void measure_plan_columns(const struct suite_plan *p, struct plan_widths 
     for (size_t a = 0; a < p->naxes; a++) {
         w->axis[a] = (int)strlen(p->axis_names[a]) > 12 ? (int)strlen(p->axis_names[a]) : 12;
         for (size_t i = 0; i < p->ncells; i++) {
-            const char *v = kv_get(&p->cells[i].axes, p->axis_names[a]);
+            const char *v = pm_kv_get(&p->cells[i].axes, p->axis_names[a]);
             w->axis[a] = v && (int)strlen(v) > w->axis[a] ? (int)strlen(v) : w->axis[a];
         }
     }
@@ -280,7 +280,7 @@ static void print_plan_cells(const struct suite_plan *p, struct pm_db *db, bool 
         const struct suite_cell *c = &p->cells[i];
         printf("%3zu  %-*s %-*s", i, w.label, c->label, w.workload, c->wl->name);
         for (size_t a = 0; a < p->naxes; a++) {
-            const char *v = kv_get(&c->axes, p->axis_names[a]);
+            const char *v = pm_kv_get(&c->axes, p->axis_names[a]);
             printf(" %-*s", w.axis[a], v ? v : "-");
         }
         printf(" %-*s %-*s %-*s%s%s\n", ew, rows[i].est, cw, rows[i].cv, needs ? dw : 0, rows[i].detect,
@@ -376,11 +376,11 @@ static int cmd_suite_plan(int argc, char **argv)
     if (first < 0)
         return cmd_parse_exit(first);
     if (first >= argc)
-        return pm_usage("suite plan", "name a suite file (pressmark suite plan FILE)");
+        return cli_usage("suite plan", "name a suite file (pressmark suite plan FILE)");
     struct suite_plan p;
     struct pm_err err;
     if (suite_plan_load(argv[first], NULL, &p, &err) < 0)
-        return pm_usage("suite plan", "%s", err.msg);
+        return cli_usage("suite plan", "%s", err.msg);
     cmd_human_output();
     /* Estimates come from the database when there is one (opened as
      * read-only commands open it); a plan needs none, and says nothing
@@ -398,7 +398,7 @@ static int cmd_suite_plan(int argc, char **argv)
     print_plan_order(&p);
     print_plan_estimate(&p, total, known);
     if (have_db)
-        pm_db_close(&db);
+        store_db_close(&db);
     suite_plan_free(&p);
     return 0;
 }
@@ -410,19 +410,19 @@ static int cmd_suite_run(int argc, char **argv)
     if (first < 0)
         return cmd_parse_exit(first);
     if (first >= argc)
-        return pm_usage("suite run", "name a suite file (pressmark suite run FILE)");
+        return cli_usage("suite run", "name a suite file (pressmark suite run FILE)");
     struct suite_run_opts ro = { .cont = o.cont, .again = o.again, .quiet = o.quiet, .reboot = o.reboot == 1,
                                  .dry_run = o.dry_run, .guest = o.guest_suite[0] != '\0', .group = (int)o.guest_group,
                                  .seed = o.guest_seed };
     if (o.dry_run && !ro.reboot)
-        return pm_usage("suite run", "--dry-run goes with --reboot kexec (accepted: --reboot kexec --dry-run)");
+        return cli_usage("suite run", "--dry-run goes with --reboot kexec (accepted: --reboot kexec --dry-run)");
     snprintf(ro.suite_uuid, sizeof ro.suite_uuid, "%s", o.guest_suite);
     snprintf(ro.meta_path, sizeof ro.meta_path, "%s", o.guest_meta);
     struct suite_output so;
     struct exp_events ev;
-    suite_output_init(&so, ro.quiet, &ev);
+    cli_suite_output_init(&so, ro.quiet, &ev);
     int rc = suite_run(argv[first], &ro, &ev);
-    suite_output_free(&so);
+    cli_suite_output_free(&so);
     return rc;
 }
 
@@ -451,9 +451,9 @@ static int cmd_suite_list(int argc, char **argv)
     cmd_human_output();
     printf("%4s  %-16s  %-24s  %-8s  %5s  %s\n", "id", "started", "name", "state", "cells", "runs done/planned");
     int rc = suites_each(&db, list_one, NULL, &err);
-    pm_db_close(&db);
+    store_db_close(&db);
     if (rc < 0)
-        return pm_usage("suite list", "%s", err.msg);
+        return cli_usage("suite list", "%s", err.msg);
     return 0;
 }
 
@@ -466,7 +466,7 @@ static int cmd_suite_status(int argc, char **argv)
     int64_t id = 0;
     struct pm_err err;
     if (first < argc && (!argv[first][0] || cli_suite_id(argv[first], &id, &err) < 0))
-        return pm_usage("suite status", "%s", argv[first][0] ? err.msg : "'' is not a suite id");
+        return cli_usage("suite status", "%s", argv[first][0] ? err.msg : "'' is not a suite id");
     struct pm_db db;
     if (cmd_open_db(&db, "suite status") != 0)
         return PM_EXIT_USAGE;
@@ -474,8 +474,8 @@ static int cmd_suite_status(int argc, char **argv)
      * the file as it was run; nothing is applied (status needs no root). */
     struct suite_view sv;
     if (suite_view_load(&db, id, &sv, &err) < 0) {
-        pm_db_close(&db);
-        return pm_usage("suite status", "%s", err.msg);
+        store_db_close(&db);
+        return cli_usage("suite status", "%s", err.msg);
     }
     struct suite_slot *slots;
     size_t n;
@@ -483,8 +483,8 @@ static int cmd_suite_status(int argc, char **argv)
     if (!cs || suites_slots(&db, sv.rec.id, &slots, &n, &err) < 0) {
         free(cs);
         suite_view_free(&sv);
-        pm_db_close(&db);
-        return pm_usage("suite status", "%s", cs ? err.msg : "out of memory");
+        store_db_close(&db);
+        return cli_usage("suite status", "%s", cs ? err.msg : "out of memory");
     }
     struct suite_plan p = { .ncells = sv.ncells, .runs_min = sv.runs_min, .runs_max = sv.runs_max,
                             .target_ci = sv.target_ci };
@@ -549,7 +549,7 @@ static int cmd_suite_status(int argc, char **argv)
     free(cs);
     free(slots);
     suite_view_free(&sv);
-    pm_db_close(&db);
+    store_db_close(&db);
     return 0;
 }
 
@@ -560,14 +560,14 @@ static int cmd_suite_next_kernel(int argc, char **argv)
     if (first < 0)
         return cmd_parse_exit(first);
     if (first >= argc)
-        return pm_usage("suite next-kernel", "name a suite file (pressmark suite next-kernel FILE)");
+        return cli_usage("suite next-kernel", "name a suite file (pressmark suite next-kernel FILE)");
     struct suite_plan p;
     struct pm_err err;
     if (suite_plan_load(argv[first], NULL, &p, &err) < 0)
-        return pm_usage("suite next-kernel", "%s", err.msg);
+        return cli_usage("suite next-kernel", "%s", err.msg);
     if (!p.has_kernels) {
         suite_plan_free(&p);
-        return pm_usage("suite next-kernel", "%s names no kernels (accepted: a suite with kernel = ...)", argv[first]);
+        return cli_usage("suite next-kernel", "%s names no kernels (accepted: a suite with kernel = ...)", argv[first]);
     }
     /* The suite's progress from the database; none yet: every kernel is to do. */
     struct cell_state *cs = calloc(p.ncells, sizeof *cs);
@@ -577,15 +577,15 @@ static int cmd_suite_next_kernel(int argc, char **argv)
     struct suite_rec rec;
     if (!cs) {
         suite_plan_free(&p);
-        return pm_usage("suite next-kernel", "out of memory");
+        return cli_usage("suite next-kernel", "out of memory");
     }
     if (cli_read_db(&db, &err) == 0) {
         if (suites_latest(&db, p.name, &rec, &err) == 1) {
             if (strcmp(rec.state, "running") == 0 && suites_slots(&db, rec.id, &slots, &n, &err) < 0)
                 n = 0;
-            suite_rec_free(&rec);
+            store_suite_rec_free(&rec);
         }
-        pm_db_close(&db);
+        store_db_close(&db);
     }
     suite_cell_states(&p, slots, n, cs);
     bool running[SUITE_MAX_GROUPS];
@@ -624,5 +624,5 @@ int cmd_suite(int argc, char **argv)
     for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
         if (strcmp(argv[1], subs[i].name) == 0)
             return subs[i].fn(argc, argv);
-    return pm_usage("suite", "'%s' is not a suite command (accepted: plan, run, status, list, next-kernel)", argv[1]);
+    return cli_usage("suite", "'%s' is not a suite command (accepted: plan, run, status, list, next-kernel)", argv[1]);
 }

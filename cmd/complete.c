@@ -44,6 +44,6 @@ int cmd_complete(int argc, char **argv)
      * completes nothing (past what was printed), silently; the shell's
      * Tab is no place for an error. */
     bool pair = kinds[k].pair;
-    (void)completions_each(pm_db_path(), kinds[k].k, print_clean, &pair, NULL);
+    (void)completions_each(store_db_path(), kinds[k].k, print_clean, &pair, NULL);
     return 0;
 }

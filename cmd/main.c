@@ -110,7 +110,7 @@ static int cmd_help(int argc, char **argv)
     if (argc >= 2) {
         const struct command *c = find_command(argv[1]);
         if (!c || !c->summary)
-            return pm_usage("help", "'%s' is not a command (see 'pressmark help')", argv[1]);
+            return cli_usage("help", "'%s' is not a command (see 'pressmark help')", argv[1]);
         char *args[] = { argv[1], "--help", NULL };
         return c->fn(2, args);
     }
@@ -135,10 +135,10 @@ int main(int argc, char **argv)
     int i = 1;
     while (i < argc && argv[i][0] == '-') {
         if (strcmp(argv[i], "--db") == 0 && i + 1 < argc) {
-            pm_set_db_path(argv[i + 1]);
+            store_set_db_path(argv[i + 1]);
             i += 2;
         } else if (strncmp(argv[i], "--db=", 5) == 0) {
-            pm_set_db_path(argv[i] + 5);
+            store_set_db_path(argv[i] + 5);
             i++;
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             print_overview(stdout);
@@ -164,9 +164,9 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "__sibling") == 0)
             return sibling_helper_main(argc - i, argv + i);
         if (strcmp(argv[i], "__lava-guest") == 0)
-            return lava_guest_main(argc - i, argv + i);
+            return exp_lava_guest_main(argc - i, argv + i);
         if (strcmp(argv[i], "__vm-image") == 0)
-            return vm_image_main(argc - i, argv + i);
+            return cli_vm_image_main(argc - i, argv + i);
         const struct wl_helper *h = workload_helper(argv[i]);
         if (h)
             return h->main(argc - i, argv + i);

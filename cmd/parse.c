@@ -46,14 +46,14 @@ int cmd_parse(const struct cmd_spec *spec, int argc, char **argv)
 {
     struct option *longopts = long_options(spec);
     if (!longopts) {
-        pm_usage(spec->name, "out of memory");
+        cli_usage(spec->name, "out of memory");
         return CMD_BAD;
     }
     int result = 0;
     for (size_t g = 0; g < spec->ngroups && result == 0; g++) {
         struct pm_err err;
         if (spec->groups[g].state && opt_set_defaults(spec->groups[g].table, spec->groups[g].state, &err) < 0) {
-            pm_usage(spec->name, "%s", err.msg);
+            cli_usage(spec->name, "%s", err.msg);
             result = CMD_BAD;
         }
     }
@@ -74,7 +74,7 @@ int cmd_parse(const struct cmd_spec *spec, int argc, char **argv)
             /* A short option inside a cluster ("-xq") is named by itself:
              * optind still points at its word, or past it. */
             char shortopt[3] = { '-', (char)optopt, '\0' };
-            pm_usage(spec->name, "unknown option or missing value '%s' (see 'pressmark %s --help')",
+            cli_usage(spec->name, "unknown option or missing value '%s' (see 'pressmark %s --help')",
                      optopt > 0 && optopt < 128 ? shortopt : argv[optind - 1], spec->name);
             result = CMD_BAD;
         } else {
@@ -85,7 +85,7 @@ int cmd_parse(const struct cmd_spec *spec, int argc, char **argv)
                 value = argv[optind++];
             struct pm_err err;
             if (opt_set(o, g->state, value ? value : "", &err) < 0) {
-                pm_usage(spec->name, "--%s: %s", o->name, err.msg);
+                cli_usage(spec->name, "--%s: %s", o->name, err.msg);
                 result = CMD_BAD;
             }
         }
@@ -94,7 +94,7 @@ int cmd_parse(const struct cmd_spec *spec, int argc, char **argv)
     if (result < 0)
         return result;
     if (spec->max_args >= 0 && argc - optind > spec->max_args) {
-        pm_usage(spec->name, "unexpected argument '%s'%s", argv[optind + spec->max_args],
+        cli_usage(spec->name, "unexpected argument '%s'%s", argv[optind + spec->max_args],
                  spec->first > 1 ? " (options start with --)" : "");
         return CMD_BAD;
     }
@@ -109,7 +109,7 @@ int cmd_parse_exit(int r)
 int cmd_parse_sub(const char *name, const char *usage, const struct opt *table, void *state, int argc, char **argv,
                   int max_args)
 {
-    const struct cmd_group groups[] = { { NULL, table, state }, { "", pm_db_option, NULL } };
+    const struct cmd_group groups[] = { { NULL, table, state }, { "", exp_db_option, NULL } };
     const struct cmd_spec spec = { .name = name, .usage = usage, .groups = groups, .ngroups = 2,
                                    .max_args = max_args, .first = 2 };
     return cmd_parse(&spec, argc, argv);

@@ -28,7 +28,7 @@ static void after_store(void *arg, struct pm_db *db, int64_t run_id)
     bool has = false;
     double v = 0;
     char status[16] = "?";
-    if (run_info_load(db, run_id, &ri, &err) == 0) {
+    if (store_run_info_load(db, run_id, &ri, &err) == 0) {
         snprintf(status, sizeof status, "%s", ri.status);
         const char *title;
         const char *headline = rp->own_headline ? summary_runs_headline(&ri, 1, &title) : rp->headline;
@@ -46,7 +46,7 @@ static void after_store(void *arg, struct pm_db *db, int64_t run_id)
         }
         if (ri.ended_ns > ri.started_ns)
             rp->secs += (double)(ri.ended_ns - ri.started_ns) / 1e9;
-        run_info_free(&ri);
+        store_run_info_free(&ri);
     }
     struct progress *p = &rp->prog;
     pthread_mutex_lock(&p->mu);
@@ -64,7 +64,7 @@ static void after_store(void *arg, struct pm_db *db, int64_t run_id)
         rp->prev_after(rp->prev_arg, db, run_id);
 }
 
-void run_progress_attach(struct run_progress *rp, struct run_plan *plan)
+void progress_attach(struct run_progress *rp, struct run_plan *plan)
 {
     memset(rp, 0, sizeof *rp);
     if (plan->quiet || plan->runs < 2 || !isatty(STDERR_FILENO))
@@ -94,7 +94,7 @@ void run_progress_attach(struct run_progress *rp, struct run_plan *plan)
     plan->quiet = true;
 }
 
-void run_progress_detach(struct run_progress *rp)
+void progress_detach(struct run_progress *rp)
 {
     if (!rp->on)
         return;

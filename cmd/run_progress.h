@@ -23,7 +23,7 @@ struct run_progress {
 
 /* Take over the plan's progress when stderr is a terminal and the plan has
  * more than one run and is not quiet. */
-void run_progress_attach(struct run_progress *rp, struct run_plan *plan);
-void run_progress_detach(struct run_progress *rp);
+void progress_attach(struct run_progress *rp, struct run_plan *plan);
+void progress_detach(struct run_progress *rp);
 
 #endif

@@ -50,14 +50,14 @@ static void end(void *arg)
         progress_done(&so->prog);
 }
 
-void suite_output_init(struct suite_output *so, bool quiet, struct exp_events *ev)
+void cli_suite_output_init(struct suite_output *so, bool quiet, struct exp_events *ev)
 {
     *so = (struct suite_output){ .quiet = quiet };
     *ev = (struct exp_events){ .arg = so, .say = say, .begin = begin, .progress = progress, .run_start = run_start,
                                .tick = tick, .run_end = run_end, .end = end };
 }
 
-void suite_output_free(struct suite_output *so)
+void cli_suite_output_free(struct suite_output *so)
 {
     if (so->begun)
         progress_free(&so->prog);

@@ -14,7 +14,7 @@ struct suite_output {
 };
 
 /* Point ev's handlers at so. */
-void suite_output_init(struct suite_output *so, bool quiet, struct exp_events *ev);
-void suite_output_free(struct suite_output *so);
+void cli_suite_output_init(struct suite_output *so, bool quiet, struct exp_events *ev);
+void cli_suite_output_free(struct suite_output *so);
 
 #endif

@@ -15,7 +15,7 @@
 #include "lib/quote.h"
 #include "pressure/undo.h"
 
-int vm_image_main(int argc, char **argv)
+int cli_vm_image_main(int argc, char **argv)
 {
     if (argc != 2 || argv[1][0] == '-') {
         fprintf(stderr, "pressmark __vm-image: takes one kernel (accepted: a linux-image package name, a package "

@@ -9,9 +9,9 @@
 #define PM_SOURCE_EXTERN(name) extern const struct source_def source_##name;
 PM_SOURCES(PM_SOURCE_EXTERN)
 #define PM_SOURCE_ENTRY(name) &source_##name,
-const struct source_def *const pm_sources[SRC_COUNT] = { PM_SOURCES(PM_SOURCE_ENTRY) };
+const struct source_def *const source_registry[SRC_COUNT] = { PM_SOURCES(PM_SOURCE_ENTRY) };
 #define PM_SOURCE_NAME(name) #name,
-const char *const pm_source_names[SRC_COUNT] = { PM_SOURCES(PM_SOURCE_NAME) };
+const char *const source_names[SRC_COUNT] = { PM_SOURCES(PM_SOURCE_NAME) };
 
 void sources_init(struct source_set *ss, const struct source_opts *o)
 {
@@ -21,7 +21,7 @@ void sources_init(struct source_set *ss, const struct source_opts *o)
         with_root.proc_root = "/proc";
     for (int i = 0; i < SRC_COUNT; i++)
         if (!(o->off & (1u << i)))
-            pm_sources[i]->init(ss, &with_root);
+            source_registry[i]->init(ss, &with_root);
 }
 
 int derive_metrics(const struct series_table *t, long page_size, struct metric_set *out,
@@ -33,8 +33,8 @@ int derive_metrics(const struct series_table *t, long page_size, struct metric_s
     memset(notes, 0, sizeof *notes);
     int rc = 0;
     for (int i = 0; i < SRC_COUNT; i++)
-        if (pm_sources[i]->derive)
-            rc |= pm_sources[i]->derive(t, page_size, out, notes);
+        if (source_registry[i]->derive)
+            rc |= source_registry[i]->derive(t, page_size, out, notes);
     return rc ? -1 : 0;
 }
 
@@ -81,13 +81,13 @@ int sources_parse_collect(const char *text, unsigned *off, struct pm_err *err)
         }
         int id = -1;
         for (int i = 0; i < SRC_COUNT; i++)
-            if (strlen(pm_source_names[i]) == wn && strncmp(pm_source_names[i], w, wn) == 0)
+            if (strlen(source_names[i]) == wn && strncmp(source_names[i], w, wn) == 0)
                 id = i;
         if (id < 0) {
             char accepted[256] = "";
             for (int i = 0; i < SRC_COUNT; i++)
                 snprintf(accepted + strlen(accepted), sizeof accepted - strlen(accepted), "%s%s", i ? ", " : "",
-                         pm_source_names[i]);
+                         source_names[i]);
             return pm_errf(err, "'%.*s' is not a source (accepted: -NAME or +NAME, separated by commas or spaces, "
                            "NAME one of %s)", (int)n, p, accepted);
         }
@@ -111,5 +111,5 @@ void sources_describe_off(unsigned off, char *buf, size_t len)
     buf[0] = '\0';
     for (int i = 0; i < SRC_COUNT && o < len; i++)
         if (off & (1u << i))
-            o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? " " : "", pm_source_names[i]);
+            o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? " " : "", source_names[i]);
 }

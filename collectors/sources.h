@@ -39,8 +39,8 @@ _Static_assert(SRC_COUNT <= 32, "more sources than source_opts.off has bits");
 #define PM_SOURCE_WORDS PM_SOURCES(PM_SOURCE_WORD)
 
 /* The sources' table (struct source_def) and their names, in that order. */
-extern const struct source_def *const pm_sources[SRC_COUNT];
-extern const char *const pm_source_names[SRC_COUNT];
+extern const struct source_def *const source_registry[SRC_COUNT];
+extern const char *const source_names[SRC_COUNT];
 
 void sources_init(struct source_set *ss, const struct source_opts *o);
 /* Open every source; an absent one is marked (open_ok false, note says why). */

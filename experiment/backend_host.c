@@ -90,7 +90,7 @@ static int command(const struct exp_events *ev, char *const *argv, bool dry_run,
  * is refused here instead. */
 static int unit_words(struct runner *r, const char *path, char *suite, char *db)
 {
-    if (!realpath(path, suite) || !realpath(pm_db_path(), db)) {
+    if (!realpath(path, suite) || !realpath(store_db_path(), db)) {
         exp_say(r->ev, EXP_LOG, "pressmark suite run: --reboot: %s: %s\n", path, strerror(errno));
         return -1;
     }

@@ -75,7 +75,7 @@ static int publish_job(struct runner *r, int group, const char *put_url, bool pu
     int rc = vm_job_archive(dir, &b, job, sizeof job, err);
     free(mt);
     if (rc == 0)
-        rc = lava_publish_file(exp_lava_keys(p)->artifacts, job, "job.tar", publish, url, ulen, sha, err);
+        rc = exp_lava_publish_file(exp_lava_keys(p)->artifacts, job, "job.tar", publish, url, ulen, sha, err);
     if (!publish) {
         unlink(job);
         rmdir(dir);
@@ -85,7 +85,7 @@ static int publish_job(struct runner *r, int group, const char *put_url, bool pu
 
 /* The group's job as the suite file makes it: the kernel's image (made
  * when not cached), the job archive that puts the results at results (a
- * name under the store, lava_results_name's), and the definition naming
+ * name under the store, exp_lava_results_name's), and the definition naming
  * them. With publish the images and archive go to the store; without,
  * nothing is sent: the definition a stored job must equal. */
 static int build_job(struct runner *r, int group, const struct suite_run_opts *o, const char *results, bool publish,
@@ -104,12 +104,12 @@ static int build_job(struct runner *r, int group, const struct suite_run_opts *o
     if (rc < 0)
         return -1;
     exp_image_meta(r, group, &img);
-    kv_set(&r->kernel_meta[group], "lava.device_type", l->device_type);
+    pm_kv_set(&r->kernel_meta[group], "lava.device_type", l->device_type);
     struct lava_published pub;
     char put[1200], job_url[1024], job_sha[65];
     const char *guest = l->artifacts_guest[0] ? l->artifacts_guest : l->artifacts;
-    lava_store_url(guest, results, put, sizeof put);
-    rc = lava_publish_image(l->artifacts, &img, publish, &pub, err);
+    exp_lava_store_url(guest, results, put, sizeof put);
+    rc = exp_lava_publish_image(l->artifacts, &img, publish, &pub, err);
     if (rc == 0)
         rc = publish_job(r, group, put, publish, job_url, sizeof job_url, job_sha, err);
     char name[400];
@@ -139,14 +139,14 @@ static int make_job(struct runner *r, int group, const struct suite_run_opts *o,
     const struct suite_plan *p = r->p;
     char results[200] = "";
     memset(rec, 0, sizeof *rec);
-    int rc = lava_results_name(r->suite.uuid, group, results, sizeof results, err);
+    int rc = exp_lava_results_name(r->suite.uuid, group, results, sizeof results, err);
     if (rc == 0)
         rc = build_job(r, group, o, results, true, &rec->definition, err);
-    lava_store_url(exp_lava_keys(p)->artifacts, results, rec->results_url, sizeof rec->results_url);
+    exp_lava_store_url(exp_lava_keys(p)->artifacts, results, rec->results_url, sizeof rec->results_url);
     rec->group = group;
     snprintf(rec->lab, sizeof rec->lab, "%s", exp_lava_keys(p)->url);
     if (rc == 0)
-        rc = lava_jobs_add(&r->rs.db, r->suite.id, rec, err);
+        rc = store_lava_jobs_add(&r->rs.db, r->suite.id, rec, err);
     return rc;
 }
 
@@ -159,7 +159,7 @@ static int check_stored(struct runner *r, int group, const struct suite_run_opts
                         struct pm_err *err)
 {
     char results[300];
-    if (lava_stored_check(r->p, r->suite.id, r->suite.uuid, rec, results, sizeof results, err) < 0)
+    if (exp_lava_stored_check(r->p, r->suite.id, r->suite.uuid, rec, results, sizeof results, err) < 0)
         return -1;
     bool sent = strcmp(rec->state, "made") == 0 && (step_of(o)->step == LAVA_RUN || step_of(o)->step == LAVA_SUBMIT);
     bool written = step_of(o)->step == LAVA_MAKE && step_of(o)->out;
@@ -173,7 +173,7 @@ static int check_stored(struct runner *r, int group, const struct suite_run_opts
         return pm_errf(err, "kernel %d: its stored LAVA job cannot be made again to be checked, so it is not sent: %s",
                        group, why);
     }
-    if (lava_stored_same(r->p, r->suite.id, rec, made, err) < 0) {
+    if (exp_lava_stored_same(r->p, r->suite.id, rec, made, err) < 0) {
         free(made);
         return -1;
     }
@@ -212,7 +212,7 @@ static int submit(struct runner *r, int group, const struct lava_lab *lab, struc
 {
     int64_t id;
     if (lava_submit(lab, rec->definition, &id, err) < 0 ||
-        lava_jobs_set_submitted(&r->rs.db, r->suite.id, group, rec->attempt, id, err) < 0)
+        store_lava_jobs_set_submitted(&r->rs.db, r->suite.id, group, rec->attempt, id, err) < 0)
         return -1;
     rec->job_id = id;
     snprintf(rec->state, sizeof rec->state, "submitted");
@@ -227,7 +227,7 @@ static int fail_group(struct runner *r, int group, const struct lava_job_rec *re
 {
     say_failed(r, reason);
     struct pm_err err;
-    if (rec->attempt && lava_jobs_set_ended(&r->rs.db, r->suite.id, group, rec->attempt, "failed", reason, &err) < 0) {
+    if (rec->attempt && store_lava_jobs_set_ended(&r->rs.db, r->suite.id, group, rec->attempt, "failed", reason, &err) < 0) {
         exp_say(r->ev, EXP_LOG, "pressmark suite run: %s\n", err.msg);
         return 2;
     }
@@ -244,7 +244,7 @@ static int ready_job(struct runner *r, int group, const struct suite_run_opts *o
 {
     struct pm_err err;
     int found = 0;
-    if (lava_jobs_get(&r->rs.db, r->suite.id, group, rec, &found, &err) < 0) {
+    if (store_lava_jobs_get(&r->rs.db, r->suite.id, group, rec, &found, &err) < 0) {
         exp_say(r->ev, EXP_LOG, "pressmark suite run: %s\n", err.msg);
         return 2;
     }
@@ -260,7 +260,7 @@ static int ready_job(struct runner *r, int group, const struct suite_run_opts *o
         return 1;
     }
     if (!found || ended) {
-        lava_job_rec_free(rec);
+        store_lava_job_rec_free(rec);
         if (step_of(o)->step == LAVA_COLLECT) {
             exp_say(r->ev, EXP_LOG, "pressmark: kernel %d: no job of it waits to be collected ('pressmark lava "
                     "submit' submits one)\n", group);
@@ -272,7 +272,7 @@ static int ready_job(struct runner *r, int group, const struct suite_run_opts *o
             snprintf(reason, sizeof reason, "kernel %s: its LAVA job could not be made: %s", r->p->groups[group].kernel,
                      err.msg);
             int rc = fail_group(r, group, rec, reason, worst);
-            lava_job_rec_free(rec);
+            store_lava_job_rec_free(rec);
             return rc ? rc : 1;
         }
     }
@@ -401,7 +401,7 @@ static int take_job(struct runner *r, int group, const struct lava_lab *lab, con
                  "%s/guest.log)", sg->kernel, (long long)rec->job_id, url, dir);
         return fail_group(r, group, rec, reason, worst);
     }
-    if (lava_jobs_set_ended(&r->rs.db, r->suite.id, group, rec->attempt, "collected", NULL, &err) < 0) {
+    if (store_lava_jobs_set_ended(&r->rs.db, r->suite.id, group, rec->attempt, "collected", NULL, &err) < 0) {
         exp_say(r->ev, EXP_LOG, "pressmark suite run: %s\n", err.msg);
         return 2;
     }
@@ -418,7 +418,7 @@ static int submit_all(struct runner *r, const struct suite_run_opts *o, const st
             continue;
         struct lava_job_rec rec = { 0 };
         int rc = ready_job(r, (int)g, o, lab, &rec, worst);
-        lava_job_rec_free(&rec);
+        store_lava_job_rec_free(&rec);
         if (rc == 2)
             return 2;
     }
@@ -438,12 +438,12 @@ static int lava_run_group(struct runner *r, int group, const struct suite_run_op
     struct lava_job_rec rec = { 0 };
     int rc = ready_job(r, group, o, &lab, &rec, worst);
     if (rc != 0) {
-        lava_job_rec_free(&rec);
+        store_lava_job_rec_free(&rec);
         return rc == 1 ? 0 : rc;
     }
     if (!wanted(o, rec.job_id)) {
         r->incomplete = true;
-        lava_job_rec_free(&rec);
+        store_lava_job_rec_free(&rec);
         return 0;
     }
     struct lava_job_status st;
@@ -458,7 +458,7 @@ static int lava_run_group(struct runner *r, int group, const struct suite_run_op
     } else if (!*abort_sig) {
         rc = take_job(r, group, &lab, &rec, &st, worst);
     }
-    lava_job_rec_free(&rec);
+    store_lava_job_rec_free(&rec);
     explicit_bzero(&lab, sizeof lab);
     return rc;
 }

@@ -168,7 +168,7 @@ static void report_cell(struct pm_db *db, const struct suite_cell_rec *c, const 
             continue;
         }
         ok++;
-        run_metrics_each(db, slots[i].run_id, add_metric, m, &err);
+        store_run_metrics_each(db, slots[i].run_id, add_metric, m, &err);
     }
     if (!ok && !bad)
         return;
@@ -189,7 +189,7 @@ static void report_cells(void)
 {
     struct pm_db db;
     struct pm_err err;
-    if (pm_db_open(&db, OUT "/results.db", false, &err) < 0)
+    if (store_db_open(&db, OUT "/results.db", false, &err) < 0)
         return;
     int64_t id = 0;
     struct suite_cell_rec *cells = NULL;
@@ -201,7 +201,7 @@ static void report_cells(void)
             report_cell(&db, &cells[c], slots, ns);
     free(cells);
     free(slots);
-    pm_db_close(&db);
+    store_db_close(&db);
 }
 
 /* The store's token from the job's token disk, when the lab gave one (1).
@@ -209,7 +209,7 @@ static void report_cells(void)
 static int store_token(char *token, size_t len)
 {
     struct pm_err err;
-    int rc = guest_token_find("/sys/block", "/dev", token, len, &err);
+    int rc = lava_guest_token_find("/sys/block", "/dev", token, len, &err);
     if (rc < 0)
         fprintf(stderr, "pressmark __lava-guest: the store's token disk: %s; the results go without a token\n",
                 err.msg);
@@ -255,7 +255,7 @@ static int upload(void)
     return rc;
 }
 
-int lava_guest_main(int argc, char **argv)
+int exp_lava_guest_main(int argc, char **argv)
 {
     (void)argv;
     if (argc != 1) {

@@ -5,6 +5,6 @@
 
 /* The job's cells, their LAVA test cases, the results uploaded; the
  * process's exit status. */
-int lava_guest_main(int argc, char **argv);
+int exp_lava_guest_main(int argc, char **argv);
 
 #endif

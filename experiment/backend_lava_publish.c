@@ -74,7 +74,7 @@ static int publish_one(const char *store, const char *path, const char *name, bo
     return artifact_exists(url, &exists, &again) == 0 && exists ? 0 : -1;
 }
 
-int lava_publish_image(const char *store, const struct vm_image *img, bool put, struct lava_published *out,
+int exp_lava_publish_image(const char *store, const struct vm_image *img, bool put, struct lava_published *out,
                        struct pm_err *err)
 {
     memset(out, 0, sizeof *out);
@@ -90,7 +90,7 @@ int lava_publish_image(const char *store, const struct vm_image *img, bool put, 
     return 0;
 }
 
-int lava_publish_file(const char *store, const char *path, const char *name, bool put, char *url, size_t ulen,
+int exp_lava_publish_file(const char *store, const char *path, const char *name, bool put, char *url, size_t ulen,
                       char sha[65], struct pm_err *err)
 {
     return publish_one(store, path, name, put, url, ulen, sha, err);

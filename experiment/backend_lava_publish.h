@@ -14,10 +14,10 @@ struct lava_published {
 };
 
 /* The image's kernel, initramfs and root (qcow2) into store (when put). */
-int lava_publish_image(const char *store, const struct vm_image *img, bool put, struct lava_published *out,
+int exp_lava_publish_image(const char *store, const struct vm_image *img, bool put, struct lava_published *out,
                        struct pm_err *err);
 /* One file into store as DIGEST-name (when put); its URL and digest. */
-int lava_publish_file(const char *store, const char *path, const char *name, bool put, char *url, size_t ulen,
+int exp_lava_publish_file(const char *store, const char *path, const char *name, bool put, char *url, size_t ulen,
                       char sha[65], struct pm_err *err);
 
 #endif

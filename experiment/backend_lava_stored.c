@@ -11,7 +11,7 @@
 #include "lib/quote.h"
 #include "store/db.h"
 
-int lava_results_name(const char *uuid, int group, char *name, size_t len, struct pm_err *err)
+int exp_lava_results_name(const char *uuid, int group, char *name, size_t len, struct pm_err *err)
 {
     unsigned char rnd[LAVA_RESULTS_RANDOM / 2];
     if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
@@ -23,7 +23,7 @@ int lava_results_name(const char *uuid, int group, char *name, size_t len, struc
     return 0;
 }
 
-void lava_store_url(const char *store, const char *name, char *url, size_t len)
+void exp_lava_store_url(const char *store, const char *name, char *url, size_t len)
 {
     size_t n = strlen(store);
     snprintf(url, len, "%s%s%s", store, n && store[n - 1] == '/' ? "" : "/", name);
@@ -33,7 +33,7 @@ void lava_store_url(const char *store, const char *name, char *url, size_t len)
 static void row_name(int64_t suite_id, const struct lava_job_rec *rec, char *buf, size_t len)
 {
     char db[600];
-    quote_terminal(pm_db_path(), db, sizeof db);
+    quote_terminal(store_db_path(), db, sizeof db);
     snprintf(buf, len, "%s: lava_job of suite %lld, kernel %d, attempt %d", db, (long long)suite_id, rec->group,
              rec->attempt);
 }
@@ -74,7 +74,7 @@ static bool results_url_ok(const char *store, const char *uuid, int group, const
     return true;
 }
 
-int lava_stored_check(const struct suite_plan *p, int64_t suite_id, const char *uuid, const struct lava_job_rec *rec,
+int exp_lava_stored_check(const struct suite_plan *p, int64_t suite_id, const char *uuid, const struct lava_job_rec *rec,
                       char *name, size_t len, struct pm_err *err)
 {
     char row[800], q[1200];
@@ -99,7 +99,7 @@ int lava_stored_check(const struct suite_plan *p, int64_t suite_id, const char *
         char want[700];
         char prefix[300];
         snprintf(prefix, sizeof prefix, "pressmark/results-%s-kernel%d-", uuid, rec->group);
-        lava_store_url(exp_lava_keys(p)->artifacts, prefix, want, sizeof want);
+        exp_lava_store_url(exp_lava_keys(p)->artifacts, prefix, want, sizeof want);
         quote_terminal(rec->results_url, q, sizeof q);
         return pm_errf(err, "%s: its results_url '%.300s' is not %s<%d lowercase hex digits>.tar (under %s's "
                        "lava-artifacts); refused, nothing sent or fetched", row, q, want, LAVA_RESULTS_RANDOM,
@@ -128,7 +128,7 @@ static int first_difference(const char *a, const char *b, char *qa, char *qb, si
     return line;
 }
 
-int lava_stored_same(const struct suite_plan *p, int64_t suite_id, const struct lava_job_rec *rec, const char *made,
+int exp_lava_stored_same(const struct suite_plan *p, int64_t suite_id, const struct lava_job_rec *rec, const char *made,
                      struct pm_err *err)
 {
     const char *stored = rec->definition ? rec->definition : "";

@@ -19,9 +19,9 @@
 
 /* A new results name of the suite's group, relative to the store:
  * pressmark/results-UUID-kernelG-RANDOM.tar. */
-int lava_results_name(const char *uuid, int group, char *name, size_t len, struct pm_err *err);
+int exp_lava_results_name(const char *uuid, int group, char *name, size_t len, struct pm_err *err);
 /* name under store, with one '/' between them. */
-void lava_store_url(const char *store, const char *name, char *url, size_t len);
+void exp_lava_store_url(const char *store, const char *name, char *url, size_t len);
 
 /* rec, the stored job of group in suite (suite_id, uuid) of plan p, held
  * to what p gives: made without a job id or submitted with one (a job
@@ -30,12 +30,12 @@ void lava_store_url(const char *store, const char *name, char *url, size_t len);
  * lava-artifacts/pressmark/results-UUID-kernelG-<24 lowercase hex>.tar;
  * name gets the part after the store (pressmark/...). -1 with err naming
  * the database's row, the field, its value and what was expected. */
-int lava_stored_check(const struct suite_plan *p, int64_t suite_id, const char *uuid, const struct lava_job_rec *rec,
+int exp_lava_stored_check(const struct suite_plan *p, int64_t suite_id, const char *uuid, const struct lava_job_rec *rec,
                       char *name, size_t len, struct pm_err *err);
 /* rec's stored definition held to made, the one the suite file makes now:
  * 0 when they are equal, else -1 with err naming the row and the first
  * line where they differ. */
-int lava_stored_same(const struct suite_plan *p, int64_t suite_id, const struct lava_job_rec *rec, const char *made,
+int exp_lava_stored_same(const struct suite_plan *p, int64_t suite_id, const struct lava_job_rec *rec, const char *made,
                      struct pm_err *err);
 
 #endif

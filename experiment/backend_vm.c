@@ -118,8 +118,8 @@ static int boot_once(struct runner *r, int group, const struct suite_run_opts *o
     char mem[32], q[300];
     pm_fmt_size(mem, sizeof mem, sg->vm_memory);
     quote_terminal(sg->kernel, q, sizeof q);
-    kv_set(m, "vm.accel", accel == VM_KVM ? "kvm" : "tcg");
-    kv_set(m, "emulated", accel == VM_TCG ? "yes" : "no");
+    pm_kv_set(m, "vm.accel", accel == VM_KVM ? "kvm" : "tcg");
+    pm_kv_set(m, "emulated", accel == VM_TCG ? "yes" : "no");
     if (exp_boot_dir(r, group, "boot", dir, dirlen, &err) < 0) {
         exp_say(r->ev, EXP_LOG, "pressmark suite run: %s\n", err.msg);
         return 2;

@@ -25,9 +25,9 @@ const struct opt *suite_cell_option(const struct workload_ops *wl, const char *k
     if (o)
         return o;
     *is_run = true;
-    if ((o = opt_find(pm_run_options, key)) && strcmp(key, "label") != 0 && strcmp(key, "runs") != 0)
+    if ((o = opt_find(exp_run_options, key)) && strcmp(key, "label") != 0 && strcmp(key, "runs") != 0)
         return o;
-    return opt_find(pm_env_options, key);
+    return opt_find(exp_env_options, key);
 }
 
 bool suite_flag_value(const char *v, bool *on)
@@ -112,7 +112,7 @@ static int apply(const struct suite_plan *p, const struct suite_cell *c, const s
 int suite_cell_prepare(const struct suite_plan *p, const struct suite_cell *c, struct cell_run *cr, struct pm_err *err)
 {
     memset(cr, 0, sizeof *cr);
-    run_opts_defaults(&cr->ro);
+    exp_run_opts_defaults(&cr->ro);
     /* A cell of a named kernel runs on that kernel (its VM, or this machine
      * rebooted into it), so this one cannot judge what it lacks: that is
      * judged when the run's environment comes up there, and a refusal fails
@@ -134,8 +134,8 @@ int suite_cell_prepare(const struct suite_plan *p, const struct suite_cell *c, s
     cr->ro.runs = 1;
     cr->ro.quiet = true;
     struct wl_limits lim;
-    run_opts_limits(&cr->ro, &lim);
-    if (run_opts_check(&cr->ro, &e) < 0 || (c->wl->check && c->wl->check(cr->wl_state, &lim, &e) < 0) ||
+    exp_run_opts_limits(&cr->ro, &lim);
+    if (exp_run_opts_check(&cr->ro, &e) < 0 || (c->wl->check && c->wl->check(cr->wl_state, &lim, &e) < 0) ||
         catalogue_check_declared(c->wl, cr->wl_state, &e) < 0) {
         pm_errf(err, "%s: cell '%s': %s", p->file.path, c->label, e.msg);
         goto fail;

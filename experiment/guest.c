@@ -41,8 +41,8 @@ int exp_mark_failed(struct runner *r, int group, const char *reason)
         for (int k = 0; k < n; k++, seq++) {
             struct kv_list meta = { 0 };
             runner_cell_meta(r, (int)c, &meta);
-            kv_setf(&meta, "suite.round", "%d", round + k + 1);
-            kv_setf(&meta, "suite.seq", "%lld", (long long)seq);
+            pm_kv_setf(&meta, "suite.round", "%d", round + k + 1);
+            pm_kv_setf(&meta, "suite.seq", "%lld", (long long)seq);
             struct metric_set none = { 0 };
             struct run_row row = { .label = cell->label, .workload = cell->wl->name, .params = cell->params };
             int rc = store_run_begin(&r->rs.db, r->rs.machine_id, &row, &err);
@@ -54,7 +54,7 @@ int exp_mark_failed(struct runner *r, int group, const char *reason)
                 rc = suites_add_slot(&r->rs.db, r->suite.id, seq, round + k + 1, (int)c, &err);
             if (rc == 0)
                 rc = suites_link_run(&r->rs.db, r->suite.id, seq, run_id, &err);
-            kv_free(&meta);
+            pm_kv_free(&meta);
             if (rc < 0) {
                 exp_say(r->ev, EXP_LOG, "pressmark suite run: %s\n", err.msg);
                 return 2;
@@ -75,7 +75,7 @@ int exp_mark_failed(struct runner *r, int group, const char *reason)
 int exp_boot_dir(const struct runner *r, int group, const char *kind, char *buf, size_t len, struct pm_err *err)
 {
     char base[PATH_MAX];
-    snprintf(base, sizeof base, "%s.boots", pm_db_path());
+    snprintf(base, sizeof base, "%s.boots", store_db_path());
     int bfd = pm_open_private_dir(base, true, err);
     if (bfd < 0)
         return -1;
@@ -113,7 +113,7 @@ int exp_merge_guest(struct runner *r, int group, const char *dir, int *adopted, 
         cells[c] = (struct guest_cell){ .planned = p->cells[c].group == group, .max_runs = (int)p->runs_max,
                                         .label = p->cells[c].label, .workload = p->cells[c].wl->name };
     struct guest_selection sel;
-    int rc = guest_runs_select(db, r->suite.uuid, cells, p->ncells, &sel, err);
+    int rc = store_guest_runs_select(db, r->suite.uuid, cells, p->ncells, &sel, err);
     free(cells);
     if (rc < 0)
         return -1;
@@ -140,7 +140,7 @@ int exp_merge_guest(struct runner *r, int group, const char *dir, int *adopted, 
         rc = suites_adopt_runs(&r->rs.db, r->suite.id, adopt, sel.n, adopted, err);
     free(only);
     free(adopt);
-    guest_selection_free(&sel);
+    store_guest_selection_free(&sel);
     return rc;
 }
 
@@ -149,13 +149,13 @@ void exp_image_meta(struct runner *r, int group, const struct vm_image *img)
 {
     const struct suite_group *sg = &r->p->groups[group];
     struct kv_list *m = &r->kernel_meta[group];
-    kv_set(m, "kernel.config", img->info.config_known ? "known" : "unknown");
+    pm_kv_set(m, "kernel.config", img->info.config_known ? "known" : "unknown");
     for (size_t i = 0; i < img->info.config.n; i++)
-        kv_set(m, img->info.config.v[i].key, img->info.config.v[i].value);
-    kv_setf(m, "vm.memory", "%llu", (unsigned long long)sg->vm_memory);
-    kv_setf(m, "vm.cpus", "%u", sg->vm_cpus);
+        pm_kv_set(m, img->info.config.v[i].key, img->info.config.v[i].value);
+    pm_kv_setf(m, "vm.memory", "%llu", (unsigned long long)sg->vm_memory);
+    pm_kv_setf(m, "vm.cpus", "%u", sg->vm_cpus);
     if (sg->vm_append[0])
-        kv_set(m, "vm.append", sg->vm_append);
+        pm_kv_set(m, "vm.append", sg->vm_append);
 }
 
 char *exp_meta_text(const struct kv_list *m)

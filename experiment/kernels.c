@@ -17,18 +17,18 @@ static const char *kind_name(enum kernel_kind k)
 /* What every run of the group carries about its kernel. */
 static void kernel_meta(struct kv_list *m, const struct group_kernel *k)
 {
-    kv_set(m, "kernel.value", k->spec.value);
-    kv_set(m, "kernel.source", kind_name(k->spec.kind));
-    kv_set(m, "kernel.release", k->info.release);
+    pm_kv_set(m, "kernel.value", k->spec.value);
+    pm_kv_set(m, "kernel.source", kind_name(k->spec.kind));
+    pm_kv_set(m, "kernel.release", k->info.release);
     if (k->info.version[0])
-        kv_set(m, "kernel.version", k->info.version);
+        pm_kv_set(m, "kernel.version", k->info.version);
     if (k->info.package[0])
-        kv_set(m, "kernel.package", k->info.package);
+        pm_kv_set(m, "kernel.package", k->info.package);
     if (k->info.build_id[0])
-        kv_set(m, "kernel.build_id", k->info.build_id);
-    kv_set(m, "kernel.config", k->info.config_known ? "known" : "unknown");
+        pm_kv_set(m, "kernel.build_id", k->info.build_id);
+    pm_kv_set(m, "kernel.config", k->info.config_known ? "known" : "unknown");
     for (size_t i = 0; i < k->info.config.n; i++)
-        kv_set(m, k->info.config.v[i].key, k->info.config.v[i].value);
+        pm_kv_set(m, k->info.config.v[i].key, k->info.config.v[i].value);
 }
 
 int suite_kernels_check(struct runner *r, const struct suite_run_opts *o)
@@ -69,7 +69,7 @@ int suite_kernels_check(struct runner *r, const struct suite_run_opts *o)
         }
         kernel_meta(&r->kernel_meta[g], k);
         if (k->running)
-            kv_set(&r->kernel_meta[g], "vm.accel", "none");
+            pm_kv_set(&r->kernel_meta[g], "vm.accel", "none");
     }
     return 0;
 }
@@ -80,7 +80,7 @@ void suite_kernels_free(struct runner *r)
     for (size_t g = 0; r->kernels && g < p->ngroups; g++)
         kernel_info_free(&r->kernels[g].info);
     for (size_t g = 0; r->kernel_meta && g < p->ngroups; g++)
-        kv_free(&r->kernel_meta[g]);
+        pm_kv_free(&r->kernel_meta[g]);
     free(r->kernels);
     free(r->kernel_meta);
     r->kernels = NULL;

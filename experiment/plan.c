@@ -441,7 +441,7 @@ static void fill_cell(struct suite_plan *p, const struct part_cells *pc, struct 
             continue;
         if (list_key(k)) {
             const char *v = k->values[pc->pick[i]];
-            kv_set(&c->axes, k->name, v);
+            pm_kv_set(&c->axes, k->name, v);
             if (in_list(machine_keys, k->name))
                 machine_value(p, k->name, v, k->line, g, err);
             else
@@ -491,7 +491,7 @@ static int label_cell(const struct suite_plan *p, const struct part_cells *pc, s
     } else {
         auto_label(pc, c->label, sizeof c->label);
     }
-    if (!run_label_ok(c->label))
+    if (!store_run_label_ok(c->label))
         return pm_errf(err, "%s:%d: [%s]: the label '%s' is not one (accepted: 1 to 255 characters, not starting "
                        "with '-')", path, lk ? lk->line : part->line, part->name, c->label);
     for (size_t i = 0; i + 1 < p->ncells; i++)
@@ -735,7 +735,7 @@ fail:
 void suite_plan_free(struct suite_plan *p)
 {
     for (size_t i = 0; i < p->ncells; i++) {
-        kv_free(&p->cells[i].axes);
+        pm_kv_free(&p->cells[i].axes);
         free(p->cells[i].settings);
     }
     free(p->cells);
@@ -778,7 +778,7 @@ static int part_origins(const struct suite_plan *p, const struct suite_section *
             const struct suite_key *k = pc.keys[i].k;
             if (strcmp(k->name, "label") == 0 || strcmp(k->name, "workload") == 0)
                 continue;       /* a name, and the cell's own workload */
-            if ((list_key(k) ? kv_set(&o->axes, k->name, k->values[pc.pick[i]]) : kv_set(&o->fixed, k->name, k->raw)) < 0)
+            if ((list_key(k) ? pm_kv_set(&o->axes, k->name, k->values[pc.pick[i]]) : pm_kv_set(&o->fixed, k->name, k->raw)) < 0)
                 return pm_errf(err, "out of memory");
         }
     } while (next_pick(&pc));
@@ -819,8 +819,8 @@ int suite_plan_origins(const struct suite_plan *p, size_t max_cells, struct suit
 void suite_origins_free(struct suite_cell_origin *o, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        kv_free(&o[i].fixed);
-        kv_free(&o[i].axes);
+        pm_kv_free(&o[i].fixed);
+        pm_kv_free(&o[i].axes);
     }
     free(o);
 }

@@ -25,7 +25,7 @@ static int set_label(void *state, const char *value, struct pm_err *err)
     if (!value[0] || strlen(value) > RUN_LABEL_MAX)
         return pm_errf(err, "'%s' is not a label (accepted: 1 to %d characters)", value, RUN_LABEL_MAX);
     /* "--label -- make" would take "--" for the label and lose the command. */
-    if (!run_label_ok(value))
+    if (!store_run_label_ok(value))
         return pm_errf(err, "'%s' is not a label (accepted: 1 to %d characters, not starting with '-'; "
                        "was the label left out?)", value, RUN_LABEL_MAX);
     snprintf(ro->label_buf, sizeof ro->label_buf, "%s", value);
@@ -37,7 +37,7 @@ static int set_db(void *state, const char *value, struct pm_err *err)
     (void)state;
     if (!value[0])
         return pm_errf(err, "'' is not a path (accepted: a file path)");
-    pm_set_db_path(value);
+    store_set_db_path(value);
     return 0;
 }
 
@@ -118,7 +118,7 @@ static int set_swap_cap(void *state, const char *value, struct pm_err *err)
 #define CAP_SHARE_FORMS "a byte count with K, M, G or T (binary), e.g. 48M, 1G, or a percentage of --mem-cap such as 75%"
 
 /* A cgroup control's size: bytes, or a share of --mem-cap kept in *pct
- * for run_opts_check (the cap may not have been read yet); "max" where
+ * for exp_run_opts_check (the cap may not have been read yet); "max" where
  * the control takes it (UINT64_MAX). */
 static int set_cap_share(const char *value, bool takes_max, bool *has, uint64_t *bytes, double *pct,
                          struct pm_err *err)
@@ -208,41 +208,41 @@ static int set_swap(void *state, const char *value, struct pm_err *err)
 static int set_zswap(void *state, const char *value, struct pm_err *err)
 {
     struct run_opts *ro = state;
-    return vm_knob_parse_zswap(&ro->env.knobs, value, !ro->env.kernel_checks_deferred, err);
+    return vmknobs_parse_zswap(&ro->env.knobs, value, !ro->env.kernel_checks_deferred, err);
 }
 
 static int set_sysctl(void *state, const char *value, struct pm_err *err)
 {
     struct run_opts *ro = state;
-    return vm_knob_parse_sysctl(&ro->env.knobs, value, !ro->env.kernel_checks_deferred, err);
+    return vmknobs_parse_sysctl(&ro->env.knobs, value, !ro->env.kernel_checks_deferred, err);
 }
 
 static int set_thp(void *state, const char *value, struct pm_err *err)
 {
     struct run_opts *ro = state;
-    return vm_knob_parse_thp(&ro->env.knobs, value, !ro->env.kernel_checks_deferred, err);
+    return vmknobs_parse_thp(&ro->env.knobs, value, !ro->env.kernel_checks_deferred, err);
 }
 
 static int set_lru_gen(void *state, const char *value, struct pm_err *err)
 {
     struct run_opts *ro = state;
-    return vm_knob_parse_lru_gen(&ro->env.knobs, value, !ro->env.kernel_checks_deferred, err);
+    return vmknobs_parse_lru_gen(&ro->env.knobs, value, !ro->env.kernel_checks_deferred, err);
 }
 
 static int set_lru_gen_min_ttl(void *state, const char *value, struct pm_err *err)
 {
     struct run_opts *ro = state;
-    return vm_knob_parse_lru_gen_min_ttl(&ro->env.knobs, value, !ro->env.kernel_checks_deferred, err);
+    return vmknobs_parse_lru_gen_min_ttl(&ro->env.knobs, value, !ro->env.kernel_checks_deferred, err);
 }
 
-const struct opt pm_db_option[] = {
+const struct opt exp_db_option[] = {
     { .name = "db", .type = OPT_CALLBACK, .set = set_db, .metavar = "PATH",
       .help = "results database (default: $PRESSMARK_DB, else results.db beside the binary in a clone, installed $XDG_DATA_HOME/pressmark/results.db)" },
     { .type = OPT_END },
 };
 
 #define RO(field) offsetof(struct run_opts, field)
-const struct opt pm_run_options[] = {
+const struct opt exp_run_options[] = {
     { .name = "label", .type = OPT_CALLBACK, .set = set_label, .metavar = "L",
       .help = "the configuration these runs measure (default: uname -r)" },
     { .name = "interval", .type = OPT_DURATION, .offset = RO(interval_ns), .metavar = "I", .min = 10e6, .max = 3600e9,
@@ -268,7 +268,7 @@ const struct opt pm_run_options[] = {
     { .type = OPT_END },
 };
 
-const struct opt pm_env_options[] = {
+const struct opt exp_env_options[] = {
     { .name = "mem-cap", .type = OPT_CALLBACK, .set = set_mem_cap, .metavar = "SIZE|PCT",
       .help = "cap the workload's memory (e.g. 64M, 3G, 75% of MemTotal; none: no cap)" },
     { .name = "cap-method", .type = OPT_CHOICE, .offset = RO(env.method), .metavar = "M", .words = cap_method_names,
@@ -308,7 +308,7 @@ const struct opt pm_env_options[] = {
     { .type = OPT_END },
 };
 
-const char pm_env_options_title[] = "memory cap, swap and VM settings (root; all undone after each run)";
+const char exp_env_options_title[] = "memory cap, swap and VM settings (root; all undone after each run)";
 
 /* Why a run's processes will be in no cgroup of the run's: as root a
  * cgroup cap makes one and no cap a tracking one, both in a memory cgroup
@@ -328,7 +328,7 @@ static const char *without_cgroup(const struct env_config *e)
     return NULL;
 }
 
-void run_opts_limits(const struct run_opts *ro, struct wl_limits *lim)
+void exp_run_opts_limits(const struct run_opts *ro, struct wl_limits *lim)
 {
     lim->mem_cap = ro->env.has_cap ? ro->env.mem_cap : 0;
     lim->swap_planned = ro->env.swap.kind != SWAP_NONE ? ro->env.swap.size : 0;
@@ -337,7 +337,7 @@ void run_opts_limits(const struct run_opts *ro, struct wl_limits *lim)
     lim->elsewhere = ro->env.kernel_checks_deferred;
 }
 
-void run_opts_defaults(struct run_opts *ro)
+void exp_run_opts_defaults(struct run_opts *ro)
 {
     memset(ro, 0, sizeof *ro);
     struct utsname u;
@@ -360,7 +360,7 @@ static int check_sibling(struct run_opts *ro, struct pm_err *err)
     if (!e->has_cap)
         return pm_errf(err, "--sibling: needs --mem-cap (the cap is the parent cgroup the hog and the workload share)");
     struct wl_limits lim;
-    run_opts_limits(ro, &lim);
+    exp_run_opts_limits(ro, &lim);
     struct sibling_spec sp;
     struct pm_err serr;
     if (sibling_spec_parse(e->sibling, &lim, &sp, &serr) < 0)
@@ -420,7 +420,7 @@ static int check_kernel(const struct env_config *e, struct pm_err *err)
     return env_controls_check(e, got, err);
 }
 
-int run_opts_check(struct run_opts *ro, struct pm_err *err)
+int exp_run_opts_check(struct run_opts *ro, struct pm_err *err)
 {
     struct env_config *e = &ro->env;
     if (check_sizes(ro, err) < 0)
@@ -440,7 +440,7 @@ int run_opts_check(struct run_opts *ro, struct pm_err *err)
     return 0;
 }
 
-int run_opts_push(const struct run_opts *ro, struct pm_db *db, int64_t run_id, struct pm_err *err)
+int exp_run_opts_push(const struct run_opts *ro, struct pm_db *db, int64_t run_id, struct pm_err *err)
 {
     struct push_request prq = { .url = ro->push_url, .token = ro->push_token, .only_run = run_id };
     int pushed;
@@ -448,7 +448,7 @@ int run_opts_push(const struct run_opts *ro, struct pm_db *db, int64_t run_id, s
     return push_runs(db, &prq, &pushed, &lines, err);
 }
 
-void run_opts_to_plan(const struct run_opts *ro, struct run_plan *plan)
+void exp_run_opts_to_plan(const struct run_opts *ro, struct run_plan *plan)
 {
     plan->label = ro->label;
     plan->interval_ns = ro->interval_ns;
@@ -456,7 +456,7 @@ void run_opts_to_plan(const struct run_opts *ro, struct run_plan *plan)
     plan->gap_ns = ro->gap_ns;
     plan->timeout_ns = ro->timeout_ns;
     plan->quiet = ro->quiet;
-    plan->db_path = pm_db_path();
+    plan->db_path = store_db_path();
     plan->env = &ro->env;
     plan->profile = ro->profile;
     plan->trace_reclaim = ro->trace_reclaim;

@@ -205,7 +205,7 @@ static void push_run(void *arg, struct pm_db *db, int64_t run_id)
 {
     const struct cell_push *cp = arg;
     struct pm_err err;
-    if (run_opts_push(cp->ro, db, run_id, &err) < 0)
+    if (exp_run_opts_push(cp->ro, db, run_id, &err) < 0)
         exp_say(cp->r->ev, EXP_LOG, "pressmark: push: %s; run %lld stays queued for the next 'pressmark push'\n",
                 err.msg, (long long)run_id);
 }
@@ -288,26 +288,26 @@ void runner_update_progress(struct runner *r)
 void runner_cell_meta(const struct runner *r, int cell, struct kv_list *meta)
 {
     const struct suite_cell *c = &r->p->cells[cell];
-    kv_set(meta, "suite.uuid", r->suite.uuid);
-    kv_set(meta, "suite.name", r->suite.name);
-    kv_setf(meta, "suite.id", "%lld", (long long)r->suite.id);
-    kv_set(meta, "suite.cell", c->label);
-    kv_setf(meta, "suite.cell_index", "%d", cell);
+    pm_kv_set(meta, "suite.uuid", r->suite.uuid);
+    pm_kv_set(meta, "suite.name", r->suite.name);
+    pm_kv_setf(meta, "suite.id", "%lld", (long long)r->suite.id);
+    pm_kv_set(meta, "suite.cell", c->label);
+    pm_kv_setf(meta, "suite.cell_index", "%d", cell);
     for (size_t i = 0; i < c->axes.n; i++) {
         char key[128];
         snprintf(key, sizeof key, "axis.%s", c->axes.v[i].key);
-        kv_set(meta, key, c->axes.v[i].value);
+        pm_kv_set(meta, key, c->axes.v[i].value);
     }
     if (r->kernel_meta)
         for (size_t i = 0; i < r->kernel_meta[c->group].n; i++)
-            kv_set(meta, r->kernel_meta[c->group].v[i].key, r->kernel_meta[c->group].v[i].value);
+            pm_kv_set(meta, r->kernel_meta[c->group].v[i].key, r->kernel_meta[c->group].v[i].value);
 }
 
 static void fill_meta(const struct runner *r, const struct suite_slot *s, struct kv_list *meta)
 {
     runner_cell_meta(r, s->cell, meta);
-    kv_setf(meta, "suite.round", "%d", s->round);
-    kv_setf(meta, "suite.seq", "%lld", (long long)s->seq);
+    pm_kv_setf(meta, "suite.round", "%d", s->round);
+    pm_kv_setf(meta, "suite.seq", "%lld", (long long)s->seq);
 }
 
 /* The title of a slot's headline value: the workload's, or the unit of
@@ -332,7 +332,7 @@ static int execute_slot(struct runner *r, const struct suite_slot *s, int *abort
     struct kv_list meta = { 0 };
     fill_meta(r, s, &meta);
     struct run_plan plan = { .wl = c->wl, .wl_state = cr.wl_state };
-    run_opts_to_plan(&cr.ro, &plan);
+    exp_run_opts_to_plan(&cr.ro, &plan);
     struct cell_push cp = { r, &cr.ro };
     if (cr.ro.push_url) {
         plan.after_store = push_run;
@@ -348,12 +348,12 @@ static int execute_slot(struct runner *r, const struct suite_slot *s, int *abort
     if (r->ev->run_start)
         r->ev->run_start(r->ev->arg, s->cell);
     struct run_outcome o;
-    run_session_execute(&r->rs, &plan, &o);
-    kv_free(&meta);
+    harness_session_execute(&r->rs, &plan, &o);
+    pm_kv_free(&meta);
     suite_cell_release(&cr);
     if (o.error) {
         char line[RUN_OUTCOME_LINE];
-        run_outcome_error(&o, line, sizeof line);
+        harness_outcome_error(&o, line, sizeof line);
         exp_say(r->ev, EXP_LOG, "pressmark: %s\n", line);
     }
     *abort_sig = o.abort_sig;

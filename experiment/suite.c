@@ -72,7 +72,7 @@ static int open_suite(struct runner *r, const char *path, const struct suite_run
                     exp_say(r->ev, EXP_LOG, "pressmark suite run: --continue: %s has fewer cells than suite %lld had; "
                             "continuing takes changes that keep the cells (runs, target-ci, order, question)\n",
                             path, (long long)old.id);
-                    suite_rec_free(&old);
+                    store_suite_rec_free(&old);
                     return 2;
                 }
                 exp_say(r->ev, EXP_LOG, "pressmark: %s changed since suite %lld started; continuing it (--continue):\n", path,
@@ -80,7 +80,7 @@ static int open_suite(struct runner *r, const char *path, const struct suite_run
                 print_diff(r->ev, old.text, p->file.canonical);
                 if (suites_update_file(&r->rs.db, old.id, p->file.digest, p->file.canonical, &err) < 0) {
                     exp_say(r->ev, EXP_LOG, "pressmark suite run: %s\n", err.msg);
-                    suite_rec_free(&old);
+                    store_suite_rec_free(&old);
                     return 2;
                 }
             }
@@ -99,7 +99,7 @@ static int open_suite(struct runner *r, const char *path, const struct suite_run
         return 0;
     }
     if (found)
-        suite_rec_free(&old);
+        store_suite_rec_free(&old);
     memset(&r->suite, 0, sizeof r->suite);
     snprintf(r->suite.name, sizeof r->suite.name, "%s", p->name);
     snprintf(r->suite.path, sizeof r->suite.path, "%s", path);
@@ -161,7 +161,7 @@ static int load_guest_meta(struct runner *r, const struct suite_run_opts *o, str
         char *eq = strchr(line, '=');
         if (eq) {
             *eq = '\0';
-            kv_set(&r->kernel_meta[o->group], line, eq + 1);
+            pm_kv_set(&r->kernel_meta[o->group], line, eq + 1);
         }
     }
     fclose(f);
@@ -293,13 +293,13 @@ int suite_run(const char *path, const struct suite_run_opts *o, const struct exp
     int rc = load_suite(&r, &p, path, o);
     if (rc != 0)
         return rc;
-    run_block_signals();
+    harness_block_signals();
     char what[300];
     snprintf(what, sizeof what, "suite %s", p.name);
     /* The harness's lines are the suite's log (closed after the session). */
     FILE *say = exp_say_file(ev);
     struct pm_err oerr;
-    if (run_session_open(&r.rs, pm_db_path(), what, say, &oerr) < 0) {
+    if (harness_session_open(&r.rs, store_db_path(), what, say, &oerr) < 0) {
         exp_say(ev, EXP_LOG, "pressmark: %s\n", oerr.msg);
         if (say)
             fclose(say);
@@ -330,8 +330,8 @@ int suite_run(const char *path, const struct suite_run_opts *o, const struct exp
     free(r.cs);
     free(r.view);
     free(r.slots);
-    suite_rec_free(&r.suite);
-    run_session_close(&r.rs);
+    store_suite_rec_free(&r.suite);
+    harness_session_close(&r.rs);
     fclose(say);
     suite_kernels_free(&r);
     suite_plan_free(&p);

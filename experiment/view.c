@@ -80,7 +80,7 @@ int suite_view_load(struct pm_db *db, int64_t id, struct suite_view *v, struct p
 
 void suite_view_free(struct suite_view *v)
 {
-    suite_rec_free(&v->rec);
+    store_suite_rec_free(&v->rec);
     if (v->origins)
         suite_origins_free(v->origins, v->ncells);
     v->origins = NULL;
@@ -96,7 +96,7 @@ static bool kv_same(const struct kv_list *a, const struct kv_list *b)
     if (a->n != b->n)
         return false;
     for (size_t i = 0; i < a->n; i++) {
-        const char *o = kv_get(b, a->v[i].key);
+        const char *o = pm_kv_get(b, a->v[i].key);
         if (!o || strcmp(o, a->v[i].value) != 0)
             return false;
     }
@@ -115,7 +115,7 @@ static bool same_group(const struct suite_view *v, size_t i, size_t j)
     if (!kv_same(&a->fixed, &b->fixed) || a->axes.n != b->axes.n)
         return false;
     for (size_t k = 0; k < a->axes.n; k++)
-        if (!kv_get(&b->axes, a->axes.v[k].key))
+        if (!pm_kv_get(&b->axes, a->axes.v[k].key))
             return false;
     return true;
 }
@@ -124,8 +124,8 @@ static bool same_group(const struct suite_view *v, size_t i, size_t j)
  * it sets none. */
 static const char *cell_value(const struct suite_view *v, size_t i, const char *key)
 {
-    const char *s = kv_get(&v->origins[i].axes, key);
-    return s ? s : kv_get(&v->origins[i].fixed, key);
+    const char *s = pm_kv_get(&v->origins[i].axes, key);
+    return s ? s : pm_kv_get(&v->origins[i].fixed, key);
 }
 
 static bool same_value(const char *a, const char *b)
@@ -150,9 +150,9 @@ static size_t differs_beyond_axes(const struct suite_view *v, size_t r, size_t c
     for (size_t l = 0; l < 3; l++)
         for (size_t i = 0; i < lists[l]->n; i++) {
             const char *k = lists[l]->v[i].key;
-            if (kv_get(&v->origins[c].axes, k) || (l == 2 && cell_value(v, r, k)))
+            if (pm_kv_get(&v->origins[c].axes, k) || (l == 2 && cell_value(v, r, k)))
                 continue;       /* an axis of c's, or a key r has (seen already) */
-            if (!same_value(cell_value(v, r, k), kv_get(&v->origins[c].fixed, k))) {
+            if (!same_value(cell_value(v, r, k), pm_kv_get(&v->origins[c].fixed, k))) {
                 append(buf, len, ", ", k);
                 n++;
             }

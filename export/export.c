@@ -118,7 +118,7 @@ static int note_metric(void *ctx, const char *name, double value, const char *un
 static int plan_run(struct pm_db *db, struct plan *p, size_t i, struct pm_err *err)
 {
     const struct export_request *rq = p->rq;
-    if (run_head_load(db, rq->runs[i], &p->heads[i], err) < 0)
+    if (store_run_head_load(db, rq->runs[i], &p->heads[i], err) < 0)
         return -1;
     /* Every run's series are read here, also when no name is needed: a
      * run whose series cannot be read is refused before the first byte,
@@ -136,7 +136,7 @@ static int plan_run(struct pm_db *db, struct plan *p, size_t i, struct pm_err *e
             return -1;
     }
     if ((what_of(rq) & EXPORT_METRICS) && rq->nglobs)
-        return run_metrics_each(db, rq->runs[i], note_metric, p, err);
+        return store_run_metrics_each(db, rq->runs[i], note_metric, p, err);
     return 0;
 }
 
@@ -451,14 +451,14 @@ static int jsonl_run(struct pm_db *db, struct out *o, unsigned what, struct pm_e
     struct json_obj j = { .o = o, .first = true };
     if (what & EXPORT_METRICS) {
         fputs(",\"metrics\":{", o->f);
-        if (run_metrics_each(db, h->id, jsonl_metric, &j, err) < 0)
+        if (store_run_metrics_each(db, h->id, jsonl_metric, &j, err) < 0)
             return -1;
         fputc('}', o->f);
     }
     j.first = true;
     if (what & EXPORT_META) {
         fputs(",\"metadata\":{", o->f);
-        if (run_meta_each(db, h->id, jsonl_meta, &j, err) < 0)
+        if (store_run_meta_each(db, h->id, jsonl_meta, &j, err) < 0)
             return -1;
         fputc('}', o->f);
     }
@@ -476,9 +476,9 @@ static int write_run(struct pm_db *db, struct out *o, struct pm_err *err)
     int rc = 0;
     errno = 0;
     if (fmt == EXPORT_CSV && what == EXPORT_METRICS)
-        rc = run_metrics_each(db, o->h->id, csv_metric, o, err);
+        rc = store_run_metrics_each(db, o->h->id, csv_metric, o, err);
     else if (fmt == EXPORT_CSV && what == EXPORT_META)
-        rc = run_meta_each(db, o->h->id, csv_meta, o, err);
+        rc = store_run_meta_each(db, o->h->id, csv_meta, o, err);
     else if (fmt == EXPORT_JSONL && (what & (EXPORT_METRICS | EXPORT_META)))
         rc = jsonl_run(db, o, what, err);
     else if (fmt == EXPORT_LINE && (what & EXPORT_METRICS)) {

@@ -119,7 +119,7 @@ int lp_run_point(struct pm_db *db, const struct run_head *h, lp_keep_fn keep, vo
     struct run_fields rf = { .b = b, .first = true, .keep = keep, .ctx = ctx };
     if (put_head(b, h, "") < 0)
         return pm_errf(err, "out of memory");
-    if (run_metrics_each(db, h->id, metric_field, &rf, err) < 0)
+    if (store_run_metrics_each(db, h->id, metric_field, &rf, err) < 0)
         return -1;
     int rc = 0;
     if (rf.first)

@@ -23,11 +23,11 @@ struct table {
 static size_t tables(struct table *t, size_t max)
 {
     size_t n = 0;
-    t[n++] = (struct table){ pm_run_options, sizeof(struct run_opts) };
-    t[n++] = (struct table){ pm_env_options, sizeof(struct run_opts) };
-    for (size_t i = 0; pm_workloads[i] && n < max; i++)
-        if (pm_workloads[i]->options)
-            t[n++] = (struct table){ pm_workloads[i]->options, pm_workloads[i]->state_size };
+    t[n++] = (struct table){ exp_run_options, sizeof(struct run_opts) };
+    t[n++] = (struct table){ exp_env_options, sizeof(struct run_opts) };
+    for (size_t i = 0; wl_registry[i] && n < max; i++)
+        if (wl_registry[i]->options)
+            t[n++] = (struct table){ wl_registry[i]->options, wl_registry[i]->state_size };
     return n;
 }
 
@@ -37,8 +37,8 @@ static void *fresh_state(const struct table *t)
     if (!state)
         return NULL;
     struct pm_err err;
-    if (t->opts == pm_run_options || t->opts == pm_env_options)
-        run_opts_defaults(state);
+    if (t->opts == exp_run_options || t->opts == exp_env_options)
+        exp_run_opts_defaults(state);
     else if (opt_set_defaults(t->opts, state, &err) < 0)
         FUZZ_ASSERT(0, "defaults refused: %s", err.msg);
     return state;
@@ -81,16 +81,16 @@ static void command_line(const struct table *t, const uint8_t *data, size_t size
     size_t n = fuzz_split(data, size, words + 1, 32, &block);
     words[0] = (char *)"pressmark";
     struct run_opts ro;
-    run_opts_defaults(&ro);
+    exp_run_opts_defaults(&ro);
     void *state = calloc(1, t->state_size ? t->state_size : 1);
     if (!state) {
         free(block);
         return;
     }
     struct cmd_group groups[] = {
-        { "workload options", t->opts == pm_run_options || t->opts == pm_env_options ? NULL : t->opts, state },
-        { "run options", pm_run_options, &ro },
-        { pm_env_options_title, pm_env_options, &ro },
+        { "workload options", t->opts == exp_run_options || t->opts == exp_env_options ? NULL : t->opts, state },
+        { "run options", exp_run_options, &ro },
+        { exp_env_options_title, exp_env_options, &ro },
     };
     struct cmd_spec spec = { .name = "fuzz", .usage = "usage: fuzz\n", .groups = groups + (groups[0].table ? 0 : 1),
                              .ngroups = groups[0].table ? 3 : 2, .first = 1, .max_args = -1 };

@@ -25,7 +25,7 @@ static struct pm_db db;
 
 static void remove_dir(void)
 {
-    pm_db_close(&db);
+    store_db_close(&db);
     pm_remove_all(dir);
 }
 
@@ -41,7 +41,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     snprintf(db_path, sizeof db_path, "%s/r.db", dir);
     snprintf(kept, sizeof kept, "%s.unstored", db_path);
     snprintf(rec_path, sizeof rec_path, "%s/%s.json", kept, UUID);
-    if (pm_db_open(&db, db_path, true, &err) < 0) {
+    if (store_db_open(&db, db_path, true, &err) < 0) {
         fprintf(stderr, "%s\n", err.msg);
         abort();
     }
@@ -53,7 +53,7 @@ static long long count(const char *sql)
 {
     sqlite3_stmt *st;
     struct pm_err err;
-    if (pm_db_prepare(&db, &st, sql, &err) < 0)
+    if (store_db_prepare(&db, &st, sql, &err) < 0)
         abort();
     long long n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
     sqlite3_finalize(st);
@@ -63,7 +63,7 @@ static long long count(const char *sql)
 static void exec(const char *sql)
 {
     struct pm_err err;
-    if (pm_db_exec(&db, sql, &err) < 0) {
+    if (store_db_exec(&db, sql, &err) < 0) {
         fprintf(stderr, "%s\n", err.msg);
         abort();
     }

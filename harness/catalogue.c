@@ -21,16 +21,16 @@ const struct metric_group *const *catalogue_groups(size_t *n)
     size_t k = 0;
     groups[k++] = &run_time_metrics;
     for (int i = 0; i < SRC_COUNT; i++)
-        for (size_t g = 0; pm_sources[i]->metrics && pm_sources[i]->metrics[g] && k < MAX_GROUPS; g++)
-            groups[k++] = pm_sources[i]->metrics[g];
+        for (size_t g = 0; source_registry[i]->metrics && source_registry[i]->metrics[g] && k < MAX_GROUPS; g++)
+            groups[k++] = source_registry[i]->metrics[g];
     if (k + 3 <= MAX_GROUPS) {
-        groups[k++] = &stall_metrics;
+        groups[k++] = &harness_stall_metrics;
         groups[k++] = &observer_metrics;
         groups[k++] = &sibling_metrics;
     }
-    for (size_t i = 0; pm_workloads[i] && k < MAX_GROUPS; i++)
-        if (pm_workloads[i]->metrics)
-            groups[k++] = pm_workloads[i]->metrics;
+    for (size_t i = 0; wl_registry[i] && k < MAX_GROUPS; i++)
+        if (wl_registry[i]->metrics)
+            groups[k++] = wl_registry[i]->metrics;
     /* A tool's own figures (record --figures PARSER), each parser's table. */
     static struct metric_group parsers[16];
     static char titles[16][160];

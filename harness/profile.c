@@ -132,7 +132,7 @@ int profile_finish(struct profile *p, struct run_symbol *top, size_t *ntop, stru
     }
     *ntop = n;
     free(all);
-    kv_setf(meta, "profile", "perf record -e cpu-clock -a: %lld samples, %lld in the kernel", total, kernel);
+    pm_kv_setf(meta, "profile", "perf record -e cpu-clock -a: %lld samples, %lld in the kernel", total, kernel);
     char said[512];
     undo_apply(UNDO_SCRATCH, p->dir, "perf", said, sizeof said);
     undo_done(p->undo_id);

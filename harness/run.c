@@ -72,7 +72,7 @@ struct run_ctx {
     FILE *say;                   /* the session's (struct run_session) */
 };
 
-void run_block_signals(void)
+void harness_block_signals(void)
 {
     sigset_t set;
     sigemptyset(&set);
@@ -83,7 +83,7 @@ void run_block_signals(void)
     pthread_sigmask(SIG_BLOCK, &set, NULL);
 }
 
-int run_pending_abort(void)
+int harness_pending_abort(void)
 {
     sigset_t set;
     sigemptyset(&set);
@@ -169,7 +169,7 @@ static int spawn_in(const char *procs, char *const argv[], char *const envp_give
 static int ops_spawn_env(struct run_ctx *rc, char *const argv[], char *const envp[], bool client, int pass_fd,
                          int out_fd, pid_t *pid, struct pm_err *err)
 {
-    if (client && run_env_client(&rc->env, &rc->meta, err) < 0)
+    if (client && env_client(&rc->env, &rc->meta, err) < 0)
         return -1;
     if (!client)
         rc->spawn_ns = pm_now_ns();
@@ -253,30 +253,30 @@ static void ops_live_count(struct run_ctx *rc, uint64_t count, const char *unit)
 static void ops_gauge(struct run_ctx *rc, const char *name, double value)
 {
     if (gauges_set(&rc->gauges, name, value) < 0)
-        kv_set(&rc->meta, "workload.gauge_dropped", name);
+        pm_kv_set(&rc->meta, "workload.gauge_dropped", name);
 }
 
 /* Kept for the run's end: nothing writes the database while the sampler's
  * connection does. */
 static int ops_keep_hist(struct run_ctx *rc, const char *name, const struct loghist *h)
 {
-    return run_hists_put(&rc->hists, name, h);
+    return store_run_hists_put(&rc->hists, name, h);
 }
 
 static void ops_meta(struct run_ctx *rc, const char *key, const char *value)
 {
-    kv_set(&rc->meta, key, value);
+    pm_kv_set(&rc->meta, key, value);
 }
 
 static void ops_user_metric(struct run_ctx *rc, const char *name, double value, const char *unit, enum metric_dir dir)
 {
     metric_set_put(&rc->metrics, name, value, unit, dir);
-    kv_set(&rc->user_metrics, name, unit);
+    pm_kv_set(&rc->user_metrics, name, unit);
 }
 
 static int ops_keep_text(struct run_ctx *rc, const char *what, const char *data, size_t len, bool cut)
 {
-    return run_texts_add(&rc->texts, what, data, len, cut);
+    return store_run_texts_add(&rc->texts, what, data, len, cut);
 }
 
 static void ops_set_status(struct run_ctx *rc, const char *status, const char *reason)
@@ -298,7 +298,7 @@ static const char *ops_exe(struct run_ctx *rc)
 static int ops_abort_signal(struct run_ctx *rc)
 {
     if (!rc->abort_sig)
-        rc->abort_sig = run_pending_abort();
+        rc->abort_sig = harness_pending_abort();
     return rc->abort_sig;
 }
 
@@ -340,7 +340,7 @@ static void classify_oom(struct run_ctx *rc)
 {
     /* A capped run's cgroup counts its own OOM kills; an uncapped run's
      * (a tracking cgroup without limits) meets only the system's. */
-    const char *cap = kv_get(&rc->meta, "cap.method");
+    const char *cap = pm_kv_get(&rc->meta, "cap.method");
     bool capped = cap && strcmp(cap, "none") != 0;
     const struct metric *m = capped ? metric_set_find(&rc->metrics, MN_memcg_oom_kill) : NULL;
     double kills = m ? m->value : 0;
@@ -366,7 +366,7 @@ static void check_catalogue(struct run_ctx *rc)
         return;
     for (size_t i = 0; i < rc->metrics.n; i++) {
         const struct metric *m = &rc->metrics.v[i];
-        if (kv_get(&rc->user_metrics, m->name))
+        if (pm_kv_get(&rc->user_metrics, m->name))
             continue;                      /* the user declared it (record --figure) */
         const char *why = catalogue_check(m->name, m->unit, metric_dir_parse(m->direction));
         if (why) {
@@ -384,7 +384,7 @@ static void print_run_line(struct run_ctx *rc)
 {
     if (rc->plan->quiet)
         return;
-    const char *headline = kv_get(&rc->meta, "headline");
+    const char *headline = pm_kv_get(&rc->meta, "headline");
     if (!headline)
         headline = rc->plan->wl->headline;
     const struct metric *h = metric_set_find(&rc->metrics, headline);
@@ -444,7 +444,7 @@ static int measure_start(struct run_ctx *rc, struct measure *m, struct pm_err *e
     if (rc->plan->no_sample) {
         /* The observer's own baseline: the workload with nothing watching
          * it but wait4 (bench/observer.sh measures the difference). */
-        kv_set(&rc->meta, "sampler", "off (--no-sample)");
+        pm_kv_set(&rc->meta, "sampler", "off (--no-sample)");
         return 0;
     }
     m->hb_on = heartbeat_start(&m->hb, HEARTBEAT_PERIOD_NS, err) == 0;
@@ -462,16 +462,16 @@ static int measure_start(struct run_ctx *rc, struct measure *m, struct pm_err *e
     /* MGLRU's state: whether the multi-gen LRU does the reclaiming. */
     char lru[64];
     if (pm_read_file("/sys/kernel/mm/lru_gen/enabled", lru, sizeof lru) == 0) {
-        kv_set(&rc->meta, "mglru.enabled", lru);
+        pm_kv_set(&rc->meta, "mglru.enabled", lru);
         if (pm_read_file("/sys/kernel/mm/lru_gen/min_ttl_ms", lru, sizeof lru) == 0)
-            kv_set(&rc->meta, "mglru.min_ttl_ms", lru);
+            pm_kv_set(&rc->meta, "mglru.min_ttl_ms", lru);
     } else {
-        kv_set(&rc->meta, "mglru.enabled", "absent (a kernel without CONFIG_LRU_GEN)");
+        pm_kv_set(&rc->meta, "mglru.enabled", "absent (a kernel without CONFIG_LRU_GEN)");
     }
     if (rc->plan->collect_off) {
         char off[256];
         sources_describe_off(rc->plan->collect_off, off, sizeof off);
-        kv_set(&rc->meta, "collect.off", off);
+        pm_kv_set(&rc->meta, "collect.off", off);
     }
     sources_open(&m->ss);
     m->sources_on = true;
@@ -480,7 +480,7 @@ static int measure_start(struct run_ctx *rc, struct measure *m, struct pm_err *e
     m->ts_on = true;
     /* The tick store opened the path: the same file as the run's only if
      * the path has not been given another since. */
-    if (pm_db_moved(rc->db))
+    if (store_db_moved(rc->db))
         return pm_errf(err, "%s was removed or replaced during the run", rc->db->path);
     m->plan = rc->plan;
     m->rc = rc;
@@ -496,10 +496,10 @@ static int measure_start(struct run_ctx *rc, struct measure *m, struct pm_err *e
          * goes on without it, said once per invocation. */
         static bool said;
         struct pm_err terr;
-        if (run_trace_start(&m->trace, getpid(), &terr) == 0) {
+        if (harness_trace_start(&m->trace, getpid(), &terr) == 0) {
             m->trace_on = true;
         } else {
-            kv_set(&rc->meta, "trace.error", terr.msg);
+            pm_kv_set(&rc->meta, "trace.error", terr.msg);
             if (!said && !rc->plan->quiet)
                 fprintf(rc->say, "pressmark: --trace-reclaim: %s; runs go on without stall tracing\n", terr.msg);
             said = true;
@@ -511,7 +511,7 @@ static int measure_start(struct run_ctx *rc, struct measure *m, struct pm_err *e
 static void measure_free(struct measure *m)
 {
     if (m->trace_on)
-        run_trace_free(&m->trace);
+        harness_trace_free(&m->trace);
     if (m->sampler_on)
         sampler_free(&m->sampler);
     if (m->ts_on)
@@ -571,11 +571,11 @@ static void measure_workload(struct run_ctx *rc, struct measure *m, const struct
     if (rc->env.sibling_dir[0])
         sibling_stop(&sib, plan->env->sibling, w0 ? w0 : pm_now_ns(), pm_now_ns(), &rc->metrics, &rc->meta);
     if (plan->profile && profile_finish(&prof, rc->symbols, &rc->nsymbols, &rc->meta, &werr) < 0)
-        kv_set(&rc->meta, "profile.error", werr.msg);
+        pm_kv_set(&rc->meta, "profile.error", werr.msg);
     if (m->trace_on) {
-        run_trace_finish(&m->trace, &rc->metrics, &rc->meta);
-        if (run_trace_hists(&m->trace, &rc->hists) < 0)
-            kv_set(&rc->meta, "trace.error", "out of memory keeping the stall histograms");
+        harness_trace_finish(&m->trace, &rc->metrics, &rc->meta);
+        if (harness_trace_hists(&m->trace, &rc->hists) < 0)
+            pm_kv_set(&rc->meta, "trace.error", "out of memory keeping the stall histograms");
     }
     struct pm_err serr = { "" };
     if (sampler_stop(&m->sampler, &serr) < 0 && m->ts.full) {
@@ -593,15 +593,15 @@ static void measure_workload(struct run_ctx *rc, struct measure *m, const struct
         struct derive_notes notes;
         derive_metrics(&m->sampler.table, mi->page_size, &rc->metrics, &notes);
         if (notes.swap_source)
-            kv_set(&rc->meta, "derive.swap_source", notes.swap_source);
+            pm_kv_set(&rc->meta, "derive.swap_source", notes.swap_source);
         if (notes.steal_source)
-            kv_set(&rc->meta, "derive.pgsteal_source", notes.steal_source);
+            pm_kv_set(&rc->meta, "derive.pgsteal_source", notes.steal_source);
         observer_put_metrics(rc, &m->sampler, &m->hb, m->ts.deferred);
     }
     classify_oom(rc);
     check_catalogue(rc);
     char lost[256];
-    if (run_env_intact(&rc->env, lost, sizeof lost) < 0 && strcmp(rc->status, "ok") == 0)
+    if (env_intact(&rc->env, lost, sizeof lost) < 0 && strcmp(rc->status, "ok") == 0)
         run_set_status(rc, "failed", "%s", lost);
 }
 
@@ -660,7 +660,7 @@ static int store_end(struct run_ctx *rc, const struct machine_info *mi, const st
                               .symbols = rc->symbols, .nsymbols = rc->nsymbols, .texts = &rc->texts };
     int stored = store_run_end(rc->db, rc->run_id, &rec, err);
     if (stored < 0) {
-        bool full = pm_db_full(rc->db);
+        bool full = store_db_full(rc->db);
         if (full && strcmp(rc->status, "ok") == 0)
             run_set_status(rc, "failed", "the filesystem of %s is full: the run's results did not fit", rc->db->path);
         rec.ended_ns = pm_wall_ns();
@@ -699,7 +699,7 @@ static int execute_one(struct run_ctx *rc, const struct machine_info *mi, int64_
     run_set_status(rc, "ok", "%s", "");
     /* A database removed or replaced since the session opened it would
      * take this run into a file nobody reads: nothing more is run. */
-    if (pm_db_moved(rc->db))
+    if (store_db_moved(rc->db))
         return pm_errf(err, "%s was removed or replaced since this pressmark opened it: no more runs go into it",
                        rc->db->path);
     rc->row = (struct run_row){ .label = plan->label, .workload = plan->wl->name, .params = params,
@@ -710,20 +710,20 @@ static int execute_one(struct run_ctx *rc, const struct machine_info *mi, int64_
     if (plan->on_begin)
         plan->on_begin(plan->hook_arg, rc->db, rc->run_id);
     for (size_t i = 0; plan->extra_meta && i < plan->extra_meta->n; i++)
-        kv_set(&rc->meta, plan->extra_meta->v[i].key, plan->extra_meta->v[i].value);
+        pm_kv_set(&rc->meta, plan->extra_meta->v[i].key, plan->extra_meta->v[i].value);
     /* Stored at once too: a run whose pressmark is killed keeps its cell. */
     if (plan->extra_meta && store_run_meta(rc->db, rc->run_id, plan->extra_meta, err) < 0)
         return -1;
     int result = 0;
     db_reserve_take(&rc->reserve, rc->db->path);
     struct measure m = { .hb_on = false };
-    int env_rc = run_env_up(&rc->env, rc->run_id, &rc->meta, err);
+    int env_rc = env_up(&rc->env, rc->run_id, &rc->meta, err);
     /* Collected after the environment is up: the metadata is the run's
      * environment, with its sysctls, swap devices and THP mode. */
     env_collect(&rc->meta);
-    kv_set(&rc->meta, "pressmark.observer", observer_note);
+    pm_kv_set(&rc->meta, "pressmark.observer", observer_note);
     /* What measured it: a difference between labels is said by compare. */
-    kv_set(&rc->meta, "pressmark.version", pm_version());
+    pm_kv_set(&rc->meta, "pressmark.version", pm_version());
     if (env_rc < 0) {
         run_set_status(rc, "failed", "environment: %s", err->msg);
         /* A suite's cell for a named kernel is judged by that kernel only
@@ -736,8 +736,8 @@ static int execute_one(struct run_ctx *rc, const struct machine_info *mi, int64_
     } else {
         measure_workload(rc, &m, mi);
     }
-    run_env_down(&rc->env, &rc->meta);
-    const char *undo_failed = kv_get(&rc->meta, "env.undo_failed");
+    env_down(&rc->env, &rc->meta);
+    const char *undo_failed = pm_kv_get(&rc->meta, "env.undo_failed");
     if (undo_failed && strcmp(rc->status, "ok") == 0)
         run_set_status(rc, "failed", "the machine could not be put back: %s", undo_failed);
     struct pm_err store_err;
@@ -798,7 +798,7 @@ static void protect_observer(void)
 
 
 
-int run_session_open(struct run_session *rs, const char *db_path, const char *what, FILE *say, struct pm_err *err)
+int harness_session_open(struct run_session *rs, const char *db_path, const char *what, FILE *say, struct pm_err *err)
 {
     memset(rs, 0, sizeof *rs);
     rs->say = say;
@@ -808,28 +808,28 @@ int run_session_open(struct run_session *rs, const char *db_path, const char *wh
     if (n <= 0)
         return pm_errf(err, "cannot find its own binary: %s", strerror(errno));
     rs->exe[n] = '\0';
-    if (machine_read(&rs->mi, err) < 0)
+    if (pm_machine_read(&rs->mi, err) < 0)
         return -1;
     /* What a killed pressmark left behind goes first; then the lock keeps a
      * second pressmark from running beside this one. */
     undo_recover(say);
     if (undo_lock(what, err) < 0)
         return -1;
-    if (pm_db_open(&rs->db, db_path, true, err) < 0) {
+    if (store_db_open(&rs->db, db_path, true, err) < 0) {
         undo_unlock();
         return -1;
     }
     /* A run's results that an earlier pressmark could not store are
      * stored first: their runs are not abandoned. */
     unstored_store_all(&rs->db, say);
-    pm_db_set_wait(&rs->db, pm_db_result_wait_ms());
+    store_db_set_wait(&rs->db, store_db_result_wait_ms());
     struct pm_err aerr;
     if (store_run_abandoned(&rs->db, "pressmark was killed during this run (found by the next invocation)", &aerr) > 0)
         fprintf(say, "pressmark: marked runs left 'running' by a killed pressmark as aborted\n");
     protect_observer();
-    rs->machine_id = machine_store(&rs->db, &rs->mi, err);
+    rs->machine_id = store_machine(&rs->db, &rs->mi, err);
     if (rs->machine_id < 0) {
-        pm_db_close(&rs->db);
+        store_db_close(&rs->db);
         undo_unlock();
         return -1;
     }
@@ -837,16 +837,16 @@ int run_session_open(struct run_session *rs, const char *db_path, const char *wh
     return 0;
 }
 
-void run_session_close(struct run_session *rs)
+void harness_session_close(struct run_session *rs)
 {
     if (!rs->open)
         return;
-    pm_db_close(&rs->db);
+    store_db_close(&rs->db);
     undo_unlock();
     rs->open = false;
 }
 
-void run_outcome_error(const struct run_outcome *o, char *line, size_t len)
+void harness_outcome_error(const struct run_outcome *o, char *line, size_t len)
 {
     if (len)
         line[0] = '\0';
@@ -870,7 +870,7 @@ void run_outcome_error(const struct run_outcome *o, char *line, size_t len)
     }
 }
 
-void run_session_execute(struct run_session *rs, struct run_plan *plan, struct run_outcome *o)
+void harness_session_execute(struct run_session *rs, struct run_plan *plan, struct run_outcome *o)
 {
     memset(o, 0, sizeof *o);
     struct run_ctx prep = { .ops = &harness_ops, .plan = plan, .db = &rs->db, .say = rs->say };
@@ -880,7 +880,7 @@ void run_session_execute(struct run_session *rs, struct run_plan *plan, struct r
          * run interrupted, with nothing stored. */
         /* (run_check_abort took the signal off the pending set into
          * prep's abort_sig; one still pending is asked for too) */
-        if ((o->abort_sig = prep.abort_sig ? prep.abort_sig : run_pending_abort()))
+        if ((o->abort_sig = prep.abort_sig ? prep.abort_sig : harness_pending_abort()))
             return;
         o->error = RUN_ERR_PREPARE;
         o->workload = plan->wl->name;
@@ -888,7 +888,7 @@ void run_session_execute(struct run_session *rs, struct run_plan *plan, struct r
     }
     int abort_sig = 0;
     for (unsigned i = 0; i < plan->runs; i++) {
-        if ((abort_sig = run_pending_abort()))
+        if ((abort_sig = harness_pending_abort()))
             break;
         struct run_ctx rc = { .ops = &harness_ops, .plan = plan, .db = &rs->db, .index = i, .say = rs->say };
         gauges_init(&rc.gauges);
@@ -905,10 +905,10 @@ void run_session_execute(struct run_session *rs, struct run_plan *plan, struct r
         }
         abort_sig = rc.abort_sig;
         metric_set_free(&rc.metrics);
-        kv_free(&rc.meta);
-        kv_free(&rc.user_metrics);
-        run_texts_free(&rc.texts);
-        run_hists_free(&rc.hists);
+        pm_kv_free(&rc.meta);
+        pm_kv_free(&rc.user_metrics);
+        store_run_texts_free(&rc.texts);
+        store_run_hists_free(&rc.hists);
         gauges_destroy(&rc.gauges);
         if (abort_sig || o->error)
             break;
@@ -920,17 +920,17 @@ void run_session_execute(struct run_session *rs, struct run_plan *plan, struct r
     o->abort_sig = abort_sig;
 }
 
-void run_plan_execute(struct run_plan *plan, FILE *say, struct run_outcome *o)
+void harness_plan_execute(struct run_plan *plan, FILE *say, struct run_outcome *o)
 {
     char what[512];
     snprintf(what, sizeof what, "%s %s, label %s", plan->wl->hidden ? "record" : "run",
              plan->wl->name, plan->label);
     struct run_session rs;
     memset(o, 0, sizeof *o);
-    if (run_session_open(&rs, plan->db_path, what, say, &o->err) < 0) {
+    if (harness_session_open(&rs, plan->db_path, what, say, &o->err) < 0) {
         o->error = RUN_ERR_SESSION;
         return;
     }
-    run_session_execute(&rs, plan, o);
-    run_session_close(&rs);
+    harness_session_execute(&rs, plan, o);
+    harness_session_close(&rs);
 }

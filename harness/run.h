@@ -63,13 +63,13 @@ struct run_session {
     struct machine_info mi;
     struct pm_db db;
     int64_t machine_id;
-    /* The caller's, kept open until after run_session_close: each run's
+    /* The caller's, kept open until after harness_session_close: each run's
      * line, the figures of a run the database would not take, what was
      * recovered from a killed pressmark. The harness never prints. */
     FILE *say;
 };
 
-/* What went wrong, so the caller can say it (run_outcome_error) and
+/* What went wrong, so the caller can say it (harness_outcome_error) and
  * decide its exit status. */
 enum run_error_kind {
     RUN_NO_ERROR,
@@ -92,23 +92,23 @@ struct run_outcome {
 /* The outcome's error as one line, without "pressmark: " or a newline;
  * RUN_OUTCOME_LINE bytes hold any. */
 #define RUN_OUTCOME_LINE (4 * sizeof(struct pm_err) + 128)
-void run_outcome_error(const struct run_outcome *o, char *line, size_t len);
+void harness_outcome_error(const struct run_outcome *o, char *line, size_t len);
 
 /* Recover what a killed pressmark left, take the run lock (what names the
  * holder), open the database; say (not NULL) is where the session's lines
  * go, kept in rs->say even when it fails. 0, or -1 with err. */
-int run_session_open(struct run_session *rs, const char *db_path, const char *what, FILE *say, struct pm_err *err);
+int harness_session_open(struct run_session *rs, const char *db_path, const char *what, FILE *say, struct pm_err *err);
 /* Execute the plan's runs in the session; *o says what they came to. */
-void run_session_execute(struct run_session *rs, struct run_plan *plan, struct run_outcome *o);
-void run_session_close(struct run_session *rs);
+void harness_session_execute(struct run_session *rs, struct run_plan *plan, struct run_outcome *o);
+void harness_session_close(struct run_session *rs);
 
 /* Open a session, execute the plan in it, close it: *o says what came of
  * it (RUN_ERR_SESSION when the session did not open). */
-void run_plan_execute(struct run_plan *plan, FILE *say, struct run_outcome *o);
+void harness_plan_execute(struct run_plan *plan, FILE *say, struct run_outcome *o);
 
 /* Which signals the harness handles synchronously; blocked before any thread. */
-void run_block_signals(void);
+void harness_block_signals(void);
 /* Has SIGINT or SIGTERM arrived (consumes it)? Returns the signal or 0. */
-int run_pending_abort(void);
+int harness_pending_abort(void);
 
 #endif

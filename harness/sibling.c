@@ -259,7 +259,7 @@ void sibling_tally(char *report, uint64_t w0_ns, uint64_t w1_ns, struct sibling_
 void sibling_stop(struct sibling *s, const char *spec, uint64_t w0_ns, uint64_t w1_ns, struct metric_set *out,
                   struct kv_list *meta)
 {
-    kv_set(meta, "sibling", spec);
+    pm_kv_set(meta, "sibling", spec);
     if (s->pid > 0 && kill(-s->pid, SIGTERM) < 0 && errno == ESRCH)
         kill(s->pid, SIGTERM);
     /* It ends its pass (its workload's processes killed) and reports;
@@ -279,6 +279,6 @@ void sibling_stop(struct sibling *s, const char *spec, uint64_t w0_ns, uint64_t 
     s->pid = 0;
     struct sibling_tally t;
     sibling_tally(buf, w0_ns, w1_ns, &t);
-    kv_setf(meta, "sibling.passes_total", "%u", t.total);
+    pm_kv_setf(meta, "sibling.passes_total", "%u", t.total);
     put_figures(&t, spec, w0_ns, w1_ns, out);
 }

@@ -291,7 +291,7 @@ int sibling_helper_main(int argc, char **argv)
 {
     if (argc != 6)
         return 2;
-    run_block_signals();
+    harness_block_signals();
     /* The journal is the run's, rewritten whole by its pressmark: a hog's
      * workload writing it would drop what the run journalled. */
     undo_forbid("the undo journal is the measured run's own: a hog's workload may not keep changes in it");

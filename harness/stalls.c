@@ -20,11 +20,11 @@ static const struct metric_def stall_defs[] = {
     [STALL_NESTED] = METRIC("stall.nested", "events", PM_NEITHER,
                   "a begin inside an open stall of the same task and kind"),
 };
-const struct metric_group stall_metrics = METRIC_GROUP(
+const struct metric_group harness_stall_metrics = METRIC_GROUP(
     "stall: --trace-reclaim, each stall from its begin to its end tracepoint per task (trace buffers); <kind> is direct (direct reclaim), memcg (a cgroup's limit reclaim) or compaction",
     stall_defs);
 
-int run_trace_start(struct run_trace *rt, pid_t pid, struct pm_err *err)
+int harness_trace_start(struct run_trace *rt, pid_t pid, struct pm_err *err)
 {
     memset(rt, 0, sizeof *rt);
     if (trace_instance_create(&rt->ti, pid, STALL_BUFFER_KB, err) < 0)
@@ -39,7 +39,7 @@ int run_trace_start(struct run_trace *rt, pid_t pid, struct pm_err *err)
     return 0;
 }
 
-void run_trace_finish(struct run_trace *rt, struct metric_set *metrics, struct kv_list *meta)
+void harness_trace_finish(struct run_trace *rt, struct metric_set *metrics, struct kv_list *meta)
 {
     if (!rt->reading)
         return;
@@ -51,14 +51,14 @@ void run_trace_finish(struct run_trace *rt, struct metric_set *metrics, struct k
     trace_instance_remove(&rt->ti);
     rt->made = false;
     rt->finished = true;
-    kv_set(meta, "trace.clock", "mono");
+    pm_kv_set(meta, "trace.clock", "mono");
     char v[64];
     snprintf(v, sizeof v, "%u", STALL_BUFFER_KB);
-    kv_set(meta, "trace.buffer_kb", v);
-    kv_set(meta, "trace.events", "vmscan:mm_vmscan_direct_reclaim_begin/end vmscan:mm_vmscan_memcg_reclaim_begin/end "
+    pm_kv_set(meta, "trace.buffer_kb", v);
+    pm_kv_set(meta, "trace.events", "vmscan:mm_vmscan_direct_reclaim_begin/end vmscan:mm_vmscan_memcg_reclaim_begin/end "
                                  "compaction:mm_compaction_begin/end");
     if (rc < 0)
-        kv_set(meta, "trace.error", err.msg);
+        pm_kv_set(meta, "trace.error", err.msg);
     const struct stall_result *r = &rt->st.res;
     uint64_t unpaired = 0, nested = 0;
     for (int k = 0; k < STALL_KINDS; k++) {
@@ -81,20 +81,20 @@ void run_trace_finish(struct run_trace *rt, struct metric_set *metrics, struct k
     metric_put(metrics, &stall_defs[STALL_EVENTS], (double)r->events);
 }
 
-int run_trace_hists(struct run_trace *rt, struct run_hists *into)
+int harness_trace_hists(struct run_trace *rt, struct run_hists *into)
 {
     if (!rt->finished)
         return 0;
     for (int k = 0; k < STALL_KINDS; k++) {
         char name[64];
         snprintf(name, sizeof name, "stall.%s", stall_kind_names[k]);
-        if (rt->st.res.hist[k].count && run_hists_put(into, name, &rt->st.res.hist[k]) < 0)
+        if (rt->st.res.hist[k].count && store_run_hists_put(into, name, &rt->st.res.hist[k]) < 0)
             return -1;
     }
     return 0;
 }
 
-void run_trace_free(struct run_trace *rt)
+void harness_trace_free(struct run_trace *rt)
 {
     if (rt->reading) {
         trace_instance_stop(&rt->ti);

@@ -13,8 +13,8 @@
 
 #define STALL_BUFFER_KB 4096
 
-/* The stall.* metrics run_trace_finish stores. */
-extern const struct metric_group stall_metrics;
+/* The stall.* metrics harness_trace_finish stores. */
+extern const struct metric_group harness_stall_metrics;
 
 struct run_trace {
     struct trace_instance ti;
@@ -24,15 +24,15 @@ struct run_trace {
 
 /* Trace pid and the tasks it forks from now on. -1 with err when tracing
  * is not possible here; nothing is then left set up. */
-int run_trace_start(struct run_trace *rt, pid_t pid, struct pm_err *err);
+int harness_trace_start(struct run_trace *rt, pid_t pid, struct pm_err *err);
 /* Stop, drain, remove the instance; the latencies become metrics
  * (stall.KIND.count, total_ms, p50_us, p90_us, p99_us, max_us;
  * stall.lost_events) and meta (trace.*). */
-void run_trace_finish(struct run_trace *rt, struct metric_set *metrics, struct kv_list *meta);
+void harness_trace_finish(struct run_trace *rt, struct metric_set *metrics, struct kv_list *meta);
 /* The histograms, as stall.KIND, kept for the run's end. -1 only when out
  * of memory. */
-int run_trace_hists(struct run_trace *rt, struct run_hists *into);
+int harness_trace_hists(struct run_trace *rt, struct run_hists *into);
 /* Undo whatever is still set up (a run that failed before finishing). */
-void run_trace_free(struct run_trace *rt);
+void harness_trace_free(struct run_trace *rt);
 
 #endif

@@ -89,7 +89,7 @@ static int build_stop(void *arg, int taken)
     int *sig = arg;
     (void)taken;               /* no signal is taken by the wait's sleeps */
     if (!*sig)
-        *sig = run_pending_abort();
+        *sig = harness_pending_abort();
     return *sig ? PM_WAIT_STOP : PM_WAIT_GO_ON;
 }
 

@@ -86,7 +86,7 @@ static bool read_info(struct vm_image *img)
     if (!pm_path_exists(img->initrd))
         img->initrd[0] = '\0';
     snprintf(path, sizeof path, "%s/config", img->dir);
-    kv_free(&img->info.config);
+    pm_kv_free(&img->info.config);
     img->info.config_known = kconfig_mm_file(path, &img->info.config) > 0;
     return pm_path_exists(img->vmlinuz) && pm_path_exists(img->root);
 }

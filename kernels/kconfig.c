@@ -66,7 +66,7 @@ static void take_line(const char *line, size_t len, struct kv_list *out, int *fo
         return;
     char key[300];
     snprintf(key, sizeof key, "kconfig.%s", name);
-    if (kv_set(out, key, value) == 0)
+    if (pm_kv_set(out, key, value) == 0)
         (*found)++;
 }
 

@@ -183,5 +183,5 @@ int kernel_bzimage_info(const char *path, struct kernel_info *ki, struct pm_err 
 
 void kernel_info_free(struct kernel_info *ki)
 {
-    kv_free(&ki->config);
+    pm_kv_free(&ki->config);
 }

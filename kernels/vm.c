@@ -437,7 +437,7 @@ static int boot_stop(void *arg, int taken)
     struct boot_watch *bw = arg;
     (void)taken;               /* no signal is taken by the wait's sleeps */
     boot_look(bw);
-    bw->sig = run_pending_abort();
+    bw->sig = harness_pending_abort();
     bw->kvm_failed = bw->b->accel == VM_KVM && log_has(bw->s->qlog, &bw->kvm_pos, "KVM internal error");
     return bw->sig || bw->kvm_failed || bw->t > bw->b->timeout_s ? PM_WAIT_KILL : PM_WAIT_GO_ON;
 }

@@ -63,7 +63,7 @@ static int read_first_line(const char *path, char *token, size_t len, struct pm_
     return rc;
 }
 
-int guest_token_find(const char *sys_block, const char *dev, char *token, size_t len, struct pm_err *err)
+int lava_guest_token_find(const char *sys_block, const char *dev, char *token, size_t len, struct pm_err *err)
 {
     token[0] = '\0';
     DIR *d = opendir(sys_block);

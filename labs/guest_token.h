@@ -15,6 +15,6 @@
  * to 512 characters of [A-Za-z0-9._~+/-]. 1 with it in token (len > 512),
  * 0 when no disk has that serial, -1 with err when the disk's first line
  * is no such token (err never holds its text). */
-int guest_token_find(const char *sys_block, const char *dev, char *token, size_t len, struct pm_err *err);
+int lava_guest_token_find(const char *sys_block, const char *dev, char *token, size_t len, struct pm_err *err);
 
 #endif

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int kv_set(struct kv_list *l, const char *key, const char *value)
+int pm_kv_set(struct kv_list *l, const char *key, const char *value)
 {
     for (size_t i = 0; i < l->n; i++) {
         if (strcmp(l->v[i].key, key) == 0) {
@@ -29,7 +29,7 @@ int kv_set(struct kv_list *l, const char *key, const char *value)
     return 0;
 }
 
-int kv_setf(struct kv_list *l, const char *key, const char *fmt, ...)
+int pm_kv_setf(struct kv_list *l, const char *key, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -38,12 +38,12 @@ int kv_setf(struct kv_list *l, const char *key, const char *fmt, ...)
     va_end(ap);
     if (n < 0)
         return -1;
-    int rc = kv_set(l, key, s);
+    int rc = pm_kv_set(l, key, s);
     free(s);
     return rc;
 }
 
-const char *kv_get(const struct kv_list *l, const char *key)
+const char *pm_kv_get(const struct kv_list *l, const char *key)
 {
     for (size_t i = 0; i < l->n; i++)
         if (strcmp(l->v[i].key, key) == 0)
@@ -51,7 +51,7 @@ const char *kv_get(const struct kv_list *l, const char *key)
     return NULL;
 }
 
-void kv_free(struct kv_list *l)
+void pm_kv_free(struct kv_list *l)
 {
     for (size_t i = 0; i < l->n; i++) {
         free(l->v[i].key);

@@ -13,9 +13,9 @@ struct kv_list {
 };
 
 /* Add or replace key. Returns -1 only when out of memory. */
-int kv_set(struct kv_list *l, const char *key, const char *value);
-int kv_setf(struct kv_list *l, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-const char *kv_get(const struct kv_list *l, const char *key);
-void kv_free(struct kv_list *l);
+int pm_kv_set(struct kv_list *l, const char *key, const char *value);
+int pm_kv_setf(struct kv_list *l, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+const char *pm_kv_get(const struct kv_list *l, const char *key);
+void pm_kv_free(struct kv_list *l);
 
 #endif

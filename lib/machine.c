@@ -6,7 +6,7 @@
 #include <unistd.h>
 #include "lib/fileio.h"
 
-int machine_read(struct machine_info *m, struct pm_err *err)
+int pm_machine_read(struct machine_info *m, struct pm_err *err)
 {
     memset(m, 0, sizeof *m);
     struct utsname u;

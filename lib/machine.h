@@ -16,6 +16,6 @@ struct machine_info {
     long page_size;
 };
 
-int machine_read(struct machine_info *m, struct pm_err *err);
+int pm_machine_read(struct machine_info *m, struct pm_err *err);
 
 #endif

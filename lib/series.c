@@ -191,7 +191,7 @@ static void table_put(struct sink *self, const char *name, size_t len, struct pm
         series_record(s, v);
 }
 
-void table_sink_init(struct table_sink *ts, struct series_table *t)
+void pm_table_sink_init(struct table_sink *ts, struct series_table *t)
 {
     ts->base.put = table_put;
     ts->table = t;

@@ -76,7 +76,7 @@ struct table_sink {
     struct sink base;
     struct series_table *table;
 };
-void table_sink_init(struct table_sink *ts, struct series_table *t);
+void pm_table_sink_init(struct table_sink *ts, struct series_table *t);
 
 /* Where a sampler's ticks go, so that the sampler knows no SQL
  * (store/ticks.c writes them to results.db). write stores tick seq, taken

@@ -47,10 +47,10 @@ int balloon_inflate(const char *exe, uint64_t cap, int *pid_out, int *cmd_fd_out
     if (avail_kb < 0)
         return pm_errf(err, "balloon: /proc/meminfo has no MemAvailable");
     uint64_t avail = (uint64_t)avail_kb * 1024;
-    kv_set(meta, "cap.method", "balloon");
-    kv_setf(meta, "cap.limit_bytes", "%llu", (unsigned long long)cap);
+    pm_kv_set(meta, "cap.method", "balloon");
+    pm_kv_setf(meta, "cap.limit_bytes", "%llu", (unsigned long long)cap);
     if (avail <= cap) {
-        kv_setf(meta, "cap.balloon_bytes", "0 (MemAvailable %llu already at or below the cap)", (unsigned long long)avail);
+        pm_kv_setf(meta, "cap.balloon_bytes", "0 (MemAvailable %llu already at or below the cap)", (unsigned long long)avail);
         return 0;
     }
     int reply[2], cmd[2];
@@ -107,8 +107,8 @@ int balloon_inflate(const char *exe, uint64_t cap, int *pid_out, int *cmd_fd_out
     close(reply[0]);
     char sizebuf[32];
     pm_fmt_size(sizebuf, sizeof sizebuf, held);
-    kv_setf(meta, "cap.balloon_bytes", "%llu", (unsigned long long)held);
-    kv_setf(meta, "cap.balloon", "pid %d holds %s mlocked; MemAvailable was %lld kB before, %lld kB after",
+    pm_kv_setf(meta, "cap.balloon_bytes", "%llu", (unsigned long long)held);
+    pm_kv_setf(meta, "cap.balloon", "pid %d holds %s mlocked; MemAvailable was %lld kB before, %lld kB after",
             (int)pid, sizebuf, (long long)avail_kb, (long long)pm_meminfo_kb("MemAvailable"));
     return 0;
 }

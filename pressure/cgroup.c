@@ -58,7 +58,7 @@ static void record(const char *dir, const char *file, const char *whose, struct 
     if (pm_read_file(path, now, sizeof now) < 0)
         return;
     snprintf(key, sizeof key, "cgroup.%s.%s", whose, file);
-    kv_set(meta, key, now);
+    pm_kv_set(meta, key, now);
 }
 
 static int set_and_record(const char *dir, const char *file, const char *whose, uint64_t value, struct kv_list *meta,
@@ -112,9 +112,9 @@ static int make_children(struct cgroup_cap *cg, const struct cgroup_limits *lim,
         if (make_dir(cg->sib_dir, UNDO_CGROUP, err) < 0)
             return -1;
         snprintf(cg->sib_procs, sizeof cg->sib_procs, "%s/cgroup.procs", cg->sib_dir);
-        kv_set(meta, "cgroup.sibling", cg->sib_dir);
+        pm_kv_set(meta, "cgroup.sibling", cg->sib_dir);
     }
-    kv_set(meta, "cgroup.workload", cg->dir);
+    pm_kv_set(meta, "cgroup.workload", cg->dir);
     return 0;
 }
 
@@ -146,27 +146,27 @@ int cgroup_cap_create(struct cgroup_cap *cg, int version, const char *root, int6
         /* No cap: the cgroup only keeps the run's processes together, so
          * that whatever they start is ended with the run. */
         snprintf(cg->procs, sizeof cg->procs, "%s/cgroup.procs", cg->dir);
-        kv_set(meta, "track.cgroup", cg->dir);
+        pm_kv_set(meta, "track.cgroup", cg->dir);
         return 0;
     }
     bool nested = lim->sibling || lim->has_low || lim->has_min;
     if (set_cap(cg, lim, nested, meta, err) < 0 || (nested && make_children(cg, lim, meta, err) < 0))
         return -1;
     snprintf(cg->procs, sizeof cg->procs, "%s/cgroup.procs", cg->dir);
-    kv_set(meta, "cap.method", version == 2 ? "cgroup2" : "cgroup1");
-    kv_set(meta, "cap.cgroup", cg->top);
-    kv_setf(meta, "cap.limit_bytes", "%llu", (unsigned long long)lim->mem);
+    pm_kv_set(meta, "cap.method", version == 2 ? "cgroup2" : "cgroup1");
+    pm_kv_set(meta, "cap.cgroup", cg->top);
+    pm_kv_setf(meta, "cap.limit_bytes", "%llu", (unsigned long long)lim->mem);
     if (lim->has_swap)
-        kv_setf(meta, "cap.swap_limit_bytes", "%llu", (unsigned long long)lim->swap);
+        pm_kv_setf(meta, "cap.swap_limit_bytes", "%llu", (unsigned long long)lim->swap);
     else
-        kv_set(meta, "cap.swap_limit_bytes", "unlimited");
+        pm_kv_set(meta, "cap.swap_limit_bytes", "unlimited");
     if (lim->has_high)
-        kv_setf(meta, "cap.high_bytes", "%llu", (unsigned long long)lim->high);
+        pm_kv_setf(meta, "cap.high_bytes", "%llu", (unsigned long long)lim->high);
     if (lim->has_low)
-        kv_setf(meta, "cap.low_bytes", "%llu", (unsigned long long)lim->low);
+        pm_kv_setf(meta, "cap.low_bytes", "%llu", (unsigned long long)lim->low);
     if (lim->has_min)
-        kv_setf(meta, "cap.min_bytes", "%llu", (unsigned long long)lim->min);
-    kv_setf(meta, "cgroup.version", "%d", version);
+        pm_kv_setf(meta, "cap.min_bytes", "%llu", (unsigned long long)lim->min);
+    pm_kv_setf(meta, "cgroup.version", "%d", version);
     return 0;
 }
 

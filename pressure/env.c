@@ -92,7 +92,7 @@ static void track(struct run_env *env, struct kv_list *meta)
     cgroup_detect(&cs);
     const char *root = cs.v2_root[0] ? cs.v2_root : cs.v1_memory;
     if (geteuid() != 0 || !root[0]) {
-        kv_set(meta, "track.cgroup", geteuid() != 0 ? "none (not root)" : "none (no memory cgroup hierarchy)");
+        pm_kv_set(meta, "track.cgroup", geteuid() != 0 ? "none (not root)" : "none (no memory cgroup hierarchy)");
         return;
     }
     struct cgroup_limits none = { .mem = 0 };
@@ -100,7 +100,7 @@ static void track(struct run_env *env, struct kv_list *meta)
     struct pm_err err;
     int version = cs.v2_root[0] ? 2 : 1;
     if (cgroup_cap_create(&cg, version, root, env->run_id, &none, meta, &err) < 0) {
-        kv_setf(meta, "track.cgroup", "none (%s)", err.msg);
+        pm_kv_setf(meta, "track.cgroup", "none (%s)", err.msg);
         return;
     }
     env->cgroup_version = version;
@@ -111,12 +111,12 @@ static void track(struct run_env *env, struct kv_list *meta)
 static int apply(struct run_env *env, struct kv_list *meta, struct pm_err *err)
 {
     const struct env_config *cfg = env->cfg;
-    if (vm_knobs_apply(&cfg->knobs, meta, err) < 0)
+    if (vmknobs_apply(&cfg->knobs, meta, err) < 0)
         return -1;
     if (swap_add(&cfg->swap, env->run_id, meta, err) < 0)
         return -1;
     if (!cfg->has_cap) {
-        kv_set(meta, "cap.method", "none");
+        pm_kv_set(meta, "cap.method", "none");
         track(env, meta);
         return 0;
     }
@@ -153,12 +153,12 @@ static int apply(struct run_env *env, struct kv_list *meta, struct pm_err *err)
                            "not the balloon");
         return balloon_inflate(env->exe, cfg->mem_cap, &env->balloon_pid, &env->balloon_fd, meta, err);
     }
-    kv_set(meta, "cap.method", "none");
-    kv_setf(meta, "cap.requested_bytes", "%llu (not enforced: --cap-method none)", (unsigned long long)cfg->mem_cap);
+    pm_kv_set(meta, "cap.method", "none");
+    pm_kv_setf(meta, "cap.requested_bytes", "%llu (not enforced: --cap-method none)", (unsigned long long)cfg->mem_cap);
     return 0;
 }
 
-int run_env_up(struct run_env *env, int64_t run_id, struct kv_list *meta, struct pm_err *err)
+int env_up(struct run_env *env, int64_t run_id, struct kv_list *meta, struct pm_err *err)
 {
     env->run_id = run_id;
     env->cgroup_version = 0;
@@ -168,7 +168,7 @@ int run_env_up(struct run_env *env, int64_t run_id, struct kv_list *meta, struct
     env->balloon_pid = 0;
     env->balloon_fd = -1;
     if (!env->cfg) {
-        kv_set(meta, "cap.method", "none");
+        pm_kv_set(meta, "cap.method", "none");
         return 0;
     }
     if (apply(env, meta, err) < 0) {
@@ -180,9 +180,9 @@ int run_env_up(struct run_env *env, int64_t run_id, struct kv_list *meta, struct
          * record like the undoing after any other run. */
         char undone[4096];
         if (undo_all(undone, sizeof undone) < 0)
-            kv_set(meta, "env.undo_failed", undone);
+            pm_kv_set(meta, "env.undo_failed", undone);
         if (undone[0])
-            kv_set(meta, "env.undone", undone);
+            pm_kv_set(meta, "env.undone", undone);
         env->cgroup_version = 0;
         env->cgroup_dir[0] = env->cgroup_procs[0] = '\0';
         env->sibling_dir[0] = env->sibling_procs[0] = '\0';
@@ -191,7 +191,7 @@ int run_env_up(struct run_env *env, int64_t run_id, struct kv_list *meta, struct
     return 0;
 }
 
-int run_env_client(struct run_env *env, struct kv_list *meta, struct pm_err *err)
+int env_client(struct run_env *env, struct kv_list *meta, struct pm_err *err)
 {
     if (env->client_procs[0] || !env->cgroup_version)
         return 0;
@@ -205,11 +205,11 @@ int run_env_client(struct run_env *env, struct kv_list *meta, struct pm_err *err
         env->client_dir[0] = env->client_procs[0] = '\0';
         return -1;
     }
-    kv_set(meta, "cgroup.client", env->client_dir);
+    pm_kv_set(meta, "cgroup.client", env->client_dir);
     return 0;
 }
 
-int run_env_intact(struct run_env *env, char *why, size_t len)
+int env_intact(struct run_env *env, char *why, size_t len)
 {
     if (env->balloon_pid <= 0)
         return 0;
@@ -223,7 +223,7 @@ int run_env_intact(struct run_env *env, char *why, size_t len)
     return -1;
 }
 
-void run_env_down(struct run_env *env, struct kv_list *meta)
+void env_down(struct run_env *env, struct kv_list *meta)
 {
     env->balloon_pid = 0;
     if (env->balloon_fd >= 0)
@@ -231,9 +231,9 @@ void run_env_down(struct run_env *env, struct kv_list *meta)
     env->balloon_fd = -1;
     char undone[4096];
     if (undo_all(undone, sizeof undone) < 0)
-        kv_setf(meta, "env.undo_failed", "%s", undone);
+        pm_kv_setf(meta, "env.undo_failed", "%s", undone);
     if (undone[0])
-        kv_set(meta, "env.undone", undone);
+        pm_kv_set(meta, "env.undone", undone);
     /* Helpers killed by the undo (the balloon) are our children: reap. */
     while (waitpid(-1, NULL, WNOHANG) > 0)
         ;

@@ -79,16 +79,16 @@ bool env_changes_machine(const struct env_config *cfg);
 
 /* Apply the configuration for run run_id, recording what was done in meta.
  * On failure everything already applied is undone before returning -1. */
-int run_env_up(struct run_env *env, int64_t run_id, struct kv_list *meta, struct pm_err *err);
+int env_up(struct run_env *env, int64_t run_id, struct kv_list *meta, struct pm_err *err);
 /* Is the cap still in force? The balloon can be OOM-killed where
  * oom_score_adj cannot be lowered, which lifts the cap mid-run. */
-int run_env_intact(struct run_env *env, char *why, size_t len);
+int env_intact(struct run_env *env, char *why, size_t len);
 /* The cgroup a workload's load generator runs in, made on first use: a
  * sibling of the run's cgroup, outside its cap (cgroup_client_create).
  * 0 with env->client_procs "" when the run has no cgroup (not root, the
  * balloon, --cap-method none): the client then runs where pressmark does. */
-int run_env_client(struct run_env *env, struct kv_list *meta, struct pm_err *err);
-/* Undo everything run_env_up did; notes what was undone in meta. */
-void run_env_down(struct run_env *env, struct kv_list *meta);
+int env_client(struct run_env *env, struct kv_list *meta, struct pm_err *err);
+/* Undo everything env_up did; notes what was undone in meta. */
+void env_down(struct run_env *env, struct kv_list *meta);
 
 #endif

@@ -27,7 +27,7 @@ static void collect_dir(struct kv_list *out, const char *dir, const char *prefix
             if (*p == '\n' || *p == '\t')
                 *p = ' ';
         snprintf(key, sizeof key, "%s%s", prefix, e->d_name);
-        kv_set(out, key, value);
+        pm_kv_set(out, key, value);
     }
     closedir(d);
 }
@@ -62,9 +62,9 @@ int env_collect(struct kv_list *out)
     collect_dir(out, "/proc/sys/vm", "sysctl.vm.");
     char v[4096];
     if (pm_read_choice("/sys/kernel/mm/transparent_hugepage/enabled", v, sizeof v) == 0)
-        kv_set(out, "thp.enabled", v);
+        pm_kv_set(out, "thp.enabled", v);
     if (pm_read_choice("/sys/kernel/mm/transparent_hugepage/defrag", v, sizeof v) == 0)
-        kv_set(out, "thp.defrag", v);
+        pm_kv_set(out, "thp.defrag", v);
     collect_dir(out, "/sys/module/zswap/parameters", "zswap.");
     if (pm_read_file("/proc/swaps", v, sizeof v) == 0) {
         /* Keep the device lines without the header, one per "; ". */
@@ -85,11 +85,11 @@ int env_collect(struct kv_list *out)
                 break;
             line = nl ? nl + 1 : NULL;
         }
-        kv_set(out, "swap.devices", joined[0] ? joined : "none");
+        pm_kv_set(out, "swap.devices", joined[0] ? joined : "none");
     }
     struct cgroup_support cs;
     cgroup_detect(&cs);
-    kv_setf(out, "cgroup.memory_controllers", "%s%s%s",
+    pm_kv_setf(out, "cgroup.memory_controllers", "%s%s%s",
             cs.v2_root[0] ? "v2" : "", cs.v2_root[0] && cs.v1_memory[0] ? " " : "",
             cs.v1_memory[0] ? "v1" : (cs.v2_root[0] ? "" : "none"));
     return 0;

@@ -25,7 +25,7 @@
  * the module adds it; udev may still be at it). */
 #define DEV_WAIT_MS 5000
 
-int pm_ramdisk_taken(const char *root, char *why, size_t len)
+int ramdisk_taken(const char *root, char *why, size_t len)
 {
     char p[PATH_MAX];
     struct stat st;
@@ -57,7 +57,7 @@ static uint64_t journal_bound(uint64_t bytes)
     return 1ull << 30;
 }
 
-uint64_t pm_ramdisk_room(uint64_t bytes)
+uint64_t ramdisk_room(uint64_t bytes)
 {
     /* Inode tables at one 256-byte inode per 16 KiB (1/64), bitmaps, group
      * descriptors and the blocks kept for growing them: under 1/32, and a
@@ -66,7 +66,7 @@ uint64_t pm_ramdisk_room(uint64_t bytes)
     return bytes > used ? bytes - used : 0;
 }
 
-uint64_t pm_ramdisk_for(uint64_t file)
+uint64_t ramdisk_for(uint64_t file)
 {
     /* room(s) = s - s/32 - 4M - journal(s): s = (file + 4M + journal) x
      * 32/31 a few times over (the journal grows with s), then the whole
@@ -77,19 +77,19 @@ uint64_t pm_ramdisk_for(uint64_t file)
         s = need / 31 * 32 + 32;
     }
     s = (s + (1ull << 20) - 1) & ~((1ull << 20) - 1);
-    while (pm_ramdisk_room(s) < file)
+    while (ramdisk_room(s) < file)
         s += 1ull << 20;
-    while (s > PM_RAMDISK_MIN && pm_ramdisk_room(s - (1ull << 20)) >= file)
+    while (s > PM_RAMDISK_MIN && ramdisk_room(s - (1ull << 20)) >= file)
         s -= 1ull << 20;
     return s < PM_RAMDISK_MIN ? PM_RAMDISK_MIN : s;
 }
 
-int pm_ramdisk_check(struct pm_err *err)
+int ramdisk_check(struct pm_err *err)
 {
     char why[256], mkfs[PATH_MAX];
     if (geteuid() != 0)
         return pm_errf(err, "loading brd and mounting its disk need root");
-    if (pm_ramdisk_taken(NULL, why, sizeof why) < 0)
+    if (ramdisk_taken(NULL, why, sizeof why) < 0)
         return pm_errf(err, "%s", why);
     char *argv[] = { "modprobe", "--dry-run", "--quiet", "brd", NULL };
     struct pm_spawn sp = { .argv = argv, .in = PM_FD_NULL, .out = PM_FD_NULL, .err = PM_FD_NULL };
@@ -211,20 +211,20 @@ static int mount_disk(struct pm_ramdisk *r, const char *dir, struct pm_err *err)
     return id < 0 ? -1 : 0;
 }
 
-int pm_ramdisk_make(struct pm_ramdisk *r, const char *dir, uint64_t bytes, struct pm_err *err)
+int ramdisk_make(struct pm_ramdisk *r, const char *dir, uint64_t bytes, struct pm_err *err)
 {
     *r = (struct pm_ramdisk){ .bytes = bytes, .undo_module = -1, .undo_mount = -1 };
     char why[256];
-    if (pm_ramdisk_taken(NULL, why, sizeof why) < 0)
+    if (ramdisk_taken(NULL, why, sizeof why) < 0)
         return pm_errf(err, "%s", why);
     if (load_brd(r, err) < 0 || wait_disk(r, err) < 0 || make_fs(err) < 0 || mount_disk(r, dir, err) < 0) {
-        pm_ramdisk_remove(r);
+        ramdisk_remove(r);
         return -1;
     }
     struct statvfs vfs;
     if (statvfs(r->mnt, &vfs) < 0) {
         pm_errf(err, "%s: %s", r->mnt, strerror(errno));
-        pm_ramdisk_remove(r);
+        ramdisk_remove(r);
         return -1;
     }
     char sz[32], room[32];
@@ -234,7 +234,7 @@ int pm_ramdisk_make(struct pm_ramdisk *r, const char *dir, uint64_t bytes, struc
     return 0;
 }
 
-void pm_ramdisk_remove(struct pm_ramdisk *r)
+void ramdisk_remove(struct pm_ramdisk *r)
 {
     char said[1024];
     if (r->undo_mount >= 0 && undo_apply(UNDO_RAMDISK, r->mnt, "", said, sizeof said) == 0) {

@@ -35,24 +35,24 @@ struct pm_ramdisk {
  * gives a directory of decoys): brd already there (root/sys/module/brd,
  * built in or loaded by anyone) or a root/dev/ram0 of someone else's. 0
  * when neither, else -1 with why (one phrase, no option named). */
-int pm_ramdisk_taken(const char *root, char *why, size_t len);
+int ramdisk_taken(const char *root, char *why, size_t len);
 /* The ext4 on a ramdisk of bytes leaves at least this much for files
  * (inode tables, bitmaps, its journal: a bound, mkfs's own is less). */
-uint64_t pm_ramdisk_room(uint64_t bytes);
+uint64_t ramdisk_room(uint64_t bytes);
 /* The smallest ramdisk, a whole number of MiB, whose room holds file. */
-uint64_t pm_ramdisk_for(uint64_t file);
+uint64_t ramdisk_for(uint64_t file);
 /* Can one be made on this machine now: root, brd a module of this kernel
- * that modprobe finds, not loaded (pm_ramdisk_taken), mkfs.ext4 there.
+ * that modprobe finds, not loaded (ramdisk_taken), mkfs.ext4 there.
  * -1 with err naming what is missing, in words an option's refusal ends
  * with. */
-int pm_ramdisk_check(struct pm_err *err);
+int ramdisk_check(struct pm_err *err);
 /* Load brd (journalled first; --first-time, so one loaded meanwhile is
  * refused, not taken), mkfs.ext4 /dev/ram0, and mount it on dir/ramdisk,
  * made here (dir: a private directory of root's, the run's scratch; the
  * mount journalled first). -1 with err; what was done is undone then. */
-int pm_ramdisk_make(struct pm_ramdisk *r, const char *dir, uint64_t bytes, struct pm_err *err);
+int ramdisk_make(struct pm_ramdisk *r, const char *dir, uint64_t bytes, struct pm_err *err);
 /* Unmounted and brd unloaded, each line struck off once done; a step that
  * fails keeps its line, for the run's undo and the next invocation. */
-void pm_ramdisk_remove(struct pm_ramdisk *r);
+void ramdisk_remove(struct pm_ramdisk *r);
 
 #endif

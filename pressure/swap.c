@@ -78,7 +78,7 @@ static int do_swapon(const char *path, struct kv_list *meta, const char *what, s
     int prio = next_priority();
     if (swapon(path, SWAP_FLAG_PREFER | ((prio << SWAP_FLAG_PRIO_SHIFT) & SWAP_FLAG_PRIO_MASK)) < 0)
         return pm_errf(err, "swapon %s: %s", path, strerror(errno));
-    kv_setf(meta, "swap.added", "%s %s priority %d", what, path, prio);
+    pm_kv_setf(meta, "swap.added", "%s %s priority %d", what, path, prio);
     return 0;
 }
 
@@ -221,7 +221,7 @@ static int add_zram(const struct swap_config *cfg, struct kv_list *meta, struct 
     char algo[64] = "";
     snprintf(path, sizeof path, "/sys/block/zram%s/comp_algorithm", id);
     pm_read_choice(path, algo, sizeof algo);
-    kv_setf(meta, "swap.zram", "zram%s %llu bytes, %s", id, (unsigned long long)cfg->size, algo);
+    pm_kv_setf(meta, "swap.zram", "zram%s %llu bytes, %s", id, (unsigned long long)cfg->size, algo);
     return do_swapon(dev, meta, "zram", err);
 }
 

@@ -52,7 +52,7 @@ static void fill(struct vm_knob *kn, const char *name, const char *path, const c
     kn->needs = needs;
 }
 
-int vm_knob_parse_sysctl(struct vm_knobs *k, const char *text, bool check_kernel, struct pm_err *err)
+int vmknobs_parse_sysctl(struct vm_knobs *k, const char *text, bool check_kernel, struct pm_err *err)
 {
     static const char accepted[] = "vm.NAME=VALUE, NAME a file of /proc/sys/vm";
     const char *eq = strchr(text, '=');
@@ -70,7 +70,7 @@ int vm_knob_parse_sysctl(struct vm_knobs *k, const char *text, bool check_kernel
     return add(k, &kn, check_kernel, err);
 }
 
-int vm_knob_parse_thp(struct vm_knobs *k, const char *text, bool check_kernel, struct pm_err *err)
+int vmknobs_parse_thp(struct vm_knobs *k, const char *text, bool check_kernel, struct pm_err *err)
 {
     if (strcmp(text, "always") && strcmp(text, "madvise") && strcmp(text, "never"))
         return pm_errf(err, "'%s' is not a THP mode (accepted: always, madvise, never)", text);
@@ -79,7 +79,7 @@ int vm_knob_parse_thp(struct vm_knobs *k, const char *text, bool check_kernel, s
     return add(k, &kn, check_kernel, err);
 }
 
-int vm_knob_parse_zswap(struct vm_knobs *k, const char *text, bool check_kernel, struct pm_err *err)
+int vmknobs_parse_zswap(struct vm_knobs *k, const char *text, bool check_kernel, struct pm_err *err)
 {
     if (strcmp(text, "on") && strcmp(text, "off"))
         return pm_errf(err, "'%s' is not a zswap setting (accepted: on, off)", text);
@@ -91,7 +91,7 @@ int vm_knob_parse_zswap(struct vm_knobs *k, const char *text, bool check_kernel,
 /* The kernel reads the mask with base 0 (kstrtouint), so "0x0007" as it
  * shows the mask is also what writes it back; y and n switch every
  * component (Documentation/admin-guide/mm/multigen_lru.rst). */
-int vm_knob_parse_lru_gen(struct vm_knobs *k, const char *text, bool check_kernel, struct pm_err *err)
+int vmknobs_parse_lru_gen(struct vm_knobs *k, const char *text, bool check_kernel, struct pm_err *err)
 {
     const char *value = strcmp(text, "on") == 0 ? "y" : strcmp(text, "off") == 0 ? "n" : text;
     size_t digits = strncmp(text, "0x", 2) == 0 ? strspn(text + 2, "0123456789abcdefABCDEF") : 0;
@@ -103,7 +103,7 @@ int vm_knob_parse_lru_gen(struct vm_knobs *k, const char *text, bool check_kerne
     return add(k, &kn, check_kernel, err);
 }
 
-int vm_knob_parse_lru_gen_min_ttl(struct vm_knobs *k, const char *text, bool check_kernel, struct pm_err *err)
+int vmknobs_parse_lru_gen_min_ttl(struct vm_knobs *k, const char *text, bool check_kernel, struct pm_err *err)
 {
     uint64_t ms;
     if (pm_parse_uint(text, 0, UINT32_MAX, &ms) < 0)
@@ -117,7 +117,7 @@ int vm_knob_parse_lru_gen_min_ttl(struct vm_knobs *k, const char *text, bool che
     return add(k, &kn, check_kernel, err);
 }
 
-int vm_knobs_apply(const struct vm_knobs *k, struct kv_list *meta, struct pm_err *err)
+int vmknobs_apply(const struct vm_knobs *k, struct kv_list *meta, struct pm_err *err)
 {
     for (size_t i = 0; i < k->n; i++) {
         const struct vm_knob *kn = &k->v[i];
@@ -144,7 +144,7 @@ int vm_knobs_apply(const struct vm_knobs *k, struct kv_list *meta, struct pm_err
             snprintf(now, sizeof now, "%s", kn->value);
         char key[160];
         snprintf(key, sizeof key, "set.%s", kn->name);
-        kv_setf(meta, key, "%s (was %s)", now, old);
+        pm_kv_setf(meta, key, "%s (was %s)", now, old);
     }
     return 0;
 }

@@ -25,22 +25,22 @@ struct vm_knobs {
 };
 
 /* Each parser checks that the running kernel has the knob's file unless
- * check_kernel is false (a suite cell of another kernel: vm_knobs_apply
+ * check_kernel is false (a suite cell of another kernel: vmknobs_apply
  * judges it there, when the run's environment comes up). */
 /* "vm.NAME=VALUE": NAME must be a file of /proc/sys/vm. */
-int vm_knob_parse_sysctl(struct vm_knobs *k, const char *text, bool check_kernel, struct pm_err *err);
+int vmknobs_parse_sysctl(struct vm_knobs *k, const char *text, bool check_kernel, struct pm_err *err);
 /* always|madvise|never */
-int vm_knob_parse_thp(struct vm_knobs *k, const char *text, bool check_kernel, struct pm_err *err);
+int vmknobs_parse_thp(struct vm_knobs *k, const char *text, bool check_kernel, struct pm_err *err);
 /* on|off */
-int vm_knob_parse_zswap(struct vm_knobs *k, const char *text, bool check_kernel, struct pm_err *err);
+int vmknobs_parse_zswap(struct vm_knobs *k, const char *text, bool check_kernel, struct pm_err *err);
 /* on|off|0xFLAGS: /sys/kernel/mm/lru_gen/enabled (y, n or the mask). */
-int vm_knob_parse_lru_gen(struct vm_knobs *k, const char *text, bool check_kernel, struct pm_err *err);
+int vmknobs_parse_lru_gen(struct vm_knobs *k, const char *text, bool check_kernel, struct pm_err *err);
 /* MS: /sys/kernel/mm/lru_gen/min_ttl_ms. */
-int vm_knob_parse_lru_gen_min_ttl(struct vm_knobs *k, const char *text, bool check_kernel, struct pm_err *err);
+int vmknobs_parse_lru_gen_min_ttl(struct vm_knobs *k, const char *text, bool check_kernel, struct pm_err *err);
 
 /* Apply each (journalled), recording "set.NAME" = "new (was old)", new as
  * the kernel reads it back. A knob this kernel lacks fails with the
  * parser's reason, "--lru-gen: 'on': this kernel has no ...". */
-int vm_knobs_apply(const struct vm_knobs *k, struct kv_list *meta, struct pm_err *err);
+int vmknobs_apply(const struct vm_knobs *k, struct kv_list *meta, struct pm_err *err);
 
 #endif

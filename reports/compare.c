@@ -181,7 +181,7 @@ static int env_entry(void *ctx, const char *k, const char *value, struct pm_err 
     char v[2048];
     snprintf(v, sizeof v, "%s", value);
     store_normalise_run_names(v);   /* swap files and cgroups are named after their run */
-    return kv_set(ctx, k, v) < 0 ? pm_errf(err, "out of memory") : 0;
+    return pm_kv_set(ctx, k, v) < 0 ? pm_errf(err, "out of memory") : 0;
 }
 
 static int build_env_diffs(struct pm_db *db, struct pm_db *base_db, struct comparison *c, struct pm_err *err)
@@ -196,7 +196,7 @@ static int build_env_diffs(struct pm_db *db, struct pm_db *base_db, struct compa
         if (store_compare_env(c->labels[l].foreign && base_db ? base_db : db, c->labels[l].run_ids[c->labels[l].ok - 1],
                               env_entry, &per[l], err) < 0) {
             for (size_t k = 0; k < c->nlabels; k++)
-                kv_free(&per[k]);
+                pm_kv_free(&per[k]);
             free(per);
             return -1;
         }
@@ -215,7 +215,7 @@ static int build_env_diffs(struct pm_db *db, struct pm_db *base_db, struct compa
             for (size_t m = 0; m < c->nlabels; m++) {
                 if (!c->labels[m].ok)
                     continue;
-                const char *v = kv_get(&per[m], k);
+                const char *v = pm_kv_get(&per[m], k);
                 if (!v)
                     v = "(absent)";
                 if (!first)
@@ -233,13 +233,13 @@ static int build_env_diffs(struct pm_db *db, struct pm_db *base_db, struct compa
             snprintf(d->key, sizeof d->key, "%s", k);
             d->values = calloc(c->nlabels, sizeof *d->values);
             for (size_t m = 0; d->values && m < c->nlabels; m++) {
-                const char *v = kv_get(&per[m], k);
+                const char *v = pm_kv_get(&per[m], k);
                 d->values[m] = strdup(!c->labels[m].ok ? "(no ok run)" : v ? v : "(absent)");
             }
         }
     }
     for (size_t l = 0; l < c->nlabels; l++)
-        kv_free(&per[l]);
+        pm_kv_free(&per[l]);
     free(per);
     return 0;
 }
@@ -309,7 +309,7 @@ static int load_values(struct pm_db *db, struct comparison *c, size_t l, const c
 
 static int label_emulated(struct pm_db *db, struct cmp_label *lb, struct pm_err *err)
 {
-    return run_meta_any(db, lb->run_ids, lb->ok, "emulated", "yes", &lb->emulated, err);
+    return store_run_meta_any(db, lb->run_ids, lb->ok, "emulated", "yes", &lb->emulated, err);
 }
 
 /* With --baseline-db the baseline is named after its database, and reads

@@ -17,7 +17,7 @@ static int pick_workload(struct pm_db *db, const struct history_request *rq, str
     quote_terminal(rq->label, shown, sizeof shown);
     size_t nw = 0, any = 0;
     if (store_history_workloads(db, rq->label, &nw, w0, w1, err) < 0 ||
-        run_label_count(db, rq->label, &any, err) < 0)
+        store_run_label_count(db, rq->label, &any, err) < 0)
         return -1;
     if (any == 0)
         return pm_errf(err, "'%s' has no runs in %s (see 'pressmark list')", shown, db->path);

@@ -139,7 +139,7 @@ static void run_row(FILE *f, struct pm_db *db, const struct run_info *ri, const 
     if (so)
         pm_fmt_quantity(swapout, sizeof swapout, so->value, "KB");
     summary_fmt_time(started, sizeof started, ri->started_ns);
-    const char *cap = kv_get(&ri->meta, "cap.method");
+    const char *cap = pm_kv_get(&ri->meta, "cap.method");
     fprintf(f, "<tr id=\"run-%lld\"%s><td class=\"num\">%lld</td><td", (long long)ri->id,
             o ? " class=\"outlier\"" : "", (long long)ri->id);
     const char *shown = short_label(cs, ncs, ri->workload, ri->label);
@@ -179,7 +179,7 @@ static void run_row(FILE *f, struct pm_db *db, const struct run_info *ri, const 
     fputs("</td></tr>\n", f);
 }
 
-/* What run_rows' rows go into, as run_list_each hands it each run. */
+/* What run_rows' rows go into, as store_run_list_each hands it each run. */
 struct rows_out {
     FILE *f;
     struct pm_db *db;
@@ -194,10 +194,10 @@ static int run_row_of(void *ctx, int64_t id, struct pm_err *err)
     (void)err;
     const struct rows_out *o = ctx;
     struct run_info ri;
-    if (run_info_load(o->db, id, &ri, NULL) < 0)
+    if (store_run_info_load(o->db, id, &ri, NULL) < 0)
         return 0;
     run_row(o->f, o->db, &ri, o->cs, o->ncs);
-    run_info_free(&ri);
+    store_run_info_free(&ri);
     return 0;
 }
 
@@ -209,7 +209,7 @@ static int run_rows(FILE *f, struct pm_db *db, const char *suite_uuid, const str
     fputs("<section id=\"runs\">\n<h2>Runs</h2>\n<div class=\"scroll\"><table>\n<thead><tr><th>run</th><th>label</th><th>workload</th><th>status</th>"
           "<th>headline</th><th>Total swpout</th><th>cap</th><th>started</th><th>details</th></tr></thead>\n<tbody>\n", f);
     struct rows_out o = { f, db, cs, ncs };
-    if (run_list_each(db, &(struct run_filter){ .suite_uuid = suite_uuid }, run_row_of, &o, err) < 0)
+    if (store_run_list_each(db, &(struct run_filter){ .suite_uuid = suite_uuid }, run_row_of, &o, err) < 0)
         return -1;
     fputs("</tbody>\n</table></div>\n</section>\n", f);
     return 0;

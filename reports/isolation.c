@@ -44,10 +44,10 @@ static bool parse_axes(const char *json, struct kv_list *out)
     json_t *v;
     bool ok = true;
     json_object_foreach(o, k, v)
-        ok = ok && kv_set(out, k, json_is_string(v) ? json_string_value(v) : "") == 0;
+        ok = ok && pm_kv_set(out, k, json_is_string(v) ? json_string_value(v) : "") == 0;
     json_decref(o);
     if (!ok)
-        kv_free(out);
+        pm_kv_free(out);
     return ok;
 }
 
@@ -68,7 +68,7 @@ static bool same_except(const struct kv_list *a, const struct kv_list *b, const 
     const struct kv_list *sides[2][2] = { { a, b }, { b, a } };
     for (size_t s = 0; s < 2; s++)
         for (size_t i = 0; i < sides[s][0]->n; i++) {
-            const char *k = sides[s][0]->v[i].key, *o = kv_get(sides[s][1], k);
+            const char *k = sides[s][0]->v[i].key, *o = pm_kv_get(sides[s][1], k);
             if (!in_list(skip, k) && (!o || strcmp(o, sides[s][0]->v[i].value) != 0))
                 return false;
         }
@@ -78,7 +78,7 @@ static bool same_except(const struct kv_list *a, const struct kv_list *b, const 
 static bool protected_axes(const struct kv_list *ax)
 {
     for (size_t i = 0; iso_protection_keys[i]; i++)
-        if (!unset_value(kv_get(ax, iso_protection_keys[i])))
+        if (!unset_value(pm_kv_get(ax, iso_protection_keys[i])))
             return true;
     return false;
 }
@@ -108,9 +108,9 @@ static int hog_of_run(void *ctx, const char *key, const char *value, struct pm_e
 static int label_hog(struct pm_db *db, const struct cmp_label *lb, struct iso_label *il, struct pm_err *err)
 {
     il->hog = false;
-    if (lb->foreign || (il->has_axes && unset_value(kv_get(&il->axes, "sibling")) && kv_get(&il->axes, "sibling")))
+    if (lb->foreign || (il->has_axes && unset_value(pm_kv_get(&il->axes, "sibling")) && pm_kv_get(&il->axes, "sibling")))
         return 0;
-    return run_meta_key_each(db, lb->run_ids, lb->ok, "sibling", hog_of_run, il, err);
+    return store_run_meta_key_each(db, lb->run_ids, lb->ok, "sibling", hog_of_run, il, err);
 }
 
 /* The values of metric name in runs ids (those that stored it), with its
@@ -141,7 +141,7 @@ static int load_metric(struct pm_db *db, const int64_t *ids, size_t n, const cha
     snprintf(out->direction, sizeof out->direction, "none");
     if (!(out->v = malloc((n ? n : 1) * sizeof *out->v)))
         return pm_errf(err, "out of memory");
-    return run_metric_key_each(db, ids, n, name, add_value, out, err);
+    return store_run_metric_key_each(db, ids, n, name, add_value, out, err);
 }
 
 static double mean_of(const struct iso_values *x)
@@ -368,7 +368,7 @@ int isolation_build(struct pm_db *db, struct comparison *const *cs, size_t n, st
         if (rc == 0 && any)
             rc = comparison_rows(db, c, ls, out, err);
         for (size_t l = 0; ls && l < c->nlabels; l++)
-            kv_free(&ls[l].axes);
+            pm_kv_free(&ls[l].axes);
         free(ls);
     }
     if (rc < 0)

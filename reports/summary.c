@@ -38,7 +38,7 @@ const char *summary_workload_headline(const struct run_info *runs, size_t n, con
     const char *name = NULL;
     const struct metric *m = NULL;
     for (size_t i = 0; i < n; i++) {
-        const char *h = kv_get(&runs[i].meta, "headline");
+        const char *h = pm_kv_get(&runs[i].meta, "headline");
         if (!h || strcmp(runs[i].workload, workload) != 0)
             continue;
         if (!headline_name_ok(h) || (name && strcmp(name, h) != 0))
@@ -100,10 +100,10 @@ void summary_gnu_time(FILE *f, const struct run_info *ri)
     pm_fmt_elapsed(elapsed, sizeof elapsed, el->value, true);
     fprintf(f, "%.2fuser %.2fsystem %selapsed %.0f%%CPU (0avgtext+0avgdata %.0fmaxresident)k\n"
                "%.0finputs+%.0foutputs (%.0fmajor+%.0fminor)pagefaults 0swaps\n",
-            run_metric_or(ri, MN_time_user_s, 0), run_metric_or(ri, MN_time_sys_s, 0), elapsed,
-            run_metric_or(ri, MN_time_cpu_pct, 0), run_metric_or(ri, MN_time_maxrss_kb, 0),
-            run_metric_or(ri, MN_time_inblock, 0), run_metric_or(ri, MN_time_oublock, 0),
-            run_metric_or(ri, MN_time_majflt, 0), run_metric_or(ri, MN_time_minflt, 0));
+            store_run_metric_or(ri, MN_time_user_s, 0), store_run_metric_or(ri, MN_time_sys_s, 0), elapsed,
+            store_run_metric_or(ri, MN_time_cpu_pct, 0), store_run_metric_or(ri, MN_time_maxrss_kb, 0),
+            store_run_metric_or(ri, MN_time_inblock, 0), store_run_metric_or(ri, MN_time_oublock, 0),
+            store_run_metric_or(ri, MN_time_majflt, 0), store_run_metric_or(ri, MN_time_minflt, 0));
 }
 
 static void print_details(FILE *f, const struct run_info *ri)
@@ -112,9 +112,9 @@ static void print_details(FILE *f, const struct run_info *ri)
     summary_fmt_time(started, sizeof started, ri->started_ns);
     fprintf(f, "run %lld  %s  workload %s  label %s  status %s%s%s\n", (long long)ri->id, ri->uuid,
             ri->workload, ri->label, ri->status, ri->reason[0] ? ": " : "", ri->reason);
-    const char *cap = kv_get(&ri->meta, "cap.method");
-    const char *capsize = kv_get(&ri->meta, "cap.limit_bytes");
-    const char *swap = kv_get(&ri->meta, "swap.devices");
+    const char *cap = pm_kv_get(&ri->meta, "cap.method");
+    const char *capsize = pm_kv_get(&ri->meta, "cap.limit_bytes");
+    const char *swap = pm_kv_get(&ri->meta, "swap.devices");
     fprintf(f, "started %s on %s, kernel %s; %lld ticks every %.0f ms\n", started, ri->hostname, ri->kernel,
             (long long)ri->ticks, (double)ri->interval_ns / 1e6);
     char capbuf[64] = "";
@@ -184,7 +184,7 @@ static void print_latency(FILE *f, const struct run_info *runs, size_t n)
             fprintf(f, "%-22s %10s", base, count);
             for (int k = 0; k < 6; k++) {
                 snprintf(m, sizeof m, "%s_%s", base, sfx[k]);
-                fprintf(f, " %10.1f", run_metric_or(ri, m, 0));
+                fprintf(f, " %10.1f", store_run_metric_or(ri, m, 0));
             }
             fputc('\n', f);
         }
@@ -233,28 +233,28 @@ static void print_monitors(FILE *f, const struct run_info *ri)
     const struct metric_set *m = &ri->metrics;
     if (metric_set_find(m, MN_frag_unusable_o9_max_pct) || metric_set_find(m, MN_zone_below_low_max_pages)) {
         fprintf(f, "fragmentation: free memory unusable for an order-9 block at most %.1f%%",
-                run_metric_or(ri, MN_frag_unusable_o9_max_pct, 0));
+                store_run_metric_or(ri, MN_frag_unusable_o9_max_pct, 0));
         if (metric_set_find(m, MN_zone_below_low_max_pages))
             fprintf(f, "; zones below their low watermark by at most %.0f pages (below min %.0f)",
-                    run_metric_or(ri, MN_zone_below_low_max_pages, 0), run_metric_or(ri, MN_zone_below_min_max_pages, 0));
+                    store_run_metric_or(ri, MN_zone_below_low_max_pages, 0), store_run_metric_or(ri, MN_zone_below_min_max_pages, 0));
         fputc('\n', f);
     }
     if (metric_set_find(m, MN_swapdev_reads)) {
-        fprintf(f, "swap devices: %.0f reads (%.0f KB), %.0f writes (%.0f KB)", run_metric_or(ri, MN_swapdev_reads, 0),
-                run_metric_or(ri, MN_swapdev_read_kb, 0), run_metric_or(ri, MN_swapdev_writes, 0),
-                run_metric_or(ri, MN_swapdev_write_kb, 0));
+        fprintf(f, "swap devices: %.0f reads (%.0f KB), %.0f writes (%.0f KB)", store_run_metric_or(ri, MN_swapdev_reads, 0),
+                store_run_metric_or(ri, MN_swapdev_read_kb, 0), store_run_metric_or(ri, MN_swapdev_writes, 0),
+                store_run_metric_or(ri, MN_swapdev_write_kb, 0));
         if (metric_set_find(m, MN_swapdev_await_ms))
-            fprintf(f, ", await %.3f ms per request", run_metric_or(ri, MN_swapdev_await_ms, 0));
+            fprintf(f, ", await %.3f ms per request", store_run_metric_or(ri, MN_swapdev_await_ms, 0));
         fputc('\n', f);
     }
     if (metric_set_find(m, MN_procs_rss_max_kb))
         fprintf(f, "largest process: %.0f KB RSS at most; %.0f KB swapped at most (top 5 by RSS, each tick)\n",
-                run_metric_or(ri, MN_procs_rss_max_kb, 0), run_metric_or(ri, MN_procs_swap_max_kb, 0));
+                store_run_metric_or(ri, MN_procs_rss_max_kb, 0), store_run_metric_or(ri, MN_procs_swap_max_kb, 0));
     if (metric_set_find(m, MN_mthp_anon_fault_alloc))
         fprintf(f, "mTHP: anon faults %.0f (fallbacks %.0f), swap-outs %.0f (fallbacks %.0f), splits %.0f\n",
-                run_metric_or(ri, MN_mthp_anon_fault_alloc, 0), run_metric_or(ri, MN_mthp_anon_fault_fallback, 0),
-                run_metric_or(ri, MN_mthp_swpout, 0), run_metric_or(ri, MN_mthp_swpout_fallback, 0),
-                run_metric_or(ri, MN_mthp_split, 0));
+                store_run_metric_or(ri, MN_mthp_anon_fault_alloc, 0), store_run_metric_or(ri, MN_mthp_anon_fault_fallback, 0),
+                store_run_metric_or(ri, MN_mthp_swpout, 0), store_run_metric_or(ri, MN_mthp_swpout_fallback, 0),
+                store_run_metric_or(ri, MN_mthp_split, 0));
 }
 
 /* Which sources gave values, which were switched off, which are absent. */
@@ -269,10 +269,10 @@ static void print_collected(FILE *f, const struct run_info *ri)
             fprintf(f, " %s", ri->sources[i].source);
             last = ri->sources[i].source;
         }
-    const char *off = kv_get(&ri->meta, "collect.off");
+    const char *off = pm_kv_get(&ri->meta, "collect.off");
     if (off && *off)
         fprintf(f, "; switched off: %s", off);
-    const char *mg = kv_get(&ri->meta, "mglru.enabled");
+    const char *mg = pm_kv_get(&ri->meta, "mglru.enabled");
     if (mg)
         fprintf(f, "; MGLRU %s", mg);
     fputc('\n', f);
@@ -286,14 +286,14 @@ static void print_stalls(FILE *f, const struct run_info *ri)
     if (!metric_set_find(&ri->metrics, MN_stall_count("memcg")))
         return;
     fprintf(f, "reclaim stalls (traced): lost events %.0f, nested %.0f, unpaired %.0f\n",
-            run_metric_or(ri, MN_stall_lost_events, 0), run_metric_or(ri, MN_stall_nested, 0),
-            run_metric_or(ri, MN_stall_unpaired, 0));
+            store_run_metric_or(ri, MN_stall_lost_events, 0), store_run_metric_or(ri, MN_stall_nested, 0),
+            store_run_metric_or(ri, MN_stall_unpaired, 0));
     fprintf(f, "    %-11s %8s %11s %10s %10s %10s %10s\n", "kind", "count", "total ms", "p50 us", "p90 us", "p99 us",
             "max us");
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         char name[64];
         snprintf(name, sizeof name, "stall.%s.count", kinds[k]);
-        double n = run_metric_or(ri, name, 0);
+        double n = store_run_metric_or(ri, name, 0);
         if (n == 0) {
             fprintf(f, "    %-11s %8.0f\n", kinds[k], n);
             continue;
@@ -302,7 +302,7 @@ static void print_stalls(FILE *f, const struct run_info *ri)
         static const char *const sfx[] = { "total_ms", "p50_us", "p90_us", "p99_us", "max_us" };
         for (int i = 0; i < 5; i++) {
             snprintf(name, sizeof name, "stall.%s.%s", kinds[k], sfx[i]);
-            v[i] = run_metric_or(ri, name, 0);
+            v[i] = store_run_metric_or(ri, name, 0);
         }
         fprintf(f, "    %-11s %8.0f %11.1f %10.1f %10.1f %10.1f %10.1f\n", kinds[k], n, v[0], v[1], v[2], v[3], v[4]);
     }
@@ -322,33 +322,33 @@ static void print_reclaim_why(FILE *f, const struct run_info *ri)
     fprintf(f, "reclaim efficiency (stolen/scanned): kswapd %s, direct %s, overall %s; direct share of scanning %s", k,
             d, a, share);
     if (metric_set_find(&ri->metrics, MN_reclaim_scan_velocity))
-        fprintf(f, "; scan velocity %.0f pages/s", run_metric_or(ri, MN_reclaim_scan_velocity, 0));
+        fprintf(f, "; scan velocity %.0f pages/s", store_run_metric_or(ri, MN_reclaim_scan_velocity, 0));
     fputc('\n', f);
     if (metric_set_find(&ri->metrics, MN_reclaim_refaults)) {
-        fprintf(f, "came back: refaults %.0f pages", run_metric_or(ri, MN_reclaim_refaults, 0));
+        fprintf(f, "came back: refaults %.0f pages", store_run_metric_or(ri, MN_reclaim_refaults, 0));
         if (metric_set_find(&ri->metrics, MN_vmstat_workingset_refault_anon))
             fprintf(f, " (anon %.0f, file %.0f; activated %.0f + %.0f, restored %.0f + %.0f)",
-                    run_metric_or(ri, MN_vmstat_workingset_refault_anon, 0),
-                    run_metric_or(ri, MN_vmstat_workingset_refault_file, 0),
-                    run_metric_or(ri, MN_vmstat_workingset_activate_anon, 0),
-                    run_metric_or(ri, MN_vmstat_workingset_activate_file, 0),
-                    run_metric_or(ri, MN_vmstat_workingset_restore_anon, 0),
-                    run_metric_or(ri, MN_vmstat_workingset_restore_file, 0));
+                    store_run_metric_or(ri, MN_vmstat_workingset_refault_anon, 0),
+                    store_run_metric_or(ri, MN_vmstat_workingset_refault_file, 0),
+                    store_run_metric_or(ri, MN_vmstat_workingset_activate_anon, 0),
+                    store_run_metric_or(ri, MN_vmstat_workingset_activate_file, 0),
+                    store_run_metric_or(ri, MN_vmstat_workingset_restore_anon, 0),
+                    store_run_metric_or(ri, MN_vmstat_workingset_restore_file, 0));
         if (metric_set_find(&ri->metrics, MN_memcg_refaults))
-            fprintf(f, ", in the cgroup %.0f", run_metric_or(ri, MN_memcg_refaults, 0));
+            fprintf(f, ", in the cgroup %.0f", store_run_metric_or(ri, MN_memcg_refaults, 0));
         fputc('\n', f);
     }
     if (metric_set_find(&ri->metrics, MN_vmstat_compact_stall))
         fprintf(f, "compaction stalls %.0f (failed %.0f, succeeded %.0f); THP faults %.0f, fallbacks %.0f; swap "
                    "readahead %.0f pages (%.0f hits)",
-                run_metric_or(ri, MN_vmstat_compact_stall, 0), run_metric_or(ri, MN_vmstat_compact_fail, 0),
-                run_metric_or(ri, MN_vmstat_compact_success, 0), run_metric_or(ri, MN_vmstat_thp_fault_alloc, 0),
-                run_metric_or(ri, MN_vmstat_thp_fault_fallback, 0), run_metric_or(ri, MN_vmstat_swap_ra, 0),
-                run_metric_or(ri, MN_vmstat_swap_ra_hit, 0));
+                store_run_metric_or(ri, MN_vmstat_compact_stall, 0), store_run_metric_or(ri, MN_vmstat_compact_fail, 0),
+                store_run_metric_or(ri, MN_vmstat_compact_success, 0), store_run_metric_or(ri, MN_vmstat_thp_fault_alloc, 0),
+                store_run_metric_or(ri, MN_vmstat_thp_fault_fallback, 0), store_run_metric_or(ri, MN_vmstat_swap_ra, 0),
+                store_run_metric_or(ri, MN_vmstat_swap_ra_hit, 0));
     bool compact = metric_set_find(&ri->metrics, MN_vmstat_compact_stall) != NULL;
     if (metric_set_find(&ri->metrics, MN_vmstat_zswpwb))
         fprintf(f, "%szswap written back %.0f pages, pool at most %.0f KB", compact ? "; " : "",
-                run_metric_or(ri, MN_vmstat_zswpwb, 0), run_metric_or(ri, MN_zswap_stored_max_kb, 0));
+                store_run_metric_or(ri, MN_vmstat_zswpwb, 0), store_run_metric_or(ri, MN_zswap_stored_max_kb, 0));
     if (compact || metric_set_find(&ri->metrics, MN_vmstat_zswpwb))
         fputc('\n', f);
 }
@@ -358,7 +358,7 @@ static void print_profile(FILE *f, const struct run_info *ri)
     if (ri->nprofile) {
         /* the wblg-disk report's layout: No., samples, % of the kernel's samples, symbol. */
         fprintf(f, "\nkernel profile (top %zu; %s):\n    No.     samples         %%       symbol name\n", ri->nprofile,
-                kv_get(&ri->meta, "profile") ? kv_get(&ri->meta, "profile") : "perf");
+                pm_kv_get(&ri->meta, "profile") ? pm_kv_get(&ri->meta, "profile") : "perf");
         for (size_t i = 0; i < ri->nprofile; i++)
             fprintf(f, "    %-7zu %-15lld %-7.4f %s\n", i + 1, (long long)ri->profile[i].samples,
                     ri->profile[i].pct_kernel, ri->profile[i].symbol);
@@ -370,29 +370,29 @@ static void print_profile(FILE *f, const struct run_info *ri)
 static void print_sampled(FILE *f, const struct run_info *ri)
 {
     fprintf(f, "\nheartbeat: %.0f beats, lateness p50 %.2f ms, p99 %.2f ms, max %.2f ms, %.0f skipped\n",
-            run_metric_or(ri, MN_heartbeat_beats, 0), run_metric_or(ri, MN_heartbeat_late_p50_ms, 0),
-            run_metric_or(ri, MN_heartbeat_late_p99_ms, 0), run_metric_or(ri, MN_heartbeat_late_max_ms, 0),
-            run_metric_or(ri, MN_heartbeat_skipped, 0));
+            store_run_metric_or(ri, MN_heartbeat_beats, 0), store_run_metric_or(ri, MN_heartbeat_late_p50_ms, 0),
+            store_run_metric_or(ri, MN_heartbeat_late_p99_ms, 0), store_run_metric_or(ri, MN_heartbeat_late_max_ms, 0),
+            store_run_metric_or(ri, MN_heartbeat_skipped, 0));
     fprintf(f, "reclaim: pgscan kswapd %.0f direct %.0f, pgsteal kswapd %.0f direct %.0f, allocstall %.0f,"
                " pgmajfault %.0f, oom_kill %.0f\n",
-            run_metric_or(ri, MN_vmstat_pgscan_kswapd, 0), run_metric_or(ri, MN_vmstat_pgscan_direct, 0),
-            run_metric_or(ri, MN_vmstat_pgsteal_kswapd, 0), run_metric_or(ri, MN_vmstat_pgsteal_direct, 0),
-            run_metric_or(ri, MN_vmstat_allocstall, 0), run_metric_or(ri, MN_vmstat_pgmajfault, 0),
-            run_metric_or(ri, MN_vmstat_oom_kill, 0));
+            store_run_metric_or(ri, MN_vmstat_pgscan_kswapd, 0), store_run_metric_or(ri, MN_vmstat_pgscan_direct, 0),
+            store_run_metric_or(ri, MN_vmstat_pgsteal_kswapd, 0), store_run_metric_or(ri, MN_vmstat_pgsteal_direct, 0),
+            store_run_metric_or(ri, MN_vmstat_allocstall, 0), store_run_metric_or(ri, MN_vmstat_pgmajfault, 0),
+            store_run_metric_or(ri, MN_vmstat_oom_kill, 0));
     if (metric_set_find(&ri->metrics, MN_swap_out_kbps_max))
         fprintf(f, "swap per tick (vmstat's view): in %.0f - %.0f KB/s, out %.0f - %.0f KB/s (min - max)\n",
-                run_metric_or(ri, MN_swap_in_kbps_min, 0), run_metric_or(ri, MN_swap_in_kbps_max, 0),
-                run_metric_or(ri, MN_swap_out_kbps_min, 0), run_metric_or(ri, MN_swap_out_kbps_max, 0));
+                store_run_metric_or(ri, MN_swap_in_kbps_min, 0), store_run_metric_or(ri, MN_swap_in_kbps_max, 0),
+                store_run_metric_or(ri, MN_swap_out_kbps_min, 0), store_run_metric_or(ri, MN_swap_out_kbps_max, 0));
     if (metric_set_find(&ri->metrics, MN_vmstat_pgscan_total))
         fprintf(f, "reclaim including cgroup-limit reclaim (pgscan/pgsteal anon+file): scanned %.0f, stolen %.0f pages\n",
-                run_metric_or(ri, MN_vmstat_pgscan_total, 0), run_metric_or(ri, MN_vmstat_pgsteal_total, 0));
+                store_run_metric_or(ri, MN_vmstat_pgscan_total, 0), store_run_metric_or(ri, MN_vmstat_pgsteal_total, 0));
     print_reclaim_why(f, ri);
     print_stalls(f, ri);
     if (metric_set_find(&ri->metrics, MN_psi_some_s("memory")))
         fprintf(f, "PSI: memory some %.3f s full %.3f s, io some %.3f s full %.3f s, cpu some %.3f s\n",
-                run_metric_or(ri, MN_psi_some_s("memory"), 0), run_metric_or(ri, MN_psi_full_s("memory"), 0),
-                run_metric_or(ri, MN_psi_some_s("io"), 0), run_metric_or(ri, MN_psi_full_s("io"), 0),
-                run_metric_or(ri, MN_psi_some_s("cpu"), 0));
+                store_run_metric_or(ri, MN_psi_some_s("memory"), 0), store_run_metric_or(ri, MN_psi_full_s("memory"), 0),
+                store_run_metric_or(ri, MN_psi_some_s("io"), 0), store_run_metric_or(ri, MN_psi_full_s("io"), 0),
+                store_run_metric_or(ri, MN_psi_some_s("cpu"), 0));
     else
         fprintf(f, "PSI: not available on this kernel\n");
     const struct metric *peak = metric_set_find(&ri->metrics, MN_memcg_usage_max_bytes);
@@ -403,11 +403,11 @@ static void print_sampled(FILE *f, const struct run_info *ri)
         if (sw)
             pm_fmt_size(s, sizeof s, (uint64_t)sw->value);
         fprintf(f, "cgroup: peak usage %s%s%s, limit hits %.0f, OOM kills %.0f\n", p, sw ? ", peak swap " : "",
-                sw ? s : "", run_metric_or(ri, MN_memcg_limit_hits, 0), run_metric_or(ri, MN_memcg_oom_kill, 0));
+                sw ? s : "", store_run_metric_or(ri, MN_memcg_limit_hits, 0), store_run_metric_or(ri, MN_memcg_oom_kill, 0));
     }
     fprintf(f, "sampler: %.0f ticks, %.0f missed, lateness p99 %.2f ms, %.3f s CPU\n",
-            run_metric_or(ri, MN_sampler_ticks, 0), run_metric_or(ri, MN_sampler_missed_ticks, 0),
-            run_metric_or(ri, MN_sampler_late_p99_ms, 0), run_metric_or(ri, MN_sampler_cpu_s, 0));
+            store_run_metric_or(ri, MN_sampler_ticks, 0), store_run_metric_or(ri, MN_sampler_missed_ticks, 0),
+            store_run_metric_or(ri, MN_sampler_late_p99_ms, 0), store_run_metric_or(ri, MN_sampler_cpu_s, 0));
     print_monitors(f, ri);
     print_collected(f, ri);
     for (size_t i = 0; i < ri->nsources; i++)
@@ -423,7 +423,7 @@ static void print_extras(FILE *f, const struct run_info *ri)
         fputc('\n', f);
         summary_gnu_time(f, ri);
     }
-    const char *sampler = kv_get(&ri->meta, "sampler");
+    const char *sampler = pm_kv_get(&ri->meta, "sampler");
     if (sampler)
         fprintf(f, "\nsampler %s: no samples, heartbeat or derived counters; the workload's figures and wait4's only\n",
                 sampler);
@@ -480,8 +480,8 @@ static void add_run_row(struct table *t, const struct run_info *ri, const char *
     fmt_kb(c5, sizeof c5, ri, MN_swap_out_kb);
     fmt_kb(c6, sizeof c6, ri, MN_swap_io_kb);
     char cap[64] = "none", beat[32];
-    const char *method = kv_get(&ri->meta, "cap.method");
-    const char *limit = kv_get(&ri->meta, "cap.limit_bytes");
+    const char *method = pm_kv_get(&ri->meta, "cap.method");
+    const char *limit = pm_kv_get(&ri->meta, "cap.limit_bytes");
     if (method && strcmp(method, "none") != 0) {
         char size[32] = "";
         if (limit)
@@ -534,7 +534,7 @@ static void print_time_lines(FILE *f, struct run_info *runs, size_t n)
         if (ok == 0)
             fputc('\n', f);
         summary_gnu_time(f, &runs[i]);
-        sum += run_metric_or(&runs[i], MN_time_elapsed_s, 0);
+        sum += store_run_metric_or(&runs[i], MN_time_elapsed_s, 0);
         ok++;
     }
     if (ok) {

@@ -11,7 +11,7 @@ int bisects_batch_count(struct pm_db *db, const char *kernel_key, int *n, struct
 {
     sqlite3_stmt *st;
     *n = 0;
-    if (pm_db_prepare(db, &st, "SELECT COALESCE(MAX(n), 0) FROM bisect_batch WHERE kernel_key = ?", err) < 0)
+    if (store_db_prepare(db, &st, "SELECT COALESCE(MAX(n), 0) FROM bisect_batch WHERE kernel_key = ?", err) < 0)
         return -1;
     sqlite3_bind_text(st, 1, kernel_key, -1, SQLITE_STATIC);
     int rc = sqlite3_step(st);
@@ -26,14 +26,14 @@ int bisects_batch_get(struct pm_db *db, const char *kernel_key, int n, char *nam
 {
     sqlite3_stmt *st;
     *text = NULL;
-    if (pm_db_prepare(db, &st, "SELECT suite_name, text FROM bisect_batch WHERE kernel_key = ? AND n = ?", err) < 0)
+    if (store_db_prepare(db, &st, "SELECT suite_name, text FROM bisect_batch WHERE kernel_key = ? AND n = ?", err) < 0)
         return -1;
     sqlite3_bind_text(st, 1, kernel_key, -1, SQLITE_STATIC);
     sqlite3_bind_int(st, 2, n);
     int rc = sqlite3_step(st), found = 0;
     if (rc == SQLITE_ROW) {
-        snprintf(name, namelen, "%s", pm_col_text(st, 0));
-        *text = strdup(pm_col_text(st, 1));
+        snprintf(name, namelen, "%s", store_col_text(st, 0));
+        *text = strdup(store_col_text(st, 1));
         found = *text ? 1 : pm_errf(err, "out of memory");
     } else if (rc != SQLITE_DONE) {
         found = pm_errf(err, "%s: %s", db->path, sqlite3_errmsg(db->h));
@@ -46,13 +46,13 @@ int bisects_batch_add(struct pm_db *db, const char *kernel_key, int n, const cha
                       struct pm_err *err)
 {
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "INSERT INTO bisect_batch(kernel_key, n, suite_name, text) VALUES (?,?,?,?)", err) < 0)
+    if (store_db_prepare(db, &st, "INSERT INTO bisect_batch(kernel_key, n, suite_name, text) VALUES (?,?,?,?)", err) < 0)
         return -1;
     sqlite3_bind_text(st, 1, kernel_key, -1, SQLITE_STATIC);
     sqlite3_bind_int(st, 2, n);
     sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 4, text, -1, SQLITE_STATIC);
-    int rc = pm_db_step_done(db, st, err);
+    int rc = store_db_step_done(db, st, err);
     sqlite3_finalize(st);
     return rc;
 }
@@ -67,7 +67,7 @@ static int read_values(struct pm_db *db, const char *kernel_key, const char *met
                        struct pm_err *err)
 {
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "SELECT m.value" BATCH_RUNS " JOIN metric m ON m.run_id = r.id AND m.name = ?2"
+    if (store_db_prepare(db, &st, "SELECT m.value" BATCH_RUNS " JOIN metric m ON m.run_id = r.id AND m.name = ?2"
                                " WHERE b.kernel_key = ?1 AND r.status = 'ok' ORDER BY r.id", err) < 0)
         return -1;
     sqlite3_bind_text(st, 1, kernel_key, -1, SQLITE_STATIC);
@@ -90,7 +90,7 @@ static int read_values(struct pm_db *db, const char *kernel_key, const char *met
 static int read_counts(struct pm_db *db, const char *kernel_key, struct bisect_values *out, struct pm_err *err)
 {
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st,
+    if (store_db_prepare(db, &st,
                       "SELECT (SELECT count(*) FROM bisect_batch b JOIN suite s ON s.name = b.suite_name"
                       "  WHERE b.kernel_key = ?1 AND s.state = 'complete'),"
                       " (SELECT count(*)" BATCH_RUNS " WHERE b.kernel_key = ?1 AND r.status IN ('failed','oom')),"
@@ -102,7 +102,7 @@ static int read_counts(struct pm_db *db, const char *kernel_key, struct bisect_v
     if (rc == SQLITE_ROW) {
         out->boots = sqlite3_column_int(st, 0);
         out->failed = sqlite3_column_int(st, 1);
-        snprintf(out->reason, sizeof out->reason, "%s", pm_col_text(st, 2));
+        snprintf(out->reason, sizeof out->reason, "%s", store_col_text(st, 2));
     }
     sqlite3_finalize(st);
     return rc == SQLITE_ROW ? 0 : pm_errf(err, "%s: %s", db->path, sqlite3_errmsg(db->h));
@@ -125,7 +125,7 @@ int bisects_any_run(struct pm_db *db, const char *kernel_key, int64_t *run_id, s
 {
     sqlite3_stmt *st;
     *run_id = 0;
-    if (pm_db_prepare(db, &st, "SELECT r.id" BATCH_RUNS " WHERE b.kernel_key = ?1 AND r.status = 'ok'"
+    if (store_db_prepare(db, &st, "SELECT r.id" BATCH_RUNS " WHERE b.kernel_key = ?1 AND r.status = 'ok'"
                                " ORDER BY r.id DESC LIMIT 1", err) < 0)
         return -1;
     sqlite3_bind_text(st, 1, kernel_key, -1, SQLITE_STATIC);

@@ -9,7 +9,7 @@
 #include "lib/fileio.h"
 #include "lib/timeutil.h"
 
-void bisect_rec_free(struct bisect_rec *b)
+void store_bisect_rec_free(struct bisect_rec *b)
 {
     free(b->suite_text);
     b->suite_text = NULL;
@@ -22,7 +22,7 @@ static int db_fail(struct pm_db *db, struct pm_err *err)
 
 static void copy_col(sqlite3_stmt *st, int col, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s", pm_col_text(st, col));
+    snprintf(buf, len, "%s", store_col_text(st, col));
 }
 
 static const char bisect_cols[] = "id, uuid, key, suite_path, suite_text, cell, metric, kind, good, bad, repo, build,"
@@ -35,7 +35,7 @@ static void read_bisect(sqlite3_stmt *st, struct bisect_rec *b)
     copy_col(st, 1, b->uuid, sizeof b->uuid);
     copy_col(st, 2, b->key, sizeof b->key);
     copy_col(st, 3, b->suite_path, sizeof b->suite_path);
-    b->suite_text = strdup(pm_col_text(st, 4));
+    b->suite_text = strdup(store_col_text(st, 4));
     copy_col(st, 5, b->cell, sizeof b->cell);
     copy_col(st, 6, b->metric, sizeof b->metric);
     copy_col(st, 7, b->kind, sizeof b->kind);
@@ -58,7 +58,7 @@ static int get_one(struct pm_db *db, const char *where, const char *text, int64_
     char sql[512];
     snprintf(sql, sizeof sql, "SELECT %s FROM bisect WHERE %s ORDER BY id DESC LIMIT 1", bisect_cols, where);
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, sql, err) < 0)
+    if (store_db_prepare(db, &st, sql, err) < 0)
         return -1;
     if (text)
         sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
@@ -99,7 +99,7 @@ static int insert_bisect(struct pm_db *db, struct bisect_rec *b, struct pm_err *
         return pm_errf(err, "cannot read a UUID from /proc/sys/kernel/random/uuid");
     snprintf(b->state, sizeof b->state, "running");
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st,
+    if (store_db_prepare(db, &st,
                       "INSERT INTO bisect(uuid, key, suite_path, suite_text, cell, metric, kind, good, bad, repo, build,"
                       " runs, max_runs, alpha, created_ns, state) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'running')",
                       err) < 0)
@@ -112,7 +112,7 @@ static int insert_bisect(struct pm_db *db, struct bisect_rec *b, struct pm_err *
     sqlite3_bind_int(st, 13, b->max_runs);
     sqlite3_bind_double(st, 14, b->alpha);
     sqlite3_bind_int64(st, 15, pm_wall_ns());
-    int rc = pm_db_step_done(db, st, err);
+    int rc = store_db_step_done(db, st, err);
     sqlite3_finalize(st);
     if (rc < 0)
         return -1;
@@ -124,14 +124,14 @@ static int add_candidate(struct pm_db *db, int64_t id, int idx, const struct bis
                          struct pm_err *err)
 {
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "INSERT INTO bisect_candidate(bisect_id, idx, kernel, version) VALUES (?,?,?,?)",
+    if (store_db_prepare(db, &st, "INSERT INTO bisect_candidate(bisect_id, idx, kernel, version) VALUES (?,?,?,?)",
                       err) < 0)
         return -1;
     sqlite3_bind_int64(st, 1, id);
     sqlite3_bind_int(st, 2, idx);
     sqlite3_bind_text(st, 3, c->kernel, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 4, c->version, -1, SQLITE_STATIC);
-    int rc = pm_db_step_done(db, st, err);
+    int rc = store_db_step_done(db, st, err);
     sqlite3_finalize(st);
     return rc;
 }
@@ -139,15 +139,15 @@ static int add_candidate(struct pm_db *db, int64_t id, int idx, const struct bis
 int bisects_create(struct pm_db *db, struct bisect_rec *b, const struct bisect_candidate_rec *cands, size_t n,
                    struct pm_err *err)
 {
-    if (pm_db_exec(db, "BEGIN IMMEDIATE", err) < 0)
+    if (store_db_exec(db, "BEGIN IMMEDIATE", err) < 0)
         return -1;
     int rc = insert_bisect(db, b, err);
     for (size_t i = 0; rc == 0 && i < n; i++)
         rc = add_candidate(db, b->id, (int)i, &cands[i], err);
-    if (rc == 0 && pm_db_exec(db, "COMMIT", err) < 0)
+    if (rc == 0 && store_db_exec(db, "COMMIT", err) < 0)
         rc = -1;
     if (rc < 0) {
-        pm_db_rollback(db);
+        store_db_rollback(db);
         b->id = 0;      /* the id rolled back with the row: no bisection has it */
     }
     return rc;
@@ -157,13 +157,13 @@ int bisects_finish(struct pm_db *db, int64_t id, const char *state, const char *
                    struct pm_err *err)
 {
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "UPDATE bisect SET state = ?1, first_bad = ?2, reason = ?3 WHERE id = ?4", err) < 0)
+    if (store_db_prepare(db, &st, "UPDATE bisect SET state = ?1, first_bad = ?2, reason = ?3 WHERE id = ?4", err) < 0)
         return -1;
     sqlite3_bind_text(st, 1, state, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, first_bad, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, reason, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 4, id);
-    int rc = pm_db_step_done(db, st, err);
+    int rc = store_db_step_done(db, st, err);
     sqlite3_finalize(st);
     return rc;
 }
@@ -173,7 +173,7 @@ int bisects_candidates(struct pm_db *db, int64_t id, struct bisect_candidate_rec
     *v = NULL;
     *n = 0;
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "SELECT kernel, version FROM bisect_candidate WHERE bisect_id = ? ORDER BY idx", err) < 0)
+    if (store_db_prepare(db, &st, "SELECT kernel, version FROM bisect_candidate WHERE bisect_id = ? ORDER BY idx", err) < 0)
         return -1;
     sqlite3_bind_int64(st, 1, id);
     size_t cap = 0;
@@ -194,7 +194,7 @@ int bisects_candidates(struct pm_db *db, int64_t id, struct bisect_candidate_rec
 int bisects_add_step(struct pm_db *db, int64_t id, struct bisect_step_rec *s, struct pm_err *err)
 {
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st,
+    if (store_db_prepare(db, &st,
                       "INSERT INTO bisect_step(bisect_id, seq, role, candidate, kernel, kernel_key, runs, boots)"
                       " VALUES (?1, (SELECT COALESCE(MAX(seq) + 1, 0) FROM bisect_step WHERE bisect_id = ?1),"
                       " ?2, ?3, ?4, ?5, 0, 0)", err) < 0)
@@ -204,11 +204,11 @@ int bisects_add_step(struct pm_db *db, int64_t id, struct bisect_step_rec *s, st
     sqlite3_bind_int(st, 3, s->candidate);
     sqlite3_bind_text(st, 4, s->kernel, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 5, s->kernel_key, -1, SQLITE_STATIC);
-    int rc = pm_db_step_done(db, st, err);
+    int rc = store_db_step_done(db, st, err);
     sqlite3_finalize(st);
     if (rc < 0)
         return -1;
-    if (pm_db_prepare(db, &st, "SELECT MAX(seq) FROM bisect_step WHERE bisect_id = ?", err) < 0)
+    if (store_db_prepare(db, &st, "SELECT MAX(seq) FROM bisect_step WHERE bisect_id = ?", err) < 0)
         return -1;
     sqlite3_bind_int64(st, 1, id);
     s->seq = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
@@ -227,7 +227,7 @@ static void bind_real(sqlite3_stmt *st, int i, bool has, double v)
 int bisects_update_step(struct pm_db *db, int64_t id, const struct bisect_step_rec *s, struct pm_err *err)
 {
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st,
+    if (store_db_prepare(db, &st,
                       "UPDATE bisect_step SET kernel_key = ?1, runs = ?2, boots = ?3, mean = ?4, p_good = ?5,"
                       " p_bad = ?6, verdict = NULLIF(?7, ''), reason = NULLIF(?8, '')"
                       " WHERE bisect_id = ?9 AND seq = ?10", err) < 0)
@@ -242,7 +242,7 @@ int bisects_update_step(struct pm_db *db, int64_t id, const struct bisect_step_r
     sqlite3_bind_text(st, 8, s->reason, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 9, id);
     sqlite3_bind_int(st, 10, s->seq);
-    int rc = pm_db_step_done(db, st, err);
+    int rc = store_db_step_done(db, st, err);
     sqlite3_finalize(st);
     return rc;
 }
@@ -275,7 +275,7 @@ int bisects_steps(struct pm_db *db, int64_t id, struct bisect_step_rec **v, size
     *v = NULL;
     *n = 0;
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st,
+    if (store_db_prepare(db, &st,
                       "SELECT seq, role, candidate, kernel, kernel_key, runs, mean, p_good, p_bad, verdict, boots,"
                       " reason FROM bisect_step WHERE bisect_id = ? ORDER BY seq", err) < 0)
         return -1;

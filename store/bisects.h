@@ -44,7 +44,7 @@ struct bisect_step_rec {
     char reason[1024];
 };
 
-void bisect_rec_free(struct bisect_rec *b);
+void store_bisect_rec_free(struct bisect_rec *b);
 /* Insert b (uuid made here, state running) and its candidates cands[0..n)
  * by index, in one transaction: all or nothing. Sets b->id; 0 on a
  * failure (nothing was kept). */

@@ -88,7 +88,7 @@ static int make_private(const char *path, struct pm_err *err)
 
 /* Each connection belongs to one thread (the sampler opens its own), so
  * SQLite's per-call mutexes are pure overhead: NOMUTEX. */
-int pm_db_open(struct pm_db *db, const char *path, bool create, struct pm_err *err)
+int store_db_open(struct pm_db *db, const char *path, bool create, struct pm_err *err)
 {
     memset(db, 0, sizeof *db);
     snprintf(db->path, sizeof db->path, "%s", path);
@@ -105,15 +105,15 @@ int pm_db_open(struct pm_db *db, const char *path, bool create, struct pm_err *e
     }
     sqlite3_busy_timeout(db->h, PM_DB_WAIT_MS);
     int v;
-    if (pm_schema_version(db, &v, err) < 0)
+    if (store_schema_version(db, &v, err) < 0)
         goto fail;
     /* WAL lets list/show/compare read while a run writes its ticks; NORMAL
      * sync is safe in WAL (a crash loses at most the last transactions). */
-    if (pm_db_exec(db, "PRAGMA journal_mode=WAL", err) < 0 ||
-        pm_db_exec(db, "PRAGMA synchronous=NORMAL", err) < 0 ||
-        pm_db_exec(db, "PRAGMA foreign_keys=ON", err) < 0)
+    if (store_db_exec(db, "PRAGMA journal_mode=WAL", err) < 0 ||
+        store_db_exec(db, "PRAGMA synchronous=NORMAL", err) < 0 ||
+        store_db_exec(db, "PRAGMA foreign_keys=ON", err) < 0)
         goto fail;
-    if (pm_schema_migrate(db, err) < 0)
+    if (store_schema_migrate(db, err) < 0)
         goto fail;
     return 0;
 fail:
@@ -122,7 +122,7 @@ fail:
     return -1;
 }
 
-int pm_db_result_wait_ms(void)
+int store_db_result_wait_ms(void)
 {
     const char *t = getenv("PRESSMARK_TEST_RESULT_WAIT_MS");
     char *end;
@@ -130,7 +130,7 @@ int pm_db_result_wait_ms(void)
     return t && *t && !*end && ms >= 0 && ms <= PM_DB_RESULT_WAIT_MS ? (int)ms : PM_DB_RESULT_WAIT_MS;
 }
 
-void pm_db_close(struct pm_db *db)
+void store_db_close(struct pm_db *db)
 {
     if (db->h) {
         sqlite3_close(db->h);
@@ -138,31 +138,31 @@ void pm_db_close(struct pm_db *db)
     }
 }
 
-void pm_db_set_wait(struct pm_db *db, int ms)
+void store_db_set_wait(struct pm_db *db, int ms)
 {
     if (db->h)
         sqlite3_busy_timeout(db->h, ms);
 }
 
-bool pm_db_moved(const struct pm_db *db)
+bool store_db_moved(const struct pm_db *db)
 {
     int moved = 0;
     return db->h && sqlite3_file_control(db->h, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK && moved;
 }
 
-bool pm_db_full(const struct pm_db *db)
+bool store_db_full(const struct pm_db *db)
 {
     return db->h && db->full;
 }
 
 static char db_path[PATH_MAX];
 
-void pm_set_db_path(const char *path)
+void store_set_db_path(const char *path)
 {
     snprintf(db_path, sizeof db_path, "%s", path);
 }
 
-const char *pm_db_path(void)
+const char *store_db_path(void)
 {
     if (!db_path[0] && pm_db_default_path(db_path, sizeof db_path) < 0)
         snprintf(db_path, sizeof db_path, "results.db");

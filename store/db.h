@@ -20,28 +20,28 @@
 #define PM_DB_RESULT_WAIT_MS 120000
 /* PM_DB_RESULT_WAIT_MS, or PRESSMARK_TEST_RESULT_WAIT_MS where the tests
  * set it (so the lock held past the wait is tested in a second). */
-int pm_db_result_wait_ms(void);
+int store_db_result_wait_ms(void);
 
 /* The database path chosen by --db (global or per command), PRESSMARK_DB,
  * or the default beside the binary. */
-void pm_set_db_path(const char *path);
-const char *pm_db_path(void);
+void store_set_db_path(const char *path);
+const char *store_db_path(void);
 
 /* Open (and with create, create and migrate) the database. Without create a
  * missing file is an error, so read-only commands never leave an empty db. */
-int pm_db_open(struct pm_db *db, const char *path, bool create, struct pm_err *err);
-void pm_db_close(struct pm_db *db);
+int store_db_open(struct pm_db *db, const char *path, bool create, struct pm_err *err);
+void store_db_close(struct pm_db *db);
 
 /* What a command or a run may ask of its connection outside store/, whose
  * statement helpers (store/sql.h) are store/'s alone (make layering). */
 
 /* Wait up to ms for another connection's write lock (default PM_DB_WAIT_MS). */
-void pm_db_set_wait(struct pm_db *db, int ms);
+void store_db_set_wait(struct pm_db *db, int ms);
 /* Is the file db writes into no longer the one at its path (removed,
  * renamed, replaced since it was opened)? */
-bool pm_db_moved(const struct pm_db *db);
-/* Did the last failure on db (of pm_db_exec or pm_db_step_done) come from
+bool store_db_moved(const struct pm_db *db);
+/* Did the last failure on db (of store_db_exec or store_db_step_done) come from
  * a full filesystem? */
-bool pm_db_full(const struct pm_db *db);
+bool store_db_full(const struct pm_db *db);
 
 #endif

@@ -138,7 +138,7 @@ static int migrated_copy(sqlite3 *ro, const char *path, struct pm_db *db, struct
         SQLITE_OK) {
         pm_errf(err, "%s: cannot make a copy to migrate its schema: %s", path,
                 db->h ? sqlite3_errmsg(db->h) : "out of memory");
-        pm_db_close(db);
+        store_db_close(db);
         return -1;
     }
     sqlite3_db_config(db->h, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
@@ -149,12 +149,12 @@ static int migrated_copy(sqlite3 *ro, const char *path, struct pm_db *db, struct
         rc = SQLITE_ERROR;
     if (rc != SQLITE_DONE) {
         pm_errf(err, "%s: cannot copy it to migrate its schema: %s", path, sqlite3_errmsg(db->h));
-        pm_db_close(db);
+        store_db_close(db);
         return -1;
     }
-    /* As pm_db_open migrates a database of its own. */
-    if (pm_db_exec(db, "PRAGMA foreign_keys=ON", err) < 0 || pm_schema_migrate(db, err) < 0) {
-        pm_db_close(db);
+    /* As store_db_open migrates a database of its own. */
+    if (store_db_exec(db, "PRAGMA foreign_keys=ON", err) < 0 || store_schema_migrate(db, err) < 0) {
+        store_db_close(db);
         return -1;
     }
     return 0;
@@ -204,7 +204,7 @@ static int open_foreign(const char *path, struct foreign_db *f, bool snapshot, s
      * schemas only add tables is read with those tables added in TEMP;
      * only one whose rows a migration rewrites is copied. */
     f->db.h = ro;
-    if (v == PM_SCHEMA_VERSION || (!snapshot && pm_schema_overlay(&f->db, v, NULL) == 1))
+    if (v == PM_SCHEMA_VERSION || (!snapshot && store_schema_overlay(&f->db, v, NULL) == 1))
         return 0;
     f->db.h = NULL;
     int rc = migrated_copy(ro, path, &f->db, err);
@@ -214,7 +214,7 @@ static int open_foreign(const char *path, struct foreign_db *f, bool snapshot, s
     /* What was checked is the original as it was read; the copy is what
      * is used from now on, so it is checked again. */
     if (snapshot && verify_schema(f->db.h, path, err) < 0) {
-        pm_db_close(&f->db);
+        store_db_close(&f->db);
         return -1;
     }
     return 0;
@@ -232,5 +232,5 @@ int foreign_db_open_snapshot(const char *path, struct foreign_db *f, struct pm_e
 
 void foreign_db_close(struct foreign_db *f)
 {
-    pm_db_close(&f->db);
+    store_db_close(&f->db);
 }

@@ -6,7 +6,7 @@
 #include "store/foreign_db.h"
 #include "store/runs.h"
 
-void guest_selection_free(struct guest_selection *sel)
+void store_guest_selection_free(struct guest_selection *sel)
 {
     free(sel->runs);
     free(sel->refused);
@@ -31,7 +31,7 @@ static void why_refused(const struct guest_cell *cells, size_t ncells, const int
                         long long round, char *why, size_t len)
 {
     why[0] = '\0';
-    if (!run_uuid_ok(uuid))
+    if (!store_run_uuid_ok(uuid))
         snprintf(why, len, "its UUID is not one pressmark makes");
     else if (!ours)
         snprintf(why, len, "not a run of this suite");
@@ -53,11 +53,11 @@ static void why_refused(const struct guest_cell *cells, size_t ncells, const int
 static int judge(struct guest_selection *sel, size_t *cap, size_t *rcap, const struct guest_cell *cells,
                  size_t ncells, int *taken, sqlite3_stmt *st)
 {
-    const char *uuid = pm_col_text(st, 0), *label = pm_col_text(st, 1);
+    const char *uuid = store_col_text(st, 0), *label = store_col_text(st, 1);
     long long cell = sqlite3_column_type(st, 5) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 5);
     long long round = sqlite3_column_type(st, 6) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 6);
     char why[160];
-    why_refused(cells, ncells, taken, uuid, label, pm_col_text(st, 2), pm_col_text(st, 3), sqlite3_column_int(st, 4) != 0,
+    why_refused(cells, ncells, taken, uuid, label, store_col_text(st, 2), store_col_text(st, 3), sqlite3_column_int(st, 4) != 0,
                 cell, round, why, sizeof why);
     if (why[0])
         return refuse(sel, rcap, uuid, label, why);
@@ -71,7 +71,7 @@ static int judge(struct guest_selection *sel, size_t *cap, size_t *rcap, const s
     return 0;
 }
 
-int guest_runs_select(const char *path, const char *suite_uuid, const struct guest_cell *cells, size_t ncells,
+int store_guest_runs_select(const char *path, const char *suite_uuid, const struct guest_cell *cells, size_t ncells,
                       struct guest_selection *sel, struct pm_err *err)
 {
     memset(sel, 0, sizeof *sel);
@@ -86,7 +86,7 @@ int guest_runs_select(const char *path, const char *suite_uuid, const struct gue
     " (SELECT CASE WHEN m.value <> '' AND m.value NOT GLOB '*[^0-9]*' AND length(m.value) < 10"               \
     "  THEN CAST(m.value AS INTEGER) ELSE -1 END FROM run_meta m WHERE m.run_id = r.id"                        \
     "  AND m.key = '" key "' COLLATE BINARY)"
-    if (pm_db_prepare(&f.db, &st,
+    if (store_db_prepare(&f.db, &st,
                       "SELECT r.uuid, r.label, r.workload, r.status,"
                       " EXISTS (SELECT 1 FROM run_meta u WHERE u.run_id = r.id AND u.key = 'suite.uuid' COLLATE BINARY"
                       "  AND u.value = ?1 COLLATE BINARY),"
@@ -109,6 +109,6 @@ int guest_runs_select(const char *path, const char *suite_uuid, const struct gue
     free(taken);
     foreign_db_close(&f);
     if (rc < 0)
-        guest_selection_free(sel);
+        store_guest_selection_free(sel);
     return rc;
 }

@@ -41,8 +41,8 @@ struct guest_selection {
 /* Read the guest's database at path (as any database from elsewhere:
  * read-only, schema checked) and choose. -1 with err when it cannot be
  * read. */
-int guest_runs_select(const char *path, const char *suite_uuid, const struct guest_cell *cells, size_t ncells,
+int store_guest_runs_select(const char *path, const char *suite_uuid, const struct guest_cell *cells, size_t ncells,
                       struct guest_selection *sel, struct pm_err *err);
-void guest_selection_free(struct guest_selection *sel);
+void store_guest_selection_free(struct guest_selection *sel);
 
 #endif

@@ -30,19 +30,19 @@ int store_label_headline(struct pm_db *db, const char *workload, const char *lab
                          char *unit, size_t ulen, bool *differ, struct pm_err *err)
 {
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "SELECT DISTINCT m.value, (SELECT x.unit FROM metric x WHERE x.run_id = r.id AND"
+    if (store_db_prepare(db, &st, "SELECT DISTINCT m.value, (SELECT x.unit FROM metric x WHERE x.run_id = r.id AND"
                                " x.name = m.value) FROM run r JOIN run_meta m ON m.run_id = r.id AND m.key = 'headline'"
                                " WHERE r.workload = ? AND r.label = ?", err) < 0)
         return -1;
     sqlite3_bind_text(st, 1, workload, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, label, -1, SQLITE_STATIC);
     while (!*differ && sqlite3_step(st) == SQLITE_ROW) {
-        const char *name = pm_col_text(st, 0);
+        const char *name = store_col_text(st, 0);
         if (!headline_name_ok(name) || (seen[0] && strcmp(seen, name) != 0)) {
             *differ = true;
         } else if (!seen[0]) {
             snprintf(seen, len, "%s", name);
-            unit_copy(sqlite3_column_type(st, 1) == SQLITE_NULL ? "?" : pm_col_text(st, 1), unit, ulen);
+            unit_copy(sqlite3_column_type(st, 1) == SQLITE_NULL ? "?" : store_col_text(st, 1), unit, ulen);
         }
     }
     sqlite3_finalize(st);

@@ -98,17 +98,17 @@ static void add_knobs(struct sbuf *b, char *knobs)
 static char *settings_of(sqlite3_stmt *st)
 {
     struct sbuf b = { 0 };
-    const char *params = pm_col_text(st, COL_PARAMS);
+    const char *params = store_col_text(st, COL_PARAMS);
     sb_setting(&b, "params", params, strlen(params));
     for (size_t i = 0; i < sizeof cap_keys / sizeof cap_keys[0]; i++) {
         if (sqlite3_column_type(st, COL_CAP + (int)i) == SQLITE_NULL)
             continue;
         char v[1024];
-        snprintf(v, sizeof v, "%s", pm_col_text(st, COL_CAP + (int)i));
+        snprintf(v, sizeof v, "%s", store_col_text(st, COL_CAP + (int)i));
         store_normalise_run_names(v);
         sb_setting(&b, cap_keys[i], v, strlen(v));
     }
-    char *knobs = strdup(pm_col_text(st, COL_SET));
+    char *knobs = strdup(store_col_text(st, COL_SET));
     if (!knobs)
         b.failed = true;
     else
@@ -131,14 +131,14 @@ static int add_run(struct hist_runs *out, sqlite3_stmt *st)
     r->started_ns = sqlite3_column_int64(st, 1);
     r->value = sqlite3_column_type(st, 4) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 4);
     if (!isnan(r->value) && !out->unit[0]) {
-        snprintf(out->unit, sizeof out->unit, "%s", pm_col_text(st, 5));
-        snprintf(out->direction, sizeof out->direction, "%s", pm_col_text(st, 6));
+        snprintf(out->unit, sizeof out->unit, "%s", store_col_text(st, 5));
+        snprintf(out->direction, sizeof out->direction, "%s", store_col_text(st, 6));
     }
-    r->kernel = strdup(pm_col_text(st, 3));
-    r->suite_uuid = strdup(pm_col_text(st, 7));
-    r->suite_name = strdup(pm_col_text(st, 8));
-    r->version = strdup(pm_col_text(st, 9));
-    r->emulated = strcmp(pm_col_text(st, 10), "yes") == 0;
+    r->kernel = strdup(store_col_text(st, 3));
+    r->suite_uuid = strdup(store_col_text(st, 7));
+    r->suite_name = strdup(store_col_text(st, 8));
+    r->version = strdup(store_col_text(st, 9));
+    r->emulated = strcmp(store_col_text(st, 10), "yes") == 0;
     r->settings = settings_of(st);
     out->n++;
     return r->kernel && r->suite_uuid && r->suite_name && r->version && r->settings ? 0 : -1;
@@ -149,7 +149,7 @@ int store_history_load(struct pm_db *db, const char *label, const char *workload
 {
     memset(out, 0, sizeof *out);
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, history_sql, err) < 0)
+    if (store_db_prepare(db, &st, history_sql, err) < 0)
         return -1;
     sqlite3_bind_text(st, 1, label, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, workload, -1, SQLITE_STATIC);
@@ -185,13 +185,13 @@ int store_history_workloads(struct pm_db *db, const char *label, size_t *n, char
     *n = 0;
     w0[0] = w1[0] = '\0';
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "SELECT workload FROM run WHERE label = ? AND status = 'ok' GROUP BY workload"
+    if (store_db_prepare(db, &st, "SELECT workload FROM run WHERE label = ? AND status = 'ok' GROUP BY workload"
                       " ORDER BY min(id)", err) < 0)
         return -1;
     sqlite3_bind_text(st, 1, label, -1, SQLITE_STATIC);
     while (sqlite3_step(st) == SQLITE_ROW) {
         if (*n < 2)
-            snprintf(*n ? w1 : w0, 64, "%s", pm_col_text(st, 0));
+            snprintf(*n ? w1 : w0, 64, "%s", store_col_text(st, 0));
         (*n)++;
     }
     sqlite3_finalize(st);
@@ -205,7 +205,7 @@ int store_history_cells(struct pm_db *db, const char *label, const char *workloa
     *n = 0;
     size_t alloc_l = 0, alloc_w = 0;
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "SELECT label, workload FROM run WHERE status = 'ok' AND (?1 IS NULL OR label = ?1)"
+    if (store_db_prepare(db, &st, "SELECT label, workload FROM run WHERE status = 'ok' AND (?1 IS NULL OR label = ?1)"
                       " AND (?2 IS NULL OR workload = ?2) GROUP BY label, workload ORDER BY min(id)", err) < 0)
         return -1;
     if (label)
@@ -218,8 +218,8 @@ int store_history_cells(struct pm_db *db, const char *label, const char *workloa
             rc = pm_errf(err, "out of memory");
             break;
         }
-        (*labels)[*n] = strdup(pm_col_text(st, 0));
-        (*workloads)[*n] = strdup(pm_col_text(st, 1));
+        (*labels)[*n] = strdup(store_col_text(st, 0));
+        (*workloads)[*n] = strdup(store_col_text(st, 1));
         (*n)++;
         if (!(*labels)[*n - 1] || !(*workloads)[*n - 1])
             rc = pm_errf(err, "out of memory");
@@ -248,7 +248,7 @@ int store_history_metric_names(struct pm_db *db, const char *label, const char *
 {
     buf[0] = '\0';
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "SELECT DISTINCT m.name FROM metric m JOIN run r ON r.id = m.run_id"
+    if (store_db_prepare(db, &st, "SELECT DISTINCT m.name FROM metric m JOIN run r ON r.id = m.run_id"
                       " WHERE r.label = ? AND r.workload = ? AND r.status = 'ok' ORDER BY m.name", err) < 0)
         return -1;
     sqlite3_bind_text(st, 1, label, -1, SQLITE_STATIC);
@@ -256,7 +256,7 @@ int store_history_metric_names(struct pm_db *db, const char *label, const char *
     /* Names while they fit, with room kept to say how many there are. */
     size_t o = 0, n = 0, shown = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
-        const char *name = pm_col_text(st, 0);
+        const char *name = store_col_text(st, 0);
         n++;
         if (shown == n - 1 && o + strlen(name) + 2 + 32 < len) {
             o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? ", " : "", name);

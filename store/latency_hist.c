@@ -4,7 +4,7 @@
 #include <string.h>
 #include "lib/alloc.h"
 
-int run_hists_put(struct run_hists *l, const char *name, const struct loghist *h)
+int store_run_hists_put(struct run_hists *l, const char *name, const struct loghist *h)
 {
     struct run_hist *e = NULL;
     for (size_t i = 0; i < l->n && !e; i++)
@@ -21,7 +21,7 @@ int run_hists_put(struct run_hists *l, const char *name, const struct loghist *h
     return loghist_merge(&e->h, h);
 }
 
-void run_hists_free(struct run_hists *l)
+void store_run_hists_free(struct run_hists *l)
 {
     for (size_t i = 0; i < l->n; i++)
         loghist_free(&l->v[i].h);
@@ -35,7 +35,7 @@ int store_latency_hist(struct pm_db *db, int64_t run_id, const char *name, const
     if (!h->count || !h->b)
         return 0;
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "INSERT OR REPLACE INTO latency_hist(run_id, name, lo, hi, count) VALUES (?,?,?,?,?)",
+    if (store_db_prepare(db, &st, "INSERT OR REPLACE INTO latency_hist(run_id, name, lo, hi, count) VALUES (?,?,?,?,?)",
                       err) < 0)
         return -1;
     int rc = 0;
@@ -51,7 +51,7 @@ int store_latency_hist(struct pm_db *db, int64_t run_id, const char *name, const
         sqlite3_bind_int64(st, 3, (int64_t)lo);
         sqlite3_bind_int64(st, 4, (int64_t)hi);
         sqlite3_bind_int64(st, 5, (int64_t)h->b[i]);
-        rc = pm_db_step_done(db, st, err);
+        rc = store_db_step_done(db, st, err);
     }
     sqlite3_finalize(st);
     return rc;
@@ -61,7 +61,7 @@ int load_latency_hist(struct pm_db *db, const int64_t *ids, size_t n, const char
                       struct pm_err *err)
 {
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "SELECT lo, count FROM latency_hist WHERE run_id = ? AND name = ?", err) < 0)
+    if (store_db_prepare(db, &st, "SELECT lo, count FROM latency_hist WHERE run_id = ? AND name = ?", err) < 0)
         return -1;
     int had = 0;
     for (size_t r = 0; r < n; r++) {

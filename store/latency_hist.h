@@ -19,8 +19,8 @@ struct run_hists {
 
 /* Keep a copy of h as name (replacing one of that name). -1 only when out
  * of memory. */
-int run_hists_put(struct run_hists *l, const char *name, const struct loghist *h);
-void run_hists_free(struct run_hists *l);
+int store_run_hists_put(struct run_hists *l, const char *name, const struct loghist *h);
+void store_run_hists_free(struct run_hists *l);
 
 int store_latency_hist(struct pm_db *db, int64_t run_id, const char *name, const struct loghist *h,
                        struct pm_err *err);

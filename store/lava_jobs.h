@@ -19,14 +19,14 @@ struct lava_job_rec {
 };
 
 /* The newest attempt of the group's job; *found 0 when it has none. */
-int lava_jobs_get(struct pm_db *db, int64_t suite_id, int group, struct lava_job_rec *out, int *found,
+int store_lava_jobs_get(struct pm_db *db, int64_t suite_id, int group, struct lava_job_rec *out, int *found,
                   struct pm_err *err);
 /* A new attempt (state made): rec->attempt is set. */
-int lava_jobs_add(struct pm_db *db, int64_t suite_id, struct lava_job_rec *rec, struct pm_err *err);
-int lava_jobs_set_submitted(struct pm_db *db, int64_t suite_id, int group, int attempt, int64_t job_id,
+int store_lava_jobs_add(struct pm_db *db, int64_t suite_id, struct lava_job_rec *rec, struct pm_err *err);
+int store_lava_jobs_set_submitted(struct pm_db *db, int64_t suite_id, int group, int attempt, int64_t job_id,
                             struct pm_err *err);
-int lava_jobs_set_ended(struct pm_db *db, int64_t suite_id, int group, int attempt, const char *state,
+int store_lava_jobs_set_ended(struct pm_db *db, int64_t suite_id, int group, int attempt, const char *state,
                         const char *reason, struct pm_err *err);
-void lava_job_rec_free(struct lava_job_rec *r);
+void store_lava_job_rec_free(struct lava_job_rec *r);
 
 #endif

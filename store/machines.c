@@ -2,15 +2,15 @@
 #include <stdio.h>
 #include <string.h>
 
-int64_t machine_store(struct pm_db *db, const struct machine_info *m, struct pm_err *err)
+int64_t store_machine(struct pm_db *db, const struct machine_info *m, struct pm_err *err)
 {
     sqlite3_stmt *ins, *sel;
     static const char cols[] = "hostname, kernel, proc_version, cmdline, cpu_model, cpus, mem_total_kb, page_size";
     char sql[512];
     snprintf(sql, sizeof sql, "INSERT OR IGNORE INTO machine(%s) VALUES (?,?,?,?,?,?,?,?)", cols);
-    if (pm_db_prepare(db, &ins, sql, err) < 0)
+    if (store_db_prepare(db, &ins, sql, err) < 0)
         return -1;
-    if (pm_db_prepare(db, &sel,
+    if (store_db_prepare(db, &sel,
                       "SELECT id FROM machine WHERE hostname=? AND kernel=? AND proc_version=? AND cmdline=?"
                       " AND cpu_model=? AND cpus=? AND mem_total_kb=? AND page_size=?", err) < 0) {
         sqlite3_finalize(ins);
@@ -28,7 +28,7 @@ int64_t machine_store(struct pm_db *db, const struct machine_info *m, struct pm_
         sqlite3_bind_int64(both[i], 8, m->page_size);
     }
     int64_t id = -1;
-    if (pm_db_step_done(db, ins, err) == 0) {
+    if (store_db_step_done(db, ins, err) == 0) {
         if (sqlite3_step(sel) == SQLITE_ROW)
             id = sqlite3_column_int64(sel, 0);
         else

@@ -5,6 +5,6 @@
 #include "store/db.h"
 
 /* Insert the machine if it is new; its id either way. */
-int64_t machine_store(struct pm_db *db, const struct machine_info *m, struct pm_err *err);
+int64_t store_machine(struct pm_db *db, const struct machine_info *m, struct pm_err *err);
 
 #endif

@@ -49,7 +49,7 @@ static const char *const child_copies[] = {
 };
 
 /* Labels arrive here from other machines and guests: the rule --label
- * has (run_label_ok) holds for them too, or nothing is merged. A label
+ * has (store_run_label_ok) holds for them too, or nothing is merged. A label
  * that starts with '-' would be taken for an option where a script passes
  * it on (the nightly's compare). */
 static int check_labels(struct pm_db *f, const char *path, struct pm_err *err)
@@ -59,12 +59,12 @@ static int check_labels(struct pm_db *f, const char *path, struct pm_err *err)
     snprintf(sql, sizeof sql, "SELECT count(*), min(label) FROM run WHERE status != 'running' AND"
                               " (length(CAST(label AS BLOB)) NOT BETWEEN 1 AND %d OR substr(label, 1, 1) = '-')",
              RUN_LABEL_MAX);
-    if (pm_db_prepare(f, &st, sql, err) < 0)
+    if (store_db_prepare(f, &st, sql, err) < 0)
         return -1;
     int rc = 0;
     if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0) {
         char q[4 * RUN_LABEL_MAX + 8];
-        quote_terminal(pm_col_text(st, 1), q, sizeof q);
+        quote_terminal(store_col_text(st, 1), q, sizeof q);
         long long n = sqlite3_column_int64(st, 0);
         rc = pm_errf(err, "%s: %lld run%s with a label --label would refuse (empty, over %d bytes or starting with "
                      "'-'; e.g. '%s'): nothing merged", path, n, n == 1 ? "" : "s", RUN_LABEL_MAX, q);
@@ -79,7 +79,7 @@ static int refuse_counted(struct pm_db *f, const char *sql, const char *path, co
                           const char *why, struct pm_err *err)
 {
     sqlite3_stmt *st;
-    if (pm_db_prepare(f, &st, sql, err) < 0)
+    if (store_db_prepare(f, &st, sql, err) < 0)
         return -1;
     int rc = 0;
     if (sqlite3_step(st) != SQLITE_ROW) {
@@ -128,7 +128,7 @@ static int check_sizes(struct pm_db *f, const char *path, struct pm_err *err)
                               " (SELECT count(*) FROM (SELECT run_id FROM tick_series GROUP BY run_id"
                               "   HAVING count(*) > %d OR max(idx) + 1 != count(*) OR min(idx) != 0))",
              TICK_MAX_BYTES, 4 * TICK_PIECE_MAX, 4 * TICK_PIECE_MAX, TICK_MAX_SERIES);
-    if (pm_db_prepare(f, &st, sql, err) < 0)
+    if (store_db_prepare(f, &st, sql, err) < 0)
         return -1;
     int rc = 0;
     if (sqlite3_step(st) != SQLITE_ROW)
@@ -170,12 +170,12 @@ static int check_texts(struct pm_db *f, const char *path, struct pm_err *err)
                               " LEFT JOIN run r ON r.id = t.run_id GROUP BY t.run_id"
                               " HAVING count(*) > %u OR total(t.size) > %u LIMIT 1",
              RUN_TEXTS_MAX_ROWS, RUN_TEXTS_MAX_TOTAL);
-    if (pm_db_prepare(f, &st, sql, err) < 0)
+    if (store_db_prepare(f, &st, sql, err) < 0)
         return -1;
     int rc = 0, s = sqlite3_step(st);
     if (s == SQLITE_ROW) {
         char uuid[96];
-        quote_terminal(pm_col_text(st, 0), uuid, sizeof uuid);
+        quote_terminal(store_col_text(st, 0), uuid, sizeof uuid);
         rc = pm_errf(err, "%s: run %s keeps %lld texts of %.0f bytes (at most %u texts of %u MiB together): nothing "
                      "merged", path, uuid, (long long)sqlite3_column_int64(st, 1), sqlite3_column_double(st, 2),
                      RUN_TEXTS_MAX_ROWS, RUN_TEXTS_MAX_TOTAL >> 20);
@@ -193,7 +193,7 @@ static int check_texts(struct pm_db *f, const char *path, struct pm_err *err)
 static int check_runs(struct pm_db *f, const char *path, struct pm_err *err)
 {
     sqlite3_stmt *st;
-    if (pm_db_prepare(f, &st, "SELECT id FROM run WHERE status != 'running' ORDER BY id", err) < 0)
+    if (store_db_prepare(f, &st, "SELECT id FROM run WHERE status != 'running' ORDER BY id", err) < 0)
         return -1;
     int rc = 0;
     while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
@@ -213,16 +213,16 @@ static int check_runs(struct pm_db *f, const char *path, struct pm_err *err)
 /* The UUIDs a merge may take, in a temporary table of db's connection. */
 static int only_table(struct pm_db *db, const char *const *only, size_t n, struct pm_err *err)
 {
-    if (pm_db_exec(db, "DROP TABLE IF EXISTS temp.merge_only; CREATE TEMP TABLE merge_only (uuid TEXT PRIMARY KEY)",
+    if (store_db_exec(db, "DROP TABLE IF EXISTS temp.merge_only; CREATE TEMP TABLE merge_only (uuid TEXT PRIMARY KEY)",
                    err) < 0)
         return -1;
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "INSERT OR IGNORE INTO temp.merge_only(uuid) VALUES (?)", err) < 0)
+    if (store_db_prepare(db, &st, "INSERT OR IGNORE INTO temp.merge_only(uuid) VALUES (?)", err) < 0)
         return -1;
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
         sqlite3_bind_text(st, 1, only[i], -1, SQLITE_STATIC);
-        rc = pm_db_step_done(db, st, err);
+        rc = store_db_step_done(db, st, err);
     }
     sqlite3_finalize(st);
     return rc;
@@ -233,7 +233,7 @@ static int only_table(struct pm_db *db, const char *const *only, size_t n, struc
  * so a merge killed part way leaves nothing behind. */
 static int attach_snapshot(struct pm_db *db, struct pm_db *from, const char *path, struct pm_err *err)
 {
-    if (pm_db_exec(db, "ATTACH DATABASE '' AS other", err) < 0)
+    if (store_db_exec(db, "ATTACH DATABASE '' AS other", err) < 0)
         return -1;
     sqlite3_backup *b = sqlite3_backup_init(db->h, "other", from->h, "main");
     int rc = b ? sqlite3_backup_step(b, -1) : SQLITE_ERROR;
@@ -241,7 +241,7 @@ static int attach_snapshot(struct pm_db *db, struct pm_db *from, const char *pat
         rc = SQLITE_ERROR;
     if (rc != SQLITE_DONE) {
         pm_errf(err, "%s: cannot copy it in: %s", path, sqlite3_errmsg(db->h));
-        pm_db_exec(db, "DETACH DATABASE other", NULL);
+        store_db_exec(db, "DETACH DATABASE other", NULL);
         return -1;
     }
     return 0;
@@ -262,14 +262,14 @@ int merge_database(struct pm_db *db, const char *path, const char *const *only, 
     sqlite3_stmt *st;
     if (only && only_table(db, only, n, err) < 0)
         goto detach;
-    if (pm_db_exec(db, "BEGIN IMMEDIATE", err) < 0)
+    if (store_db_exec(db, "BEGIN IMMEDIATE", err) < 0)
         goto detach;
-    if (pm_db_exec(db, only ? "CREATE TEMP TABLE new_runs AS SELECT uuid FROM other.run WHERE status != 'running'"
+    if (store_db_exec(db, only ? "CREATE TEMP TABLE new_runs AS SELECT uuid FROM other.run WHERE status != 'running'"
                               " AND uuid NOT IN (SELECT uuid FROM main.run) AND uuid IN (SELECT uuid FROM temp.merge_only)"
                             : "CREATE TEMP TABLE new_runs AS SELECT uuid FROM other.run WHERE status != 'running'"
                               " AND uuid NOT IN (SELECT uuid FROM main.run)", err) < 0)
         goto rollback;
-    if (pm_db_exec(db,
+    if (store_db_exec(db,
                    "INSERT OR IGNORE INTO machine(hostname, kernel, proc_version, cmdline, cpu_model, cpus, mem_total_kb, page_size)"
                    " SELECT hostname, kernel, proc_version, cmdline, cpu_model, cpus, mem_total_kb, page_size FROM other.machine;"
                    "INSERT INTO run(uuid, machine_id, label, workload, params, started_ns, ended_ns, interval_ns, status, reason)"
@@ -281,9 +281,9 @@ int merge_database(struct pm_db *db, const char *path, const char *const *only, 
                    " ORDER BY o.started_ns, o.id;", err) < 0)
         goto rollback;
     for (size_t i = 0; i < sizeof child_copies / sizeof child_copies[0]; i++)
-        if (pm_db_exec(db, child_copies[i], err) < 0)
+        if (store_db_exec(db, child_copies[i], err) < 0)
             goto rollback;
-    if (pm_db_prepare(db, &st, "SELECT (SELECT count(*) FROM new_runs), (SELECT count(*) FROM other.run) - (SELECT count(*) FROM new_runs)",
+    if (store_db_prepare(db, &st, "SELECT (SELECT count(*) FROM new_runs), (SELECT count(*) FROM other.run) - (SELECT count(*) FROM new_runs)",
                       err) < 0)
         goto rollback;
     if (sqlite3_step(st) == SQLITE_ROW) {
@@ -291,16 +291,16 @@ int merge_database(struct pm_db *db, const char *path, const char *const *only, 
         *present = sqlite3_column_int(st, 1);
     }
     sqlite3_finalize(st);
-    if (pm_db_exec(db, "DROP TABLE temp.new_runs; COMMIT", err) < 0)
+    if (store_db_exec(db, "DROP TABLE temp.new_runs; COMMIT", err) < 0)
         goto rollback;
     rc = 0;
     goto detach;
 rollback:
-    pm_db_rollback(db);
-    pm_db_exec(db, "DROP TABLE IF EXISTS temp.new_runs", NULL);
+    store_db_rollback(db);
+    store_db_exec(db, "DROP TABLE IF EXISTS temp.new_runs", NULL);
 detach:
-    pm_db_exec(db, "DROP TABLE IF EXISTS temp.merge_only", NULL);
-    pm_db_exec(db, "DETACH DATABASE other", NULL);
+    store_db_exec(db, "DROP TABLE IF EXISTS temp.merge_only", NULL);
+    store_db_exec(db, "DETACH DATABASE other", NULL);
     return rc;
 out:
     foreign_db_close(&f);

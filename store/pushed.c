@@ -19,12 +19,12 @@ static int head_row(sqlite3_stmt *st, void *arg, struct pm_err *err)
     memset(h, 0, sizeof *h);
     h->id = sqlite3_column_int64(st, 0);
     h->started_ns = sqlite3_column_int64(st, 1);
-    snprintf(h->uuid, sizeof h->uuid, "%s", pm_col_text(st, 2));
-    snprintf(h->label, sizeof h->label, "%s", pm_col_text(st, 3));
-    snprintf(h->workload, sizeof h->workload, "%s", pm_col_text(st, 4));
-    snprintf(h->status, sizeof h->status, "%s", pm_col_text(st, 5));
-    snprintf(h->host, sizeof h->host, "%s", pm_col_text(st, 6));
-    snprintf(h->kernel, sizeof h->kernel, "%s", pm_col_text(st, 7));
+    snprintf(h->uuid, sizeof h->uuid, "%s", store_col_text(st, 2));
+    snprintf(h->label, sizeof h->label, "%s", store_col_text(st, 3));
+    snprintf(h->workload, sizeof h->workload, "%s", store_col_text(st, 4));
+    snprintf(h->status, sizeof h->status, "%s", store_col_text(st, 5));
+    snprintf(h->host, sizeof h->host, "%s", store_col_text(st, 6));
+    snprintf(h->kernel, sizeof h->kernel, "%s", store_col_text(st, 7));
     return 0;
 }
 
@@ -34,7 +34,7 @@ int pushed_pending(struct pm_db *db, const char *url, int64_t only_run, struct r
     *heads = NULL;
     *n = 0;
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st,
+    if (store_db_prepare(db, &st,
                       "SELECT r.id, r.started_ns, r.uuid, r.label, r.workload, r.status, m.hostname, m.kernel"
                       " FROM run r JOIN machine m ON m.id = r.machine_id"
                       " WHERE r.status != 'running' AND (?2 = 0 OR r.id = ?2)"
@@ -42,9 +42,9 @@ int pushed_pending(struct pm_db *db, const char *url, int64_t only_run, struct r
         return -1;
     if (sqlite3_bind_text(st, 1, url, -1, SQLITE_STATIC) != SQLITE_OK ||
         sqlite3_bind_int64(st, 2, only_run) != SQLITE_OK)
-        return pm_db_stmt_error(db, st, err);
+        return store_db_stmt_error(db, st, err);
     struct heads hs = { 0 };
-    int rc = pm_db_rows(db, st, head_row, &hs, err);
+    int rc = store_db_rows(db, st, head_row, &hs, err);
     sqlite3_finalize(st);
     if (rc < 0) {
         free(hs.v);
@@ -63,7 +63,7 @@ static int mark_each(struct pm_db *db, sqlite3_stmt *st, const char *url, const 
     for (size_t i = 0; i < n; i++) {
         if (sqlite3_bind_int64(st, 1, ids[i]) != SQLITE_OK || sqlite3_bind_int64(st, 3, pm_wall_ns()) != SQLITE_OK)
             return pm_errf(err, "%s: %s", db->path, sqlite3_errmsg(db->h));
-        if (pm_db_step_done(db, st, err) < 0)
+        if (store_db_step_done(db, st, err) < 0)
             return -1;
     }
     return 0;
@@ -72,16 +72,16 @@ static int mark_each(struct pm_db *db, sqlite3_stmt *st, const char *url, const 
 int pushed_mark(struct pm_db *db, const char *url, const int64_t *ids, size_t n, struct pm_err *err)
 {
     sqlite3_stmt *st;
-    if (pm_db_exec(db, "BEGIN IMMEDIATE", err) < 0)
+    if (store_db_exec(db, "BEGIN IMMEDIATE", err) < 0)
         return -1;
-    if (pm_db_prepare(db, &st, "INSERT OR REPLACE INTO pushed(run_id, url, pushed_ns) VALUES (?,?,?)", err) < 0) {
-        pm_db_rollback(db);
+    if (store_db_prepare(db, &st, "INSERT OR REPLACE INTO pushed(run_id, url, pushed_ns) VALUES (?,?,?)", err) < 0) {
+        store_db_rollback(db);
         return -1;
     }
     int rc = mark_each(db, st, url, ids, n, err);
     sqlite3_finalize(st);
-    if (rc < 0 || pm_db_exec(db, "COMMIT", err) < 0) {
-        pm_db_rollback(db);
+    if (rc < 0 || store_db_exec(db, "COMMIT", err) < 0) {
+        store_db_rollback(db);
         return -1;
     }
     return 0;

@@ -11,11 +11,11 @@ static void copy_col(sqlite3_stmt *st, int col, char *buf, size_t len)
     snprintf(buf, len, "%s", t ? (const char *)t : "");
 }
 
-int run_info_load(struct pm_db *db, int64_t id, struct run_info *ri, struct pm_err *err)
+int store_run_info_load(struct pm_db *db, int64_t id, struct run_info *ri, struct pm_err *err)
 {
     memset(ri, 0, sizeof *ri);
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st,
+    if (store_db_prepare(db, &st,
                       "SELECT r.id, r.uuid, r.label, r.workload, r.params, r.started_ns, r.ended_ns,"
                       " r.interval_ns, r.status, r.reason, m.hostname, m.kernel, m.mem_total_kb, m.page_size,"
                       " (SELECT count(*) FROM tick t WHERE t.run_id = r.id)"
@@ -43,23 +43,23 @@ int run_info_load(struct pm_db *db, int64_t id, struct run_info *ri, struct pm_e
     ri->ticks = sqlite3_column_int64(st, 14);
     sqlite3_finalize(st);
 
-    if (pm_db_prepare(db, &st, "SELECT name, value, unit, direction FROM metric WHERE run_id = ? ORDER BY name", err) < 0)
+    if (store_db_prepare(db, &st, "SELECT name, value, unit, direction FROM metric WHERE run_id = ? ORDER BY name", err) < 0)
         return -1;
     sqlite3_bind_int64(st, 1, id);
     while (sqlite3_step(st) == SQLITE_ROW)
-        metric_set_put(&ri->metrics, pm_col_text(st, 0), sqlite3_column_double(st, 1),
-                       pm_col_text(st, 2),
-                       metric_dir_parse(pm_col_text(st, 3)));
+        metric_set_put(&ri->metrics, store_col_text(st, 0), sqlite3_column_double(st, 1),
+                       store_col_text(st, 2),
+                       metric_dir_parse(store_col_text(st, 3)));
     sqlite3_finalize(st);
 
-    if (pm_db_prepare(db, &st, "SELECT key, value FROM run_meta WHERE run_id = ? ORDER BY key", err) < 0)
+    if (store_db_prepare(db, &st, "SELECT key, value FROM run_meta WHERE run_id = ? ORDER BY key", err) < 0)
         return -1;
     sqlite3_bind_int64(st, 1, id);
     while (sqlite3_step(st) == SQLITE_ROW)
-        kv_set(&ri->meta, pm_col_text(st, 0), pm_col_text(st, 1));
+        pm_kv_set(&ri->meta, store_col_text(st, 0), store_col_text(st, 1));
     sqlite3_finalize(st);
 
-    if (pm_db_prepare(db, &st,
+    if (store_db_prepare(db, &st,
                       "SELECT source, path, ticks, note FROM run_source WHERE run_id = ? ORDER BY"
                       " CASE source WHEN 'stat' THEN 0 WHEN 'vmstat' THEN 1 WHEN 'meminfo' THEN 2"
                       " WHEN 'psi' THEN 3 WHEN 'memcg' THEN 4 WHEN 'heartbeat' THEN 5 WHEN 'buddyinfo' THEN 6"
@@ -79,7 +79,7 @@ int run_info_load(struct pm_db *db, int64_t id, struct run_info *ri, struct pm_e
         copy_col(st, 3, s->note, sizeof s->note);
     }
     sqlite3_finalize(st);
-    if (pm_db_prepare(db, &st, "SELECT symbol, samples, pct_kernel FROM profile WHERE run_id = ? ORDER BY rank", err) < 0)
+    if (store_db_prepare(db, &st, "SELECT symbol, samples, pct_kernel FROM profile WHERE run_id = ? ORDER BY rank", err) < 0)
         return -1;
     sqlite3_bind_int64(st, 1, id);
     while (ri->nprofile < 10 && sqlite3_step(st) == SQLITE_ROW) {
@@ -92,10 +92,10 @@ int run_info_load(struct pm_db *db, int64_t id, struct run_info *ri, struct pm_e
     return 0;
 }
 
-void run_info_free(struct run_info *ri)
+void store_run_info_free(struct run_info *ri)
 {
     metric_set_free(&ri->metrics);
-    kv_free(&ri->meta);
+    pm_kv_free(&ri->meta);
     free(ri->sources);
     ri->sources = NULL;
 }
@@ -110,13 +110,13 @@ static bool all_digits(const char *s)
     return true;
 }
 
-int run_select(struct pm_db *db, const char *selector, int64_t **ids, struct pm_err *err)
+int store_run_select(struct pm_db *db, const char *selector, int64_t **ids, struct pm_err *err)
 {
     sqlite3_stmt *st;
     const char *sql = all_digits(selector)
         ? "SELECT id FROM run WHERE id = ?1 OR label = ?2 ORDER BY workload, id"
         : "SELECT id FROM run WHERE uuid = ?2 OR label = ?2 ORDER BY workload, id";
-    if (pm_db_prepare(db, &st, sql, err) < 0)
+    if (store_db_prepare(db, &st, sql, err) < 0)
         return -1;
     if (all_digits(selector))
         sqlite3_bind_int64(st, 1, strtoll(selector, NULL, 10));
@@ -136,10 +136,10 @@ int run_select(struct pm_db *db, const char *selector, int64_t **ids, struct pm_
     return (int)n;
 }
 
-int64_t run_latest(struct pm_db *db, struct pm_err *err)
+int64_t store_run_latest(struct pm_db *db, struct pm_err *err)
 {
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "SELECT max(id) FROM run", err) < 0)
+    if (store_db_prepare(db, &st, "SELECT max(id) FROM run", err) < 0)
         return -1;
     int64_t id = 0;
     if (sqlite3_step(st) == SQLITE_ROW)
@@ -148,10 +148,10 @@ int64_t run_latest(struct pm_db *db, struct pm_err *err)
     return id;
 }
 
-int run_label_count(struct pm_db *db, const char *label, size_t *n, struct pm_err *err)
+int store_run_label_count(struct pm_db *db, const char *label, size_t *n, struct pm_err *err)
 {
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "SELECT count(*) FROM run WHERE label = ?", err) < 0)
+    if (store_db_prepare(db, &st, "SELECT count(*) FROM run WHERE label = ?", err) < 0)
         return -1;
     sqlite3_bind_text(st, 1, label, -1, SQLITE_STATIC);
     *n = sqlite3_step(st) == SQLITE_ROW ? (size_t)sqlite3_column_int64(st, 0) : 0;
@@ -159,11 +159,11 @@ int run_label_count(struct pm_db *db, const char *label, size_t *n, struct pm_er
     return 0;
 }
 
-int run_head_load(struct pm_db *db, int64_t id, struct run_head *h, struct pm_err *err)
+int store_run_head_load(struct pm_db *db, int64_t id, struct run_head *h, struct pm_err *err)
 {
     memset(h, 0, sizeof *h);
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st,
+    if (store_db_prepare(db, &st,
                       "SELECT r.id, r.started_ns, r.uuid, r.label, r.workload, r.status, m.hostname, m.kernel"
                       " FROM run r JOIN machine m ON m.id = r.machine_id WHERE r.id = ?", err) < 0)
         return -1;
@@ -213,30 +213,30 @@ struct metric_cb {
 static int metric_row(sqlite3_stmt *st, void *arg, struct pm_err *err)
 {
     struct metric_cb *cb = arg;
-    return cb->fn(cb->ctx, pm_col_text(st, 0), sqlite3_column_double(st, 1), pm_col_text(st, 2), pm_col_text(st, 3),
+    return cb->fn(cb->ctx, store_col_text(st, 0), sqlite3_column_double(st, 1), store_col_text(st, 2), store_col_text(st, 3),
                   err);
 }
 
 static int meta_row(sqlite3_stmt *st, void *arg, struct pm_err *err)
 {
     struct metric_cb *cb = arg;
-    return cb->meta_fn(cb->ctx, pm_col_text(st, 0), pm_col_text(st, 1), err);
+    return cb->meta_fn(cb->ctx, store_col_text(st, 0), store_col_text(st, 1), err);
 }
 
-int run_metrics_each(struct pm_db *db, int64_t id, run_metric_fn fn, void *ctx, struct pm_err *err)
+int store_run_metrics_each(struct pm_db *db, int64_t id, run_metric_fn fn, void *ctx, struct pm_err *err)
 {
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "SELECT name, value, unit, direction FROM metric WHERE run_id = ? ORDER BY name", err) < 0)
+    if (store_db_prepare(db, &st, "SELECT name, value, unit, direction FROM metric WHERE run_id = ? ORDER BY name", err) < 0)
         return -1;
     sqlite3_bind_int64(st, 1, id);
     struct metric_cb cb = { .fn = fn, .ctx = ctx };
     return each_row(db, st, metric_row, &cb, err);
 }
 
-int run_meta_each(struct pm_db *db, int64_t id, run_meta_fn fn, void *ctx, struct pm_err *err)
+int store_run_meta_each(struct pm_db *db, int64_t id, run_meta_fn fn, void *ctx, struct pm_err *err)
 {
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "SELECT key, value FROM run_meta WHERE run_id = ? ORDER BY key", err) < 0)
+    if (store_db_prepare(db, &st, "SELECT key, value FROM run_meta WHERE run_id = ? ORDER BY key", err) < 0)
         return -1;
     sqlite3_bind_int64(st, 1, id);
     struct metric_cb cb = { .meta_fn = fn, .ctx = ctx };
@@ -256,10 +256,10 @@ static int id_row(sqlite3_stmt *st, void *arg, struct pm_err *err)
 
 /* One statement, every field's condition off when it is NULL; open while
  * fn reads each run, so that the list and what fn reads are one read's. */
-int run_list_each(struct pm_db *db, const struct run_filter *f, run_id_fn fn, void *ctx, struct pm_err *err)
+int store_run_list_each(struct pm_db *db, const struct run_filter *f, run_id_fn fn, void *ctx, struct pm_err *err)
 {
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st,
+    if (store_db_prepare(db, &st,
                       "SELECT id FROM run WHERE (?1 IS NULL OR label = ?1) AND (?2 IS NULL OR workload = ?2)"
                       " AND (?3 IS NULL OR id IN (SELECT run_id FROM run_meta WHERE key = 'suite.uuid' AND value = ?3))"
                       " ORDER BY id", err) < 0)
@@ -267,9 +267,9 @@ int run_list_each(struct pm_db *db, const struct run_filter *f, run_id_fn fn, vo
     if (sqlite3_bind_text(st, 1, f->label, -1, SQLITE_STATIC) != SQLITE_OK ||
         sqlite3_bind_text(st, 2, f->workload, -1, SQLITE_STATIC) != SQLITE_OK ||
         sqlite3_bind_text(st, 3, f->suite_uuid, -1, SQLITE_STATIC) != SQLITE_OK)
-        return pm_db_stmt_error(db, st, err);
+        return store_db_stmt_error(db, st, err);
     struct id_each e = { fn, ctx };
-    int rc = pm_db_rows(db, st, id_row, &e, err);
+    int rc = store_db_rows(db, st, id_row, &e, err);
     sqlite3_finalize(st);
     return rc < 0 ? -1 : 0;
 }
@@ -281,14 +281,14 @@ static int key_each(struct pm_db *db, sqlite3_stmt *st, const int64_t *ids, size
                     pm_db_row_fn row, struct metric_cb *cb, struct pm_err *err)
 {
     if (sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC) != SQLITE_OK)
-        return pm_db_stmt_error(db, st, err);
+        return store_db_stmt_error(db, st, err);
     int said = 0;
     for (size_t i = 0; i < n && said == 0; i++) {
         if (sqlite3_bind_int64(st, 1, ids[i]) != SQLITE_OK)
-            return pm_db_stmt_error(db, st, err);
+            return store_db_stmt_error(db, st, err);
         int rc = sqlite3_step(st);
         if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-            return pm_db_stmt_error(db, st, err);
+            return store_db_stmt_error(db, st, err);
         if (rc == SQLITE_ROW)
             said = row(st, cb, err);
         sqlite3_reset(st);
@@ -297,21 +297,21 @@ static int key_each(struct pm_db *db, sqlite3_stmt *st, const int64_t *ids, size
     return said < 0 ? -1 : 0;
 }
 
-int run_meta_key_each(struct pm_db *db, const int64_t *ids, size_t n, const char *key, run_meta_fn fn, void *ctx,
+int store_run_meta_key_each(struct pm_db *db, const int64_t *ids, size_t n, const char *key, run_meta_fn fn, void *ctx,
                       struct pm_err *err)
 {
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "SELECT key, value FROM run_meta WHERE run_id = ?1 AND key = ?2", err) < 0)
+    if (store_db_prepare(db, &st, "SELECT key, value FROM run_meta WHERE run_id = ?1 AND key = ?2", err) < 0)
         return -1;
     struct metric_cb cb = { .meta_fn = fn, .ctx = ctx };
     return key_each(db, st, ids, n, key, meta_row, &cb, err);
 }
 
-int run_metric_key_each(struct pm_db *db, const int64_t *ids, size_t n, const char *name, run_metric_fn fn,
+int store_run_metric_key_each(struct pm_db *db, const int64_t *ids, size_t n, const char *name, run_metric_fn fn,
                         void *ctx, struct pm_err *err)
 {
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "SELECT name, value, unit, direction FROM metric WHERE run_id = ?1 AND name = ?2",
+    if (store_db_prepare(db, &st, "SELECT name, value, unit, direction FROM metric WHERE run_id = ?1 AND name = ?2",
                       err) < 0)
         return -1;
     struct metric_cb cb = { .fn = fn, .ctx = ctx };
@@ -326,27 +326,27 @@ static int found_row(sqlite3_stmt *st, void *arg, struct pm_err *err)
     return 1;
 }
 
-int run_meta_any(struct pm_db *db, const int64_t *ids, size_t n, const char *key, const char *value, bool *any,
+int store_run_meta_any(struct pm_db *db, const int64_t *ids, size_t n, const char *key, const char *value, bool *any,
                  struct pm_err *err)
 {
     *any = false;
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "SELECT 1 FROM run_meta WHERE run_id = ?1 AND key = ?2 AND value = ?3", err) < 0)
+    if (store_db_prepare(db, &st, "SELECT 1 FROM run_meta WHERE run_id = ?1 AND key = ?2 AND value = ?3", err) < 0)
         return -1;
     if (sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC) != SQLITE_OK ||
         sqlite3_bind_text(st, 3, value, -1, SQLITE_STATIC) != SQLITE_OK)
-        return pm_db_stmt_error(db, st, err);
+        return store_db_stmt_error(db, st, err);
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
         if (sqlite3_bind_int64(st, 1, ids[i]) != SQLITE_OK)
-            return pm_db_stmt_error(db, st, err);
-        rc = pm_db_rows(db, st, found_row, any, err);
+            return store_db_stmt_error(db, st, err);
+        rc = store_db_rows(db, st, found_row, any, err);
     }
     sqlite3_finalize(st);
     return rc < 0 ? -1 : 0;
 }
 
-double run_metric_or(const struct run_info *ri, const char *name, double fallback)
+double store_run_metric_or(const struct run_info *ri, const char *name, double fallback)
 {
     const struct metric *m = metric_set_find(&ri->metrics, name);
     return m ? m->value : fallback;

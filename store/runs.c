@@ -4,13 +4,13 @@
 #include "lib/fileio.h"
 #include "lib/timeutil.h"
 
-bool run_label_ok(const char *label)
+bool store_run_label_ok(const char *label)
 {
     size_t n = strlen(label);
     return n >= 1 && n <= RUN_LABEL_MAX && label[0] != '-';
 }
 
-bool run_uuid_ok(const char *uuid)
+bool store_run_uuid_ok(const char *uuid)
 {
     size_t i = 0;
     for (; uuid[i] && i < 36; i++)
@@ -29,7 +29,7 @@ static int new_uuid(char *buf, size_t len)
 int store_run_insert(struct pm_db *db, int64_t machine_id, struct run_row *row, struct pm_err *err)
 {
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st,
+    if (store_db_prepare(db, &st,
                       "INSERT INTO run(uuid, machine_id, label, workload, params, started_ns, interval_ns, status)"
                       " VALUES (?,?,?,?,?,?,?,'running')", err) < 0)
         return -1;
@@ -40,7 +40,7 @@ int store_run_insert(struct pm_db *db, int64_t machine_id, struct run_row *row, 
     sqlite3_bind_text(st, 5, row->params, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 6, row->started_ns);
     sqlite3_bind_int64(st, 7, (int64_t)row->interval_ns);
-    int rc = pm_db_step_done(db, st, err);
+    int rc = store_db_step_done(db, st, err);
     sqlite3_finalize(st);
     if (rc < 0)
         return -1;
@@ -59,14 +59,14 @@ int store_run_begin(struct pm_db *db, int64_t machine_id, struct run_row *row, s
 int store_run_meta(struct pm_db *db, int64_t run_id, const struct kv_list *meta, struct pm_err *err)
 {
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "INSERT OR REPLACE INTO run_meta(run_id, key, value) VALUES (?,?,?)", err) < 0)
+    if (store_db_prepare(db, &st, "INSERT OR REPLACE INTO run_meta(run_id, key, value) VALUES (?,?,?)", err) < 0)
         return -1;
     int rc = 0;
     for (size_t i = 0; meta && i < meta->n && rc == 0; i++) {
         sqlite3_bind_int64(st, 1, run_id);
         sqlite3_bind_text(st, 2, meta->v[i].key, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 3, meta->v[i].value, -1, SQLITE_STATIC);
-        rc = pm_db_step_done(db, st, err);
+        rc = store_db_step_done(db, st, err);
     }
     sqlite3_finalize(st);
     return rc;
@@ -75,7 +75,7 @@ int store_run_meta(struct pm_db *db, int64_t run_id, const struct kv_list *meta,
 static int store_metrics(struct pm_db *db, int64_t run_id, const struct metric_set *ms, struct pm_err *err)
 {
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st,
+    if (store_db_prepare(db, &st,
                       "INSERT OR REPLACE INTO metric(run_id, name, value, unit, direction) VALUES (?,?,?,?,?)",
                       err) < 0)
         return -1;
@@ -86,7 +86,7 @@ static int store_metrics(struct pm_db *db, int64_t run_id, const struct metric_s
         sqlite3_bind_double(st, 3, ms->v[i].value);
         sqlite3_bind_text(st, 4, ms->v[i].unit, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 5, ms->v[i].direction, -1, SQLITE_STATIC);
-        rc = pm_db_step_done(db, st, err);
+        rc = store_db_step_done(db, st, err);
     }
     sqlite3_finalize(st);
     return rc;
@@ -96,7 +96,7 @@ static int store_sources(struct pm_db *db, int64_t run_id, const struct run_sour
                          struct pm_err *err)
 {
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st,
+    if (store_db_prepare(db, &st,
                       "INSERT OR REPLACE INTO run_source(run_id, source, path, ticks, note) VALUES (?,?,?,?,?)",
                       err) < 0)
         return -1;
@@ -110,7 +110,7 @@ static int store_sources(struct pm_db *db, int64_t run_id, const struct run_sour
             sqlite3_bind_text(st, 5, cols[i].note, -1, SQLITE_STATIC);
         else
             sqlite3_bind_null(st, 5);
-        rc = pm_db_step_done(db, st, err);
+        rc = store_db_step_done(db, st, err);
     }
     sqlite3_finalize(st);
     return rc;
@@ -120,7 +120,7 @@ static int store_symbols(struct pm_db *db, int64_t run_id, const struct run_symb
                          struct pm_err *err)
 {
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "INSERT OR REPLACE INTO profile(run_id, rank, symbol, samples, pct_kernel, pct_all)"
+    if (store_db_prepare(db, &st, "INSERT OR REPLACE INTO profile(run_id, rank, symbol, samples, pct_kernel, pct_all)"
                                " VALUES (?,?,?,?,?,?)", err) < 0)
         return -1;
     int rc = 0;
@@ -131,7 +131,7 @@ static int store_symbols(struct pm_db *db, int64_t run_id, const struct run_symb
         sqlite3_bind_int64(st, 4, v[i].samples);
         sqlite3_bind_double(st, 5, v[i].pct_kernel);
         sqlite3_bind_double(st, 6, v[i].pct_all);
-        rc = pm_db_step_done(db, st, err);
+        rc = store_db_step_done(db, st, err);
     }
     sqlite3_finalize(st);
     return rc;
@@ -148,7 +148,7 @@ int store_run_record(struct pm_db *db, int64_t run_id, const struct run_record *
         if (store_latency_hist(db, run_id, rec->hists->v[i].name, &rec->hists->v[i].h, err) < 0)
             return -1;
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "UPDATE run SET status = ?, reason = ?, ended_ns = ? WHERE id = ?", err) < 0)
+    if (store_db_prepare(db, &st, "UPDATE run SET status = ?, reason = ?, ended_ns = ? WHERE id = ?", err) < 0)
         return -1;
     sqlite3_bind_text(st, 1, rec->status, -1, SQLITE_STATIC);
     if (rec->reason && *rec->reason)
@@ -157,27 +157,27 @@ int store_run_record(struct pm_db *db, int64_t run_id, const struct run_record *
         sqlite3_bind_null(st, 2);
     sqlite3_bind_int64(st, 3, rec->ended_ns ? rec->ended_ns : pm_wall_ns());
     sqlite3_bind_int64(st, 4, run_id);
-    int rc = pm_db_step_done(db, st, err);
+    int rc = store_db_step_done(db, st, err);
     sqlite3_finalize(st);
     return rc;
 }
 
 int store_run_end(struct pm_db *db, int64_t run_id, const struct run_record *rec, struct pm_err *err)
 {
-    if (pm_db_exec(db, "BEGIN IMMEDIATE", err) < 0)
+    if (store_db_exec(db, "BEGIN IMMEDIATE", err) < 0)
         return -1;
     if (store_run_record(db, run_id, rec, err) < 0) {
-        pm_db_rollback(db);
+        store_db_rollback(db);
         return -1;
     }
-    if (pm_db_exec(db, "COMMIT", err) < 0) {
-        pm_db_rollback(db);
+    if (store_db_exec(db, "COMMIT", err) < 0) {
+        store_db_rollback(db);
         return -1;
     }
     /* SQLite goes on writing into a database file that was removed (or
      * renamed, or replaced) while it was open: committed, but to a file
      * nobody will read again. */
-    if (pm_db_moved(db))
+    if (store_db_moved(db))
         return pm_errf(err, "%s was removed or replaced while the run went on: what was written since went with "
                        "the old file", db->path);
     return 0;
@@ -186,10 +186,10 @@ int store_run_end(struct pm_db *db, int64_t run_id, const struct run_record *rec
 int store_run_abandoned(struct pm_db *db, const char *reason, struct pm_err *err)
 {
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "UPDATE run SET status = 'aborted', reason = ? WHERE status = 'running'", err) < 0)
+    if (store_db_prepare(db, &st, "UPDATE run SET status = 'aborted', reason = ? WHERE status = 'running'", err) < 0)
         return -1;
     sqlite3_bind_text(st, 1, reason, -1, SQLITE_STATIC);
-    int rc = pm_db_step_done(db, st, err);
+    int rc = store_db_step_done(db, st, err);
     sqlite3_finalize(st);
     return rc < 0 ? -1 : sqlite3_changes(db->h);
 }

@@ -28,10 +28,10 @@ struct run_symbol {
  * is ever taken for an option). The one rule for --label, suite files and
  * runs read from files. */
 #define RUN_LABEL_MAX 255
-bool run_label_ok(const char *label);
+bool store_run_label_ok(const char *label);
 /* A run's UUID as pressmark makes them: 36 characters, lowercase hex with
  * dashes at 8, 13, 18 and 23. */
-bool run_uuid_ok(const char *uuid);
+bool store_run_uuid_ok(const char *uuid);
 
 /* A run's row: what the caller says, and what store_run_begin sets. */
 struct run_row {

@@ -166,10 +166,10 @@ static int migrate_in_c(struct pm_db *db, int v, struct pm_err *err)
     }
 }
 
-int pm_schema_version(struct pm_db *db, int *v, struct pm_err *err)
+int store_schema_version(struct pm_db *db, int *v, struct pm_err *err)
 {
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "PRAGMA user_version", err) < 0)
+    if (store_db_prepare(db, &st, "PRAGMA user_version", err) < 0)
         return -1;
     int rc = sqlite3_step(st);
     if (rc != SQLITE_ROW) {
@@ -183,10 +183,10 @@ int pm_schema_version(struct pm_db *db, int *v, struct pm_err *err)
     return 0;
 }
 
-int pm_schema_migrate(struct pm_db *db, struct pm_err *err)
+int store_schema_migrate(struct pm_db *db, struct pm_err *err)
 {
     int v;
-    if (pm_schema_version(db, &v, err) < 0)
+    if (store_schema_version(db, &v, err) < 0)
         return -1;
     if (v > PM_SCHEMA_VERSION)
         return pm_errf(err, "%s: schema version %d is newer than this pressmark's (%d); upgrade pressmark",
@@ -194,14 +194,14 @@ int pm_schema_migrate(struct pm_db *db, struct pm_err *err)
     for (; v < PM_SCHEMA_VERSION; v++) {
         char pragma[64];
         snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", v + 1);
-        if (pm_db_exec(db, "BEGIN IMMEDIATE", err) < 0)
+        if (store_db_exec(db, "BEGIN IMMEDIATE", err) < 0)
             return -1;
-        int step = migrations[v] ? pm_db_exec(db, migrations[v], err) : migrate_in_c(db, v, err);
-        if (step < 0 || pm_db_exec(db, pragma, err) < 0) {
-            pm_db_rollback(db);
+        int step = migrations[v] ? store_db_exec(db, migrations[v], err) : migrate_in_c(db, v, err);
+        if (step < 0 || store_db_exec(db, pragma, err) < 0) {
+            store_db_rollback(db);
             return -1;
         }
-        if (pm_db_exec(db, "COMMIT", err) < 0)
+        if (store_db_exec(db, "COMMIT", err) < 0)
             return -1;
     }
     return 0;
@@ -230,7 +230,7 @@ static int overlay_statement(struct pm_db *db, const char *sql, size_t *used, st
     return rc == SQLITE_OK ? 0 : -1;
 }
 
-int pm_schema_overlay(struct pm_db *db, int v, struct pm_err *err)
+int store_schema_overlay(struct pm_db *db, int v, struct pm_err *err)
 {
     if (v < 0)
         return 0;

@@ -8,10 +8,10 @@
 
 /* The database's schema version (0: empty). The first real read of a
  * file: one that is not a database fails here, err saying so. */
-int pm_schema_version(struct pm_db *db, int *v, struct pm_err *err);
+int store_schema_version(struct pm_db *db, int *v, struct pm_err *err);
 /* Bring db's schema to PM_SCHEMA_VERSION. -1 with err when it is newer
  * than this pressmark's or a migration fails (that one is rolled back). */
-int pm_schema_migrate(struct pm_db *db, struct pm_err *err);
+int store_schema_migrate(struct pm_db *db, struct pm_err *err);
 /* Show a read-only connection to a database of schema v the current schema
  * without changing the file: where every step from v on only adds tables
  * (and their indexes), those tables are made empty in the connection's
@@ -19,6 +19,6 @@ int pm_schema_migrate(struct pm_db *db, struct pm_err *err);
  * what is there (re-encoded ticks, a replaced view): that needs a migrated
  * copy; -1 with err when a statement fails (the TEMP schema may then hold
  * some of the tables: a copy of the main schema is not affected). */
-int pm_schema_overlay(struct pm_db *db, int v, struct pm_err *err);
+int store_schema_overlay(struct pm_db *db, int v, struct pm_err *err);
 
 #endif

@@ -7,7 +7,7 @@
 #include "lib/fileio.h"
 #include "lib/timeutil.h"
 
-void suite_rec_free(struct suite_rec *s)
+void store_suite_rec_free(struct suite_rec *s)
 {
     free(s->text);
     s->text = NULL;
@@ -19,14 +19,14 @@ static void read_rec(sqlite3_stmt *st, struct suite_rec *s)
 {
     memset(s, 0, sizeof *s);
     s->id = sqlite3_column_int64(st, 0);
-    snprintf(s->uuid, sizeof s->uuid, "%s", pm_col_text(st, 1));
-    snprintf(s->name, sizeof s->name, "%s", pm_col_text(st, 2));
-    snprintf(s->path, sizeof s->path, "%s", pm_col_text(st, 3));
-    snprintf(s->digest, sizeof s->digest, "%s", pm_col_text(st, 4));
-    s->text = strdup(pm_col_text(st, 5));
+    snprintf(s->uuid, sizeof s->uuid, "%s", store_col_text(st, 1));
+    snprintf(s->name, sizeof s->name, "%s", store_col_text(st, 2));
+    snprintf(s->path, sizeof s->path, "%s", store_col_text(st, 3));
+    snprintf(s->digest, sizeof s->digest, "%s", store_col_text(st, 4));
+    s->text = strdup(store_col_text(st, 5));
     s->created_ns = sqlite3_column_int64(st, 6);
     s->seed = (uint64_t)sqlite3_column_int64(st, 7);
-    snprintf(s->state, sizeof s->state, "%s", pm_col_text(st, 8));
+    snprintf(s->state, sizeof s->state, "%s", store_col_text(st, 8));
 }
 
 static int get_one(struct pm_db *db, const char *where, const char *text_arg, int64_t int_arg, struct suite_rec *out,
@@ -35,7 +35,7 @@ static int get_one(struct pm_db *db, const char *where, const char *text_arg, in
     char sql[256];
     snprintf(sql, sizeof sql, "SELECT %s FROM suite WHERE %s ORDER BY id DESC LIMIT 1", suite_cols, where);
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, sql, err) < 0)
+    if (store_db_prepare(db, &st, sql, err) < 0)
         return -1;
     if (text_arg)
         sqlite3_bind_text(st, 1, text_arg, -1, SQLITE_STATIC);
@@ -72,7 +72,7 @@ int suites_create(struct pm_db *db, struct suite_rec *s, struct pm_err *err)
     s->created_ns = pm_wall_ns();
     snprintf(s->state, sizeof s->state, "running");
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st,
+    if (store_db_prepare(db, &st,
                       "INSERT INTO suite(uuid, name, path, digest, text, created_ns, seed, state)"
                       " VALUES (?,?,?,?,?,?,?,'running')", err) < 0)
         return -1;
@@ -83,7 +83,7 @@ int suites_create(struct pm_db *db, struct suite_rec *s, struct pm_err *err)
     sqlite3_bind_text(st, 5, s->text ? s->text : "", -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 6, s->created_ns);
     sqlite3_bind_int64(st, 7, (int64_t)s->seed);
-    int rc = pm_db_step_done(db, st, err);
+    int rc = store_db_step_done(db, st, err);
     sqlite3_finalize(st);
     if (rc < 0)
         return -1;
@@ -95,7 +95,7 @@ int suites_create(struct pm_db *db, struct suite_rec *s, struct pm_err *err)
 static int exec_bound(struct pm_db *db, const char *sql, const char *fmt, const void *const *args, struct pm_err *err)
 {
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, sql, err) < 0)
+    if (store_db_prepare(db, &st, sql, err) < 0)
         return -1;
     for (int i = 0; fmt[i]; i++) {
         if (fmt[i] == 'i')
@@ -103,7 +103,7 @@ static int exec_bound(struct pm_db *db, const char *sql, const char *fmt, const 
         else
             sqlite3_bind_text(st, i + 1, (const char *)args[i], -1, SQLITE_STATIC);
     }
-    int rc = pm_db_step_done(db, st, err);
+    int rc = store_db_step_done(db, st, err);
     sqlite3_finalize(st);
     return rc;
 }
@@ -172,13 +172,13 @@ static void slot_row(sqlite3_stmt *st, void *out)
     s->round = sqlite3_column_int(st, 1);
     s->cell = sqlite3_column_int(st, 2);
     s->run_id = sqlite3_column_int64(st, 3);
-    snprintf(s->status, sizeof s->status, "%s", pm_col_text(st, 4));
+    snprintf(s->status, sizeof s->status, "%s", store_col_text(st, 4));
     s->has_value = sqlite3_column_type(st, 5) != SQLITE_NULL;
     s->value = sqlite3_column_double(st, 5);
     s->elapsed_s = sqlite3_column_type(st, 6) != SQLITE_NULL ? sqlite3_column_double(st, 6) : 0;
     s->own_headline = sqlite3_column_int(st, 7) != 0;
     /* A unit is shown: only a plain one is kept. */
-    snprintf(s->unit, sizeof s->unit, "%s", pm_col_text(st, 8));
+    snprintf(s->unit, sizeof s->unit, "%s", store_col_text(st, 8));
     if (!headline_unit_plain(s->unit))
         s->unit[0] = '\0';
 }
@@ -187,10 +187,10 @@ static void cell_row(sqlite3_stmt *st, void *out)
 {
     struct suite_cell_rec *c = out;
     c->idx = sqlite3_column_int(st, 0);
-    snprintf(c->label, sizeof c->label, "%s", pm_col_text(st, 1));
-    snprintf(c->workload, sizeof c->workload, "%s", pm_col_text(st, 2));
-    snprintf(c->headline, sizeof c->headline, "%s", pm_col_text(st, 3));
-    snprintf(c->axes, sizeof c->axes, "%s", pm_col_text(st, 4));
+    snprintf(c->label, sizeof c->label, "%s", store_col_text(st, 1));
+    snprintf(c->workload, sizeof c->workload, "%s", store_col_text(st, 2));
+    snprintf(c->headline, sizeof c->headline, "%s", store_col_text(st, 3));
+    snprintf(c->axes, sizeof c->axes, "%s", store_col_text(st, 4));
 }
 
 int suites_slots(struct pm_db *db, int64_t suite_id, struct suite_slot **v, size_t *n, struct pm_err *err)
@@ -198,7 +198,7 @@ int suites_slots(struct pm_db *db, int64_t suite_id, struct suite_slot **v, size
     *v = NULL;
     *n = 0;
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st,
+    if (store_db_prepare(db, &st,
                       "SELECT s.seq, s.round, s.cell, s.run_id, r.status, m.value, (r.ended_ns - r.started_ns) / 1e9,"
                       " h.value IS NOT NULL, m.unit"
                       " FROM suite_run s LEFT JOIN suite_cell c ON c.suite_id = s.suite_id AND c.idx = s.cell"
@@ -221,14 +221,14 @@ int suites_each(struct pm_db *db, void (*fn)(void *arg, const struct suite_rec *
              " (SELECT count(*) FROM suite_run s JOIN run r ON r.id = s.run_id WHERE s.suite_id = suite.id"
              "  AND r.status IN ('ok','failed','oom')) FROM suite ORDER BY id", suite_cols);
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, sql, err) < 0)
+    if (store_db_prepare(db, &st, sql, err) < 0)
         return -1;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         struct suite_rec s;
         read_rec(st, &s);
         fn(arg, &s, sqlite3_column_int(st, 9), sqlite3_column_int(st, 10), sqlite3_column_int(st, 11));
-        suite_rec_free(&s);
+        store_suite_rec_free(&s);
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
@@ -242,7 +242,7 @@ int suites_estimate(struct pm_db *db, const char *workload, const char *label, c
     *secs = 0;
     *n = 0;
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st,
+    if (store_db_prepare(db, &st,
                       "SELECT count(*), avg((ended_ns - started_ns) / 1e9) FROM run WHERE workload = ? AND label = ?"
                       " AND params = ? AND status = 'ok' AND ended_ns IS NOT NULL", err) < 0)
         return -1;
@@ -272,7 +272,7 @@ int suites_earlier_values(struct pm_db *db, const char *workload, const char *la
     *n = 0;
     sqlite3_stmt *st;
     /* The runs suites_estimate counts, those of them that stored the metric. */
-    if (pm_db_prepare(db, &st,
+    if (store_db_prepare(db, &st,
                       "SELECT m.value FROM run r JOIN metric m ON m.run_id = r.id AND m.name = ?4"
                       " WHERE r.workload = ?1 AND r.label = ?2 AND r.params = ?3 AND r.status = 'ok'"
                       " AND r.ended_ns IS NOT NULL ORDER BY r.id", err) < 0)
@@ -295,7 +295,7 @@ int suites_cells(struct pm_db *db, int64_t suite_id, struct suite_cell_rec **v, 
     *v = NULL;
     *n = 0;
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "SELECT idx, label, workload, headline, axes FROM suite_cell WHERE suite_id = ? ORDER BY idx",
+    if (store_db_prepare(db, &st, "SELECT idx, label, workload, headline, axes FROM suite_cell WHERE suite_id = ? ORDER BY idx",
                       err) < 0)
         return -1;
     sqlite3_bind_int64(st, 1, suite_id);
@@ -306,7 +306,7 @@ int suites_latest_id(struct pm_db *db, int64_t *id, struct pm_err *err)
 {
     *id = 0;
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "SELECT max(id) FROM suite", err) < 0)
+    if (store_db_prepare(db, &st, "SELECT max(id) FROM suite", err) < 0)
         return -1;
     if (sqlite3_step(st) == SQLITE_ROW)
         *id = sqlite3_column_int64(st, 0);
@@ -320,7 +320,7 @@ int suites_adopt_runs(struct pm_db *db, int64_t suite_id, const struct suite_ado
     *n = 0;
     sqlite3_stmt *find;
     int64_t seq = 0;
-    if (pm_db_prepare(db, &find, "SELECT COALESCE(MAX(seq) + 1, 0) FROM suite_run WHERE suite_id = ?", err) < 0)
+    if (store_db_prepare(db, &find, "SELECT COALESCE(MAX(seq) + 1, 0) FROM suite_run WHERE suite_id = ?", err) < 0)
         return -1;
     sqlite3_bind_int64(find, 1, suite_id);
     if (sqlite3_step(find) == SQLITE_ROW)
@@ -328,7 +328,7 @@ int suites_adopt_runs(struct pm_db *db, int64_t suite_id, const struct suite_ado
     sqlite3_finalize(find);
     /* Each run by its UUID exactly, its cell and round as chosen: nothing
      * is read back from the meta rows a guest wrote. */
-    if (pm_db_prepare(db, &find, "SELECT r.id FROM run r WHERE r.uuid = ?1 COLLATE BINARY AND NOT EXISTS"
+    if (store_db_prepare(db, &find, "SELECT r.id FROM run r WHERE r.uuid = ?1 COLLATE BINARY AND NOT EXISTS"
                                  " (SELECT 1 FROM suite_run s WHERE s.suite_id = ?2 AND s.run_id = r.id)", err) < 0)
         return -1;
     int rc = 0;

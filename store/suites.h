@@ -39,7 +39,7 @@ struct suite_cell_rec {
     char axes[1024];            /* JSON object: axis -> value */
 };
 
-void suite_rec_free(struct suite_rec *s);
+void store_suite_rec_free(struct suite_rec *s);
 /* The cells of a suite, by index; *v allocated. */
 int suites_cells(struct pm_db *db, int64_t suite_id, struct suite_cell_rec **v, size_t *n, struct pm_err *err);
 /* The newest suite's id, 0 when there is none. */

@@ -6,7 +6,7 @@
 #include "lib/alloc.h"
 #include "lib/quote.h"
 
-int run_texts_add(struct run_texts *t, const char *what, const char *data, size_t len, bool cut)
+int store_run_texts_add(struct run_texts *t, const char *what, const char *data, size_t len, bool cut)
 {
     if (t->n >= RUN_TEXTS_MAX_ROWS)
         return -1;
@@ -34,7 +34,7 @@ int run_texts_add(struct run_texts *t, const char *what, const char *data, size_
     return 0;
 }
 
-void run_texts_free(struct run_texts *t)
+void store_run_texts_free(struct run_texts *t)
 {
     for (size_t i = 0; i < t->n; i++)
         free(t->v[i].data);
@@ -63,7 +63,7 @@ static int store_one(struct pm_db *db, sqlite3_stmt *st, int64_t run_id, size_t 
     sqlite3_bind_int64(st, 4, (int64_t)len);
     sqlite3_bind_int(st, 5, x->cut || len < x->len);
     sqlite3_bind_blob(st, 6, z, (int)zlen, SQLITE_STATIC);
-    int rc = pm_db_step_done(db, st, err);
+    int rc = store_db_step_done(db, st, err);
     free(z);
     return rc;
 }
@@ -73,7 +73,7 @@ int store_run_texts(struct pm_db *db, int64_t run_id, const struct run_texts *t,
     if (!t || t->n == 0)
         return 0;
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "INSERT OR REPLACE INTO run_text(run_id, idx, what, size, cut, data) VALUES (?,?,?,?,?,?)",
+    if (store_db_prepare(db, &st, "INSERT OR REPLACE INTO run_text(run_id, idx, what, size, cut, data) VALUES (?,?,?,?,?,?)",
                       err) < 0)
         return -1;
     int rc = 0;
@@ -88,7 +88,7 @@ int store_run_texts(struct pm_db *db, int64_t run_id, const struct run_texts *t,
 static void row_name(sqlite3_stmt *st, char *buf, size_t len)
 {
     char raw[1024];
-    snprintf(raw, sizeof raw, "%s", pm_col_text(st, 0));
+    snprintf(raw, sizeof raw, "%s", store_col_text(st, 0));
     quote_terminal(raw, buf, len);
 }
 
@@ -116,7 +116,7 @@ static int inflate_row(sqlite3_stmt *st, run_text_fn fn, void *arg, struct pm_er
         x.data[size] = '\0';
         x.len = (size_t)size;
         /* The name as stored for fn: it prints through its own quoting. */
-        snprintf(x.what, sizeof x.what, "%s", pm_col_text(st, 0));
+        snprintf(x.what, sizeof x.what, "%s", store_col_text(st, 0));
         rc = fn(arg, &x);
     }
     free(x.data);
@@ -129,7 +129,7 @@ static int inflate_row(sqlite3_stmt *st, run_text_fn fn, void *arg, struct pm_er
 int count_run_texts(struct pm_db *db, int64_t run_id, struct pm_err *err)
 {
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "SELECT count(*), total(size) FROM run_text WHERE run_id = ?", err) < 0)
+    if (store_db_prepare(db, &st, "SELECT count(*), total(size) FROM run_text WHERE run_id = ?", err) < 0)
         return -1;
     sqlite3_bind_int64(st, 1, run_id);
     int rc;
@@ -152,7 +152,7 @@ int each_run_text(struct pm_db *db, int64_t run_id, run_text_fn fn, void *arg, s
     if (count_run_texts(db, run_id, err) < 0)
         return -1;
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "SELECT what, size, cut, data FROM run_text WHERE run_id = ? ORDER BY idx", err) < 0)
+    if (store_db_prepare(db, &st, "SELECT what, size, cut, data FROM run_text WHERE run_id = ? ORDER BY idx", err) < 0)
         return -1;
     sqlite3_bind_int64(st, 1, run_id);
     int rc = 0, n = 0, s;

@@ -34,8 +34,8 @@ struct run_texts {
 /* Add a copy of data[0..len) as what: the part of it within what the
  * run keeps together (RUN_TEXTS_MAX_TOTAL), cut there and marked cut; -1
  * when out of memory or past RUN_TEXTS_MAX_ROWS texts. */
-int run_texts_add(struct run_texts *t, const char *what, const char *data, size_t len, bool cut);
-void run_texts_free(struct run_texts *t);
+int store_run_texts_add(struct run_texts *t, const char *what, const char *data, size_t len, bool cut);
+void store_run_texts_free(struct run_texts *t);
 
 /* Store the run's texts (inside the caller's transaction). */
 int store_run_texts(struct pm_db *db, int64_t run_id, const struct run_texts *t, struct pm_err *err);

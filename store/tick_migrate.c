@@ -201,7 +201,7 @@ static int load_series(struct pm_db *db, int64_t run_id, struct run_series *rs, 
     /* Positions are 0 to n - 1, each named once, as pressmark writes
      * them: a run whose positions reach past its series (one at 999,999)
      * would cost what it does not hold. */
-    if (pm_db_prepare(db, &st, "SELECT coalesce(max(idx), -1) + 1, count(*), coalesce(min(idx), 0) FROM tick_series"
+    if (store_db_prepare(db, &st, "SELECT coalesce(max(idx), -1) + 1, count(*), coalesce(min(idx), 0) FROM tick_series"
                                " WHERE run_id = ?", err) < 0)
         return -1;
     sqlite3_bind_int64(st, 1, run_id);
@@ -224,13 +224,13 @@ static int load_series(struct pm_db *db, int64_t run_id, struct run_series *rs, 
     rs->v = calloc(k, sizeof *rs->v);
     if (!rs->real || !rs->seen || !rs->since || !rs->idx || !rs->v)
         return pm_errf(err, "out of memory");
-    if (pm_db_prepare(db, &st, "SELECT idx, name FROM tick_series WHERE run_id = ?", err) < 0)
+    if (store_db_prepare(db, &st, "SELECT idx, name FROM tick_series WHERE run_id = ?", err) < 0)
         return -1;
     sqlite3_bind_int64(st, 1, run_id);
     while (sqlite3_step(st) == SQLITE_ROW) {
         int64_t i = sqlite3_column_int64(st, 0);
         if (i >= 0 && (size_t)i < rs->n)
-            rs->real[i] = real_name(pm_col_text(st, 1));
+            rs->real[i] = real_name(store_col_text(st, 1));
     }
     sqlite3_finalize(st);
     return 0;
@@ -286,12 +286,12 @@ static int migrate_run(struct pm_db *db, int64_t run_id, sqlite3_stmt *ins, sqli
     int rc = -1;
     if (load_series(db, run_id, &rs, err) < 0)
         goto out;
-    if (pm_db_prepare(db, &st, "SELECT seq, t_ns, data FROM tick WHERE run_id = ? ORDER BY seq", err) < 0)
+    if (store_db_prepare(db, &st, "SELECT seq, t_ns, data FROM tick WHERE run_id = ? ORDER BY seq", err) < 0)
         goto out;
     sqlite3_bind_int64(st, 1, run_id);
     while (sqlite3_step(st) == SQLITE_ROW) {
         int64_t seq = sqlite3_column_int64(st, 0);
-        if (parse_json_tick(pm_col_text(st, 2), &rs) < 0) {
+        if (parse_json_tick(store_col_text(st, 2), &rs) < 0) {
             pm_errf(err, "%s: run %lld tick %lld: not a JSON array of values", db->path, (long long)run_id,
                     (long long)seq);
             goto out;
@@ -309,7 +309,7 @@ static int migrate_run(struct pm_db *db, int64_t run_id, sqlite3_stmt *ins, sqli
         sqlite3_bind_int64(ins, 2, seq);
         sqlite3_bind_int64(ins, 3, sqlite3_column_int64(st, 1));
         sqlite3_bind_blob(ins, 4, enc.len ? enc.buf : (const void *)"", (int)enc.len, SQLITE_STATIC);
-        if (pm_db_step_done(db, ins, err) < 0)
+        if (store_db_step_done(db, ins, err) < 0)
             goto out;
     }
     for (size_t i = 0; i < rs.n; i++) {
@@ -317,7 +317,7 @@ static int migrate_run(struct pm_db *db, int64_t run_id, sqlite3_stmt *ins, sqli
         sqlite3_bind_int64(upd, 2, rs.seen[i] ? rs.since[i] : INT64_MAX);
         sqlite3_bind_int64(upd, 3, run_id);
         sqlite3_bind_int64(upd, 4, (int64_t)i);
-        if (pm_db_step_done(db, upd, err) < 0)
+        if (store_db_step_done(db, upd, err) < 0)
             goto out;
     }
     rc = 0;
@@ -330,7 +330,7 @@ out:
 
 int tick_migrate_v5(struct pm_db *db, struct pm_err *err)
 {
-    if (pm_db_exec(db,
+    if (store_db_exec(db,
                    "ALTER TABLE tick_series ADD COLUMN real INTEGER NOT NULL DEFAULT 0;"
                    "ALTER TABLE tick_series ADD COLUMN since INTEGER NOT NULL DEFAULT 0;"
                    "CREATE TABLE tick_v5 ("
@@ -341,9 +341,9 @@ int tick_migrate_v5(struct pm_db *db, struct pm_err *err)
         return -1;
     sqlite3_stmt *runs = NULL, *ins = NULL, *upd = NULL;
     int rc = -1;
-    if (pm_db_prepare(db, &runs, "SELECT DISTINCT run_id FROM tick ORDER BY run_id", err) < 0 ||
-        pm_db_prepare(db, &ins, "INSERT INTO tick_v5(run_id, seq, t_ns, data) VALUES (?,?,?,?)", err) < 0 ||
-        pm_db_prepare(db, &upd, "UPDATE tick_series SET real = ?, since = ? WHERE run_id = ? AND idx = ?", err) < 0)
+    if (store_db_prepare(db, &runs, "SELECT DISTINCT run_id FROM tick ORDER BY run_id", err) < 0 ||
+        store_db_prepare(db, &ins, "INSERT INTO tick_v5(run_id, seq, t_ns, data) VALUES (?,?,?,?)", err) < 0 ||
+        store_db_prepare(db, &upd, "UPDATE tick_series SET real = ?, since = ? WHERE run_id = ? AND idx = ?", err) < 0)
         goto out;
     int step;
     while ((step = sqlite3_step(runs)) == SQLITE_ROW)
@@ -355,8 +355,8 @@ int tick_migrate_v5(struct pm_db *db, struct pm_err *err)
     }
     sqlite3_finalize(runs);
     runs = NULL;
-    if (pm_db_exec(db, "DROP VIEW IF EXISTS sample; DROP TABLE tick; ALTER TABLE tick_v5 RENAME TO tick;", err) < 0 ||
-        pm_db_exec(db, tick_sample_view_sql, err) < 0)
+    if (store_db_exec(db, "DROP VIEW IF EXISTS sample; DROP TABLE tick; ALTER TABLE tick_v5 RENAME TO tick;", err) < 0 ||
+        store_db_exec(db, tick_sample_view_sql, err) < 0)
         goto out;
     rc = 0;
 out:
@@ -392,7 +392,7 @@ static int v8_load(struct pm_db *db, int64_t run_id, struct v8_run *v, struct pm
     if (!v->since || !v->acc || !v->have)
         return pm_errf(err, "out of memory");
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "SELECT idx, since FROM tick_series WHERE run_id = ?", err) < 0)
+    if (store_db_prepare(db, &st, "SELECT idx, since FROM tick_series WHERE run_id = ?", err) < 0)
         return -1;
     sqlite3_bind_int64(st, 1, run_id);
     while (sqlite3_step(st) == SQLITE_ROW) {
@@ -414,7 +414,7 @@ static int v8_run(struct pm_db *db, int64_t run_id, struct tick_fold_sql *fs, sq
     sqlite3_stmt *st = NULL;
     int rc = -1, step;
     if (v8_load(db, run_id, &v, err) < 0 ||
-        pm_db_prepare(db, &st, "SELECT seq, t_ns, data FROM tick WHERE run_id = ? ORDER BY seq", err) < 0)
+        store_db_prepare(db, &st, "SELECT seq, t_ns, data FROM tick WHERE run_id = ? ORDER BY seq", err) < 0)
         goto out;
     sqlite3_bind_int64(st, 1, run_id);
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -437,7 +437,7 @@ static int v8_run(struct pm_db *db, int64_t run_id, struct tick_fold_sql *fs, sq
         sqlite3_bind_int64(ins, 2, seq);
         sqlite3_bind_int64(ins, 3, sqlite3_column_int64(st, 1));
         if ((f.n && tick_fold_write(db, fs, run_id, &f, err) < 0) || tick_fold_unsteady(db, fs, run_id, &b, err) < 0 ||
-            pm_db_step_done(db, ins, err) < 0)
+            store_db_step_done(db, ins, err) < 0)
             goto out;
         tick_blocker_unsteady_done(&b);
     }
@@ -462,7 +462,7 @@ out:
 
 int tick_migrate_v8(struct pm_db *db, struct pm_err *err)
 {
-    if (pm_db_exec(db,
+    if (store_db_exec(db,
                    "ALTER TABLE tick_series ADD COLUMN const_value INTEGER;"
                    "CREATE TABLE tick_v8 ("
                    "  run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,"
@@ -488,8 +488,8 @@ int tick_migrate_v8(struct pm_db *db, struct pm_err *err)
     int rc = -1, step;
     if (tick_fold_sql_prepare(db, &fs, err) < 0)
         return -1;
-    if (pm_db_prepare(db, &runs, "SELECT DISTINCT run_id FROM tick ORDER BY run_id", err) < 0 ||
-        pm_db_prepare(db, &ins, "INSERT INTO tick_v8(run_id, seq, t_ns) VALUES (?,?,?)", err) < 0)
+    if (store_db_prepare(db, &runs, "SELECT DISTINCT run_id FROM tick ORDER BY run_id", err) < 0 ||
+        store_db_prepare(db, &ins, "INSERT INTO tick_v8(run_id, seq, t_ns) VALUES (?,?,?)", err) < 0)
         goto out;
     while ((step = sqlite3_step(runs)) == SQLITE_ROW)
         if (v8_run(db, sqlite3_column_int64(runs, 0), &fs, ins, err) < 0)
@@ -500,8 +500,8 @@ int tick_migrate_v8(struct pm_db *db, struct pm_err *err)
     }
     sqlite3_finalize(runs);
     runs = NULL;
-    rc = pm_db_exec(db, "DROP VIEW IF EXISTS sample; DROP TABLE tick; ALTER TABLE tick_v8 RENAME TO tick;", err) < 0 ||
-                 pm_db_exec(db, tick_sample_view_v8_sql, err) < 0
+    rc = store_db_exec(db, "DROP VIEW IF EXISTS sample; DROP TABLE tick; ALTER TABLE tick_v8 RENAME TO tick;", err) < 0 ||
+                 store_db_exec(db, tick_sample_view_v8_sql, err) < 0
              ? -1
              : 0;
 out:

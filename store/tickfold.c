@@ -220,14 +220,14 @@ int tick_blocker_add(struct tick_blocker *b, int64_t seq, const int64_t *acc, co
 int tick_fold_sql_prepare(struct pm_db *db, struct tick_fold_sql *s, struct pm_err *err)
 {
     memset(s, 0, sizeof *s);
-    if (pm_db_prepare(db, &s->ins_block, "INSERT INTO tick_block(run_id, blk, n) VALUES (?,?,?)", err) < 0 ||
-        pm_db_prepare(db, &s->ins_piece,
+    if (store_db_prepare(db, &s->ins_block, "INSERT INTO tick_block(run_id, blk, n) VALUES (?,?,?)", err) < 0 ||
+        store_db_prepare(db, &s->ins_piece,
                       "INSERT INTO tick_piece(run_id, blk, idx, off, width, base, scale, vals, runs)"
                       " VALUES (?,?,?,?,?,?,?,?,?)",
                       err) < 0 ||
-        pm_db_prepare(db, &s->del_open, "DELETE FROM tick_open WHERE run_id = ? AND seq >= ? AND seq < ?", err) < 0 ||
-        pm_db_prepare(db, &s->set_const, "UPDATE tick_series SET const_value = ? WHERE run_id = ? AND idx = ?", err) < 0 ||
-        pm_db_prepare(db, &s->set_since, "UPDATE tick_series SET since = ? WHERE run_id = ? AND idx = ?", err) < 0) {
+        store_db_prepare(db, &s->del_open, "DELETE FROM tick_open WHERE run_id = ? AND seq >= ? AND seq < ?", err) < 0 ||
+        store_db_prepare(db, &s->set_const, "UPDATE tick_series SET const_value = ? WHERE run_id = ? AND idx = ?", err) < 0 ||
+        store_db_prepare(db, &s->set_since, "UPDATE tick_series SET since = ? WHERE run_id = ? AND idx = ?", err) < 0) {
         tick_fold_sql_finalize(s);
         return -1;
     }
@@ -253,7 +253,7 @@ static int set_const(struct pm_db *db, struct tick_fold_sql *s, int64_t run_id, 
         sqlite3_bind_null(s->set_const, 1);
     sqlite3_bind_int64(s->set_const, 2, run_id);
     sqlite3_bind_int64(s->set_const, 3, (int64_t)idx);
-    return pm_db_step_done(db, s->set_const, err);
+    return store_db_step_done(db, s->set_const, err);
 }
 
 static int put_piece(struct pm_db *db, struct tick_fold_sql *s, int64_t run_id, int64_t blk, size_t idx, size_t off,
@@ -272,7 +272,7 @@ static int put_piece(struct pm_db *db, struct tick_fold_sql *s, int64_t run_id, 
         sqlite3_bind_blob(s->ins_piece, 8, p->text, (int)p->len, SQLITE_STATIC);
     else if (p->form == TICK_RUNS)
         sqlite3_bind_text(s->ins_piece, 9, p->text, (int)p->len, SQLITE_STATIC);
-    return pm_db_step_done(db, s->ins_piece, err);
+    return store_db_step_done(db, s->ins_piece, err);
 }
 
 int tick_fold_write(struct pm_db *db, struct tick_fold_sql *s, int64_t run_id, const struct tick_fold *f,
@@ -281,7 +281,7 @@ int tick_fold_write(struct pm_db *db, struct tick_fold_sql *s, int64_t run_id, c
     sqlite3_bind_int64(s->ins_block, 1, run_id);
     sqlite3_bind_int64(s->ins_block, 2, f->blk);
     sqlite3_bind_int64(s->ins_block, 3, (int64_t)f->n);
-    if (pm_db_step_done(db, s->ins_block, err) < 0)
+    if (store_db_step_done(db, s->ins_block, err) < 0)
         return -1;
     for (size_t j = 0; j < f->npieces; j++)
         if (put_piece(db, s, run_id, f->blk, f->idx[j], f->off[j], &f->pieces[j], err) < 0)
@@ -292,7 +292,7 @@ int tick_fold_write(struct pm_db *db, struct tick_fold_sql *s, int64_t run_id, c
         sqlite3_bind_int64(s->set_since, 1, f->fresh_since[j]);
         sqlite3_bind_int64(s->set_since, 2, run_id);
         sqlite3_bind_int64(s->set_since, 3, (int64_t)f->fresh[j]);
-        if (pm_db_step_done(db, s->set_since, err) < 0)
+        if (store_db_step_done(db, s->set_since, err) < 0)
             return -1;
     }
     for (size_t j = 0; j < f->nsteady; j++)
@@ -301,7 +301,7 @@ int tick_fold_write(struct pm_db *db, struct tick_fold_sql *s, int64_t run_id, c
     sqlite3_bind_int64(s->del_open, 1, run_id);
     sqlite3_bind_int64(s->del_open, 2, f->blk);
     sqlite3_bind_int64(s->del_open, 3, f->blk + (int64_t)f->n);
-    return pm_db_step_done(db, s->del_open, err);
+    return store_db_step_done(db, s->del_open, err);
 }
 
 int tick_fold_unsteady(struct pm_db *db, struct tick_fold_sql *s, int64_t run_id, const struct tick_blocker *b,

@@ -23,7 +23,7 @@ static int write_rows(struct tick_store *s, struct pm_err *err)
         sqlite3_bind_text(s->ins_series, 3, n->name, -1, SQLITE_STATIC);
         sqlite3_bind_int(s->ins_series, 4, n->real);
         sqlite3_bind_int64(s->ins_series, 5, (int64_t)n->since);
-        if (pm_db_step_done(&s->db, s->ins_series, err) < 0)
+        if (store_db_step_done(&s->db, s->ins_series, err) < 0)
             return -1;
     }
     for (size_t i = 0; i < s->nticks; i++) {
@@ -34,7 +34,7 @@ static int write_rows(struct tick_store *s, struct pm_err *err)
         sqlite3_bind_int64(s->ins_open, 1, s->run_id);
         sqlite3_bind_int64(s->ins_open, 2, (int64_t)t->seq);
         sqlite3_bind_text(s->ins_open, 3, s->bytes + t->off, (int)t->len, SQLITE_STATIC);
-        if (pm_db_step_done(&s->db, s->ins_tick, err) < 0 || pm_db_step_done(&s->db, s->ins_open, err) < 0)
+        if (store_db_step_done(&s->db, s->ins_tick, err) < 0 || store_db_step_done(&s->db, s->ins_open, err) < 0)
             return -1;
     }
     /* After the ticks: a block replaces open rows written in this very
@@ -55,10 +55,10 @@ static int write_waiting(struct tick_store *s, bool wait, struct pm_err *err)
         return 0;
     if (s->failed)
         return pm_errf(err, "%s: an earlier write of samples failed", s->db.path);
-    sqlite3_busy_timeout(s->db.h, wait ? pm_db_result_wait_ms() : 0);
+    sqlite3_busy_timeout(s->db.h, wait ? store_db_result_wait_ms() : 0);
     int rc = sqlite3_step(s->begin);
     if (rc != SQLITE_DONE)
-        pm_db_note_failure(&s->db);
+        store_db_note_failure(&s->db);
     sqlite3_reset(s->begin);
     if (!wait && (rc & 0xff) == SQLITE_BUSY) {
         /* Counted once per batch put off, not once per try. */
@@ -67,14 +67,14 @@ static int write_waiting(struct tick_store *s, bool wait, struct pm_err *err)
         return 1;
     }
     if (rc != SQLITE_DONE) {
-        s->full |= pm_db_full(&s->db);
+        s->full |= store_db_full(&s->db);
         s->failed = true;
         return pm_errf(err, "%s: %s", s->db.path, sqlite3_errmsg(s->db.h));
     }
-    if (write_rows(s, err) < 0 || pm_db_step_done(&s->db, s->commit, err) < 0) {
-        s->full |= pm_db_full(&s->db);
+    if (write_rows(s, err) < 0 || store_db_step_done(&s->db, s->commit, err) < 0) {
+        s->full |= store_db_full(&s->db);
         s->failed = true;
-        pm_db_rollback(&s->db);
+        store_db_rollback(&s->db);
         return -1;
     }
     s->committed += s->nticks;
@@ -207,17 +207,17 @@ int tick_store_open(struct tick_store *ts, const char *db_path, int64_t run_id, 
     ts->run_id = run_id;
     tick_blocker_init(&ts->blocker);
     tick_fold_init(&ts->spare);
-    if (pm_db_open(&ts->db, db_path, false, err) < 0)
+    if (store_db_open(&ts->db, db_path, false, err) < 0)
         return -1;
-    if (pm_db_prepare(&ts->db, &ts->ins_tick, "INSERT INTO tick(run_id, seq, t_ns) VALUES (?,?,?)", err) < 0 ||
-        pm_db_prepare(&ts->db, &ts->ins_open, "INSERT INTO tick_open(run_id, seq, vals) VALUES (?,?,?)", err) < 0 ||
-        pm_db_prepare(&ts->db, &ts->ins_series,
+    if (store_db_prepare(&ts->db, &ts->ins_tick, "INSERT INTO tick(run_id, seq, t_ns) VALUES (?,?,?)", err) < 0 ||
+        store_db_prepare(&ts->db, &ts->ins_open, "INSERT INTO tick_open(run_id, seq, vals) VALUES (?,?,?)", err) < 0 ||
+        store_db_prepare(&ts->db, &ts->ins_series,
                       "INSERT INTO tick_series(run_id, idx, name, real, since) VALUES (?,?,?,?,?)", err) < 0 ||
         tick_fold_sql_prepare(&ts->db, &ts->fold_sql, err) < 0 ||
         /* IMMEDIATE: the write lock is taken at BEGIN (or found busy
          * there), never in an upgrade that SQLite could only fail. */
-        pm_db_prepare(&ts->db, &ts->begin, "BEGIN IMMEDIATE", err) < 0 ||
-        pm_db_prepare(&ts->db, &ts->commit, "COMMIT", err) < 0) {
+        store_db_prepare(&ts->db, &ts->begin, "BEGIN IMMEDIATE", err) < 0 ||
+        store_db_prepare(&ts->db, &ts->commit, "COMMIT", err) < 0) {
         tick_store_close(ts);
         return -1;
     }
@@ -248,7 +248,7 @@ void tick_store_close(struct tick_store *ts)
     sqlite3_finalize(ts->begin);
     sqlite3_finalize(ts->commit);
     tick_fold_sql_finalize(&ts->fold_sql);
-    pm_db_close(&ts->db);
+    store_db_close(&ts->db);
     /* What the run reports after (committed, deferred, full) stays. */
     ts->folds = NULL;
     ts->ticks = NULL;
@@ -266,7 +266,7 @@ void tick_store_close(struct tick_store *ts)
 static int load_series(struct tick_reader *r, struct pm_err *err)
 {
     sqlite3_stmt *st;
-    if (pm_db_prepare(r->db, &st, "SELECT idx, name, real, since FROM tick_series WHERE run_id = ? ORDER BY idx",
+    if (store_db_prepare(r->db, &st, "SELECT idx, name, real, since FROM tick_series WHERE run_id = ? ORDER BY idx",
                       err) < 0)
         return -1;
     sqlite3_bind_int64(st, 1, r->run_id);
@@ -283,7 +283,7 @@ static int load_series(struct tick_reader *r, struct pm_err *err)
             rc = pm_errf(err, "out of memory");
             break;
         }
-        r->names[r->n] = strdup(pm_col_text(st, 1));
+        r->names[r->n] = strdup(store_col_text(st, 1));
         r->n++;
         if (!r->names[r->n - 1])
             rc = pm_errf(err, "out of memory");
@@ -304,7 +304,7 @@ static int load_series(struct tick_reader *r, struct pm_err *err)
     r->mat = calloc(k * TICK_BLOCK_MAX, sizeof *r->mat);
     if (!r->real || !r->since || !r->konst || !r->steady || !r->acc || !r->have || !r->inblk || !r->poff || !r->want || !r->mat)
         return pm_errf(err, "out of memory");
-    if (pm_db_prepare(r->db, &st, "SELECT idx, real, since, const_value FROM tick_series WHERE run_id = ?", err) < 0)
+    if (store_db_prepare(r->db, &st, "SELECT idx, real, since, const_value FROM tick_series WHERE run_id = ?", err) < 0)
         return -1;
     sqlite3_bind_int64(st, 1, r->run_id);
     while (sqlite3_step(st) == SQLITE_ROW) {
@@ -327,10 +327,10 @@ int tick_reader_open(struct tick_reader *r, struct pm_db *db, int64_t run_id, st
     r->run_id = run_id;
     r->next_blk = INT64_MIN;
     if (load_series(r, err) < 0 ||
-        pm_db_prepare(db, &r->st, "SELECT t.seq, t.t_ns, o.vals FROM tick t LEFT JOIN tick_open o"
+        store_db_prepare(db, &r->st, "SELECT t.seq, t.t_ns, o.vals FROM tick t LEFT JOIN tick_open o"
                                   " ON o.run_id = t.run_id AND o.seq = t.seq WHERE t.run_id = ? ORDER BY t.seq", err) < 0 ||
-        pm_db_prepare(db, &r->blocks, "SELECT blk, n FROM tick_block WHERE run_id = ? ORDER BY blk", err) < 0 ||
-        pm_db_prepare(db, &r->pieces, "SELECT idx, base, scale, vals, runs, off, width FROM tick_piece WHERE run_id = ? AND blk = ?",
+        store_db_prepare(db, &r->blocks, "SELECT blk, n FROM tick_block WHERE run_id = ? ORDER BY blk", err) < 0 ||
+        store_db_prepare(db, &r->pieces, "SELECT idx, base, scale, vals, runs, off, width FROM tick_piece WHERE run_id = ? AND blk = ?",
                       err) < 0) {
         tick_reader_close(r);
         return -1;

@@ -80,7 +80,7 @@ int timeseries_load(struct pm_db *db, int64_t run_id, struct timeseries *ts, str
     memset(ts, 0, sizeof *ts);
     int64_t page = 4096;
     sqlite3_stmt *st;
-    if (pm_db_prepare(db, &st, "SELECT m.page_size FROM run r JOIN machine m ON m.id = r.machine_id WHERE r.id = ?", err) < 0)
+    if (store_db_prepare(db, &st, "SELECT m.page_size FROM run r JOIN machine m ON m.id = r.machine_id WHERE r.id = ?", err) < 0)
         return -1;
     sqlite3_bind_int64(st, 1, run_id);
     if (sqlite3_step(st) == SQLITE_ROW)

@@ -215,7 +215,7 @@ bool unstored_name(const char *name)
     if (n != 41 || strcmp(name + 36, ".json") != 0)
         return false;
     snprintf(uuid, sizeof uuid, "%.36s", name);
-    return run_uuid_ok(uuid);
+    return store_run_uuid_ok(uuid);
 }
 
 int unstored_waiting(const char *db_path)

@@ -44,8 +44,8 @@ static void record_free(struct record *r)
     }
     free(r->sources);
     metric_set_free(&r->metrics);
-    kv_free(&r->meta);
-    run_hists_free(&r->hists);
+    pm_kv_free(&r->meta);
+    store_run_hists_free(&r->hists);
 }
 
 /* A string member of at most len - 1 bytes without NUL into buf; NULL
@@ -126,7 +126,7 @@ static int parse_run(const json_t *o, struct record *r, struct pm_err *err)
     if (ended < started)
         return pm_errf(err, "the run ends (ended_ns %lld) before it starts (started_ns %lld)", (long long)ended,
                        (long long)started);
-    if (!run_label_ok(r->label) || !r->workload[0])
+    if (!store_run_label_ok(r->label) || !r->workload[0])
         return pm_errf(err, "the run's label is not one (1 to %d bytes, not starting with '-') or it has no workload",
                        RUN_LABEL_MAX);
     r->row = (struct run_row){ .label = r->label, .workload = r->workload, .params = r->params,
@@ -171,7 +171,7 @@ static int parse_meta(const json_t *a, struct kv_list *meta, struct pm_err *err)
             strlen(json_string_value(v)) != json_string_length(v) || json_string_length(v) > 65535)
             return pm_errf(err, "meta %zu is not a pair of strings (a key of at most 1023 bytes, a value of at most "
                            "65535)", i + 1);
-        if (kv_set(meta, json_string_value(k), json_string_value(v)) < 0)
+        if (pm_kv_set(meta, json_string_value(k), json_string_value(v)) < 0)
             return pm_errf(err, "out of memory");
     }
     return 0;
@@ -225,7 +225,7 @@ static int parse_hists(const json_t *a, struct run_hists *hists, struct pm_err *
                 return pm_errf(err, "histogram %s: bucket %zu is not [lower bound, count]", name, k + 1);
             }
         }
-        int rc = run_hists_put(hists, name, &lh);
+        int rc = store_run_hists_put(hists, name, &lh);
         loghist_free(&lh);
         if (rc < 0)
             return pm_errf(err, "out of memory");
@@ -270,7 +270,7 @@ static int parse_record(const json_t *doc, const char *name, struct record *r, s
         !(a = get_array(doc, "histograms", MAX_HISTS, err)) || parse_hists(a, &r->hists, err) < 0 ||
         !(a = get_array(doc, "profile", MAX_SYMBOLS, err)) || parse_symbols(a, r, err) < 0)
         return -1;
-    if (kv_setf(&r->meta, "store.kept", "beside the database when its store failed (%s); stored by a later pressmark",
+    if (pm_kv_setf(&r->meta, "store.kept", "beside the database when its store failed (%s); stored by a later pressmark",
                 r->why[0] ? r->why : "no reason given") < 0)
         return pm_errf(err, "out of memory");
     r->rec.metrics = &r->metrics;
@@ -306,13 +306,13 @@ static json_t *read_record(int dfd, const char *name, struct pm_err *err)
  * already stored (the file goes, nothing is written). */
 static int store_record(struct pm_db *db, struct record *r, int64_t *run_id, struct pm_err *err)
 {
-    if (pm_db_exec(db, "BEGIN IMMEDIATE", err) < 0)
+    if (store_db_exec(db, "BEGIN IMMEDIATE", err) < 0)
         return -1;
     sqlite3_stmt *st;
     /* A run whose end was never stored: still running, or marked aborted
      * by a later pressmark that could not store this record then; either
      * way without an end time. */
-    if (pm_db_prepare(db, &st, "SELECT id, status IN ('running', 'aborted') AND ended_ns IS NULL FROM run WHERE uuid = ?",
+    if (store_db_prepare(db, &st, "SELECT id, status IN ('running', 'aborted') AND ended_ns IS NULL FROM run WHERE uuid = ?",
                       err) < 0)
         goto rollback;
     sqlite3_bind_text(st, 1, r->uuid, -1, SQLITE_STATIC);
@@ -321,20 +321,20 @@ static int store_record(struct pm_db *db, struct record *r, int64_t *run_id, str
     bool open_run = found && sqlite3_column_int(st, 1);
     sqlite3_finalize(st);
     if (found && !open_run) {
-        pm_db_rollback(db);
+        store_db_rollback(db);
         return 1;
     }
     if (!found) {
-        int64_t mid = machine_store(db, &r->mi, err);
+        int64_t mid = store_machine(db, &r->mi, err);
         if (mid < 0 || store_run_insert(db, mid, &r->row, err) < 0)
             goto rollback;
         *run_id = r->row.id;
     }
-    if (store_run_record(db, *run_id, &r->rec, err) < 0 || pm_db_exec(db, "COMMIT", err) < 0)
+    if (store_run_record(db, *run_id, &r->rec, err) < 0 || store_db_exec(db, "COMMIT", err) < 0)
         goto rollback;
     return 0;
 rollback:
-    pm_db_rollback(db);
+    store_db_rollback(db);
     return -1;
 }
 

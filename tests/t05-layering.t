@@ -80,17 +80,19 @@ objcopy() {
     local d; for d in "${DIRS[@]}"; do cp -rs "$OBJ/$d" "$TMP/obj/"; done
     copy
 }
-plant() {  # plant FILE C-SOURCE: FILE in the tree, compiled as its object
-    printf '%s\n' "$2" > "$TMP/tree/$1"
-    cc -std=c11 -c -o "$TMP/obj/${1%.c}.o" "$TMP/tree/$1"
+plant() {  # plant FILE C-SOURCE [CFLAGS...]: FILE in the tree, compiled as its object
+    local file=$1 src=$2; shift 2
+    printf '%s\n' "$src" > "$TMP/tree/$file"
+    # (a plant that does not build would leave a case passing for nothing)
+    cc -std=c11 "$@" -c -o "$TMP/obj/${file%.c}.o" "$TMP/tree/$file" || { echo "Bail out! the plant $file did not build"; exit 1; }
 }
 calls() { out=$("$CHECK" "$TMP/tree" "$TMP/obj" 2>&1); rc=$?; }
 
 objcopy
-plant lib/planted.c 'int pm_db_exec(void); int planted(void); int planted(void) { return pm_db_exec(); }'
+plant lib/planted.c 'int store_db_exec(void); int planted(void); int planted(void) { return store_db_exec(); }'
 calls
 is "$rc" 1 "lib calling the store: the check fails"
-like "$out" '^layering: lib/planted\.c calls pm_db_exec \(store/sql\.c\): lib/ may call only lib$' \
+like "$out" '^layering: lib/planted\.c calls store_db_exec \(store/sql\.c\): lib/ may call only lib$' \
     "naming the caller, the symbol, where it is made and what the folder may call"
 
 # A build under a path with + ( and : in it, or reached through a link, is
@@ -98,52 +100,52 @@ like "$out" '^layering: lib/planted\.c calls pm_db_exec \(store/sql\.c\): lib/ m
 mv "$TMP/obj" "$TMP/obj+(x):y"
 out=$("$CHECK" "$TMP/tree" "$TMP/obj+(x):y" 2>&1); rc=$?
 is "$rc" 1 "objects below a path with + ( and : in it: the upward call still fails the check"
-like "$out" '^layering: lib/planted\.c calls pm_db_exec' "and is named"
+like "$out" '^layering: lib/planted\.c calls store_db_exec' "and is named"
 ln -s "$TMP/obj+(x):y" "$TMP/objlink"
 out=$("$CHECK" "$TMP/tree" "$TMP/objlink" 2>&1); rc=$?
 is "$rc" 1 "objects reached through a link: the same"
-like "$out" '^layering: lib/planted\.c calls pm_db_exec' "and is named"
+like "$out" '^layering: lib/planted\.c calls store_db_exec' "and is named"
 rm -f "$TMP/objlink"
 
 # A comment on a folder's line does not widen what it may use.
 objcopy
 sed -i 's|^lib: *lib$|lib:        lib   # the bottom: store and the rest are above|' "$TMP/tree/layering.txt"
 ok "  (the comment is on lib's line)" grep -q '^lib: *lib *# the bottom' "$TMP/tree/layering.txt"
-plant lib/planted.c 'int pm_db_exec(void); int planted(void); int planted(void) { return pm_db_exec(); }'
+plant lib/planted.c 'int store_db_exec(void); int planted(void); int planted(void) { return store_db_exec(); }'
 calls
 is "$rc" 1 "a comment on lib's line: lib calling the store still fails"
 sed -i '0,/^#include/s||#include "store/db.h"\n#include|' "$TMP/tree/lib/units.c"
 like "$("$CHECK" "$TMP/tree" 2>&1)" '^layering: lib/units\.c:[0-9]+ includes "store/db\.h"' "  and lib including the store too"
 
 objcopy
-plant workloads/planted.c 'int run_plan_execute(void); int planted(void); int planted(void) { return run_plan_execute(); }'
+plant workloads/planted.c 'int harness_plan_execute(void); int planted(void); int planted(void) { return harness_plan_execute(); }'
 calls
 is "$rc" 1 "a workload calling the run engine above it: the check fails"
-like "$out" '^layering: workloads/planted\.c calls run_plan_execute \(harness/run\.c\)' "naming it"
+like "$out" '^layering: workloads/planted\.c calls harness_plan_execute \(harness/run\.c\)' "naming it"
 
 objcopy
-plant cmd/planted.c 'int run_latest(void); int planted(void); int planted(void) { return run_latest(); }'
+plant cmd/planted.c 'int store_run_latest(void); int planted(void); int planted(void) { return store_run_latest(); }'
 calls
 is "$rc" 0 "a command calling the store is allowed"
 is "$out" "" "and nothing is said"
 
 objcopy
 printf 'call: lib/planted.c store/runinfo.c  # a reason\n' >> "$TMP/tree/layering.txt"
-plant lib/planted.c 'int run_latest(void); int planted(void); int planted(void) { return run_latest(); }'
+plant lib/planted.c 'int store_run_latest(void); int planted(void); int planted(void) { return store_run_latest(); }'
 calls
 is "$rc" 0 "an upward call kept in layering.txt with its reason passes"
-plant lib/planted2.c 'int run_latest(void); int planted2(void); int planted2(void) { return run_latest(); }'
+plant lib/planted2.c 'int store_run_latest(void); int planted2(void); int planted2(void) { return store_run_latest(); }'
 calls
 is "$rc" 1 "  but it excuses that file only: another lib file calling the store fails"
-like "$out" '^layering: lib/planted2\.c calls run_latest' "  naming the other"
+like "$out" '^layering: lib/planted2\.c calls store_run_latest' "  naming the other"
 objcopy
 printf 'call: lib/planted.c store/sql.c\n' >> "$TMP/tree/layering.txt"
-plant lib/planted.c 'int pm_db_exec(void); int planted(void); int planted(void) { return pm_db_exec(); }'
+plant lib/planted.c 'int store_db_exec(void); int planted(void); int planted(void) { return store_db_exec(); }'
 calls
 is "$rc" 1 "an exception without its reason fails"
 like "$out" 'layering\.txt:[0-9]+ keeps an exception without its reason' "  naming its line"
 objcopy
-# (cmd_list.o calls run_info_load: the call is made, and cmd/ may.)
+# (cmd_list.o calls store_run_info_load: the call is made, and cmd/ may.)
 printf 'call: cmd/cmd_list.c store/runinfo.c  # a call its folders may make anyway\n' >> "$TMP/tree/layering.txt"
 calls
 is "$rc" 1 "an exception for a call the folders' lines allow fails"
@@ -165,13 +167,13 @@ like "$out" '^layering: net/ has no line in layering\.txt' "  naming the folder"
 
 # A call from a folder's subfolder (workloads/chat) is its folder's.
 objcopy
-plant workloads/chat/planted.c 'int run_plan_execute(void); int planted(void); int planted(void) { return run_plan_execute(); }'
+plant workloads/chat/planted.c 'int harness_plan_execute(void); int planted(void); int planted(void) { return harness_plan_execute(); }'
 calls
 is "$rc" 1 "the chat workload calling the run engine fails"
-like "$out" '^layering: workloads/chat/planted\.c calls run_plan_execute \(harness/run\.c\): workloads/' "  naming it"
+like "$out" '^layering: workloads/chat/planted\.c calls harness_plan_execute \(harness/run\.c\): workloads/' "  naming it"
 
 objcopy
-plant lib/planted.c 'int pm_db_exec(void); int planted(void); int planted(void) { return pm_db_exec(); }'
+plant lib/planted.c 'int store_db_exec(void); int planted(void); int planted(void) { return store_db_exec(); }'
 rm "$TMP/tree/lib/planted.c"
 calls
 is "$rc" 0 "an object whose source is gone (a stale build) is not read"
@@ -193,7 +195,7 @@ like "$out" 'circle: planted_a\.c planted_b\.c planted_c\.c ' "naming all three"
 
 objcopy
 plant store/planted_a.c 'int planted_b(void); int planted_a(void); int planted_a(void) { return planted_b(); }'
-plant store/planted_b.c 'int pm_db_exec(void); int planted_b(void); int planted_b(void) { return pm_db_exec(); }'
+plant store/planted_b.c 'int store_db_exec(void); int planted_b(void); int planted_b(void) { return store_db_exec(); }'
 calls
 is "$rc" 0 "a chain of calls in one folder without a circle passes"
 
@@ -213,6 +215,45 @@ plant store/planted_b.c 'int planted_a(void); int planted_b(void); int planted_b
 calls
 is "$rc" 0 "a circle kept in layering.txt with its reason passes"
 
+# Names, from the objects: the first word of an exported name (a
+# function's or a global's) is one folder's; a static one is the file's own.
+objcopy
+plant workloads/planted.c 'int store_planted(void); int store_planted(void) { return 0; }'
+calls
+is "$rc" 1 "a workload exporting a store_ function: the check fails"
+like "$out" '^layering: the name word "store_" is 2 folders'"'"': store/[a-z_]+\.c \(store_[a-z_]+\) and workloads/planted\.c \(store_planted\); a name'"'"'s first word says its folder \(rename all but one'"'"'s\)$' \
+    "  naming a name of each folder"
+is "$(grep -c . <<<"$out")" 1 "  in one line"
+objcopy
+plant cmd/planted_count.c 'int harness_planted_count = 1;'
+plant lib/planted_max.c 'const int harness_planted_max = 3; int harness_planted_n;'
+calls
+is "$rc" 1 "two folders' globals with the harness's word: the check fails"
+like "$out" '^layering: the name word "harness_" is 3 folders'"'"': cmd/planted_count\.c \(harness_planted_count\), harness/[a-z_]+\.c \(harness_[a-z_]+\) and lib/planted_max\.c \(harness_planted_(max|n)\);' \
+    "  naming all three"
+is "$(grep -c . <<<"$out")" 1 "  in one line"
+# Each kind of defined global, read-only data (R), bss (B), common (C),
+# weak (W), an indirect function (i), as nm lists it, counts; a local (t,
+# d, r, b) and a name of the implementation's (_..., as ASan's
+# __odr_asan.NAME) do not.
+for kind in R B C W i; do
+    out=$(printf 'obj/lib/a.o:0000 T store_planted\nobj/cmd/b.o:0000 %s store_planted_x\n' "$kind" |
+          awk -v objdir=obj -f "$ROOT/tools/names.awk"); rc=$?
+    is "$rc:$out" "1:layering: the name word \"store_\" is 2 folders': lib/a.c (store_planted) and cmd/b.c (store_planted_x); a name's first word says its folder (rename all but one's)" \
+        "  a global of nm's kind $kind counts"
+done
+out=$(printf 'obj/lib/a.o:0000 T store_planted\nobj/cmd/b.o:0000 t store_x\nobj/cmd/b.o:0000 d store_y\nobj/cmd/b.o:0000 r store_z\nobj/cmd/b.o:0000 b store_w\nobj/cmd/b.o:0000 D __odr_asan.store_v\nobj/store/c.o:0000 D __odr_asan.cmd_v\nobj/cmd/b.o:         U store_planted\n' |
+      awk -v objdir=obj -f "$ROOT/tools/names.awk"); rc=$?
+is "$rc:$out" "0:" "  locals, the implementation's names and uses do not"
+out=$(printf 'obj/lib/a.o:0000 T zz_a\nobj/cmd/b.o:0000 T zz_b\nobj/lib/a.o:0000 T aa_a\nobj/cmd/b.o:0000 T aa_b\n' |
+      awk -v objdir=obj -f "$ROOT/tools/names.awk" | cut -d'"' -f2 | tr '\n' ' ')
+is "$out" "aa_ zz_ " "  two shared words: a line each, in order"
+objcopy
+plant workloads/planted.c 'static int store_planted(void) { return 0; } int wl_planted(void); int wl_planted(void) { return store_planted(); }'
+calls
+is "$rc" 0 "a static function with another folder's word passes (it is the file's own)"
+is "$out" "" "  saying nothing"
+
 # Printing, from the objects: outside cmd/ no object names stdout or stderr
 # or calls printf and its kin; a helper process's main is kept in
 # layering.txt with its reason. A file of the copy, changed, is built with
@@ -229,7 +270,8 @@ printf 'void planted_say(int n);\nvoid planted_say(int n)\n{\n    printf("%%d\\n
 rebuild reports/plot.c
 calls
 is "$rc" 1 "reports/plot.c calling printf: the check fails"
-like "$out" '^layering: reports/plot\.c uses printf: only cmd/ prints' "  naming the file and the symbol"
+is "$out" "layering: reports/plot.c uses printf: only cmd/ prints (below it: a struct pm_err, or a FILE * the caller gives; a helper process's main: \"print: reports/plot.c  # why\" in layering.txt)" \
+    "  naming the file, the symbol and what to do instead"
 is "$(grep -c . <<<"$out")" 1 "  in one line"
 objcopy
 printf 'void planted_say(const char *s);\nvoid planted_say(const char *s)\n{\n    fputs(s, stderr);\n}\n' >> "$TMP/tree/harness/run.c"
@@ -241,6 +283,7 @@ is "$(grep -c . <<<"$out")" 1 "  in one line"
 printf 'print: harness/run.c  # a reason\n' >> "$TMP/tree/layering.txt"
 calls
 is "$rc" 0 "  kept in layering.txt with its reason, it passes"
+is "$out" "" "  saying nothing"
 objcopy
 plant lib/planted.c '#include <stdio.h>
 void planted(const char *s); void planted(const char *s) { perror(s); puts(s); }'
@@ -254,6 +297,32 @@ calls
 is "$rc" 1 "lib writing to fd 2 with dprintf: the check fails"
 like "$out" '^layering: lib/planted\.c uses (__)?dprintf(_chk)?: ' "  naming it"
 objcopy
+plant lib/planted.c '#include <stdio.h>
+void planted(const char *s); void planted(const char *s) { fputs(s, stdout); }'
+calls
+is "$rc" 1 "lib writing to stdout: the check fails"
+is "$(grep -c . <<<"$out")" 1 "  in one line"
+like "$out" '^layering: lib/planted\.c uses stdout: ' "  naming stdout"
+# A fortified build (Debian's dpkg-buildflags: -O2 -D_FORTIFY_SOURCE=2)
+# turns printf into __printf_chk.
+objcopy
+plant lib/planted.c '#include <stdio.h>
+void planted(int n); void planted(int n) { printf("%d\n", n); }' -O2 -D_FORTIFY_SOURCE=2
+calls
+is "$rc" 1 "lib calling printf, built fortified: the check fails"
+like "$out" '^layering: lib/planted\.c uses __printf_chk: ' "  naming __printf_chk"
+objcopy
+plant lib/planted.c '#include <stdio.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <err.h>
+void planted(int n, const char *f, va_list ap); void planted(int n, const char *f, va_list ap) { if (n == 1) err(1, "x"); if (n == 2) warn("x"); if (n == 3) psignal(n, "x"); if (n == 4) putchar(n); vprintf(f, ap); }' -D_GNU_SOURCE
+calls
+is "$rc" 1 "lib calling err, warn, psignal, putchar and vprintf: the check fails"
+for f in err warn psignal putchar vprintf; do
+    like "$out" "^layering: lib/planted\\.c uses ([a-z_]+ )*$f( |:)" "  naming $f"
+done
+objcopy
 plant reports/planted.c '#include <stdio.h>
 int planted(FILE *f, int n); int planted(FILE *f, int n) { return fprintf(f, "%d\n", n) < 0 ? -1 : fputs("x\n", f); }'
 calls
@@ -264,6 +333,7 @@ plant cmd/planted.c '#include <stdio.h>
 void planted(int n); void planted(int n) { printf("%d\n", n); fputs("x\n", stderr); }'
 calls
 is "$rc" 0 "a command printing is allowed"
+is "$out" "" "  saying nothing"
 objcopy
 sed -i '/^print: harness\/sibling_main\.c /d' "$TMP/tree/layering.txt"
 calls
@@ -273,17 +343,17 @@ objcopy
 sed -i 's|^\(print: harness/sibling_main\.c\) .*|\1|' "$TMP/tree/layering.txt"
 calls
 is "$rc" 1 "a print exception without its reason fails"
-like "$out" 'layering\.txt:[0-9]+ keeps an exception without its reason \(accepted: print: FILE  # why\)' "  naming its line"
+is "$out" "layering: layering.txt:$(grep -n '^print: harness/sibling_main\.c$' "$TMP/tree/layering.txt" | cut -d: -f1) keeps an exception without its reason (accepted: print: FILE  # why)" "  naming its line"
 objcopy
 printf 'print: reports/plot.c  # once needed\n' >> "$TMP/tree/layering.txt"
 calls
 is "$rc" 1 "a print exception for a file that prints nothing fails"
-like "$out" 'layering\.txt:[0-9]+ keeps print: reports/plot\.c, which writes to no standard stream' "  naming it"
+is "$out" "layering: layering.txt:$(wc -l < "$TMP/tree/layering.txt") keeps print: reports/plot.c, which writes to no standard stream (remove it)" "  naming it and its line"
 objcopy
 printf 'print: cmd/main.c  # a command\n' >> "$TMP/tree/layering.txt"
 calls
 is "$rc" 1 "a print exception for a command fails"
-like "$out" 'keeps print: cmd/main\.c, which cmd/ may do anyway' "  naming it"
+is "$out" "layering: layering.txt:$(wc -l < "$TMP/tree/layering.txt") keeps print: cmd/main.c, which cmd/ may do anyway (remove it)" "  naming it and its line"
 
 # Function lengths, from the sources.
 long() {  # long LINES: a function of that many lines, first to last brace line
@@ -382,9 +452,9 @@ is "$out" "" "  and says nothing"
 # literal that begins with a statement's first word and a space fails
 # where it is written.
 objcopy
-plant store/planted_sql.c 'struct pm_db; struct pm_err; int pm_db_exec(struct pm_db *db, const char *q, struct pm_err *err);
+plant store/planted_sql.c 'struct pm_db; struct pm_err; int store_db_exec(struct pm_db *db, const char *q, struct pm_err *err);
 int store_run_sql(struct pm_db *db, const char *q, struct pm_err *err);
-int store_run_sql(struct pm_db *db, const char *q, struct pm_err *err) { return pm_db_exec(db, q, err); }'
+int store_run_sql(struct pm_db *db, const char *q, struct pm_err *err) { return store_db_exec(db, q, err); }'
 plant reports/planted.c 'struct pm_db; struct pm_err; int store_run_sql(struct pm_db *db, const char *q, struct pm_err *err);
 int planted(struct pm_db *db, struct pm_err *err);
 int planted(struct pm_db *db, struct pm_err *err)
@@ -451,12 +521,12 @@ is "$rc" 1 "reports calling SQLite, seen in its object: the check fails"
 is "$out" "layering: reports/planted.c calls sqlite3_threadsafe (SQLite): only store/ speaks SQL" \
     "  one line naming the file and the symbol"
 objcopy
-plant cmd/planted.c 'int pm_db_exec(void); int planted(void); int planted(void) { return pm_db_exec(); }'
+plant cmd/planted.c 'int store_db_exec(void); int planted(void); int planted(void) { return store_db_exec(); }'
 calls
-is "$rc" 1 "a command running SQL through store's pm_db_exec: the check fails"
-is "$out" "layering: cmd/planted.c calls pm_db_exec (store/sql.c): only store/ speaks SQL" "  naming it"
+is "$rc" 1 "a command running SQL through store's store_db_exec: the check fails"
+is "$out" "layering: cmd/planted.c calls store_db_exec (store/sql.c): only store/ speaks SQL" "  naming it"
 objcopy
-plant store/planted.c 'int sqlite3_threadsafe(void); int pm_db_exec(void); int planted(void); int planted(void) { return sqlite3_threadsafe() + pm_db_exec(); }'
+plant store/planted.c 'int sqlite3_threadsafe(void); int store_db_exec(void); int planted(void); int planted(void) { return sqlite3_threadsafe() + store_db_exec(); }'
 calls
 is "$rc" 0 "a store file calling SQLite and the statement helpers passes"
 

@@ -81,7 +81,7 @@ static int skeleton_run_group(struct runner *r, int group, const struct suite_ru
     const struct skeleton_keys *k = r->p->backend_state;
     if (k->loud)
         exp_say(r->ev, EXP_LOG, "pressmark: skeleton: kernel %s's cells here\n", r->p->groups[group].kernel);
-    if (kv_set(&r->kernel_meta[group], "skeleton.note", k->note) < 0) {
+    if (pm_kv_set(&r->kernel_meta[group], "skeleton.note", k->note) < 0) {
         exp_say(r->ev, EXP_LOG, "pressmark suite run: out of memory\n");
         return 2;
     }

@@ -60,7 +60,7 @@ static int find(char *tok, struct pm_err *err)
     snprintf(sys, sizeof sys, "%s/sys", dir);
     snprintf(dev, sizeof dev, "%s/dev", dir);
     err->msg[0] = '\0';
-    return guest_token_find(sys, dev, tok, 600, err);
+    return lava_guest_token_find(sys, dev, tok, 600, err);
 }
 
 static void test_guest_disk(void)

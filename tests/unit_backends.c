@@ -21,8 +21,8 @@ static void registry(void)
         ok(exp_backend_find(b->name) == b, "backend %s is found by its name", b->name);
         for (const struct opt *o = b->options; o && o->type != OPT_END; o++) {
             ok(!suite_plan_core_key(o->name), "%s's key %s is no suite key", b->name, o->name);
-            ok(!opt_find(pm_run_options, o->name), "%s's key %s is no run option", b->name, o->name);
-            ok(!opt_find(pm_env_options, o->name), "%s's key %s is no env option", b->name, o->name);
+            ok(!opt_find(exp_run_options, o->name), "%s's key %s is no run option", b->name, o->name);
+            ok(!opt_find(exp_env_options, o->name), "%s's key %s is no env option", b->name, o->name);
         }
     }
 }

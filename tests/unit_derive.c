@@ -10,7 +10,7 @@ static void feed(struct series_table *t, proc_parse_fn fn, const char *path, con
     size_t len;
     char *buf = slurp(path, &len);
     struct table_sink ts;
-    table_sink_init(&ts, t);
+    pm_table_sink_init(&ts, t);
     fn(buf, len, prefix, &ts.base);
     free(buf);
 }
@@ -162,7 +162,7 @@ int main(void)
     /* cgroup: peak from the largest sample, OOM kills from the last. */
     series_table_init(&t);
     struct table_sink ts;
-    table_sink_init(&ts, &t);
+    pm_table_sink_init(&ts, &t);
     long long usage[] = { 1000, 67108864, 5000 };
     for (int i = 0; i < 3; i++)
         ts.base.put(&ts.base, "memcg.memory.current", 20, (struct pm_value){ .kind = PM_INT, .i = usage[i] });
@@ -177,7 +177,7 @@ int main(void)
     /* cgroup v1: the swap peak from memory.stat's total_swap, the largest
      * sample, not the last (swap-ins bring it down by the run's end). */
     series_table_init(&t);
-    table_sink_init(&ts, &t);
+    pm_table_sink_init(&ts, &t);
     long long swapped[] = { 0, 52428800, 4096 };
     for (int i = 0; i < 3; i++)
         ts.base.put(&ts.base, "memcg.memory.stat.total_swap", 28, (struct pm_value){ .kind = PM_INT, .i = swapped[i] });

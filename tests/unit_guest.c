@@ -30,18 +30,18 @@ static void guest_run_uuid(struct pm_db *db, const char *label, const char *work
     }
     struct kv_list meta = { 0 };
     if (suite_uuid) {
-        kv_set(&meta, "suite.uuid", suite_uuid);
-        kv_set(&meta, "suite.round", "1");
+        pm_kv_set(&meta, "suite.uuid", suite_uuid);
+        pm_kv_set(&meta, "suite.round", "1");
     }
     if (cell)
-        kv_set(&meta, "suite.cell_index", cell);
+        pm_kv_set(&meta, "suite.cell_index", cell);
     struct run_record rec = { .status = status, .meta = &meta };
     if (strcmp(status, "running") == 0 ? store_run_meta(db, row.id, &meta, &err) < 0
                                        : store_run_end(db, row.id, &rec, &err) < 0) {
         printf("Bail out! %s\n", err.msg);
         exit(1);
     }
-    kv_free(&meta);
+    pm_kv_free(&meta);
     if (uuid)
         snprintf(uuid, 40, "%s", row.uuid);
     usleep(1000);   /* started_ns orders them */
@@ -82,8 +82,8 @@ int main(void)
     struct pm_db host, guest;
     struct pm_err err;
     struct machine_info mi;
-    ok(pm_db_open(&host, host_path, true, &err) == 0 && pm_db_open(&guest, guest_path, true, &err) == 0 &&
-       machine_read(&mi, &err) == 0 && (mid = machine_store(&guest, &mi, &err)) > 0, "a host and a guest database");
+    ok(store_db_open(&host, host_path, true, &err) == 0 && store_db_open(&guest, guest_path, true, &err) == 0 &&
+       pm_machine_read(&mi, &err) == 0 && (mid = store_machine(&guest, &mi, &err)) > 0, "a host and a guest database");
     struct suite_rec s = { .name = "g", .path = "g.ini", .digest = "d", .text = strdup("x"), .seed = 1 };
     ok(suites_create(&host, &s, &err) == 0, "the host's suite %s", s.uuid);
     const char *S = s.uuid;
@@ -109,13 +109,13 @@ int main(void)
     guest_run(&guest, "c1", "record", "ok", S, "1");
     char sql[256];
     snprintf(sql, sizeof sql, "UPDATE run SET uuid = '%sjunk' WHERE id = (SELECT max(id) FROM run)", other_cell);
-    ok(pm_db_exec(&guest, sql, &err) == 0, "a run whose UUID is another's and more");
+    ok(store_db_exec(&guest, sql, &err) == 0, "a run whose UUID is another's and more");
 
     const struct guest_cell cells[] = {
         { true, 2, "c0", "record" }, { true, 2, "c1", "record" }, { false, 2, "c2", "record" },
     };
     struct guest_selection sel;
-    ok(guest_runs_select(guest_path, S, cells, 3, &sel, &err) == 0, "the guest's runs are read (%s)", err.msg);
+    ok(store_guest_runs_select(guest_path, S, cells, 3, &sel, &err) == 0, "the guest's runs are read (%s)", err.msg);
     is_num(sel.n, 3, 0, "three runs are taken: two of cell 0, one of cell 1");
     ok(sel.n == 3 && taken(&sel, first) && taken(&sel, second) && !taken(&sel, third) && taken(&sel, last),
        "the first two of cell 0 (ok and failed, the third refused) and cell 1's aborted run");
@@ -146,7 +146,7 @@ int main(void)
 
     /* A run that claims to be of the suite reached the host another way
      * (a manual merge): a boot never adopts it. */
-    mid = machine_store(&host, &mi, &err);
+    mid = store_machine(&host, &mi, &err);
     guest_run(&host, "c0", "record", "ok", S, "0");
     if (sel.n != 3) {
         printf("Bail out! %zu runs taken, not 3\n", sel.n);
@@ -163,28 +163,28 @@ int main(void)
     ok(suites_adopt_runs(&host, s.id, adopt, 3, &adopted, &err) == 0, "and are adopted (%s)", err.msg);
     is_num(adopted, 3, 0, "all three, and not the run that only claims to be the suite's");
     sqlite3_stmt *st;
-    pm_db_prepare(&host, &st, "SELECT count(*) FROM run", &err);
+    store_db_prepare(&host, &st, "SELECT count(*) FROM run", &err);
     ok(sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 4, "the host holds its own run and the three");
     sqlite3_finalize(st);
-    pm_db_prepare(&host, &st, "SELECT group_concat(cell) FROM (SELECT cell FROM suite_run ORDER BY seq)", &err);
-    ok(sqlite3_step(st) == SQLITE_ROW && strcmp(pm_col_text(st, 0), "0,0,1") == 0, "in cells 0, 0 and 1 (%s)",
-       pm_col_text(st, 0));
+    store_db_prepare(&host, &st, "SELECT group_concat(cell) FROM (SELECT cell FROM suite_run ORDER BY seq)", &err);
+    ok(sqlite3_step(st) == SQLITE_ROW && strcmp(store_col_text(st, 0), "0,0,1") == 0, "in cells 0, 0 and 1 (%s)",
+       store_col_text(st, 0));
     sqlite3_finalize(st);
 
     /* A guest's schema that compares keys without case would let another
      * key stand for the cell index: such a database is refused. */
-    ok(pm_db_exec(&guest, "CREATE TABLE rm2 (run_id INTEGER NOT NULL, key TEXT NOT NULL COLLATE NOCASE,"
+    ok(store_db_exec(&guest, "CREATE TABLE rm2 (run_id INTEGER NOT NULL, key TEXT NOT NULL COLLATE NOCASE,"
                           " value TEXT NOT NULL, PRIMARY KEY (run_id, key)) WITHOUT ROWID;"
                           " INSERT INTO rm2 SELECT * FROM run_meta; DROP TABLE run_meta;"
                           " ALTER TABLE rm2 RENAME TO run_meta", &err) == 0, "a guest's run_meta with COLLATE NOCASE");
     struct guest_selection sel2;
-    ok(guest_runs_select(guest_path, S, cells, 3, &sel2, &err) < 0 && strstr(err.msg, "declares collations"),
+    ok(store_guest_runs_select(guest_path, S, cells, 3, &sel2, &err) < 0 && strstr(err.msg, "declares collations"),
        "is refused whole (%s)", err.msg);
 
-    guest_selection_free(&sel);
-    suite_rec_free(&s);
-    pm_db_close(&host);
-    pm_db_close(&guest);
+    store_guest_selection_free(&sel);
+    store_suite_rec_free(&s);
+    store_db_close(&host);
+    store_db_close(&guest);
     pm_remove_all(dir);
     return done_testing();
 }

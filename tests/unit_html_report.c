@@ -10,7 +10,7 @@
 #include "store/machines.h"
 #include "store/runs.h"
 
-/* The listing of the runs (store/runinfo.c's run_list_each): what the
+/* The listing of the runs (store/runinfo.c's store_run_list_each): what the
  * progress handler interrupts, and nothing else. */
 static const char listing[] = "SELECT id FROM run WHERE (?1 IS NULL OR label = ?1)";
 static int interrupted;
@@ -84,8 +84,8 @@ int main(void)
     struct pm_err err;
     struct machine_info mi;
     int64_t mid = 0;
-    if (!ok(pm_db_open(&db, path, true, &err) == 0 && machine_read(&mi, &err) == 0 &&
-            (mid = machine_store(&db, &mi, &err)) > 0, "a database")) {
+    if (!ok(store_db_open(&db, path, true, &err) == 0 && pm_machine_read(&mi, &err) == 0 &&
+            (mid = store_machine(&db, &mi, &err)) > 0, "a database")) {
         printf("Bail out! %s\n", err.msg);
         return 1;
     }
@@ -110,7 +110,7 @@ int main(void)
     snprintf(tmp, sizeof tmp, "%s.new", page);
     ok(!exists(page) && !exists(tmp), "  and leaves no page");
 
-    pm_db_close(&db);
+    store_db_close(&db);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0)
         printf("# %s left\n", dir);

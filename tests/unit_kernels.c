@@ -45,14 +45,14 @@ int main(void)
 
     struct kv_list m = { 0 };
     is_num(kconfig_mm(config, &m), 7, 0, "seven memory-management options found");
-    is_str(kv_get(&m, "kconfig.CONFIG_LRU_GEN"), "y", "CONFIG_LRU_GEN=y");
-    is_str(kv_get(&m, "kconfig.CONFIG_LRU_GEN_ENABLED"), "n", "'is not set' reads as n");
-    is_str(kv_get(&m, "kconfig.CONFIG_ZSWAP_COMPRESSOR_DEFAULT"), "lz4", "a string without its quotes");
-    is_str(kv_get(&m, "kconfig.CONFIG_HZ"), "250", "a number");
-    ok(!kv_get(&m, "kconfig.CONFIG_ZSWAPPY"), "a name that only starts like an option is not one");
-    ok(!kv_get(&m, "kconfig.CONFIG_NET"), "networking is not memory management");
-    ok(!kv_get(&m, "kconfig.CONFIG_KSM"), "a malformed 'not set' line is ignored");
-    kv_free(&m);
+    is_str(pm_kv_get(&m, "kconfig.CONFIG_LRU_GEN"), "y", "CONFIG_LRU_GEN=y");
+    is_str(pm_kv_get(&m, "kconfig.CONFIG_LRU_GEN_ENABLED"), "n", "'is not set' reads as n");
+    is_str(pm_kv_get(&m, "kconfig.CONFIG_ZSWAP_COMPRESSOR_DEFAULT"), "lz4", "a string without its quotes");
+    is_str(pm_kv_get(&m, "kconfig.CONFIG_HZ"), "250", "a number");
+    ok(!pm_kv_get(&m, "kconfig.CONFIG_ZSWAPPY"), "a name that only starts like an option is not one");
+    ok(!pm_kv_get(&m, "kconfig.CONFIG_NET"), "networking is not memory management");
+    ok(!pm_kv_get(&m, "kconfig.CONFIG_KSM"), "a malformed 'not set' line is ignored");
+    pm_kv_free(&m);
 
     /* A bzImage's header: the boot flag, HdrS and the version string's
      * offset, as arch/x86/boot/header.S lays them out. */

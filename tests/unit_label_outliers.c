@@ -11,7 +11,7 @@ static void add_run(struct run_info *ri, const char *workload, const char *metri
     snprintf(ri->workload, sizeof ri->workload, "%s", workload);
     snprintf(ri->status, sizeof ri->status, "ok");
     if (metric_set_put(&ri->metrics, metric, v, "s", PM_LOWER) < 0 ||
-        (headline && kv_set(&ri->meta, "headline", headline) < 0))
+        (headline && pm_kv_set(&ri->meta, "headline", headline) < 0))
         abort();
 }
 
@@ -36,7 +36,7 @@ int main(void)
 #endif
     for (size_t i = 0; i < 6; i++) {
         metric_set_free(&runs[i].metrics);
-        kv_free(&runs[i].meta);
+        pm_kv_free(&runs[i].meta);
     }
     return done_testing();
 }

@@ -1030,12 +1030,12 @@ static struct lava_job_rec stored_rec(void)
     return rec;
 }
 
-/* rec refused by lava_stored_check with a message holding want. */
+/* rec refused by exp_lava_stored_check with a message holding want. */
 static void stored_refused(const struct lava_job_rec *rec, const char *uuid, const char *want, const char *what)
 {
     struct pm_err err = { "" };
     char name[300] = "untouched";
-    ok(lava_stored_check(&stored_plan, 1, uuid, rec, name, sizeof name, &err) == -1 && strstr(err.msg, want) &&
+    ok(exp_lava_stored_check(&stored_plan, 1, uuid, rec, name, sizeof name, &err) == -1 && strstr(err.msg, want) &&
        strstr(err.msg, "lava_job of suite 1, kernel 0, attempt 1") && !strchr(err.msg, '\x1b') &&
        !strchr(err.msg, '\n') && strcmp(name, "untouched") == 0, "%s: refused (%s)", what, err.msg);
 }
@@ -1090,20 +1090,20 @@ static void test_stored_check(void)
     struct lava_job_rec rec = stored_rec();
     struct pm_err err = { "" };
     char name[300] = "";
-    ok(lava_stored_check(&stored_plan, 1, UUID, &rec, name, sizeof name, &err) == 0 &&
+    ok(exp_lava_stored_check(&stored_plan, 1, UUID, &rec, name, sizeof name, &err) == 0 &&
        strcmp(name, "pressmark/results-" UUID "-kernel0-" HEX ".tar") == 0, "a stored job as pressmark made it: %s (%s)",
        name, err.msg);
     snprintf(stored_keys.artifacts, sizeof stored_keys.artifacts, "http://127.0.0.1:1/store/");
-    ok(lava_stored_check(&stored_plan, 1, UUID, &rec, name, sizeof name, &err) == 0, "also under a store URL ending "
+    ok(exp_lava_stored_check(&stored_plan, 1, UUID, &rec, name, sizeof name, &err) == 0, "also under a store URL ending "
        "in '/' (%s)", err.msg);
     snprintf(stored_keys.artifacts, sizeof stored_keys.artifacts, "http://127.0.0.1:1/store");
     char made[300], url[400];
-    ok(lava_results_name(UUID, 3, made, sizeof made, &err) == 0 && strlen(made) == strlen(name), "a new results "
+    ok(exp_lava_results_name(UUID, 3, made, sizeof made, &err) == 0 && strlen(made) == strlen(name), "a new results "
        "name: %s", made);
     rec.group = 3;
-    lava_store_url(stored_keys.artifacts, made, url, sizeof url);
+    exp_lava_store_url(stored_keys.artifacts, made, url, sizeof url);
     snprintf(rec.results_url, sizeof rec.results_url, "%s", url);
-    ok(lava_stored_check(&stored_plan, 1, UUID, &rec, name, sizeof name, &err) == 0 && strcmp(name, made) == 0,
+    ok(exp_lava_stored_check(&stored_plan, 1, UUID, &rec, name, sizeof name, &err) == 0 && strcmp(name, made) == 0,
        "  taken back as it was made (%s)", err.msg);
     static const char *const labs[] = { "http://evil/", "http://127.0.0.1:1/lava", "http://127.0.0.1:1/lava/ ",
                                         "http://lab@127.0.0.1:1/lava/", "" };
@@ -1133,19 +1133,19 @@ static void test_stored_same(void)
     struct lava_job_rec rec = stored_rec();
     struct pm_err err = { "" };
     rec.definition = "a: 1\nvisibility: \"public\"\nc: 3\n";
-    ok(lava_stored_same(&stored_plan, 1, &rec, "a: 1\nvisibility: \"public\"\nc: 3\n", &err) == 0,
+    ok(exp_lava_stored_same(&stored_plan, 1, &rec, "a: 1\nvisibility: \"public\"\nc: 3\n", &err) == 0,
        "a stored definition equal to the one made now");
-    ok(lava_stored_same(&stored_plan, 1, &rec, "a: 1\nvisibility: \"personal\"\nc: 3\n", &err) == -1 &&
+    ok(exp_lava_stored_same(&stored_plan, 1, &rec, "a: 1\nvisibility: \"personal\"\nc: 3\n", &err) == -1 &&
        strstr(err.msg, "lava_job of suite 1, kernel 0, attempt 1: its definition is not the one s.ini makes now "
               "(line 2: 'visibility: \"public\"' where it makes 'visibility: \"personal\"'); refused, nothing sent"),
        "one that differs: the line named: %s", err.msg);
-    ok(lava_stored_same(&stored_plan, 1, &rec, "a: 1\nvisibility: \"public\"\nc: 3\nd: 4\n", &err) == -1 &&
+    ok(exp_lava_stored_same(&stored_plan, 1, &rec, "a: 1\nvisibility: \"public\"\nc: 3\nd: 4\n", &err) == -1 &&
        strstr(err.msg, "(line 4: '' where it makes 'd: 4')"), "one the made one is longer than: %s", err.msg);
     rec.definition = "a: 1\n\x1b[2Jactions: []\n";
-    ok(lava_stored_same(&stored_plan, 1, &rec, "a: 1\nb: 2\n", &err) == -1 && strstr(err.msg, "line 2: '\\x1b[2J") &&
+    ok(exp_lava_stored_same(&stored_plan, 1, &rec, "a: 1\nb: 2\n", &err) == -1 && strstr(err.msg, "line 2: '\\x1b[2J") &&
        !strchr(err.msg, '\x1b'), "its escape quoted: %s", err.msg);
     rec.definition = NULL;
-    ok(lava_stored_same(&stored_plan, 1, &rec, "a: 1\n", &err) == -1, "none stored: refused (%s)", err.msg);
+    ok(exp_lava_stored_same(&stored_plan, 1, &rec, "a: 1\n", &err) == -1, "none stored: refused (%s)", err.msg);
 }
 
 static void test_with_server(void)

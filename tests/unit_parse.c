@@ -10,7 +10,7 @@ static int parse_file(proc_parse_fn fn, const char *path, const char *prefix)
     size_t len;
     char *buf = slurp(path, &len);
     struct table_sink ts;
-    table_sink_init(&ts, &tbl);
+    pm_table_sink_init(&ts, &tbl);
     int n = fn(buf, len, prefix, &ts.base);
     free(buf);
     return n;
@@ -131,7 +131,7 @@ int main(void)
     is_num(last("buddyinfo.unusable_o9_permille"), 85, 0, "unusable for order 9: (free - in blocks of order >= 9) / free");
     {
         struct table_sink none;
-        table_sink_init(&none, &tbl);
+        pm_table_sink_init(&none, &tbl);
         ok(parse_buddyinfo("nothing\n", 8, "buddyinfo", &none.base) < 0, "text without zones is not buddyinfo");
     }
     reset();
@@ -147,7 +147,7 @@ int main(void)
     static const char low[] = "Node 0, zone   Normal\n  pages free     100\n        min      150\n"
                               "        low      200\n        high     250\n        managed  5000\n";
     struct table_sink ts;
-    table_sink_init(&ts, &tbl);
+    pm_table_sink_init(&ts, &tbl);
     parse_zoneinfo(low, sizeof low - 1, "z", &ts.base);
     is_num(last("z.node0.Normal.below_low"), 100, 0, "100 free under a low of 200: 100 below low");
     is_num(last("z.node0.Normal.below_min"), 50, 0, "and 50 below min");

@@ -25,19 +25,19 @@ static void taken(void)
     snprintf(sys, sizeof sys, "%s/sys", root);
     snprintf(p, sizeof p, "%s/sys/module", root);
     ok(mkdir(dev, 0700) == 0 && mkdir(sys, 0700) == 0 && mkdir(p, 0700) == 0, "decoy /dev and /sys/module");
-    ok(pm_ramdisk_taken(root, why, sizeof why) == 0, "no brd and no /dev/ram0: a ramdisk may be made");
+    ok(ramdisk_taken(root, why, sizeof why) == 0, "no brd and no /dev/ram0: a ramdisk may be made");
     snprintf(p, sizeof p, "%s/sys/module/brd", root);
-    ok(mkdir(p, 0700) == 0 && pm_ramdisk_taken(root, why, sizeof why) < 0, "a brd in /sys/module is refused");
+    ok(mkdir(p, 0700) == 0 && ramdisk_taken(root, why, sizeof why) < 0, "a brd in /sys/module is refused");
     ok(strstr(why, "brd is loaded already") && strstr(why, "only a brd it loaded itself"), "  saying whose it may be: %s",
        why);
     rmdir(p);
     snprintf(p, sizeof p, "%s/dev/ram0", root);
     FILE *f = fopen(p, "w");
-    ok(f && fclose(f) == 0 && pm_ramdisk_taken(root, why, sizeof why) < 0, "a /dev/ram0 without brd is refused");
+    ok(f && fclose(f) == 0 && ramdisk_taken(root, why, sizeof why) < 0, "a /dev/ram0 without brd is refused");
     ok(strstr(why, "/dev/ram0 exists already") != NULL, "  saying so: %s", why);
     unlink(p);
     snprintf(p, sizeof p, "%s/dev/ram0", root);
-    ok(symlink("/dev/null", p) == 0 && pm_ramdisk_taken(root, why, sizeof why) < 0, "  and so is a link there");
+    ok(symlink("/dev/null", p) == 0 && ramdisk_taken(root, why, sizeof why) < 0, "  and so is a link there");
     unlink(p);
     snprintf(p, sizeof p, "%s/sys/module", root);
     rmdir(p);
@@ -49,18 +49,18 @@ static void taken(void)
 static void rooms(void)
 {
     const uint64_t M = 1ull << 20;
-    is_num(pm_ramdisk_room(64 * M), 54 * M, 0, "64M: 2M of tables, 4M of the rest, a 4M journal");
-    is_num(pm_ramdisk_room(448 * M), 448 * M - 14 * M - 4 * M - 16 * M, 0, "448M: a 16M journal");
-    is_num(pm_ramdisk_room(3ull << 30), (3ull << 30) - 96 * M - 4 * M - 64 * M, 0, "3G: a 64M journal");
-    is_num(pm_ramdisk_room(108ull << 30), (108ull << 30) - (108ull << 30) / 32 - 4 * M - (1ull << 30), 0,
+    is_num(ramdisk_room(64 * M), 54 * M, 0, "64M: 2M of tables, 4M of the rest, a 4M journal");
+    is_num(ramdisk_room(448 * M), 448 * M - 14 * M - 4 * M - 16 * M, 0, "448M: a 16M journal");
+    is_num(ramdisk_room(3ull << 30), (3ull << 30) - 96 * M - 4 * M - 64 * M, 0, "3G: a 64M journal");
+    is_num(ramdisk_room(108ull << 30), (108ull << 30) - (108ull << 30) / 32 - 4 * M - (1ull << 30), 0,
            "the cover letter's 108G: a 1G journal at most");
-    is_num(pm_ramdisk_room(4 * M), 0, 0, "less than the tables take: no room");
+    is_num(ramdisk_room(4 * M), 0, 0, "less than the tables take: no room");
     /* The smallest ramdisk for a file holds it, and a MiB less does not
      * (above the smallest ramdisk of all). */
     const uint64_t files[] = { 1, 10 * M, 54 * M, 55 * M, 96 * M, 352 * M, 2816 * M, 16ull << 30, 99ull << 30 };
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-        uint64_t s = pm_ramdisk_for(files[i]);
-        ok(s % M == 0 && pm_ramdisk_room(s) >= files[i] && (s == PM_RAMDISK_MIN || pm_ramdisk_room(s - M) < files[i]),
+        uint64_t s = ramdisk_for(files[i]);
+        ok(s % M == 0 && ramdisk_room(s) >= files[i] && (s == PM_RAMDISK_MIN || ramdisk_room(s - M) < files[i]),
            "a file of %llu bytes: %llu MiB, the smallest that holds it", (unsigned long long)files[i],
            (unsigned long long)(s / M));
     }

@@ -76,10 +76,10 @@ int main(void)
 
     struct pm_db db;
     struct pm_err err;
-    ok(pm_db_open(&db, db_path, true, &err) == 0, "a fresh database");
+    ok(store_db_open(&db, db_path, true, &err) == 0, "a fresh database");
     struct machine_info mi;
-    machine_read(&mi, &err);
-    int64_t mid = machine_store(&db, &mi, &err), run_id = 0;
+    pm_machine_read(&mi, &err);
+    int64_t mid = store_machine(&db, &mi, &err), run_id = 0;
     struct run_row row = { .label = "old", .workload = "record", .params = "", .interval_ns = 10000000 };
     ok(mid > 0 && store_run_begin(&db, mid, &row, &err) == 0 && (run_id = row.id) > 0, "a run row");
     struct sampler s;
@@ -105,12 +105,12 @@ int main(void)
         src[i] = (struct run_source){ ss.cols[i].source, ss.cols[i].path, ss.cols[i].note, ss.cols[i].ticks };
     ok(store_run_end(&db, run_id, &(struct run_record){ .status = "ok", .sources = src, .nsources = ss.n < 16 ? ss.n : 16 }, &err) == 0, "the run is stored");
     sqlite3_stmt *q;
-    pm_db_prepare(&db, &q, "SELECT count(*) FROM run_source WHERE run_id = ? AND note LIKE 'absent:%'", &err);
+    store_db_prepare(&db, &q, "SELECT count(*) FROM run_source WHERE run_id = ? AND note LIKE 'absent:%'", &err);
     sqlite3_bind_int64(q, 1, run_id);
     sqlite3_step(q);
     is_num(sqlite3_column_int(q, 0), 3, 0, "the absent sources are noted in the run's record");
     sqlite3_finalize(q);
-    pm_db_prepare(&db, &q, "SELECT count(*) FROM sample WHERE run_id = ? AND name = 'meminfo.LowFree'", &err);
+    store_db_prepare(&db, &q, "SELECT count(*) FROM sample WHERE run_id = ? AND name = 'meminfo.LowFree'", &err);
     sqlite3_bind_int64(q, 1, run_id);
     sqlite3_step(q);
     is_num(sqlite3_column_int(q, 0), (double)st.ticks, 0, "every tick holds the 2.6 kernel's LowFree");
@@ -118,7 +118,7 @@ int main(void)
     sampler_free(&s);
     tick_store_close(&ts);
     sources_close(&ss);
-    pm_db_close(&db);
+    store_db_close(&db);
     static const char *files[] = { "stat", "vmstat", "meminfo", "results.db", "results.db-wal", "results.db-shm" };
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, files[i]);

@@ -269,7 +269,7 @@ static void not_a_child(void)
 int main(void)
 {
     /* As pressmark does: the signals a wait takes are blocked in every
-     * thread (run_block_signals), the children start with none blocked. */
+     * thread (harness_block_signals), the children start with none blocked. */
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGCHLD);

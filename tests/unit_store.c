@@ -1,6 +1,6 @@
 /* What store/ promises its callers of a read and a write, held against
  * another connection writing meanwhile and a write that fails half-way:
- * run_list_each hands over the runs as one read saw them, the list and
+ * store_run_list_each hands over the runs as one read saw them, the list and
  * every run read in it (a run removed or added since is not seen), and
  * bisects_create keeps all or nothing, no id of a row rolled back. */
 #include "tests/tap.h"
@@ -44,7 +44,7 @@ static int each(void *ctx, int64_t id, struct pm_err *err)
         char sql[96];
         snprintf(sql, sizeof sql, "DELETE FROM run WHERE id = %lld", (long long)s->drop);
         struct pm_err werr;
-        if (pm_db_exec(s->other, sql, &werr) < 0)
+        if (store_db_exec(s->other, sql, &werr) < 0)
             printf("# the other connection's delete: %s\n", werr.msg);
         add_run(s->other, "added");
     }
@@ -52,10 +52,10 @@ static int each(void *ctx, int64_t id, struct pm_err *err)
         return pm_errf(err, "too many runs");
     s->ids[s->n] = id;
     struct run_info ri;
-    if (run_info_load(s->db, id, &ri, err) == 0) {
+    if (store_run_info_load(s->db, id, &ri, err) == 0) {
         snprintf(s->labels[s->n], sizeof s->labels[0], "%s", ri.label);
         s->loaded++;
-        run_info_free(&ri);
+        store_run_info_free(&ri);
     }
     s->n++;
     if (s->fail_at && (int)s->n == s->fail_at)
@@ -67,63 +67,63 @@ static void one_read(const char *path)
 {
     struct pm_db db, other;
     struct pm_err err;
-    ok(pm_db_open(&db, path, false, &err) == 0 && pm_db_open(&other, path, false, &err) == 0,
+    ok(store_db_open(&db, path, false, &err) == 0 && store_db_open(&other, path, false, &err) == 0,
        "two connections to one database");
     int64_t a = add_run(&db, "a"), b = add_run(&db, "b"), c = add_run(&db, "c");
     struct seen s = { .db = &db, .other = &other, .drop = b };
-    int rc = run_list_each(&db, &(struct run_filter){ 0 }, each, &s, &err);
+    int rc = store_run_list_each(&db, &(struct run_filter){ 0 }, each, &s, &err);
     ok(rc == 0, "the list of every run is read%s%s", rc == 0 ? "" : ": ", rc == 0 ? "" : err.msg);
     ok(s.n == 3 && s.ids[0] == a && s.ids[1] == b && s.ids[2] == c,
        "the runs as the list began, by id: the one added meanwhile is not among them (%zu runs)", s.n);
     ok(s.loaded == 3 && strcmp(s.labels[1], "b") == 0,
        "each read whole in the list's read, the one removed meanwhile too (%zu of %zu)", s.loaded, s.n);
     struct run_info ri;
-    ok(run_info_load(&db, b, &ri, &err) < 0, "after the list, the removed run is gone");
+    ok(store_run_info_load(&db, b, &ri, &err) < 0, "after the list, the removed run is gone");
 
     struct seen again = { .db = &db };
-    ok(run_list_each(&db, &(struct run_filter){ 0 }, each, &again, &err) == 0 && again.n == 3 &&
+    ok(store_run_list_each(&db, &(struct run_filter){ 0 }, each, &again, &err) == 0 && again.n == 3 &&
        again.ids[1] == c && again.ids[2] > c && strcmp(again.labels[2], "added") == 0,
        "a new list sees the other connection's writes");
     struct seen one = { .db = &db };
-    ok(run_list_each(&db, &(struct run_filter){ .label = "c" }, each, &one, &err) == 0 && one.n == 1 &&
+    ok(store_run_list_each(&db, &(struct run_filter){ .label = "c" }, each, &one, &err) == 0 && one.n == 1 &&
        one.ids[0] == c, "a label's runs only");
     struct seen stop = { .db = &db, .stop_at = 1 };
-    ok(run_list_each(&db, &(struct run_filter){ 0 }, each, &stop, &err) == 0 && stop.n == 1,
+    ok(store_run_list_each(&db, &(struct run_filter){ 0 }, each, &stop, &err) == 0 && stop.n == 1,
        "a callback that has what it wanted (1) ends the list, which is no error");
     struct seen fail = { .db = &db, .fail_at = 2 };
     err.msg[0] = 0;
-    ok(run_list_each(&db, &(struct run_filter){ 0 }, each, &fail, &err) < 0 && fail.n == 2 &&
+    ok(store_run_list_each(&db, &(struct run_filter){ 0 }, each, &fail, &err) < 0 && fail.n == 2 &&
        strcmp(err.msg, "the callback's own error") == 0, "a callback's error ends the list with its message (%s)",
        err.msg);
-    pm_db_close(&other);
-    pm_db_close(&db);
+    store_db_close(&other);
+    store_db_close(&db);
 }
 
 static void bisection_all_or_nothing(const char *path)
 {
     struct pm_db db;
     struct pm_err err;
-    if (!ok(pm_db_open(&db, path, false, &err) == 0, "the database again"))
+    if (!ok(store_db_open(&db, path, false, &err) == 0, "the database again"))
         return;
     struct bisect_candidate_rec cands[2] = { { "k1", "1.0" }, { "k2", "2.0" } };
     struct bisect_rec b = { .key = "k", .suite_path = "/s.ini", .suite_text = "x", .cell = "c", .metric = "m",
                             .kind = "packages", .good = "g", .bad = "b", .runs = 3, .max_runs = 9, .alpha = 0.05 };
     /* A candidate that cannot be stored, after the bisection's row was. */
-    ok(pm_db_exec(&db, "CREATE TEMP TRIGGER planted BEFORE INSERT ON bisect_candidate WHEN NEW.idx = 1"
+    ok(store_db_exec(&db, "CREATE TEMP TRIGGER planted BEFORE INSERT ON bisect_candidate WHEN NEW.idx = 1"
                        " BEGIN SELECT RAISE(ABORT, 'planted'); END", &err) == 0, "a candidate's insert will fail");
     int rc = bisects_create(&db, &b, cands, 2, &err);
     ok(rc < 0 && strstr(err.msg, "planted"), "the bisection is not created (%s)", err.msg);
     ok(b.id == 0, "and it has no id: the one its row had went with the rollback (%lld)", (long long)b.id);
     struct bisect_rec got;
     ok(bisects_by_key(&db, "k", &got, &err) == 0, "nothing of it is kept");
-    rc = pm_db_exec(&db, "DROP TRIGGER planted", &err) == 0 ? bisects_create(&db, &b, cands, 2, &err) : -1;
+    rc = store_db_exec(&db, "DROP TRIGGER planted", &err) == 0 ? bisects_create(&db, &b, cands, 2, &err) : -1;
     ok(rc == 0 && b.id > 0, "without the failure it is created, with its id (%lld)", (long long)b.id);
     struct bisect_candidate_rec *v;
     size_t n;
     ok(bisects_candidates(&db, b.id, &v, &n, &err) == 0 && n == 2 && strcmp(v[1].kernel, "k2") == 0,
        "and its candidates");
     free(v);
-    pm_db_close(&db);
+    store_db_close(&db);
 }
 
 int main(void)
@@ -138,9 +138,9 @@ int main(void)
     struct pm_db db;
     struct pm_err err;
     struct machine_info mi;
-    ok(pm_db_open(&db, path, true, &err) == 0 && machine_read(&mi, &err) == 0 &&
-       (mid = machine_store(&db, &mi, &err)) > 0, "a database");
-    pm_db_close(&db);
+    ok(store_db_open(&db, path, true, &err) == 0 && pm_machine_read(&mi, &err) == 0 &&
+       (mid = store_machine(&db, &mi, &err)) > 0, "a database");
+    store_db_close(&db);
     one_read(path);
     bisection_all_or_nothing(path);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

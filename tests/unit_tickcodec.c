@@ -153,10 +153,10 @@ int main(void)
     snprintf(db_path, sizeof db_path, "%s/results.db", dir);
     struct pm_db db;
     struct pm_err err;
-    ok(pm_db_open(&db, db_path, true, &err) == 0, "a fresh database");
+    ok(store_db_open(&db, db_path, true, &err) == 0, "a fresh database");
     struct machine_info mi;
-    machine_read(&mi, &err);
-    int64_t mid = machine_store(&db, &mi, &err), run_id = 0;
+    pm_machine_read(&mi, &err);
+    int64_t mid = store_machine(&db, &mi, &err), run_id = 0;
     struct run_row row = { .label = "codec", .workload = "record", .params = "", .interval_ns = 10000000 };
     ok(mid > 0 && store_run_begin(&db, mid, &row, &err) == 0 && (run_id = row.id) > 0, "a run row");
     struct tick_store ts;
@@ -197,7 +197,7 @@ int main(void)
     struct tick_reader rd;
     ok(tick_reader_open(&rd, &db, run_id, &err) == 0, "the reader opens");
     sqlite3_stmt *q;
-    pm_db_prepare(&db, &q, "SELECT name, value FROM sample WHERE run_id = ? AND seq = ? ORDER BY name", &err);
+    store_db_prepare(&db, &q, "SELECT name, value FROM sample WHERE run_id = ? AND seq = ? ORDER BY name", &err);
     int k = 0, cbad = 0, sqlbad = 0, rows = 0;
     while (tick_reader_next(&rd, &err) == 1) {
         /* The C reader holds a value from a series' first tick on; absent
@@ -247,7 +247,7 @@ int main(void)
     tick_reader_close(&rd);
     /* What was exercised: every form and width, steady series. */
     sqlite3_stmt *f;
-    pm_db_prepare(&db, &f, "SELECT group_concat(w) FROM (SELECT DISTINCT CASE WHEN runs IS NOT NULL THEN 'runs'"
+    store_db_prepare(&db, &f, "SELECT group_concat(w) FROM (SELECT DISTINCT CASE WHEN runs IS NOT NULL THEN 'runs'"
                            " ELSE width END AS w FROM tick_piece WHERE run_id = ? ORDER BY 1)", &err);
     sqlite3_bind_int64(f, 1, run_id);
     char got[256] = "";
@@ -256,7 +256,7 @@ int main(void)
     sqlite3_finalize(f);
     ok(strcmp(got, "0,1,2,3,4,8,12,runs") == 0, "pieces of every form: constant, dense of width 1, 2, 3, 4, 8, 12, runs (%s)",
        got);
-    pm_db_prepare(&db, &f, "SELECT group_concat(v, ' ') FROM (SELECT name || '=' || coalesce(const_value, 'NULL') AS v"
+    store_db_prepare(&db, &f, "SELECT group_concat(v, ' ') FROM (SELECT name || '=' || coalesce(const_value, 'NULL') AS v"
                            " FROM tick_series WHERE run_id = ? AND name IN ('s.4', 's.12', 's.36') ORDER BY idx)", &err);
     sqlite3_bind_int64(f, 1, run_id);
     got[0] = '\0';
@@ -265,14 +265,14 @@ int main(void)
     sqlite3_finalize(f);
     ok(strcmp(got, "s.4=7 s.12=NULL s.36=NULL") == 0,
        "a series steady all run is kept once; one that changed after blocks is not (%s)", got);
-    pm_db_prepare(&db, &f, "SELECT count(*) FROM tick_piece WHERE run_id = ? AND length(coalesce(vals, runs, '')) > ?",
+    store_db_prepare(&db, &f, "SELECT count(*) FROM tick_piece WHERE run_id = ? AND length(coalesce(vals, runs, '')) > ?",
                   &err);
     sqlite3_bind_int64(f, 1, run_id);
     sqlite3_bind_int(f, 2, TICK_PIECE_MAX);
     ok(sqlite3_step(f) == SQLITE_ROW && sqlite3_column_int(f, 0) == 0,
        "no piece is longer than %d bytes: blocks are cut before (wide series here)", TICK_PIECE_MAX);
     sqlite3_finalize(f);
-    pm_db_prepare(&db, &f, "SELECT count(*) FROM tick_block WHERE run_id = ?", &err);
+    store_db_prepare(&db, &f, "SELECT count(*) FROM tick_block WHERE run_id = ?", &err);
     sqlite3_bind_int64(f, 1, run_id);
     ok(sqlite3_step(f) == SQLITE_ROW && sqlite3_column_int(f, 0) >= 4, "the run spans blocks (%d)", sqlite3_column_int(f, 0));
     sqlite3_finalize(f);
@@ -301,12 +301,12 @@ int main(void)
     is_num(ts.committed, 151, 0, "all 151 ticks are written, in one transaction");
     is_num(ts.nticks, 0, 0, "nothing waits any more");
     sqlite3_stmt *c2;
-    pm_db_prepare(&db, &c2, "SELECT count(*), max(seq) FROM tick WHERE run_id = ?", &err);
+    store_db_prepare(&db, &c2, "SELECT count(*), max(seq) FROM tick WHERE run_id = ?", &err);
     sqlite3_bind_int64(c2, 1, row2.id);
     ok(sqlite3_step(c2) == SQLITE_ROW && sqlite3_column_int(c2, 0) == 151 && sqlite3_column_int(c2, 1) == 150,
        "the database holds ticks 0 to 150");
     sqlite3_finalize(c2);
-    pm_db_prepare(&db, &c2, "SELECT count(*) FROM tick_series WHERE run_id = ?", &err);
+    store_db_prepare(&db, &c2, "SELECT count(*) FROM tick_series WHERE run_id = ?", &err);
     sqlite3_bind_int64(c2, 1, row2.id);
     ok(sqlite3_step(c2) == SQLITE_ROW && (size_t)sqlite3_column_int(c2, 0) == t2.n,
        "and its series, named with the first tick that waited");
@@ -330,7 +330,7 @@ int main(void)
     tick_store_close(&ts);
     is_num(held_fail, 0, 0, "400 ticks written, the last block never folded");
     int64_t open_rows = 0, blocks = 0;
-    pm_db_prepare(&db, &c2, "SELECT (SELECT count(*) FROM tick_open WHERE run_id = ?1),"
+    store_db_prepare(&db, &c2, "SELECT (SELECT count(*) FROM tick_open WHERE run_id = ?1),"
                             " (SELECT count(*) FROM tick_block WHERE run_id = ?1)", &err);
     sqlite3_bind_int64(c2, 1, row2.id);
     if (sqlite3_step(c2) == SQLITE_ROW) {
@@ -341,7 +341,7 @@ int main(void)
     ok(open_rows > 0 && blocks > 0, "both finished blocks (%lld) and open rows (%lld) hold its ticks", (long long)blocks,
        (long long)open_rows);
     ok(tick_reader_open(&rd, &db, row2.id, &err) == 0, "the reader opens the unfinished run");
-    pm_db_prepare(&db, &q, "SELECT name, value FROM sample WHERE run_id = ? AND seq = ?", &err);
+    store_db_prepare(&db, &q, "SELECT name, value FROM sample WHERE run_id = ? AND seq = ?", &err);
     /* Each read back against the values written (ticks 151 on; none
      * before): the reader's, and the view's row by row. */
     int ticks2 = 0, rbad = 0, vbad = 0, vrows = 0, more2;
@@ -373,7 +373,7 @@ int main(void)
     is_num(vbad, 0, 0, "the view gives the values written at every tick, open ones included");
     is_num(vrows, (HELD_TICKS - FIRST_VALUE) * NS, 0, "and a row for each of them, none more");
     series_table_free(&t2);
-    pm_db_close(&db);
+    store_db_close(&db);
     static const char *files[] = { "results.db", "results.db-wal", "results.db-shm" };
     char path[160];
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {

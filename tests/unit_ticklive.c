@@ -48,12 +48,12 @@ static int check(const char *path, int64_t run_id, int upto, int *cbad, int *vba
 {
     struct pm_db db;
     struct pm_err err;
-    if (pm_db_open(&db, path, false, &err) < 0)
+    if (store_db_open(&db, path, false, &err) < 0)
         return -1;
     struct tick_reader rd;
     if (tick_reader_open(&rd, &db, run_id, &err) < 0) {
         printf("# reader open: %s\n", err.msg);
-        pm_db_close(&db);
+        store_db_close(&db);
         return -1;
     }
     int k = 0, rc;
@@ -76,7 +76,7 @@ static int check(const char *path, int64_t run_id, int upto, int *cbad, int *vba
     }
     tick_reader_close(&rd);
     sqlite3_stmt *q;
-    pm_db_prepare(&db, &q, "SELECT seq, name, value FROM sample WHERE run_id = ?", &err);
+    store_db_prepare(&db, &q, "SELECT seq, name, value FROM sample WHERE run_id = ?", &err);
     sqlite3_bind_int64(q, 1, run_id);
     while (sqlite3_step(q) == SQLITE_ROW) {
         (*vrows)++;
@@ -95,7 +95,7 @@ static int check(const char *path, int64_t run_id, int upto, int *cbad, int *vba
         }
     }
     sqlite3_finalize(q);
-    pm_db_close(&db);
+    store_db_close(&db);
     return 0;
 }
 
@@ -110,10 +110,10 @@ int main(void)
     snprintf(db_path, sizeof db_path, "%s/results.db", dir);
     struct pm_db db;
     struct pm_err err;
-    ok(pm_db_open(&db, db_path, true, &err) == 0, "a fresh database");
+    ok(store_db_open(&db, db_path, true, &err) == 0, "a fresh database");
     struct machine_info mi;
-    machine_read(&mi, &err);
-    int64_t mid = machine_store(&db, &mi, &err);
+    pm_machine_read(&mi, &err);
+    int64_t mid = store_machine(&db, &mi, &err);
     struct run_row row = { .label = "live", .workload = "record", .params = "", .interval_ns = 10000000 };
     ok(store_run_begin(&db, mid, &row, &err) == 0, "a run row");
     struct tick_store ts;
@@ -168,7 +168,7 @@ int main(void)
     is_num(c2 + v2, 0, 0, "the unfolded run reads right, by the reader and the view");
     is_num(r2, w2, 0, "every value of it in the view (%d)", w2);
     series_table_free(&t);
-    pm_db_close(&db);
+    store_db_close(&db);
     static const char *files[] = { "results.db", "results.db-wal", "results.db-shm" };
     char path[160];
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {

@@ -1,5 +1,5 @@
 #!/bin/bash
-# make layering: the tree's shape, six checks, one line per violation,
+# make layering: the tree's shape, seven checks, one line per violation,
 # exit 1 if any.
 #  - includes: every #include "dir/file.h" names a folder that layering.txt
 #    allows for the including file's folder;
@@ -8,6 +8,8 @@
 #    other in a circle (tools/calls.awk; exceptions in layering.txt);
 #  - printing (with OBJDIR): only cmd/ writes to stdout and stderr, a
 #    helper process's main kept in layering.txt aside (tools/prints.awk);
+#  - names (with OBJDIR): the first word of an exported name belongs to
+#    one folder (tools/names.awk);
 #  - lengths: no function of the sources (.c and .h) is over 100 lines
 #    (tools/funclen.awk).
 #  - basenames: no two sources share one;
@@ -28,12 +30,6 @@ done < layering.txt
 # sql: lines are exceptions too (sql_only_in_store's), no folder.
 unset 'allowed[sql]'
 bad=0
-# Printing is the commands': no object outside cmd/ names stdout or stderr
-# or calls what writes to them (printf, puts, perror...), unless it is a
-# helper process's main kept in layering.txt ("print: FILE  # why").
-check_prints() {  # check_prints OBJ...
-    nm -A -u "$@" | awk -v objdir="$objdir" -f "$tools/prints.awk" layering.txt -
-}
 folders=" ${!allowed[*]} "
 # The folders' own order: none may use one that uses it (through others).
 for dir in "${!allowed[@]}"; do
@@ -83,8 +79,17 @@ if [ -n "$objdir" ]; then
         [ -f "${rel%.o}.c" ] && objs+=("$o")
     done < <(find "$objdir/" -name '*.o' | sort)
     [ ${#objs[@]} -gt 0 ] || { echo "layering: no objects under $objdir (build first)"; exit 1; }
-    nm -A -g "${objs[@]}" | awk -v objdir="$objdir" -f "$tools/calls.awk" layering.txt - || bad=1
-    check_prints "${objs[@]}" || bad=1
+    # One listing of the objects' symbols (nm costs a quarter of a second
+    # over the tree, and t05 runs this script some sixty times) for the
+    # calls, the printing (only cmd/ names stdout or stderr or calls what
+    # writes to them, printf, puts, perror..., a helper process's main kept
+    # in layering.txt as "print: FILE  # why" aside), the names and the SQL.
+    trap 'rm -f "${symbols:-}"' EXIT
+    symbols=$(mktemp)
+    nm -A -g "${objs[@]}" > "$symbols"
+    awk -v objdir="$objdir" -f "$tools/calls.awk" layering.txt "$symbols" || bad=1
+    awk -v objdir="$objdir" -f "$tools/prints.awk" layering.txt "$symbols" || bad=1
+    awk -v objdir="$objdir" -f "$tools/names.awk" "$symbols" || bad=1
 fi
 srcs=()
 for dir in "${!allowed[@]}"; do
@@ -105,7 +110,7 @@ printf '%s\n' "${srcs[@]}" | sort -u | awk -F/ '
 # it is handed would let through; another database's, kept in layering.txt
 # as "sql: FILE  # why", aside), and with OBJDIR no object of one calls a
 # sqlite3_ function or the statement helpers store/sql.c defines
-# (pm_db_exec, pm_db_prepare, ...): a query goes behind a store function.
+# (store_db_exec, store_db_prepare, ...): a query goes behind a store function.
 # tests/, fuzz/ and bench/ are no folder of layering.txt and may.
 sql_only_in_store() {
     local dir f files=() rc=0
@@ -115,7 +120,7 @@ sql_only_in_store() {
     # layering.txt first, for its sql: lines (a stale one fails even with no file).
     awk -f "$tools/sqlnames.awk" layering.txt "${files[@]}" || rc=1
     [ -n "$objdir" ] || return $rc
-    nm -A -g "${objs[@]}" | awk -v objdir="$objdir" '
+    awk -v objdir="$objdir" '
         {
             line = $0
             if (index(line, objdir "/") == 1) line = substr(line, length(objdir) + 2)
@@ -131,7 +136,7 @@ sql_only_in_store() {
                 printf "layering: %s calls %s (%s): only store/ speaks SQL\n", use_file[i], s, from; bad = 1
             }
             exit bad
-        }' || rc=1
+        }' "$symbols" || rc=1
     return $rc
 }
 sql_only_in_store || bad=1

@@ -1,4 +1,4 @@
-# Printing, read from `nm -A -u` over the objects outside cmd/: only
+# Printing, read from `nm -A -g` over the objects (those outside cmd/): only
 # commands write to the standard streams. An object that leaves stdout or
 # stderr undefined reads the stream itself (fprintf(stderr, ...), fputs(s,
 # stdout)); printf, puts, putchar, perror and their kin write to one

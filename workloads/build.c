@@ -267,7 +267,7 @@ static int build_prepare(void *state, struct run_ctx *rc, struct pm_err *err)
         if (linux_source_ensure(st->linux, st->kconfig[0] ? st->kconfig : "defconfig", st->dir, sizeof st->dir,
                                 st->kernel, sizeof st->kernel, &stop, run_say(rc), err) < 0)
             return -1;
-    } else if (build_tree_ensure(&st->tree, st->dir, sizeof st->dir, run_say(rc), err) < 0)
+    } else if (wl_build_tree_ensure(&st->tree, st->dir, sizeof st->dir, run_say(rc), err) < 0)
         return -1;
     char primed[4200], target[sizeof st->target];
     snprintf(primed, sizeof primed, "%s/.pressmark-primed", st->dir);

@@ -172,7 +172,7 @@ static bool cached_tree_ok(const char *dir, const struct tree_params *p)
     return strcmp(got, want) == 0;
 }
 
-int build_tree_ensure(const struct tree_params *p, char *dir, size_t len, FILE *say, struct pm_err *err)
+int wl_build_tree_ensure(const struct tree_params *p, char *dir, size_t len, FILE *say, struct pm_err *err)
 {
     char root[4096];
     if (pm_cache_dir(root, sizeof root, err) < 0)

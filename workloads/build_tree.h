@@ -17,6 +17,6 @@ struct tree_params {
 };
 
 /* The cache directory for these parameters, generating it when missing. */
-int build_tree_ensure(const struct tree_params *p, char *dir, size_t len, FILE *say, struct pm_err *err);
+int wl_build_tree_ensure(const struct tree_params *p, char *dir, size_t len, FILE *say, struct pm_err *err);
 
 #endif

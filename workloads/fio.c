@@ -232,7 +232,7 @@ static int check_target(struct fio_state *st, struct pm_err *err)
 }
 
 /* What the machine the run runs on must have for --ramdisk: brd to load
- * (pm_ramdisk_check), and memory for the file on it, which is outside the
+ * (ramdisk_check), and memory for the file on it, which is outside the
  * cap (brd's pages are charged to no cgroup), beside the cap itself. At
  * the check, or at each run where the run is elsewhere (a VM's cell). */
 static int ramdisk_machine(const struct fio_state *st, struct pm_err *err)
@@ -240,7 +240,7 @@ static int ramdisk_machine(const struct fio_state *st, struct pm_err *err)
     struct pm_err e;
     char rd[32];
     pm_fmt_size(rd, sizeof rd, st->ramdisk);
-    if (pm_ramdisk_check(&e) < 0)
+    if (ramdisk_check(&e) < 0)
         return pm_errf(err, "--ramdisk %s: %s", rd, e.msg);
     int64_t avail = pm_meminfo_kb("MemAvailable");
     uint64_t need = st->job.size + st->mem_cap + (64ull << 20);
@@ -266,10 +266,10 @@ static int check_ramdisk(struct fio_state *st, const struct wl_limits *lim, stru
     if (st->ramdisk % PM_RAMDISK_UNIT)
         return pm_errf(err, "--ramdisk: %llu bytes is not a multiple of 4K (accepted: 64M to 1T, a multiple of 4K; 0 "
                        "for none)", (unsigned long long)st->ramdisk);
-    if (st->job.size > pm_ramdisk_room(st->ramdisk)) {
-        pm_fmt_size(room, sizeof room, pm_ramdisk_room(st->ramdisk));
+    if (st->job.size > ramdisk_room(st->ramdisk)) {
+        pm_fmt_size(room, sizeof room, ramdisk_room(st->ramdisk));
         pm_fmt_size(ds, sizeof ds, st->job.size);
-        pm_fmt_size(min, sizeof min, pm_ramdisk_for(st->job.size));
+        pm_fmt_size(min, sizeof min, ramdisk_for(st->job.size));
         return pm_errf(err, "--ramdisk: %s holds %s of files at most (ext4's tables and journal take the rest), "
                        "less than --dataset's %s (accepted: %s or more)", rd, room, ds, min);
     }
@@ -499,7 +499,7 @@ static int place_file(struct fio_life *l)
         run_set_status(l->rc, "failed", "%s", e.msg);
         return 1;
     }
-    if (pm_ramdisk_make(&l->rd, l->scratch.dir, st->ramdisk, &e) < 0) {
+    if (ramdisk_make(&l->rd, l->scratch.dir, st->ramdisk, &e) < 0) {
         run_set_status(l->rc, "failed", "--ramdisk: %s", e.msg);
         return 1;
     }
@@ -529,7 +529,7 @@ static int fio_run(void *state, struct run_ctx *rc, struct pm_err *err)
     if (r == 0 && !run_check_abort(rc))
         r = measured_phase(&l, err);
     run_gauge(rc, "workload.phase", 0);
-    pm_ramdisk_remove(&l.rd);
+    ramdisk_remove(&l.rd);
     wl_scratch_remove(&l.scratch);
     if (r >= 0 && run_check_abort(rc) && strcmp(rc_status(rc), "aborted") != 0)
         run_set_status(rc, "aborted", "interrupted");

@@ -22,13 +22,13 @@
 #define DECLARE(name) extern const struct workload_ops workload_##name;
 PM_WORKLOADS(DECLARE)
 #define ENTRY(name) &workload_##name,
-const struct workload_ops *const pm_workloads[] = { PM_WORKLOADS(ENTRY) NULL };
+const struct workload_ops *const wl_registry[] = { PM_WORKLOADS(ENTRY) NULL };
 
 const struct workload_ops *workload_find(const char *name)
 {
-    for (size_t i = 0; pm_workloads[i]; i++)
-        if (strcmp(pm_workloads[i]->name, name) == 0)
-            return pm_workloads[i];
+    for (size_t i = 0; wl_registry[i]; i++)
+        if (strcmp(wl_registry[i]->name, name) == 0)
+            return wl_registry[i];
     return NULL;
 }
 
@@ -36,14 +36,14 @@ void workload_names(char *buf, size_t len)
 {
     size_t n = 0;
     buf[0] = '\0';
-    for (size_t i = 0; pm_workloads[i] && n < len; i++)
-        n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", pm_workloads[i]->name);
+    for (size_t i = 0; wl_registry[i] && n < len; i++)
+        n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", wl_registry[i]->name);
 }
 
 const struct wl_helper *workload_helper(const char *name)
 {
-    for (size_t i = 0; pm_workloads[i]; i++)
-        for (const struct wl_helper *h = pm_workloads[i]->helpers; h && h->name; h++)
+    for (size_t i = 0; wl_registry[i]; i++)
+        for (const struct wl_helper *h = wl_registry[i]->helpers; h && h->name; h++)
             if (strcmp(h->name, name) == 0)
                 return h;
     return NULL;

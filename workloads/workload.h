@@ -235,6 +235,6 @@ void workload_names(char *buf, size_t len);
 /* The configuration text stored with each run. */
 void workload_describe(const struct workload_ops *wl, void *state, char *buf, size_t len);
 /* NULL-terminated list of all workloads, for help and doctor. */
-extern const struct workload_ops *const pm_workloads[];
+extern const struct workload_ops *const wl_registry[];
 
 #endif
