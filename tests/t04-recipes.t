@@ -73,9 +73,22 @@ is "$(q "select count(distinct s.name) from sample s join run r on r.id = s.run_
    "  all five: load1, load5, load15, running, tasks"
 ok "loadavg.load1_max is stored, a load average" \
    awk -v v="$(metric a loadavg.load1_max)" 'BEGIN { exit !(v != "" && v >= 0 && v < 100000) }'
+# Its numbers are /proc/loadavg's: the reader itself is running when it
+# reads (1 or more), all tasks count it too, and load1_max is the
+# highest load1 its run sampled.
+is "$(q "select count(*) from sample s join run r on r.id = s.run_id where r.label = 'a' and s.name = 'loadavg.running' and s.value < 1")" 0 \
+   "  every tick saw a task running at least (the reader)"
+is "$(q "select count(*) from sample r1 join sample t on t.run_id = r1.run_id and t.seq = r1.seq join run r on r.id = r1.run_id where r.label = 'a' and r1.name = 'loadavg.running' and t.name = 'loadavg.tasks' and t.value < r1.value")" 0 \
+   "  and never more running than tasks"
+for id in $(q "select id from run where label = 'a'"); do
+    ok "  run $id: loadavg.load1_max is the highest load1 it sampled" awk -v m="$(metric "$id" loadavg.load1_max)" \
+       -v s="$(q "select max(value) from sample where run_id = $id and name = 'loadavg.load1'")" \
+       'BEGIN { exit !(m != "" && s != "" && m - s < 1e-9 && s - m < 1e-9) }'
+done
 is "$(q "select unit || ' ' || direction from metric m join run r on r.id = m.run_id where r.label = 'a' and name = 'loadavg.load1_max' limit 1")" \
    "tasks lower" "  with the unit and direction it declares"
 "$NEW" record --quiet --label off --collect -loadavg -- true 2>>"$TMP/err"
+is "$?" 0 "record --collect -loadavg runs"
 is "$(q "select count(*) from run_source s join run r on r.id = s.run_id where r.label = 'off' and s.source = 'loadavg'")" 0 \
    "--collect -loadavg switches it off: its name is the registry's word"
 

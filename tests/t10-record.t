@@ -123,12 +123,13 @@ is "$?" 1 "a timed-out run exits 1"
 like "$(q "select status || ': ' || reason from run where id = 7")" "^failed: sleep did not finish within the timeout of 0.3 s" "timeout is a failed run"
 
 # SIGINT mid-run: the run ends aborted, pressmark exits 130.
-"$PM" record --quiet --interval 100ms -- sleep 31.5 &
+"$PM" record --quiet --interval 100ms -- sleep 31.5 2> "$TMP/int.err" &
 pid=$!
 ok "the workload runs" wait_for pgrep -f '^sleep 31.5$'
 kill -INT $pid
 wait $pid
 is "$?" 130 "SIGINT ends pressmark with 130"
+is "$(cat "$TMP/int.err")" "pressmark: interrupted by SIGINT; environment restored" "  saying so, in one line"
 is "$(q "select status || ': ' || reason from run where id = 8")" "aborted: interrupted by INT" "the interrupted run is aborted"
 ok "the interrupted workload is gone" wait_for sh -c '! pgrep -f "^sleep 31.5$" >/dev/null'
 ge "$(q "select count(*) from tick where run_id = 8")" 2 "an aborted run keeps its samples (the first and the final)"

@@ -52,12 +52,13 @@ NAP=$((600000 + $$ % 100000)) NAP2=$((700000 + $$ % 100000)) NAP3=$((800000 + $$
 # SIGINT mid-run: the run ends aborted and cap, swap, zram, sysctls and THP are undone.
 # SIGINT with a zram device (where there is zram), SIGKILL with a swap file.
 extra=(); [ $have_zram = 1 ] && extra=(--swap zram:32M)
-"$PM" record --quiet --label sigint "${ENVOPTS[@]}" "${extra[@]}" -- sleep $NAP &
+"$PM" record --quiet --label sigint "${ENVOPTS[@]}" "${extra[@]}" -- sleep $NAP 2> "$TMP/sigint.err" &
 pid=$!
 ok "the run's cgroup appears" wait_for sh -c 'ls -d "$1"/pressmark/run-* > /dev/null 2>&1' sh "$CG_ROOT"
 ok "the journal lists what the run changed" test -s /run/pressmark/journal
 kill -INT $pid; wait $pid
 is "$?" 130 "SIGINT: pressmark exits 130"
+is "$(tail -n 1 "$TMP/sigint.err")" "pressmark: interrupted by SIGINT; environment restored" "  saying the environment is restored, last"
 is "$(q "select status from run where label = 'sigint'")" aborted "the interrupted run is aborted"
 is "$(machine_state)" "$before" "after SIGINT: no cgroup, swap file, zram device, changed sysctl or THP left"
 

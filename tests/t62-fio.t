@@ -193,12 +193,20 @@ is "$(machine_state)" "$before" "  refused before any cap or swap was made"
 # disk: a soft limit on the size of a file (2G: above the swap file's,
 # below the disk's room) keeps a check that let it through from filling
 # the disk, fio dying of SIGXFSZ instead.
+# The swap file goes to /var/lib/pressmark/swap, so the target is on that
+# file system: $TMP where it is (this machine), else a directory of the
+# test's own beside it (where /tmp is a tmpfs of its own, as on many
+# hosts and in make fresh-root's root).
+one=$TMP/real
+if [ "$(stat -c %d "$TMP/real")" != "$(stat -c %d /var/lib)" ]; then
+    one=$(mktemp -d /var/lib/pm-t62-disk.XXXXXX) && cleanup_add "rm -rf '$one'"
+fi
 ulimit -S -f $(( 2 << 20 ))
-avail=$(df --output=avail -B1 "$TMP/real" | tail -1)
+avail=$(df --output=avail -B1 "$one" | tail -1)
 ds=$(( (avail - avail / 100 - (64 << 20) - (512 << 20)) >> 20 ))
-bad "--dataset and --swap's file on one disk" "^pressmark run fio: --dataset: .* and --swap's file of 1\.0 GiB do not fit in $TMP/real: " \
-    run fio --dataset "${ds}M" --target "$TMP/real" --swap 1G --label x
-printf '[global]\nruns = 1\n[fit]\nworkload = fio\ndataset = %sM\ntarget = %s\n' "$ds" "$TMP/real" > "$TMP/fit.ini"
+bad "--dataset and --swap's file on one disk" "^pressmark run fio: --dataset: .* and --swap's file of 1\.0 GiB do not fit in $one: " \
+    run fio --dataset "${ds}M" --target "$one" --swap 1G --label x
+printf '[global]\nruns = 1\n[fit]\nworkload = fio\ndataset = %sM\ntarget = %s\n' "$ds" "$one" > "$TMP/fit.ini"
 PRESSMARK_DB=$TMP/plan.db "$PM" suite plan "$TMP/fit.ini" >"$TMP/plan.out" 2>"$TMP/plan.err"
 is "$?" 0 "  the data set alone fits ($ds MiB: suite plan checks its cell; $(head -1 "$TMP/plan.err"))"
 ulimit -S -f unlimited
