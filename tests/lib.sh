@@ -15,6 +15,15 @@ cleanup_add() { _cleanups+=("$*"); }
 _cleanup() {
     local i
     for ((i = ${#_cleanups[@]} - 1; i >= 0; i--)); do eval "${_cleanups[$i]}" >/dev/null 2>&1 || true; done
+    # Under make's targets, the CPU the test cost (its shell's and every
+    # child's it waited for, pressmark's QEMU and servers among them) to
+    # PM_CPU_LOG, which make ci-test sums: CI is bound by two cores. (times
+    # into a file: in a pipe or $(...) it would run in a subshell, which
+    # has waited for no child.)
+    if [ -n "${PM_CPU_LOG:-}" ] && times > "$TMP/.times"; then
+        awk -v t="$(basename "$0")" '{ for (i = 1; i <= NF; i++) { split($i, a, /[ms]/); s += a[1] * 60 + a[2] } }
+                                      END { printf "%.1f %s\n", s, t }' "$TMP/.times" >> "$PM_CPU_LOG"
+    fi
     rm -rf "$TMP"
     # A child that outlives the test (a server a regression failed to stop)
     # shares the locks' open files: let them go here all the same, or every

@@ -25,6 +25,10 @@ FNR == NR {
 FNR == 1 { comment = 0 }
 {
     line = $0; code = ""; n = length(line); i = 1; said = 0
+    # (most lines need no scan: inside a comment that does not end there,
+    # or no quote, slash or SQLite name at all)
+    if (comment) { if (index(line, "*/") == 0) next }
+    else if (line !~ /["'\/]/) { if (line !~ /sqlite3|SQLITE_/) next; i = n + 1; code = line }
     if (!comment && match(line, /^[ \t]*#[ \t]*include[ \t]*("[^"]*"|<[^>]*>)/)) { code = substr(line, 1, RLENGTH); i = RLENGTH + 1 }
     while (i <= n) {
         c = substr(line, i, 1); c2 = substr(line, i, 2)
