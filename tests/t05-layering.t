@@ -96,15 +96,25 @@ like "$out" '^layering: lib/planted\.c calls store_db_exec \(store/sql\.c\): lib
     "naming the caller, the symbol, where it is made and what the folder may call"
 
 # A build under a path with + ( and : in it, or reached through a link, is
-# read the same (its path is a prefix, not a pattern).
+# read the same (its path is a prefix, not a pattern) by each check of the
+# objects: a call up (into store/sql.c: SQL outside store/ too), a print
+# and a shared name word, planted together.
+plant reports/planted_say.c '#include <stdio.h>
+void table_planted_say(int n); void table_planted_say(int n) { printf("%d\n", n); }'
+plant workloads/planted_name.c 'int store_planted(void); int store_planted(void) { return 0; }'
+odd_path() {  # odd_path OBJDIR DESCRIPTION
+    out=$("$CHECK" "$TMP/tree" "$1" 2>&1); rc=$?
+    is "$rc:$(wc -l <<<"$out")" "1:4" "$2: the check fails, in four lines"
+    like "$out" '^layering: lib/planted\.c calls store_db_exec \(store/sql\.c\): lib/ may call only lib$' "  the upward call named"
+    like "$out" '^layering: lib/planted\.c calls store_db_exec \(store/sql\.c\): only store/ speaks SQL$' "  and as SQL outside store/"
+    like "$out" '^layering: reports/planted_say\.c uses printf: ' "  the print named"
+    like "$out" '^layering: the name word "store_" is 2 folders'"'"': store/[a-z_]+\.c \(store_[a-z_]+\) and workloads/planted_name\.c \(store_planted\);' \
+        "  the shared word named"
+}
 mv "$TMP/obj" "$TMP/obj+(x):y"
-out=$("$CHECK" "$TMP/tree" "$TMP/obj+(x):y" 2>&1); rc=$?
-is "$rc" 1 "objects below a path with + ( and : in it: the upward call still fails the check"
-like "$out" '^layering: lib/planted\.c calls store_db_exec' "and is named"
+odd_path "$TMP/obj+(x):y" "objects below a path with + ( and : in it"
 ln -s "$TMP/obj+(x):y" "$TMP/objlink"
-out=$("$CHECK" "$TMP/tree" "$TMP/objlink" 2>&1); rc=$?
-is "$rc" 1 "objects reached through a link: the same"
-like "$out" '^layering: lib/planted\.c calls store_db_exec' "and is named"
+odd_path "$TMP/objlink" "objects reached through a link"
 rm -f "$TMP/objlink"
 
 # A comment on a folder's line does not widen what it may use.
