@@ -20,7 +20,8 @@ _cleanup() {
     # PM_CPU_LOG, which make ci-test sums: CI is bound by two cores. (times
     # into a file: in a pipe or $(...) it would run in a subshell, which
     # has waited for no child.)
-    if [ -n "${PM_CPU_LOG:-}" ] && times > "$TMP/.times"; then
+    local LC_ALL=C    # (times writes the locale's decimal point)
+    if [ -n "${PM_CPU_LOG:-}" ] && [ -d "$TMP" ] && times > "$TMP/.times"; then
         awk -v t="$(basename "$0")" '{ for (i = 1; i <= NF; i++) { split($i, a, /[ms]/); s += a[1] * 60 + a[2] } }
                                       END { printf "%.1f %s\n", s, t }' "$TMP/.times" >> "$PM_CPU_LOG"
     fi

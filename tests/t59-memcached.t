@@ -61,14 +61,16 @@ helper_pid() {
 }
 loader_pid() { helper_pid '__kv-load --proto=memcached'; }
 client_pid() { helper_pid '__kv-get --server-pid='; }
-# catch HELPER-PID-FUNCTION: wait for a helper (30 s at most) and stop it
-# at once (SIGSTOP), its pid in caught: on a busy machine, forks slowed
-# by the other lanes, looking at it can take longer than it lives. The
-# test lets it go on (SIGCONT), or a cleanup does.
+# catch HELPER-PID-FUNCTION: wait for a helper (120 s at most: within 30
+# s, make fresh-root's root once missed the zipfian run's client, its
+# loader slowed by the lanes beside) and stop it at once (SIGSTOP), its pid in
+# caught: on a busy machine, forks slowed by the other lanes, looking at
+# it can take longer than it lives. The test lets it go on (SIGCONT), or
+# a cleanup does.
 catch() {
     local i
     caught=
-    for i in $(seq 600); do
+    for i in $(seq 2400); do
         if caught=$("$1") && kill -STOP "$caught"; then
             cleanup_add "kill -CONT $caught 2>/dev/null"
             return 0
@@ -278,7 +280,7 @@ is "$(imetric evict memcached.limit_maxbytes)" $(( 8 * 1048576 )) "  -m was 8 (s
     2>"$TMP/err" &
 pid=$!
 ok "the zipfian run's client starts" catch client_pid
-zipf_argv=$(tr '\0' ' ' < "/proc/$caught/cmdline")
+zipf_argv=$([ -n "$caught" ] && tr '\0' ' ' < "/proc/$caught/cmdline")
 kill -CONT "$caught"
 wait $pid
 is "$?" 0 "a zipfian run of 5 s: exit 0 ($(tail -1 "$TMP/err"))"

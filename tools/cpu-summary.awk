@@ -4,6 +4,8 @@
 # log. (A test's own shell and the children it waited for; what a test
 # leaves running and kills without waiting for is not counted.)
 # awk -f cpu-summary.awk BUILD/cpu.txt...
+# (a build whose tests never ran has no file: the others are summed)
+BEGIN { for (i = 1; i < ARGC; i++) if ((getline line < ARGV[i]) < 0) delete ARGV[i]; else close(ARGV[i]) }
 { if (!(FILENAME in total)) files[++nf] = FILENAME; total[FILENAME] += $1; n++; cpu[n] = $1; name[n] = $2 " (" FILENAME ")" }
 END {
     if (n == 0) exit
