@@ -95,7 +95,7 @@ is "$rc" 1 "lib calling the store: the check fails"
 like "$out" '^layering: lib/planted\.c calls store_db_exec \(store/sql\.c\): lib/ may call only lib$' \
     "naming the caller, the symbol, where it is made and what the folder may call"
 
-# A build under a path with + ( and : in it, or reached through a link, is
+# A build under a path with + ( : and a backslash in it, or reached through a link, is
 # read the same (its path is a prefix, not a pattern) by each check of the
 # objects: a call up (into store/sql.c: SQL outside store/ too), a print
 # and a shared name word, planted together.
@@ -111,9 +111,9 @@ odd_path() {  # odd_path OBJDIR DESCRIPTION
     like "$out" '^layering: the name word "store_" is 2 folders'"'"': store/[a-z_]+\.c \(store_[a-z_]+\) and workloads/planted_name\.c \(store_planted\);' \
         "  the shared word named"
 }
-mv "$TMP/obj" "$TMP/obj+(x):y"
-odd_path "$TMP/obj+(x):y" "objects below a path with + ( and : in it"
-ln -s "$TMP/obj+(x):y" "$TMP/objlink"
+mv "$TMP/obj" "$TMP/obj+(x):\\by"
+odd_path "$TMP/obj+(x):\\by" "objects below a path with + ( : and \\ in it"
+ln -s "$TMP/obj+(x):\\by" "$TMP/objlink"
 odd_path "$TMP/objlink" "objects reached through a link"
 rm -f "$TMP/objlink"
 
@@ -247,16 +247,16 @@ is "$(grep -c . <<<"$out")" 1 "  in one line"
 # d, r, b) and a name of the implementation's (_..., as ASan's
 # __odr_asan.NAME) do not.
 for kind in R B C W i; do
-    out=$(printf 'obj/lib/a.o:0000 T store_planted\nobj/cmd/b.o:0000 %s store_planted_x\n' "$kind" |
-          awk -v objdir=obj -f "$ROOT/tools/names.awk"); rc=$?
+    out=$(printf 'lib/a.c T store_planted\ncmd/b.c %s store_planted_x\n' "$kind" |
+          awk -f "$ROOT/tools/names.awk"); rc=$?
     is "$rc:$out" "1:layering: the name word \"store_\" is 2 folders': lib/a.c (store_planted) and cmd/b.c (store_planted_x); a name's first word says its folder (rename all but one's)" \
         "  a global of nm's kind $kind counts"
 done
-out=$(printf 'obj/lib/a.o:0000 T store_planted\nobj/cmd/b.o:0000 t store_x\nobj/cmd/b.o:0000 d store_y\nobj/cmd/b.o:0000 r store_z\nobj/cmd/b.o:0000 b store_w\nobj/cmd/b.o:0000 D __odr_asan.store_v\nobj/store/c.o:0000 D __odr_asan.cmd_v\nobj/cmd/b.o:         U store_planted\n' |
-      awk -v objdir=obj -f "$ROOT/tools/names.awk"); rc=$?
+out=$(printf 'lib/a.c T store_planted\ncmd/b.c t store_x\ncmd/b.c d store_y\ncmd/b.c r store_z\ncmd/b.c b store_w\ncmd/b.c D __odr_asan.store_v\nstore/c.c D __odr_asan.cmd_v\ncmd/b.c U store_planted\n' |
+      awk -f "$ROOT/tools/names.awk"); rc=$?
 is "$rc:$out" "0:" "  locals, the implementation's names and uses do not"
-out=$(printf 'obj/lib/a.o:0000 T zz_a\nobj/cmd/b.o:0000 T zz_b\nobj/lib/a.o:0000 T aa_a\nobj/cmd/b.o:0000 T aa_b\n' |
-      awk -v objdir=obj -f "$ROOT/tools/names.awk" | cut -d'"' -f2 | tr '\n' ' ')
+out=$(printf 'lib/a.c T zz_a\ncmd/b.c T zz_b\nlib/a.c T aa_a\ncmd/b.c T aa_b\n' |
+      awk -f "$ROOT/tools/names.awk" | cut -d'"' -f2 | tr '\n' ' ')
 is "$out" "aa_ zz_ " "  two shared words: a line each, in order"
 objcopy
 plant workloads/planted.c 'static int store_planted(void) { return 0; } int wl_planted(void); int wl_planted(void) { return store_planted(); }'

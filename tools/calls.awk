@@ -1,10 +1,10 @@
-# Calls between object files, read from `nm -A -g` over them: a file that
+# Calls between object files, read from their symbols (tools/symbols.awk): a file that
 # leaves a symbol undefined calls the file that defines it. Two rules:
 # a folder calls only itself and the folders layering.txt lists for it
 # (the include rule, now for calls), and no files of one folder call each
 # other in a circle. "call:" and "cycle:" lines in layering.txt keep an
 # exception, each with its reason. One line per violation.
-# awk -v objdir=DIR -f calls.awk layering.txt NM-OUTPUT
+# awk -f calls.awk layering.txt SYMBOLS
 FNR == NR {
     if ($1 == "sql:") next    # (tools/sqlnames.awk's)
     if (($1 == "call:" || $1 == "cycle:") && $0 !~ /#[ \t]*[^ \t]/) {
@@ -23,16 +23,9 @@ FNR == NR {
     next
 }
 {
-    # The directory is a prefix, not a pattern (a path may hold + or ( or :);
-    # the object's own path below it has no colon.
-    line = $0
-    if (index(line, objdir "/") == 1) line = substr(line, length(objdir) + 2)
-    colon = index(line, ":")
-    obj = substr(line, 1, colon - 1)
-    sub(/\.o$/, ".c", obj)
-    n = split(substr(line, colon + 1), f, " ")
-    if (n == 2 && f[1] == "U") { nuse++; use_file[nuse] = obj; use_sym[nuse] = f[2] }
-    else if (n == 3 && f[2] ~ /^[TDBRVWG]$/) def[f[3]] = obj
+    obj = $1
+    if ($2 == "U") { nuse++; use_file[nuse] = obj; use_sym[nuse] = $3 }
+    else if ($2 ~ /^[TDBRVWG]$/) def[$3] = obj
     files[obj] = 1
 }
 function folder(file,   d) { d = file; sub(/\/.*/, "", d); return d }

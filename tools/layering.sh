@@ -86,10 +86,10 @@ if [ -n "$objdir" ]; then
     # in layering.txt as "print: FILE  # why" aside), the names and the SQL.
     trap 'rm -f "${symbols:-}"' EXIT
     symbols=$(mktemp)
-    nm -A -g "${objs[@]}" > "$symbols"
-    awk -v objdir="$objdir" -f "$tools/calls.awk" layering.txt "$symbols" || bad=1
-    awk -v objdir="$objdir" -f "$tools/prints.awk" layering.txt "$symbols" || bad=1
-    awk -v objdir="$objdir" -f "$tools/names.awk" "$symbols" || bad=1
+    nm -A -g "${objs[@]}" | PM_OBJDIR=$objdir awk -f "$tools/symbols.awk" > "$symbols"
+    awk -f "$tools/calls.awk" layering.txt "$symbols" || bad=1
+    awk -f "$tools/prints.awk" layering.txt "$symbols" || bad=1
+    awk -f "$tools/names.awk" "$symbols" || bad=1
 fi
 srcs=()
 for dir in "${!allowed[@]}"; do
@@ -120,14 +120,10 @@ sql_only_in_store() {
     # layering.txt first, for its sql: lines (a stale one fails even with no file).
     awk -f "$tools/sqlnames.awk" layering.txt "${files[@]}" || rc=1
     [ -n "$objdir" ] || return $rc
-    awk -v objdir="$objdir" '
+    awk '
         {
-            line = $0
-            if (index(line, objdir "/") == 1) line = substr(line, length(objdir) + 2)
-            colon = index(line, ":"); obj = substr(line, 1, colon - 1); sub(/\.o$/, ".c", obj)
-            n = split(substr(line, colon + 1), f, " ")
-            if (n == 2 && f[1] == "U" && obj !~ /^store\//) { nuse++; use_file[nuse] = obj; use_sym[nuse] = f[2] }
-            else if (n == 3 && f[2] ~ /^[TDBRVWG]$/ && obj == "store/sql.c") helper[f[3]] = 1
+            if ($2 == "U" && $1 !~ /^store\//) { nuse++; use_file[nuse] = $1; use_sym[nuse] = $3 }
+            else if ($2 ~ /^[TDBRVWG]$/ && $1 == "store/sql.c") helper[$3] = 1
         }
         END {
             for (i = 1; i <= nuse; i++) {

@@ -2,24 +2,19 @@
 # (a function's or a global's, up to its first "_") belongs to the objects
 # of one folder only, so a name says where it is made (run_metric is
 # workloads/', harness_session_open harness/', store_run_latest store/').
-# Read from `nm -A -g` over the tree's objects (its defined names); one line per
-# word two folders share, with a name of each.
-# awk -v objdir=DIR -f names.awk NM-OUTPUT
+# Read from the objects' symbols (tools/symbols.awk: "SOURCE KIND NAME",
+# the defined ones); one line per word two folders share, with a name of
+# each.
+# awk -f names.awk SYMBOLS
 {
-    line = $0
-    if (index(line, objdir "/") == 1) line = substr(line, length(objdir) + 2)
-    colon = index(line, ":")
-    if (colon == 0) next
-    obj = substr(line, 1, colon - 1); sub(/\.o$/, ".c", obj)
-    n = split(substr(line, colon + 1), f, " ")
     # (every kind of global that is defined: text, data, read-only, bss,
     # small data, common, weak, indirect functions; a name that begins
     # with "_" is the implementation's, as ASan's __odr_asan.NAME)
-    if (n != 3 || f[2] !~ /^[TDBRGSVWCi]$/ || f[3] ~ /^_/) next
-    dir = obj; sub(/\/.*/, "", dir)
-    word = f[3]; sub(/_.*/, "", word)
+    if ($2 !~ /^[TDBRGSVWCi]$/ || $3 ~ /^_/) next
+    obj = $1; dir = obj; sub(/\/.*/, "", dir)
+    word = $3; sub(/_.*/, "", word)
     if (!((word, dir) in seen)) {
-        seen[word, dir] = obj " " f[3]
+        seen[word, dir] = obj " " $3
         folders[word] = folders[word] " " dir
         nfolders[word]++
     }

@@ -1,4 +1,4 @@
-# Printing, read from `nm -A -g` over the objects (those outside cmd/): only
+# Printing, read from the objects' symbols (tools/symbols.awk), those outside cmd/: only
 # commands write to the standard streams. An object that leaves stdout or
 # stderr undefined reads the stream itself (fprintf(stderr, ...), fputs(s,
 # stdout)); printf, puts, putchar, perror and their kin write to one
@@ -8,7 +8,7 @@
 # process's top, is kept in layering.txt as "print: FILE  # why"; such a
 # line without its reason, for a file of cmd/, or for a file that no
 # longer writes to a stream fails too. One line per file.
-# awk -v objdir=DIR -f prints.awk layering.txt NM-OUTPUT
+# awk -f prints.awk layering.txt SYMBOLS
 BEGIN {
     n = split("stdout stderr printf vprintf puts putchar putchar_unlocked perror psignal psiginfo " \
               "err errx verr verrx warn warnx vwarn vwarnx error error_at_line __printf_chk __vprintf_chk " \
@@ -29,17 +29,10 @@ FNR == NR {
     next
 }
 {
-    # The directory is a prefix, not a pattern (a path may hold + or ( or :).
-    line = $0
-    if (index(line, objdir "/") == 1) line = substr(line, length(objdir) + 2)
-    colon = index(line, ":")
-    obj = substr(line, 1, colon - 1)
-    sub(/\.o$/, ".c", obj)
-    if (obj ~ /^cmd\//) next
-    split(substr(line, colon + 1), f, " ")
-    if (f[1] != "U" || !(f[2] in stream_sym)) next
+    obj = $1
+    if (obj ~ /^cmd\// || $2 != "U" || !($3 in stream_sym)) next
     if (!(obj in uses)) order[++nobj] = obj
-    uses[obj] = uses[obj] (uses[obj] == "" ? "" : " ") f[2]
+    uses[obj] = uses[obj] (uses[obj] == "" ? "" : " ") $3
 }
 END {
     for (i = 1; i <= nobj; i++) {
