@@ -167,13 +167,14 @@ env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PRESSMARK_BIN=$(abspath $(1)/pressmark) 
     $(if $(5),,$(filter $(LONG_FREE),$(3))) $(filter-out $(LONG_FREE),$(3)) $(if $(6),,$(UNIT_SRC:tests/%.c=$(1)/tests/%.t)) \
     $(if $(5),$(filter $(LONG_FREE),$(3)))
 endef
-# Every test leaves /tmp as it found it: a pressmark-test directory that
-# was not there before fails the target.
+# Every test leaves /tmp as it found it: a pressmark-test directory (the
+# shell tests') or pressmark-unit one (the unit tests') that was not there
+# before fails the target.
 define tmp-before
-@ls -d /tmp/pressmark-test.* 2>/dev/null | sort > $(1)/tmp-before || true
+@ls -d /tmp/pressmark-test.* /tmp/pressmark-unit.* 2>/dev/null | sort > $(1)/tmp-before || true
 endef
 define tmp-after
-@ls -d /tmp/pressmark-test.* 2>/dev/null | sort | comm -13 $(1)/tmp-before - > $(1)/tmp-left || true; \
+@ls -d /tmp/pressmark-test.* /tmp/pressmark-unit.* 2>/dev/null | sort | comm -13 $(1)/tmp-before - > $(1)/tmp-left || true; \
  if [ -s $(1)/tmp-left ]; then echo "tests left behind: $$(cat $(1)/tmp-left)"; exit 1; fi
 endef
 define run-tests
