@@ -236,7 +236,7 @@ check-build:
 	$(MAKE) B=build/check CFLAGS="$(SAN)" layering build/check/pressmark $(UNIT_SRC:%.c=build/check/%.t) build/check/tests/stats_tool \
 	    $(FUZZERS:%=build/check/fuzz/%.replay) build/check/fuzz/writers-emit
 
-# ./run.sh test (and so CI): every test once (t30 and t80 twice), both
+# ./run.sh test (and so CI): every test once (t80 twice), both
 # proves at once. The machine's tests start as soon as the plain build is
 # made; the sanitised build is made beside them, at nice 10, before its
 # prove (measured: the machine lane is the long pole, 893 s of the 1,015
@@ -246,11 +246,10 @@ check-build:
 # they run on the plain build, where pressmark starts in a sixth of the
 # time it takes under ASan and LeakSanitizer (measured: 39 against 230 ms
 # a command; t11 14 against 24 to 31 s), except those that feed
-# pressmark hostile input (t12, t41) and t30 (hostile connections to the
-# chat server), which run sanitised. The sanitised build runs the unit
+# pressmark hostile input (t12, t41), which run sanitised. The sanitised build runs the unit
 # tests and the free tests (the fuzz corpora among them) beside them, but
 # for those that read only what pressmark itself wrote (CI_PLAIN_FREE:
-# statistics, export, verdicts, history over its own runs; the golden
+# statistics, export, verdicts, history, bisection over its own runs; the golden
 # outputs over a fixed database), which run plain: CI is bound by the two
 # cores' CPU (1,153 CPU-s of tests in December 2026, 925 to 982 s), and
 # the first four cost 109 of it sanitised, a third of that plain.
@@ -258,7 +257,7 @@ check-build:
 # leaves out (CHECK_SKIP), and t80, whose VMs boot there. (Until
 # December 2026 both builds ran the unit and free tests, and the
 # sanitised one the machine's: CI took 1003 and 1063 s.) The sanitised
-# build's VM tests come last in its free lane, as they wait for
+# build's VM test (t80, booting none) comes last in its free lane, as it waits for
 # the plain build's (vm_lane's lock). The machine lane's lock keeps the
 # machine's tests one at a time across both proves. On failure both
 # failures' tails are printed, then each failed file's first failure in
@@ -270,11 +269,14 @@ check-build:
 # Both run in the background (the shell waits, and so takes a signal at
 # once): a signal to the recipe's shell ends its whole process group, both
 # proves with it.
-# t30 runs on both: its chat server's memory is bounded under a storm of
-# hostile connections on the plain build only (ASan's allocator keeps what
-# it frees; measured: 14 to 51 MB more after a storm, 4 MB plain).
-CI_SANITISED_MACHINE := tests/t12-bad-input.t tests/t41-hostile.t tests/t30-chat.t
-CI_PLAIN_FREE := tests/t45-export.t tests/t47-statistics.t tests/t48-verdicts.t tests/t49-history.t tests/t88-golden.t
+# t30 and t82 run plain here, sanitised under make check: t30's hostile
+# connections are parsed by code the sanitised unit_chat_proto and the
+# chat fuzz corpora (t43) run, and its 40 s sanitised held the machine's
+# quiet lock, the long pole; t82's bisection logic reads only what
+# pressmark wrote (43 CPU-s sanitised, 15 plain).
+CI_SANITISED_MACHINE := tests/t12-bad-input.t tests/t41-hostile.t
+CI_PLAIN_FREE := tests/t45-export.t tests/t47-statistics.t tests/t48-verdicts.t tests/t49-history.t tests/t88-golden.t \
+                 tests/t82-bisect.t
 CI_PLAIN := $(filter $(CHECK_SKIP) tests/t80-kernels.t tests/t30-chat.t $(CI_PLAIN_FREE) \
               $(filter-out $(FREE_TESTS) $(CI_SANITISED_MACHINE),$(SHELL_TESTS)),$(SHELL_TESTS))
 CI_CHECK := $(filter $(filter-out $(CHECK_SKIP) $(CI_PLAIN_FREE),$(FREE_TESTS)) $(CI_SANITISED_MACHINE),$(SHELL_TESTS))
