@@ -236,50 +236,37 @@ check-build:
 	$(MAKE) B=build/check CFLAGS="$(SAN)" layering build/check/pressmark $(UNIT_SRC:%.c=build/check/%.t) build/check/tests/stats_tool \
 	    $(FUZZERS:%=build/check/fuzz/%.replay) build/check/fuzz/writers-emit
 
-# ./run.sh test (and so CI): every test once (t80 twice), both
-# proves at once. The machine's tests start as soon as the plain build is
-# made; the sanitised build is made beside them, at nice 10, before its
-# prove (measured: the machine lane is the long pole, 893 s of the 1,015
-# a fresh clone took in December 2026, and so starts about a minute
-# sooner). The machine's tests
-# run one at a time (their lock), so they are the target's long pole:
-# they run on the plain build, where pressmark starts in a sixth of the
-# time it takes under ASan and LeakSanitizer (measured: 39 against 230 ms
-# a command; t11 14 against 24 to 31 s), except those that feed
-# pressmark hostile input (t12, t41), which run sanitised. The sanitised build runs the unit
-# tests and the free tests (the fuzz corpora among them) beside them, but
-# for those that read only what pressmark itself wrote (CI_PLAIN_FREE:
-# statistics, export, verdicts, history, bisection over its own runs; the golden
-# outputs over a fixed database), which run plain: CI is bound by the two
-# cores' CPU (1,153 CPU-s of tests in December 2026, 925 to 982 s), and
-# the first four cost 109 of it sanitised, a third of that plain.
-# make check runs every test sanitised; the plain build runs what it
-# leaves out (CHECK_SKIP), and t80, whose VMs boot there. (Until
-# December 2026 both builds ran the unit and free tests, and the
-# sanitised one the machine's: CI took 1003 and 1063 s.) The sanitised
-# build's VM test (t80, booting none) comes last in its free lane, as it waits for
-# the plain build's (vm_lane's lock). The machine lane's lock keeps the
-# machine's tests one at a time across both proves. On failure both
-# failures' tails are printed, then each failed file's first failure in
-# full (tools/first-failures.awk), last, where a log cut to its end keeps
-# them.
+# ./run.sh test (and so CI): every test once (t80 twice), both proves at
+# once. The machine's tests run one at a time (their lock), so they are
+# the target's long pole (measured in December 2026: the lane took 909 of
+# the 954 s a fresh clone took); they start as soon as the plain build is
+# made, and all of them run on it, where pressmark starts in 24 ms of CPU
+# against 126 under ASan and LeakSanitizer. The sanitised build is made
+# beside them, at nice 10, and runs the unit tests, the fuzz corpora (t43:
+# every parser of hostile input, the options, suites, journals, results,
+# figures, writers, chat frames and LAVA's) and the free tests, but for
+# those that read only what pressmark itself wrote (CI_PLAIN_FREE:
+# statistics, export, verdicts, history, bisection over its own runs; the
+# golden outputs over a fixed database), which run plain, at a third of
+# the CPU: CI is bound by the two cores. make check runs every test
+# sanitised, these and the machine's (t12 and t41's hostile input, t30's
+# hostile connections; until December 2026 CI ran those three sanitised,
+# 150 s of the long pole); the plain build runs what it leaves out
+# (CHECK_SKIP), and t80, whose VMs boot there. The sanitised build's VM
+# test (t80, booting none) comes last in its free lane, as it waits for the
+# plain build's (vm_lane's lock). On failure both failures' tails are
+# printed, then each failed file's first failure in full
+# (tools/first-failures.awk), last, where a log cut to its end keeps them.
 # Everything but the machine lane runs at nice 10 (the sanitised prove,
 # its unit tests with it, and every free test: tests/lib.sh), yielding the
 # two cores to the lane that is the long pole.
 # Both run in the background (the shell waits, and so takes a signal at
 # once): a signal to the recipe's shell ends its whole process group, both
 # proves with it.
-# t30 and t82 run plain here, sanitised under make check: t30's hostile
-# connections are parsed by code the sanitised unit_chat_proto and the
-# chat fuzz corpora (t43) run, and its 40 s sanitised held the machine's
-# quiet lock, the long pole; t82's bisection logic reads only what
-# pressmark wrote (43 CPU-s sanitised, 15 plain).
-CI_SANITISED_MACHINE := tests/t12-bad-input.t tests/t41-hostile.t
 CI_PLAIN_FREE := tests/t45-export.t tests/t47-statistics.t tests/t48-verdicts.t tests/t49-history.t tests/t88-golden.t \
                  tests/t82-bisect.t
-CI_PLAIN := $(filter $(CHECK_SKIP) tests/t80-kernels.t tests/t30-chat.t $(CI_PLAIN_FREE) \
-              $(filter-out $(FREE_TESTS) $(CI_SANITISED_MACHINE),$(SHELL_TESTS)),$(SHELL_TESTS))
-CI_CHECK := $(filter $(filter-out $(CHECK_SKIP) $(CI_PLAIN_FREE),$(FREE_TESTS)) $(CI_SANITISED_MACHINE),$(SHELL_TESTS))
+CI_PLAIN := $(filter $(CHECK_SKIP) tests/t80-kernels.t $(CI_PLAIN_FREE) $(filter-out $(FREE_TESTS),$(SHELL_TESTS)),$(SHELL_TESTS))
+CI_CHECK := $(filter $(filter-out $(CHECK_SKIP) $(CI_PLAIN_FREE),$(FREE_TESTS)),$(SHELL_TESTS))
 # (The sanitised build's make is named through SUBMAKE: a recipe line that
 # names $(MAKE) is run even under make -n, and this one runs every test.)
 SUBMAKE = $(MAKE)
