@@ -339,10 +339,18 @@ v2-host-check: pressmark
 	tools/v2-host-check.sh $(if $(V2_TESTS),--tests "$(V2_TESTS)") $(V2_FLAGS)
 
 # Man pages, written from pressmark's own --help (the option tables): one
-# source, so they cannot drift from the program.
-man: $(B)/pressmark
+# source, so they cannot drift from the program. Written again only when
+# the program, the script or what they are given (SYSCONFDIR, VERSION)
+# changed: make install made them anew each time, some 8 CPU-s of forty
+# --help runs, in t16 on CI's long pole.
+man: $(B)/man/.made
+$(B)/man.vars: FORCE
+	@mkdir -p $(@D)
+	@printf '%s\n' '$(SYSCONFDIR) $(VERSION)' | cmp -s - $@ || printf '%s\n' '$(SYSCONFDIR) $(VERSION)' > $@
+$(B)/man/.made: $(B)/pressmark man/gen.sh $(B)/man.vars
 	rm -rf $(B)/man
 	SYSCONFDIR='$(SYSCONFDIR)' man/gen.sh $(B)/pressmark $(B)/man '$(VERSION)'
+	touch $@
 
 # make install [PREFIX=/usr/local] [DESTDIR=...]; make uninstall takes the
 # same. Exactly these files (tests/t16-install.t lists them).
