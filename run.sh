@@ -78,8 +78,12 @@ setup() {
     step "set-up: installing $(wc -w <<<"$missing") packages (a few minutes): $missing" install_packages $missing
 }
 
+# build WHAT TARGET...: the main job needs everything; make ci-test only
+# the program first (its machine's tests start at once, the rest is made
+# beside them).
 build() {
-    step "build: pressmark, its man pages and its unit tests" make -s -j"$(nproc)" all
+    local what=$1; shift
+    step "build: $what" make -s -j"$(nproc)" "$@"
 }
 
 mkdir -p build
@@ -87,13 +91,13 @@ mkdir -p build
 case "${1:-main}" in
     main)
         say "set-up, build, then the main job: a reference suite, its comparison and its report (about a minute here; log: $LOG)"
-        setup; build
+        setup; build "pressmark and its unit tests" all
         say "main job: tools/main-job.sh"
         exec tools/main-job.sh
         ;;
     test)
         say "set-up, build, then every test: make ci-test (about 16 minutes on two cores; log: $LOG)"
-        setup; build
+        setup; build "pressmark (make ci-test makes the rest beside the tests)" pressmark build/tests/stats_tool
         say "tests: make ci-test (every test at least once: the plain build's, and beside them the sanitised build's once it is made)"
         exec make -s ci-test
         ;;
