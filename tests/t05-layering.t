@@ -50,6 +50,22 @@ upward harness/run.c cmd/cli.h "the engine including a command"
 upward experiment/plan.c cmd/cli.h "the experiment layer including a command"
 upward kernels/vm.c experiment/runner.h "kernels including the experiment layer"
 upward lib/hash.h store/db.h "a header of lib including store"
+# A folder that is a link is read through it (grep -r did); a name awk
+# cannot read (a dangling x.c link, a folder named x.c) stops no check.
+copy
+mv "$TMP/tree/lib" "$TMP/lib-real"; ln -s "$TMP/lib-real" "$TMP/tree/lib"
+sed -i '0,/^#include/s||#include "store/db.h"\n#include|' "$TMP/tree/lib/units.c"
+out=$("$CHECK" "$TMP/tree" 2>&1)
+is "$?" 1 "lib a link to a folder, including store: the check fails"
+like "$out" '^layering: lib/units\.c:[0-9]+ includes "store/db\.h"' "  naming it"
+rm -rf "$TMP/lib-real"
+copy
+ln -s nowhere.c "$TMP/tree/lib/dangling.c"; mkdir "$TMP/tree/lib/folder.c"
+sed -i '0,/^#include/s||#include "store/db.h"\n#include|' "$TMP/tree/lib/units.c"
+out=$("$CHECK" "$TMP/tree" 2>&1)
+is "$?" 1 "a dangling x.c link and a folder named x.c beside lib including store: the check fails"
+like "$out" '^layering: lib/units\.c:[0-9]+ includes "store/db\.h"' "  naming it"
+is "$(grep -c . <<<"$out")" 1 "  and nothing else"
 copy
 sed -i '0,/^#include/s||#  include <store/db.h>\n#include|' "$TMP/tree/lib/units.c"
 out=$("$CHECK" "$TMP/tree" 2>&1)

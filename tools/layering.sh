@@ -25,14 +25,14 @@ set -euo pipefail
 # objects' folder made absolute by cd and $PWD ($(cd ... && pwd) forks).
 unset CDPATH                   # (cd would print where it went)
 here=$PWD
-case $0 in */*) cd "${0%/*}" ;; esac
+case $0 in */*) cd -- "${0%/*}" ;; esac
 tools=$PWD
 cd ..
 root=${1:-$PWD}
 objdir=${2:-}
-cd "$here"
-if [ -n "$objdir" ]; then cd "$objdir"; objdir=$PWD; cd "$here"; fi
-cd "$root"
+cd -- "$here"
+if [ -n "$objdir" ]; then cd -- "$objdir"; objdir=$PWD; cd -- "$here"; fi
+cd -- "$root"
 declare -A allowed
 while read -r dir rest; do
     case "$dir" in ''|\#*|call:|cycle:|print:) continue ;; esac
@@ -46,11 +46,15 @@ trap 'rm -rf "${work:-}"' EXIT
 work=$(mktemp -d)
 # Every source of the folders, sorted, for the includes, the lengths, the
 # basenames and the SQL (through a file: mapfile reads it in blocks).
+# A folder that is a link is read through it (-H), as grep -r did; only
+# files are listed, or what a link to one leads to: a dangling x.c link or
+# a folder named x.c, which awk cannot read, would stop the one awk that
+# reads every folder. Sorted bytewise, the same on every machine.
 dirs=()
 for dir in "${!allowed[@]}"; do [ -d "$dir" ] && dirs+=("$dir"); done
 srcs=()
 if [ ${#dirs[@]} -gt 0 ]; then
-    find "${dirs[@]}" -name '*.[ch]' | sort -u > "$work/srcs"
+    find -H "${dirs[@]}" -name '*.[ch]' -xtype f | LC_ALL=C sort -u > "$work/srcs"
     mapfile -t srcs < "$work/srcs"
 fi
 # The folders' order (none may use one that uses it) and every include
