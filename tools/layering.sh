@@ -65,13 +65,23 @@ PM_LAYERS=$layers awk -f "$tools/includes.awk" "${srcs[@]}" < /dev/null || bad=1
 if [ -n "$objdir" ]; then
     # Every object of a source in the tree (one left from a removed file is
     # not part of it), but the test and fuzz programs, which may use anything.
-    find "$objdir/" -name '*.o' | sort > "$work/objs"
+    # The records of the symbols are "SOURCE KIND NAME", nm's lines
+    # "OBJECT:VALUE KIND NAME": a blank or a colon in an object's path
+    # below OBJDIR would split them elsewhere (a call from "lib/sp ace.c"
+    # read as lib/sp's, and gone unreported): such a path is named, not read.
+    find "$objdir/" -name '*.o' | LC_ALL=C sort > "$work/objs"
     mapfile -t found < "$work/objs"
     objs=()
     for o in "${found[@]}"; do
         rel=${o#"$objdir"/}
         case "$rel" in tests/*|fuzz/*|bench/*) continue ;; esac
-        [ -f "${rel%.o}.c" ] && objs+=("$o")
+        [ -f "${rel%.o}.c" ] || continue
+        case "$rel" in
+            *[[:space:]:]*)
+                echo "layering: $o has a blank or a colon in its path below $objdir, which the checks of the objects cannot read: rename its source"
+                bad=1; continue ;;
+        esac
+        objs+=("$o")
     done
     [ ${#objs[@]} -gt 0 ] || { echo "layering: no objects under $objdir (build first)"; exit 1; }
     # One listing of the objects' symbols for the calls, the printing (only
@@ -83,12 +93,27 @@ if [ -n "$objdir" ]; then
     # the listing. Told the host's own target (objdump -i's first) it loads
     # none; an LTO object, whose symbols only the plugin reads (nm sees its
     # "__gnu_lto_slim" or fails), sends it back to its own way.
-    target=$(objdump -i 2>/dev/null | sed -n 2p)
-    if ! nm --target="$target" -A -g "${objs[@]}" > "$work/nm" 2>/dev/null || grep -q ' __gnu_lto_' "$work/nm"; then
-        nm -A -g "${objs[@]}" > "$work/nm"
+    # Only an object format is a target: `binary` (or whatever another
+    # objdump prints second) has nm list nothing and exit 0, and every
+    # check of the objects would pass blind; no objdump, or one without
+    # -i (llvm-objdump), gives no target.
+    target=$({ objdump -i 2>/dev/null || :; } | sed -n 2p)
+    case "$target" in elf*|pe*|mach-o*) ;; *) target= ;; esac
+    if [ -z "$target" ] || ! nm --target="$target" -A -g "${objs[@]}" > "$work/nm" 2>/dev/null ||
+       grep -q ' __gnu_lto_' "$work/nm"; then
+        nm -A -g "${objs[@]}" > "$work/nm" || { echo "layering: nm could not read the objects under $objdir"; exit 1; }
+        # Without the LTO plugin nm lists an LTO object's marker alone.
+        if grep -q ' __gnu_lto_' "$work/nm"; then
+            echo "layering: nm cannot read the LTO objects under $objdir (no LTO plugin): build without -flto"
+            exit 1
+        fi
     fi
+    # Every object read has a symbol in the listing (each of the tree's
+    # defines or uses one): one missing was not read, and its checks
+    # would pass for nothing (symbols.awk names it and fails).
+    printf '%s\n' "${objs[@]}" > "$work/read"
     symbols=$work/symbols
-    PM_OBJDIR=$objdir awk -f "$tools/symbols.awk" "$work/nm" > "$symbols"
+    PM_OBJDIR=$objdir PM_SYMBOLS=$symbols awk -f "$tools/symbols.awk" "$work/read" "$work/nm" || exit 1
     awk -f "$tools/calls.awk" layering.txt "$symbols" || bad=1
     awk -f "$tools/prints.awk" layering.txt "$symbols" || bad=1
     awk -f "$tools/names.awk" "$symbols" || bad=1
