@@ -50,6 +50,22 @@ upward harness/run.c cmd/cli.h "the engine including a command"
 upward experiment/plan.c cmd/cli.h "the experiment layer including a command"
 upward kernels/vm.c experiment/runner.h "kernels including the experiment layer"
 upward lib/hash.h store/db.h "a header of lib including store"
+# A folder that is a link is read through it (grep -r did); a name awk
+# cannot read (a dangling x.c link, a folder named x.c) stops no check.
+copy
+mv "$TMP/tree/lib" "$TMP/lib-real"; ln -s "$TMP/lib-real" "$TMP/tree/lib"
+sed -i '0,/^#include/s||#include "store/db.h"\n#include|' "$TMP/tree/lib/units.c"
+out=$("$CHECK" "$TMP/tree" 2>&1)
+is "$?" 1 "lib a link to a folder, including store: the check fails"
+like "$out" '^layering: lib/units\.c:[0-9]+ includes "store/db\.h"' "  naming it"
+rm -rf "$TMP/lib-real"
+copy
+ln -s nowhere.c "$TMP/tree/lib/dangling.c"; mkdir "$TMP/tree/lib/folder.c"
+sed -i '0,/^#include/s||#include "store/db.h"\n#include|' "$TMP/tree/lib/units.c"
+out=$("$CHECK" "$TMP/tree" 2>&1)
+is "$?" 1 "a dangling x.c link and a folder named x.c beside lib including store: the check fails"
+like "$out" '^layering: lib/units\.c:[0-9]+ includes "store/db\.h"' "  naming it"
+is "$(grep -c . <<<"$out")" 1 "  and nothing else"
 copy
 sed -i '0,/^#include/s||#  include <store/db.h>\n#include|' "$TMP/tree/lib/units.c"
 out=$("$CHECK" "$TMP/tree" 2>&1)
@@ -76,8 +92,10 @@ is "$?" 0 "a command including the store is allowed"
 # ones compiled beside them (the real symbols they call are the tree's).
 objcopy() {
     rm -rf "$TMP/obj"; mkdir -p "$TMP/obj"
-    # Links to the build's objects (copies of them cost a second a time).
-    local d; for d in "${DIRS[@]}"; do cp -rs "$OBJ/$d" "$TMP/obj/"; done
+    # Links to the build's objects (copies of them cost a second a time),
+    # every folder's in one cp (a process each cost as much again as the
+    # links: t05 makes this copy some forty times).
+    cp -rs "${DIRS[@]/#/$OBJ/}" "$TMP/obj/"
     copy
 }
 plant() {  # plant FILE C-SOURCE [CFLAGS...]: FILE in the tree, compiled as its object
@@ -94,6 +112,53 @@ calls
 is "$rc" 1 "lib calling the store: the check fails"
 like "$out" '^layering: lib/planted\.c calls store_db_exec \(store/sql\.c\): lib/ may call only lib$' \
     "naming the caller, the symbol, where it is made and what the folder may call"
+# An LTO object's symbols are for nm's plugin to read (the check names
+# nm the host's target, which loads none, and falls back): read all the same.
+# (only if the compiler makes slim LTO objects, GCC's, which nm told the
+# target lists as __gnu_lto_slim alone: else the fallback is not tried)
+plant lib/planted.c 'int store_db_exec(void); int planted(void); int planted(void) { return store_db_exec(); }' -flto
+if nm --target="$(objdump -i 2>/dev/null | sed -n 2p)" -A -g "$TMP/obj/lib/planted.o" 2>/dev/null | grep -q ' __gnu_lto_slim$'; then
+    calls
+    is "$rc" 1 "lib calling the store, built for LTO: the check fails"
+    like "$out" '^layering: lib/planted\.c calls store_db_exec \(store/sql\.c\): lib/ may call only lib$' "  naming it"
+else
+    skip "the LTO case: cc -flto made no slim LTO object (one nm told the target lists as __gnu_lto_slim)"
+    skip "  naming it"
+fi
+plant lib/planted.c 'int store_db_exec(void); int planted(void); int planted(void) { return store_db_exec(); }'
+# The target comes from objdump -i's second line: one that is no object
+# format (binary, whose nm lists nothing and exits 0) or none (no objdump,
+# or llvm-objdump, which has no -i) leaves nm to its own way, and the
+# check does not go blind.
+fake() {  # fake NAME SCRIPT: a command NAME first in PATH (in $TMP/bin)
+    mkdir -p "$TMP/bin"; rm -f "$TMP/bin/"*
+    printf '#!/bin/sh\n%s\n' "$2" > "$TMP/bin/$1"; chmod +x "$TMP/bin/$1"
+}
+faked() { out=$(PATH="$TMP/bin:$PATH" "$CHECK" "$TMP/tree" "$TMP/obj" 2>&1); rc=$?; }
+fake objdump 'echo "BFD header file version (a fake)"; echo binary'
+faked
+is "$rc" 1 "objdump -i naming binary second: lib calling the store still fails"
+like "$out" '^layering: lib/planted\.c calls store_db_exec \(store/sql\.c\): lib/ may call only lib$' "  naming it"
+fake objdump 'echo "objdump: Unknown command line argument '"'"'-i'"'"'" >&2; exit 1'
+faked
+is "$rc" 1 "an objdump without -i: lib calling the store still fails"
+like "$out" '^layering: lib/planted\.c calls store_db_exec \(store/sql\.c\): lib/ may call only lib$' "  naming it"
+# An nm that reads nothing fails the check, saying so: one that lists no
+# symbol of an object, one without the LTO plugin (an LTO object's marker
+# alone), one that fails.
+fake nm 'exit 0'
+faked
+is "$rc" 1 "an nm listing nothing: the check fails"
+like "$out" "^layering: nm listed no symbols of $(re "$TMP")/obj/lib/planted\\.o\$" "  naming each object"
+fake nm 'for a; do case $a in *.o) echo "$a:0000000000000001 C __gnu_lto_slim" ;; esac; done'
+faked
+is "$rc:$out" "1:layering: nm cannot read the LTO objects under $TMP/obj (no LTO plugin): build without -flto" \
+    "an nm without the LTO plugin: the check fails, saying so"
+fake nm 'echo "nm: cannot read" >&2; exit 1'
+faked
+is "$rc" 1 "an nm that fails: the check fails"
+like "$out" "^layering: nm could not read the objects under $(re "$TMP")/obj\$" "  saying so"
+rm -rf "$TMP/bin"
 
 # A build under a path with + ( : and a backslash in it, or reached through a link, is
 # read the same (its path is a prefix, not a pattern) by each check of the
@@ -116,6 +181,18 @@ odd_path "$TMP/obj+(x):\\by" "objects below a path with + ( : and \\ in it"
 ln -s "$TMP/obj+(x):\\by" "$TMP/objlink"
 odd_path "$TMP/objlink" "objects reached through a link"
 rm -f "$TMP/objlink"
+
+# An object's path with a blank or a colon below OBJDIR is named, not
+# misread (the symbols' records are blank-separated, nm's lines split at
+# the colon): a call from it would go unreported.
+for name in "sp ace" "co:lon"; do
+    objcopy
+    plant "lib/$name.c" 'int store_db_exec(void); int planted(void); int planted(void) { return store_db_exec(); }'
+    calls
+    is "$rc" 1 "lib/$name.c calling the store: the check fails"
+    is "$out" "layering: $TMP/obj/lib/$name.o has a blank or a colon in its path below $TMP/obj, which the checks of the objects cannot read: rename its source" \
+        "  naming its object, in one line"
+done
 
 # A comment on a folder's line does not widen what it may use.
 objcopy

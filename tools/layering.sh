@@ -2,7 +2,8 @@
 # make layering: the tree's shape, seven checks, one line per violation,
 # exit 1 if any.
 #  - includes: every #include "dir/file.h" names a folder that layering.txt
-#    allows for the including file's folder;
+#    allows for the including file's folder, and layering.txt lets no two
+#    folders use each other (tools/includes.awk);
 #  - calls (with OBJDIR, the build's objects): a file calls only into the
 #    folders its folder may include, and no files of one folder call each
 #    other in a circle (tools/calls.awk; exceptions in layering.txt);
@@ -16,11 +17,22 @@
 #  - SQL: only store/ speaks it (sql_only_in_store, at the end).
 # tools/layering.sh [ROOT [OBJDIR]] (default: this tree, no call check).
 set -euo pipefail
-tools=$(cd "$(dirname "$0")" && pwd)
-root=${1:-$(cd "$tools/.." && pwd)}
+# (fork and exec are dear on the machines CI runs on, and t05 runs this
+# script some eighty times: the sources and objects are listed once, each
+# check is one awk over those lists, and no loop reads a pipe, which bash
+# does a byte a system call.)
+# This script's folder, the tree (its parent unless named) and the
+# objects' folder made absolute by cd and $PWD ($(cd ... && pwd) forks).
+unset CDPATH                   # (cd would print where it went)
+here=$PWD
+case $0 in */*) cd -- "${0%/*}" ;; esac
+tools=$PWD
+cd ..
+root=${1:-$PWD}
 objdir=${2:-}
-[ -z "$objdir" ] || objdir=$(cd "$objdir" && pwd)
-cd "$root"
+cd -- "$here"
+if [ -n "$objdir" ]; then cd -- "$objdir"; objdir=$PWD; cd -- "$here"; fi
+cd -- "$root"
 declare -A allowed
 while read -r dir rest; do
     case "$dir" in ''|\#*|call:|cycle:|print:) continue ;; esac
@@ -30,79 +42,96 @@ done < layering.txt
 # sql: lines are exceptions too (sql_only_in_store's), no folder.
 unset 'allowed[sql]'
 bad=0
-folders=" ${!allowed[*]} "
-# The folders' own order: none may use one that uses it (through others).
-for dir in "${!allowed[@]}"; do
-    for other in ${allowed[$dir]}; do echo "$dir $other"; done
-done | awk '
-    $1 != $2 { next_of[$1] = next_of[$1] " " $2; node[$1]; node[$2] }
-    function visit(v,   n, k, w) {
-        state[v] = 1
-        n = split(next_of[v], w, " ")
-        for (k = 1; k <= n; k++) {
-            if (state[w[k]] == 1) { printf "layering: layering.txt lets %s/ and %s/ use each other (through the folders between); one must be below the other\n", v, w[k]; bad = 1 }
-            else if (!state[w[k]]) visit(w[k])
-        }
-        state[v] = 2
-    }
-    END { for (v in node) if (!state[v]) visit(v); exit bad }' || bad=1
-# One awk over every include line: the folder it names, against the list.
-# "dir/x.h" and <dir/x.h> both (the tree is on the include path); "x.h" is
-# the folder's own; <x.h> and <sys/x.h> are the system's.
-for dir in "${!allowed[@]}"; do
-    [ -d "$dir" ] || continue
-    { grep -rn --include='*.c' --include='*.h' -E '^[[:space:]]*#[[:space:]]*include[[:space:]]*["<]' "$dir" || [ $? -eq 1 ]; } |
-        awk -v dir="$dir" -v allowed="${allowed[$dir]}" -v folders="$folders" '
-            {
-                file = $0; sub(/:.*/, "", file)
-                rest = substr($0, length(file) + 2); line = rest; sub(/:.*/, "", line)
-                angle = rest ~ /include[ \t]*</
-                inc = rest; sub(/^[^"<]*["<]/, "", inc); sub(/[">].*/, "", inc)
-                top = inc; sub(/\/.*/, "", top)
-                if (top == inc) top = dir                 # "x.h": same folder
-                if (angle && index(folders, " " top " ") == 0) next
-                if (index(allowed, " " top " ") == 0) {
-                    a = allowed; sub(/ +$/, "", a)
-                    printf "layering: %s:%s includes \"%s\": %s/ may include only%s\n", file, line, inc, dir, a
-                    bad = 1
-                }
-            }
-            END { exit bad }' || bad=1
-done
+trap 'rm -rf "${work:-}"' EXIT
+work=$(mktemp -d)
+# Every source of the folders, sorted, for the includes, the lengths, the
+# basenames and the SQL (through a file: mapfile reads it in blocks).
+# A folder that is a link is read through it (-H), as grep -r did; only
+# files are listed, or what a link to one leads to: a dangling x.c link or
+# a folder named x.c, which awk cannot read, would stop the one awk that
+# reads every folder. Sorted bytewise, the same on every machine.
+dirs=()
+for dir in "${!allowed[@]}"; do [ -d "$dir" ] && dirs+=("$dir"); done
+srcs=()
+if [ ${#dirs[@]} -gt 0 ]; then
+    find -H "${dirs[@]}" -name '*.[ch]' -xtype f | LC_ALL=C sort -u > "$work/srcs"
+    mapfile -t srcs < "$work/srcs"
+fi
+# The folders' order (none may use one that uses it) and every include
+# line against the folders it may name (tools/includes.awk).
+layers=
+for dir in "${!allowed[@]}"; do layers+="$dir${allowed[$dir]}"$'\n'; done
+PM_LAYERS=$layers awk -f "$tools/includes.awk" "${srcs[@]}" < /dev/null || bad=1
 if [ -n "$objdir" ]; then
     # Every object of a source in the tree (one left from a removed file is
     # not part of it), but the test and fuzz programs, which may use anything.
+    # The records of the symbols are "SOURCE KIND NAME", nm's lines
+    # "OBJECT:VALUE KIND NAME": a blank or a colon in an object's path
+    # below OBJDIR would split them elsewhere (a call from "lib/sp ace.c"
+    # read as lib/sp's, and gone unreported): such a path is named, not read.
+    find "$objdir/" -name '*.o' | LC_ALL=C sort > "$work/objs"
+    mapfile -t found < "$work/objs"
     objs=()
-    while IFS= read -r o; do
+    for o in "${found[@]}"; do
         rel=${o#"$objdir"/}
         case "$rel" in tests/*|fuzz/*|bench/*) continue ;; esac
-        [ -f "${rel%.o}.c" ] && objs+=("$o")
-    done < <(find "$objdir/" -name '*.o' | sort)
+        [ -f "${rel%.o}.c" ] || continue
+        case "$rel" in
+            *[[:space:]:]*)
+                echo "layering: $o has a blank or a colon in its path below $objdir, which the checks of the objects cannot read: rename its source"
+                bad=1; continue ;;
+        esac
+        objs+=("$o")
+    done
     [ ${#objs[@]} -gt 0 ] || { echo "layering: no objects under $objdir (build first)"; exit 1; }
-    # One listing of the objects' symbols (nm costs a quarter of a second
-    # over the tree, and t05 runs this script some sixty times) for the
-    # calls, the printing (only cmd/ names stdout or stderr or calls what
-    # writes to them, printf, puts, perror..., a helper process's main kept
-    # in layering.txt as "print: FILE  # why" aside), the names and the SQL.
-    trap 'rm -f "${symbols:-}"' EXIT
-    symbols=$(mktemp)
-    nm -A -g "${objs[@]}" | PM_OBJDIR=$objdir awk -f "$tools/symbols.awk" > "$symbols"
+    # One listing of the objects' symbols for the calls, the printing (only
+    # cmd/ names stdout or stderr or calls what writes to them, printf,
+    # puts, perror..., a helper process's main kept in layering.txt as
+    # "print: FILE  # why" aside), the names and the SQL.
+    # nm left to itself tries every object with each plugin of bfd-plugins,
+    # and loading LLVM's gold plugin costs a third of a second, ten times
+    # the listing. Told the host's own target (objdump -i's first) it loads
+    # none; an LTO object, whose symbols only the plugin reads (nm sees its
+    # "__gnu_lto_slim" or fails), sends it back to its own way.
+    # Only an object format is a target: `binary` (or whatever another
+    # objdump prints second) has nm list nothing and exit 0, and every
+    # check of the objects would pass blind; no objdump, or one without
+    # -i (llvm-objdump), gives no target.
+    target=$({ objdump -i 2>/dev/null || :; } | sed -n 2p)
+    case "$target" in elf*|pe*|mach-o*) ;; *) target= ;; esac
+    if [ -z "$target" ] || ! nm --target="$target" -A -g "${objs[@]}" > "$work/nm" 2>/dev/null ||
+       grep -q ' __gnu_lto_' "$work/nm"; then
+        nm -A -g "${objs[@]}" > "$work/nm" || { echo "layering: nm could not read the objects under $objdir"; exit 1; }
+        # Without the LTO plugin nm lists an LTO object's marker alone.
+        if grep -q ' __gnu_lto_' "$work/nm"; then
+            echo "layering: nm cannot read the LTO objects under $objdir (no LTO plugin): build without -flto"
+            exit 1
+        fi
+    fi
+    # Every object read has a symbol in the listing (each of the tree's
+    # defines or uses one): one missing was not read, and its checks
+    # would pass for nothing (symbols.awk names it and fails).
+    printf '%s\n' "${objs[@]}" > "$work/read"
+    symbols=$work/symbols
+    PM_OBJDIR=$objdir PM_SYMBOLS=$symbols awk -f "$tools/symbols.awk" "$work/read" "$work/nm" || exit 1
     awk -f "$tools/calls.awk" layering.txt "$symbols" || bad=1
     awk -f "$tools/prints.awk" layering.txt "$symbols" || bad=1
     awk -f "$tools/names.awk" "$symbols" || bad=1
 fi
-srcs=()
-for dir in "${!allowed[@]}"; do
-    [ -d "$dir" ] && while IFS= read -r f; do srcs+=("$f"); done < <(find "$dir" -name '*.[ch]' | sort)
-done
 [ ${#srcs[@]} -gt 0 ] || { echo "layering: no sources under $root"; exit 1; }
 awk -v max=100 -f "$tools/funclen.awk" "${srcs[@]}" || bad=1
 # One basename, one file: a backtrace, nm's listing or a grep names one
 # file, never two in different folders (workloads keep theirs: a
 # workload's file is its name, so other folders name theirs apart).
-printf '%s\n' "${srcs[@]}" | sort -u | awk -F/ '
-    { b = $NF; if (b in seen) { printf "layering: %s and %s share the basename %s: name each for what it holds\n", seen[b], $0, b; bad = 1 } else seen[b] = $0 }
-    END { exit bad }' || bad=1
+# (the names are awk's arguments, read as names only: no file is opened)
+awk 'BEGIN {
+        for (i = 1; i < ARGC; i++) {
+            f = ARGV[i]; b = f; sub(/.*\//, "", b)
+            if (b in seen) { printf "layering: %s and %s share the basename %s: name each for what it holds\n", seen[b], f, b; bad = 1 }
+            else seen[b] = f
+        }
+        exit bad
+    }' "${srcs[@]}" || bad=1
 # SQL is store/'s alone (store/README.md): no source of another folder
 # names SQLite (sqlite3, sqlite3_*, SQLITE_*, <sqlite3.h>) outside its
 # comments and strings or holds SQL text (a literal that begins with
@@ -113,10 +142,8 @@ printf '%s\n' "${srcs[@]}" | sort -u | awk -F/ '
 # (store_db_exec, store_db_prepare, ...): a query goes behind a store function.
 # tests/, fuzz/ and bench/ are no folder of layering.txt and may.
 sql_only_in_store() {
-    local dir f files=() rc=0
-    for dir in "${!allowed[@]}"; do
-        [ "$dir" != store ] && [ -d "$dir" ] && while IFS= read -r f; do files+=("$f"); done < <(find "$dir" -name '*.[ch]' | sort)
-    done
+    local f files=() rc=0
+    for f in "${srcs[@]}"; do [[ $f == store/* ]] || files+=("$f"); done
     # layering.txt first, for its sql: lines (a stale one fails even with no file).
     awk -f "$tools/sqlnames.awk" layering.txt "${files[@]}" || rc=1
     [ -n "$objdir" ] || return $rc
