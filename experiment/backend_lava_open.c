@@ -23,13 +23,16 @@ static int public_credentials(const struct suite_plan *p, struct pm_err *err)
         const struct suite_section *sec = &f->sections[i];
         const char *key = NULL;
         int line = sec->line;
-        if (lava_text_userinfo(sec->name, bare, sizeof bare))
+        int has = lava_text_userinfo(sec->name, bare, sizeof bare, err);
+        if (has > 0)
             key = "its section's name";
-        for (size_t k = 0; !key && k < sec->nkeys; k++)
-            if (lava_text_userinfo(sec->keys[k].raw, bare, sizeof bare)) {
+        for (size_t k = 0; has == 0 && k < sec->nkeys; k++)
+            if ((has = lava_text_userinfo(sec->keys[k].raw, bare, sizeof bare, err)) > 0) {
                 key = sec->keys[k].name;
                 line = sec->keys[k].line;
             }
+        if (has < 0)
+            return -1;
         if (key) {
             char q[4 * sizeof bare];
             quote_terminal(bare, q, sizeof q);

@@ -1,19 +1,22 @@
 #include "lib/http.h"
 #include <arpa/inet.h>
-#include <curl/curl.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "lib/curl_lib.h"
 #include "lib/version.h"
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static CURLcode init_rc;
 
+/* Apart from loading the library, which http_perform has done (parsing a
+ * URL needs no TLS set up). */
 static void global_init(void)
 {
-    init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+    const struct pm_curl *curl = pm_curl_lib(NULL);
+    init_rc = curl ? curl->global_init(CURL_GLOBAL_DEFAULT) : CURLE_FAILED_INIT;
 }
 
 /* "pressmark/VERSION", for the User-Agent header. */
@@ -80,9 +83,10 @@ static void host_of(const char *url, char *buf, size_t len)
     snprintf(buf, len, "%.*s", (int)n, p);
 }
 
-static int transport_error(const char *url, CURLcode rc, const char *errbuf, struct pm_err *err)
+static int transport_error(const struct pm_curl *curl, const char *url, CURLcode rc, const char *errbuf,
+                           struct pm_err *err)
 {
-    const char *detail = errbuf[0] ? errbuf : curl_easy_strerror(rc);
+    const char *detail = errbuf[0] ? errbuf : curl->easy_strerror(rc);
     char host[256];
     switch (rc) {
     case CURLE_COULDNT_RESOLVE_HOST:
@@ -103,68 +107,95 @@ static int transport_error(const char *url, CURLcode rc, const char *errbuf, str
     }
 }
 
+/* Every option of the request, in turn until libcurl refuses one (a
+ * libcurl older than its headers, say, without CURLOPT_PROTOCOLS_STR): a
+ * request is never sent with fewer of its guards than asked. Called
+ * through the table, so curl.h's type checks do not apply: integers go as
+ * long, sizes as curl_off_t. */
+static CURLcode set_options(const struct pm_curl *curl, CURL *c, const struct http_request *rq,
+                            struct http_response *rs, struct sink *sink, struct curl_slist *hdrs, char *errbuf)
+{
+    CURLcode r = CURLE_OK;
+#define SET(opt, val)                              \
+    do {                                           \
+        if (r == CURLE_OK)                         \
+            r = curl->easy_setopt(c, opt, val);    \
+    } while (0)
+    SET(CURLOPT_ERRORBUFFER, errbuf);
+    SET(CURLOPT_URL, rq->url);
+    SET(CURLOPT_PROTOCOLS_STR, "http,https");
+    if (rq->no_proxy)
+        SET(CURLOPT_NOPROXY, "*");
+    /* A redirect never takes an https request to plain http. */
+    SET(CURLOPT_REDIR_PROTOCOLS_STR, strncmp(rq->url, "https://", 8) == 0 ? "https" : "http,https");
+    SET(CURLOPT_FOLLOWLOCATION, rq->follow_redirects ? 1L : 0L);
+    SET(CURLOPT_MAXREDIRS, 5L);
+    SET(CURLOPT_CONNECTTIMEOUT, 10L);
+    SET(CURLOPT_TIMEOUT, rq->timeout_s > 0 ? rq->timeout_s : 120L);
+    SET(CURLOPT_SSL_VERIFYPEER, 1L);
+    SET(CURLOPT_SSL_VERIFYHOST, 2L);
+    /* A fleet server with a private CA: its bundle, as curl's --cacert. */
+    const char *ca = getenv("PRESSMARK_CA_FILE");
+    if (ca && *ca)
+        SET(CURLOPT_CAINFO, ca);
+    SET(CURLOPT_USERAGENT, pm_user_agent());
+    SET(CURLOPT_HTTPHEADER, hdrs);
+    SET(CURLOPT_HEADERFUNCTION, on_header);
+    SET(CURLOPT_HEADERDATA, rs);
+    SET(CURLOPT_WRITEFUNCTION, take_body);
+    SET(CURLOPT_WRITEDATA, sink);
+    if (rq->max_bytes)
+        SET(CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)rq->max_bytes);
+    SET(CURLOPT_LOW_SPEED_LIMIT, 1024L);
+    SET(CURLOPT_LOW_SPEED_TIME, 60L);
+    if (rq->upload) {
+        SET(CURLOPT_UPLOAD, 1L);
+        SET(CURLOPT_READDATA, rq->upload);
+        SET(CURLOPT_INFILESIZE_LARGE, (curl_off_t)rq->upload_len);
+    } else if (rq->body) {
+        SET(CURLOPT_POST, 1L);
+        SET(CURLOPT_POSTFIELDS, rq->body);
+        SET(CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)rq->body_len);
+    }
+    SET(CURLOPT_NOSIGNAL, 1L);
+#undef SET
+    return r;
+}
+
 int http_perform(const struct http_request *rq, struct http_response *rs, struct pm_err *err)
 {
     memset(rs, 0, sizeof *rs);
-    pthread_once(&init_once, global_init);
+    const struct pm_curl *curl = pm_curl_lib(err);
+    if (!curl)
+        return -1;
+    int e = pthread_once(&init_once, global_init);
+    if (e != 0)
+        return pm_errf(err, "libcurl: cannot start: %s", strerror(e));
     if (init_rc != CURLE_OK)
-        return pm_errf(err, "libcurl: %s", curl_easy_strerror(init_rc));
-    CURL *c = curl_easy_init();
+        return pm_errf(err, "libcurl: %s", curl->easy_strerror(init_rc));
+    CURL *c = curl->easy_init();
     if (!c)
         return pm_errf(err, "libcurl: cannot start");
     struct curl_slist *hdrs = NULL;
     for (const char *const *h = rq->headers; h && *h; h++) {
-        struct curl_slist *n = curl_slist_append(hdrs, *h);
+        struct curl_slist *n = curl->slist_append(hdrs, *h);
         if (!n) {
-            curl_slist_free_all(hdrs);
-            curl_easy_cleanup(c);
+            curl->slist_free_all(hdrs);
+            curl->easy_cleanup(c);
             return pm_errf(err, "out of memory");
         }
         hdrs = n;
     }
     char errbuf[CURL_ERROR_SIZE] = "";
-    curl_easy_setopt(c, CURLOPT_URL, rq->url);
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-    if (rq->no_proxy)
-        curl_easy_setopt(c, CURLOPT_NOPROXY, "*");
-    /* A redirect never takes an https request to plain http. */
-    curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, strncmp(rq->url, "https://", 8) == 0 ? "https" : "http,https");
-    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, rq->follow_redirects ? 1L : 0L);
-    curl_easy_setopt(c, CURLOPT_MAXREDIRS, 5L);
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT, rq->timeout_s > 0 ? rq->timeout_s : 120L);
-    curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
-    curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
-    /* A fleet server with a private CA: its bundle, as curl's --cacert. */
-    const char *ca = getenv("PRESSMARK_CA_FILE");
-    if (ca && *ca)
-        curl_easy_setopt(c, CURLOPT_CAINFO, ca);
-    curl_easy_setopt(c, CURLOPT_USERAGENT, pm_user_agent());
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
-    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(c, CURLOPT_HEADERDATA, rs);
     struct sink sink = { .rs = rs, .out = rq->out, .max = rq->max_bytes };
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, take_body);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
-    if (rq->max_bytes)
-        curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)rq->max_bytes);
-    curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1024L);
-    curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 60L);
-    if (rq->upload) {
-        curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
-        curl_easy_setopt(c, CURLOPT_READDATA, rq->upload);
-        curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE, (curl_off_t)rq->upload_len);
-    } else if (rq->body) {
-        curl_easy_setopt(c, CURLOPT_POST, 1L);
-        curl_easy_setopt(c, CURLOPT_POSTFIELDS, rq->body);
-        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)rq->body_len);
-    }
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    CURLcode rc = curl_easy_perform(c);
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &rs->code);
-    curl_easy_cleanup(c);
-    curl_slist_free_all(hdrs);
+    CURLcode rc = set_options(curl, c, rq, rs, &sink, hdrs, errbuf);
+    if (rc == CURLE_OK)
+        rc = curl->easy_perform(c);
+    /* (none read: 0, as when no status came) */
+    if (curl->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &rs->code) != CURLE_OK)
+        rs->code = 0;
+    curl->easy_cleanup(c);
+    curl->slist_free_all(hdrs);
     if (rc != CURLE_OK) {
         http_response_free(rs);
         if (sink.over || rc == CURLE_FILESIZE_EXCEEDED)
@@ -173,7 +204,7 @@ int http_perform(const struct http_request *rq, struct http_response *rs, struct
         if (rc == CURLE_UNSUPPORTED_PROTOCOL && strncmp(rq->url, "https://", 8) == 0)
             return pm_errf(err, "%s: redirected away from https (refused: the answer could be changed on the way)",
                            rq->url);
-        return transport_error(rq->url, rc, errbuf, err);
+        return transport_error(curl, rq->url, rc, errbuf, err);
     }
     return 0;
 }
@@ -188,14 +219,17 @@ void http_response_free(struct http_response *rs)
 int http_url_private(const char *url, bool *https, bool *loopback, struct pm_err *err)
 {
     *https = *loopback = false;
-    CURLU *u = curl_url();
+    const struct pm_curl *curl = pm_curl_lib(err);
+    if (!curl)
+        return -1;
+    CURLU *u = curl->url();
     char *scheme = NULL, *host = NULL;
     int rc = 0;
     if (!u)
         return pm_errf(err, "out of memory");
-    if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
-        curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
-        curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK) {
+    if (curl->url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
+        curl->url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+        curl->url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK) {
         rc = pm_errf(err, "'%s' is not a URL (accepted: http://HOST[:PORT]/PATH or https://...)", url);
         goto out;
     }
@@ -211,8 +245,8 @@ int http_url_private(const char *url, bool *https, bool *loopback, struct pm_err
                 (inet_pton(AF_INET, host, &a4) == 1 && (ntohl(a4.s_addr) >> 24) == 127) ||
                 (bare[0] && inet_pton(AF_INET6, bare, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6));
 out:
-    curl_free(scheme);
-    curl_free(host);
-    curl_url_cleanup(u);
+    curl->free(scheme);
+    curl->free(host);
+    curl->url_cleanup(u);
     return rc;
 }
