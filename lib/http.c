@@ -1,5 +1,6 @@
 #include "lib/http.h"
 #include <arpa/inet.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -107,19 +108,47 @@ static int transport_error(const struct pm_curl *curl, const char *url, CURLcode
     }
 }
 
-/* Every option of the request, in turn until libcurl refuses one (a
- * libcurl older than its headers, say, without CURLOPT_PROTOCOLS_STR): a
- * request is never sent with fewer of its guards than asked. Called
- * through the table, so curl.h's type checks do not apply: integers go as
- * long, sizes as curl_off_t. */
-static CURLcode set_options(const struct pm_curl *curl, CURL *c, const struct http_request *rq,
-                            struct http_response *rs, struct sink *sink, struct curl_slist *hdrs, char *errbuf)
+/* What a refused option means: this libcurl is older than pressmark needs
+ * (CURLOPT_PROTOCOLS_STR is 7.85.0's), not that the transfer failed, so
+ * it is said as such and never read as a transport error. */
+static int refused(const struct pm_curl *curl, const char *opt, CURLcode rc, struct pm_err *err)
 {
-    CURLcode r = CURLE_OK;
-#define SET(opt, val)                              \
-    do {                                           \
-        if (r == CURLE_OK)                         \
-            r = curl->easy_setopt(c, opt, val);    \
+    return pm_errf(err, "libcurl refused %s (%s); pressmark needs libcurl4 >= 7.85.0", opt, curl->easy_strerror(rc));
+}
+
+/* What curl takes: curl_off_t is signed, and libcurl 7.85 to 8.x refuses
+ * a timeout over INT_MAX/1000 s (its milliseconds in an int); a larger
+ * limit than these is, in effect, none, and the sink holds max_bytes
+ * anyway. */
+static curl_off_t off_clamp(uint64_t n)
+{
+    _Static_assert(sizeof(curl_off_t) == sizeof(int64_t), "curl_off_t is 64 bits");
+    return n > (uint64_t)INT64_MAX ? (curl_off_t)INT64_MAX : (curl_off_t)n;
+}
+
+static long timeout_clamp(long s)
+{
+    return s <= 0 ? 120L : s > INT_MAX / 1000 ? (long)(INT_MAX / 1000) : s;
+}
+
+/* Every option of the request, or -1 at the first one libcurl refuses: a
+ * request is never sent with fewer of its guards than asked. Called
+ * through the table, curl.h's type checks do not apply, so SET has its
+ * own for the integer classes: a long for class 0, a curl_off_t for
+ * class 3 (CURLOPTTYPE_OFF_T); an int or size_t would be read wrongly. */
+static int set_options(const struct pm_curl *curl, CURL *c, const struct http_request *rq,
+                       struct http_response *rs, struct sink *sink, struct curl_slist *hdrs, char *errbuf,
+                       struct pm_err *err)
+{
+#define SET(opt, val)                                                                                    \
+    do {                                                                                                 \
+        _Static_assert((opt) / 10000 != 0 || __builtin_types_compatible_p(__typeof__(val), long),        \
+                       #opt " takes a long");                                                            \
+        _Static_assert((opt) / 10000 != 3 || __builtin_types_compatible_p(__typeof__(val), curl_off_t),  \
+                       #opt " takes a curl_off_t");                                                      \
+        CURLcode r_ = curl->easy_setopt(c, opt, val);                                                    \
+        if (r_ != CURLE_OK)                                                                              \
+            return refused(curl, #opt, r_, err);                                                         \
     } while (0)
     SET(CURLOPT_ERRORBUFFER, errbuf);
     SET(CURLOPT_URL, rq->url);
@@ -131,7 +160,7 @@ static CURLcode set_options(const struct pm_curl *curl, CURL *c, const struct ht
     SET(CURLOPT_FOLLOWLOCATION, rq->follow_redirects ? 1L : 0L);
     SET(CURLOPT_MAXREDIRS, 5L);
     SET(CURLOPT_CONNECTTIMEOUT, 10L);
-    SET(CURLOPT_TIMEOUT, rq->timeout_s > 0 ? rq->timeout_s : 120L);
+    SET(CURLOPT_TIMEOUT, timeout_clamp(rq->timeout_s));
     SET(CURLOPT_SSL_VERIFYPEER, 1L);
     SET(CURLOPT_SSL_VERIFYHOST, 2L);
     /* A fleet server with a private CA: its bundle, as curl's --cacert. */
@@ -145,21 +174,21 @@ static CURLcode set_options(const struct pm_curl *curl, CURL *c, const struct ht
     SET(CURLOPT_WRITEFUNCTION, take_body);
     SET(CURLOPT_WRITEDATA, sink);
     if (rq->max_bytes)
-        SET(CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)rq->max_bytes);
+        SET(CURLOPT_MAXFILESIZE_LARGE, off_clamp(rq->max_bytes));
     SET(CURLOPT_LOW_SPEED_LIMIT, 1024L);
     SET(CURLOPT_LOW_SPEED_TIME, 60L);
     if (rq->upload) {
         SET(CURLOPT_UPLOAD, 1L);
         SET(CURLOPT_READDATA, rq->upload);
-        SET(CURLOPT_INFILESIZE_LARGE, (curl_off_t)rq->upload_len);
+        SET(CURLOPT_INFILESIZE_LARGE, off_clamp(rq->upload_len));
     } else if (rq->body) {
         SET(CURLOPT_POST, 1L);
         SET(CURLOPT_POSTFIELDS, rq->body);
-        SET(CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)rq->body_len);
+        SET(CURLOPT_POSTFIELDSIZE_LARGE, off_clamp(rq->body_len));
     }
     SET(CURLOPT_NOSIGNAL, 1L);
 #undef SET
-    return r;
+    return 0;
 }
 
 int http_perform(const struct http_request *rq, struct http_response *rs, struct pm_err *err)
@@ -188,9 +217,12 @@ int http_perform(const struct http_request *rq, struct http_response *rs, struct
     }
     char errbuf[CURL_ERROR_SIZE] = "";
     struct sink sink = { .rs = rs, .out = rq->out, .max = rq->max_bytes };
-    CURLcode rc = set_options(curl, c, rq, rs, &sink, hdrs, errbuf);
-    if (rc == CURLE_OK)
-        rc = curl->easy_perform(c);
+    if (set_options(curl, c, rq, rs, &sink, hdrs, errbuf, err) < 0) {
+        curl->easy_cleanup(c);
+        curl->slist_free_all(hdrs);
+        return -1;
+    }
+    CURLcode rc = curl->easy_perform(c);
     /* (none read: 0, as when no status came) */
     if (curl->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &rs->code) != CURLE_OK)
         rs->code = 0;
@@ -230,7 +262,8 @@ int http_url_private(const char *url, bool *https, bool *loopback, struct pm_err
     if (curl->url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
         curl->url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
         curl->url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK) {
-        rc = pm_errf(err, "'%s' is not a URL (accepted: http://HOST[:PORT]/PATH or https://...)", url);
+        pm_errf(err, "'%s' is not a URL (accepted: http://HOST[:PORT]/PATH or https://...)", url);
+        rc = HTTP_URL_BAD;
         goto out;
     }
     *https = strcasecmp(scheme, "https") == 0;
