@@ -1,7 +1,5 @@
 #include "lib/archive_lib.h"
-#include <pthread.h>
 #include <stddef.h>
-#include <string.h>
 #include "lib/dynlib.h"
 
 static const struct pm_dynsym syms[] = {
@@ -10,27 +8,10 @@ static const struct pm_dynsym syms[] = {
 #undef PM_ARCHIVE_SYM
 };
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
 static struct pm_archive table;
-static int load_rc;
-static struct pm_err load_err;   /* kept, so every caller gets the reason, not only the first */
-
-static void load(void)
-{
-    load_rc = pm_dynlib_load("libarchive.so.13", "libarchive13", syms, sizeof syms / sizeof syms[0], &table,
-                             &load_err);
-}
+static struct pm_dynlib lib = PM_DYNLIB("libarchive.so.13", "libarchive13", syms, table);
 
 const struct pm_archive *pm_archive_lib(struct pm_err *err)
 {
-    int e = pthread_once(&once, load);
-    if (e != 0) {
-        pm_errf(err, "libarchive.so.13: cannot load: %s", strerror(e));
-        return NULL;
-    }
-    if (load_rc < 0) {
-        pm_errf(err, "%s", load_err.msg);
-        return NULL;
-    }
-    return &table;
+    return pm_dynlib_get(&lib, err);
 }

@@ -7,6 +7,7 @@
  * library's own header still gives the types and constants; a table of
  * function pointers (lib/curl_lib.h, lib/archive_lib.h) replaces the
  * calls. */
+#include <pthread.h>
 #include <stddef.h>
 #include "lib/err.h"
 
@@ -17,10 +18,35 @@ struct pm_dynsym {
     size_t off;
 };
 
-/* dlopen soname (RTLD_NOW, RTLD_LOCAL) and fill table with its n
- * functions. -1 with err naming the library or the missing function and
- * package, the Debian package that provides it; nothing is kept open then. */
-int pm_dynlib_load(const char *soname, const char *package, const struct pm_dynsym *syms, size_t n, void *table,
-                   struct pm_err *err);
+/* A library and its table, loaded at most once for the process. */
+struct pm_dynlib {
+    const char *soname;           /* as dlopen takes it: "libcurl.so.4" */
+    const char *package;          /* the Debian package that provides it */
+    const struct pm_dynsym *syms;
+    size_t n;
+    void *table;                  /* written whole, or not at all */
+    size_t size;
+    pthread_once_t once;
+    int rc;
+    struct pm_err err;            /* kept, so every caller gets the reason, not only the first */
+};
+
+/* A struct pm_dynlib's initialiser, for a static table and a static array
+ * of its functions. */
+#define PM_DYNLIB(soname_, package_, syms_, table_)                                                      \
+    {                                                                                                    \
+        .soname = (soname_), .package = (package_), .syms = (syms_), .n = sizeof(syms_) / sizeof((syms_)[0]), \
+        .table = &(table_), .size = sizeof(table_), .once = PTHREAD_ONCE_INIT                           \
+    }
+
+/* The table, the library dlopened (RTLD_NOW, RTLD_LOCAL) on the first call
+ * (thread-safe); NULL with err naming the library, or the missing
+ * function, and the package to install: the same one line to every
+ * caller. */
+const void *pm_dynlib_get(struct pm_dynlib *l, struct pm_err *err);
+
+/* How many times any library was opened, for the tests: at most once
+ * each, however many threads asked at once. */
+unsigned pm_dynlib_loads(void);
 
 #endif
