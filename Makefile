@@ -16,7 +16,12 @@ cc-flag = $(shell $(CC) -Werror $(1) -E -x c /dev/null >/dev/null 2>&1 && echo $
 WARN    := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes -Wvla \
            $(call cc-flag,-Wno-format-truncation)
 PM_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -I. -I$(B)/gen $(shell pkg-config --cflags $(PKGS))
-LDLIBS  += $(shell pkg-config --libs $(PKGS)) -lgsl -lgslcblas -lz -lm -pthread
+# libcurl and libarchive are not linked, only their headers used: each is
+# opened on first use (lib/curl_lib.c, lib/archive_lib.c), as their
+# dependencies (~50 libraries) cost every start ~20 ms of CPU to map and
+# relocate, and few commands need them. dlopen is in libc (glibc 2.34).
+LINK_PKGS := $(filter-out libcurl libarchive,$(PKGS))
+LDLIBS  += $(shell pkg-config --libs $(LINK_PKGS)) -lgsl -lgslcblas -lz -lm -pthread
 
 # The folders in the order their includes may point: each may include
 # itself and those before it on its line in layering.txt (make layering).

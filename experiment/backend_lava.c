@@ -540,8 +540,9 @@ static const char *named(const char *v)
 static int lava_check(const struct suite_plan *p, struct pm_err *err)
 {
     char bare[160], q[4 * sizeof bare];
-    if (!lava_text_userinfo(exp_lava_keys(p)->url, bare, sizeof bare))
-        return 0;
+    int has = lava_text_userinfo(exp_lava_keys(p)->url, bare, sizeof bare, err);
+    if (has <= 0)
+        return has;
     quote_terminal(bare, q, sizeof q);
     return pm_errf(err, "%s: lava-url = %s (with a user:password): accepted: http://HOST[:PORT][/PATH] or https://..., "
                    "without user:password, query or fragment; the token goes in lava-token-file", p->file.path, q);

@@ -23,13 +23,16 @@ static int public_credentials(const struct suite_plan *p, struct pm_err *err)
         const struct suite_section *sec = &f->sections[i];
         const char *key = NULL;
         int line = sec->line;
-        if (lava_text_userinfo(sec->name, bare, sizeof bare))
+        int has = lava_text_userinfo(sec->name, bare, sizeof bare, err);
+        if (has > 0)
             key = "its section's name";
-        for (size_t k = 0; !key && k < sec->nkeys; k++)
-            if (lava_text_userinfo(sec->keys[k].raw, bare, sizeof bare)) {
+        for (size_t k = 0; has == 0 && k < sec->nkeys; k++)
+            if ((has = lava_text_userinfo(sec->keys[k].raw, bare, sizeof bare, err)) > 0) {
                 key = sec->keys[k].name;
                 line = sec->keys[k].line;
             }
+        if (has < 0)
+            return -1;
         if (key) {
             char q[4 * sizeof bare];
             quote_terminal(bare, q, sizeof q);
@@ -39,6 +42,15 @@ static int public_credentials(const struct suite_plan *p, struct pm_err *err)
         }
     }
     return 0;
+}
+
+/* err's reason, after the key and its value: a URL that could not be
+ * checked (libcurl missing, say) may well be right, and is not blamed. */
+static int keep_reason(const char *path, const char *key, const char *value, struct pm_err *err)
+{
+    char why[sizeof err->msg];
+    snprintf(why, sizeof why, "%s", err->msg);
+    return pm_errf(err, "%s: %s = %s: %s", path, key, value, why);
 }
 
 int exp_lava_open(const struct suite_plan *p, bool need_token, struct lava_lab *lab, struct pm_err *err)
@@ -65,9 +77,14 @@ int exp_lava_open(const struct suite_plan *p, bool need_token, struct lava_lab *
          * anything is uploaded. */
         if (!utf8_valid(stores[i]))
             return pm_errf(err, "%s: %s: not valid UTF-8 (accepted: an http or https URL in UTF-8)", path, key);
-        if ((strncmp(stores[i], "http://", 7) != 0 && strncmp(stores[i], "https://", 8) != 0) ||
-            http_url_private(stores[i], &https, &loopback, err) < 0)
+        if (strncmp(stores[i], "http://", 7) != 0 && strncmp(stores[i], "https://", 8) != 0)
             return pm_errf(err, "%s: %s = %s: not an http or https URL", path, key, stores[i]);
+        int rc = http_url_private(stores[i], &https, &loopback, err);
+        if (rc == HTTP_URL_BAD)
+            return pm_errf(err, "%s: %s = %s: not an http or https URL", path, key, stores[i]);
+        /* (libcurl missing, say: the URL may be right, the reason is the one to give) */
+        if (rc < 0)
+            return keep_reason(path, key, stores[i], err);
         /* It goes into the job's public definition. */
         if (strchr(stores[i], '@'))
             return pm_errf(err, "%s: %s: a user:password in it would be in the job's public definition (accepted: "
@@ -78,8 +95,13 @@ int exp_lava_open(const struct suite_plan *p, bool need_token, struct lava_lab *
         snprintf(why, sizeof why, "%s", err->msg);
         return pm_errf(err, "%s: %s", path, why);
     }
-    if (need_token && http_url_private(lab->url, &https, &loopback, err) == 0 && !https && !loopback &&
-        !l->allow_plain_http) {
+    /* A URL that cannot be read is refused, never taken as safe to send
+     * the token to. */
+    if (need_token && http_url_private(lab->url, &https, &loopback, err) < 0) {
+        explicit_bzero(lab, sizeof *lab);
+        return keep_reason(path, "lava-url", l->url, err);
+    }
+    if (need_token && !https && !loopback && !l->allow_plain_http) {
         explicit_bzero(lab, sizeof *lab);
         return pm_errf(err, "%s: lava-url = %s: the token would cross the network unencrypted (accepted: https, "
                        "a LAVA on this machine, or lava-allow-plain-http = yes)", path, l->url);

@@ -22,8 +22,15 @@ int exp_lava_store_token(const struct suite_plan *p, struct pm_err *err)
     if (!l->artifacts_token_file[0] || !l->artifacts[0])
         return 0;
     bool https = false, loopback = false;
-    if (http_url_private(l->artifacts, &https, &loopback, err) < 0)
+    int rc = http_url_private(l->artifacts, &https, &loopback, err);
+    if (rc == HTTP_URL_BAD)
         return pm_errf(err, "%s: lava-artifacts = %s: not an http or https URL", p->file.path, l->artifacts);
+    /* (libcurl missing, say: the URL may be right, the reason is the one to give) */
+    if (rc < 0) {
+        char why[sizeof err->msg];
+        snprintf(why, sizeof why, "%s", err->msg);
+        return pm_errf(err, "%s: lava-artifacts = %s: %s", p->file.path, l->artifacts, why);
+    }
     if (!https && !loopback && !l->allow_plain_http)
         return pm_errf(err, "%s: lava-artifacts = %s: the store's token would cross the network unencrypted "
                        "(accepted: https, a store on this machine, or lava-allow-plain-http = yes)", p->file.path,
@@ -34,7 +41,7 @@ int exp_lava_store_token(const struct suite_plan *p, struct pm_err *err)
         snprintf(why, sizeof why, "%s", err->msg);
         return pm_errf(err, "%s: %s", p->file.path, why);
     }
-    int rc = artifact_store_token(l->artifacts, token);
+    rc = artifact_store_token(l->artifacts, token);
     explicit_bzero(token, sizeof token);
     if (rc < 0)
         return pm_errf(err, "%s: lava-artifacts = %s: longer than 511 characters", p->file.path, l->artifacts);

@@ -1,6 +1,4 @@
 #include "kernels/results.h"
-#include <archive.h>
-#include <archive_entry.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -8,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "lib/archive_lib.h"
 #include "lib/fileio.h"
 #include "lib/quote.h"
 
@@ -47,7 +46,8 @@ static const char *kind(mode_t type)
 }
 
 /* The member's data into a new file of its name in dfd, at most max bytes. */
-static int copy_member(struct archive *a, int dfd, const char *name, int64_t max, struct pm_err *err)
+static int copy_member(const struct pm_archive *ar, struct archive *a, int dfd, const char *name, int64_t max,
+                       struct pm_err *err)
 {
     int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
@@ -56,11 +56,11 @@ static int copy_member(struct archive *a, int dfd, const char *name, int64_t max
     int64_t total = 0;
     int rc = 0;
     for (;;) {
-        la_ssize_t n = archive_read_data(a, buf, sizeof buf);
+        la_ssize_t n = ar->read_data(a, buf, sizeof buf);
         if (n == 0)
             break;
         if (n < 0) {
-            rc = pm_errf(err, "%s: %s", name, archive_error_string(a));
+            rc = pm_errf(err, "%s: %s", name, ar->error_string(a));
             quote_err(err);
             break;
         }
@@ -90,17 +90,18 @@ static int copy_member(struct archive *a, int dfd, const char *name, int64_t max
 
 /* One member: the root directory is passed over, a regular file of a
  * known name is written once; anything else refuses the archive. */
-static int take_member(struct archive *a, struct archive_entry *e, int dfd, bool *taken, struct pm_err *err)
+static int take_member(const struct pm_archive *ar, struct archive *a, struct archive_entry *e, int dfd, bool *taken,
+                       struct pm_err *err)
 {
     char shown[1100];
-    quote_terminal(archive_entry_pathname(e) ? archive_entry_pathname(e) : "", shown, sizeof shown);
-    const char *name = plain_name(archive_entry_pathname(e) ? archive_entry_pathname(e) : "");
-    mode_t type = archive_entry_filetype(e);
+    quote_terminal(ar->entry_pathname(e) ? ar->entry_pathname(e) : "", shown, sizeof shown);
+    const char *name = plain_name(ar->entry_pathname(e) ? ar->entry_pathname(e) : "");
+    mode_t type = ar->entry_filetype(e);
     if (!name[0] && type == AE_IFDIR)
         return 0;
-    if (archive_entry_hardlink(e) || type != AE_IFREG)
+    if (ar->entry_hardlink(e) || type != AE_IFREG)
         return pm_errf(err, "member '%s' is %s (accepted: regular files)", shown,
-                       archive_entry_hardlink(e) ? "a hard link" : kind(type));
+                       ar->entry_hardlink(e) ? "a hard link" : kind(type));
     size_t i = 0;
     while (i < NMEMBERS && strcmp(name, members[i].name) != 0)
         i++;
@@ -110,13 +111,16 @@ static int take_member(struct archive *a, struct archive_entry *e, int dfd, bool
     if (taken[i])
         return pm_errf(err, "member '%s' comes twice", shown);
     taken[i] = true;
-    if (!archive_entry_size_is_set(e) || archive_entry_size(e) < 0 || archive_entry_size(e) > members[i].max)
+    if (!ar->entry_size_is_set(e) || ar->entry_size(e) < 0 || ar->entry_size(e) > members[i].max)
         return pm_errf(err, "member '%s' is larger than its %lld bytes", shown, (long long)members[i].max);
-    return copy_member(a, dfd, members[i].name, members[i].max, err);
+    return copy_member(ar, a, dfd, members[i].name, members[i].max, err);
 }
 
 int results_unpack(const char *image, const char *dir, struct pm_err *err)
 {
+    const struct pm_archive *ar = pm_archive_lib(err);
+    if (!ar)
+        return -1;
     int dfd = pm_open_private_dir(dir, false, err);
     if (dfd < 0)
         return -1;
@@ -130,27 +134,27 @@ int results_unpack(const char *image, const char *dir, struct pm_err *err)
         close(dfd);
         return -1;
     }
-    struct archive *a = archive_read_new();
+    struct archive *a = ar->read_new();
     bool taken[NMEMBERS] = { false };
     int rc = 0;
     /* Plain tar only: no filter is enabled, so a compressed archive (one
      * that would expand past the disk) is not a tar archive here. */
-    if (!a || archive_read_support_format_tar(a) != ARCHIVE_OK ||
-        archive_read_open_fd(a, fd, 65536) != ARCHIVE_OK) {
-        rc = pm_errf(err, "the results are not a tar archive (%s)", a ? archive_error_string(a) : "out of memory");
+    if (!a || ar->read_support_format_tar(a) != ARCHIVE_OK ||
+        ar->read_open_fd(a, fd, 65536) != ARCHIVE_OK) {
+        rc = pm_errf(err, "the results are not a tar archive (%s)", a ? ar->error_string(a) : "out of memory");
         quote_err(err);
     } else {
         struct archive_entry *e;
         int r;
-        while (rc == 0 && (r = archive_read_next_header(a, &e)) == ARCHIVE_OK)
-            rc = take_member(a, e, dfd, taken, err);
+        while (rc == 0 && (r = ar->read_next_header(a, &e)) == ARCHIVE_OK)
+            rc = take_member(ar, a, e, dfd, taken, err);
         if (rc == 0 && r != ARCHIVE_EOF) {
-            rc = pm_errf(err, "the results archive is broken (%s)", archive_error_string(a));
+            rc = pm_errf(err, "the results archive is broken (%s)", ar->error_string(a));
             quote_err(err);
         }
     }
     if (a)
-        archive_read_free(a);
+        ar->read_free(a);
     close(fd);
     /* Refused whole: nothing of it is left to be merged. */
     for (size_t i = 0; rc < 0 && i < NMEMBERS; i++)

@@ -1,5 +1,4 @@
 #include "labs/lava_api.h"
-#include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -7,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "labs/token_file.h"
+#include "lib/curl_lib.h"
 
 #define URL_ACCEPTED "accepted: http://HOST[:PORT][/PATH] or https://..., without user:password, query or fragment"
 #define TOKEN_ACCEPTED "accepted: one line of 1 to 255 characters of A-Z a-z 0-9 . _ -"
@@ -17,11 +17,11 @@ static const struct token_rule token_rule = {
 };
 
 /* Is this part of the URL there, as libcurl reads it? */
-static bool has_part(CURLU *u, CURLUPart part)
+static bool has_part(const struct pm_curl *curl, CURLU *u, CURLUPart part)
 {
     char *p = NULL;
-    bool has = curl_url_get(u, part, &p, 0) == CURLUE_OK;
-    curl_free(p);
+    bool has = curl->url_get(u, part, &p, 0) == CURLUE_OK;
+    curl->free(p);
     return has;
 }
 
@@ -29,25 +29,26 @@ static bool has_part(CURLU *u, CURLUPart part)
  * send the requests), so text that only looks like a host cannot pass. A
  * URL with a user:password is never echoed: its password would go into
  * logs with the message. */
-static int url_problem(CURLU *u, const char *url, struct pm_err *err)
+static int url_problem(const struct pm_curl *curl, CURLU *u, const char *url, struct pm_err *err)
 {
     char *scheme = NULL;
-    if (curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK)
+    if (curl->url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK)
         return pm_errf(err, "lava-url = %s: not a URL; " URL_ACCEPTED, url);
     bool web = strcmp(scheme, "http") == 0 || strcmp(scheme, "https") == 0;
-    curl_free(scheme);
+    curl->free(scheme);
     if (!web)
         return pm_errf(err, "lava-url = %s: not http or https; " URL_ACCEPTED, url);
-    if (has_part(u, CURLUPART_USER) || has_part(u, CURLUPART_PASSWORD)) {
+    if (has_part(curl, u, CURLUPART_USER) || has_part(curl, u, CURLUPART_PASSWORD)) {
         char *bare = NULL;
-        curl_url_set(u, CURLUPART_USER, NULL, 0);
-        curl_url_set(u, CURLUPART_PASSWORD, NULL, 0);
+        /* Echoed only with both taken out. */
+        bool cut = curl->url_set(u, CURLUPART_USER, NULL, 0) == CURLUE_OK &&
+                   curl->url_set(u, CURLUPART_PASSWORD, NULL, 0) == CURLUE_OK;
         int rc = pm_errf(err, "lava-url = %s (with a user:password): " URL_ACCEPTED "; the token goes in lava-token-file",
-                         curl_url_get(u, CURLUPART_URL, &bare, 0) == CURLUE_OK ? bare : "(the URL)");
-        curl_free(bare);
+                         cut && curl->url_get(u, CURLUPART_URL, &bare, 0) == CURLUE_OK ? bare : "(the URL)");
+        curl->free(bare);
         return rc;
     }
-    if (has_part(u, CURLUPART_QUERY) || has_part(u, CURLUPART_FRAGMENT))
+    if (has_part(curl, u, CURLUPART_QUERY) || has_part(curl, u, CURLUPART_FRAGMENT))
         return pm_errf(err, "lava-url = %s: has a query or fragment; " URL_ACCEPTED, url);
     return 0;
 }
@@ -58,15 +59,18 @@ static int check_url(const char *url, char *out, size_t len, struct pm_err *err)
 {
     if (!url || !*url)
         return pm_errf(err, "lava-url: none given; " URL_ACCEPTED);
-    CURLU *u = curl_url();
+    const struct pm_curl *curl = pm_curl_lib(err);
+    if (!curl)
+        return -1;
+    CURLU *u = curl->url();
     if (!u)
         return pm_errf(err, "out of memory");
     char *norm = NULL;
     int rc;
-    if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK)
+    if (curl->url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK)
         rc = pm_errf(err, "lava-url = %s: not a URL; " URL_ACCEPTED, url);
-    else if ((rc = url_problem(u, url, err)) == 0) {
-        if (curl_url_get(u, CURLUPART_URL, &norm, 0) != CURLUE_OK)
+    else if ((rc = url_problem(curl, u, url, err)) == 0) {
+        if (curl->url_get(u, CURLUPART_URL, &norm, 0) != CURLUE_OK)
             rc = pm_errf(err, "lava-url = %s: not a URL; " URL_ACCEPTED, url);
         else {
             size_t n = strlen(norm);
@@ -77,8 +81,8 @@ static int check_url(const char *url, char *out, size_t len, struct pm_err *err)
                 snprintf(out, len, "%s%s", norm, slash ? "" : "/");
         }
     }
-    curl_free(norm);
-    curl_url_cleanup(u);
+    curl->free(norm);
+    curl->url_cleanup(u);
     return rc;
 }
 

@@ -1,7 +1,8 @@
 #include "labs/lava_url.h"
-#include <curl/curl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include "lib/curl_lib.h"
 
 static bool scheme_char(char c)
 {
@@ -14,29 +15,35 @@ static bool letter(char c)
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
-/* Does libcurl read a user or a password in url (n bytes)? */
-static bool curl_reads_userinfo(const char *url, size_t n)
+/* Does libcurl read a user or a password in url (n bytes)? 1 or 0; -1
+ * with err when libcurl cannot be loaded. */
+static int curl_reads_userinfo(const char *url, size_t n, struct pm_err *err)
 {
     char buf[4096];
     if (n >= sizeof buf)
-        return false;           /* the authority's '@' is judged all the same */
+        return 0;               /* the authority's '@' is judged all the same */
+    const struct pm_curl *curl = pm_curl_lib(err);
+    if (!curl)
+        return -1;
     memcpy(buf, url, n);
     buf[n] = '\0';
-    CURLU *u = curl_url();
+    CURLU *u = curl->url();
+    if (!u)
+        return pm_errf(err, "out of memory");
     bool has = false;
-    if (u && curl_url_set(u, CURLUPART_URL, buf, CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK) {
+    if (curl->url_set(u, CURLUPART_URL, buf, CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK) {
         static const CURLUPart parts[] = { CURLUPART_USER, CURLUPART_PASSWORD, CURLUPART_OPTIONS };
         for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
             char *p = NULL;
-            has |= curl_url_get(u, parts[i], &p, 0) == CURLUE_OK;
-            curl_free(p);
+            has |= curl->url_get(u, parts[i], &p, 0) == CURLUE_OK;
+            curl->free(p);
         }
     }
-    curl_url_cleanup(u);
+    curl->url_cleanup(u);
     return has;
 }
 
-bool lava_text_userinfo(const char *text, char *bare, size_t len)
+int lava_text_userinfo(const char *text, char *bare, size_t len, struct pm_err *err)
 {
     for (const char *s = strstr(text, "://"); s; s = strstr(s + 3, "://")) {
         const char *b = s;
@@ -52,7 +59,10 @@ bool lava_text_userinfo(const char *text, char *bare, size_t len)
         /* libcurl's reading is what a client would send; the authority's
          * '@' catches what it does not take for a URL at all. */
         const char *at = memchr(auth, '@', alen);
-        if (!at && !curl_reads_userinfo(b, n))
+        int reads = at ? 1 : curl_reads_userinfo(b, n, err);
+        if (reads < 0)
+            return -1;
+        if (!reads)
             continue;
         /* The host and what follows: after the authority's last '@'. A
          * user only libcurl finds is not echoed at all. */
@@ -64,7 +74,7 @@ bool lava_text_userinfo(const char *text, char *bare, size_t len)
             snprintf(bare, len, "%.*s%.*s", (int)(auth - b), b, (int)(b + n - host), host);
         else
             snprintf(bare, len, "%.*s...", (int)(auth - b), b);
-        return true;
+        return 1;
     }
-    return false;
+    return 0;
 }

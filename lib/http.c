@@ -1,19 +1,23 @@
 #include "lib/http.h"
 #include <arpa/inet.h>
-#include <curl/curl.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "lib/curl_lib.h"
 #include "lib/version.h"
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static CURLcode init_rc;
 
+/* Apart from loading the library, which http_perform has done (parsing a
+ * URL needs no TLS set up). */
 static void global_init(void)
 {
-    init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+    const struct pm_curl *curl = pm_curl_lib(NULL);
+    init_rc = curl ? curl->global_init(CURL_GLOBAL_DEFAULT) : CURLE_FAILED_INIT;
 }
 
 /* "pressmark/VERSION", for the User-Agent header. */
@@ -80,9 +84,10 @@ static void host_of(const char *url, char *buf, size_t len)
     snprintf(buf, len, "%.*s", (int)n, p);
 }
 
-static int transport_error(const char *url, CURLcode rc, const char *errbuf, struct pm_err *err)
+static int transport_error(const struct pm_curl *curl, const char *url, CURLcode rc, const char *errbuf,
+                           struct pm_err *err)
 {
-    const char *detail = errbuf[0] ? errbuf : curl_easy_strerror(rc);
+    const char *detail = errbuf[0] ? errbuf : curl->easy_strerror(rc);
     char host[256];
     switch (rc) {
     case CURLE_COULDNT_RESOLVE_HOST:
@@ -103,68 +108,126 @@ static int transport_error(const char *url, CURLcode rc, const char *errbuf, str
     }
 }
 
+/* What a refused option means: this libcurl is older than pressmark needs
+ * (CURLOPT_PROTOCOLS_STR is 7.85.0's), not that the transfer failed, so
+ * it is said as such and never read as a transport error. */
+static int refused(const struct pm_curl *curl, const char *opt, CURLcode rc, struct pm_err *err)
+{
+    return pm_errf(err, "libcurl refused %s (%s); pressmark needs libcurl4 >= 7.85.0", opt, curl->easy_strerror(rc));
+}
+
+/* What curl takes: curl_off_t is signed, and libcurl 7.85 to 8.x refuses
+ * a timeout over INT_MAX/1000 s (its milliseconds in an int); a larger
+ * limit than these is, in effect, none, and the sink holds max_bytes
+ * anyway. */
+static curl_off_t off_clamp(uint64_t n)
+{
+    _Static_assert(sizeof(curl_off_t) == sizeof(int64_t), "curl_off_t is 64 bits");
+    return n > (uint64_t)INT64_MAX ? (curl_off_t)INT64_MAX : (curl_off_t)n;
+}
+
+static long timeout_clamp(long s)
+{
+    return s <= 0 ? 120L : s > INT_MAX / 1000 ? (long)(INT_MAX / 1000) : s;
+}
+
+/* Every option of the request, or -1 at the first one libcurl refuses: a
+ * request is never sent with fewer of its guards than asked. Called
+ * through the table, curl.h's type checks do not apply, so SET has its
+ * own for the integer classes: a long for class 0, a curl_off_t for
+ * class 3 (CURLOPTTYPE_OFF_T); an int or size_t would be read wrongly. */
+static int set_options(const struct pm_curl *curl, CURL *c, const struct http_request *rq,
+                       struct http_response *rs, struct sink *sink, struct curl_slist *hdrs, char *errbuf,
+                       struct pm_err *err)
+{
+#define SET(opt, val)                                                                                    \
+    do {                                                                                                 \
+        _Static_assert((opt) / 10000 != 0 || __builtin_types_compatible_p(__typeof__(val), long),        \
+                       #opt " takes a long");                                                            \
+        _Static_assert((opt) / 10000 != 3 || __builtin_types_compatible_p(__typeof__(val), curl_off_t),  \
+                       #opt " takes a curl_off_t");                                                      \
+        CURLcode r_ = curl->easy_setopt(c, opt, val);                                                    \
+        if (r_ != CURLE_OK)                                                                              \
+            return refused(curl, #opt, r_, err);                                                         \
+    } while (0)
+    SET(CURLOPT_ERRORBUFFER, errbuf);
+    SET(CURLOPT_URL, rq->url);
+    SET(CURLOPT_PROTOCOLS_STR, "http,https");
+    if (rq->no_proxy)
+        SET(CURLOPT_NOPROXY, "*");
+    /* A redirect never takes an https request to plain http. */
+    SET(CURLOPT_REDIR_PROTOCOLS_STR, strncmp(rq->url, "https://", 8) == 0 ? "https" : "http,https");
+    SET(CURLOPT_FOLLOWLOCATION, rq->follow_redirects ? 1L : 0L);
+    SET(CURLOPT_MAXREDIRS, 5L);
+    SET(CURLOPT_CONNECTTIMEOUT, 10L);
+    SET(CURLOPT_TIMEOUT, timeout_clamp(rq->timeout_s));
+    SET(CURLOPT_SSL_VERIFYPEER, 1L);
+    SET(CURLOPT_SSL_VERIFYHOST, 2L);
+    /* A fleet server with a private CA: its bundle, as curl's --cacert. */
+    const char *ca = getenv("PRESSMARK_CA_FILE");
+    if (ca && *ca)
+        SET(CURLOPT_CAINFO, ca);
+    SET(CURLOPT_USERAGENT, pm_user_agent());
+    SET(CURLOPT_HTTPHEADER, hdrs);
+    SET(CURLOPT_HEADERFUNCTION, on_header);
+    SET(CURLOPT_HEADERDATA, rs);
+    SET(CURLOPT_WRITEFUNCTION, take_body);
+    SET(CURLOPT_WRITEDATA, sink);
+    if (rq->max_bytes)
+        SET(CURLOPT_MAXFILESIZE_LARGE, off_clamp(rq->max_bytes));
+    SET(CURLOPT_LOW_SPEED_LIMIT, 1024L);
+    SET(CURLOPT_LOW_SPEED_TIME, 60L);
+    if (rq->upload) {
+        SET(CURLOPT_UPLOAD, 1L);
+        SET(CURLOPT_READDATA, rq->upload);
+        SET(CURLOPT_INFILESIZE_LARGE, off_clamp(rq->upload_len));
+    } else if (rq->body) {
+        SET(CURLOPT_POST, 1L);
+        SET(CURLOPT_POSTFIELDS, rq->body);
+        SET(CURLOPT_POSTFIELDSIZE_LARGE, off_clamp(rq->body_len));
+    }
+    SET(CURLOPT_NOSIGNAL, 1L);
+#undef SET
+    return 0;
+}
+
 int http_perform(const struct http_request *rq, struct http_response *rs, struct pm_err *err)
 {
     memset(rs, 0, sizeof *rs);
-    pthread_once(&init_once, global_init);
+    const struct pm_curl *curl = pm_curl_lib(err);
+    if (!curl)
+        return -1;
+    int e = pthread_once(&init_once, global_init);
+    if (e != 0)
+        return pm_errf(err, "libcurl: cannot start: %s", strerror(e));
     if (init_rc != CURLE_OK)
-        return pm_errf(err, "libcurl: %s", curl_easy_strerror(init_rc));
-    CURL *c = curl_easy_init();
+        return pm_errf(err, "libcurl: %s", curl->easy_strerror(init_rc));
+    CURL *c = curl->easy_init();
     if (!c)
         return pm_errf(err, "libcurl: cannot start");
     struct curl_slist *hdrs = NULL;
     for (const char *const *h = rq->headers; h && *h; h++) {
-        struct curl_slist *n = curl_slist_append(hdrs, *h);
+        struct curl_slist *n = curl->slist_append(hdrs, *h);
         if (!n) {
-            curl_slist_free_all(hdrs);
-            curl_easy_cleanup(c);
+            curl->slist_free_all(hdrs);
+            curl->easy_cleanup(c);
             return pm_errf(err, "out of memory");
         }
         hdrs = n;
     }
     char errbuf[CURL_ERROR_SIZE] = "";
-    curl_easy_setopt(c, CURLOPT_URL, rq->url);
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-    if (rq->no_proxy)
-        curl_easy_setopt(c, CURLOPT_NOPROXY, "*");
-    /* A redirect never takes an https request to plain http. */
-    curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, strncmp(rq->url, "https://", 8) == 0 ? "https" : "http,https");
-    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, rq->follow_redirects ? 1L : 0L);
-    curl_easy_setopt(c, CURLOPT_MAXREDIRS, 5L);
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT, rq->timeout_s > 0 ? rq->timeout_s : 120L);
-    curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
-    curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
-    /* A fleet server with a private CA: its bundle, as curl's --cacert. */
-    const char *ca = getenv("PRESSMARK_CA_FILE");
-    if (ca && *ca)
-        curl_easy_setopt(c, CURLOPT_CAINFO, ca);
-    curl_easy_setopt(c, CURLOPT_USERAGENT, pm_user_agent());
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
-    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(c, CURLOPT_HEADERDATA, rs);
     struct sink sink = { .rs = rs, .out = rq->out, .max = rq->max_bytes };
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, take_body);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
-    if (rq->max_bytes)
-        curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)rq->max_bytes);
-    curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1024L);
-    curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 60L);
-    if (rq->upload) {
-        curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
-        curl_easy_setopt(c, CURLOPT_READDATA, rq->upload);
-        curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE, (curl_off_t)rq->upload_len);
-    } else if (rq->body) {
-        curl_easy_setopt(c, CURLOPT_POST, 1L);
-        curl_easy_setopt(c, CURLOPT_POSTFIELDS, rq->body);
-        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)rq->body_len);
+    if (set_options(curl, c, rq, rs, &sink, hdrs, errbuf, err) < 0) {
+        curl->easy_cleanup(c);
+        curl->slist_free_all(hdrs);
+        return -1;
     }
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    CURLcode rc = curl_easy_perform(c);
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &rs->code);
-    curl_easy_cleanup(c);
-    curl_slist_free_all(hdrs);
+    CURLcode rc = curl->easy_perform(c);
+    /* (none read: 0, as when no status came) */
+    if (curl->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &rs->code) != CURLE_OK)
+        rs->code = 0;
+    curl->easy_cleanup(c);
+    curl->slist_free_all(hdrs);
     if (rc != CURLE_OK) {
         http_response_free(rs);
         if (sink.over || rc == CURLE_FILESIZE_EXCEEDED)
@@ -173,7 +236,7 @@ int http_perform(const struct http_request *rq, struct http_response *rs, struct
         if (rc == CURLE_UNSUPPORTED_PROTOCOL && strncmp(rq->url, "https://", 8) == 0)
             return pm_errf(err, "%s: redirected away from https (refused: the answer could be changed on the way)",
                            rq->url);
-        return transport_error(rq->url, rc, errbuf, err);
+        return transport_error(curl, rq->url, rc, errbuf, err);
     }
     return 0;
 }
@@ -188,15 +251,19 @@ void http_response_free(struct http_response *rs)
 int http_url_private(const char *url, bool *https, bool *loopback, struct pm_err *err)
 {
     *https = *loopback = false;
-    CURLU *u = curl_url();
+    const struct pm_curl *curl = pm_curl_lib(err);
+    if (!curl)
+        return -1;
+    CURLU *u = curl->url();
     char *scheme = NULL, *host = NULL;
     int rc = 0;
     if (!u)
         return pm_errf(err, "out of memory");
-    if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
-        curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
-        curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK) {
-        rc = pm_errf(err, "'%s' is not a URL (accepted: http://HOST[:PORT]/PATH or https://...)", url);
+    if (curl->url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
+        curl->url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+        curl->url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK) {
+        pm_errf(err, "'%s' is not a URL (accepted: http://HOST[:PORT]/PATH or https://...)", url);
+        rc = HTTP_URL_BAD;
         goto out;
     }
     *https = strcasecmp(scheme, "https") == 0;
@@ -211,8 +278,8 @@ int http_url_private(const char *url, bool *https, bool *loopback, struct pm_err
                 (inet_pton(AF_INET, host, &a4) == 1 && (ntohl(a4.s_addr) >> 24) == 127) ||
                 (bare[0] && inet_pton(AF_INET6, bare, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6));
 out:
-    curl_free(scheme);
-    curl_free(host);
-    curl_url_cleanup(u);
+    curl->free(scheme);
+    curl->free(host);
+    curl->url_cleanup(u);
     return rc;
 }

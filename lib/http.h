@@ -39,8 +39,10 @@ void http_response_free(struct http_response *rs);
 /* Does url, as libcurl reads it (the reader that will send to it), go
  * over https, or to this machine (localhost, 127.0.0.0/8, ::1)? Text that
  * only starts like a loopback host (127.0.0.1.example, localhost:x@host,
- * [::1]@host) is the other host it names. -1 with err when url is not a
- * URL libcurl takes. */
+ * [::1]@host) is the other host it names. HTTP_URL_BAD with err when url
+ * is not a URL libcurl takes; -1 with err when it cannot be read at all
+ * (libcurl cannot be loaded, no memory), which says nothing of the URL. */
+enum { HTTP_URL_BAD = -2 };
 int http_url_private(const char *url, bool *https, bool *loopback, struct pm_err *err);
 
 #endif

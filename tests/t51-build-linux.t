@@ -95,6 +95,14 @@ bad "--cold-shmem without a cap" "^pressmark run build: --cold-shmem: needs --me
     run build --cold-shmem 64M
 PRESSMARK_LINUX_SOURCE=relative bad "a relative PRESSMARK_LINUX_SOURCE" \
     "^pressmark run build: --linux: PRESSMARK_LINUX_SOURCE: 'relative' is not an absolute path$" run build --linux 0.1
+# libarchive is opened only when needed, and --linux needs it: one that
+# cannot be loaded is said before the run, with the package to install
+# (an empty file stands for the library on the search path).
+mkdir "$TMP/noarchive" && : > "$TMP/noarchive/libarchive.so.13"
+LD_LIBRARY_PATH="$TMP/noarchive" bad "--linux without a loadable libarchive" \
+    "^pressmark run build: --linux: $TMP/noarchive/libarchive\\.so\\.13: file too short; install the libarchive13 package\$" \
+    run build --linux 0.1
+rm -r "$TMP/noarchive"
 
 # A tarball whose Makefile root would run must be root's (or this user's)
 # and written by nobody else, in a place nobody else can change.

@@ -267,6 +267,22 @@ done
 printf '[global]\nbackend = fleet\n[a]\nworkload = swapout\n' > b.ini
 refused "an unknown backend" "backend = fleet: not a backend \\(accepted: vm.*lava, a job per kernel" "$PM" suite run b.ini
 
+# libcurl is opened only when needed: one that cannot be loaded is said
+# so in one line, with the package to install (an empty file stands for
+# the library on the search path) ...
+mkdir nocurl && : > nocurl/libcurl.so.4
+suite "$lab"
+refused "libcurl that cannot be loaded" \
+    "^pressmark suite run: $TMP/nocurl/libcurl\\.so\\.4: file too short; install the libcurl4 package\$" \
+    env LD_LIBRARY_PATH="$TMP/nocurl" "$PM" suite run s.ini
+# ... and a right URL it was reading is not blamed for it (lava-url
+# without its scheme: the first URL read is lava-artifacts's then).
+suite "${lab/lava-url = http:\/\//lava-url = }"
+refused "libcurl that cannot be loaded, reading lava-artifacts" \
+    "^pressmark suite run: s\\.ini: lava-artifacts = http://127\\.0\\.0\\.1:$dead/store: $TMP/nocurl/libcurl\\.so\\.4: file too short; install the libcurl4 package\$" \
+    env LD_LIBRARY_PATH="$TMP/nocurl" "$PM" suite run s.ini
+rm -r nocurl
+
 # The commands' own words.
 suite "$lab"
 refused "collect: a job id that is not one" "'12x': not a LAVA job id \\(accepted: a whole number above 0\\)" \

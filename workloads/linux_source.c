@@ -5,8 +5,6 @@
  * way leaves a .tmpPID directory that the next one removes, never a tree
  * that looks complete. The cache key is the tarball's size and mtime, so
  * an upgraded package is unpacked again. */
-#include <archive.h>
-#include <archive_entry.h>
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -19,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "lib/archive_lib.h"
 #include "lib/fileio.h"
 #include "lib/spawn.h"
 #include "workloads/linux_source.h"
@@ -100,6 +99,10 @@ int linux_source_check(const char *series, struct pm_err *err)
     if (open_tarball(series, &fd, &st, tar, sizeof tar, err) < 0)
         return -1;
     close(fd);
+    /* The unpacker too, as the build's tools: missing, it says so now,
+     * not once the run has started. */
+    if (!pm_archive_lib(err))
+        return -1;
     for (size_t i = 0; build_progs[i]; i++)
         if (!pm_in_path(build_progs[i]))
             return pm_errf(err, "%s is not installed, and a kernel build needs it (apt-get install %s)",
@@ -167,18 +170,18 @@ static void remove_others(const char *base, const char *series, const char *key,
 }
 
 /* Copy one entry's data from the tarball to the file being written. */
-static int copy_data(struct archive *in, struct archive *out)
+static int copy_data(const struct pm_archive *ar, struct archive *in, struct archive *out)
 {
     const void *buf;
     size_t size;
     la_int64_t off;
     for (;;) {
-        int r = archive_read_data_block(in, &buf, &size, &off);
+        int r = ar->read_data_block(in, &buf, &size, &off);
         if (r == ARCHIVE_EOF)
             return ARCHIVE_OK;
         if (r != ARCHIVE_OK)
             return r;
-        if (archive_write_data_block(out, buf, size, off) != ARCHIVE_OK)
+        if (ar->write_data_block(out, buf, size, off) != ARCHIVE_OK)
             return ARCHIVE_FATAL;
     }
 }
@@ -207,38 +210,38 @@ static bool plain_below(const char *rest)
 
 /* Name entry e below dest, its leading "linux-source-SERIES/" taken off;
  * 1 to skip it (the top directory), -1 for a member outside it. */
-static int rename_entry(struct archive_entry *e, const char *top, const char *dest)
+static int rename_entry(const struct pm_archive *ar, struct archive_entry *e, const char *top, const char *dest)
 {
     size_t tn = strlen(top);
-    const char *p = archive_entry_pathname(e);
+    const char *p = ar->entry_pathname(e);
     if (!p || strncmp(p, top, tn) != 0)
         return -1;
     if (p[tn] == '\0')
-        return archive_entry_filetype(e) == AE_IFDIR ? 1 : -1;
+        return ar->entry_filetype(e) == AE_IFDIR ? 1 : -1;
     if (!plain_below(p + tn))
         return -1;
     char path[8192];
     snprintf(path, sizeof path, "%s/%s", dest, p + tn);
-    archive_entry_copy_pathname(e, path);
-    const char *h = archive_entry_hardlink(e);
+    ar->entry_copy_pathname(e, path);
+    const char *h = ar->entry_hardlink(e);
     if (h) {
         if (strncmp(h, top, tn) != 0 || !plain_below(h + tn))
             return -1;
         snprintf(path, sizeof path, "%s/%s", dest, h + tn);
-        archive_entry_copy_hardlink(e, path);
+        ar->entry_copy_hardlink(e, path);
     }
     return 0;
 }
 
-static int unpack_entries(struct archive *in, struct archive *out, const char *top, const char *dest,
-                          const struct wl_stop *stop, struct pm_err *err)
+static int unpack_entries(const struct pm_archive *ar, struct archive *in, struct archive *out, const char *top,
+                          const char *dest, const struct wl_stop *stop, struct pm_err *err)
 {
     struct archive_entry *e;
     int r;
-    while ((r = archive_read_next_header(in, &e)) == ARCHIVE_OK) {
+    while ((r = ar->read_next_header(in, &e)) == ARCHIVE_OK) {
         if (stop->fn && stop->fn(stop->arg))
             return pm_errf(err, "interrupted");
-        int k = rename_entry(e, top, dest);
+        int k = rename_entry(ar, e, top, dest);
         if (k < 0)
             return pm_errf(err, "a member outside %s, or naming it with an empty, '.' or '..' part", top);
         if (k > 0)
@@ -246,19 +249,19 @@ static int unpack_entries(struct archive *in, struct archive *out, const char *t
         /* Files, directories and links only, none set-id or writable by
          * others: nothing root would make a device node or a setuid
          * program of in its cache. */
-        mode_t type = archive_entry_filetype(e);
-        if (!archive_entry_hardlink(e) && type != AE_IFREG && type != AE_IFDIR && type != AE_IFLNK)
+        mode_t type = ar->entry_filetype(e);
+        if (!ar->entry_hardlink(e) && type != AE_IFREG && type != AE_IFDIR && type != AE_IFLNK)
             return pm_errf(err, "a member that is neither a file, a directory nor a symbolic link");
-        archive_entry_set_perm(e, archive_entry_perm(e) & 0755);
-        if (archive_write_header(out, e) != ARCHIVE_OK)
-            return pm_errf(err, "%s", archive_error_string(out));
-        if (archive_entry_size(e) > 0 && copy_data(in, out) != ARCHIVE_OK)
-            return pm_errf(err, "%s", archive_error_string(in) ? archive_error_string(in) : archive_error_string(out));
-        if (archive_write_finish_entry(out) != ARCHIVE_OK)
-            return pm_errf(err, "%s", archive_error_string(out));
+        ar->entry_set_perm(e, ar->entry_perm(e) & 0755);
+        if (ar->write_header(out, e) != ARCHIVE_OK)
+            return pm_errf(err, "%s", ar->error_string(out));
+        if (ar->entry_size(e) > 0 && copy_data(ar, in, out) != ARCHIVE_OK)
+            return pm_errf(err, "%s", ar->error_string(in) ? ar->error_string(in) : ar->error_string(out));
+        if (ar->write_finish_entry(out) != ARCHIVE_OK)
+            return pm_errf(err, "%s", ar->error_string(out));
     }
     if (r != ARCHIVE_EOF)
-        return pm_errf(err, "%s", archive_error_string(in));
+        return pm_errf(err, "%s", ar->error_string(in));
     return 0;
 }
 
@@ -266,27 +269,30 @@ static int unpack(int fd, const char *series, const char *dest, const struct wl_
 {
     char top[64];
     snprintf(top, sizeof top, "linux-source-%s/", series);
-    struct archive *in = archive_read_new(), *out = archive_write_disk_new();
+    const struct pm_archive *ar = pm_archive_lib(err);
+    if (!ar)
+        return -1;
+    struct archive *in = ar->read_new(), *out = ar->write_disk_new();
     int rc = -1;
     if (!in || !out)
         pm_errf(err, "out of memory");
-    else if (archive_read_support_filter_xz(in) != ARCHIVE_OK || archive_read_support_format_tar(in) != ARCHIVE_OK ||
-             archive_read_open_fd(in, fd, 1 << 16) != ARCHIVE_OK)
-        pm_errf(err, "%s", archive_error_string(in));
+    else if (ar->read_support_filter_xz(in) != ARCHIVE_OK || ar->read_support_format_tar(in) != ARCHIVE_OK ||
+             ar->read_open_fd(in, fd, 1 << 16) != ARCHIVE_OK)
+        pm_errf(err, "%s", ar->error_string(in));
     /* Every member's name is made absolute below dest here (rename_entry),
      * so libarchive's refusal of absolute names cannot be asked for; its
      * refusals of ".." and of writing through a link are. */
-    else if (archive_write_disk_set_options(out, ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_SECURE_SYMLINKS |
+    else if (ar->write_disk_set_options(out, ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_SECURE_SYMLINKS |
                                                      ARCHIVE_EXTRACT_SECURE_NODOTDOT) != ARCHIVE_OK)
-        pm_errf(err, "%s", archive_error_string(out));
+        pm_errf(err, "%s", ar->error_string(out));
     else
-        rc = unpack_entries(in, out, top, dest, stop, err);
-    if (out && archive_write_close(out) != ARCHIVE_OK && rc == 0)
-        rc = pm_errf(err, "%s", archive_error_string(out));
+        rc = unpack_entries(ar, in, out, top, dest, stop, err);
+    if (out && ar->write_close(out) != ARCHIVE_OK && rc == 0)
+        rc = pm_errf(err, "%s", ar->error_string(out));
     if (in)
-        archive_read_free(in);
+        ar->read_free(in);
     if (out)
-        archive_write_free(out);
+        ar->write_free(out);
     return rc;
 }
 
