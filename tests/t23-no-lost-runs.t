@@ -96,7 +96,7 @@ declare -A headline=(
 CHAT_ARGS="--rooms 2 --users 10 --messages 20"
 declare -A args=(
     [swapout]="--size 64M --mem-cap 32M --swap 128M" [chat]="$CHAT_ARGS"
-    [build]="--files 2 --unit-size 20 --headers 1 --jobs 2" [shmio]="--procs 4 --duration 300ms"
+    [build]="--files 2 --unit-size 20 --headers 1 --jobs 2" [shmio]="--procs 4 --duration 1500ms"
     [usemem]="--size 16M --passes 2" [pagefault]="--threads 1 --size 8M --duration 300ms"
     [stutter]="--hog 32M --probe-size 1M --duration 300ms" [filestream]="--file-size 16M --anon 4M"
 )
@@ -175,6 +175,11 @@ is "$(q "select count(*) from run r join metric m on m.run_id = r.id and m.name 
          where $mine and m.value = (select count(*) from tick t where t.run_id = r.id)
          and m.value = (select max(seq) + 1 from tick t where t.run_id = r.id)")" "$planned" \
    "every run stored every tick it took, none missing (sampler.ticks = its ticks = last seq + 1)"
+# (The sampler stores a second of ticks at a time: shmio's 1.5 s at both
+# intervals store some while they run, under the load, not only at their
+# end; held, the test's own hold, does too.)
+ge "$(q "select count(*) from run r where $mine and (select max(t_ns) - min(t_ns) from tick where run_id = r.id) > 1200000000")" 2 \
+   "  runs long enough to store ticks while they ran, under the load, among them"
 ge "$(imetric held sampler.store_deferred)" 1 "the run the database was held against kept its ticks in memory meanwhile"
 is "$(q "select count(*) from run where label = 'late'")" 1 "the database merged meanwhile arrived"
 

@@ -289,10 +289,11 @@ if command -v victoria-metrics >/dev/null; then
     # stored (it must have it to send), and both wait out their retries
     # at once.
     stop_bg $VM
-    "$PM" record --quiet --label offline --push "$W" -- true 2>"$TMP/offline.err" &
+    "$PM" record --quiet --label offline --push "$W" -- true >"$TMP/offline.out" 2>"$TMP/offline.err" &
     offline=$!
+    cleanup_add "stop_bg $offline"
     offline_stored() { [ "$(q "select count(*) from run where label = 'offline' and status = 'ok'")" = 1 ]; }
-    wait_for offline_stored
+    ok "the offline run is stored before the push" wait_for offline_stored
     PRESSMARK_PUSH_TOKEN=sekrit-token-123 "$PM" push "$W" > /dev/null 2>"$TMP/err"
     is "$?" 1 "push to a stopped server exits 1"
     like "$(cat "$TMP/err")" "connection refused" "saying why"
