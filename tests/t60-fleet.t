@@ -3,15 +3,32 @@
 . "$(dirname "$0")/lib.sh"
 export PRESSMARK_CACHE="$TMP/cache"
 
+# VictoriaMetrics, for push below, starts meanwhile (a second or so).
+if command -v victoria-metrics >/dev/null; then
+    vport=$(free_port)
+    start_vm() {
+        victoria-metrics -storageDataPath="$TMP/vm" -httpListenAddr=127.0.0.1:$vport -retentionPeriod=100y \
+            -search.latencyOffset=0s -search.disableCache >"$TMP/vm.log" 2>&1 &
+        VM=$!
+    }
+    vm_up() { wait_for curl -sf "http://127.0.0.1:$vport/health" -o /dev/null; }
+    start_vm
+    # The server is still writing its data directory until it has exited:
+    # wait for it, or removing $TMP races with it.
+    cleanup_add 'stop_bg $VM'
+fi
+
 # Databases with known differences: last night (fast) and tonight (slow).
+# (Their elapsed times are set below: the sleeps give the runs a few ticks
+# each, for the samples merged and pushed, and need be no longer.)
 NIGHT="$TMP/night.db"
-setup "last night's runs" "$PM" --db "$NIGHT" record --quiet --label nightly --runs 3 -- sleep 0.2
-setup "tonight's slower runs" "$PM" record --quiet --label tonight --runs 3 -- sleep 0.3
-setup "runs as fast as last night's" "$PM" record --quiet --label same --runs 3 -- sleep 0.2
-setup "a single run" "$PM" record --quiet --label single -- sleep 0.2
-setup "two ok runs of a flaky label" "$PM" record --quiet --label flaky --runs 2 -- sleep 0.2
+setup "last night's runs" "$PM" --db "$NIGHT" record --quiet --label nightly --runs 3 -- sleep 0.1
+setup "tonight's slower runs" "$PM" record --quiet --label tonight --runs 3 -- sleep 0.1
+setup "runs as fast as last night's" "$PM" record --quiet --label same --runs 3 -- sleep 0.1
+setup "a single run" "$PM" record --quiet --label single -- sleep 0.1
+setup "two ok runs of a flaky label" "$PM" record --quiet --label flaky --runs 2 -- sleep 0.1
 setup "and one that fails (exit 1 is its result)" sh -c '"$1" record --quiet --label flaky -- sh -c "exit 1"; [ $? -eq 1 ]' sh "$PM"
-setup "the flaky label last night, all ok" "$PM" --db "$NIGHT" record --quiet --label flaky --runs 2 -- sleep 0.2
+setup "the flaky label last night, all ok" "$PM" --db "$NIGHT" record --quiet --label flaky --runs 2 -- sleep 0.1
 # The elapsed times made exact, so the differences are the ones meant and
 # not the machine's noise: each label's runs 1 % apart around 0.2 s, and
 # tonight's around 0.3 s (50 % slower).
@@ -146,7 +163,8 @@ http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_foreve
 PY
 sport=$(free_port)
 python3 "$TMP/stall.py" "$sport" & cleanup_add "stop_bg $!"
-wait_for python3 -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1)' "$sport" 2>/dev/null
+# (bash's own connect: a Python a poll cost more than the wait)
+wait_for bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$1"' sh "$sport" 2>/dev/null
 # downloading PID: it holds 1 MB or more of a file in the baselines cache
 downloading() {
     local f
@@ -169,7 +187,8 @@ done
 
 # https: a server with a private CA, trusted through PRESSMARK_CA_FILE; a
 # redirect from it to plain http is refused, not followed.
-openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
+# (an EC key: an RSA one's primes cost a CPU-second on a loaded machine)
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
     -keyout "$TMP/tls.key" -out "$TMP/tls.pem" >/dev/null 2>&1
 tport=$(free_port)
 python3 - "$tport" "$TMP/tls.pem" "$TMP/tls.key" "$port" "$TMP/www" > "$TMP/https.log" 2>&1 <<'PY' &
@@ -230,13 +249,6 @@ is "$(q "select count(*) from run")" $(( before + 7 )) "the count is unchanged"
 
 # push: a real VictoriaMetrics on loopback, its own data directory.
 if command -v victoria-metrics >/dev/null; then
-    vport=$(free_port)
-    start_vm() {
-        victoria-metrics -storageDataPath="$TMP/vm" -httpListenAddr=127.0.0.1:$vport -retentionPeriod=100y \
-            -search.latencyOffset=0s -search.disableCache >"$TMP/vm.log" 2>&1 &
-        VM=$!
-        wait_for curl -sf "http://127.0.0.1:$vport/health" -o /dev/null
-    }
     export_once() {
         curl -sf "http://127.0.0.1:$vport/internal/force_flush" >/dev/null
         curl -sf "http://127.0.0.1:$vport/api/v1/export" -d "match[]=$1" | grep -c '"__name__"'
@@ -252,10 +264,7 @@ if command -v victoria-metrics >/dev/null; then
         done
         echo "$a"
     }
-    start_vm
-    # The server is still writing its data directory until it has exited:
-    # wait for it, or removing $TMP races with it.
-    cleanup_add 'stop_bg $VM'
+    vm_up
     W="http://127.0.0.1:$vport/write"
     out=$("$PM" push "$W")
     is "$?" 0 "push exits 0"
@@ -276,17 +285,26 @@ if command -v victoria-metrics >/dev/null; then
     like "$out" "^pushed 0 runs" "pushing again sends nothing"
     is "$(export_count '{__name__=~"pressmark_.*"}')" "$total" "and the series count is unchanged"
     # The server goes away: runs are queued, then delivered when it is back.
+    # Each tries 4 times over 3.5 s: the push starts once the run is
+    # stored (it must have it to send), and both wait out their retries
+    # at once.
     stop_bg $VM
-    "$PM" record --quiet --label offline --push "$W" -- true 2>"$TMP/err"
-    is "$?" 0 "a run with --push while the server is down still ends ok"
-    like "$(cat "$TMP/err")" "push: .*connection refused.*stays queued" "and says the run stays queued"
+    "$PM" record --quiet --label offline --push "$W" -- true >"$TMP/offline.out" 2>"$TMP/offline.err" &
+    offline=$!
+    cleanup_add "stop_bg $offline"
+    offline_stored() { [ "$(q "select count(*) from run where label = 'offline' and status = 'ok'")" = 1 ]; }
+    ok "the offline run is stored before the push" wait_for offline_stored
     PRESSMARK_PUSH_TOKEN=sekrit-token-123 "$PM" push "$W" > /dev/null 2>"$TMP/err"
     is "$?" 1 "push to a stopped server exits 1"
     like "$(cat "$TMP/err")" "connection refused" "saying why"
+    wait $offline
+    is "$?" 0 "a run with --push while the server is down still ends ok"
+    like "$(cat "$TMP/offline.err")" "push: .*connection refused.*stays queued" "and says the run stays queued"
     ok "the token never appears in the error" sh -c "! grep -q sekrit-token-123 '$TMP/err'"
     ok "nor in the database" sh -c "! grep -q sekrit-token-123 '$PRESSMARK_DB' '$PRESSMARK_DB-wal' 2>/dev/null"
     is "$(q "select count(*) from run r where not exists (select 1 from pushed p where p.run_id = r.id)")" 1 "the offline run is remembered as not pushed"
     start_vm
+    vm_up
     echo sekrit-token-123 > "$TMP/token"; chmod 600 "$TMP/token"   # a token file others can read is refused
     out=$("$PM" push "$W" --token-file "$TMP/token")
     like "$out" "^pushed 1 run " "when the server is back, the queued run is delivered"
