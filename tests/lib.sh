@@ -364,3 +364,25 @@ _recipe_cell() {
 }
 recipe_files() { _recipe_cell "$1" 3; }
 recipe_names() { _recipe_cell "$1" 4; }
+# apt_cache_memo: apt-cache, as the test and the pressmark it starts call
+# it (by PATH), answers each question once for the test's life and repeats
+# the answer after: the same lists give the same answer, and each call costs
+# a second of CPU here (Docker's apt keeps no package cache to map, and
+# parses its lists anew each time).
+apt_cache_memo() {
+    local real; real=$(command -v apt-cache) || return 0
+    mkdir -p "$TMP/.apt-memo" "$TMP/.apt-bin" || return 1
+    cat > "$TMP/.apt-bin/apt-cache" <<SH
+#!/bin/sh
+# (tests/lib.sh apt_cache_memo) the answer of $real to these arguments, once
+key=\$(printf '%s\\n' "\$@" | md5sum | cut -d' ' -f1)
+memo='$TMP/.apt-memo'/\$key
+if [ ! -e "\$memo.rc" ]; then
+    '$real' "\$@" > "\$memo.out" 2> "\$memo.err"
+    echo \$? > "\$memo.rc"
+fi
+cat "\$memo.out"; cat "\$memo.err" >&2
+exit "\$(cat "\$memo.rc")"
+SH
+    chmod +x "$TMP/.apt-bin/apt-cache" && export PATH="$TMP/.apt-bin:$PATH"
+}

@@ -107,7 +107,7 @@ is "$(printf '%s\n' "$out" | grep -c '%: .* vm.swappiness=11 never (p')" 3 "a ra
 ok "json carries the layout" python3 -c 'import json,sys; g = json.load(sys.stdin)["comparisons"][0]["grid"]; assert g["rows_axis"] == "sysctl" and g["columns"] == ["never", "madvise"], g' <<< "$("$PM" compare --suite 1 --format json)"
 is "$("$PM" compare --suite 1 --format json | python3 "$ROOT/tests/json_check.py" compare)" ok "  and matches docs/json/compare.schema.json"
 is "$("$PM" compare --suite 1 | grep -c '^vm.swappiness')" 6 "4 rows of cells in the table, 2 in the grid"
-"$PM" record --quiet --label 'vm.swappiness=11 never' --runs 2 -- sleep 0.2
+"$PM" record --quiet --label 'vm.swappiness=11 never' --runs 2 -- sleep 0.05
 like "$("$PM" compare --suite 1 | grep '^vm.swappiness=11 never ')" " 3 +0:3$" "runs of the same label outside the suite are not counted"
 bad "--suite with labels" "^pressmark compare: --suite: compares the suite's cells" compare --suite 1 l
 bad "--suite of a suite not there" "^pressmark compare: --suite: no suite 99 in " compare --suite 99
@@ -185,7 +185,8 @@ is "$(q "select group_concat(cell, '') from suite_run where suite_id = 2 order b
 
 # Adaptive: a cell stops once its CI is within the target, or at the
 # maximum, said not to converge (a steady cell usually stops at its
-# minimum, a noisy one usually goes on; the check below holds either way).
+# minimum, a noisy one usually goes on; the check below holds either way,
+# so the naps are short: 0.1 s, and 0.02 or 0.15 s, where 0.2 and 0.3 were).
 cat > adapt.ini <<'INI'
 [global]
 runs = 3..8
@@ -193,12 +194,12 @@ target-ci = 10%
 
 [steady]
 workload = record
-command = sleep 0.2
+command = sleep 0.1
 interval = 100ms
 
 [noisy]
 workload = record
-command = python3 -c "import random, time; time.sleep(random.choice([0.02, 0.3]))"
+command = python3 -c "import random, time; time.sleep(random.choice([0.02, 0.15]))"
 interval = 100ms
 INI
 "$PM" suite run adapt.ini 2> err
@@ -237,34 +238,55 @@ done
 
 # SIGINT mid-run, then SIGKILL mid-run: suite run continues to exactly the
 # planned runs, none repeated, the machine clean in between.
-cat > long.ini <<'INI'
+# The runs nap briefly, but for the one the test holds: echo N > hold lets
+# N runs pass, and the next naps until a signal ends it, its pid in held.
+# The signal is sent once that run is running, so it is sure to land
+# mid-run, and the other runs need not last long enough to be caught
+# (they took 0.6 s each).
+cat > nap <<SH
+#!/bin/sh
+if [ -e '$TMP/hold' ]; then
+    n=\$(cat '$TMP/hold')
+    if [ "\$n" -gt 0 ]; then echo \$((n - 1)) > '$TMP/hold'; else rm '$TMP/hold'; echo \$\$ > '$TMP/held'; exec sleep 60; fi
+fi
+exec sleep 0.05
+SH
+chmod +x nap
+held_running() {  # the run the test held naps, and is running
+    wait_for sh -c "[ -s held ] && [ \$(sqlite3 '$PRESSMARK_DB' \"select count(*) from run where status = 'running'\") = 1 ]"
+}
+cat > long.ini <<INI
 [global]
 runs = 3
 order-seed = 3
 
 [long]
 workload = record
-command = sleep 0.6
+command = $TMP/nap
 interval = 100ms
 sysctl = vm.swappiness=12, vm.swappiness=98
 INI
 finished() { q "select count(*) from suite_run s join run r on r.id = s.run_id where s.suite_id = (select max(id) from suite) and r.status = 'ok'"; }
+echo 2 > hold
 "$PM" suite run long.ini --quiet 2> err &
 pid=$!
 ok "two runs finish" wait_for sh -c "[ \$(sqlite3 '$PRESSMARK_DB' \"select count(*) from suite_run s join run r on r.id = s.run_id where s.suite_id = (select max(id) from suite) and r.status = 'ok'\") -ge 2 ]"
-ok "  and the next is running" wait_for sh -c "[ \$(sqlite3 '$PRESSMARK_DB' \"select count(*) from run where status = 'running'\") = 1 ]"
+ok "  and the next is running" held_running
 kill -INT $pid; wait $pid
 is "$?" 130 "SIGINT: suite run exits 130"
+rm -f held
 like "$(cat err)" "interrupted by SIGINT with [0-9]+ runs left; .*'pressmark suite run long.ini' continues it" "saying how to continue"
 is "$(machine_state)" "$before" "the machine is clean after SIGINT"
 is "$(q "select count(*) from run where status = 'aborted'")" 1 "the interrupted run is aborted"
 n1=$(finished)
+echo 1 > hold
 "$PM" suite run long.ini --quiet 2> err &
 pid=$!
 ok "after resuming, another run finishes" wait_for sh -c "[ \$(sqlite3 '$PRESSMARK_DB' \"select count(*) from suite_run s join run r on r.id = s.run_id where s.suite_id = (select max(id) from suite) and r.status = 'ok'\") -gt $n1 ]"
-ok "  and the next is running" wait_for sh -c "[ \$(sqlite3 '$PRESSMARK_DB' \"select count(*) from run where status = 'running'\") = 1 ]"
+ok "  and the next is running" held_running
 kill -KILL $pid; wait $pid 2>/dev/null
-pkill -KILL -f '^sleep 0.6$'
+kill -KILL "$(cat held)"   # the killed pressmark's nap, left behind
+rm -f held
 like "$("$PM" suite status)" "unfinished" "after SIGKILL the suite is unfinished"
 is "$(machine_state)" "$before" "and the machine is clean again once pressmark has recovered"
 "$PM" suite run long.ini --quiet 2> err
@@ -277,12 +299,14 @@ ge "$(q "select count(*) from run r join run_meta m on m.run_id = r.id and m.key
 
 # A changed file continues an unfinished suite only with --continue, and
 # the difference is shown.
-printf '[global]\nruns = 2\n\n[cont]\nworkload = record\ncommand = sleep 0.6\ninterval = 100ms\n' > cont.ini
+printf '[global]\nruns = 2\n\n[cont]\nworkload = record\ncommand = %s/nap\ninterval = 100ms\n' "$TMP" > cont.ini
+echo 1 > hold
 "$PM" suite run cont.ini --quiet 2> err &
 pid=$!
 ok "one run of cont finishes" wait_for sh -c "[ \$(sqlite3 '$PRESSMARK_DB' \"select count(*) from run where label = 'cont' and status = 'ok'\") -ge 1 ]"
-ok "  and the second is running" wait_for sh -c "[ \$(sqlite3 '$PRESSMARK_DB' \"select count(*) from run where label = 'cont' and status = 'running'\") = 1 ]"
+ok "  and the second is running" held_running
 kill -INT $pid; wait $pid
+rm -f held
 sed -i 's/^runs = 2$/runs = 3/' cont.ini
 "$PM" suite run cont.ini --continue --quiet 2> err
 is "$?" 0 "--continue: the changed file continues the suite"
@@ -296,11 +320,12 @@ sed -i 's/^runs = 3$/runs = 4/' cont.ini
 like "$(cat err)" "suite [0-9]+ \(cont\): 1 cells" "a finished suite's changed file is a new suite"
 is "$(q "select count(*) from suite where name = 'cont'")" 2 "  two suites now"
 
-# A terminal gets a table redrawn in place.
+# A terminal gets a table redrawn in place (drawn as each run starts and
+# ends: the runs need not last).
 cat > tty.ini <<'INI'
 [tty]
 workload = record
-command = sleep 0.4
+command = sleep 0.05
 interval = 100ms
 runs = 2
 INI
@@ -311,13 +336,14 @@ ok "redraws in place (cursor up, clear line)" grep -q $'\e\\[[0-9]*A' tty.out
 ok "shows the run in progress" grep -q "this run: " tty.out
 ok "logs each finished run above the table" grep -q "suite [0-9]* (tty): run 2 of 2 (round 2): tty ok " tty.out
 # run --runs N shows the same on a terminal; into a pipe, a line per run.
-script -qefc "$PM record --runs 2 --label ptyrec --interval 100ms -- sleep 0.3" /dev/null > rec.out 2>&1
+script -qefc "$PM record --runs 2 --label ptyrec --interval 100ms -- sleep 0.05" /dev/null > rec.out 2>&1
 ok "record --runs 2 on a terminal: the table" grep -q $'\e\\[[0-9]*A' rec.out
 ok "  and a line per finished run with the mean so far" grep -q "record ptyrec: run 2 of 2: ptyrec ok [0-9.]* elapsed, cell mean [0-9.]* ±" rec.out
 # The chat reports its messages as it goes: the table shows msg/s live.
-# (two runs of some 2 s: the table, drawn for two runs or more, is redrawn
-# every half second; 4 to 6 lines with msg/s seen here)
-script -qefc "$PM run chat --runs 2 --rooms 2 --users 10 --messages 600 --heap 16M --label livechat --interval 100ms" /dev/null > chat.out 2>&1
+# (two runs of some 1.3 s: the table, drawn for two runs or more, is redrawn
+# every half second; 2 or 3 lines with msg/s seen here, where one is needed,
+# and 4 to 6 with 600 messages, in runs of 2 s)
+script -qefc "$PM run chat --runs 2 --rooms 2 --users 10 --messages 300 --heap 16M --label livechat --interval 100ms" /dev/null > chat.out 2>&1
 ok "a chat run on a terminal shows its msg/s while it runs" grep -q "this run: [0-9:]*, [1-9][0-9]* msg/s, swap in" chat.out
 "$PM" record --runs 2 --label piperec --interval 100ms -- sleep 0.1 2>&1 | cat > pipe.out
 is "$(grep -c '^pressmark: run [0-9]* \[piperec\] ok' pipe.out)" 2 "into a pipe: the plain line per run"

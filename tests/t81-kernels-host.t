@@ -10,6 +10,7 @@
 need_root
 cd "$TMP" || exit 1
 before=$(machine_state)
+apt_cache_memo   # the test asks apt-cache once, each suite run below again
 
 # The newest 6.1 cloud kernel this machine's apt knows: the other kernel.
 k61=$(apt-cache pkgnames linux-image-6.1.0- | grep -E '^linux-image-6\.1\.0-[0-9]+-cloud-amd64$' | sort -V | tail -1)
