@@ -87,35 +87,65 @@ client_pid() { helper_pid '__kv-get --server-pid='; }
 # took 59 s, and a catch polling at normal priority, however long it
 # waited, first looked again once the client was gone. At SCHED_FIFO the
 # look runs the moment its 10 ms tick ends, whatever the run's threads
-# do; the look forks nothing (a fork's child would be real-time too),
-# and sleeps in read -t. A failed catch says what there was to find.
+# do; the look forks nothing, and sleeps in read -t. SCHED_RESET_ON_FORK
+# (chrt -R): whatever is forked meanwhile all the same (a $(...), a trap's
+# commands on a signal, the restoring chrt itself) runs at normal
+# priority. A failed catch says what there was to find.
 # rt_poll COMMAND...: run COMMAND (builtins alone) every 10 ms at
-# SCHED_FIFO until it succeeds, 120 s at most; rt_looks and rt_gap (the
-# longest wait between two looks, in us) say how it went.
+# SCHED_FIFO until it succeeds (0), 120 s at most, or gives up (2: what
+# it waits for can no longer come); rt_looks and rt_gap (the longest wait
+# between two looks, in us) say how it went. Where chrt is refused (no
+# CAP_SYS_NICE, no real-time budget), it polls at normal priority, and
+# rt_refused says why (a diag once, and in every failed catch's).
+rt_refused= rt_refused_said=
 rt_poll() {
-    local t0 now st=1
-    [ -n "${_tick:-}" ] || { mkfifo "$TMP/.tick" && exec {_tick}<>"$TMP/.tick"; }
-    chrt -f -p 1 $$ >/dev/null 2>&1
-    t0=${EPOCHREALTIME/./} now=$t0 rt_gap=0
+    local t0 now st=1 tick me=$BASHPID err pol
+    rt_looks=0 rt_gap=0
+    rm -f "$TMP/.tick"
+    mkfifo "$TMP/.tick" || return 1
+    exec {tick}<>"$TMP/.tick" || return 1
+    if ! err=$(chrt -R -f -p 1 "$me" 2>&1); then
+        rt_refused="chrt -R -f -p 1 $me: ${err:-refused}"
+        [ -n "$rt_refused_said" ] || { rt_refused_said=1; diag "# polling at normal priority: $rt_refused"; }
+    fi
+    t0=${EPOCHREALTIME//[!0-9]/} now=$t0 rt_gap=0
     for ((rt_looks = 1; ; rt_looks++)); do
-        "$@" && { st=0; break; }
-        (( ${EPOCHREALTIME/./} - now > rt_gap )) && rt_gap=$(( ${EPOCHREALTIME/./} - now ))
-        now=${EPOCHREALTIME/./}
+        "$@"; st=$?
+        [ "$st" = 1 ] || break
+        (( ${EPOCHREALTIME//[!0-9]/} - now > rt_gap )) && rt_gap=$(( ${EPOCHREALTIME//[!0-9]/} - now ))
+        now=${EPOCHREALTIME//[!0-9]/}
         (( now - t0 < 120000000 )) || break
-        read -r -t 0.01 -u "$_tick"
+        read -r -t 0.01 -u "$tick"
     done
-    chrt -o -p 0 $$ >/dev/null 2>&1
+    exec {tick}>&-
+    chrt -o -p 0 "$me" >/dev/null 2>&1
+    pol=$(chrt -p "$me" 2>&1)
+    [[ $pol == *"policy: SCHED_OTHER"* ]] ||
+        diag "# rt_poll: this shell ($me) is not back at normal priority: ${pol//$'\n'/; }"
     return $st
 }
-stop_helper() { find_helper "$1" "$2" && kill -STOP "$found" 2>/dev/null && caught=$found; }
+# alive PID: it exists and is no zombie (builtins alone)
+alive() {
+    local k v
+    while read -r k v; do [ "$k" = State: ] && { [ "${v:0:1}" != Z ]; return; }; done 2>/dev/null < "/proc/$1/status"
+    return 1
+}
+# stop_helper PATTERN RUN-PID: 0 once stopped (its pid in caught, its
+# SIGCONT a cleanup at once), 2 when the run's pressmark has ended
+stop_helper() {
+    if find_helper "$1" "$2" && kill -STOP "$found" 2>/dev/null; then
+        cleanup_add "kill -CONT $found 2>/dev/null"
+        caught=$found
+        return 0
+    fi
+    alive "$2" || { rt_ended="pressmark run $2 had ended"; return 2; }
+    return 1
+}
 catch() {
     local what=$1 run=$2 pattern
     case $what in loader) pattern='__kv-load --proto=memcached' ;; *) pattern='__kv-get --server-pid=' ;; esac
-    caught=
-    if rt_poll stop_helper "$pattern" "$run"; then
-        cleanup_add "kill -CONT $caught 2>/dev/null"
-        return 0
-    fi
+    caught= rt_ended=
+    rt_poll stop_helper "$pattern" "$run" && return 0
     catch_diag "$what" "$run" "$pattern" "$rt_looks" "$rt_gap"
     return 1
 }
@@ -125,7 +155,8 @@ catch() {
 # from looking.
 catch_diag() {
     local f p line
-    diag "# catch: no $1 of pressmark run $2 ($3) in $4 looks; the longest wait between two: $(( $5 / 1000 )) ms"
+    diag "# catch: no $1 of pressmark run $2 ($3) in $4 looks; the longest wait between two: $(( $5 / 1000 )) ms${rt_ended:+; gave up: $rt_ended}"
+    [ -z "$rt_refused" ] || diag "# catch: at normal priority: $rt_refused"
     diag "# pressmark run $2: $(tr '\0' ' ' 2>/dev/null < "/proc/$2/cmdline" | cut -c1-120) $(grep -s '^State:' "/proc/$2/status" | tr -s '\t ' ' ')"
     for f in "$CG_ROOT"/pressmark/run-*; do
         [ -d "$f" ] && diag "# cgroup ${f#$CG_ROOT}: processes $(tr '\n' ' ' 2>/dev/null < "$f/cgroup.procs")"
@@ -187,10 +218,10 @@ exec 9>"$TMP/leak"
 chmod 0711 "$TMP"
 echo precious > "$TMP/precious"; mkdir "$TMP/pdir"; touch "$TMP/pdir/keep"
 
-# 32 MiB of values under a 24 MiB cap with swap: a quarter cannot be
-# resident. (Half of what it was: every get of a swapped value is the
-# kernel's work, and a smaller set swaps the same way for half the CPU.)
-PM_ROOT_ONLY=x "$PM" run memcached --quiet --mem-cap 24M --swap 256M --dataset 32M --interval 100ms --label mc \
+# 64 MiB of values under a 48 MiB cap with swap: a quarter cannot be
+# resident. (Not less: under 24M the memcg OOM killer took memcached,
+# its own resident footprint beside the values' part of the cap.)
+PM_ROOT_ONLY=x "$PM" run memcached --quiet --mem-cap 48M --swap 256M --dataset 64M --interval 100ms --label mc \
     2>"$TMP/err" &
 pid=$!
 # (stopped while it is looked at, as t58's loader: catch)
@@ -235,13 +266,13 @@ client_alive() { grep -qs '^State:[[:space:]]*[^Z]' "/proc/$cp/status"; }
 undumpable() { client_alive && ! as_mc cat "/proc/$cp/environ" >/dev/null 2>&1 && client_alive; }
 client_readable=0; wait_long undumpable && client_readable=1
 wait $pid
-is "$?" 0 "pressmark run memcached under a 24M cap with swap: exit 0"
+is "$?" 0 "pressmark run memcached under a 48M cap with swap: exit 0"
 exec 9>&-
 is "$(status_of mc)" "ok " "its run is stored ok"
 run=$(q "select id from run where label = 'mc'")
 like "$server_cg" "^/pressmark/run-$run(/workload)?$" "memcached ran in the run's capped cgroup ($server_cg)"
 is "$server_uid" "$mc_uid" "memcached ran as the memcache user (its /proc status)"
-is "$server_argv" "$(command -v memcached) -Y $dir/pm-memcached.auth -P $srv/pm-memcached.pid -U 0 -B ascii -s $srv/pm-memcached.sock -a 0700 -m 105 " \
+is "$server_argv" "$(command -v memcached) -Y $dir/pm-memcached.auth -P $srv/pm-memcached.pid -U 0 -B ascii -s $srv/pm-memcached.sock -a 0700 -m 146 " \
    "  its command line: no UDP, the text protocol alone, its socket and its -m"
 is "$auth_mode" "root:memcache 440" "  its password file root's, its group's to read alone"
 # (PWD: the sh that puts it in the cgroup sets it, pressmark's directory)
@@ -261,7 +292,7 @@ is "$client_env" "HOME LANG PATH PRESSMARK_KV_AUTH PWD " "  its password in its 
 is "$client_fsize" "16777216 16777216" "  no file over 16 MiB"
 is "$server_readable $client_readable" "1 1" \
    "  not dumpable: the memcache user reads the server's /proc/PID/environ, not the client's"
-keys=$(( 32 * 1048576 / 4000 ))
+keys=$(( 64 * 1048576 / 4000 ))
 gets=$(( 2 * keys ))
 is "$client_argv" "$pm_exe __kv-get --server-pid=$server --socket=$srv/pm-memcached.sock --keys=$keys --value-size=4000 --clients=4 --requests=$gets --duration-ns=0 --zipf=0 " \
    "  its whole command line: the server's pid to check its socket's other end by, the loaded keys, uniform"
@@ -276,8 +307,8 @@ is "$(imetric mc memcached.set_calls)" "$keys" "  the server took as many sets (
 is "$(imetric mc memcached.load_errors)" 0 "  none refused"
 is "$(imetric mc memcached.curr_items)" "$keys" "the server holds them all (stats curr_items)"
 is "$(imetric mc memcached.evictions)" 0 "  none evicted (-m leaves room)"
-# keys x (4000 + 96) x 5/4 is 42,946,560 bytes: 41 MiB, and 64 for pages
-is "$(imetric mc memcached.limit_maxbytes)" $(( 105 * 1048576 )) "-m covers the data set: 105 MiB (stats limit_maxbytes)"
+# keys x (4000 + 96) x 5/4 is 85,898,240 bytes: 82 MiB, and 64 for pages
+is "$(imetric mc memcached.limit_maxbytes)" $(( 146 * 1048576 )) "-m covers the data set: 146 MiB (stats limit_maxbytes)"
 is "$(imetric mc memcached.client_gets)" "$gets" "the client sent twice the keys in gets"
 is "$(imetric mc memcached.client_hits)" "$gets" "  every one a hit with the loader's bytes"
 is "$(imetric mc memcached.client_misses)" 0 "  no miss"
@@ -406,9 +437,10 @@ stop_bg "$chatter"
 # line of the memcache user's (the client's report is its to write)
 # while the client runs into --client-timeout leaves the timeout the
 # reason, the line kept as data.
-# (1 client, 3 s: stopped while the line is written, it needs only to
-# reach its timeout after)
-"$PM" run memcached --quiet --dataset 8M --requests 1000000000 --clients 1 --client-timeout 3s --label forged 2>"$TMP/err" &
+# (1 client, 6 s: stopped while the line is written, which at normal
+# priority on a loaded machine can take seconds; its timeout, counted
+# from its start, must not come first)
+"$PM" run memcached --quiet --dataset 8M --requests 1000000000 --clients 1 --client-timeout 6s --label forged 2>"$TMP/err" &
 pid=$!
 ok "a run's client runs, to its --client-timeout" catch client "$pid"
 cp=$caught
@@ -417,7 +449,7 @@ ok "  the memcache user writes 'failed all is well' into its report" \
 kill -CONT "$cp"
 wait $pid
 is "$?" 1 "  the run ends, failed"
-is "$(status_of forged)" "failed the client (pressmark __kv-get) did not finish within 3 s (--client-timeout, or the run's --timeout)" \
+is "$(status_of forged)" "failed the client (pressmark __kv-get) did not finish within 6 s (--client-timeout, or the run's --timeout)" \
    "  by its timeout, as pressmark found it"
 is "$(q "select value from run_meta r join run on run.id = r.run_id where label = 'forged' and key = 'memcached.client_output'")" \
    "failed all is well" "  the line kept as the client's output"
@@ -455,14 +487,33 @@ is "$(grep connection "$TMP/root.log" | sort -u)" "connection b''" "  and not a 
 pid=$!
 ok "the measured phase of the run whose socket is swapped starts" catch client "$pid"
 cp=$caught
-# (stopped the moment it has them, looked for as catch looks)
+# (stopped the moment it has them, looked for as catch looks: its
+# socket: descriptors, and not the O_PATH one kv_connect holds on the
+# socket's file before it connects, which is a socket to [ -S ] too)
 four_then_stop() {
-    local f n=0
-    for f in /proc/$cp/fd/*; do [ -S "$f" ] && n=$((n + 1)); done
-    [ "$n" -ge 4 ] && kill -STOP "$cp"
+    local f n=0 k v sock
+    alive "$pid" || { rt_ended="pressmark run $pid had ended"; return 2; }
+    alive "$cp" || { rt_ended="its client $cp had ended"; return 2; }
+    for f in /proc/$cp/fd/*; do
+        [ -S "$f" ] || continue
+        sock=1
+        while read -r k v; do
+            [ "$k" = flags: ] && { (( 8#$v & 8#10000000 )) && sock=0; break; }
+        done 2>/dev/null < "/proc/$cp/fdinfo/${f##*/}"
+        n=$((n + sock))
+    done
+    [ "$n" -ge 4 ] && kill -STOP "$cp" 2>/dev/null && return 0
+    return 1
 }
 kill -CONT "$cp"
-ok "  its client has its 4 connections" rt_poll four_then_stop
+rt_ended=
+four_conns() {
+    rt_poll four_then_stop && return 0
+    diag "# no 4 connections in $rt_looks looks (the longest wait between two: $(( rt_gap / 1000 )) ms)${rt_ended:+; gave up: $rt_ended}: $(ls -l "/proc/$cp/fd" 2>&1 | awk 'NR > 1 { print $NF }' | tr '\n' ' ')"
+    [ -z "$rt_refused" ] || diag "# at normal priority: $rt_refused"
+    return 1
+}
+ok "  its client has its 4 connections" four_conns
 srv=$(dirs | grep -vxF "$dirs_before" | head -1)/pressmark-srv
 ok "  the memcache user swaps the socket for a link" \
    as_mc sh -c "mv $srv/pm-memcached.sock $srv/real.sock && ln -s $TMP/root.sock $srv/pm-memcached.sock"
@@ -479,9 +530,9 @@ stop_bg $rootsrv
 # The default data set (150% of the cap) over TCP: the server listens on
 # 127.0.0.1 alone while it runs, answers nobody who has not signed in,
 # and the figures are exact. (Its loader stopped meanwhile: the server
-# is up and idle. A 24M cap: half the gets of swapped values of 48M's.)
+# is up and idle. Not a 24M cap: the memcg OOM killer took memcached.)
 port=$(free_port)
-"$PM" run memcached --quiet --mem-cap 24M --swap 256M --port "$port" --label tcp 2>"$TMP/err" &
+"$PM" run memcached --quiet --mem-cap 48M --swap 256M --port "$port" --label tcp 2>"$TMP/err" &
 pid=$!
 ok "the TCP run's loader starts" catch loader "$pid"
 listening=$(ss -Hltn "sport = :$port" | awk '{ print $4 }' | tr '\n' ' ')
@@ -493,7 +544,7 @@ wait $pid
 is "$?" 0 "pressmark run memcached --port $port, no --dataset: exit 0 ($(tail -1 "$TMP/err"))"
 is "$listening" "127.0.0.1:$port " "  the server listened on 127.0.0.1:$port alone"
 is "$stranger" "CLIENT_ERROR unauthenticated" "  a connection that has not signed in is told so, and nothing else"
-keys=$(( 24 * 1048576 * 3 / 2 / 4000 ))
+keys=$(( 48 * 1048576 * 3 / 2 / 4000 ))
 is "$(imetric tcp memcached.dataset_bytes)" $(( keys * 4000 )) "  the data set is 150% of the cap ($keys keys)"
 is "$(imetric tcp memcached.curr_items)" "$keys" "  the server holds every key"
 is "$(imetric tcp memcached.get_hits)" $(( 2 * keys )) "  every get found its key"
@@ -524,6 +575,7 @@ unlike "$journal" "$(printf '^process\t')" "  and no process by its pid"
 like "$journal" "$(printf 'scratch\t%s\t\\*' "$srv")" "  and its directory, to be removed whole"
 kill -KILL $pid; wait $pid 2>/dev/null
 ok "the server died with pressmark" wait_for sh -c "! test -e /proc/$server"
+ok "  and its client with it" wait_for sh -c "! test -e /proc/$caught"
 # (ns_last_pid: the next fork gets the pid after the one written)
 reuse_pid() {
     local i
