@@ -368,18 +368,29 @@ recipe_names() { _recipe_cell "$1" 4; }
 # it (by PATH), answers each question once for the test's life and repeats
 # the answer after: the same lists give the same answer, and each call costs
 # a second of CPU here (Docker's apt keeps no package cache to map, and
-# parses its lists anew each time).
+# parses its lists anew each time). Only for a test that changes neither
+# apt's lists nor dpkg's status. An answer is kept whole or not at all
+# (written aside, its status last), and never one of an apt-cache a signal
+# ended; the key tells arguments apart whatever they hold.
 apt_cache_memo() {
     local real; real=$(command -v apt-cache) || return 0
+    # (called twice, the wrapper would find itself and call itself forever)
+    case $real in /*) ;; *) return 1 ;; esac
+    case $real in "$TMP/.apt-bin/"*) return 0 ;; esac
     mkdir -p "$TMP/.apt-memo" "$TMP/.apt-bin" || return 1
     cat > "$TMP/.apt-bin/apt-cache" <<SH
 #!/bin/sh
 # (tests/lib.sh apt_cache_memo) the answer of $real to these arguments, once
-key=\$(printf '%s\\n' "\$@" | md5sum | cut -d' ' -f1)
+key=\$({ echo \$#; printf '%s\\0' "\$@"; } | md5sum | cut -d' ' -f1)
 memo='$TMP/.apt-memo'/\$key
-if [ ! -e "\$memo.rc" ]; then
-    '$real' "\$@" > "\$memo.out" 2> "\$memo.err"
-    echo \$? > "\$memo.rc"
+if [ ! -s "\$memo.rc" ]; then
+    new=\$(mktemp -d '$TMP/.apt-memo/new.XXXXXX') || exit 1
+    '$real' "\$@" > "\$new/out" 2> "\$new/err"
+    rc=\$?
+    if [ \$rc -ge 128 ]; then cat "\$new/out"; cat "\$new/err" >&2; rm -rf "\$new"; exit \$rc; fi
+    echo \$rc > "\$new/rc"
+    mv "\$new/out" "\$memo.out" && mv "\$new/err" "\$memo.err" && mv "\$new/rc" "\$memo.rc"
+    rm -rf "\$new"
 fi
 cat "\$memo.out"; cat "\$memo.err" >&2
 exit "\$(cat "\$memo.rc")"
