@@ -96,7 +96,7 @@ case "${1:-main}" in
         exec tools/main-job.sh
         ;;
     test)
-        say "set-up, build, then every test: make ci-test (about 16 minutes on two cores; log: $LOG)"
+        say "set-up, build, then every test: make ci-test (about 10 minutes on two cores; log: $LOG)"
         setup; build "pressmark (make ci-test makes the rest beside the tests)" pressmark build/tests/stats_tool
         say "tests: make ci-test (every test at least once: the plain build's, and beside them the sanitised build's once it is made)"
         exec make -s ci-test
