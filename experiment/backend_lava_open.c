@@ -44,15 +44,6 @@ static int public_credentials(const struct suite_plan *p, struct pm_err *err)
     return 0;
 }
 
-/* err's reason, after the key and its value: a URL that could not be
- * checked (libcurl missing, say) may well be right, and is not blamed. */
-static int keep_reason(const char *path, const char *key, const char *value, struct pm_err *err)
-{
-    char why[sizeof err->msg];
-    snprintf(why, sizeof why, "%s", err->msg);
-    return pm_errf(err, "%s: %s = %s: %s", path, key, value, why);
-}
-
 int exp_lava_open(const struct suite_plan *p, bool need_token, struct lava_lab *lab, struct pm_err *err)
 {
     const struct exp_lava_keys *l = exp_lava_keys(p);
@@ -84,22 +75,19 @@ int exp_lava_open(const struct suite_plan *p, bool need_token, struct lava_lab *
             return pm_errf(err, "%s: %s = %s: not an http or https URL", path, key, stores[i]);
         /* (libcurl missing, say: the URL may be right, the reason is the one to give) */
         if (rc < 0)
-            return keep_reason(path, key, stores[i], err);
+            return pm_err_prefix(err, "%s: %s = %s", path, key, stores[i]);
         /* It goes into the job's public definition. */
         if (strchr(stores[i], '@'))
             return pm_errf(err, "%s: %s: a user:password in it would be in the job's public definition (accepted: "
                            "a store that takes PUT without one)", path, key);
     }
-    if (lava_lab_open(lab, l->url, need_token ? l->token_file : NULL, err) < 0) {
-        char why[sizeof err->msg];
-        snprintf(why, sizeof why, "%s", err->msg);
-        return pm_errf(err, "%s: %s", path, why);
-    }
+    if (lava_lab_open(lab, l->url, need_token ? l->token_file : NULL, err) < 0)
+        return pm_err_prefix(err, "%s", path);
     /* A URL that cannot be read is refused, never taken as safe to send
      * the token to. */
     if (need_token && http_url_private(lab->url, &https, &loopback, err) < 0) {
         explicit_bzero(lab, sizeof *lab);
-        return keep_reason(path, "lava-url", l->url, err);
+        return pm_err_prefix(err, "%s: lava-url = %s", path, l->url);
     }
     if (need_token && !https && !loopback && !l->allow_plain_http) {
         explicit_bzero(lab, sizeof *lab);

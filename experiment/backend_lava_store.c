@@ -26,21 +26,15 @@ int exp_lava_store_token(const struct suite_plan *p, struct pm_err *err)
     if (rc == HTTP_URL_BAD)
         return pm_errf(err, "%s: lava-artifacts = %s: not an http or https URL", p->file.path, l->artifacts);
     /* (libcurl missing, say: the URL may be right, the reason is the one to give) */
-    if (rc < 0) {
-        char why[sizeof err->msg];
-        snprintf(why, sizeof why, "%s", err->msg);
-        return pm_errf(err, "%s: lava-artifacts = %s: %s", p->file.path, l->artifacts, why);
-    }
+    if (rc < 0)
+        return pm_err_prefix(err, "%s: lava-artifacts = %s", p->file.path, l->artifacts);
     if (!https && !loopback && !l->allow_plain_http)
         return pm_errf(err, "%s: lava-artifacts = %s: the store's token would cross the network unencrypted "
                        "(accepted: https, a store on this machine, or lava-allow-plain-http = yes)", p->file.path,
                        l->artifacts);
     char token[520];
-    if (token_file_read(&store_rule, l->artifacts_token_file, token, sizeof token, err) < 0) {
-        char why[sizeof err->msg];
-        snprintf(why, sizeof why, "%s", err->msg);
-        return pm_errf(err, "%s: %s", p->file.path, why);
-    }
+    if (token_file_read(&store_rule, l->artifacts_token_file, token, sizeof token, err) < 0)
+        return pm_err_prefix(err, "%s", p->file.path);
     rc = artifact_store_token(l->artifacts, token);
     explicit_bzero(token, sizeof token);
     if (rc < 0)

@@ -13,4 +13,8 @@ struct pm_err {
 /* Fill err (if not NULL) and return -1, so callers can `return pm_errf(...)`. */
 int pm_errf(struct pm_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Put what fmt says, and ": ", before err's message (a caller naming where
+ * the failure below it was); -1, as pm_errf. */
+int pm_err_prefix(struct pm_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #endif

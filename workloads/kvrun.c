@@ -34,11 +34,8 @@ int kv_check(struct kv_common *c, const struct wl_limits *lim, const char *const
     if (c->port && c->port < KV_PORT_MIN)
         return pm_errf(err, "--port: '%u' is a privileged port (accepted: 0 for the run's own Unix socket, or a free "
                        "port from %u to 65535)", c->port, KV_PORT_MIN);
-    if (c->port && kv_port_free(c->port, err) < 0) {
-        char why[sizeof err->msg];
-        snprintf(why, sizeof why, "%s", err->msg);
-        return pm_errf(err, "--port: %s", why);
-    }
+    if (c->port && kv_port_free(c->port, err) < 0)
+        return pm_err_prefix(err, "--port");
     if (wl_dataset_resolve(c->dataset, lim->mem_cap, &c->dataset_bytes, err) < 0)
         return -1;
     if (c->value_size > c->dataset_bytes)

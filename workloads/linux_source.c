@@ -374,9 +374,7 @@ static int ensure_source(const char *series, int fd, const char *tar, const char
         rc = mark(tmp, version, err);
     if (rc == 0)
         return commit_dir(tmp, src, version, vlen, say, err);
-    char why[sizeof err->msg];
-    snprintf(why, sizeof why, "%s", err->msg);
-    pm_errf(err, "%s: cannot unpack it: %s", tar, why);
+    pm_err_prefix(err, "%s: cannot unpack it", tar);
     if (pm_remove_all(tmp) < 0)
         fprintf(say, "pressmark: cannot remove %s: %s\n", tmp, strerror(errno));
     return -1;

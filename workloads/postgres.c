@@ -163,11 +163,8 @@ static int choose_scale(struct postgres_state *st, const struct wl_limits *lim, 
                        (unsigned long long)st->scale, st->c.dataset);
     if (st->scale) {
         st->plan.scale = st->scale;
-        if (st->c.port && kv_port_free(st->c.port, err) < 0) {
-            char why[sizeof err->msg];
-            snprintf(why, sizeof why, "%s", err->msg);
-            return pm_errf(err, "--port: %s", why);
-        }
+        if (st->c.port && kv_port_free(st->c.port, err) < 0)
+            return pm_err_prefix(err, "--port");
         return wl_check_fits(lim, st->scale * PG_SCALE_BYTES, "--scale", err);
     }
     st->c.value_size = 1;        /* kv_check's keys are then bytes */
